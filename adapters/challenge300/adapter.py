@@ -1,0 +1,81 @@
+"""Challenge 300 (Tafjord and Clark, 2021): graded credit for answers of five QA models."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+from nnd_suites.adapter import Adapter, AdapterMetadata
+from nnd_suites.errors import SourceFormatError
+from nnd_suites.groups import Candidate, Group
+from nnd_suites.quality_map import QualityMap
+from nnd_suites.sources import ReadLog, read_tsv
+
+CITATION = """@article{tafjord2021general,
+  title={General-Purpose Question-Answering with {M}acaw},
+  author={Tafjord, Oyvind and Clark, Peter},
+  journal={arXiv preprint arXiv:2109.02593},
+  year={2021}
+}"""
+CREDIT_PREFIX = "credit-"
+
+
+class Challenge300Adapter(Adapter):
+    """One group per question; only the models with a ``credit-<model>`` column take part."""
+
+    name = "challenge300"
+    quality_map = "challenge300"
+    context_fields = ("question",)
+    default_template = "{question}"
+    templates = {"macaw": "$answer$ ; $question$ = {question}"}
+    breakdown_fields = ("group", "question_category")
+    default_source = "challenge300-outputs.tsv"
+    # T5-XXL-SSM-NQ answered nothing to one question and was graded 0: a judged output, kept.
+    allow_empty_candidates = True
+    metadata = AdapterMetadata(
+        task="generative question answering",
+        languages=["en"],
+        annotation_type="graded",
+        license="Apache-2.0",
+        citation=CITATION,
+        source_urls=["https://github.com/allenai/macaw/blob/main/challenge300-outputs.tsv"],
+        description="300 hand-written challenge questions; answers of five large QA models "
+                    "graded with credit 1 (correct), 0.5 (partial) or 0 (incorrect).",
+    )
+
+    def read(self, path: Path, log: ReadLog) -> Iterator[Group]:
+        hierarchy = QualityMap.load(self.quality_map)
+        rows = read_tsv(path, required=("id", "question", "category"), log=log)
+        for line, row in rows:
+            credited = [c[len(CREDIT_PREFIX):] for c in row if c.startswith(CREDIT_PREFIX)]
+            if not credited:
+                raise SourceFormatError(str(path), 1, "no 'credit-<model>' column",
+                                        "this is not a Challenge 300 outputs file")
+            uncredited = [c for c in row if c not in credited and c not in
+                          ("id", "question", "category", "Credits->")
+                          and not c.startswith(CREDIT_PREFIX)]
+            category = row["category"]
+            group_name = hierarchy.category_path("", category)[0]
+            candidates = []
+            for model in credited:
+                if model not in row:
+                    raise SourceFormatError(str(path), 1, f"credit column for {model!r} but no "
+                                                          "answer column")
+                raw = row[CREDIT_PREFIX + model].strip()
+                try:
+                    credit = float(raw)
+                except ValueError:
+                    raise SourceFormatError(str(path), line, f"credit-{model} is {raw!r}, not a "
+                                                             "number") from None
+                candidates.append(Candidate(
+                    text=row[model], systems=[model], ratings={"credit": [credit]},
+                    category=category, where=f"{path.name}:{line} {model}"))
+            yield Group(
+                id=row["id"],
+                context={"question": row["question"]},
+                candidates=candidates,
+                breakdown={"group": group_name, "question_category": category},
+                where=f"{path.name}:{line}",
+            )
+            for model in uncredited:
+                log.skip(f"system output without a credit column ({model})", f"{path.name}:{line}")

@@ -1,0 +1,52 @@
+"""nnd-suites: Near-Negative Distinction test suites from human evaluations of generated text."""
+
+from __future__ import annotations
+
+from typing import Any
+
+__version__ = "0.1.0"
+
+from .adapter import Adapter, AdapterMetadata, get_adapter  # noqa: E402
+from .build import build_suite  # noqa: E402
+from .errors import (  # noqa: E402
+    NNDError,
+    QualityMapError,
+    SourceFormatError,
+    SuiteValidationError,
+    UnknownItemError,
+)
+from .groups import Candidate, Group  # noqa: E402
+from .pairs import Pair, PairCandidate  # noqa: E402
+from .quality_map import QualityMap  # noqa: E402
+from .suite import Suite, SuiteManifest  # noqa: E402
+from .suites import load_suite  # noqa: E402
+
+__all__ = [
+    "Adapter",
+    "AdapterMetadata",
+    "Candidate",
+    "Group",
+    "NNDError",
+    "Pair",
+    "PairCandidate",
+    "QualityMap",
+    "QualityMapError",
+    "SourceFormatError",
+    "Suite",
+    "SuiteManifest",
+    "SuiteValidationError",
+    "UnknownItemError",
+    "__version__",
+    "build_suite",
+    "get_adapter",
+    "load_suite",
+]
+
+
+def __getattr__(name: str) -> Any:
+    # The evaluator pulls in torch and transformers: import it only when asked for.
+    if name == "evaluate":
+        from .evaluation import evaluate
+
+        return evaluate
+    raise AttributeError(f"module 'nnd_suites' has no attribute {name!r}")

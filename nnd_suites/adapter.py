@@ -1,0 +1,111 @@
+"""The Adapter base class: one annotation source in, groups of annotated candidates out."""
+
+from __future__ import annotations
+
+import string
+import sys
+from abc import ABC, abstractmethod
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any, ClassVar, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from .errors import PluginError
+from .groups import Group
+from .registry import Registry
+from .sources import ReadLog
+
+AnnotationType = Literal["likert", "hierarchical", "single_label", "graded", "numeric"]
+
+
+class AdapterMetadata(BaseModel):
+    """What a dataset card and a reviewer need to know about an annotation source."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    task: str = Field(min_length=1, description="e.g. question generation, summarization")
+    languages: list[str] = Field(min_length=1, description="BCP-47 codes, e.g. ['en']")
+    annotation_type: AnnotationType
+    license: str = Field(min_length=1, description="license of the annotation source (SPDX id)")
+    citation: str = Field(min_length=1, description="BibTeX of the source annotations")
+    source_urls: list[str] = Field(min_length=1)
+    description: str = Field(min_length=1)
+    extras: list[str] = Field(default_factory=list,
+                              description="pip extras a heavy dependency of this adapter needs")
+
+
+class NoOptions(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class Adapter(ABC):
+    """Read one annotation source and yield :class:`~nnd_suites.groups.Group` objects.
+
+    Subclasses declare everything else as class attributes; the registry validates them.
+    """
+
+    name: ClassVar[str]
+    version: ClassVar[str] = "1.0.0"
+    quality_map: ClassVar[str]
+    context_fields: ClassVar[tuple[str, ...]]
+    default_template: ClassVar[str]
+    #: Other renderings of the context, by model family (paper's reference implementation).
+    templates: ClassVar[dict[str, str]] = {}
+    #: Fields of each pair's ``breakdown`` (pass rates are also reported per value).
+    breakdown_fields: ClassVar[tuple[str, ...]] = ()
+    #: File name in the adapter's ``data/`` folder read when no source is given.
+    default_source: ClassVar[str | None] = None
+    #: Keep empty candidate texts: only for sources where people judged an empty output.
+    allow_empty_candidates: ClassVar[bool] = False
+    metadata: ClassVar[AdapterMetadata]
+    Options: ClassVar[type[BaseModel]] = NoOptions
+
+    def __init__(self, **options: Any) -> None:
+        try:
+            self.options = self.Options(**options)
+        except ValidationError as exc:
+            raise PluginError(f"adapter {self.name}: invalid options {options}: {exc}") from exc
+
+    @abstractmethod
+    def read(self, path: Path, log: ReadLog) -> Iterator[Group]:
+        """Yield the groups of the source at ``path``; report skips and malformed rows to ``log``."""
+
+    @classmethod
+    def folder(cls) -> Path:
+        return Path(sys.modules[cls.__module__].__file__).parent
+
+    @classmethod
+    def default_source_path(cls) -> Path | None:
+        """The shipped copy of the source, installed beside the adapter's module."""
+        return None if cls.default_source is None else cls.folder() / "data" / cls.default_source
+
+    @classmethod
+    def all_templates(cls) -> dict[str, str]:
+        return {"default": cls.default_template, **cls.templates}
+
+
+def template_fields(template: str) -> set[str]:
+    return {name for _, name, _, _ in string.Formatter().parse(template) if name}
+
+
+def validate_adapter(cls: type[Adapter]) -> None:
+    where = f"adapter {getattr(cls, 'name', cls.__name__)} ({cls.__module__})"
+    for attribute in ("quality_map", "context_fields", "default_template", "metadata"):
+        if not hasattr(cls, attribute):
+            raise PluginError(f"{where}: missing class attribute {attribute!r}")
+    if not isinstance(cls.metadata, AdapterMetadata):
+        raise PluginError(f"{where}: 'metadata' must be an AdapterMetadata")
+    for family, template in cls.all_templates().items():
+        unknown = template_fields(template) - set(cls.context_fields)
+        if unknown:
+            raise PluginError(f"{where}: template {family!r} uses unknown context field(s) "
+                              f"{sorted(unknown)}; context_fields are {list(cls.context_fields)}")
+
+
+ADAPTERS: Registry[Adapter] = Registry("adapter", "nnd_suites.adapters", "nnd_suites.adapters",
+                                       base=lambda: Adapter, validate=validate_adapter)
+
+
+def get_adapter(name: str) -> type[Adapter]:
+    return ADAPTERS.get(name)

@@ -1,0 +1,27 @@
+"""nnd-suites list: every registered plugin and shipped quality map."""
+
+from __future__ import annotations
+
+import argparse
+import json
+
+from ...plugins import catalogue
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    parser = subparsers.add_parser("list", help="list adapters, quality maps, transformations, "
+                                                "backends")
+    parser.add_argument("--json", action="store_true", help="print one JSON object")
+    parser.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    found = catalogue()
+    if args.json:
+        print(json.dumps(found, indent=2))
+        return 0
+    for kind, entries in found.items():
+        print(f"{kind}:")
+        for name, summary in entries.items():
+            print(f"  {name:<24} {summary}")
+    return 0

@@ -1,0 +1,39 @@
+"""nnd-suites stats SUITE: counts per breakdown and what was left out."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from typing import Any
+
+from ...suites import load_suite
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    parser = subparsers.add_parser("stats", help="print a suite's counts per breakdown")
+    parser.add_argument("suite", help="suite folder (or built-in adapter name)")
+    parser.add_argument("--json", action="store_true", help="print one JSON object")
+    parser.set_defaults(func=run)
+
+
+def print_stats(stats: dict[str, Any]) -> None:
+    print(f"suite {stats['name']} (adapter {stats['adapter']}): {stats['pairs']:,} pairs from "
+          f"{stats['groups']:,} groups, {stats['candidates']:,} candidates")
+    for field, values in stats["breakdowns"].items():
+        print(f"  {field}: " + ", ".join(f"{k} {v:,}" for k, v in values.items()))
+    if stats["pairs_repeating_texts"]:
+        print(f"  pairs repeating another pair's texts (identical system outputs): "
+              f"{stats['pairs_repeating_texts']:,}")
+    if stats["groups_without_pairs"]:
+        print(f"  groups without any pair: {stats['groups_without_pairs']:,}")
+    for reason, count in stats["skipped"].items():
+        print(f"  skipped: {reason}: {count:,}")
+
+
+def run(args: argparse.Namespace) -> int:
+    stats = load_suite(args.suite).stats()
+    if args.json:
+        print(json.dumps(stats, indent=2, ensure_ascii=False))
+    else:
+        print_stats(stats)
+    return 0

@@ -1,0 +1,46 @@
+"""Errors that name the file, line or item at fault and say what to do about it."""
+
+from __future__ import annotations
+
+
+class NNDError(Exception):
+    """Base class for every error nnd-suites raises on bad input."""
+
+
+class SourceFormatError(NNDError):
+    """A source file (annotation data) is malformed: names the file and the line."""
+
+    def __init__(self, path: str, line: int | None, message: str, hint: str = "") -> None:
+        self.path, self.line, self.reason = str(path), line, message
+        where = f"{path}:{line}" if line is not None else str(path)
+        text = f"{where}: {message}"
+        if hint:
+            text += f" ({hint})"
+        super().__init__(text)
+
+
+class QualityMapError(NNDError):
+    """A quality map is invalid (schema, cycle, contradiction) or does not cover the data."""
+
+    def __init__(self, map_name: str, message: str, labels: list[str] | None = None) -> None:
+        self.map_name, self.labels = map_name, list(labels or [])
+        super().__init__(f"quality map {map_name}: {message}")
+
+
+class SuiteValidationError(NNDError):
+    """A suite on disk or in memory does not satisfy its schema or invariants."""
+
+
+class UnknownItemError(NNDError, KeyError):
+    """An unknown adapter, quality map, transformation, backend or suite was asked for."""
+
+    def __init__(self, kind: str, name: str, known: list[str]) -> None:
+        self.kind, self.name, self.known = kind, name, known
+        super().__init__(f"unknown {kind} {name!r}; known: {', '.join(sorted(known)) or '(none)'}")
+
+    def __str__(self) -> str:  # KeyError would quote the message
+        return self.args[0]
+
+
+class PluginError(NNDError):
+    """A plugin (adapter, transformation, backend) is declared incorrectly."""

@@ -1,0 +1,42 @@
+"""What adapters emit: annotated candidates grouped by the context they answer (paper step 1)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field
+
+
+class Candidate(BaseModel):
+    """One system output with its human judgment.
+
+    Quality comes from ``label`` (a label of the quality map) or from ``ratings`` (raw scores the
+    map's rating rule turns into labels or a numeric order). ``category`` is a finer error category
+    that the map's hierarchy rolls up (MQM's worst error path, Challenge 300's question category);
+    without it the label itself is the category.
+    """
+
+    model_config = ConfigDict(extra="forbid")
+
+    text: str
+    systems: list[str] = Field(min_length=1, description="system(s) that produced this text")
+    label: str | None = None
+    ratings: dict[str, list[float]] | None = None
+    category: str | None = None
+    breakdown: dict[str, str] = Field(default_factory=dict)
+    where: str = Field("", description="file:line (or item id) for messages")
+
+
+class Group(BaseModel):
+    """All candidates for one input context; the context is kept as named fields."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    id: str
+    context: dict[str, str]
+    candidates: list[Candidate]
+    breakdown: dict[str, str] = Field(default_factory=dict)
+    where: str = ""
+
+    def model_post_init(self, __context: Any) -> None:
+        self.id = str(self.id)

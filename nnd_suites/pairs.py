@@ -1,0 +1,217 @@
+"""NND tests and the pair builder (paper section 2.1, step 3: all pairs of known differing quality).
+
+The builder is generic over adapters: it validates each group, lets the quality map assess every
+candidate, merges identical texts, and emits every (high, low) pair the map orders. Whatever it
+leaves out is counted in a :class:`~nnd_suites.sources.SkipLog` with its reason.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections import Counter
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from .errors import NNDError
+from .groups import Candidate, Group
+from .quality_map import Assessment, QualityMap
+from .sources import SkipLog
+
+
+class PairCandidate(BaseModel):
+    """One side of a test: the text, its label (or aggregated score) and who produced it."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    text: str = Field(description="empty only in suites built with allow_empty_candidates")
+    label: str
+    systems: list[str] = Field(min_length=1)
+    score: float | None = None
+
+
+class Pair(BaseModel):
+    """An NND test: (context, high candidate, low candidate).
+
+    ``label`` is the low candidate's label and ``category_path`` the roll-up of its error
+    category (root first); ``category`` is that root, the unit of per-category pass rates.
+    """
+
+    model_config = ConfigDict(extra="forbid")
+
+    id: str = Field(pattern=r"^[0-9a-f]{16}$", description="content hash, stable across builds")
+    group_id: str
+    context: dict[str, str]
+    high: PairCandidate
+    low: PairCandidate
+    label: str
+    category: str
+    category_path: list[str] = Field(min_length=1)
+    aspect: str | None = None
+    score_gap: float | None = None
+    breakdown: dict[str, str] = Field(default_factory=dict)
+    parent_id: str | None = Field(None, description="id of the untransformed test, if any")
+
+
+def pair_id(*parts: object) -> str:
+    payload = json.dumps(parts, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+    return hashlib.sha256(payload.encode("utf-8")).hexdigest()[:16]
+
+
+@dataclass
+class _Merged:
+    """A distinct text within a group and view, with every system that produced it."""
+
+    candidate: Candidate
+    assessment: Assessment
+    #: the systems of each annotated record of this text (one record may list several systems)
+    records: list[list[str]] = field(default_factory=list)
+
+    @property
+    def systems(self) -> list[str]:
+        return list(dict.fromkeys(s for record in self.records for s in record))
+
+
+@dataclass
+class BuildResult:
+    pairs: list[Pair]
+    skipped: SkipLog
+    counts: Counter = field(default_factory=Counter)
+
+
+def build_pairs(
+    groups: Iterable[Group],
+    quality_map: QualityMap,
+    breakdown_fields: tuple[str, ...] = (),
+    skipped: SkipLog | None = None,
+    allow_empty: bool = False,
+) -> BuildResult:
+    """Turn adapter groups into validated NND tests, in source order.
+
+    Empty candidate texts are left out (and counted) unless ``allow_empty``: some sources judged
+    an empty output as a real answer (Challenge 300 graded an empty answer as incorrect).
+    """
+    result = BuildResult(pairs=[], skipped=skipped if skipped is not None else SkipLog())
+    seen_groups: dict[str, str] = {}
+    for group in groups:
+        if group.id in seen_groups:
+            raise NNDError(f"{group.where or group.id}: group id {group.id!r} repeats the group at "
+                           f"{seen_groups[group.id]}; each context must be one group")
+        seen_groups[group.id] = group.where or group.id
+        result.counts["groups"] += 1
+        result.counts["candidates"] += len(group.candidates)
+        before = len(result.pairs)
+        _build_group(group, quality_map, breakdown_fields, allow_empty, result)
+        if len(result.pairs) == before:
+            result.counts["groups_without_pairs"] += 1
+    result.counts["pairs"] = len(result.pairs)
+    return result
+
+
+def _usable_candidates(group: Group, log: SkipLog, allow_empty: bool) -> list[Candidate] | None:
+    empty_fields = [name for name, value in group.context.items() if not value.strip()]
+    if empty_fields:
+        log.add(f"empty context field(s) {empty_fields}", group.where or group.id,
+                n=len(group.candidates))
+        return None
+    usable, seen = [], {}
+    for cand in group.candidates:
+        if not cand.text.strip() and not allow_empty:
+            log.add("empty candidate text", cand.where or f"group {group.id} {cand.systems}")
+            continue
+        for system in cand.systems:
+            key = (system, cand.text)
+            if key in seen:
+                raise NNDError(f"{cand.where or group.id}: duplicate candidate: system {system!r} "
+                               f"gives the same text twice in group {group.id!r} (first at "
+                               f"{seen[key]}); remove the repeated row")
+            seen[key] = cand.where or group.id
+        usable.append(cand)
+    return usable
+
+
+def _merge(group: Group, candidates: list[Candidate], quality_map: QualityMap, view: str | None,
+           log: SkipLog) -> list[_Merged]:
+    """One entry per distinct text; texts given conflicting labels are left out, and counted."""
+    merged: dict[str, _Merged] = {}
+    conflicting: set[str] = set()
+    suffix = f" [{view}]" if view else ""
+    for cand in candidates:
+        assessment = quality_map.assess(cand, view)
+        if assessment.excluded:
+            log.add(assessment.excluded + suffix, cand.where or f"group {group.id}")
+            continue
+        entry = merged.get(cand.text)
+        if entry is None:
+            merged[cand.text] = _Merged(cand, assessment, [list(cand.systems)])
+        else:
+            entry.records.append(list(cand.systems))
+            if entry.assessment != assessment:
+                conflicting.add(cand.text)
+    for text in conflicting:
+        entry = merged.pop(text)
+        log.add("same text given conflicting labels" + suffix,
+                f"group {group.id}: {text[:60]!r} by {entry.systems}", n=len(entry.systems))
+    return list(merged.values())
+
+
+def _build_group(group: Group, quality_map: QualityMap, breakdown_fields: tuple[str, ...],
+                 allow_empty: bool, result: BuildResult) -> None:
+    candidates = _usable_candidates(group, result.skipped, allow_empty)
+    if not candidates:
+        return
+    per_record = quality_map.pairs_per == "candidate"
+    for view in quality_map.views:
+        entries = _merge(group, candidates, quality_map, view, result.skipped)
+        seen_texts: set[tuple[str, str]] = set()
+        for high in entries:
+            for low in entries:
+                if high is low or not quality_map.better(high.assessment, low.assessment):
+                    continue
+                if high.candidate.text == low.candidate.text:  # cannot happen after merging
+                    result.skipped.add("identical texts", f"group {group.id}")
+                    continue
+                system_pairs = ([(a, b) for a in high.records for b in low.records]
+                                if per_record else [(high.systems, low.systems)])
+                for high_systems, low_systems in system_pairs:
+                    if (high.candidate.text, low.candidate.text) in seen_texts:
+                        result.counts["pairs_repeating_texts"] += 1
+                    seen_texts.add((high.candidate.text, low.candidate.text))
+                    result.pairs.append(_make_pair(group, view, high, low, high_systems,
+                                                   low_systems, quality_map, breakdown_fields))
+
+
+def _side(entry: _Merged, systems: list[str]) -> PairCandidate:
+    return PairCandidate(text=entry.candidate.text, label=entry.assessment.label or "",
+                         systems=systems, score=entry.assessment.score)
+
+
+def _make_pair(group: Group, view: str | None, high: _Merged, low: _Merged, high_systems: list[str],
+               low_systems: list[str], quality_map: QualityMap,
+               breakdown_fields: tuple[str, ...]) -> Pair:
+    label = low.assessment.label or ""
+    path = quality_map.category_path(label, low.candidate.category)
+    values = {**group.breakdown, **low.candidate.breakdown}
+    missing = [name for name in breakdown_fields if name not in values]
+    if missing:
+        raise NNDError(f"{low.candidate.where or group.id}: breakdown field(s) {missing} missing; "
+                       "the adapter must set every field it declares in breakdown_fields")
+    gap = None
+    if high.assessment.score is not None and low.assessment.score is not None:
+        gap = high.assessment.score - low.assessment.score
+    return Pair(
+        id=pair_id(group.id, group.context, view, high.candidate.text, low.candidate.text,
+                   high_systems, low_systems),
+        group_id=group.id,
+        context=dict(group.context),
+        high=_side(high, high_systems),
+        low=_side(low, low_systems),
+        label=label,
+        category=path[0],
+        category_path=path,
+        aspect=view,
+        score_gap=gap,
+        breakdown={name: values[name] for name in breakdown_fields},
+    )

@@ -1,0 +1,31 @@
+"""A catalogue of everything that can be plugged in, for `nnd-suites list`.
+
+Other plugin kinds (transformations, backends) add themselves to ``CATALOGUE_SOURCES``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from .adapter import ADAPTERS
+from .quality_map import QualityMap, builtin_quality_maps
+
+
+def _adapters() -> dict[str, str]:
+    return {name: f"{cls.metadata.annotation_type}: {cls.metadata.task} ({ADAPTERS.origin(name)})"
+            for name, cls in ADAPTERS.items()}
+
+
+def _quality_maps() -> dict[str, str]:
+    return {name: QualityMap.load(path).description.split(".")[0]
+            for name, path in sorted(builtin_quality_maps().items())}
+
+
+CATALOGUE_SOURCES: dict[str, Callable[[], dict[str, str]]] = {
+    "adapters": _adapters,
+    "quality maps": _quality_maps,
+}
+
+
+def catalogue() -> dict[str, dict[str, str]]:
+    return {kind: source() for kind, source in CATALOGUE_SOURCES.items()}
