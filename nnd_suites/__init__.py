@@ -6,20 +6,20 @@ from typing import Any
 
 __version__ = "0.1.0"
 
-from .adapter import Adapter, AdapterMetadata, get_adapter  # noqa: E402
-from .build import build_suite  # noqa: E402
-from .errors import (  # noqa: E402
+from .adapter import Adapter, AdapterMetadata, get_adapter
+from .build import build_suite
+from .errors import (
     NNDError,
     QualityMapError,
     SourceFormatError,
     SuiteValidationError,
     UnknownItemError,
 )
-from .groups import Candidate, Group  # noqa: E402
-from .pairs import Pair, PairCandidate  # noqa: E402
-from .quality_map import QualityMap  # noqa: E402
-from .suite import Suite, SuiteManifest  # noqa: E402
-from .suites import load_suite  # noqa: E402
+from .groups import Candidate, Group
+from .pairs import Pair, PairCandidate
+from .quality_map import QualityMap
+from .suite import Suite, SuiteManifest
+from .suites import load_suite
 
 __all__ = [
     "Adapter",

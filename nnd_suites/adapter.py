@@ -31,8 +31,9 @@ class AdapterMetadata(BaseModel):
     citation: str = Field(min_length=1, description="BibTeX of the source annotations")
     source_urls: list[str] = Field(min_length=1)
     description: str = Field(min_length=1)
-    extras: list[str] = Field(default_factory=list,
-                              description="pip extras a heavy dependency of this adapter needs")
+    extras: list[str] = Field(
+        default_factory=list, description="pip extras a heavy dependency of this adapter needs"
+    )
 
 
 class NoOptions(BaseModel):
@@ -69,7 +70,7 @@ class Adapter(ABC):
 
     @abstractmethod
     def read(self, path: Path, log: ReadLog) -> Iterator[Group]:
-        """Yield the groups of the source at ``path``; report skips and malformed rows to ``log``."""
+        """Yield the groups of the source at ``path``; report skips and bad rows to ``log``."""
 
     @classmethod
     def folder(cls) -> Path:
@@ -99,12 +100,19 @@ def validate_adapter(cls: type[Adapter]) -> None:
     for family, template in cls.all_templates().items():
         unknown = template_fields(template) - set(cls.context_fields)
         if unknown:
-            raise PluginError(f"{where}: template {family!r} uses unknown context field(s) "
-                              f"{sorted(unknown)}; context_fields are {list(cls.context_fields)}")
+            raise PluginError(
+                f"{where}: template {family!r} uses unknown context field(s) "
+                f"{sorted(unknown)}; context_fields are {list(cls.context_fields)}"
+            )
 
 
-ADAPTERS: Registry[Adapter] = Registry("adapter", "nnd_suites.adapters", "nnd_suites.adapters",
-                                       base=lambda: Adapter, validate=validate_adapter)
+ADAPTERS: Registry[Adapter] = Registry(
+    "adapter",
+    "nnd_suites.adapters",
+    "nnd_suites.adapters",
+    base=lambda: Adapter,
+    validate=validate_adapter,
+)
 
 
 def get_adapter(name: str) -> type[Adapter]:

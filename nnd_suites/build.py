@@ -48,16 +48,23 @@ def build_suite(
     path = resolve_source(given)
     qmap = QualityMap.load(quality_map or cls.quality_map)
     log = ReadLog(skip_malformed=skip_malformed)
-    result = build_pairs(instance.read(path, log), qmap, cls.breakdown_fields, log.skipped,
-                         allow_empty=cls.allow_empty_candidates)
+    result = build_pairs(
+        instance.read(path, log),
+        qmap,
+        cls.breakdown_fields,
+        log.skipped,
+        allow_empty=cls.allow_empty_candidates,
+    )
     pairs = result.pairs
     manifest = SuiteManifest(
         name=name or cls.name,
         description=cls.metadata.description,
-        adapter=AdapterInfo(name=cls.name, version=cls.version,
-                            options=instance.options.model_dump(mode="json")),
-        quality_map=QualityMapInfo(name=qmap.name, sha256=qmap.sha256,
-                                   description=qmap.description, definition=qmap.data),
+        adapter=AdapterInfo(
+            name=cls.name, version=cls.version, options=instance.options.model_dump(mode="json")
+        ),
+        quality_map=QualityMapInfo(
+            name=qmap.name, sha256=qmap.sha256, description=qmap.description, definition=qmap.data
+        ),
         sources=[SourceFile(path=str(given), sha256=sha256_file(path), bytes=path.stat().st_size)],
         context_fields=list(cls.context_fields),
         default_template=cls.default_template,

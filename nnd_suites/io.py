@@ -43,7 +43,9 @@ def atomic_directory(target: str | os.PathLike) -> Iterator[Path]:
     try:
         yield tmp
         if target.exists():
-            old = Path(tempfile.mkdtemp(prefix=f".{target.name}.", suffix=".old", dir=target.parent))
+            old = Path(
+                tempfile.mkdtemp(prefix=f".{target.name}.", suffix=".old", dir=target.parent)
+            )
             os.replace(target, old / "x")
             os.replace(tmp, target)
             shutil.rmtree(old, ignore_errors=True)

@@ -97,8 +97,10 @@ def build_pairs(
     seen_groups: dict[str, str] = {}
     for group in groups:
         if group.id in seen_groups:
-            raise NNDError(f"{group.where or group.id}: group id {group.id!r} repeats the group at "
-                           f"{seen_groups[group.id]}; each context must be one group")
+            raise NNDError(
+                f"{group.where or group.id}: group id {group.id!r} repeats the group at "
+                f"{seen_groups[group.id]}; each context must be one group"
+            )
         seen_groups[group.id] = group.where or group.id
         result.counts["groups"] += 1
         result.counts["candidates"] += len(group.candidates)
@@ -113,8 +115,11 @@ def build_pairs(
 def _usable_candidates(group: Group, log: SkipLog, allow_empty: bool) -> list[Candidate] | None:
     empty_fields = [name for name, value in group.context.items() if not value.strip()]
     if empty_fields:
-        log.add(f"empty context field(s) {empty_fields}", group.where or group.id,
-                n=len(group.candidates))
+        log.add(
+            f"empty context field(s) {empty_fields}",
+            group.where or group.id,
+            n=len(group.candidates),
+        )
         return None
     usable, seen = [], {}
     for cand in group.candidates:
@@ -124,16 +129,23 @@ def _usable_candidates(group: Group, log: SkipLog, allow_empty: bool) -> list[Ca
         for system in cand.systems:
             key = (system, cand.text)
             if key in seen:
-                raise NNDError(f"{cand.where or group.id}: duplicate candidate: system {system!r} "
-                               f"gives the same text twice in group {group.id!r} (first at "
-                               f"{seen[key]}); remove the repeated row")
+                raise NNDError(
+                    f"{cand.where or group.id}: duplicate candidate: system {system!r} "
+                    f"gives the same text twice in group {group.id!r} (first at "
+                    f"{seen[key]}); remove the repeated row"
+                )
             seen[key] = cand.where or group.id
         usable.append(cand)
     return usable
 
 
-def _merge(group: Group, candidates: list[Candidate], quality_map: QualityMap, view: str | None,
-           log: SkipLog) -> list[_Merged]:
+def _merge(
+    group: Group,
+    candidates: list[Candidate],
+    quality_map: QualityMap,
+    view: str | None,
+    log: SkipLog,
+) -> list[_Merged]:
     """One entry per distinct text; texts given conflicting labels are left out, and counted."""
     merged: dict[str, _Merged] = {}
     conflicting: set[str] = set()
@@ -152,13 +164,21 @@ def _merge(group: Group, candidates: list[Candidate], quality_map: QualityMap, v
                 conflicting.add(cand.text)
     for text in conflicting:
         entry = merged.pop(text)
-        log.add("same text given conflicting labels" + suffix,
-                f"group {group.id}: {text[:60]!r} by {entry.systems}", n=len(entry.systems))
+        log.add(
+            "same text given conflicting labels" + suffix,
+            f"group {group.id}: {text[:60]!r} by {entry.systems}",
+            n=len(entry.systems),
+        )
     return list(merged.values())
 
 
-def _build_group(group: Group, quality_map: QualityMap, breakdown_fields: tuple[str, ...],
-                 allow_empty: bool, result: BuildResult) -> None:
+def _build_group(
+    group: Group,
+    quality_map: QualityMap,
+    breakdown_fields: tuple[str, ...],
+    allow_empty: bool,
+    result: BuildResult,
+) -> None:
     candidates = _usable_candidates(group, result.skipped, allow_empty)
     if not candidates:
         return
@@ -173,37 +193,70 @@ def _build_group(group: Group, quality_map: QualityMap, breakdown_fields: tuple[
                 if high.candidate.text == low.candidate.text:  # cannot happen after merging
                     result.skipped.add("identical texts", f"group {group.id}")
                     continue
-                system_pairs = ([(a, b) for a in high.records for b in low.records]
-                                if per_record else [(high.systems, low.systems)])
+                system_pairs = (
+                    [(a, b) for a in high.records for b in low.records]
+                    if per_record
+                    else [(high.systems, low.systems)]
+                )
                 for high_systems, low_systems in system_pairs:
                     if (high.candidate.text, low.candidate.text) in seen_texts:
                         result.counts["pairs_repeating_texts"] += 1
                     seen_texts.add((high.candidate.text, low.candidate.text))
-                    result.pairs.append(_make_pair(group, view, high, low, high_systems,
-                                                   low_systems, quality_map, breakdown_fields))
+                    result.pairs.append(
+                        _make_pair(
+                            group,
+                            view,
+                            high,
+                            low,
+                            high_systems,
+                            low_systems,
+                            quality_map,
+                            breakdown_fields,
+                        )
+                    )
 
 
 def _side(entry: _Merged, systems: list[str]) -> PairCandidate:
-    return PairCandidate(text=entry.candidate.text, label=entry.assessment.label or "",
-                         systems=systems, score=entry.assessment.score)
+    return PairCandidate(
+        text=entry.candidate.text,
+        label=entry.assessment.label or "",
+        systems=systems,
+        score=entry.assessment.score,
+    )
 
 
-def _make_pair(group: Group, view: str | None, high: _Merged, low: _Merged, high_systems: list[str],
-               low_systems: list[str], quality_map: QualityMap,
-               breakdown_fields: tuple[str, ...]) -> Pair:
+def _make_pair(
+    group: Group,
+    view: str | None,
+    high: _Merged,
+    low: _Merged,
+    high_systems: list[str],
+    low_systems: list[str],
+    quality_map: QualityMap,
+    breakdown_fields: tuple[str, ...],
+) -> Pair:
     label = low.assessment.label or ""
     path = quality_map.category_path(label, low.candidate.category)
     values = {**group.breakdown, **low.candidate.breakdown}
     missing = [name for name in breakdown_fields if name not in values]
     if missing:
-        raise NNDError(f"{low.candidate.where or group.id}: breakdown field(s) {missing} missing; "
-                       "the adapter must set every field it declares in breakdown_fields")
+        raise NNDError(
+            f"{low.candidate.where or group.id}: breakdown field(s) {missing} missing; "
+            "the adapter must set every field it declares in breakdown_fields"
+        )
     gap = None
     if high.assessment.score is not None and low.assessment.score is not None:
         gap = high.assessment.score - low.assessment.score
     return Pair(
-        id=pair_id(group.id, group.context, view, high.candidate.text, low.candidate.text,
-                   high_systems, low_systems),
+        id=pair_id(
+            group.id,
+            group.context,
+            view,
+            high.candidate.text,
+            low.candidate.text,
+            high_systems,
+            low_systems,
+        ),
         group_id=group.id,
         context=dict(group.context),
         high=_side(high, high_systems),

@@ -12,13 +12,17 @@ from .quality_map import QualityMap, builtin_quality_maps
 
 
 def _adapters() -> dict[str, str]:
-    return {name: f"{cls.metadata.annotation_type}: {cls.metadata.task} ({ADAPTERS.origin(name)})"
-            for name, cls in ADAPTERS.items()}
+    return {
+        name: f"{cls.metadata.annotation_type}: {cls.metadata.task} ({ADAPTERS.origin(name)})"
+        for name, cls in ADAPTERS.items()
+    }
 
 
 def _quality_maps() -> dict[str, str]:
-    return {name: QualityMap.load(path).description.split(".")[0]
-            for name, path in sorted(builtin_quality_maps().items())}
+    return {
+        name: QualityMap.load(path).description.split(".")[0]
+        for name, path in sorted(builtin_quality_maps().items())
+    }
 
 
 CATALOGUE_SOURCES: dict[str, Callable[[], dict[str, str]]] = {

@@ -107,8 +107,9 @@ class QualityMap:
         if errors:
             first = errors[0]
             where = "/".join(str(p) for p in first.absolute_path) or "(top level)"
-            raise QualityMapError(origin, f"does not match the quality-map schema at {where}: "
-                                          f"{first.message}")
+            raise QualityMapError(
+                origin, f"does not match the quality-map schema at {where}: {first.message}"
+            )
         return cls(data, origin)
 
     @cached_property
@@ -127,14 +128,17 @@ class QualityMap:
         used += list(self.exclude)
         unknown = sorted({label for label in used if label not in known})
         if unknown:
-            self._fail(f"unknown label(s) {unknown}: add them to 'labels' or fix the spelling",
-                       unknown)
+            self._fail(
+                f"unknown label(s) {unknown}: add them to 'labels' or fix the spelling", unknown
+            )
         seen: dict[str, int] = {}
         for index, tier in enumerate(tiers):
             for label in tier:
                 if label in seen:
-                    self._fail(f"contradiction: label {label!r} is in tiers {seen[label]} and "
-                               f"{index}", [label])
+                    self._fail(
+                        f"contradiction: label {label!r} is in tiers {seen[label]} and {index}",
+                        [label],
+                    )
                 seen[label] = index
         ordered = set(seen) | {x for e in edges for x in e}
         both = sorted(ordered & self.exclude)
@@ -167,11 +171,14 @@ class QualityMap:
             produced = [rule["high_label"], rule["low_label"]]
         elif kind == "graded":
             produced = list(rule["levels"].values())
-            overlap = sorted(set(map(level_key, rule["levels"])) &
-                             set(map(level_key, rule.get("exclude", []))))
+            overlap = sorted(
+                set(map(level_key, rule["levels"])) & set(map(level_key, rule.get("exclude", [])))
+            )
             if overlap:
-                self._fail(f"contradiction: credit level(s) {overlap} are both compared and excluded",
-                           overlap)
+                self._fail(
+                    f"contradiction: credit level(s) {overlap} are both compared and excluded",
+                    overlap,
+                )
         else:
             produced = [rule["low_label"]]
         missing = sorted({label for label in produced if label not in known})
@@ -225,24 +232,31 @@ class QualityMap:
                 return Assessment(excluded=f"{key} {level} takes no part (quality map {self.name})")
             levels = {level_key(k): v for k, v in rule["levels"].items()}
             if level not in levels:
-                self._data_error(candidate, f"has {key} level {level!r}, which the map neither "
-                                            f"compares {sorted(levels)} nor excludes",
-                                 [level])
+                self._data_error(
+                    candidate,
+                    f"has {key} level {level!r}, which the map neither "
+                    f"compares {sorted(levels)} nor excludes",
+                    [level],
+                )
             return self._labelled(candidate, levels[level])
         score = float(_AGGREGATES[rule["aggregate"]](values))
         return Assessment(label=rule["low_label"], score=score)
 
     def _labelled(self, candidate: Candidate, label: str) -> Assessment:
         if label not in self._better:
-            self._data_error(candidate, f"has label {label!r}, which is absent from the map; add "
-                                        "it to 'labels' (and order or exclude it) or fix the data",
-                             [label])
+            self._data_error(
+                candidate,
+                f"has label {label!r}, which is absent from the map; add "
+                "it to 'labels' (and order or exclude it) or fix the data",
+                [label],
+            )
         if label in self.exclude:
             return Assessment(excluded=f"label {label!r} takes no part (quality map {self.name})")
         return Assessment(label=label)
 
-    def _data_error(self, candidate: Candidate, message: str,
-                    labels: list[str] | None = None) -> None:
+    def _data_error(
+        self, candidate: Candidate, message: str, labels: list[str] | None = None
+    ) -> None:
         where = candidate.where or f"candidate of {candidate.systems}"
         self._fail(f"{where}: candidate {message}", labels)
 
@@ -267,8 +281,11 @@ class QualityMap:
         if parents and self.hierarchy.get("strict", True):
             roots = set(self.hierarchy.get("roots", [])) | set(parents.values())
             if path[0] not in roots:
-                self._fail(f"category {leaf!r} is not in the hierarchy; add it to "
-                           "'hierarchy.parents' or fix the data", [leaf])
+                self._fail(
+                    f"category {leaf!r} is not in the hierarchy; add it to "
+                    "'hierarchy.parents' or fix the data",
+                    [leaf],
+                )
         return path
 
     def ordered_labels(self) -> list[tuple[str, list[str]]]:
@@ -297,7 +314,7 @@ def _find_cycle(graph: dict[str, set[str]]) -> list[str] | None:
         stack.append(node)
         for nxt in sorted(graph[node]):
             if state.get(nxt) == 1:
-                return [*stack[stack.index(nxt):], nxt]
+                return [*stack[stack.index(nxt) :], nxt]
             if nxt not in state and (found := visit(nxt)):
                 return found
         stack.pop()

@@ -23,8 +23,14 @@ T = TypeVar("T")
 
 
 class Registry(Generic[T]):
-    def __init__(self, kind: str, group: str, builtin_package: str,
-                 base: Callable[[], type], validate: Callable[[type], None] | None = None) -> None:
+    def __init__(
+        self,
+        kind: str,
+        group: str,
+        builtin_package: str,
+        base: Callable[[], type],
+        validate: Callable[[type], None] | None = None,
+    ) -> None:
         self.kind, self.group, self.builtin_package = kind, group, builtin_package
         self._base = base  # a callable, so the base class module may import this one
         self._validate = validate
@@ -36,15 +42,21 @@ class Registry(Generic[T]):
         if self._items is not None:
             return self._items
         self._items = {}
-        targets: list[tuple[str, object]] = [("builtin", importlib.import_module(self.builtin_package))]
+        targets: list[tuple[str, object]] = [
+            ("builtin", importlib.import_module(self.builtin_package))
+        ]
         for ep in entry_points(group=self.group):
             if ep.value == self.builtin_package:
                 continue
             try:
                 targets.append((f"entry point {ep.name} = {ep.value}", ep.load()))
-            except Exception as exc:  # a broken third-party plugin must not hide the others silently
-                raise PluginError(f"{self.kind} entry point {ep.name!r} ({ep.value}) in group "
-                                  f"{self.group!r} failed to load: {exc}") from exc
+            except (
+                Exception
+            ) as exc:  # a broken third-party plugin must not hide the others silently
+                raise PluginError(
+                    f"{self.kind} entry point {ep.name!r} ({ep.value}) in group "
+                    f"{self.group!r} failed to load: {exc}"
+                ) from exc
         for origin, target in targets:
             classes = self._scan(target) if isinstance(target, types.ModuleType) else [target]
             for cls in classes:
@@ -61,9 +73,14 @@ class Registry(Generic[T]):
         found: list[type] = []
         for module in modules:
             for _, obj in inspect.getmembers(module, inspect.isclass):
-                if (issubclass(obj, base) and obj is not base and obj.__module__ == module.__name__
-                        and not inspect.isabstract(obj) and obj not in found
-                        and not obj.__dict__.get("abstract", False)):
+                if (
+                    issubclass(obj, base)
+                    and obj is not base
+                    and obj.__module__ == module.__name__
+                    and not inspect.isabstract(obj)
+                    and obj not in found
+                    and not obj.__dict__.get("abstract", False)
+                ):
                     found.append(obj)
         return found
 
@@ -74,11 +91,14 @@ class Registry(Generic[T]):
             raise PluginError(f"{origin}: {cls!r} is not a {base.__name__} subclass")
         name = getattr(cls, "name", None)
         if not isinstance(name, str) or not name.isidentifier() or name != name.lower():
-            raise PluginError(f"{cls.__module__}.{cls.__name__}: {self.kind} needs a lower-case "
-                              f"identifier 'name', got {name!r}")
+            raise PluginError(
+                f"{cls.__module__}.{cls.__name__}: {self.kind} needs a lower-case "
+                f"identifier 'name', got {name!r}"
+            )
         if name in items and items[name] is not cls:
-            raise PluginError(f"{self.kind} {name!r} is registered twice: "
-                              f"{self._origins[name]} and {origin}")
+            raise PluginError(
+                f"{self.kind} {name!r} is registered twice: {self._origins[name]} and {origin}"
+            )
         if self._validate:
             self._validate(cls)
         items[name] = cls

@@ -35,12 +35,14 @@ def is_url(source: str | os.PathLike) -> bool:
 
 
 def resolve_source(source: str | os.PathLike) -> Path:
-    """Return a local path for ``source`` (a path, or an http(s)/file URL fetched into the cache)."""
+    """Return a local path for ``source``: a path, or an http(s)/file URL fetched into the cache."""
     text = str(source)
     if not is_url(text):
         path = Path(text).expanduser()
         if not path.is_file():
-            raise SourceFormatError(text, None, "source file not found", "pass an existing path or URL")
+            raise SourceFormatError(
+                text, None, "source file not found", "pass an existing path or URL"
+            )
         return path
     parsed = urllib.parse.urlparse(text)
     if parsed.scheme == "file":
@@ -53,8 +55,12 @@ def resolve_source(source: str | os.PathLike) -> Path:
             with urllib.request.urlopen(text, timeout=60) as response, atomic_path(local) as tmp:
                 tmp.write_bytes(response.read())
         except OSError as exc:
-            raise SourceFormatError(text, None, f"could not download: {exc}",
-                                    "check the URL and your connection, or pass a local path") from exc
+            raise SourceFormatError(
+                text,
+                None,
+                f"could not download: {exc}",
+                "check the URL and your connection, or pass a local path",
+            ) from exc
     return local
 
 
@@ -125,8 +131,11 @@ def read_jsonl(path: Path, log: ReadLog | None = None) -> Iterator[tuple[int, An
         try:
             yield number, json.loads(line)
         except json.JSONDecodeError as exc:
-            log.malformed(SourceFormatError(str(path), number, f"invalid JSON: {exc.msg}",
-                                            "fix or remove the line"))
+            log.malformed(
+                SourceFormatError(
+                    str(path), number, f"invalid JSON: {exc.msg}", "fix or remove the line"
+                )
+            )
 
 
 def read_tsv(
@@ -155,11 +164,14 @@ def read_tsv(
         raise SourceFormatError(str(path), 1, "empty file: expected a header row") from None
     missing = [name for name in required if name not in header]
     if missing:
-        raise SourceFormatError(str(path), 1, f"missing required column(s) {missing}",
-                                f"the header has {header}")
+        raise SourceFormatError(
+            str(path), 1, f"missing required column(s) {missing}", f"the header has {header}"
+        )
     width = len(header)
     trailing = [name for name in optional_trailing if name in header]
-    min_width = width - len(trailing) if trailing and header[-len(trailing):] == trailing else width
+    min_width = (
+        width - len(trailing) if trailing and header[-len(trailing) :] == trailing else width
+    )
     while True:
         try:
             fields = next(reader)
@@ -172,23 +184,31 @@ def read_tsv(
         if not fields or fields == [""]:
             continue
         if not min_width <= len(fields) <= width:
-            log.malformed(SourceFormatError(
-                str(path), number,
-                f"row has {len(fields)} tab-separated fields, expected {width}"
-                + (f" (or {min_width})" if min_width != width else ""),
-                "check for stray or missing tabs in this row"))
+            log.malformed(
+                SourceFormatError(
+                    str(path),
+                    number,
+                    f"row has {len(fields)} tab-separated fields, expected {width}"
+                    + (f" (or {min_width})" if min_width != width else ""),
+                    "check for stray or missing tabs in this row",
+                )
+            )
             continue
         fields += [""] * (width - len(fields))
         yield number, dict(zip(header, fields, strict=True))
 
 
-
 def require_fields(obj: Any, fields: tuple[str, ...], path: Path, line: int, what: str) -> None:
     """Raise a SourceFormatError naming the line when ``obj`` lacks a required field."""
     if not isinstance(obj, dict):
-        raise SourceFormatError(str(path), line, f"{what} must be a JSON object, got "
-                                                 f"{type(obj).__name__}")
+        raise SourceFormatError(
+            str(path), line, f"{what} must be a JSON object, got {type(obj).__name__}"
+        )
     missing = [name for name in fields if name not in obj]
     if missing:
-        raise SourceFormatError(str(path), line, f"{what} is missing required field(s) {missing}",
-                                f"it has {sorted(obj)}")
+        raise SourceFormatError(
+            str(path),
+            line,
+            f"{what} is missing required field(s) {missing}",
+            f"it has {sorted(obj)}",
+        )

@@ -23,7 +23,7 @@ import pyarrow.parquet as pq
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from .errors import SuiteValidationError
-from .io import atomic_directory
+from .io import atomic_directory, atomic_write_text
 from .pairs import Pair
 
 FORMAT_VERSION = "1.0"
@@ -88,10 +88,14 @@ class SuiteCounts(BaseModel):
     candidates: int = Field(ge=0)
     groups_without_pairs: int = Field(0, ge=0)
     pairs_repeating_texts: int = Field(
-        0, ge=0, description="tests whose two texts repeat another test of the same group "
-                             "(identical outputs annotated separately, quality map pairs_per=candidate)")
+        0,
+        ge=0,
+        description="tests whose two texts repeat another test of the same group "
+        "(identical outputs annotated separately, quality map pairs_per=candidate)",
+    )
     breakdowns: dict[str, dict[str, int]] = Field(
-        description="field -> value -> number of pairs; 'category' and 'label' always present")
+        description="field -> value -> number of pairs; 'category' and 'label' always present"
+    )
 
 
 class SuiteManifest(BaseModel):
@@ -108,7 +112,8 @@ class SuiteManifest(BaseModel):
     templates: dict[str, str] = Field(default_factory=dict)
     breakdown_fields: list[str] = Field(default_factory=list)
     allow_empty_candidates: bool = Field(
-        False, description="the source judged empty outputs as real answers; they are kept")
+        False, description="the source judged empty outputs as real answers; they are kept"
+    )
     counts: SuiteCounts
     skipped: list[SkippedItems] = Field(default_factory=list)
     license: str
@@ -159,8 +164,11 @@ class Suite:
         return f"Suite({self.name!r}, pairs={len(self.pairs)})"
 
     def __eq__(self, other: object) -> bool:
-        return (isinstance(other, Suite) and self.manifest == other.manifest
-                and self.pairs == other.pairs)
+        return (
+            isinstance(other, Suite)
+            and self.manifest == other.manifest
+            and self.pairs == other.pairs
+        )
 
     @cached_property
     def by_id(self) -> dict[str, Pair]:
@@ -177,8 +185,10 @@ class Suite:
         fields = set(self.manifest.context_fields)
         for pair in self.pairs:
             if set(pair.context) != fields:
-                problems.append(f"pair {pair.id}: context fields {sorted(pair.context)} != "
-                                f"manifest context_fields {sorted(fields)}")
+                problems.append(
+                    f"pair {pair.id}: context fields {sorted(pair.context)} != "
+                    f"manifest context_fields {sorted(fields)}"
+                )
                 break
         degenerate_allowed = self.manifest.transformation is not None
         for pair in self.pairs:
@@ -197,8 +207,10 @@ class Suite:
             problems.append("manifest breakdown counts do not match the pairs")
         actual_hash = content_hash(self.pairs)
         if actual_hash != self.manifest.content_hash:
-            problems.append(f"content hash mismatch: manifest {self.manifest.content_hash[:12]}..., "
-                            f"pairs {actual_hash[:12]}... (the pairs were edited or corrupted)")
+            problems.append(
+                f"content hash mismatch: manifest {self.manifest.content_hash[:12]}..., "
+                f"pairs {actual_hash[:12]}... (the pairs were edited or corrupted)"
+            )
         if problems:
             raise SuiteValidationError(f"suite {self.name!r} is invalid: " + "; ".join(problems))
 
@@ -208,8 +220,9 @@ class Suite:
         folder = Path(folder)
         with atomic_directory(folder) as tmp:
             pq.write_table(pairs_to_table(self.pairs, self.manifest), tmp / PAIRS_FILE)
-            (tmp / MANIFEST_FILE).write_text(self.manifest.model_dump_json(indent=2) + "\n",
-                                             encoding="utf-8")
+            (tmp / MANIFEST_FILE).write_text(
+                self.manifest.model_dump_json(indent=2) + "\n", encoding="utf-8"
+            )
         return folder
 
     @classmethod
@@ -217,15 +230,19 @@ class Suite:
         folder = Path(folder)
         manifest_path = folder / MANIFEST_FILE
         if not manifest_path.is_file():
-            raise SuiteValidationError(f"{folder}: not a suite folder (no {MANIFEST_FILE}); build "
-                                       "one with `nnd-suites build ADAPTER --out DIR`")
+            raise SuiteValidationError(
+                f"{folder}: not a suite folder (no {MANIFEST_FILE}); build "
+                "one with `nnd-suites build ADAPTER --out DIR`"
+            )
         try:
             manifest = SuiteManifest.model_validate_json(manifest_path.read_text("utf-8"))
         except ValidationError as exc:
             raise SuiteValidationError(f"{manifest_path}: invalid manifest: {exc}") from exc
         if manifest.format_version.split(".")[0] != FORMAT_VERSION.split(".")[0]:
-            raise SuiteValidationError(f"{manifest_path}: format version {manifest.format_version} "
-                                       f"is not readable by this version ({FORMAT_VERSION})")
+            raise SuiteValidationError(
+                f"{manifest_path}: format version {manifest.format_version} "
+                f"is not readable by this version ({FORMAT_VERSION})"
+            )
         try:
             rows = pq.read_table(folder / PAIRS_FILE).to_pylist()
         except (OSError, pa.ArrowException) as exc:
@@ -247,36 +264,51 @@ class Suite:
             "pairs_repeating_texts": counts.pairs_repeating_texts,
             "breakdowns": counts.breakdowns,
             "skipped": {s.reason: s.count for s in self.manifest.skipped},
-            "transformation": (self.manifest.transformation.model_dump()
-                               if self.manifest.transformation else None),
+            "transformation": (
+                self.manifest.transformation.model_dump() if self.manifest.transformation else None
+            ),
             "content_hash": self.manifest.content_hash,
         }
 
 
 # -------------------------------------------------------------- parquet rows
 def _candidate_type() -> pa.DataType:
-    return pa.struct([("text", pa.string()), ("label", pa.string()),
-                      ("systems", pa.list_(pa.string())), ("score", pa.float64())])
+    return pa.struct(
+        [
+            ("text", pa.string()),
+            ("label", pa.string()),
+            ("systems", pa.list_(pa.string())),
+            ("score", pa.float64()),
+        ]
+    )
 
 
 def pairs_arrow_schema(context_fields: Iterable[str], breakdown_fields: Iterable[str]) -> pa.Schema:
     """The parquet schema of a suite: context and breakdown are structs of that suite's fields."""
     strings = pa.string()
-    return pa.schema([
-        ("id", strings),
-        ("group_id", strings),
-        ("context", pa.struct([(name, strings) for name in context_fields])),
-        ("high", _candidate_type()),
-        ("low", _candidate_type()),
-        ("label", strings),
-        ("category", strings),
-        ("category_path", pa.list_(strings)),
-        ("aspect", strings),
-        ("score_gap", pa.float64()),
-        ("breakdown", pa.struct([(name, strings) for name in breakdown_fields])
-         if list(breakdown_fields) else pa.struct([("_", strings)])),
-        ("parent_id", strings),
-    ])
+    breakdown_fields = list(breakdown_fields)
+    # Parquet has no empty structs: a suite without breakdown fields has no breakdown column.
+    breakdown = (
+        [("breakdown", pa.struct([(name, strings) for name in breakdown_fields]))]
+        if breakdown_fields
+        else []
+    )
+    return pa.schema(
+        [
+            ("id", strings),
+            ("group_id", strings),
+            ("context", pa.struct([(name, strings) for name in context_fields])),
+            ("high", _candidate_type()),
+            ("low", _candidate_type()),
+            ("label", strings),
+            ("category", strings),
+            ("category_path", pa.list_(strings)),
+            ("aspect", strings),
+            ("score_gap", pa.float64()),
+            *breakdown,
+            ("parent_id", strings),
+        ]
+    )
 
 
 def pair_rows(pairs: Iterable[Pair]) -> list[dict[str, Any]]:
@@ -284,7 +316,7 @@ def pair_rows(pairs: Iterable[Pair]) -> list[dict[str, Any]]:
     for pair in pairs:
         row = pair.model_dump()
         if not row["breakdown"]:
-            row["breakdown"] = {"_": None}  # parquet has no empty structs
+            del row["breakdown"]
         rows.append(row)
     return rows
 
@@ -297,8 +329,6 @@ def pairs_to_table(pairs: list[Pair], manifest: SuiteManifest) -> pa.Table:
 def pairs_from_rows(rows: list[dict[str, Any]], where: str) -> list[Pair]:
     pairs = []
     for index, row in enumerate(rows):
-        breakdown = row.get("breakdown") or {}
-        row["breakdown"] = {k: v for k, v in breakdown.items() if k != "_"}
         try:
             pairs.append(Pair.model_validate(row))
         except ValidationError as exc:
@@ -314,6 +344,6 @@ def export_json_schemas(folder: str | Path) -> list[Path]:
         path = folder / f"{name}.schema.json"
         schema = model.model_json_schema()
         schema["$schema"] = "https://json-schema.org/draft/2020-12/schema"
-        path.write_text(json.dumps(schema, indent=2) + "\n", encoding="utf-8")
+        atomic_write_text(path, json.dumps(schema, indent=2) + "\n")
         written.append(path)
     return written

@@ -22,5 +22,9 @@ def load_suite(spec: str | Path, name: str | None = None, **kwargs: object) -> S
         from .build import build_suite
 
         return build_suite(text)
-    raise UnknownItemError("suite", text, [f"{n} (built-in adapter)" for n in ADAPTERS.names()]
-                           + ["or a folder written by `nnd-suites build`"])
+    raise UnknownItemError(
+        "suite",
+        text,
+        [f"{n} (built-in adapter)" for n in ADAPTERS.names()]
+        + ["or a folder written by `nnd-suites build`"],
+    )

@@ -17,7 +17,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="nnd-suites",
         description="Build Near-Negative Distinction test suites from human evaluations, "
-                    "score language models on them, and publish them.",
+        "score language models on them, and publish them.",
     )
     parser.add_argument("--version", action="version", version=f"nnd-suites {__version__}")
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)

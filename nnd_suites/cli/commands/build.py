@@ -1,11 +1,13 @@
-"""nnd-suites build ADAPTER: build a suite from an annotation source."""
+"""nnd-suites build ADAPTER | --all: build suites from annotation sources."""
 
 from __future__ import annotations
 
 import argparse
 from pathlib import Path
 
+from ...adapter import ADAPTERS
 from ...build import build_suite
+from ...errors import NNDError
 from .stats import print_stats
 
 
@@ -14,30 +16,65 @@ def parse_options(items: list[str]) -> dict[str, str]:
     for item in items:
         key, sep, value = item.partition("=")
         if not sep or not key:
-            raise SystemExit(f"--option expects KEY=VALUE, got {item!r}")
+            raise NNDError(f"--option expects KEY=VALUE, got {item!r}")
         options[key] = value
     return options
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser("build", help="build a suite from an annotation source")
-    parser.add_argument("adapter", help="adapter name (see `nnd-suites list`)")
+    parser.add_argument("adapter", nargs="?", help="adapter name (see `nnd-suites list`)")
+    parser.add_argument(
+        "--all", action="store_true", help="build every adapter that ships its source"
+    )
     parser.add_argument("--source", help="path or URL of the source (default: the shipped file)")
-    parser.add_argument("--out", type=Path, help="suite folder (default: suites/ADAPTER)")
+    parser.add_argument(
+        "--out", type=Path, help="suite folder (default: suites/NAME; with --all: parent folder)"
+    )
     parser.add_argument("--name", help="suite name (default: the adapter name)")
     parser.add_argument("--quality-map", help="override the adapter's quality map (name or file)")
-    parser.add_argument("--skip-malformed", action="store_true",
-                        help="record malformed rows (with line numbers) instead of stopping")
-    parser.add_argument("--option", action="append", default=[], metavar="KEY=VALUE",
-                        help="adapter option (repeatable)")
+    parser.add_argument(
+        "--skip-malformed",
+        action="store_true",
+        help="record malformed rows (with line numbers) instead of stopping",
+    )
+    parser.add_argument(
+        "--option",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="adapter option (repeatable)",
+    )
     parser.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.all == bool(args.adapter):
+        raise NNDError("name one ADAPTER or pass --all")
+    if args.all:
+        return build_all(args.out or Path("suites"))
     out = args.out or Path("suites") / (args.name or args.adapter)
-    suite = build_suite(args.adapter, args.source, out, name=args.name,
-                        quality_map=args.quality_map, skip_malformed=args.skip_malformed,
-                        **parse_options(args.option))
-    print(f"wrote {out} ({len(suite)} pairs)")
+    suite = build_suite(
+        args.adapter,
+        args.source,
+        out,
+        name=args.name,
+        quality_map=args.quality_map,
+        skip_malformed=args.skip_malformed,
+        **parse_options(args.option),
+    )
+    print(f"wrote {out} ({len(suite):,} pairs)")
     print_stats(suite.stats())
+    return 0
+
+
+def build_all(parent: Path) -> int:
+    for name, cls in ADAPTERS.items():
+        if cls.default_source_path() is None:
+            print(f"{name}: no shipped source; build it with --source PATH_OR_URL\n")
+            continue
+        suite = build_suite(name, out=parent / name)
+        print(f"wrote {parent / name} ({len(suite):,} pairs)")
+        print_stats(suite.stats())
+        print()
     return 0

@@ -9,8 +9,9 @@ from ...plugins import catalogue
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
-    parser = subparsers.add_parser("list", help="list adapters, quality maps, transformations, "
-                                                "backends")
+    parser = subparsers.add_parser(
+        "list", help="list adapters, quality maps, transformations, backends"
+    )
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     parser.set_defaults(func=run)
 

@@ -17,13 +17,17 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def print_stats(stats: dict[str, Any]) -> None:
-    print(f"suite {stats['name']} (adapter {stats['adapter']}): {stats['pairs']:,} pairs from "
-          f"{stats['groups']:,} groups, {stats['candidates']:,} candidates")
+    print(
+        f"suite {stats['name']} (adapter {stats['adapter']}): {stats['pairs']:,} pairs from "
+        f"{stats['groups']:,} groups, {stats['candidates']:,} candidates"
+    )
     for field, values in stats["breakdowns"].items():
         print(f"  {field}: " + ", ".join(f"{k} {v:,}" for k, v in values.items()))
     if stats["pairs_repeating_texts"]:
-        print(f"  pairs repeating another pair's texts (identical system outputs): "
-              f"{stats['pairs_repeating_texts']:,}")
+        print(
+            f"  pairs repeating another pair's texts (identical system outputs): "
+            f"{stats['pairs_repeating_texts']:,}"
+        )
     if stats["groups_without_pairs"]:
         print(f"  groups without any pair: {stats['groups_without_pairs']:,}")
     for reason, count in stats["skipped"].items():

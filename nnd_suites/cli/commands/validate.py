@@ -15,6 +15,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     suite = Suite.load(args.suite)  # raises SuiteValidationError naming the fault
-    print(f"{args.suite}: valid suite {suite.name!r}, {len(suite):,} pairs, "
-          f"content hash {suite.manifest.content_hash[:12]}")
+    print(
+        f"{args.suite}: valid suite {suite.name!r}, {len(suite):,} pairs, "
+        f"content hash {suite.manifest.content_hash[:12]}"
+    )
     return 0

@@ -1,0 +1,148 @@
+"""Bad annotation sources get errors that name the file and the line; URLs are read too."""
+
+from __future__ import annotations
+
+import functools
+import http.server
+import json
+import threading
+from pathlib import Path
+
+import pytest
+
+from nnd_suites import NNDError, SourceFormatError, UnknownItemError, build_suite
+from nnd_suites.adapter import get_adapter
+from nnd_suites.cli import main
+
+QD_SOURCE = get_adapter("quiz_design").default_source_path()
+C3_SOURCE = get_adapter("challenge300").default_source_path()
+
+
+def quiz_lines(n: int = 3) -> list[str]:
+    return QD_SOURCE.read_text("utf-8").splitlines()[:n]
+
+
+def write(path: Path, lines: list[str]) -> Path:
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return path
+
+
+def test_malformed_jsonl_line_names_the_line(tmp_path, capsys):
+    lines = quiz_lines()
+    lines[1] = lines[1][:50]  # truncated JSON on line 2
+    source = write(tmp_path / "qd.jsonl", lines)
+    with pytest.raises(SourceFormatError, match=r"qd.jsonl:2: invalid JSON"):
+        build_suite("quiz_design", source)
+    assert (
+        main(["build", "quiz_design", "--source", str(source), "--out", str(tmp_path / "out")]) == 2
+    )
+    assert "qd.jsonl:2: invalid JSON" in capsys.readouterr().err
+    assert not (tmp_path / "out").exists()  # nothing half-written
+
+
+def test_skip_malformed_records_the_line_in_the_manifest(tmp_path):
+    lines = quiz_lines()
+    lines[1] = "{not json"
+    suite = build_suite("quiz_design", write(tmp_path / "qd.jsonl", lines), skip_malformed=True)
+    [record] = [s for s in suite.manifest.skipped if s.reason.startswith("malformed row")]
+    assert record.count == 1 and record.examples == ["qd.jsonl:2"]
+    assert suite.manifest.counts.groups == 2
+
+
+def test_missing_required_field(tmp_path):
+    lines = quiz_lines()
+    row = json.loads(lines[2])
+    del row["questions"][1]["reason"]
+    lines[2] = json.dumps(row)
+    with pytest.raises(
+        SourceFormatError,
+        match=r"qd.jsonl:3: question 1 is missing required field\(s\) \['reason'\]",
+    ):
+        build_suite("quiz_design", write(tmp_path / "qd.jsonl", lines))
+
+
+def test_unknown_label_in_source(tmp_path):
+    lines = quiz_lines()
+    row = json.loads(lines[0])
+    row["questions"][0]["reason"] = "boring"
+    lines[0] = json.dumps(row)
+    with pytest.raises(
+        NNDError,
+        match=r"quality map quiz_design.*qd.jsonl:1 question 0: "
+        r"candidate has label 'boring'",
+    ):
+        build_suite("quiz_design", write(tmp_path / "qd.jsonl", lines))
+
+
+def test_empty_candidate_text_is_reported(tmp_path):
+    lines = quiz_lines()
+    row = json.loads(lines[0])
+    row["questions"][0]["question"] = " "
+    lines[0] = json.dumps(row)
+    suite = build_suite("quiz_design", write(tmp_path / "qd.jsonl", lines))
+    [record] = [s for s in suite.manifest.skipped if s.reason == "empty candidate text"]
+    assert record.count == 1 and record.examples == ["qd.jsonl:1 question 0"]
+
+
+def test_tsv_row_with_wrong_number_of_fields(tmp_path):
+    lines = C3_SOURCE.read_text("utf-8").splitlines()[:4]
+    lines[2] = lines[2] + '\t"extra"'
+    with pytest.raises(
+        SourceFormatError,
+        match=r"c3.tsv:3: row has 21 tab-separated fields, "
+        r"expected 20",
+    ):
+        build_suite("challenge300", write(tmp_path / "c3.tsv", lines))
+
+
+def test_tsv_missing_required_column(tmp_path):
+    lines = C3_SOURCE.read_text("utf-8").splitlines()[:3]
+    lines[0] = lines[0].replace('"category"', '"topic"')
+    with pytest.raises(
+        SourceFormatError,
+        match=r"c3.tsv:1: missing required column\(s\) "
+        r"\['category'\]",
+    ):
+        build_suite("challenge300", write(tmp_path / "c3.tsv", lines))
+
+
+def test_non_numeric_credit(tmp_path):
+    lines = C3_SOURCE.read_text("utf-8").splitlines()[:3]
+    lines[1] = lines[1].rsplit("\t", 1)[0] + "\tyes"
+    with pytest.raises(SourceFormatError, match=r"c3.tsv:2: credit-T5-XXL-SSM-NQ is 'yes'"):
+        build_suite("challenge300", write(tmp_path / "c3.tsv", lines))
+
+
+def test_missing_source_file(tmp_path):
+    with pytest.raises(SourceFormatError, match="nope.jsonl: source file not found"):
+        build_suite("quiz_design", tmp_path / "nope.jsonl")
+
+
+def test_unknown_adapter(capsys):
+    with pytest.raises(UnknownItemError, match="unknown adapter 'mqm2'; known: .*quiz_design"):
+        build_suite("mqm2")
+    assert main(["build", "mqm2"]) == 2
+    assert "unknown adapter 'mqm2'" in capsys.readouterr().err
+
+
+def test_file_url_source(tmp_path):
+    suite = build_suite("challenge300", C3_SOURCE.as_uri())
+    assert len(suite) == 807
+    assert suite.manifest.sources[0].path == C3_SOURCE.as_uri()
+
+
+def test_http_url_source_is_downloaded_once_into_the_cache(tmp_path):
+    handler = functools.partial(
+        http.server.SimpleHTTPRequestHandler, directory=str(C3_SOURCE.parent)
+    )
+    handler.log_message = lambda *a, **k: None
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        url = f"http://127.0.0.1:{server.server_port}/{C3_SOURCE.name}"
+        assert len(build_suite("challenge300", url)) == 807
+        server.shutdown()  # the second build must not need the server
+        assert len(build_suite("challenge300", url)) == 807
+    finally:
+        server.server_close()

@@ -1,0 +1,87 @@
+"""Suites on disk: schema-valid files, atomic writes, validation on read."""
+
+from __future__ import annotations
+
+import json
+
+import jsonschema
+import pyarrow.parquet as pq
+import pytest
+
+from nnd_suites import Suite, SuiteValidationError
+from nnd_suites.cli import main
+from nnd_suites.suite import MANIFEST_FILE, PAIRS_FILE, export_json_schemas
+
+
+def test_round_trip_equals_original(challenge300_suite, tmp_path):
+    challenge300_suite.save(tmp_path / "s")
+    assert Suite.load(tmp_path / "s") == challenge300_suite
+
+
+def test_written_files_validate_against_exported_json_schemas(quiz_design_suite, tmp_path):
+    folder = quiz_design_suite.save(tmp_path / "qd")
+    manifest_schema, pair_schema = (
+        json.loads(p.read_text()) for p in export_json_schemas(tmp_path)
+    )
+    jsonschema.validate(json.loads((folder / MANIFEST_FILE).read_text()), manifest_schema)
+    rows = pq.read_table(folder / PAIRS_FILE).to_pylist()
+    assert len(rows) == 2686
+    validator = jsonschema.Draft202012Validator(pair_schema)
+    for row in rows:
+        validator.validate(row)
+
+
+def test_shipped_schemas_are_up_to_date(tmp_path):
+    from importlib import resources
+
+    export_json_schemas(tmp_path)
+    shipped = resources.files("nnd_suites.schemas")
+    for name in ("suite_manifest.schema.json", "pair.schema.json"):
+        assert json.loads(shipped.joinpath(name).read_text()) == json.loads(
+            (tmp_path / name).read_text()
+        ), f"run `nnd-suites schema` to refresh {name}"
+
+
+def test_tampered_pairs_are_rejected(challenge300_suite, tmp_path):
+    folder = challenge300_suite.save(tmp_path / "s")
+    table = pq.read_table(folder / PAIRS_FILE)
+    rows = table.to_pylist()
+    rows[0]["high"]["text"] = "tampered"
+    pq.write_table(type(table).from_pylist(rows, schema=table.schema), folder / PAIRS_FILE)
+    with pytest.raises(SuiteValidationError, match="content hash mismatch"):
+        Suite.load(folder)
+    assert main(["validate", str(folder)]) == 2
+
+
+def test_not_a_suite_folder(tmp_path, capsys):
+    assert main(["validate", str(tmp_path)]) == 2
+    assert "not a suite folder" in capsys.readouterr().err
+
+
+def test_invalid_manifest_names_the_file(challenge300_suite, tmp_path):
+    folder = challenge300_suite.save(tmp_path / "s")
+    data = json.loads((folder / MANIFEST_FILE).read_text())
+    del data["quality_map"]
+    (folder / MANIFEST_FILE).write_text(json.dumps(data))
+    with pytest.raises(SuiteValidationError, match="manifest.json: invalid manifest"):
+        Suite.load(folder)
+
+
+def test_failed_write_leaves_previous_suite_intact(challenge300_suite, tmp_path, monkeypatch):
+    folder = challenge300_suite.save(tmp_path / "s")
+    before = (folder / MANIFEST_FILE).read_text()
+
+    def boom(*args, **kwargs):
+        raise OSError("disk full")
+
+    monkeypatch.setattr("nnd_suites.suite.pq.write_table", boom)
+    with pytest.raises(OSError, match="disk full"):
+        challenge300_suite.save(folder)
+    assert (folder / MANIFEST_FILE).read_text() == before
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["s"]  # no temporary left behind
+
+
+def test_validate_command_reports_pairs(challenge300_suite, tmp_path, capsys):
+    folder = challenge300_suite.save(tmp_path / "s")
+    assert main(["validate", str(folder)]) == 0
+    assert "807 pairs" in capsys.readouterr().out
