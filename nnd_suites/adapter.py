@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import string
 import sys
 from abc import ABC, abstractmethod
@@ -9,7 +10,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, ClassVar, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from .errors import PluginError
 from .groups import Group
@@ -17,6 +18,10 @@ from .registry import Registry
 from .sources import ReadLog
 
 AnnotationType = Literal["likert", "hierarchical", "single_label", "graded", "numeric"]
+#: Loose shape checks: a reviewer still reads the values, these catch typos and placeholders.
+LANGUAGE_CODE = re.compile(r"[a-z]{2,3}(-[A-Za-z0-9]{2,8})*")
+SPDX_EXPRESSION = re.compile(r"[A-Za-z0-9.+-]+( (AND|OR|WITH) [A-Za-z0-9.+-]+)*")
+EXTRA_NAME = re.compile(r"[a-z0-9]+([-_.][a-z0-9]+)*")
 
 
 class AdapterMetadata(BaseModel):
@@ -34,6 +39,40 @@ class AdapterMetadata(BaseModel):
     extras: list[str] = Field(
         default_factory=list, description="pip extras a heavy dependency of this adapter needs"
     )
+
+    @field_validator("languages")
+    @classmethod
+    def _bcp47(cls, codes: list[str]) -> list[str]:
+        bad = [code for code in codes if not LANGUAGE_CODE.fullmatch(code)]
+        if bad:
+            raise ValueError(f"not BCP-47 language codes: {bad} (e.g. 'en', 'de', 'zh-Hant')")
+        return codes
+
+    @field_validator("license")
+    @classmethod
+    def _spdx(cls, value: str) -> str:
+        if not SPDX_EXPRESSION.fullmatch(value):
+            raise ValueError(f"{value!r} is not an SPDX license id or expression (e.g. 'MIT')")
+        return value
+
+    @field_validator("source_urls")
+    @classmethod
+    def _urls(cls, urls: list[str]) -> list[str]:
+        bad = [url for url in urls if not url.startswith(("https://", "http://"))]
+        if bad:
+            raise ValueError(f"source URLs must be http(s) URLs: {bad}")
+        return urls
+
+    @field_validator("extras")
+    @classmethod
+    def _extras(cls, names: list[str]) -> list[str]:
+        bad = [name for name in names if not EXTRA_NAME.fullmatch(name)]
+        if bad:
+            raise ValueError(
+                f"not pip extra names: {bad}; declare the heavy dependency as an extra in "
+                "pyproject.toml and name it here"
+            )
+        return names
 
 
 class NoOptions(BaseModel):
@@ -97,6 +136,10 @@ def validate_adapter(cls: type[Adapter]) -> None:
             raise PluginError(f"{where}: missing class attribute {attribute!r}")
     if not isinstance(cls.metadata, AdapterMetadata):
         raise PluginError(f"{where}: 'metadata' must be an AdapterMetadata")
+    try:  # again, in case it was built without validation (model_construct, later edits)
+        AdapterMetadata.model_validate(cls.metadata.model_dump())
+    except ValidationError as exc:
+        raise PluginError(f"{where}: invalid metadata: {exc}") from exc
     for family, template in cls.all_templates().items():
         unknown = template_fields(template) - set(cls.context_fields)
         if unknown:

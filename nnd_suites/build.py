@@ -65,7 +65,14 @@ def build_suite(
         quality_map=QualityMapInfo(
             name=qmap.name, sha256=qmap.sha256, description=qmap.description, definition=qmap.data
         ),
-        sources=[SourceFile(path=str(given), sha256=sha256_file(path), bytes=path.stat().st_size)],
+        # A shipped source is named by its package path, not this machine's install location.
+        sources=[
+            SourceFile(
+                path=f"shipped:{cls.name}/data/{cls.default_source}" if source is None else str(given),
+                sha256=sha256_file(path),
+                bytes=path.stat().st_size,
+            )
+        ],
         context_fields=list(cls.context_fields),
         default_template=cls.default_template,
         templates=dict(cls.templates),
@@ -77,9 +84,12 @@ def build_suite(
             candidates=result.counts["candidates"],
             groups_without_pairs=result.counts["groups_without_pairs"],
             pairs_repeating_texts=result.counts["pairs_repeating_texts"],
+            degenerate_pairs=result.counts["degenerate_pairs"],
+            conflicting_texts=result.counts["conflicting_texts"],
             breakdowns=breakdown_counts(pairs, cls.breakdown_fields),
         ),
         skipped=[SkippedItems(**record) for record in log.skipped.records()],
+        conflicts=[SkippedItems(**record) for record in result.conflicts.records()],
         license=cls.metadata.license,
         citation=cls.metadata.citation,
         languages=list(cls.metadata.languages),

@@ -62,16 +62,33 @@ def pair_id(*parts: object) -> str:
 
 @dataclass
 class _Merged:
-    """A distinct text within a group and view, with every system that produced it."""
+    """A distinct (text, quality) within a group and view, with every candidate that gave it."""
 
-    candidate: Candidate
     assessment: Assessment
-    #: the systems of each annotated record of this text (one record may list several systems)
-    records: list[list[str]] = field(default_factory=list)
+    #: the annotated candidates with this text and quality (one may list several systems)
+    records: list[Candidate] = field(default_factory=list)
+
+    @property
+    def candidate(self) -> Candidate:
+        return self.records[0]
+
+    @property
+    def text(self) -> str:
+        return self.records[0].text
 
     @property
     def systems(self) -> list[str]:
-        return list(dict.fromkeys(s for record in self.records for s in record))
+        return list(dict.fromkeys(s for record in self.records for s in record.systems))
+
+
+def is_degenerate(pair: Pair) -> bool:
+    """Both candidates are the same text: the test can be neither passed nor failed.
+
+    Happens when a transformation erases the difference (casing), or when a quality map keeps
+    texts given conflicting labels (MQM: one rater found no error in a translation another rater
+    marked in another system's identical output). Evaluators count these apart from pass rates.
+    """
+    return pair.high.text == pair.low.text
 
 
 @dataclass
@@ -79,6 +96,8 @@ class BuildResult:
     pairs: list[Pair]
     skipped: SkipLog
     counts: Counter = field(default_factory=Counter)
+    #: texts given conflicting labels that the map keeps (reported, not skipped)
+    conflicts: SkipLog = field(default_factory=SkipLog)
 
 
 def build_pairs(
@@ -144,31 +163,30 @@ def _merge(
     candidates: list[Candidate],
     quality_map: QualityMap,
     view: str | None,
-    log: SkipLog,
+    result: BuildResult,
 ) -> list[_Merged]:
-    """One entry per distinct text; texts given conflicting labels are left out, and counted."""
-    merged: dict[str, _Merged] = {}
-    conflicting: set[str] = set()
+    """One entry per distinct (text, quality). A text given conflicting labels is left out and
+    counted, or kept and counted when the map says ``conflicting_labels: keep``."""
+    merged: dict[tuple[str, Assessment], _Merged] = {}
     suffix = f" [{view}]" if view else ""
     for cand in candidates:
         assessment = quality_map.assess(cand, view)
         if assessment.excluded:
-            log.add(assessment.excluded + suffix, cand.where or f"group {group.id}")
+            result.skipped.add(assessment.excluded + suffix, cand.where or f"group {group.id}")
             continue
-        entry = merged.get(cand.text)
-        if entry is None:
-            merged[cand.text] = _Merged(cand, assessment, [list(cand.systems)])
-        else:
-            entry.records.append(list(cand.systems))
-            if entry.assessment != assessment:
-                conflicting.add(cand.text)
-    for text in conflicting:
-        entry = merged.pop(text)
-        log.add(
-            "same text given conflicting labels" + suffix,
-            f"group {group.id}: {text[:60]!r} by {entry.systems}",
-            n=len(entry.systems),
-        )
+        merged.setdefault((cand.text, assessment), _Merged(assessment)).records.append(cand)
+    qualities = Counter(text for text, _ in merged)
+    for text in (t for t, n in qualities.items() if n > 1):
+        entries = [e for (t, _), e in merged.items() if t == text]
+        records = [r for e in entries for r in e.records]
+        where = f"group {group.id}: {text[:60]!r} by {[r.systems for r in records]}"
+        if quality_map.conflicting_labels == "keep":
+            result.counts["conflicting_texts"] += 1
+            result.conflicts.add("same text given conflicting labels" + suffix, where)
+            continue
+        for entry in entries:
+            del merged[(text, entry.assessment)]
+        result.skipped.add("same text given conflicting labels" + suffix, where, n=len(records))
     return list(merged.values())
 
 
@@ -184,41 +202,38 @@ def _build_group(
         return
     per_record = quality_map.pairs_per == "candidate"
     for view in quality_map.views:
-        entries = _merge(group, candidates, quality_map, view, result.skipped)
+        entries = _merge(group, candidates, quality_map, view, result)
         seen_texts: set[tuple[str, str]] = set()
         for high in entries:
             for low in entries:
                 if high is low or not quality_map.better(high.assessment, low.assessment):
                     continue
-                if high.candidate.text == low.candidate.text:  # cannot happen after merging
-                    result.skipped.add("identical texts", f"group {group.id}")
-                    continue
-                system_pairs = (
-                    [(a, b) for a in high.records for b in low.records]
-                    if per_record
-                    else [(high.systems, low.systems)]
-                )
-                for high_systems, low_systems in system_pairs:
-                    if (high.candidate.text, low.candidate.text) in seen_texts:
-                        result.counts["pairs_repeating_texts"] += 1
-                    seen_texts.add((high.candidate.text, low.candidate.text))
+                if per_record:
+                    sides = [
+                        ((high, a, a.systems), (low, b, b.systems))
+                        for a in high.records
+                        for b in low.records
+                    ]
+                else:
+                    sides = [((high, high.candidate, high.systems), (low, low.candidate, low.systems))]
+                for high_side, low_side in sides:
+                    texts = (high.text, low.text)
+                    result.counts["pairs_repeating_texts"] += texts in seen_texts
+                    result.counts["degenerate_pairs"] += high.text == low.text
+                    seen_texts.add(texts)
                     result.pairs.append(
-                        _make_pair(
-                            group,
-                            view,
-                            high,
-                            low,
-                            high_systems,
-                            low_systems,
-                            quality_map,
-                            breakdown_fields,
-                        )
+                        _make_pair(group, view, high_side, low_side, quality_map, breakdown_fields)
                     )
 
 
-def _side(entry: _Merged, systems: list[str]) -> PairCandidate:
+#: one side of a pair in the making: the merged entry, the record it stands for, its systems
+_Side = tuple[_Merged, Candidate, list[str]]
+
+
+def _side(side: _Side) -> PairCandidate:
+    entry, _, systems = side
     return PairCandidate(
-        text=entry.candidate.text,
+        text=entry.text,
         label=entry.assessment.label or "",
         systems=systems,
         score=entry.assessment.score,
@@ -228,39 +243,33 @@ def _side(entry: _Merged, systems: list[str]) -> PairCandidate:
 def _make_pair(
     group: Group,
     view: str | None,
-    high: _Merged,
-    low: _Merged,
-    high_systems: list[str],
-    low_systems: list[str],
+    high: _Side,
+    low: _Side,
     quality_map: QualityMap,
     breakdown_fields: tuple[str, ...],
 ) -> Pair:
-    label = low.assessment.label or ""
-    path = quality_map.category_path(label, low.candidate.category)
-    values = {**group.breakdown, **low.candidate.breakdown}
+    low_entry, low_record, _ = low
+    label = low_entry.assessment.label or ""
+    path = quality_map.category_path(label, low_record.category)
+    values = {**group.breakdown, **low_record.breakdown}
     missing = [name for name in breakdown_fields if name not in values]
     if missing:
         raise NNDError(
-            f"{low.candidate.where or group.id}: breakdown field(s) {missing} missing; "
+            f"{low_record.where or group.id}: breakdown field(s) {missing} missing; "
             "the adapter must set every field it declares in breakdown_fields"
         )
+    high_entry = high[0]
     gap = None
-    if high.assessment.score is not None and low.assessment.score is not None:
-        gap = high.assessment.score - low.assessment.score
+    if high_entry.assessment.score is not None and low_entry.assessment.score is not None:
+        gap = high_entry.assessment.score - low_entry.assessment.score
     return Pair(
         id=pair_id(
-            group.id,
-            group.context,
-            view,
-            high.candidate.text,
-            low.candidate.text,
-            high_systems,
-            low_systems,
+            group.id, group.context, view, high_entry.text, low_entry.text, high[2], low[2]
         ),
         group_id=group.id,
         context=dict(group.context),
-        high=_side(high, high_systems),
-        low=_side(low, low_systems),
+        high=_side(high),
+        low=_side(low),
         label=label,
         category=path[0],
         category_path=path,

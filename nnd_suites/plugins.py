@@ -25,9 +25,19 @@ def _quality_maps() -> dict[str, str]:
     }
 
 
+def _transformations() -> dict[str, str]:
+    from .transformations import TRANSFORMATIONS
+
+    return {
+        name: f"{cls.summary_line()} ({TRANSFORMATIONS.origin(name)})"
+        for name, cls in TRANSFORMATIONS.items()
+    }
+
+
 CATALOGUE_SOURCES: dict[str, Callable[[], dict[str, str]]] = {
     "adapters": _adapters,
     "quality maps": _quality_maps,
+    "transformations": _transformations,
 }
 
 

@@ -75,6 +75,7 @@ class QualityMap:
         self.labels: list[str] = list(data["labels"])
         self.exclude: set[str] = set(data.get("exclude", []))
         self.pairs_per: str = data.get("pairs_per", "candidate")
+        self.conflicting_labels: str = data.get("conflicting_labels", "exclude")
         self.rule: dict[str, Any] | None = data.get("rating_rule")
         self.hierarchy: dict[str, Any] = data.get("hierarchy", {})
         self._check()

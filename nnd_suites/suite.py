@@ -24,7 +24,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from .errors import SuiteValidationError
 from .io import atomic_directory, atomic_write_text
-from .pairs import Pair
+from .pairs import Pair, is_degenerate
 
 FORMAT_VERSION = "1.0"
 MANIFEST_FILE = "manifest.json"
@@ -77,7 +77,9 @@ class TransformationInfo(BaseModel):
     parent_content_hash: str
     changed: int = Field(ge=0, description="tests with at least one text changed")
     identical: int = Field(ge=0, description="tests left identical")
-    degenerate: int = Field(ge=0, description="tests whose two candidates became the same text")
+    degenerate: int = Field(
+        ge=0, description="tests the transformation(s) made degenerate (identical candidates)"
+    )
 
 
 class SuiteCounts(BaseModel):
@@ -92,6 +94,15 @@ class SuiteCounts(BaseModel):
         ge=0,
         description="tests whose two texts repeat another test of the same group "
         "(identical outputs annotated separately, quality map pairs_per=candidate)",
+    )
+    degenerate_pairs: int = Field(
+        0,
+        ge=0,
+        description="tests whose two texts are identical (kept conflicting labels, or made so "
+        "by a transformation): evaluators count them apart from pass rates",
+    )
+    conflicting_texts: int = Field(
+        0, ge=0, description="texts given conflicting labels that the quality map keeps"
     )
     breakdowns: dict[str, dict[str, int]] = Field(
         description="field -> value -> number of pairs; 'category' and 'label' always present"
@@ -116,6 +127,9 @@ class SuiteManifest(BaseModel):
     )
     counts: SuiteCounts
     skipped: list[SkippedItems] = Field(default_factory=list)
+    conflicts: list[SkippedItems] = Field(
+        default_factory=list, description="texts given conflicting labels, kept by the map"
+    )
     license: str
     citation: str
     languages: list[str] = Field(default_factory=list)
@@ -190,16 +204,26 @@ class Suite:
                     f"manifest context_fields {sorted(fields)}"
                 )
                 break
-        degenerate_allowed = self.manifest.transformation is not None
+        # Identical texts only come from a transformation or from conflicts the map keeps.
+        degenerate_allowed = (
+            self.manifest.transformation is not None
+            or self.manifest.quality_map.definition.get("conflicting_labels") == "keep"
+        )
         for pair in self.pairs:
             empty = not pair.high.text.strip() or not pair.low.text.strip()
             if empty and not self.manifest.allow_empty_candidates:
                 problems.append(f"pair {pair.id}: empty candidate text")
                 break
-            if pair.high.text == pair.low.text and not degenerate_allowed:
+            if is_degenerate(pair) and not degenerate_allowed:
                 problems.append(f"pair {pair.id}: high and low candidates are identical")
                 break
         counts = self.manifest.counts
+        degenerate = sum(map(is_degenerate, self.pairs))
+        if counts.degenerate_pairs != degenerate:
+            problems.append(
+                f"manifest counts {counts.degenerate_pairs} degenerate pairs, the data has "
+                f"{degenerate}"
+            )
         if counts.pairs != len(self.pairs):
             problems.append(f"manifest counts {counts.pairs} pairs, the data has {len(self.pairs)}")
         expected = breakdown_counts(self.pairs, self.manifest.breakdown_fields)
@@ -262,6 +286,8 @@ class Suite:
             "candidates": counts.candidates,
             "groups_without_pairs": counts.groups_without_pairs,
             "pairs_repeating_texts": counts.pairs_repeating_texts,
+            "degenerate_pairs": counts.degenerate_pairs,
+            "conflicting_texts": counts.conflicting_texts,
             "breakdowns": counts.breakdowns,
             "skipped": {s.reason: s.count for s in self.manifest.skipped},
             "transformation": (

@@ -1,6 +1,11 @@
-"""Resolve what a user calls a suite: a built folder, or a built-in adapter name built on the fly.
+"""Resolve what a user calls a suite, in one place.
 
-Other issues extend the resolver (a Hub dataset repository) here, in one place.
+- a folder written by ``nnd-suites build`` (``manifest.json`` + ``pairs.parquet``);
+- a built-in adapter name, built on the fly from its shipped source;
+- a config of a folder written by ``nnd-suites export``: ``FOLDER/CONFIG``, or
+  ``load_suite(FOLDER, CONFIG)``;
+- a config of a Hub dataset repository: ``hub:ORG/NAME/CONFIG[@REVISION]``, or
+  ``load_suite("ORG/NAME", CONFIG, revision=...)``.
 """
 
 from __future__ import annotations
@@ -8,23 +13,73 @@ from __future__ import annotations
 from pathlib import Path
 
 from .adapter import ADAPTERS
-from .errors import UnknownItemError
+from .errors import NNDError, UnknownItemError
 from .suite import MANIFEST_FILE, Suite
 
+SPEC_FORMS = [
+    "a folder written by `nnd-suites build`",
+    "FOLDER/CONFIG of a folder written by `nnd-suites export`",
+    "hub:ORG/NAME/CONFIG[@REVISION] for a suite published on the Hugging Face Hub",
+]
 
-def load_suite(spec: str | Path, name: str | None = None, **kwargs: object) -> Suite:
-    """Load a suite from a folder (validated) or build a built-in adapter's suite by name."""
-    path = Path(spec)
-    if (path / MANIFEST_FILE).is_file():
-        return Suite.load(path)
+
+def load_suite(spec: str | Path, name: str | None = None, revision: str | None = None) -> Suite:
+    """Load a suite (validated) from any of the forms above.
+
+    With ``name``, ``spec`` is an export folder or a Hub repository id and ``name`` the config
+    (the suite's name); ``revision`` (tag, branch or commit) applies to Hub repositories only.
+    """
     text = str(spec)
+    if text.startswith("hub:"):
+        return _load_hub_spec(text, name, revision)
+    path = Path(spec)
+    if name is not None and not (path / MANIFEST_FILE).is_file():
+        from .hub import load_exported_suite
+
+        return load_exported_suite(spec, name, revision)
+    if revision is not None:
+        raise NNDError(f"{text}: a revision applies to suites on the Hub (hub:ORG/NAME/CONFIG)")
+    if (path / MANIFEST_FILE).is_file():
+        suite = _load_folder(path)
+        if name is not None and suite.name != name:
+            raise NNDError(f"{path} holds suite {suite.name!r}, not {name!r}")
+        return suite
     if text in ADAPTERS.names():
         from .build import build_suite
 
         return build_suite(text)
+    if path.is_dir():
+        from .hub import exported_configs
+
+        configs = exported_configs(path)
+        if configs:
+            raise NNDError(
+                f"{path} is an export folder with configs {configs}; name one: "
+                f"{path / configs[0]} (or load_suite({str(path)!r}, {configs[0]!r}))"
+            )
     raise UnknownItemError(
         "suite",
         text,
-        [f"{n} (built-in adapter)" for n in ADAPTERS.names()]
-        + ["or a folder written by `nnd-suites build`"],
+        [f"{n} (built-in adapter)" for n in ADAPTERS.names()] + ["or " + "; or ".join(SPEC_FORMS)],
     )
+
+
+def _load_folder(path: Path) -> Suite:
+    from .hub.layout import is_exported_config
+
+    if is_exported_config(path):  # FOLDER/CONFIG of an export: test-*.parquet, no pairs.parquet
+        from .hub.configs import read_config
+
+        return read_config(path)
+    return Suite.load(path)
+
+
+def _load_hub_spec(text: str, name: str | None, revision: str | None) -> Suite:
+    from .hub import load_exported_suite, parse_hub_spec
+
+    hub = parse_hub_spec(text)
+    if name is not None and name != hub.config:
+        raise NNDError(f"{text} names config {hub.config!r}, the call asks for {name!r}")
+    if revision is not None and hub.revision is not None and revision != hub.revision:
+        raise NNDError(f"{text} pins revision {hub.revision!r}, the call asks for {revision!r}")
+    return load_exported_suite(hub.repo_id, hub.config, hub.revision or revision)

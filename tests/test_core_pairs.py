@@ -67,7 +67,7 @@ def test_conflicting_labels_for_one_text_are_excluded_and_reported():
     assert result.pairs == []
     assert result.skipped.counts["same text given conflicting labels"] == 2
     assert (
-        "'same' by ['A', 'B']" in result.skipped.examples["same text given conflicting labels"][0]
+        "'same' by [['A'], ['B']]" in result.skipped.examples["same text given conflicting labels"][0]
     )
 
 
@@ -185,3 +185,17 @@ def test_numeric_pairs_keep_the_score_gap():
         ("a", "b", 15.0),
         ("c", "b", 14.0),
     ]
+
+
+def test_conflicting_labels_kept_when_the_map_says_so():
+    keep = QualityMap.from_dict({**QD_MAP.data, "conflicting_labels": "keep"})
+    g = group(("same", ["A"], "No error"), ("same", ["B"], "disfluent"), ("bad", ["C"], "off_target"))
+    result = build_pairs([g], keep)
+    assert [(p.high.text, p.low.text, p.low.systems) for p in result.pairs] == [
+        ("same", "same", ["B"]),
+        ("same", "bad", ["C"]),
+    ]
+    assert result.counts["conflicting_texts"] == 1
+    assert result.counts["degenerate_pairs"] == 1
+    assert sum(result.skipped.counts.values()) == 0
+    assert result.conflicts.counts["same text given conflicting labels"] == 1

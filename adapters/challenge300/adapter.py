@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from pathlib import Path
+from typing import ClassVar
 
 from nnd_suites.adapter import Adapter, AdapterMetadata
 from nnd_suites.errors import SourceFormatError
@@ -27,7 +28,7 @@ class Challenge300Adapter(Adapter):
     quality_map = "challenge300"
     context_fields = ("question",)
     default_template = "{question}"
-    templates = {"macaw": "$answer$ ; $question$ = {question}"}
+    templates: ClassVar[dict[str, str]] = {"macaw": "$answer$ ; $question$ = {question}"}
     breakdown_fields = ("group", "question_category")
     default_source = "challenge300-outputs.tsv"
     # T5-XXL-SSM-NQ answered nothing to one question and was graded 0: a judged output, kept.
@@ -40,36 +41,52 @@ class Challenge300Adapter(Adapter):
         citation=CITATION,
         source_urls=["https://github.com/allenai/macaw/blob/main/challenge300-outputs.tsv"],
         description="300 hand-written challenge questions; answers of five large QA models "
-                    "graded with credit 1 (correct), 0.5 (partial) or 0 (incorrect).",
+        "graded with credit 1 (correct), 0.5 (partial) or 0 (incorrect).",
     )
 
     def read(self, path: Path, log: ReadLog) -> Iterator[Group]:
         hierarchy = QualityMap.load(self.quality_map)
         rows = read_tsv(path, required=("id", "question", "category"), log=log)
         for line, row in rows:
-            credited = [c[len(CREDIT_PREFIX):] for c in row if c.startswith(CREDIT_PREFIX)]
+            credited = [c[len(CREDIT_PREFIX) :] for c in row if c.startswith(CREDIT_PREFIX)]
             if not credited:
-                raise SourceFormatError(str(path), 1, "no 'credit-<model>' column",
-                                        "this is not a Challenge 300 outputs file")
-            uncredited = [c for c in row if c not in credited and c not in
-                          ("id", "question", "category", "Credits->")
-                          and not c.startswith(CREDIT_PREFIX)]
+                raise SourceFormatError(
+                    str(path),
+                    1,
+                    "no 'credit-<model>' column",
+                    "this is not a Challenge 300 outputs file",
+                )
+            uncredited = [
+                c
+                for c in row
+                if c not in credited
+                and c not in ("id", "question", "category", "Credits->")
+                and not c.startswith(CREDIT_PREFIX)
+            ]
             category = row["category"]
             group_name = hierarchy.category_path("", category)[0]
             candidates = []
             for model in credited:
                 if model not in row:
-                    raise SourceFormatError(str(path), 1, f"credit column for {model!r} but no "
-                                                          "answer column")
+                    raise SourceFormatError(
+                        str(path), 1, f"credit column for {model!r} but no answer column"
+                    )
                 raw = row[CREDIT_PREFIX + model].strip()
                 try:
                     credit = float(raw)
                 except ValueError:
-                    raise SourceFormatError(str(path), line, f"credit-{model} is {raw!r}, not a "
-                                                             "number") from None
-                candidates.append(Candidate(
-                    text=row[model], systems=[model], ratings={"credit": [credit]},
-                    category=category, where=f"{path.name}:{line} {model}"))
+                    raise SourceFormatError(
+                        str(path), line, f"credit-{model} is {raw!r}, not a number"
+                    ) from None
+                candidates.append(
+                    Candidate(
+                        text=row[model],
+                        systems=[model],
+                        ratings={"credit": [credit]},
+                        category=category,
+                        where=f"{path.name}:{line} {model}",
+                    )
+                )
             yield Group(
                 id=row["id"],
                 context={"question": row["question"]},

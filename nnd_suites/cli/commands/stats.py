@@ -28,6 +28,16 @@ def print_stats(stats: dict[str, Any]) -> None:
             f"  pairs repeating another pair's texts (identical system outputs): "
             f"{stats['pairs_repeating_texts']:,}"
         )
+    if stats["conflicting_texts"]:
+        print(
+            f"  texts given conflicting labels (kept by the quality map): "
+            f"{stats['conflicting_texts']:,}"
+        )
+    if stats["degenerate_pairs"]:
+        print(
+            f"  degenerate pairs (identical texts, counted apart from pass rates): "
+            f"{stats['degenerate_pairs']:,}"
+        )
     if stats["groups_without_pairs"]:
         print(f"  groups without any pair: {stats['groups_without_pairs']:,}")
     for reason, count in stats["skipped"].items():

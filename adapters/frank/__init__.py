@@ -1,0 +1,1 @@
+"""FRANK factuality annotations (artidoro/frank)."""

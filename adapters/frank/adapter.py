@@ -1,0 +1,177 @@
+"""FRANK (Pagnoni et al., 2021): sentence-level factual-error annotations of summaries."""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from nnd_suites.adapter import Adapter, AdapterMetadata
+from nnd_suites.errors import SourceFormatError
+from nnd_suites.groups import Candidate, Group
+from nnd_suites.sources import ReadLog, require_fields, resolve_source
+
+CITATION = """@inproceedings{pagnoni2021understanding,
+  title={Understanding Factuality in Abstractive Summarization with {FRANK}: A Benchmark for Factuality Metrics},
+  author={Pagnoni, Artidoro and Balachandran, Vidhisha and Tsvetkov, Yulia},
+  booktitle={Proceedings of the 2021 Conference of the North American Chapter of the Association for Computational Linguistics: Human Language Technologies},
+  pages={4812--4829},
+  year={2021}
+}"""  # noqa: E501
+
+NO_ERROR = "NoE"
+#: A sentence is error-free when at least this many NoE labels were given to it (all annotators).
+MIN_NO_ERROR_VOTES = 2
+#: FRANK identifies CNN/DM articles by their 40-character hash, XSum ones by a short number.
+CNNDM_HASH_LENGTH = 40
+FIELDS = ("hash", "model_name", "article", "summary", "summary_sentences_annotations")
+
+
+class FrankOptions(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    split: Literal["test", "validation", "all"] = Field(
+        "test", description="FRANK split whose article hashes are kept"
+    )
+    split_file: str | None = Field(
+        None,
+        description="path or URL of the split's hash list; default: <split>_split.txt "
+        "beside the source file",
+    )
+    dataset: Literal["cnndm", "xsum", "all"] = Field(
+        "cnndm", description="articles kept: CNN/DM (40-character hash), XSum, or both"
+    )
+
+
+def summary_label(sentences: list[dict[str, list[str]]]) -> str | None:
+    """NoE when every sentence has 2+ NoE votes; else the most common error label.
+
+    Error labels are counted over every annotator's labels (annotators in order of appearance,
+    sentences in order) and ties go to the label seen first, as in the reference implementation.
+    ``None`` when a sentence lacks NoE votes but nobody named an error.
+    """
+    by_annotator: dict[str, list[str]] = {}
+    error_free = True
+    for sentence in sentences:
+        votes = [label for labels in sentence.values() for label in labels]
+        if votes.count(NO_ERROR) < MIN_NO_ERROR_VOTES:
+            error_free = False
+        for annotator, labels in sentence.items():
+            by_annotator.setdefault(annotator, []).extend(labels)
+    if error_free:
+        return NO_ERROR
+    errors = [label for labels in by_annotator.values() for label in labels if label != NO_ERROR]
+    return Counter(errors).most_common(1)[0][0] if errors else None
+
+
+class FrankAdapter(Adapter):
+    """One group per article; one candidate per system summary, labelled from its sentences."""
+
+    name = "frank"
+    quality_map = "frank"
+    context_fields = ("article",)
+    default_template = "{article}"
+    Options = FrankOptions
+    metadata = AdapterMetadata(
+        task="summarization",
+        languages=["en"],
+        annotation_type="hierarchical",
+        license="MIT",
+        citation=CITATION,
+        source_urls=["https://github.com/artidoro/frank"],
+        description="Summaries of CNN/DM and XSum articles by 9 systems, each summary sentence "
+        "labelled by 3 annotators with FRANK's factual-error typology "
+        "(human_annotations_sentence.json + test_split.txt).",
+    )
+
+    def split_hashes(self, path: Path) -> set[str] | None:
+        if self.options.split == "all":
+            return None
+        given = self.options.split_file or path.parent / f"{self.options.split}_split.txt"
+        if self.options.split_file is None and not Path(given).is_file():
+            raise SourceFormatError(
+                str(given),
+                None,
+                f"split file for split {self.options.split!r} not found beside the source",
+                "pass --option split_file=PATH_OR_URL or --option split=all",
+            )
+        split_path = resolve_source(given)
+        return {line.strip() for line in split_path.read_text("utf-8").splitlines() if line.strip()}
+
+    def read(self, path: Path, log: ReadLog) -> Iterator[Group]:
+        keep = self.split_hashes(path)
+        try:
+            items = json.loads(path.read_text("utf-8"))
+        except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+            raise SourceFormatError(
+                str(path), getattr(exc, "lineno", None), f"not a JSON document: {exc}"
+            ) from exc
+        if not isinstance(items, list):
+            raise SourceFormatError(str(path), 1, "expected a JSON list of annotated summaries")
+        groups: dict[str, Group] = {}
+        for index, item in enumerate(items):
+            where = f"{path.name} item {index}"
+            candidate = self._candidate(item, where, path, keep, log)
+            if candidate is None:
+                continue
+            key = str(item["hash"])
+            group = groups.setdefault(
+                key, Group(id=key, context={"article": item["article"]}, candidates=[], where=where)
+            )
+            if item["article"] != group.context["article"]:
+                log.malformed(
+                    SourceFormatError(
+                        str(path),
+                        None,
+                        f"{where}: article differs from {group.where} for hash {key}",
+                    )
+                )
+                continue
+            group.candidates.append(candidate)
+        yield from groups.values()
+
+    def _candidate(
+        self, item: Any, where: str, path: Path, keep: set[str] | None, log: ReadLog
+    ) -> Candidate | None:
+        try:
+            require_fields(item, FIELDS, path, None, where)
+            sentences = item["summary_sentences_annotations"]
+            if (
+                not isinstance(sentences, list)
+                or not sentences
+                or not all(
+                    isinstance(s, dict) and all(isinstance(v, list) for v in s.values())
+                    for s in sentences
+                )
+            ):
+                raise SourceFormatError(
+                    str(path),
+                    None,
+                    f"{where}: summary_sentences_annotations "
+                    "must be a non-empty list of {annotator: [labels]}",
+                )
+        except SourceFormatError as error:
+            log.malformed(error)
+            return None
+        article_hash = str(item["hash"])
+        if keep is not None and article_hash not in keep:
+            log.skip(f"article not in the {self.options.split} split", where)
+            return None
+        origin = "cnndm" if len(article_hash) >= CNNDM_HASH_LENGTH else "xsum"
+        if self.options.dataset not in ("all", origin):
+            log.skip(f"{origin} article (dataset={self.options.dataset})", where)
+            return None
+        label = summary_label(sentences)
+        if label is None:
+            log.skip("sentence with fewer than 2 NoE votes but no error label", where)
+            return None
+        return Candidate(
+            text=item["summary"],
+            systems=[str(item["model_name"])],
+            label=label,
+            where=f"{where} ({item['model_name']})",
+        )

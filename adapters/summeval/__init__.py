@@ -1,0 +1,1 @@
+"""SummEval human ratings (Yale-LILY/SummEval)."""

@@ -1,0 +1,1 @@
+"""WMT MQM human evaluations (google/wmt-mqm-human-evaluation)."""

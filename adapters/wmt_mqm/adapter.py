@@ -1,0 +1,256 @@
+"""WMT MQM (Freitag et al., 2021): professional translators marked every error in MT output."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import ClassVar
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from nnd_suites.adapter import Adapter, AdapterMetadata
+from nnd_suites.errors import SourceFormatError
+from nnd_suites.groups import Candidate, Group
+from nnd_suites.sources import ReadLog, read_tsv
+
+CITATION = """@article{freitag2021experts,
+  title={Experts, Errors, and Context: A Large-Scale Study of Human Evaluation for Machine Translation},
+  author={Freitag, Markus and Foster, George and Grangier, David and Ratnakar, Viresh and Tan, Qijun and Macherey, Wolfgang},
+  journal={Transactions of the Association for Computational Linguistics},
+  volume={9},
+  pages={1460--1474},
+  year={2021}
+}"""  # noqa: E501
+
+COLUMNS = ("system", "doc", "doc_id", "seg_id", "rater", "source", "target", "category", "severity")
+#: Released files end with a free-text comment column, or do not have it at all.
+OPTIONAL_TRAILING = ("comment",)
+SEVERITIES = {
+    "no-error": "No-error",
+    "neutral": "Neutral",
+    "minor": "Minor",
+    "major": "Major",
+    "critical": "Critical",
+}
+#: MQM weights of the release (README): Major 5, Minor 1, Minor Fluency/Punctuation 0.1,
+#: Non-translation 25. Critical (later campaigns) takes the MQM scoring model's 25.
+SEVERITY_WEIGHTS = {"Minor": 1.0, "Major": 5.0, "Critical": 25.0}
+NON_TRANSLATION_WEIGHT = 25.0
+MINOR_PUNCTUATION_WEIGHT = 0.1
+#: Categories that mark a problem of the source, not of the translation (2020: "Source error",
+#: 2022: "Source issue").
+SOURCE_CATEGORIES = ("source error", "source issue")
+MARKS = re.compile(r"</?v>")
+#: "ende", "en-de" or "en_de" as a token of a file name such as mqm_newstest2020_ende.tsv.
+PAIR_IN_NAME = re.compile(r"(?:^|[_.-])([a-z]{2})[-_]?([a-z]{2})(?=$|[_.-])")
+
+
+class WmtMqmOptions(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    language_pair: str | None = Field(
+        None,
+        pattern=r"^[a-z]{2,3}-[a-z]{2,3}$",
+        description="e.g. en-de; default: read from the file name (mqm_ted_ende.tsv -> en-de)",
+    )
+    judge_identical_together: bool = Field(
+        False,
+        description="one candidate per distinct translation of a segment, judged on the "
+        "rows of every system that produced it (default: one per system)",
+    )
+
+
+def language_pair_from_name(name: str) -> tuple[str, str] | None:
+    matches = PAIR_IN_NAME.findall(Path(name).name.split(".")[0].lower())
+    return matches[-1] if matches else None
+
+
+def error_weight(severity: str, category: str) -> float:
+    if category.lower().startswith("non-translation"):
+        return NON_TRANSLATION_WEIGHT
+    if severity == "Minor" and category.lower() == "fluency/punctuation":
+        return MINOR_PUNCTUATION_WEIGHT
+    return SEVERITY_WEIGHTS[severity]
+
+
+@dataclass
+class _Annotated:
+    """All rows of one system's translation of one segment (every rater's)."""
+
+    systems: list[str]
+    text: str
+    line: int
+    no_error_rows: int = 0
+    ignored_rows: int = 0
+    #: (weight, severity, category) of each translation error, in file order
+    errors: list[tuple[float, str, str]] = field(default_factory=list)
+
+
+@dataclass
+class _Segment:
+    source: str
+    line: int
+    candidates: dict[str, _Annotated] = field(default_factory=dict)
+
+
+class WmtMqmAdapter(Adapter):
+    """One group per source segment; one candidate per system, with every rater's rows."""
+
+    name = "wmt_mqm"
+    quality_map = "wmt_mqm"
+    context_fields = ("source", "source_language", "target_language")
+    default_template = "{source}"
+    templates: ClassVar[dict[str, str]] = {
+        "instruct": "Translate from {source_language} to {target_language}:\n{source}\n"
+    }
+    breakdown_fields = ("severity",)
+    default_source = "mqm_ted_ende.tsv"
+    Options = WmtMqmOptions
+    metadata = AdapterMetadata(
+        task="machine translation",
+        languages=["en", "de", "zh", "ru"],
+        annotation_type="hierarchical",
+        license="Apache-2.0",
+        citation=CITATION,
+        source_urls=["https://github.com/google/wmt-mqm-human-evaluation"],
+        description="MQM annotations of WMT submissions by professional translators: every "
+        "error span marked with a category path (Accuracy/Mistranslation, ...) and a "
+        "severity, or a No-error row.",
+    )
+
+    def language_pair(self, path: Path) -> tuple[str, str]:
+        if self.options.language_pair:
+            source, target = self.options.language_pair.split("-")
+            return source, target
+        found = language_pair_from_name(path.name)
+        if found is None:
+            raise SourceFormatError(
+                str(path),
+                None,
+                "cannot tell the language pair from the file name",
+                "pass --option language_pair=en-de",
+            )
+        return found
+
+    def read(self, path: Path, log: ReadLog) -> Iterator[Group]:
+        source_language, target_language = self.language_pair(path)
+        segments = self._collect(path, log)
+        for key, segment in segments.items():
+            candidates = []
+            for annotated in segment.candidates.values():
+                candidate = self._judge(annotated, path, log)
+                if candidate is not None:
+                    candidates.append(candidate)
+            yield Group(
+                id=":".join(key),
+                context={
+                    "source": segment.source,
+                    "source_language": source_language,
+                    "target_language": target_language,
+                },
+                candidates=candidates,
+                where=f"{path.name}:{segment.line}",
+            )
+
+    def _collect(self, path: Path, log: ReadLog) -> dict[tuple[str, str, str], _Segment]:
+        """Gather rows by segment and system (released files are not sorted the same way)."""
+        segments: dict[tuple[str, str, str], _Segment] = {}
+        rows = read_tsv(
+            path, quoted=False, required=COLUMNS, optional_trailing=OPTIONAL_TRAILING, log=log
+        )
+        for line, row in rows:
+            problem = self._row_problem(row)
+            if problem:
+                log.malformed(SourceFormatError(str(path), line, problem, "fix or remove the row"))
+                continue
+            key = (row["doc"], row["doc_id"], row["seg_id"])
+            source = MARKS.sub("", row["source"])
+            segment = segments.setdefault(key, _Segment(source, line))
+            if source != segment.source:
+                log.malformed(
+                    SourceFormatError(
+                        str(path),
+                        line,
+                        f"source differs from line {segment.line} for segment {':'.join(key)}",
+                    )
+                )
+                continue
+            text = MARKS.sub("", row["target"])
+            candidate_key = text if self.options.judge_identical_together else row["system"]
+            annotated = segment.candidates.setdefault(candidate_key, _Annotated([], text, line))
+            if row["system"] not in annotated.systems:
+                annotated.systems.append(row["system"])
+            if text != annotated.text:
+                log.malformed(
+                    SourceFormatError(
+                        str(path),
+                        line,
+                        f"target of {row['system']} "
+                        f"differs from line {annotated.line} for segment "
+                        f"{':'.join(key)}",
+                    )
+                )
+                continue
+            self._add_row(annotated, row, f"{path.name}:{line}", log)
+        return segments
+
+    @staticmethod
+    def _row_problem(row: dict[str, str]) -> str | None:
+        empty = [
+            name
+            for name in ("system", "doc", "doc_id", "seg_id", "severity")
+            if not row[name].strip()
+        ]
+        if empty:
+            return f"empty field(s) {empty}"
+        if row["severity"].strip().lower() not in SEVERITIES:
+            return (
+                f"unknown severity {row['severity']!r}; expected one of "
+                f"{sorted(SEVERITIES.values())}"
+            )
+        return None
+
+    @staticmethod
+    def _add_row(annotated: _Annotated, row: dict[str, str], where: str, log: ReadLog) -> None:
+        severity = SEVERITIES[row["severity"].strip().lower()]
+        category = row["category"].strip()
+        if severity == "No-error":
+            annotated.no_error_rows += 1
+        elif category.lower().split("/")[0] in SOURCE_CATEGORIES:
+            annotated.ignored_rows += 1
+            log.skip("annotation row ignored: source error, not a translation error", where)
+        elif severity == "Neutral":
+            annotated.ignored_rows += 1
+            log.skip("annotation row ignored: Neutral severity (weight 0, a preference)", where)
+        else:
+            annotated.errors.append((error_weight(severity, category), severity, category))
+
+    @staticmethod
+    def _judge(annotated: _Annotated, path: Path, log: ReadLog) -> Candidate | None:
+        where = f"{path.name}:{annotated.line} {'|'.join(annotated.systems)}"
+        if annotated.errors:
+            # The worst error decides; on equal weight the first marked one (file order).
+            _, severity, category = max(annotated.errors, key=lambda error: error[0])
+            return Candidate(
+                text=annotated.text,
+                systems=annotated.systems,
+                label=severity,
+                category=category,
+                breakdown={"severity": severity},
+                where=where,
+            )
+        if annotated.ignored_rows:
+            log.skip(
+                "candidate with only source-error or Neutral rows: neither error-free nor in error",
+                where,
+            )
+            return None
+        return Candidate(
+            text=annotated.text,
+            systems=annotated.systems,
+            label="No-error",
+            breakdown={"severity": "No-error"},
+            where=where,
+        )

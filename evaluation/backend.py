@@ -1,0 +1,106 @@
+"""The backend interface: score (context, candidate) requests, in request order.
+
+A backend turns each request into the sum of the log-probabilities of the candidate's target tokens
+given the context, the number of targets (so the mean is ``sum / n``) and how many context tokens had
+to be cut from the left to fit the model's window. Everything else (templates, deduplication, the
+score cache, reports) lives in the evaluator, so a served backend only has to implement ``score``.
+"""
+
+from __future__ import annotations
+
+import math
+from abc import ABC, abstractmethod
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any, ClassVar
+
+from ..errors import PluginError
+from ..registry import Registry
+
+#: Bump when a change in tokenisation or scoring changes any score: it is part of every cache key.
+SCORING_VERSION = "1"
+#: The scoring modes every backend understands (see evaluation/scoring.py for what they mean).
+MODES = ("default", "reference")
+
+
+@dataclass(frozen=True, slots=True)
+class ScoreRequest:
+    """One candidate text to score after one rendered context."""
+
+    context: str
+    candidate: str
+
+
+@dataclass(frozen=True, slots=True)
+class Score:
+    """Log-likelihood of one candidate: ``mean`` is the paper's length-normalised LL (eq. 1)."""
+
+    logprob_sum: float
+    n_targets: int
+    truncated_tokens: int = 0
+
+    def __post_init__(self) -> None:
+        if self.n_targets < 1 or not math.isfinite(self.logprob_sum):
+            raise ValueError(f"invalid score {self}: a score needs >= 1 target and a finite sum")
+
+    @property
+    def mean(self) -> float:
+        return self.logprob_sum / self.n_targets
+
+
+#: Called after each batch with the request indices scored and their scores (the cache writes them).
+ScoreSink = Callable[[list[int], list[Score]], None]
+
+
+class Backend(ABC):
+    """Computes log-likelihoods. Subclasses set ``name`` and ``description`` and implement
+    :meth:`load` (from a model reference) and :meth:`score`."""
+
+    name: ClassVar[str]
+    description: ClassVar[str] = ""
+    mode: str = "default"
+
+    @classmethod
+    @abstractmethod
+    def load(cls, model: str, *, mode: str = "default", **options: Any) -> Backend:
+        """Load ``model`` (a Hub id, a local path, or whatever the backend understands)."""
+
+    @property
+    @abstractmethod
+    def identity(self) -> dict[str, str]:
+        """Everything a score depends on besides the texts: model and revision (or a hash of its
+        files), dtype, backend, scoring mode. Part of every score-cache key."""
+
+    @abstractmethod
+    def score(self, requests: Sequence[ScoreRequest], *, sink: ScoreSink | None = None,
+              progress: Callable[[int], None] | None = None) -> list[Score]:
+        """Score every request; return the scores in request order.
+
+        ``sink`` receives each finished batch (request indices, scores) as soon as it is done, so
+        an interrupted run keeps its work; ``progress`` receives the number of requests finished.
+        """
+
+    def describe(self) -> dict[str, Any]:
+        """What a report records about the backend (identity plus run settings)."""
+        return dict(self.identity)
+
+
+def _validate_backend(cls: type) -> None:
+    if not isinstance(getattr(cls, "description", None), str) or not cls.description:
+        raise PluginError(f"backend {cls.__module__}.{cls.__name__}: set a one-line 'description'")
+
+
+BACKENDS: Registry[Backend] = Registry("backend", "nnd_suites.backends",
+                                       "nnd_suites.evaluation.backends", base=lambda: Backend,
+                                       validate=_validate_backend)
+
+
+def load_backend(model: str, backend: str | None = None, *, mode: str = "default",
+                 **options: Any) -> Backend:
+    """Load ``model`` with the named backend, or pick the Hugging Face backend its config needs
+    (encoder-decoder models get ``hf_seq2seq``, others ``hf_causal``)."""
+    if backend is None:
+        from .backends.hf import detect_hf_backend
+
+        backend = detect_hf_backend(model, revision=options.get("revision"))
+    return BACKENDS.get(backend).load(model, mode=mode, **options)

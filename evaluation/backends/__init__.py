@@ -1,0 +1,1 @@
+"""Built-in backends; every concrete Backend subclass in this package is registered."""

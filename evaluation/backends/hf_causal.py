@@ -1,0 +1,301 @@
+"""Decoder-only Hugging Face models (``AutoModelForCausalLM``).
+
+Two batched strategies reuse each context for all its candidates; ``auto`` picks the first one
+that reproduces the plain forward on a small probe when the model is loaded:
+
+- ``packed`` (shared-prefix rows): one row holds a context followed by several candidates; a 4-D
+  attention mask lets each candidate see the context and its own earlier tokens only, and position
+  ids restart after the context for every candidate. Each context token goes through the model
+  once, with no key/value copies.
+- ``kv``: the contexts run first (left-padded, position ids from the mask); their key/value cache
+  is then expanded over the candidates, which run with a 2-D mask over cache plus candidate.
+
+Both compute hidden states only, then apply the LM head at the positions that predict a target.
+``naive`` is the reference loop (one plain forward per request, batch 1).
+"""
+
+from __future__ import annotations
+
+import torch
+
+from ..batching import Budget, Chunk
+from ..scoring import Layout, boundary_texts, causal_layout, context_tokens
+from .hf import HFBackend, config_window
+
+#: Packed rows longer than this are split (each part repeats the context) unless a budget says.
+DEFAULT_ROW_CAP = 2048
+#: Candidates per chunk in the kv strategy (the cache is copied once per candidate).
+KV_CANDIDATES = 64
+
+
+class HFCausalBackend(HFBackend):
+    name = "hf_causal"
+    description = ("Hugging Face decoder-only LM (AutoModelForCausalLM): contexts encoded once "
+                   "per group (shared-prefix rows or key/value cache), LM head at targets only")
+    auto_class = "AutoModelForCausalLM"
+    strategies = ("packed", "kv", "naive")
+    causal = True
+
+    @property
+    def window(self) -> int | None:
+        return config_window(self.config, self.tokenizer)
+
+    @property
+    def body(self):
+        return self.model.base_model
+
+    @property
+    def head(self):
+        return self.model.get_output_embeddings()
+
+    # ------------------------------------------------------------------ layouts
+    def layouts(self, requests) -> list[Layout]:
+        texts = [boundary_texts(r.context, r.candidate, self.traits, self.mode, causal=True)
+                 for r in requests]
+        contexts = self.encode([c for c, _ in texts], special=True)
+        candidates = self.encode([x for _, x in texts], special=False)
+        prepared: dict[str, tuple[tuple[int, ...], int]] = {}
+        window = self.window
+        layouts = []
+        for (context, candidate), request in zip(texts, requests):
+            if context not in prepared:
+                prepared[context] = context_tokens(contexts[context], self.traits, self.mode,
+                                                   causal=True)
+            ids, head = prepared[context]
+            layouts.append(causal_layout(ids, head, candidates[candidate], self.traits,
+                                         self.mode, window,
+                                         describe=f"candidate {request.candidate[:60]!r}"))
+        return layouts
+
+    # ------------------------------------------------------------------- chunks
+    def chunks(self, layouts: list[Layout]) -> list[Chunk]:
+        groups: dict[tuple[int, ...], list[int]] = {}
+        for index, layout in enumerate(layouts):
+            groups.setdefault(_shared(layout)[0], []).append(index)
+        if self.strategy == "kv":
+            return [Chunk(prefix, part, ((1, len(prefix), len(prefix)),
+                                         (len(part), longest, len(prefix) + longest)))
+                    for prefix, members in groups.items()
+                    for part in _split(members, KV_CANDIDATES)
+                    for longest in [max(len(_shared(layouts[i])[1]) for i in part)]]
+        budget = self.budget()
+        cap = budget.tokens or DEFAULT_ROW_CAP
+        if budget.attention:
+            cap = min(cap, int(budget.attention ** 0.5))
+        chunks = []
+        for prefix, members in groups.items():
+            row: list[int] = []
+            length = len(prefix)
+            for index in sorted(members, key=lambda i: len(layouts[i].inputs)):
+                extra = len(_shared(layouts[index])[1])
+                if row and length + extra > cap:
+                    chunks.append(Chunk(prefix, row, ((1, length, length),)))
+                    row, length = [], len(prefix)
+                row.append(index)
+                length += extra
+            chunks.append(Chunk(prefix, row, ((1, length, length),)))
+        return chunks
+
+    def run_batch(self, batch: list[Chunk], layouts: list[Layout],
+                  budget: Budget) -> list[tuple[int, float]]:
+        if self.strategy == "kv":
+            return self._run_kv(batch, layouts, budget)
+        return self._run_packed(batch, layouts, budget)
+
+    # ------------------------------------------------------------------- packed
+    def _run_packed(self, batch: list[Chunk], layouts: list[Layout],
+                    budget: Budget) -> list[tuple[int, float]]:
+        rows = [_packed_row(chunk, layouts) for chunk in batch]
+        length = max(len(ids) for ids, *_ in rows)
+        ids = torch.full((len(rows), length), self.pad_id, dtype=torch.long)
+        positions = torch.zeros((len(rows), length), dtype=torch.long)
+        segments = torch.full((len(rows), length), -2, dtype=torch.long)
+        row_index, query, targets, owners = [], [], [], []
+        for b, (row_ids, row_pos, row_seg, row_query, row_targets, row_owners) in enumerate(rows):
+            ids[b, :len(row_ids)] = torch.tensor(row_ids)
+            positions[b, :len(row_pos)] = torch.tensor(row_pos)
+            segments[b, :len(row_seg)] = torch.tensor(row_seg)
+            row_index += [b] * len(row_query)
+            query += row_query
+            targets += row_targets
+            owners += row_owners
+        mask = _packed_mask(segments, self.dtype).to(self.device)
+        self.forward_passes += 1
+        hidden = self.body(input_ids=ids.to(self.device), attention_mask=mask,
+                           position_ids=positions.to(self.device),
+                           use_cache=False).last_hidden_state
+        picked = hidden[self.tensor(row_index), self.tensor(query)]
+        return self._sum_targets(picked, targets, owners, budget)
+
+    # ----------------------------------------------------------------------- kv
+    def _run_kv(self, batch: list[Chunk], layouts: list[Layout],
+                budget: Budget) -> list[tuple[int, float]]:
+        from transformers import DynamicCache
+
+        prefixes = [chunk.prefix for chunk in batch]
+        width = max(len(p) for p in prefixes)
+        ids = torch.full((len(batch), width), self.pad_id, dtype=torch.long)
+        mask = torch.zeros((len(batch), width), dtype=torch.long)
+        for b, prefix in enumerate(prefixes):  # left padding: every context ends at column -1
+            ids[b, width - len(prefix):] = torch.tensor(prefix)
+            mask[b, width - len(prefix):] = 1
+        positions = (mask.cumsum(-1) - 1).clamp(min=0)
+        mask = mask.to(self.device)
+        self.forward_passes += 1
+        out = self.body(input_ids=ids.to(self.device), attention_mask=mask,
+                        position_ids=positions.to(self.device), use_cache=True)
+        last = out.last_hidden_state[:, -1]
+        layers = [(layer.keys, layer.values) for layer in out.past_key_values.layers]
+
+        members = [(b, index) for b, chunk in enumerate(batch) for index in chunk.requests]
+        picked, targets, owners = [], [], []
+        conts = [_shared(layouts[i])[1] for _, i in members]
+        longest = max(len(c) for c in conts)
+        step = max(1, (budget.tokens or 1 << 30) // max(longest + width, 1))
+        for start in range(0, len(members), step):
+            part = members[start:start + step]
+            part_conts = conts[start:start + step]
+            hidden = None
+            if longest:
+                rows = self.tensor([b for b, _ in part])
+                cont_ids = torch.full((len(part), longest), self.pad_id, dtype=torch.long)
+                cont_mask = torch.zeros((len(part), longest), dtype=torch.long)
+                for r, cont in enumerate(part_conts):
+                    cont_ids[r, :len(cont)] = torch.tensor(cont, dtype=torch.long)
+                    cont_mask[r, :len(cont)] = 1
+                lengths = mask.sum(-1)[rows]
+                cache = DynamicCache([(k[rows], v[rows]) for k, v in layers])
+                self.forward_passes += 1
+                hidden = self.body(
+                    input_ids=cont_ids.to(self.device),
+                    attention_mask=torch.cat([mask[rows], cont_mask.to(self.device)], dim=1),
+                    position_ids=lengths[:, None] + torch.arange(longest, device=self.device),
+                    past_key_values=cache, use_cache=True).last_hidden_state
+            for r, (b, index) in enumerate(part):
+                layout = layouts[index]
+                prefix_len = len(_shared(layout)[0])
+                for j, target in enumerate(layout.targets):
+                    seq = layout.first + j
+                    picked.append(last[b] if seq == prefix_len - 1 else hidden[r, seq - prefix_len])
+                    targets.append(target)
+                    owners.append(index)
+        return self._sum_targets(torch.stack(picked), targets, owners, budget)
+
+    # -------------------------------------------------------------------- shared
+    def _sum_targets(self, hidden: torch.Tensor, targets: list[int], owners: list[int],
+                     budget: Budget) -> list[tuple[int, float]]:
+        """Apply the LM head at the picked positions only (in slices), fp32 log-softmax, and sum
+        the target log-probabilities per request."""
+        target_ids = self.tensor(targets)
+        logprobs = torch.cat([
+            self.target_logprobs(self.head(hidden[s:s + budget.head_positions]),
+                                 target_ids[s:s + budget.head_positions])
+            for s in range(0, len(targets), budget.head_positions)])
+        order = list(dict.fromkeys(owners))
+        slot = {index: k for k, index in enumerate(order)}
+        sums = torch.zeros(len(order), dtype=torch.float64, device=logprobs.device)
+        sums.index_add_(0, self.tensor([slot[o] for o in owners]), logprobs.double())
+        return list(zip(order, sums.tolist()))
+
+    def naive_sum(self, layout: Layout) -> float:
+        ids = self.tensor([[*layout.prefix, *layout.inputs]])
+        self.forward_passes += 1
+        logits = self.model(input_ids=ids, use_cache=False).logits[0]
+        rows = logits[layout.first:layout.first + len(layout.targets)]
+        return float(self.target_logprobs(rows, self.tensor(layout.targets)).double().sum())
+
+    # ------------------------------------------------------------------ strategy
+    def _choose_strategy(self) -> str:
+        """The first batched strategy that reproduces the plain forward on a probe."""
+        options = [] if _sliding_window(self.config) else ["packed"]
+        for strategy in [*options, "kv"]:
+            try:
+                difference = self._probe(strategy)
+            except Exception as exc:  # a model that cannot take this strategy's inputs
+                self.probe_report[strategy] = f"failed: {type(exc).__name__}: {exc}"[:200]
+                continue
+            tolerance = 1e-3 if self.dtype == torch.float32 else 0.15
+            self.probe_report[strategy] = f"max difference {difference:.2e}"
+            if difference <= tolerance:
+                return strategy
+        return "naive"
+
+    def _probe(self, strategy: str) -> float:
+        vocab = self.head.weight.shape[0]
+        generator = torch.Generator().manual_seed(0)
+
+        def tokens(n: int) -> tuple[int, ...]:
+            return tuple(torch.randint(0, vocab, (n,), generator=generator).tolist())
+
+        probe = []
+        for prefix_len, cont_lens in ((7, (3, 0, 2)), (3, (4,)), (5, (1, 2))):
+            prefix = tokens(prefix_len)
+            for n in cont_lens:
+                cont = tokens(n)
+                probe.append(Layout(prefix, cont, (*cont, tokens(1)[0]), prefix_len - 1))
+        self.strategy = strategy
+        try:
+            budget = self.budget()
+            with torch.inference_mode():
+                fast = dict(self.run_batch(self.chunks(probe), probe, budget))
+                return max(abs(fast[i] - self.naive_sum(layout))
+                           for i, layout in enumerate(probe))
+        finally:
+            self.strategy = "auto"
+            self.forward_passes = 0
+
+
+def _shared(layout: Layout) -> tuple[tuple[int, ...], tuple[int, ...]]:
+    """(prefix, continuation) with a non-empty prefix: an empty one (the reference mode's empty
+    context) takes the first input token, so every row starts with a real token."""
+    if layout.prefix or not layout.inputs:
+        return layout.prefix, layout.inputs
+    return layout.inputs[:1], layout.inputs[1:]
+
+
+def _split(items: list[int], size: int) -> list[list[int]]:
+    return [items[i:i + size] for i in range(0, len(items), size)]
+
+
+def _packed_row(chunk: Chunk, layouts: list[Layout]):
+    """Token ids, position ids, segment ids (-1 context, k for the k-th candidate), the row
+    positions whose outputs predict targets, the targets and the request each belongs to."""
+    prefix = list(chunk.prefix)
+    ids, positions, segments = prefix[:], list(range(len(prefix))), [-1] * len(prefix)
+    query, targets, owners = [], [], []
+    for k, index in enumerate(chunk.requests):
+        layout = layouts[index]
+        shared, cont = _shared(layout)  # shared + cont is the same sequence as prefix + inputs
+        start = len(ids)
+        for j, target in enumerate(layout.targets):
+            seq = layout.first + j
+            query.append(seq if seq < len(shared) else start + seq - len(shared))
+            targets.append(target)
+            owners.append(index)
+        ids += cont
+        positions += range(len(shared), len(shared) + len(cont))
+        segments += [k] * len(cont)
+    return ids, positions, segments, query, targets, owners
+
+
+def _packed_mask(segments: torch.Tensor, dtype: torch.dtype) -> torch.Tensor:
+    """Additive 4-D mask: causal, a candidate sees the context and itself, padding nothing but
+    itself (so no row is fully masked)."""
+    length = segments.shape[1]
+    order = torch.arange(length)
+    causal = order[None, :, None] >= order[None, None, :]
+    keys, queries = segments[:, None, :], segments[:, :, None]
+    allowed = causal & ((keys == -1) | (keys == queries)) & (keys != -2)
+    allowed |= torch.eye(length, dtype=torch.bool)[None]
+    mask = torch.zeros(allowed.shape, dtype=dtype)
+    mask.masked_fill_(~allowed, torch.finfo(dtype).min)
+    return mask[:, None]
+
+
+def _sliding_window(config) -> bool:
+    """Sliding-window attention is not reproduced by a custom 4-D mask: such models use kv."""
+    layer_types = getattr(config, "layer_types", None) or ()
+    if any("sliding" in str(t) for t in layer_types):
+        return True
+    window = getattr(config, "sliding_window", None)
+    return bool(window) and getattr(config, "use_sliding_window", True) is not False

@@ -1,0 +1,23 @@
+"""Robustness of one model across suites x transformations (PRODUCT section 9, GEM 3.1).
+
+Each suite is evaluated untouched and under each transformation; every transformed test is
+compared with its parent test (same id), so the deltas are paired.
+"""
+
+from __future__ import annotations
+
+from .report import RobustnessCell, RobustnessReport, make_cell, to_markdown, write_report
+from .stats import PairedComparison, PairedTest, compare, mcnemar_exact, paired_tests
+
+__all__ = [
+    "PairedComparison",
+    "PairedTest",
+    "RobustnessCell",
+    "RobustnessReport",
+    "compare",
+    "make_cell",
+    "mcnemar_exact",
+    "paired_tests",
+    "to_markdown",
+    "write_report",
+]

@@ -1,0 +1,52 @@
+"""nnd-suites export SUITE ... --to FOLDER: a Hub-ready dataset folder, one config per suite."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from ...suites import load_suite
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    parser = subparsers.add_parser(
+        "export",
+        help="write suites as a Hugging Face dataset folder (parquet + card)",
+        description="Write each suite as a config (split `test`) of a dataset folder that "
+        "`datasets.load_dataset(FOLDER, CONFIG)` reads and `nnd-suites publish` "
+        "uploads. Configs already in FOLDER are kept; the card is regenerated.",
+    )
+    parser.add_argument(
+        "suites",
+        nargs="+",
+        metavar="SUITE",
+        help="suite folder, built-in adapter name, FOLDER/CONFIG or hub:ORG/NAME/CONFIG",
+    )
+    parser.add_argument(
+        "--to",
+        type=Path,
+        required=True,
+        metavar="FOLDER",
+        help="dataset folder to write (created if missing)",
+    )
+    parser.add_argument(
+        "--repo",
+        metavar="ORG/NAME",
+        help="Hub repository the card's usage examples name (default ORG/NAME)",
+    )
+    parser.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from ...hub import export_suites
+
+    result = export_suites([load_suite(spec) for spec in args.suites], args.to, args.repo)
+    for config in result.configs:
+        state = "written" if config.name in result.written else "kept"
+        print(f"  {config.name}: {config.num_examples:,} tests ({state})")
+    print(f"wrote {result.folder} ({len(result.configs)} configs; card {result.folder}/README.md)")
+    print(
+        f'load with datasets.load_dataset("{result.folder}", "{result.configs[0].name}", '
+        'split="test")'
+    )
+    return 0

@@ -1,0 +1,49 @@
+"""nnd-suites new-adapter NAME --type TYPE: scaffold an adapter's contribution unit."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from ...scaffold.writer import ANNOTATION_TYPES, write_adapter
+
+NEXT_STEPS = """\
+Next steps (CONTRIBUTING.md walks through each):
+  1. adapters/{name}/adapter.py: read your source's own format in `read`, fill in `metadata`.
+  2. quality_maps/{name}.yaml: declare the quality rule (labels, tiers, rating rule, hierarchy).
+  3. adapters/{name}/fixtures/: replace sample.jsonl with a small sample of the real source,
+     derive its pair counts by hand and write them into expected_stats.json.
+  4. adapters/{name}/README.md: replace every TODO (source, license, citation, rule, pairs).
+  5. Run the harness: python -m pytest tests/test_adapter_harness.py -q -k {name}
+     then: pre-commit run --all-files
+  6. Build the full source: nnd-suites build {name} --source PATH_OR_URL"""
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    parser = subparsers.add_parser(
+        "new-adapter", help="scaffold a new adapter (folder, class stub, fixture, quality map)"
+    )
+    parser.add_argument("name", help="adapter name: a lower-case identifier, e.g. wmt_mqm")
+    parser.add_argument(
+        "--type",
+        required=True,
+        choices=ANNOTATION_TYPES,
+        dest="annotation_type",
+        help="annotation type of the source",
+    )
+    parser.add_argument(
+        "--root",
+        type=Path,
+        default=Path("."),
+        help="root of the nnd-suites clone (default: the current folder)",
+    )
+    parser.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    written = write_adapter(args.root, args.name, args.annotation_type)
+    root = args.root.resolve()
+    for path in written:
+        print(f"wrote {path.resolve().relative_to(root)}")
+    print(NEXT_STEPS.format(name=args.name))
+    return 0

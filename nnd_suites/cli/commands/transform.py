@@ -1,0 +1,66 @@
+"""nnd-suites transform SUITE --transform NAME[:param=value,...]: write a child suite."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+
+from ...suites import load_suite
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    parser = subparsers.add_parser(
+        "transform", help="apply a transformation plugin to a suite (child suite, parent ids kept)"
+    )
+    parser.add_argument("suite", help="suite folder (or built-in adapter name)")
+    parser.add_argument(
+        "--transform",
+        required=True,
+        metavar="NAME[:param=value,...]",
+        help="transformation and its parameters, e.g. typos:rate=0.02,seed=1 "
+        "(see `nnd-suites list`)",
+    )
+    parser.add_argument(
+        "--out", type=Path, help="child suite folder (default: suites/PARENT.NAME[-params])"
+    )
+    parser.add_argument(
+        "--json",
+        action="store_true",
+        help="print one JSON object (the manifest's transformation record)",
+    )
+    parser.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from ...transformations import transform_suite
+
+    child = transform_suite(load_suite(args.suite), args.transform)
+    out = args.out or Path("suites") / child.name
+    child.save(out)
+    info = child.manifest.transformation
+    assert info is not None
+    refused = [s for s in child.manifest.skipped if s.reason.startswith(f"{info.name} would")]
+    if args.json:
+        print(
+            json.dumps(
+                {
+                    "suite": child.name,
+                    "out": str(out),
+                    "pairs": len(child),
+                    **info.model_dump(),
+                    "kept_unchanged": sum(s.count for s in refused),
+                },
+                indent=2,
+                ensure_ascii=False,
+            )
+        )
+        return 0
+    print(f"wrote {out} ({child.name}, {len(child):,} tests, parent {info.parent_suite})")
+    print(
+        f"  changed {info.changed:,}, identical {info.identical:,}, degenerate {info.degenerate:,}"
+        " (both candidates became the same text: excluded from pass rates, counted apart)"
+    )
+    for skipped in refused:
+        print(f"  {skipped.reason}: {skipped.count:,}")
+    return 0

@@ -1,0 +1,348 @@
+"""The dataset card of an export: YAML metadata built with the libraries, text from the manifests.
+
+The metadata block is assembled with ``huggingface_hub.DatasetCardData`` plus the `datasets`
+classes that ``push_to_hub`` itself uses (``DatasetInfosDict`` for features and split sizes,
+``MetadataConfigs`` for the configs and their data files), so the Hub and ``load_dataset`` read
+it exactly as they read a card they wrote.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+
+from datasets import DatasetInfo, SplitDict, SplitInfo
+from datasets.info import DatasetInfosDict
+from datasets.utils.metadata import MetadataConfigs
+from huggingface_hub import DatasetCard, DatasetCardData
+
+from .. import __version__
+from ..suite import MANIFEST_FILE
+from .configs import ConfigInfo
+from .layout import CARD_TAG, DATA_GLOB, SPLIT
+
+NND_CITATION = "\n".join(
+    [
+        "@inproceedings{laban2022near,",
+        "  title={Near-Negative Distinction: Giving a Second Life to Human Evaluation Datasets},",
+        "  author={Laban, Philippe and Wu, Chien-Sheng and Liu, Wenhao and Xiong, Caiming},",
+        "  booktitle={Proceedings of the 2022 Conference on Empirical Methods in Natural Language "
+        "Processing},",
+        "  year={2022}",
+        "}",
+    ]
+)
+
+#: License ids the Hub knows (https://huggingface.co/docs/hub/repositories-licenses); a suite's
+#: SPDX id is lower-cased and looked up here, anything else is declared as "other".
+HUB_LICENSES = frozenset(
+    [
+        "apache-2.0",
+        "mit",
+        "openrail",
+        "afl-3.0",
+        "artistic-2.0",
+        "bsl-1.0",
+        "bsd",
+        "bsd-2-clause",
+        "bsd-3-clause",
+        "bsd-3-clause-clear",
+        "c-uda",
+        "cc",
+        "cc0-1.0",
+        "cc-by-2.0",
+        "cc-by-2.5",
+        "cc-by-3.0",
+        "cc-by-4.0",
+        "cc-by-sa-3.0",
+        "cc-by-sa-4.0",
+        "cc-by-nc-2.0",
+        "cc-by-nc-3.0",
+        "cc-by-nc-4.0",
+        "cc-by-nd-4.0",
+        "cc-by-nc-nd-3.0",
+        "cc-by-nc-nd-4.0",
+        "cc-by-nc-sa-2.0",
+        "cc-by-nc-sa-3.0",
+        "cc-by-nc-sa-4.0",
+        "cdla-sharing-1.0",
+        "cdla-permissive-1.0",
+        "cdla-permissive-2.0",
+        "wtfpl",
+        "ecl-2.0",
+        "epl-1.0",
+        "epl-2.0",
+        "etalab-2.0",
+        "eupl-1.1",
+        "eupl-1.2",
+        "agpl-3.0",
+        "gfdl",
+        "gpl",
+        "gpl-2.0",
+        "gpl-3.0",
+        "lgpl",
+        "lgpl-2.1",
+        "lgpl-3.0",
+        "isc",
+        "lppl-1.3c",
+        "ms-pl",
+        "mpl-2.0",
+        "odc-by",
+        "odbl",
+        "osl-3.0",
+        "postgresql",
+        "ofl-1.1",
+        "ncsa",
+        "unlicense",
+        "zlib",
+        "pddl",
+        "unknown",
+    ]
+)
+
+#: Hub size categories, smallest first, with their exclusive upper bounds.
+SIZE_CATEGORIES = [
+    ("n<1K", 10**3),
+    ("1K<n<10K", 10**4),
+    ("10K<n<100K", 10**5),
+    ("100K<n<1M", 10**6),
+    ("1M<n<10M", 10**7),
+    ("10M<n<100M", 10**8),
+    ("100M<n<1B", 10**9),
+]
+
+#: Hub task categories for the generation task a suite comes from (matched on the task's words).
+TASK_CATEGORIES = [
+    ("summar", "summarization"),
+    ("translat", "translation"),
+    ("question answering", "question-answering"),
+]
+
+
+def hub_license(spdx: str) -> str:
+    lowered = spdx.strip().lower()
+    return lowered if lowered in HUB_LICENSES else "other"
+
+
+def size_category(rows: int) -> str:
+    return next((name for name, bound in SIZE_CATEGORIES if rows < bound), "n>1B")
+
+
+def task_categories(tasks: Iterable[str]) -> list[str]:
+    """Hub categories of each suite's task; a task none matches (e.g. question generation) is
+    text generation, which every NND suite evaluates."""
+    found: set[str] = set()
+    for task in tasks:
+        matched = [category for words, category in TASK_CATEGORIES if words in task.lower()]
+        found.update(matched or ["text-generation"])
+    return sorted(found)
+
+
+def pretty_name(names: list[str]) -> str:
+    if len(names) <= 3:
+        return "NND test suites: " + ", ".join(names)
+    return "Near-Negative Distinction (NND) test suites"
+
+
+def card_data(configs: list[ConfigInfo]) -> DatasetCardData:
+    manifests = [c.manifest for c in configs]
+    licenses = sorted({hub_license(m.license) for m in manifests})
+    data = DatasetCardData(
+        pretty_name=pretty_name([c.name for c in configs]),
+        language=sorted({lang for m in manifests for lang in m.languages}) or None,
+        license=licenses[0] if len(licenses) == 1 else licenses,
+        task_categories=task_categories(m.task for m in manifests),
+        size_categories=[size_category(sum(c.num_examples for c in configs))],
+        source_datasets=["extended"],
+        language_creators=["found", "machine-generated"],
+        annotations_creators=["expert-generated"],
+        tags=[
+            CARD_TAG,
+            "near-negative-distinction",
+            "evaluation",
+            "human-evaluation",
+            *sorted({m.adapter.name for m in manifests}),
+        ],
+    )
+    others = sorted({m.license for m in manifests if hub_license(m.license) == "other"})
+    if others:  # the Hub asks for a name with `license: other`; the card text says which suite
+        data["license_name"] = "-and-".join(re.sub(r"[^a-z0-9.]+", "-", o.lower()) for o in others)
+        data["license_details"] = "; ".join(f"{m.name}: {m.license}" for m in manifests)
+    infos = DatasetInfosDict(
+        {
+            c.name: DatasetInfo(
+                config_name=c.name,
+                features=c.features,
+                splits=SplitDict(
+                    {
+                        SPLIT: SplitInfo(
+                            name=SPLIT, num_bytes=c.num_bytes, num_examples=c.num_examples
+                        )
+                    }
+                ),
+                download_size=c.download_size,
+                dataset_size=c.num_bytes,
+            )
+            for c in configs
+        }
+    )
+    infos.to_dataset_card_data(data)
+    MetadataConfigs(
+        {
+            c.name: {"data_files": [{"split": SPLIT, "path": f"{c.name}/{DATA_GLOB}"}]}
+            for c in configs
+        }
+    ).to_dataset_card_data(data)
+    return data
+
+
+def build_card(configs: list[ConfigInfo], repo_id: str | None = None) -> DatasetCard:
+    """The whole card for the configs present in an export folder (sorted by name)."""
+    configs = sorted(configs, key=lambda c: c.name)
+    data = card_data(configs)
+    body = _body(configs, data.pretty_name, repo_id)
+    return DatasetCard(f"---\n{data.to_yaml()}\n---\n\n{body}")
+
+
+# ------------------------------------------------------------------------------- card text
+def _table(header: list[str], rows: Iterable[list[object]]) -> str:
+    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    lines += [
+        "| " + " | ".join(str(cell).replace("|", "\\|") for cell in row) + " |" for row in rows
+    ]
+    return "\n".join(lines)
+
+
+def _body(configs: list[ConfigInfo], title: str, repo_id: str | None) -> str:
+    repo = repo_id or "ORG/NAME"
+    first = configs[0].name
+    parts = [
+        f"# {title}",
+        f"<!-- generated by nnd-suites {__version__} (`nnd-suites export`); edits are "
+        "overwritten on the next export -->",
+        "## Description",
+        "Near-Negative Distinction (NND) test suites (Laban et al., EMNLP 2022) built with "
+        "nnd-suites from human evaluations of generated text. Each row is one NND test: a "
+        "context, a *high* candidate and a *low* "
+        "candidate that people judged worse (the low candidate's label is the error category). "
+        "A model passes a test when it gives the high candidate a higher length-normalised "
+        "log-likelihood than the low one; pass rates are reported overall and per category. "
+        "Each suite is one config with a single `test` split.",
+        _table(
+            ["config", "task", "tests", "groups", "annotation license", "source"],
+            [
+                [
+                    f"`{c.name}`",
+                    c.manifest.task,
+                    f"{c.num_examples:,}",
+                    f"{c.manifest.counts.groups:,}",
+                    c.manifest.license,
+                    c.manifest.description,
+                ]
+                for c in configs
+            ],
+        ),
+        "### Fields",
+        _table(
+            ["column", "meaning"],
+            [
+                ["`id`", "stable test id (content hash)"],
+                ["`group_id`", "the annotated input the two candidates share"],
+                ["`context`", "the input, as named fields (rendered with a template per model)"],
+                [
+                    "`high`, `low`",
+                    "candidates: `text`, `label`, `systems` that produced it, "
+                    "`score` (aggregated rating, if any)",
+                ],
+                ["`label`", "the low candidate's label"],
+                [
+                    "`category`, `category_path`",
+                    "error category of the low candidate and its roll-up (root first)",
+                ],
+                ["`aspect`", "quality aspect, for suites judged on several"],
+                ["`score_gap`", "high minus low score, when scores exist"],
+                ["`breakdown`", "the suite's sub-population fields (absent if it has none)"],
+                ["`parent_id`", "for a transformed suite, the id of the untouched test"],
+            ],
+        ),
+        "## How the tests were built",
+        *[_config_section(c) for c in configs],
+        "## How to use",
+        "With `datasets` (plain rows with the features above):",
+        f'```python\nfrom datasets import load_dataset\n\ntests = load_dataset("{repo}", '
+        f'"{first}", split="test")\n```',
+        "With `nnd-suites` (typed pairs plus the manifest, validated against its content hash):",
+        f'```python\nimport nnd_suites\n\nsuite = nnd_suites.load_suite("{repo}", "{first}")'
+        f'  # or "hub:{repo}/{first}"; revision="v1.0" pins a tag\n```',
+        "Score a model on it:",
+        f"```bash\nnnd-suites evaluate --suite hub:{repo}/{first} --model MODEL\n```",
+        "## Licenses and citations",
+        "The tests are derived from the source annotations and keep their licenses. Each "
+        f"config's `{MANIFEST_FILE}` records the source files (with sha256), the quality map "
+        "and every count.",
+        *[
+            f"### `{c.name}`\n\nLicense: {c.manifest.license}.\n\n```bibtex\n"
+            f"{c.manifest.citation.strip()}\n```"
+            for c in configs
+        ],
+        "### Near-Negative Distinction",
+        f"```bibtex\n{NND_CITATION}\n```",
+    ]
+    return "\n\n".join(parts) + "\n"
+
+
+def _config_section(config: ConfigInfo) -> str:
+    m = config.manifest
+    options = ", ".join(f"{k}={v}" for k, v in m.adapter.options.items())
+    counts = m.counts
+    lines = [
+        f"### `{config.name}`",
+        "",
+        m.description,
+        "",
+        f"- Adapter: `{m.adapter.name}` {m.adapter.version}" + (f" ({options})" if options else ""),
+        "- Source: "
+        + ", ".join(
+            f"`{s.path.rsplit('/', 1)[-1]}` (sha256 {s.sha256[:12]}…, {s.bytes:,} bytes)"
+            for s in m.sources
+        ),
+        f"- Quality map `{m.quality_map.name}`: {m.quality_map.description}",
+        f"- {counts.pairs:,} tests from {counts.groups:,} groups and {counts.candidates:,} "
+        f"candidates; {counts.groups_without_pairs:,} groups gave no test"
+        + (
+            f"; {counts.pairs_repeating_texts:,} tests repeat the texts of another test of their "
+            "group (identical outputs annotated separately)"
+            if counts.pairs_repeating_texts
+            else ""
+        ),
+        f"- Context fields: {', '.join(f'`{f}`' for f in m.context_fields)}; default template "
+        f"`{m.default_template!r}`"
+        + (
+            "; per model family: " + ", ".join(f"{k} `{v!r}`" for k, v in m.templates.items())
+            if m.templates
+            else ""
+        ),
+    ]
+    if m.transformation:
+        t = m.transformation
+        lines.append(
+            f"- Transformation `{t.name}` {t.version} of `{t.parent_suite}` "
+            f"(params {t.params}, seed {t.seed}): {t.changed:,} tests changed, "
+            f"{t.identical:,} identical, {t.degenerate:,} degenerate"
+        )
+    lines.append("")
+    lines.append("Tests per category:")
+    lines.append("")
+    lines.append(
+        _table(
+            ["category", "tests"], [[k, f"{v:,}"] for k, v in counts.breakdowns["category"].items()]
+        )
+    )
+    lines.append("")
+    if m.skipped:
+        lines.append("Left out of the suite, with the reason:")
+        lines.append("")
+        lines.append(_table(["reason", "count"], [[s.reason, f"{s.count:,}"] for s in m.skipped]))
+    else:
+        lines.append("Nothing in the source was left out.")
+    return "\n".join(lines)

@@ -1,0 +1,102 @@
+"""Load a typed suite from an exported folder or a Hub dataset repository.
+
+On the command line a suite exported to the Hub is named ``hub:ORG/NAME/CONFIG[@REVISION]``;
+one in a local export folder is named by its config folder, ``FOLDER/CONFIG``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+import yaml
+from huggingface_hub import DatasetCard, snapshot_download
+
+from ..errors import NNDError, UnknownItemError
+from ..suite import MANIFEST_FILE, Suite
+from .configs import read_config
+from .layout import CARD_FILE, exported_configs
+from .remote import check_repo_id, hub_errors
+
+HUB_PREFIX = "hub:"
+
+
+@dataclass(frozen=True)
+class HubSpec:
+    repo_id: str
+    config: str
+    revision: str | None = None
+
+    def __str__(self) -> str:
+        at = f"@{self.revision}" if self.revision else ""
+        return f"{HUB_PREFIX}{self.repo_id}/{self.config}{at}"
+
+
+def is_hub_spec(spec: object) -> bool:
+    return isinstance(spec, str) and spec.startswith(HUB_PREFIX)
+
+
+def parse_hub_spec(spec: str) -> HubSpec:
+    """``hub:ORG/NAME/CONFIG`` or ``hub:ORG/NAME/CONFIG@REVISION`` (a tag, branch or commit)."""
+    body = spec[len(HUB_PREFIX) :] if is_hub_spec(spec) else spec
+    path, at, revision = body.partition("@")
+    parts = path.split("/")
+    if len(parts) != 3 or not all(parts) or (at and not revision):
+        raise NNDError(
+            f"{spec!r}: a Hub suite is named hub:ORG/NAME/CONFIG or hub:ORG/NAME/CONFIG@REVISION"
+        )
+    return HubSpec(check_repo_id(f"{parts[0]}/{parts[1]}"), parts[2], revision or None)
+
+
+def load_exported_suite(source: str | Path, config: str, revision: str | None = None) -> Suite:
+    """The validated suite of ``config`` in an export folder, or in a Hub dataset repository.
+
+    ``source`` is a local folder written by ``nnd-suites export`` when it exists, else a Hub
+    repository id ``ORG/NAME`` (downloaded at ``revision`` into the Hugging Face cache).
+    """
+    folder = Path(source)
+    if folder.is_dir():
+        if revision is not None:
+            raise NNDError(f"{folder}: a revision applies to Hub repositories, not to a folder")
+        return _read(folder, config, str(folder))
+    repo_id = check_repo_id(str(source))
+    location = f"{HUB_PREFIX}{repo_id}" + (f"@{revision}" if revision else "")
+    return _read(download_config(repo_id, config, revision), config, location)
+
+
+def download_config(repo_id: str, config: str, revision: str | None = None) -> Path:
+    """Fetch the card and one config's files (cached by huggingface_hub); return the folder."""
+    with hub_errors(f"downloading suite {config!r}", repo_id):
+        path = snapshot_download(
+            repo_id,
+            repo_type="dataset",
+            revision=revision,
+            allow_patterns=[f"{config}/*", CARD_FILE],
+        )
+    return Path(path)
+
+
+def card_config_names(folder: Path) -> list[str]:
+    """Config names the card of an export folder declares (empty without a card)."""
+    from datasets.utils.metadata import MetadataConfigs
+
+    card = folder / CARD_FILE
+    if not card.is_file():
+        return []
+    try:
+        return sorted(MetadataConfigs.from_dataset_card_data(DatasetCard.load(card).data))
+    except (ValueError, yaml.YAMLError):
+        return []
+
+
+def _read(folder: Path, config: str, location: str) -> Suite:
+    """``location`` names ``folder`` for the user: the folder itself or hub:ORG/NAME."""
+    if not (folder / config / MANIFEST_FILE).is_file():
+        known = exported_configs(folder) or card_config_names(folder)
+        if not known:
+            raise NNDError(
+                f"{location}: no exported suite here (a folder written by "
+                "`nnd-suites export` holds CONFIG/manifest.json and a README.md)"
+            )
+        raise UnknownItemError(f"suite config in {location}", config, known)
+    return read_config(folder / config)

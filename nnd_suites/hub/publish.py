@@ -1,0 +1,165 @@
+"""Publish suites to a Hub dataset repository with huggingface_hub (create, upload, tag).
+
+The suites are exported into a staging folder first (so every check runs before the Hub is
+contacted); the configs already in the repository are fetched into it, so the regenerated card
+lists them all; then the folder is uploaded in one commit and the commit optionally tagged.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import tempfile
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from huggingface_hub import HfApi, get_token
+
+from ..errors import NNDError
+from ..suite import MANIFEST_FILE, Suite
+from .export import export_suites, is_nnd_card, refresh_card
+from .layout import CARD_FILE, DATA_GLOB
+from .remote import LOGIN_HINT, check_repo_id, hub_errors, offline
+
+#: What an upload sends from the staging folder (never download metadata or stray files).
+UPLOAD_PATTERNS = [CARD_FILE, f"*/{MANIFEST_FILE}", f"*/{DATA_GLOB}"]
+
+
+@dataclass
+class PublishResult:
+    repo_id: str
+    folder: Path  # the staging folder (removed after a real publish unless given)
+    files: list[str]  # uploaded (or, in a dry run, to be uploaded), relative to the folder
+    written: list[str]  # configs of the suites given
+    configs: list[str] = field(default_factory=list)  # every config the card lists
+    dry_run: bool = False
+    commit_url: str | None = None
+    tag: str | None = None
+
+    @property
+    def url(self) -> str:
+        return f"https://huggingface.co/datasets/{self.repo_id}"
+
+
+def publish_suites(
+    suites: Iterable[Suite],
+    repo_id: str,
+    *,
+    private: bool = False,
+    tag: str | None = None,
+    dry_run: bool = False,
+    folder: str | Path | None = None,
+    commit_message: str | None = None,
+    api: HfApi | None = None,
+) -> PublishResult:
+    """Export ``suites`` and push them to the dataset repository ``repo_id``.
+
+    ``dry_run`` only builds the folder (``folder``, or a new temporary one that is kept) and
+    reports what would be uploaded; it never contacts the Hub, so the configs already in the
+    repository are not in its card. The token comes from the standard resolution (HF_TOKEN,
+    then the token saved by `hf auth login`).
+    """
+    check_repo_id(repo_id)
+    suites = list(suites)
+    if dry_run:
+        staging = Path(folder) if folder else Path(tempfile.mkdtemp(prefix="nnd-publish-"))
+        export = export_suites(suites, staging, repo_id)
+        return PublishResult(
+            repo_id,
+            staging,
+            _files(staging),
+            export.written,
+            export.config_names,
+            dry_run=True,
+            tag=tag,
+        )
+    if offline():
+        raise NNDError(
+            f"cannot publish to {repo_id}: HF_HUB_OFFLINE is set; unset it (or use "
+            "--dry-run to build the folder without the Hub)"
+        )
+    if get_token() is None:
+        raise NNDError(
+            f"cannot publish to {repo_id}: no Hugging Face token found; "
+            f"{LOGIN_HINT} (a token with write access)"
+        )
+    api = api or HfApi()
+    with _staging(folder) as staging:
+        export = export_suites(suites, staging, repo_id)
+        with hub_errors("creating the dataset repository", repo_id):
+            api.create_repo(repo_id, repo_type="dataset", exist_ok=True, private=private)
+        _fetch_other_configs(api, repo_id, staging, export.written)
+        configs = [c.name for c in refresh_card(staging, repo_id)]
+        message = commit_message or f"nnd-suites: publish {', '.join(export.written)}"
+        with hub_errors("uploading the suites", repo_id):
+            commit = api.upload_folder(
+                repo_id=repo_id,
+                repo_type="dataset",
+                folder_path=staging,
+                allow_patterns=UPLOAD_PATTERNS,
+                # a config is replaced as a whole: stale shards of a written config go
+                delete_patterns=[f"{name}/{DATA_GLOB}" for name in export.written],
+                commit_message=message,
+            )
+        if tag:
+            with hub_errors(f"tagging {tag}", repo_id):
+                api.create_tag(
+                    repo_id,
+                    tag=tag,
+                    repo_type="dataset",
+                    tag_message=f"{message} ({', '.join(configs)})",
+                )
+        return PublishResult(
+            repo_id,
+            staging,
+            _files(staging),
+            export.written,
+            configs,
+            commit_url=getattr(commit, "commit_url", None),
+            tag=tag,
+        )
+
+
+def _fetch_other_configs(api: HfApi, repo_id: str, staging: Path, written: list[str]) -> None:
+    """Download the card and the configs already published that this publish does not replace."""
+    with hub_errors("listing the repository", repo_id):
+        remote = api.list_repo_files(repo_id, repo_type="dataset")
+    present = {p.name for p in staging.iterdir() if p.is_dir()}
+    others = sorted(
+        {path.split("/")[0] for path in remote if path.endswith(f"/{MANIFEST_FILE}")}
+        - set(written)
+        - present
+    )
+    if not others and CARD_FILE not in remote:
+        return
+    with hub_errors("fetching the configs already published", repo_id):
+        api.snapshot_download(
+            repo_id,
+            repo_type="dataset",
+            local_dir=staging,
+            allow_patterns=[CARD_FILE, *[f"{n}/*" for n in others]],
+        )
+    if (staging / CARD_FILE).is_file() and not is_nnd_card(staging / CARD_FILE):
+        raise NNDError(
+            f"cannot publish to {repo_id}: its {CARD_FILE} was not written by "
+            "nnd-suites and would be replaced; publish to another repository, or "
+            "remove that card from the repository first"
+        )
+
+
+def _files(staging: Path) -> list[str]:
+    return sorted(
+        p.relative_to(staging).as_posix()
+        for pattern in UPLOAD_PATTERNS
+        for p in staging.glob(pattern)
+        if p.is_file()
+    )
+
+
+@contextlib.contextmanager
+def _staging(folder: str | Path | None) -> Iterator[Path]:
+    if folder is not None:
+        yield Path(folder)
+        return
+    with tempfile.TemporaryDirectory(prefix="nnd-publish-") as tmp:
+        yield Path(tmp)

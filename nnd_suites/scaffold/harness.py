@@ -1,0 +1,152 @@
+"""The per-adapter checks the test suite runs on every registered adapter (and a third-party
+package can run on its own): build the adapter's fixture, validate the written suite files against
+the JSON Schemas of the data model, compare its statistics with the expected ones, check the README
+and that every adapter folder is registered.
+
+Contribution unit::
+
+    adapters/<name>/
+        __init__.py, adapter.py      # the Adapter subclass
+        README.md                    # REQUIRED_SECTIONS
+        fixtures/<source sample>     # a small file in the source's own format
+        fixtures/expected_stats.json # ExpectedStats: which fixture, options, counts it must give
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+import jsonschema
+import pyarrow.parquet as pq
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from ..adapter import Adapter
+from ..build import build_suite
+from ..errors import NNDError
+from ..suite import MANIFEST_FILE, PAIRS_FILE, export_json_schemas
+
+FIXTURES = "fixtures"
+EXPECTED_STATS = "expected_stats.json"
+README = "README.md"
+#: Level-2 headings every adapter README needs (reviewers and the dataset card read them).
+REQUIRED_SECTIONS = ("Source", "License", "Citation", "Quality rule", "Pairs")
+
+
+class ExpectedStats(BaseModel):
+    """``fixtures/expected_stats.json``: the counts building ``source`` must give."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    source: str = Field(description="fixture file name inside fixtures/")
+    options: dict[str, Any] = Field(default_factory=dict, description="adapter options")
+    pairs: int = Field(ge=1)
+    groups: int = Field(ge=0)
+    candidates: int = Field(ge=0)
+    breakdowns: dict[str, dict[str, int]]
+    skipped: dict[str, int] = Field(default_factory=dict, description="reason -> count")
+    degenerate_pairs: int = Field(0, ge=0, description="pairs whose two texts are identical")
+
+
+def expected_stats_path(cls: type[Adapter]) -> Path:
+    return cls.folder() / FIXTURES / EXPECTED_STATS
+
+
+def load_expected(cls: type[Adapter]) -> ExpectedStats:
+    path = expected_stats_path(cls)
+    if not path.is_file():
+        raise NNDError(
+            f"adapter {cls.name}: no {path}; every adapter ships a small fixture and "
+            "its expected statistics (see CONTRIBUTING.md)"
+        )
+    try:
+        return ExpectedStats.model_validate_json(path.read_text("utf-8"))
+    except ValidationError as exc:
+        raise NNDError(f"{path}: invalid expected statistics: {exc}") from exc
+
+
+def actual_stats(stats: dict[str, Any]) -> dict[str, Any]:
+    """The part of ``Suite.stats()`` an expected-stats file pins down."""
+    return {
+        name: stats[name]
+        for name in ("pairs", "groups", "candidates", "breakdowns", "skipped", "degenerate_pairs")
+    }
+
+
+def stats_differences(expected: ExpectedStats, stats: dict[str, Any]) -> list[str]:
+    """Human-readable differences between expected and actual statistics (empty if equal)."""
+    want = expected.model_dump(exclude={"source", "options"})
+    got = actual_stats(stats)
+    problems = []
+    for name, value in want.items():
+        if got[name] != value:
+            problems.append(
+                f"{name}: expected {json.dumps(value, sort_keys=True)}, "
+                f"got {json.dumps(got[name], sort_keys=True)}"
+            )
+    return problems
+
+
+def validate_suite_files(folder: Path, schema_folder: Path) -> None:
+    """Validate manifest.json and every row of pairs.parquet against the exported JSON Schemas."""
+    schema_folder.mkdir(parents=True, exist_ok=True)
+    schemas = {
+        path.name.split(".")[0]: json.loads(path.read_text("utf-8"))
+        for path in export_json_schemas(schema_folder)
+    }
+    manifest = json.loads((folder / MANIFEST_FILE).read_text("utf-8"))
+    jsonschema.validate(manifest, schemas["suite_manifest"], cls=jsonschema.Draft202012Validator)
+    pair_validator = jsonschema.Draft202012Validator(schemas["pair"])
+    for index, row in enumerate(pq.read_table(folder / PAIRS_FILE).to_pylist()):
+        error = next(iter(pair_validator.iter_errors(row)), None)
+        if error is not None:
+            raise jsonschema.ValidationError(f"{folder / PAIRS_FILE} row {index}: {error.message}")
+
+
+def check_fixture(cls: type[Adapter], workdir: Path) -> list[str]:
+    """Build the adapter's fixture into ``workdir``, validate the files, compare the statistics."""
+    expected = load_expected(cls)
+    source = cls.folder() / FIXTURES / expected.source
+    if not source.is_file():
+        return [f"fixture {source} named in {EXPECTED_STATS} does not exist"]
+    out = workdir / f"{cls.name}_fixture"
+    suite = build_suite(cls.name, source, out, **expected.options)
+    validate_suite_files(out, workdir / "schemas")
+    return stats_differences(expected, suite.stats())
+
+
+def readme_problems(folder: Path) -> list[str]:
+    """What an adapter README lacks: the file, or a required ``## Section`` with some text."""
+    path = folder / README
+    if not path.is_file():
+        return [f"{path} is missing"]
+    text = path.read_text("utf-8")
+    problems = []
+    for section in REQUIRED_SECTIONS:
+        match = re.search(
+            rf"^##\s+{re.escape(section)}\s*$(.*?)(?=^##\s|\Z)",
+            text,
+            flags=re.MULTILINE | re.DOTALL | re.IGNORECASE,
+        )
+        if match is None:
+            problems.append(f"{path}: no '## {section}' section")
+        elif not match.group(1).strip():
+            problems.append(f"{path}: section '## {section}' is empty")
+    return problems
+
+
+def adapter_folders(package_folder: Path) -> list[Path]:
+    """Sub-folders of the adapters package that hold Python code (data folders do not count)."""
+    return sorted(
+        folder
+        for folder in package_folder.iterdir()
+        if folder.is_dir() and not folder.name.startswith(("_", ".")) and any(folder.glob("*.py"))
+    )
+
+
+def unregistered_folders(package_folder: Path, registered: list[type[Adapter]]) -> list[Path]:
+    """Adapter folders with Python code but no registered adapter class defined in them."""
+    homes = {cls.folder().resolve() for cls in registered}
+    return [folder for folder in adapter_folders(package_folder) if folder.resolve() not in homes]

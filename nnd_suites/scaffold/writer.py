@@ -1,0 +1,233 @@
+"""Write a new adapter's contribution unit: folder, class stub, README, fixture, expectations, map.
+
+The stub works as written: its fixture builds, and the expected statistics (derived by hand for
+each annotation type below) match, so the harness passes before the contributor changes anything.
+"""
+
+from __future__ import annotations
+
+import json
+import string
+from dataclasses import dataclass
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+from ..errors import NNDError
+from ..io import atomic_directory, atomic_write_text
+from .harness import EXPECTED_STATS, FIXTURES
+
+ANNOTATION_TYPES = ("likert", "hierarchical", "single_label", "graded")
+FIXTURE = "sample.jsonl"
+
+CONTEXTS = ("The Eiffel Tower, completed in 1889, stands in Paris.", "Water boils at 100 degrees.")
+TEXTS = (
+    ("It is in Paris.", "It is in Rome.", "Paris Eiffel 1889 tower is.", "Paris, since 1889."),
+    ("At 100 degrees.", "At 50 degrees.", "It freezes at 100 degrees."),
+)
+
+
+@dataclass(frozen=True)
+class TypeSpec:
+    """Everything that differs between annotation types in the stub."""
+
+    annotations: tuple[tuple[dict[str, Any], ...], ...]  # per group, per candidate
+    candidate_fields: tuple[str, ...]
+    candidate_body: str
+    quality_map: str
+    expected: dict[str, Any]
+
+
+SPECS: dict[str, TypeSpec] = {
+    # g1: 2 good x 2 errors = 4 (error_a 2, error_b 2); g2: 1 good x 2 error_a = 2.
+    "single_label": TypeSpec(
+        annotations=(
+            ({"label": "good"}, {"label": "error_a"}, {"label": "error_b"}, {"label": "good"}),
+            ({"label": "good"}, {"label": "error_a"}, {"label": "error_a"}),
+        ),
+        candidate_fields=("system", "text", "label"),
+        candidate_body='        return Candidate(text=raw["text"], systems=[raw["system"]], '
+        'label=raw["label"], where=where)',
+        quality_map="labels: [good, error_a, error_b]\n"
+        "tiers:\n  - [good]\n  - [error_a, error_b]\n",
+        expected={
+            "pairs": 6,
+            "breakdowns": {
+                "category": {"error_a": 4, "error_b": 2},
+                "label": {"error_a": 4, "error_b": 2},
+            },
+            "skipped": {},
+        },
+    ),
+    # g1: 2 no_error x 2 errors = 4 (Accuracy 2, Fluency 2); g2: 1 x 2 Accuracy = 2.
+    "hierarchical": TypeSpec(
+        annotations=(
+            (
+                {"label": "no_error"},
+                {"label": "error", "category": "Accuracy/Mistranslation"},
+                {"label": "error", "category": "Fluency/Grammar"},
+                {"label": "no_error"},
+            ),
+            (
+                {"label": "no_error"},
+                {"label": "error", "category": "Accuracy/Mistranslation"},
+                {"label": "error", "category": "Accuracy/Addition"},
+            ),
+        ),
+        candidate_fields=("system", "text", "label"),
+        candidate_body='        return Candidate(\n            text=raw["text"],\n'
+        '            systems=[raw["system"]],\n            label=raw["label"],\n'
+        '            category=raw.get("category"),  # an error path: Accuracy/Mistranslation\n'
+        "            where=where,\n        )",
+        quality_map="labels: [no_error, error]\ntiers:\n  - [no_error]\n  - [error]\n"
+        'hierarchy:\n  separator: "/"\n',
+        expected={
+            "pairs": 6,
+            "breakdowns": {"category": {"Accuracy": 4, "Fluency": 2}, "label": {"error": 6}},
+            "skipped": {},
+        },
+    ),
+    # overall: g1 high = [5,5,4], [5,5,5]; low = [4,4,5], [5,3,2] -> 4; g2 1 high x 2 low = 2.
+    "likert": TypeSpec(
+        annotations=(
+            (
+                {"ratings": {"overall": [5, 5, 4]}},
+                {"ratings": {"overall": [4, 4, 5]}},
+                {"ratings": {"overall": [5, 3, 2]}},
+                {"ratings": {"overall": [5, 5, 5]}},
+            ),
+            (
+                {"ratings": {"overall": [5, 5, 5]}},
+                {"ratings": {"overall": [1, 2, 3]}},
+                {"ratings": {"overall": [5, 4, 4]}},
+            ),
+        ),
+        candidate_fields=("system", "text", "ratings"),
+        candidate_body="        ratings = {aspect: [float(v) for v in values] "
+        'for aspect, values in raw["ratings"].items()}\n'
+        '        return Candidate(text=raw["text"], systems=[raw["system"]], ratings=ratings, '
+        "where=where)",
+        quality_map="labels: [high, low]\ntiers:\n  - [high]\n  - [low]\nrating_rule:\n"
+        "  kind: majority_top\n  aspects: [overall]\n  top: 5\n  high_label: high\n"
+        "  low_label: low\n",
+        expected={
+            "pairs": 6,
+            "breakdowns": {"category": {"low": 6}, "label": {"low": 6}, "aspect": {"overall": 6}},
+            "skipped": {},
+        },
+    ),
+    # g1: 2 correct x 1 incorrect = 2 (credit 0.5 left out, counted); g2: 1 x 2 = 2.
+    "graded": TypeSpec(
+        annotations=(
+            ({"credit": 1}, {"credit": 0}, {"credit": 0.5}, {"credit": 1}),
+            ({"credit": 1}, {"credit": 0}, {"credit": 0}),
+        ),
+        candidate_fields=("system", "text", "credit"),
+        candidate_body='        return Candidate(\n            text=raw["text"],\n'
+        '            systems=[raw["system"]],\n            ratings={"credit": '
+        '[float(raw["credit"])]},\n            where=where,\n        )',
+        quality_map="labels: [correct, incorrect]\ntiers:\n  - [correct]\n  - [incorrect]\n"
+        'rating_rule:\n  kind: graded\n  rating: credit\n  levels: {"1": correct, "0": incorrect}\n'
+        '  exclude: ["0.5"]\n',
+        expected={
+            "pairs": 4,
+            "breakdowns": {"category": {"incorrect": 4}, "label": {"incorrect": 4}},
+            "skipped": {"credit 0.5 takes no part (quality map $name)": 1},
+        },
+    ),
+}
+
+
+def class_name(name: str) -> str:
+    return "".join(part.capitalize() for part in name.split("_")) + "Adapter"
+
+
+def fixture_lines(spec: TypeSpec) -> str:
+    rows = []
+    for index, (context, texts, judged) in enumerate(
+        zip(CONTEXTS, TEXTS, spec.annotations, strict=True), start=1
+    ):
+        candidates = [
+            {"system": f"system_{'abcd'[i]}", "text": text, **annotation}
+            for i, (text, annotation) in enumerate(zip(texts, judged, strict=True))
+        ]
+        rows.append(json.dumps({"id": f"g{index}", "context": context, "candidates": candidates}))
+    return "\n".join(rows) + "\n"
+
+
+def expected_stats(spec: TypeSpec, name: str) -> str:
+    groups, candidates = len(CONTEXTS), sum(len(texts) for texts in TEXTS)
+    skipped = {k.replace("$name", name): v for k, v in spec.expected["skipped"].items()}
+    data = {
+        "source": FIXTURE,
+        "options": {},
+        "pairs": spec.expected["pairs"],
+        "groups": groups,
+        "candidates": candidates,
+        "breakdowns": spec.expected["breakdowns"],
+        "skipped": skipped,
+    }
+    return json.dumps(data, indent=2) + "\n"
+
+
+def quality_map_text(spec: TypeSpec, name: str) -> str:
+    return (
+        "# yaml-language-server: $schema=../nnd_suites/schemas/quality_map.schema.json\n"
+        f"name: {name}\n"
+        "description: >-\n  TODO: the quality rule in words (the dataset card shows it).\n"
+        + spec.quality_map
+    )
+
+
+def _template(file_name: str) -> string.Template:
+    text = resources.files("nnd_suites.scaffold").joinpath("templates", file_name).read_text()
+    return string.Template(text)
+
+
+def check_root(root: Path) -> None:
+    missing = [name for name in ("adapters", "quality_maps") if not (root / name).is_dir()]
+    if missing:
+        raise NNDError(
+            f"{root.resolve()}: no {' or '.join(missing)} folder here; run new-adapter from the "
+            "root of your nnd-suites clone, or pass --root"
+        )
+
+
+def write_adapter(root: Path, name: str, annotation_type: str) -> list[Path]:
+    """Write the contribution unit of adapter ``name`` under ``root``; return the paths written."""
+    if not (name.isidentifier() and name == name.lower() and not name.startswith("_")):
+        raise NNDError(
+            f"adapter name {name!r} must be a lower-case Python identifier, e.g. wmt_mqm"
+        )
+    if annotation_type not in SPECS:
+        raise NNDError(f"unknown annotation type {annotation_type!r}; one of {ANNOTATION_TYPES}")
+    check_root(root)
+    folder = root / "adapters" / name
+    map_path = root / "quality_maps" / f"{name}.yaml"
+    for existing in (folder, map_path):
+        if existing.exists():
+            raise NNDError(f"{existing} already exists; pick another name or remove it first")
+    spec = SPECS[annotation_type]
+    fields = {
+        "name": name,
+        "title": name.replace("_", " ").title(),
+        "class_name": class_name(name),
+        "annotation_type": annotation_type,
+        "candidate_fields": "(" + ", ".join(f'"{f}"' for f in spec.candidate_fields) + ")",
+        "candidate_body": spec.candidate_body,
+        "fixture": FIXTURE,
+    }
+    with atomic_directory(folder) as tmp:
+        (tmp / "__init__.py").write_text(f'"""The {name} adapter."""\n', encoding="utf-8")
+        (tmp / "adapter.py").write_text(
+            _template("adapter.py.txt").substitute(fields), encoding="utf-8"
+        )
+        (tmp / "README.md").write_text(
+            _template("README.md.txt").substitute(fields), encoding="utf-8"
+        )
+        (tmp / FIXTURES).mkdir()
+        (tmp / FIXTURES / FIXTURE).write_text(fixture_lines(spec), encoding="utf-8")
+        (tmp / FIXTURES / EXPECTED_STATS).write_text(expected_stats(spec, name), encoding="utf-8")
+    atomic_write_text(map_path, quality_map_text(spec, name))
+    written = sorted(p for p in folder.rglob("*") if p.is_file())
+    return [*written, map_path]

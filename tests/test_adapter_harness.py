@@ -1,0 +1,102 @@
+"""The adapter harness: one case per registered adapter, collected from the registry.
+
+A new adapter needs no edit here: its folder, README and fixtures/expected_stats.json are found by
+convention (nnd_suites.scaffold.harness).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import nnd_suites.adapters
+import pytest
+
+from nnd_suites.adapter import ADAPTERS
+from nnd_suites.scaffold import harness
+
+ADAPTERS_FOLDER = Path(nnd_suites.adapters.__path__[0])
+#: The repository's own adapters (third-party ones installed beside are tested by their package).
+BUILTIN = [name for name in ADAPTERS.names() if ADAPTERS.origin(name) == "builtin"]
+
+
+@pytest.mark.parametrize("name", BUILTIN)
+def test_fixture_builds_validates_and_gives_expected_stats(name, tmp_path):
+    problems = harness.check_fixture(ADAPTERS.get(name), tmp_path)
+    assert not problems, f"adapter {name}: " + "; ".join(problems)
+
+
+@pytest.mark.parametrize("name", BUILTIN)
+def test_readme_has_required_sections(name):
+    problems = harness.readme_problems(ADAPTERS.get(name).folder())
+    assert not problems, "; ".join(problems)
+
+
+@pytest.mark.parametrize("name", BUILTIN)
+def test_builtin_extras_are_declared(name):
+    import tomllib
+
+    declared = tomllib.loads((ADAPTERS_FOLDER.parent / "pyproject.toml").read_text("utf-8"))
+    extras = set(declared["project"].get("optional-dependencies", {}))
+    assert set(ADAPTERS.get(name).metadata.extras) <= extras
+
+
+def test_every_adapter_folder_is_registered():
+    registered = [ADAPTERS.get(name) for name in ADAPTERS.names()]
+    assert harness.adapter_folders(ADAPTERS_FOLDER), "no adapter folder found"
+    assert harness.unregistered_folders(ADAPTERS_FOLDER, registered) == []
+
+
+# ------------------------------------------------- the checks catch what they are meant to catch
+def test_unregistered_folder_is_reported(tmp_path):
+    (tmp_path / "forgotten").mkdir()
+    (tmp_path / "forgotten" / "adapter.py").write_text("class NotAnAdapter: pass\n")
+    (tmp_path / "only_data").mkdir()
+    (tmp_path / "only_data" / "notes.md").write_text("no code here\n")
+    registered = [ADAPTERS.get(name) for name in ADAPTERS.names()]
+    assert harness.unregistered_folders(tmp_path, registered) == [tmp_path / "forgotten"]
+
+
+def test_readme_without_a_section_or_with_an_empty_one_is_reported(tmp_path):
+    readme = ADAPTERS.get("frank").folder() / "README.md"
+    text = readme.read_text("utf-8")
+    (tmp_path / "README.md").write_text(text.replace("## License", "## Licence"))
+    assert harness.readme_problems(tmp_path) == [
+        f"{tmp_path / 'README.md'}: no '## License' section"
+    ]
+    (tmp_path / "README.md").write_text("## Source\nx\n## License\n\n## Citation\nx\n")
+    problems = harness.readme_problems(tmp_path)
+    assert any("'## License' is empty" in p for p in problems)
+    assert any("no '## Quality rule'" in p for p in problems)
+    assert harness.readme_problems(tmp_path / "nowhere") == [
+        f"{tmp_path / 'nowhere' / 'README.md'} is missing"
+    ]
+
+
+def test_wrong_expected_stats_are_reported():
+    cls = ADAPTERS.get("frank")
+    expected = harness.load_expected(cls)
+    wrong = expected.model_copy(update={"pairs": expected.pairs + 1})
+    from nnd_suites import build_suite
+
+    stats = build_suite(cls.name, cls.folder() / "fixtures" / expected.source).stats()
+    assert harness.stats_differences(expected, stats) == []
+    differences = harness.stats_differences(wrong, stats)
+    assert differences == [f"pairs: expected {expected.pairs + 1}, got {expected.pairs}"]
+
+
+def test_suite_file_validation_rejects_a_corrupt_manifest(tmp_path):
+    import jsonschema
+
+    from nnd_suites import build_suite
+
+    cls = ADAPTERS.get("quiz_design")
+    source = cls.folder() / "fixtures" / harness.load_expected(cls).source
+    build_suite(cls.name, source, tmp_path / "suite")
+    harness.validate_suite_files(tmp_path / "suite", tmp_path / "schemas")
+    manifest_path = tmp_path / "suite" / "manifest.json"
+    manifest = json.loads(manifest_path.read_text())
+    manifest["counts"]["pairs"] = -1
+    manifest_path.write_text(json.dumps(manifest))
+    with pytest.raises(jsonschema.ValidationError):
+        harness.validate_suite_files(tmp_path / "suite", tmp_path / "schemas")

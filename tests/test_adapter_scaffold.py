@@ -1,0 +1,245 @@
+"""The contribution workflow end to end: scaffold, harness, third-party entry points."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import types
+from importlib.metadata import EntryPoint
+from pathlib import Path
+
+import pytest
+
+import nnd_suites
+from nnd_suites import registry
+from nnd_suites.adapter import ADAPTERS, Adapter, AdapterMetadata
+from nnd_suites.errors import NNDError, PluginError
+from nnd_suites.registry import Registry
+from nnd_suites.scaffold import harness
+from nnd_suites.scaffold.writer import ANNOTATION_TYPES, write_adapter
+
+REPO = Path(nnd_suites.__file__).resolve().parents[1]
+COPIED = (
+    "nnd_suites",
+    "adapters",
+    "quality_maps",
+    "transformations",
+    "evaluation",
+    "pyproject.toml",
+)
+MAPPING = {
+    "nnd_suites": "nnd_suites",
+    "nnd_suites.adapters": "adapters",
+    "nnd_suites.transformations": "transformations",
+    "nnd_suites.evaluation": "evaluation",
+    "nnd_suites.quality_maps": "quality_maps",
+}
+#: Imported first by the subprocess (PYTHONPATH): maps the nnd_suites packages onto the copy,
+#: ahead of the editable install of the shared checkout, which is left untouched.
+SITECUSTOMIZE = """
+import importlib.util, sys
+MAPPING = {mapping!r}
+class CopyFinder:
+    @classmethod
+    def find_spec(cls, fullname, path=None, target=None):
+        if fullname not in MAPPING:
+            return None
+        folder = MAPPING[fullname]
+        return importlib.util.spec_from_file_location(
+            fullname, folder + "/__init__.py", submodule_search_locations=[folder])
+sys.meta_path.insert(0, CopyFinder)
+"""
+
+
+def copy_of_repository(tmp_path: Path) -> tuple[Path, dict[str, str]]:
+    """A temporary checkout (code, adapters, maps, harness tests) and the environment to use it."""
+    root = tmp_path / "checkout"
+    ignore = shutil.ignore_patterns("__pycache__", "*.egg-info", "data")
+    for name in COPIED:
+        source = REPO / name
+        if source.is_dir():
+            shutil.copytree(source, root / name, ignore=ignore)
+        else:
+            shutil.copy2(source, root / name)
+    (root / "tests").mkdir()
+    for name in ("conftest.py", "test_adapter_harness.py"):
+        shutil.copy2(REPO / "tests" / name, root / "tests" / name)
+    shim = tmp_path / "shim"
+    shim.mkdir()
+    mapping = {name: str(root / folder) for name, folder in MAPPING.items()}
+    (shim / "sitecustomize.py").write_text(SITECUSTOMIZE.format(mapping=mapping))
+    env = {**os.environ, "PYTHONPATH": str(shim), "PYTHONDONTWRITEBYTECODE": "1"}
+    return root, env
+
+
+def run(args: list[str], root: Path, env: dict[str, str]) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, *args], cwd=root, env=env, capture_output=True, text=True, timeout=300
+    )
+
+
+def test_new_adapter_in_a_clean_checkout_is_picked_up_by_the_harness(tmp_path):
+    root, env = copy_of_repository(tmp_path)
+    made = run(
+        ["-m", "nnd_suites", "new-adapter", "demo_adapter", "--type", "single_label"], root, env
+    )
+    assert made.returncode == 0, made.stderr
+    assert "wrote adapters/demo_adapter/adapter.py" in made.stdout
+    assert "wrote quality_maps/demo_adapter.yaml" in made.stdout
+    assert "Next steps" in made.stdout
+    for other in ("likert", "hierarchical", "graded"):
+        extra = run(
+            ["-m", "nnd_suites", "new-adapter", f"demo_{other}", "--type", other], root, env
+        )
+        assert extra.returncode == 0, extra.stderr
+    # the copy's adapters (shipped data left out: the harness needs only fixtures) plus the demos
+    harness_run = ["-m", "pytest", "-q", "-rA", "-p", "no:cacheprovider"]
+    tests = run([*harness_run, "tests/test_adapter_harness.py"], root, env)
+    assert tests.returncode == 0, tests.stdout[-3000:] + tests.stderr[-2000:]
+    for name in ("demo_adapter", "demo_likert", "demo_hierarchical", "demo_graded", "wmt_mqm"):
+        case = f"test_fixture_builds_validates_and_gives_expected_stats[{name}]"
+        assert f"PASSED tests/test_adapter_harness.py::{case}" in tests.stdout
+    # the shared checkout was not touched
+    assert not (REPO / "adapters" / "demo_adapter").exists()
+    assert not (REPO / "quality_maps" / "demo_adapter.yaml").exists()
+
+    # a folder with code but no adapter, and a README without a section, fail the harness
+    (root / "adapters" / "forgotten").mkdir()
+    (root / "adapters" / "forgotten" / "adapter.py").write_text("VALUE = 1\n")
+    readme = root / "adapters" / "demo_adapter" / "README.md"
+    readme.write_text(readme.read_text().replace("## Citation", "## References"))
+    failing = run([*harness_run, "tests/test_adapter_harness.py"], root, env)
+    assert failing.returncode == 1
+    assert "test_every_adapter_folder_is_registered" in failing.stdout
+    assert "test_readme_has_required_sections[demo_adapter]" in failing.stdout
+
+
+@pytest.mark.parametrize("annotation_type", ANNOTATION_TYPES)
+def test_scaffold_writes_a_complete_unit(tmp_path, annotation_type):
+    (tmp_path / "adapters").mkdir()
+    (tmp_path / "quality_maps").mkdir()
+    written = write_adapter(tmp_path, "my_source", annotation_type)
+    names = {p.relative_to(tmp_path).as_posix() for p in written}
+    assert names == {
+        "adapters/my_source/__init__.py",
+        "adapters/my_source/adapter.py",
+        "adapters/my_source/README.md",
+        "adapters/my_source/fixtures/sample.jsonl",
+        "adapters/my_source/fixtures/expected_stats.json",
+        "quality_maps/my_source.yaml",
+    }
+    assert harness.readme_problems(tmp_path / "adapters" / "my_source") == []
+    expected = json.loads(
+        (tmp_path / "adapters/my_source/fixtures/expected_stats.json").read_text()
+    )
+    assert expected["source"] == "sample.jsonl" and expected["pairs"] >= 1
+    code = (tmp_path / "adapters/my_source/adapter.py").read_text()
+    assert "class MySourceAdapter(Adapter):" in code
+    assert f'annotation_type="{annotation_type}"' in code
+    compile(code, "adapter.py", "exec")
+
+
+def test_scaffold_refuses_bad_names_existing_folders_and_wrong_roots(tmp_path):
+    with pytest.raises(NNDError, match="no adapters or quality_maps folder"):
+        write_adapter(tmp_path, "fine_name", "graded")
+    (tmp_path / "adapters").mkdir()
+    (tmp_path / "quality_maps").mkdir()
+    with pytest.raises(NNDError, match="lower-case Python identifier"):
+        write_adapter(tmp_path, "Bad-Name", "graded")
+    with pytest.raises(NNDError, match="unknown annotation type"):
+        write_adapter(tmp_path, "fine_name", "numeric")
+    (tmp_path / "quality_maps" / "fine_name.yaml").write_text("name: fine_name\n")
+    with pytest.raises(NNDError, match="already exists"):
+        write_adapter(tmp_path, "fine_name", "graded")
+    assert not (tmp_path / "adapters" / "fine_name").exists()
+
+
+def test_cli_reports_scaffold_errors(tmp_path, capsys, monkeypatch):
+    from nnd_suites.cli import main
+
+    monkeypatch.chdir(tmp_path)
+    assert main(["new-adapter", "x_source", "--type", "likert"]) == 2
+    assert "nnd-suites new-adapter: error:" in capsys.readouterr().err
+
+
+# ------------------------------------------------------------------ third-party entry points
+CITATION = "@misc{x, title={x}}"
+
+
+class ThirdPartyAdapter(Adapter):
+    name = "third_party_demo"
+    quality_map = "quiz_design"
+    context_fields = ("context",)
+    default_template = "{context}"
+    metadata = AdapterMetadata(
+        task="demo",
+        languages=["en"],
+        annotation_type="single_label",
+        license="MIT",
+        citation=CITATION,
+        source_urls=["https://example.org/data"],
+        description="A class registered through an entry point.",
+    )
+
+    def read(self, path, log):
+        return iter(())
+
+
+def fake_entry_points(monkeypatch, *points: EntryPoint) -> None:
+    def entry_points(group: str):
+        return [p for p in points if p.group == group]
+
+    monkeypatch.setattr(registry, "entry_points", entry_points)
+
+
+def test_third_party_entry_point_naming_a_package_or_a_class_is_honoured(monkeypatch):
+    package = types.ModuleType("my_pkg_adapters")
+    package.ThirdPartyAdapter = ThirdPartyAdapter
+    ThirdPartyAdapter.__module__ = "my_pkg_adapters"
+    monkeypatch.setitem(sys.modules, "my_pkg_adapters", package)
+    group = "nnd_suites.adapters"
+    for value in ("my_pkg_adapters", "my_pkg_adapters:ThirdPartyAdapter"):
+        fake_entry_points(
+            monkeypatch,
+            EntryPoint("builtin", "nnd_suites.adapters", group),
+            EntryPoint("my_adapters", value, group),
+        )
+        fresh = Registry(
+            group=group,
+            **{k: getattr(ADAPTERS, k) for k in ("kind", "builtin_package")},
+            base=lambda: Adapter,
+            validate=ADAPTERS._validate,
+        )
+        assert fresh.get("third_party_demo") is ThirdPartyAdapter
+        assert fresh.origin("third_party_demo") == f"entry point my_adapters = {value}"
+        assert "wmt_mqm" in fresh.names() and fresh.origin("wmt_mqm") == "builtin"
+
+
+def test_broken_entry_point_and_bad_metadata_are_named(monkeypatch):
+    group = "nnd_suites.adapters"
+    fake_entry_points(monkeypatch, EntryPoint("broken", "no_such_package_xyz", group))
+    fresh = Registry(
+        "adapter", group, "nnd_suites.adapters", base=lambda: Adapter, validate=ADAPTERS._validate
+    )
+    with pytest.raises(PluginError, match="'broken'"):
+        fresh.names()
+    bad = ThirdPartyAdapter.metadata.model_copy(
+        update={"license": "see website", "languages": ["English"]}
+    )
+    sneaky = type("Sneaky", (ThirdPartyAdapter,), {"name": "sneaky", "metadata": bad})
+    with pytest.raises(PluginError, match="invalid metadata"):
+        ADAPTERS._validate(sneaky)
+    with pytest.raises(ValueError, match="SPDX"):
+        AdapterMetadata(**{**ThirdPartyAdapter.metadata.model_dump(), "license": "see website"})
+    with pytest.raises(ValueError, match="BCP-47"):
+        AdapterMetadata(**{**ThirdPartyAdapter.metadata.model_dump(), "languages": ["English"]})
+
+
+def test_scaffold_templates_ship_with_the_package():
+    templates = REPO / "nnd_suites" / "scaffold" / "templates"
+    assert {p.name for p in templates.iterdir()} == {"adapter.py.txt", "README.md.txt"}
+    pyproject = (REPO / "pyproject.toml").read_text()
+    assert '"*.txt"' in pyproject and '"*.md"' in pyproject

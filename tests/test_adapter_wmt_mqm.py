@@ -1,0 +1,163 @@
+"""wmt_mqm: the figures on the shipped TED file, and every released file layout."""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+from nnd_suites import build_suite
+from nnd_suites.adapter import get_adapter
+from nnd_suites.cli import main
+from nnd_suites.errors import SourceFormatError
+from nnd_suites.sources import ReadLog
+
+HEADER = "system\tdoc\tdoc_id\tseg_id\trater\tsource\ttarget\tcategory\tseverity"
+
+
+def cli_stats(args: list[str], out: Path, capsys) -> dict:
+    assert main(["build", "wmt_mqm", "--out", str(out), *args]) == 0
+    capsys.readouterr()
+    assert main(["stats", str(out), "--json"]) == 0
+    return json.loads(capsys.readouterr().out)
+
+
+def test_figures_on_the_shipped_file(tmp_path, capsys):
+    stats = cli_stats([], tmp_path / "mqm", capsys)
+    # every one of the 8,435 rows is read (most end with an empty comment column)
+    assert stats["groups"] == 529
+    assert stats["candidates"] == 7406
+    assert stats["pairs"] == 17722
+    assert stats["breakdowns"]["severity"] == {"Minor": 9163, "Major": 8559}
+    assert stats["breakdowns"]["label"] == stats["breakdowns"]["severity"]
+    assert stats["breakdowns"]["category"] == {
+        "Style": 7493,
+        "Accuracy": 5240,
+        "Fluency": 3071,
+        "Terminology": 1788,
+        "Other": 130,
+    }
+    # Identical translations of two systems judged differently by two raters are kept and
+    # reported (the published figure counts them); their tests are degenerate.
+    assert stats["conflicting_texts"] == 567
+    assert stats["degenerate_pairs"] == 2080
+    assert stats["skipped"] == {}
+
+
+def test_degenerate_pairs_are_the_identical_text_pairs():
+    """17,722 (Major 8,559, Minor 9,163) counts every (error-free, erroneous) candidate pair;
+    2,080 of them have the same text on both sides."""
+    adapter = get_adapter("wmt_mqm")()
+    all_pairs, same_text = Counter(), Counter()
+    for group in adapter.read(adapter.default_source_path(), ReadLog()):
+        good = [c for c in group.candidates if c.label == "No-error"]
+        for low in (c for c in group.candidates if c.label != "No-error"):
+            all_pairs[low.label] += len(good)
+            same_text[low.label] += sum(high.text == low.text for high in good)
+    assert all_pairs == {"Major": 8559, "Minor": 9163}
+    suite = build_suite("wmt_mqm")
+    degenerate = Counter(p.label for p in suite.pairs if p.high.text == p.low.text)
+    assert degenerate == same_text
+    assert sum(degenerate.values()) == suite.manifest.counts.degenerate_pairs == 2080
+
+
+def test_judging_identical_translations_together(tmp_path, capsys):
+    stats = cli_stats(["--option", "judge_identical_together=true"], tmp_path / "m", capsys)
+    assert stats["pairs"] == 8508
+    assert stats["breakdowns"]["severity"] == {"Major": 4435, "Minor": 4073}
+    assert stats["skipped"] == {}
+
+
+def write(path: Path, rows: list[str], header: str = HEADER) -> Path:
+    path.write_text("\n".join([header, *rows]) + "\n", encoding="utf-8")
+    return path
+
+
+def row(system, seg, target, category, severity, source="Guten Tag.", rater="rater1"):
+    return "\t".join([system, "doc1", "1", seg, rater, source, target, category, severity])
+
+
+def test_newstest_layout_without_comment_column_and_name_language_pair(tmp_path):
+    # newstest2020 style: 9 columns, lower-case no-error, Non-translation!, Source error, Neutral,
+    # several raters per segment; quotes are text (the files are not CSV-quoted).
+    path = write(
+        tmp_path / "mqm_newstest2020_zhen.tsv",
+        [
+            row("A.1", "1", 'Good "day".', "no-error", "no-error"),
+            row("B.2", "1", "Bad <v>day</v>.", "Fluency/Punctuation", "Minor"),
+            row("B.2", "1", "Bad <v>day</v>.", "Style/Awkward", "Minor", rater="rater2"),
+            row("C.3", "1", "xx", "Non-translation!", "Major"),
+            row("C.3", "1", "<v>xx</v>", "Accuracy/Omission", "Major"),
+            row("D.4", "1", "Hello.", "Source error", "Minor"),
+            row("E.5", "1", "Hi.", "Style/Awkward", "Neutral"),
+            row("F.6", "1", "Good day!", "No-error", "No-error"),
+            row("F.6", "1", "Good day!", "Source error", "Minor", rater="rater2"),
+        ],
+    )
+    suite = build_suite("wmt_mqm", path)
+    lows = {p.low.systems[0]: p for p in suite.pairs}
+    assert set(lows) == {"B.2", "C.3"}
+    assert {p.high.text for p in suite.pairs} == {'Good "day".'}
+    # the worst error decides: Minor Style (1) over Minor Punctuation (0.1); Non-translation (25)
+    assert lows["B.2"].category_path == ["Style", "Awkward"] and lows["B.2"].label == "Minor"
+    assert lows["B.2"].low.text == "Bad day."
+    assert lows["C.3"].category == "Non-translation!" and lows["C.3"].label == "Major"
+    assert suite.pairs[0].context == {
+        "source": "Guten Tag.",
+        "source_language": "zh",
+        "target_language": "en",
+    }
+    assert suite.stats()["skipped"] == {
+        "annotation row ignored: Neutral severity (weight 0, a preference)": 1,
+        "annotation row ignored: source error, not a translation error": 2,
+        "candidate with only source-error or Neutral rows: neither error-free nor in error": 3,
+    }
+
+
+def test_language_pair_option_and_missing_pair(tmp_path):
+    path = write(tmp_path / "ratings.tsv", [row("A", "1", "Hallo.", "No-error", "No-error")])
+    with pytest.raises(SourceFormatError, match="language_pair=en-de"):
+        build_suite("wmt_mqm", path)
+    adapter = get_adapter("wmt_mqm")(language_pair="en-ru")
+    group = next(adapter.read(path, ReadLog()))
+    assert (group.context["source_language"], group.context["target_language"]) == ("en", "ru")
+
+
+def test_source_marks_are_removed_from_the_context(tmp_path):
+    path = write(
+        tmp_path / "mqm_ted_ende.tsv",
+        [
+            row("A", "7", "Hallo.", "No-error", "No-error", source="Hello."),
+            row("B", "7", "Hal.", "Accuracy/Omission", "Major", source="<v>Hello</v>."),
+        ],
+    )
+    (pair,) = build_suite("wmt_mqm", path).pairs
+    assert pair.context["source"] == "Hello."
+
+
+@pytest.mark.parametrize(
+    ("bad_row", "reason"),
+    [
+        (row("A", "1", "x", "Style/Awkward", "Huge"), "unknown severity 'Huge'"),
+        (row("A", "1", "x", "Style/Awkward", "Minor") + "\tnote\textra", "row has 11"),
+        (row("", "1", "x", "No-error", "No-error"), "empty field(s) ['system']"),
+    ],
+)
+def test_malformed_rows_are_reported_with_line_numbers(tmp_path, capsys, bad_row, reason):
+    good = [row("G", "1", "Gut.", "No-error", "No-error"), row("B", "1", "Schl.", "Other", "Minor")]
+    header = HEADER + "\tcomment"
+    path = write(tmp_path / "mqm_ted_ende.tsv", [*good, bad_row], header=header)
+    with pytest.raises(SourceFormatError) as error:
+        build_suite("wmt_mqm", path)
+    assert error.value.line == 4 and reason in str(error.value)
+    out = tmp_path / "suite"
+    assert main(["build", "wmt_mqm", "--source", str(path), "--out", str(out)]) == 2
+    assert f"mqm_ted_ende.tsv:4: {reason}"[:40] in capsys.readouterr().err
+    assert not out.exists()
+    stats = cli_stats(["--source", str(path), "--skip-malformed"], out, capsys)
+    assert stats["pairs"] == 1
+    manifest = json.loads((out / "manifest.json").read_text())
+    (record,) = [s for s in manifest["skipped"] if s["reason"].startswith("malformed row")]
+    assert record["count"] == 1 and record["examples"] == ["mqm_ted_ende.tsv:4"]

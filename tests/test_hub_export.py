@@ -1,0 +1,290 @@
+"""Export to a Hub dataset folder and read it back offline: datasets.load_dataset and load_suite."""
+
+from __future__ import annotations
+
+import shutil
+
+import datasets
+import pyarrow.parquet as pq
+import pytest
+import yaml
+from datasets.info import DatasetInfosDict
+from huggingface_hub import DatasetCard
+
+from nnd_suites import NNDError, Suite, SuiteValidationError, build_suite, load_suite
+from nnd_suites.adapter import ADAPTERS
+from nnd_suites.cli import main
+from nnd_suites.hub import export_suites, suite_features
+from nnd_suites.hub.layout import CARD_FILE, DATA_FILE
+
+#: Built-in adapters that ship their source: the round trip covers every one of them.
+SHIPPED = [n for n in ADAPTERS.names() if ADAPTERS.get(n).default_source_path() is not None]
+#: The others (SummEval, FRANK: sources too large or licensed to ship) round-trip their fixture.
+FIXTURE_ONLY = [n for n in ADAPTERS.names() if n not in SHIPPED]
+
+
+@pytest.fixture(scope="module")
+def exported(tmp_path_factory, quiz_design_suite, challenge300_suite):
+    """Every built-in suite, exported into one folder."""
+    suites = {"quiz_design": quiz_design_suite, "challenge300": challenge300_suite}
+    for name in SHIPPED:
+        suites.setdefault(name, build_suite(name))
+    folder = tmp_path_factory.mktemp("hub") / "nnd"
+    export_suites(suites.values(), folder, repo_id="org/nnd")
+    return folder, suites
+
+
+def _card_yaml(folder):
+    text = (folder / CARD_FILE).read_text("utf-8")
+    head, front, _ = text.split("---\n", 2)
+    assert head == ""
+    return yaml.safe_load(front)
+
+
+def test_every_shipped_adapter_is_in_the_round_trip():
+    assert {"quiz_design", "challenge300"} <= set(SHIPPED)
+
+
+@pytest.mark.parametrize("name", SHIPPED)
+def test_load_dataset_round_trip(exported, name, tmp_path):
+    folder, suites = exported
+    rows = datasets.load_dataset(str(folder), name, split="test", cache_dir=str(tmp_path))
+    suite = suites[name]
+    assert rows.num_rows == len(suite)
+    assert rows["id"] == [pair.id for pair in suite.pairs]
+    assert rows.features == suite_features(suite.manifest)
+    first = rows[0]
+    assert first["context"] == suite.pairs[0].context
+    assert first["high"]["text"] == suite.pairs[0].high.text
+    assert first["category_path"] == suite.pairs[0].category_path
+
+
+@pytest.mark.parametrize("name", SHIPPED)
+def test_load_suite_round_trip_equals_original(exported, name):
+    folder, suites = exported
+    assert load_suite(folder, name) == suites[name]
+    assert load_suite(folder / name) == suites[name]  # FOLDER/CONFIG on the command line
+
+
+@pytest.mark.parametrize("name", FIXTURE_ONLY)
+def test_fixture_round_trip_of_adapters_without_a_shipped_source(name, tmp_path):
+    from nnd_suites.scaffold.harness import FIXTURES, load_expected
+
+    cls = ADAPTERS.get(name)
+    expected = load_expected(cls)
+    suite = build_suite(name, cls.folder() / FIXTURES / expected.source, **expected.options)
+    export_suites([suite], tmp_path / "nnd")
+    rows = datasets.load_dataset(str(tmp_path / "nnd"), name, split="test", cache_dir=str(tmp_path))
+    assert rows["id"] == [p.id for p in suite.pairs]
+    assert rows["aspect"] == [p.aspect for p in suite.pairs]
+    assert load_suite(tmp_path / "nnd", name) == suite
+
+
+def test_figures_survive_the_round_trip(exported, tmp_path):
+    folder, _ = exported
+    quiz = datasets.load_dataset(str(folder), "quiz_design", split="test", cache_dir=str(tmp_path))
+    qa = datasets.load_dataset(str(folder), "challenge300", split="test", cache_dir=str(tmp_path))
+    assert (quiz.num_rows, qa.num_rows) == (2686, 807)
+    assert qa.features["breakdown"] == {
+        "group": datasets.Value("string"),
+        "question_category": datasets.Value("string"),
+    }
+    # the empty answer Challenge 300 graded as incorrect is kept as an empty string
+    empty = [p.id for p in exported[1]["challenge300"].pairs if p.low.text == ""]
+    assert len(empty) == 1
+    assert [row["id"] for row in qa if row["low"]["text"] == ""] == empty
+
+
+def test_config_names_list_every_suite(exported):
+    folder, suites = exported
+    assert sorted(datasets.get_dataset_config_names(str(folder))) == sorted(suites)
+
+
+def test_card_yaml_matches_the_data(exported):
+    folder, suites = exported
+    meta = _card_yaml(folder)
+    configs = {c["config_name"]: c for c in meta["configs"]}
+    assert sorted(configs) == sorted(suites)
+    for name, config in configs.items():
+        assert config["data_files"] == [{"split": "test", "path": f"{name}/test-*.parquet"}]
+    infos = DatasetInfosDict.from_dataset_card_data(DatasetCard.load(folder / CARD_FILE).data)
+    assert sorted(infos) == sorted(suites)
+    for name, suite in suites.items():
+        assert infos[name].splits["test"].num_examples == len(suite)
+        assert infos[name].features == suite_features(suite.manifest)
+        assert infos[name].download_size == (folder / name / DATA_FILE).stat().st_size
+    assert {"bsd-3-clause", "apache-2.0"} <= set(meta["license"])  # SPDX ids as the Hub spells them
+    assert meta["language"] == sorted(
+        {lang for s in suites.values() for lang in s.manifest.languages}
+    )
+    assert meta["source_datasets"] == ["extended"]
+    assert "nnd-suites" in meta["tags"]
+    assert "question-answering" in meta["task_categories"]  # Challenge 300
+    assert "text-generation" in meta["task_categories"]  # Quiz Design: question generation
+    total = sum(len(s) for s in suites.values())
+    assert meta["size_categories"] == ["1K<n<10K" if total < 10_000 else "10K<n<100K"]
+
+
+def test_card_text_describes_how_the_tests_were_built(exported):
+    folder, suites = exported
+    text = (folder / CARD_FILE).read_text("utf-8")
+    for name, suite in suites.items():
+        manifest = suite.manifest
+        assert f"### `{name}`" in text
+        assert manifest.quality_map.description in text
+        for category, count in manifest.counts.breakdowns["category"].items():
+            assert f"| {category} | {count:,} |" in text
+        for skipped in manifest.skipped:
+            assert f"| {skipped.reason} | {skipped.count:,} |" in text
+        assert manifest.citation.strip() in text
+    assert "@inproceedings{laban2022near" in text
+    assert 'load_dataset("org/nnd", ' in text
+    assert "nnd-suites evaluate --suite hub:org/nnd/" in text
+    assert "credit 0.5 takes no part" in text  # Challenge 300's skipped items, with counts
+
+
+def test_manifest_travels_with_each_config(exported):
+    folder, suites = exported
+    for name, suite in suites.items():
+        assert (folder / name / "manifest.json").read_text("utf-8").strip() == (
+            suite.manifest.model_dump_json(indent=2)
+        )
+        schema = pq.read_schema(folder / name / DATA_FILE)
+        assert b"huggingface" in schema.metadata  # datasets reads the features from the file too
+
+
+def test_exporting_more_suites_keeps_the_others(quiz_design_suite, challenge300_suite, tmp_path):
+    folder = tmp_path / "nnd"
+    export_suites([challenge300_suite], folder)
+    assert _card_yaml(folder)["pretty_name"] == "NND test suites: challenge300"
+    before = (folder / "challenge300" / DATA_FILE).read_bytes()
+    result = export_suites([quiz_design_suite], folder)
+    assert result.written == ["quiz_design"]
+    assert result.config_names == ["challenge300", "quiz_design"]
+    assert [c["config_name"] for c in _card_yaml(folder)["configs"]] == result.config_names
+    assert (folder / "challenge300" / DATA_FILE).read_bytes() == before
+    export_suites([challenge300_suite], folder)  # again: replaces its own config only
+    assert sorted(datasets.get_dataset_config_names(str(folder))) == result.config_names
+    assert not [p for p in folder.iterdir() if p.name.startswith(".")]  # no temporary leftovers
+
+
+def test_transformed_suites_round_trip_with_their_parent_ids(challenge300_suite, tmp_path):
+    from nnd_suites.transformations.apply import transform_suite
+
+    child = transform_suite(challenge300_suite, "typos")
+    export_suites([challenge300_suite, child], tmp_path)
+    rows = datasets.load_dataset(str(tmp_path), child.name, split="test", cache_dir=str(tmp_path))
+    assert rows["parent_id"] == [p.parent_id for p in child.pairs]
+    assert set(rows["parent_id"]) == {p.id for p in challenge300_suite.pairs}
+    assert load_suite(tmp_path, child.name) == child
+    text = (tmp_path / CARD_FILE).read_text("utf-8")
+    info = child.manifest.transformation
+    assert f"Transformation `typos` {info.version} of `challenge300`" in text
+    assert f"{info.degenerate:,} degenerate" in text
+
+
+def test_a_license_the_hub_does_not_list_is_declared_as_other(challenge300_suite, tmp_path):
+    manifest = challenge300_suite.manifest.model_copy(update={"license": "Custom Research 1.0"})
+    export_suites([Suite(manifest, challenge300_suite.pairs)], tmp_path)
+    meta = _card_yaml(tmp_path)
+    assert meta["license"] == "other"
+    assert meta["license_name"] == "custom-research-1.0"
+    assert meta["license_details"] == "challenge300: Custom Research 1.0"
+    assert "License: Custom Research 1.0." in (tmp_path / CARD_FILE).read_text("utf-8")
+
+
+def test_cli_export(tmp_path, capsys):
+    folder = tmp_path / "out"
+    assert main(["export", "challenge300", "--to", str(folder), "--repo", "me/suites"]) == 0
+    out = capsys.readouterr().out
+    assert "challenge300: 807 tests (written)" in out
+    assert 'load_suite("me/suites", "challenge300")' in (folder / CARD_FILE).read_text("utf-8")
+    assert main(["export", str(folder / "challenge300"), "--to", str(tmp_path / "copy")]) == 0
+    assert load_suite(tmp_path / "copy", "challenge300") == load_suite(folder / "challenge300")
+
+
+# ------------------------------------------------------------------------------- bad input
+def _renamed(suite: Suite, name: str) -> Suite:
+    return Suite(suite.manifest.model_copy(update={"name": name}), suite.pairs)
+
+
+def test_invalid_suite_is_not_exported_and_nothing_is_written(
+    challenge300_suite, quiz_design_suite, tmp_path
+):
+    folder = tmp_path / "nnd"
+    export_suites([challenge300_suite], folder)
+    card = (folder / CARD_FILE).read_bytes()
+    broken = Suite(quiz_design_suite.manifest, quiz_design_suite.pairs[:-1])
+    valid = _renamed(challenge300_suite, "c300_copy")
+    with pytest.raises(
+        SuiteValidationError,
+        match=r"cannot export: suite 'quiz_design' is invalid"
+        r".*2686 pairs, the data has 2685",
+    ):
+        export_suites([valid, broken], folder)
+    assert (folder / CARD_FILE).read_bytes() == card
+    assert sorted(p.name for p in folder.iterdir()) == [CARD_FILE, "challenge300"]
+
+
+@pytest.mark.parametrize(
+    "name,reason",
+    [
+        ("quiz design", "no spaces"),
+        ("org/quiz", "slashes"),
+        ("quiz:design", "<>:/"),
+        ("README.md", "reserved"),
+        ("default", "reserved"),
+        ("quiz..design", "inner dots"),
+        ("x" * 97, "at most 96"),
+    ],
+)
+def test_config_names_the_hub_rejects(challenge300_suite, tmp_path, name, reason):
+    with pytest.raises(NNDError, match=rf"cannot be a Hub config name.*{reason}"):
+        export_suites([_renamed(challenge300_suite, name)], tmp_path / "nnd")
+    assert not (tmp_path / "nnd").exists()
+
+
+def test_config_names_must_differ_ignoring_case(challenge300_suite, tmp_path):
+    export_suites([challenge300_suite], tmp_path)
+    with pytest.raises(NNDError, match="'challenge300' and 'Challenge300'"):
+        export_suites([_renamed(challenge300_suite, "Challenge300")], tmp_path)
+
+
+def test_mismatched_schema_is_reported(challenge300_suite, quiz_design_suite, tmp_path):
+    folder = tmp_path / "nnd"
+    export_suites([challenge300_suite, quiz_design_suite], folder)
+    shutil.copy(folder / "quiz_design" / DATA_FILE, folder / "challenge300" / DATA_FILE)
+    pattern = (
+        r"challenge300/test-00000-of-00001.parquet: schema does not match the manifest of "
+        r"suite 'challenge300'.*context: struct<answer"
+    )
+    with pytest.raises(SuiteValidationError, match=pattern):
+        load_suite(folder, "challenge300")
+    with pytest.raises(SuiteValidationError, match=pattern):  # re-exporting another suite
+        export_suites([quiz_design_suite], folder)
+
+
+def test_tampered_rows_fail_the_content_hash(challenge300_suite, tmp_path):
+    export_suites([challenge300_suite], tmp_path)
+    path = tmp_path / "challenge300" / DATA_FILE
+    table = pq.read_table(path)
+    rows = table.to_pylist()
+    rows[3]["low"]["text"] = "edited"
+    pq.write_table(type(table).from_pylist(rows, schema=table.schema), path)
+    with pytest.raises(SuiteValidationError, match="content hash mismatch"):
+        load_suite(tmp_path / "challenge300")
+
+
+def test_a_card_not_written_by_nnd_suites_is_never_overwritten(challenge300_suite, tmp_path):
+    card = "---\nlicense: mit\n---\n# my dataset\n"
+    (tmp_path / CARD_FILE).write_text(card)
+    with pytest.raises(NNDError, match="not written by nnd-suites"):
+        export_suites([challenge300_suite], tmp_path)
+    assert (tmp_path / CARD_FILE).read_text() == card
+    assert not (tmp_path / "challenge300").exists()
+
+
+def test_cli_export_errors_exit_2(tmp_path, capsys):
+    (tmp_path / CARD_FILE).write_text("---\ntags: [other]\n---\n")
+    assert main(["export", "challenge300", "--to", str(tmp_path)]) == 2
+    assert "nnd-suites export: error:" in capsys.readouterr().err

@@ -1,0 +1,161 @@
+"""load_suite on exported folders and Hub repositories (hub:ORG/NAME/CONFIG), up to the download."""
+
+from __future__ import annotations
+
+import fnmatch
+import shutil
+
+import huggingface_hub
+import pytest
+from huggingface_hub.errors import RepositoryNotFoundError
+
+from nnd_suites import NNDError, UnknownItemError, load_suite
+from nnd_suites.cli import main
+from nnd_suites.hub import HubSpec, export_suites, parse_hub_spec
+from nnd_suites.hub import load as hub_load
+
+
+@pytest.fixture(scope="module")
+def export_folder(tmp_path_factory, quiz_design_suite, challenge300_suite):
+    folder = tmp_path_factory.mktemp("export") / "nnd"
+    export_suites([quiz_design_suite, challenge300_suite], folder, repo_id="org/nnd")
+    return folder
+
+
+@pytest.fixture
+def fake_download(export_folder, tmp_path, monkeypatch):
+    """snapshot_download replaced by a copy of the files it was asked for; records each call."""
+    calls = []
+
+    def snapshot_download(repo_id, **kwargs):
+        calls.append({"repo_id": repo_id, **kwargs})
+        target = tmp_path / "snapshot" / str(len(calls))
+        for path in export_folder.rglob("*"):
+            relative = path.relative_to(export_folder).as_posix()
+            if path.is_file() and any(
+                fnmatch.fnmatch(relative, p) for p in kwargs["allow_patterns"]
+            ):
+                (target / relative).parent.mkdir(parents=True, exist_ok=True)
+                shutil.copy(path, target / relative)
+        target.mkdir(parents=True, exist_ok=True)
+        return str(target)
+
+    monkeypatch.setattr(hub_load, "snapshot_download", snapshot_download)
+    return calls
+
+
+@pytest.mark.parametrize(
+    "spec,expected",
+    [
+        ("hub:org/nnd/quiz_design", HubSpec("org/nnd", "quiz_design")),
+        ("hub:org/nnd/quiz_design@v1.0", HubSpec("org/nnd", "quiz_design", "v1.0")),
+        ("hub:org/nnd/quiz_design@refs/pr/3", HubSpec("org/nnd", "quiz_design", "refs/pr/3")),
+    ],
+)
+def test_parse_hub_spec(spec, expected):
+    assert parse_hub_spec(spec) == expected
+    assert str(expected) == spec
+
+
+@pytest.mark.parametrize(
+    "spec",
+    [
+        "hub:org/nnd",
+        "hub:nnd/quiz_design/x/y",
+        "hub:org/nnd/quiz@",
+        "hub:org//quiz",
+        "hub:o rg/nnd/quiz",
+    ],
+)
+def test_bad_hub_specs(spec):
+    with pytest.raises(NNDError, match=r"hub:ORG/NAME/CONFIG|invalid Hub repository id"):
+        parse_hub_spec(spec)
+
+
+def test_hub_spec_downloads_one_config_and_validates(fake_download, challenge300_suite):
+    suite = load_suite("hub:org/nnd/challenge300@v1.0")
+    assert suite == challenge300_suite
+    assert fake_download == [
+        {
+            "repo_id": "org/nnd",
+            "repo_type": "dataset",
+            "revision": "v1.0",
+            "allow_patterns": ["challenge300/*", "README.md"],
+        }
+    ]
+
+
+def test_repo_id_with_name_and_revision(fake_download, quiz_design_suite):
+    assert load_suite("org/nnd", "quiz_design", revision="main") == quiz_design_suite
+    assert fake_download[0]["revision"] == "main"
+    assert fake_download[0]["allow_patterns"] == ["quiz_design/*", "README.md"]
+
+
+def test_unknown_config_on_the_hub_lists_the_card_configs(fake_download):
+    with pytest.raises(
+        UnknownItemError,
+        match=r"unknown suite config in hub:org/nnd 'nope'; "
+        r"known: challenge300, quiz_design",
+    ):
+        load_suite("hub:org/nnd/nope")
+
+
+def test_conflicting_name_or_revision(fake_download):
+    with pytest.raises(NNDError, match="names config 'quiz_design'"):
+        load_suite("hub:org/nnd/quiz_design", "challenge300")
+    with pytest.raises(NNDError, match="pins revision 'v1'"):
+        load_suite("hub:org/nnd/quiz_design@v1", revision="v2")
+    assert fake_download == []
+
+
+def test_repository_not_found_is_explained(monkeypatch):
+    def snapshot_download(repo_id, **kwargs):
+        raise RepositoryNotFoundError("404", response=_response(404))
+
+    monkeypatch.setattr(hub_load, "snapshot_download", snapshot_download)
+    with pytest.raises(NNDError, match="no dataset repository org/missing is visible"):
+        load_suite("hub:org/missing/quiz_design")
+
+
+def test_offline_without_a_cached_copy(monkeypatch, tmp_path):
+    # the real snapshot_download: offline, an empty cache, nothing can be fetched
+    monkeypatch.setattr(huggingface_hub.constants, "HF_HUB_OFFLINE", True)
+    monkeypatch.setattr(huggingface_hub.constants, "HF_HUB_CACHE", str(tmp_path / "hub"))
+    with pytest.raises(NNDError, match="HF_HUB_OFFLINE is set and no copy of dataset org/nnd"):
+        load_suite("hub:org/nnd/quiz_design")
+    assert main(["stats", "hub:org/nnd/quiz_design"]) == 2
+
+
+def test_local_export_forms(export_folder, quiz_design_suite, capsys):
+    assert load_suite(export_folder / "quiz_design", "quiz_design") == quiz_design_suite
+    with pytest.raises(
+        NNDError,
+        match=r"export folder with configs \['challenge300', "
+        r"'quiz_design'\]; name one",
+    ):
+        load_suite(export_folder)
+    with pytest.raises(UnknownItemError, match="known: challenge300, quiz_design"):
+        load_suite(export_folder, "nope")
+    with pytest.raises(NNDError, match="a revision applies to Hub repositories"):
+        load_suite(export_folder, "quiz_design", revision="v1")
+    with pytest.raises(NNDError, match="holds suite 'quiz_design', not 'challenge300'"):
+        load_suite(export_folder / "quiz_design", "challenge300")
+    assert main(["stats", str(export_folder / "challenge300")]) == 0
+    assert "807 pairs" in capsys.readouterr().out
+
+
+def test_built_in_names_and_unknown_suites_still_resolve(capsys):
+    assert len(load_suite("challenge300")) == 807
+    with pytest.raises(UnknownItemError, match=r"unknown suite 'nope'.*hub:ORG/NAME/CONFIG"):
+        load_suite("nope")
+
+
+def test_a_folder_without_exports_is_not_a_suite(tmp_path):
+    with pytest.raises(NNDError, match="no exported suite here"):
+        load_suite(tmp_path, "quiz_design")
+
+
+def _response(status: int):
+    import httpx2
+
+    return httpx2.Response(status, request=httpx2.Request("GET", "https://huggingface.co/api"))

@@ -1,0 +1,247 @@
+"""publish: the huggingface_hub calls are replaced by a fake Hub on disk and asserted."""
+
+from __future__ import annotations
+
+import fnmatch
+import shutil
+from pathlib import Path
+
+import datasets
+import huggingface_hub
+import pytest
+from huggingface_hub import HfApi
+from huggingface_hub.errors import HfHubHTTPError
+
+from nnd_suites import NNDError, load_suite
+from nnd_suites.cli import main
+from nnd_suites.hub import publish_suites
+
+
+def _response(status: int):
+    import httpx2  # huggingface_hub's HTTP client
+
+    return httpx2.Response(status, request=httpx2.Request("POST", "https://huggingface.co/api"))
+
+
+def _matches(path: str, patterns) -> bool:
+    patterns = [patterns] if isinstance(patterns, str) else list(patterns or [])
+    return any(fnmatch.fnmatch(path, p) for p in patterns)
+
+
+class FakeHub:
+    """One dataset repository kept in a folder; records every call the HfApi methods get."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        self.calls: list[tuple[str, dict]] = []
+        self.tags: list[str] = []
+        self.fail: dict[str, int] = {}  # method name -> HTTP status to raise
+
+    def _record(self, method: str, **kwargs) -> None:
+        self.calls.append((method, kwargs))
+        if method in self.fail:
+            raise HfHubHTTPError(
+                f"{self.fail[method]} error", response=_response(self.fail[method])
+            )
+
+    def files(self) -> list[str]:
+        return sorted(
+            p.relative_to(self.root).as_posix() for p in self.root.rglob("*") if p.is_file()
+        )
+
+    def install(self, monkeypatch) -> None:
+        hub = self
+
+        def create_repo(self, repo_id, **kwargs):
+            hub._record("create_repo", repo_id=repo_id, **kwargs)
+            hub.root.mkdir(exist_ok=True)
+
+        def list_repo_files(self, repo_id, **kwargs):
+            hub._record("list_repo_files", repo_id=repo_id, **kwargs)
+            return hub.files()
+
+        def snapshot_download(self, repo_id, **kwargs):
+            hub._record("snapshot_download", repo_id=repo_id, **kwargs)
+            for name in hub.files():
+                if _matches(name, kwargs["allow_patterns"]):
+                    target = Path(kwargs["local_dir"]) / name
+                    target.parent.mkdir(parents=True, exist_ok=True)
+                    shutil.copy(hub.root / name, target)
+            return str(kwargs["local_dir"])
+
+        def upload_folder(self, **kwargs):
+            hub._record("upload_folder", **kwargs)
+            folder = Path(kwargs["folder_path"])
+            sent = [p.relative_to(folder).as_posix() for p in folder.rglob("*") if p.is_file()]
+            sent = [n for n in sent if _matches(n, kwargs["allow_patterns"])]
+            for name in hub.files():
+                if _matches(name, kwargs["delete_patterns"]) and name not in sent:
+                    (hub.root / name).unlink()
+            for name in sent:
+                (hub.root / name).parent.mkdir(parents=True, exist_ok=True)
+                shutil.copy(folder / name, hub.root / name)
+            return type("CommitInfo", (), {"commit_url": "https://huggingface.co/c/1"})()
+
+        def create_tag(self, repo_id, **kwargs):
+            hub._record("create_tag", repo_id=repo_id, **kwargs)
+            hub.tags.append(kwargs["tag"])
+
+        for name, method in [
+            ("create_repo", create_repo),
+            ("list_repo_files", list_repo_files),
+            ("snapshot_download", snapshot_download),
+            ("upload_folder", upload_folder),
+            ("create_tag", create_tag),
+        ]:
+            monkeypatch.setattr(HfApi, name, method)
+
+
+@pytest.fixture
+def hub(tmp_path, monkeypatch):
+    monkeypatch.setattr(huggingface_hub.constants, "HF_HUB_OFFLINE", False)
+    monkeypatch.setenv("HF_TOKEN", "hf_fake_token_for_tests")
+    fake = FakeHub(tmp_path / "remote")
+    fake.install(monkeypatch)
+    return fake
+
+
+def _methods(hub: FakeHub) -> list[str]:
+    return [method for method, _ in hub.calls]
+
+
+def test_publish_creates_uploads_and_tags(hub, challenge300_suite, quiz_design_suite, tmp_path):
+    result = publish_suites([challenge300_suite], "org/nnd", private=True)
+    assert _methods(hub) == ["create_repo", "list_repo_files", "upload_folder"]
+    assert hub.calls[0][1] == {
+        "repo_id": "org/nnd",
+        "repo_type": "dataset",
+        "exist_ok": True,
+        "private": True,
+    }
+    upload = hub.calls[2][1]
+    assert upload["repo_id"] == "org/nnd" and upload["repo_type"] == "dataset"
+    assert upload["delete_patterns"] == ["challenge300/test-*.parquet"]
+    assert hub.files() == [
+        "README.md",
+        "challenge300/manifest.json",
+        "challenge300/test-00000-of-00001.parquet",
+    ]
+    assert result.files == hub.files() and result.commit_url == "https://huggingface.co/c/1"
+    assert not result.folder.exists()  # the temporary staging folder is gone
+
+    # a second suite: the published one is fetched, kept and listed in the new card
+    hub.calls.clear()
+    result = publish_suites([quiz_design_suite], "org/nnd", tag="v1.0")
+    assert _methods(hub) == [
+        "create_repo",
+        "list_repo_files",
+        "snapshot_download",
+        "upload_folder",
+        "create_tag",
+    ]
+    assert hub.calls[2][1]["allow_patterns"] == ["README.md", "challenge300/*"]
+    assert hub.calls[4][1] == {
+        "repo_id": "org/nnd",
+        "tag": "v1.0",
+        "repo_type": "dataset",
+        "tag_message": "nnd-suites: publish quiz_design (challenge300, quiz_design)",
+    }
+    assert result.configs == ["challenge300", "quiz_design"] and hub.tags == ["v1.0"]
+    # what reached the "Hub" loads like the original, with both tools
+    assert sorted(datasets.get_dataset_config_names(str(hub.root))) == result.configs
+    rows = datasets.load_dataset(
+        str(hub.root), "challenge300", split="test", cache_dir=str(tmp_path / "cache")
+    )
+    assert rows["id"] == [p.id for p in challenge300_suite.pairs]
+    assert load_suite(hub.root, "quiz_design") == quiz_design_suite
+
+
+def test_dry_run_builds_the_folder_and_sends_nothing(hub, challenge300_suite, tmp_path, capsys):
+    folder = tmp_path / "staging"
+    args = [
+        "publish",
+        "challenge300",
+        "--repo",
+        "org/nnd",
+        "--dry-run",
+        "--tag",
+        "v2",
+        "--folder",
+        str(folder),
+    ]
+    assert main(args) == 0
+    assert hub.calls == []
+    out = capsys.readouterr().out
+    assert "dry run: would upload to https://huggingface.co/datasets/org/nnd" in out
+    for name in [
+        "README.md",
+        "challenge300/manifest.json",
+        "challenge300/test-00000-of-00001.parquet",
+    ]:
+        assert f"  {name} (" in out
+        assert (folder / name).is_file()
+    assert "would tag the commit v2" in out
+    assert load_suite(folder, "challenge300") == challenge300_suite
+
+
+def test_cli_publish(hub, capsys):
+    assert main(["publish", "challenge300", "--repo", "org/nnd", "--tag", "v1.0"]) == 0
+    out = capsys.readouterr().out
+    assert "published to https://huggingface.co/datasets/org/nnd" in out
+    assert "tagged v1.0" in out
+    assert hub.calls[0][1]["private"] is False
+
+
+def test_missing_token(hub, challenge300_suite, monkeypatch, tmp_path):
+    monkeypatch.delenv("HF_TOKEN")
+    monkeypatch.delenv("HUGGING_FACE_HUB_TOKEN", raising=False)
+    monkeypatch.setattr(huggingface_hub.constants, "HF_TOKEN_PATH", str(tmp_path / "no-token"))
+    with pytest.raises(NNDError, match="no Hugging Face token found; run `hf auth login`"):
+        publish_suites([challenge300_suite], "org/nnd")
+    assert hub.calls == []
+
+
+def test_offline(hub, challenge300_suite, monkeypatch, capsys):
+    monkeypatch.setattr(huggingface_hub.constants, "HF_HUB_OFFLINE", True)
+    assert main(["publish", "challenge300", "--repo", "org/nnd"]) == 2
+    assert "HF_HUB_OFFLINE is set" in capsys.readouterr().err
+    assert hub.calls == []
+
+
+@pytest.mark.parametrize(
+    "method,status,message",
+    [
+        ("create_repo", 403, "dataset org/nnd is not writable with your token \\(403\\)"),
+        ("create_repo", 401, "rejected your token \\(401"),
+        ("upload_folder", 403, "uploading the suites: dataset org/nnd is not writable"),
+        ("create_tag", 409, "tagging v1.0: conflict on the Hub \\(409\\)"),
+    ],
+)
+def test_hub_refusals_are_explained(hub, challenge300_suite, method, status, message):
+    hub.fail[method] = status
+    with pytest.raises(NNDError, match=message):
+        publish_suites([challenge300_suite], "org/nnd", tag="v1.0")
+    assert _methods(hub)[-1] == method  # nothing is attempted after the refusal
+
+
+def test_invalid_input_fails_before_the_hub_is_contacted(hub, challenge300_suite):
+    with pytest.raises(NNDError, match="invalid Hub repository id"):
+        publish_suites([challenge300_suite], "not a repo")
+    renamed = type(challenge300_suite)(
+        challenge300_suite.manifest.model_copy(update={"name": "bad name"}),
+        challenge300_suite.pairs,
+    )
+    with pytest.raises(NNDError, match="cannot be a Hub config name"):
+        publish_suites([renamed], "org/nnd")
+    assert hub.calls == []
+
+
+def test_a_foreign_card_in_the_repository_is_kept(hub, challenge300_suite):
+    hub.root.mkdir()
+    (hub.root / "README.md").write_text("---\nlicense: mit\n---\n# someone else's dataset\n")
+    with pytest.raises(
+        NNDError, match=r"cannot publish to org/nnd: its README\.md was not written by nnd-suites"
+    ):
+        publish_suites([challenge300_suite], "org/nnd")
+    assert "upload_folder" not in _methods(hub)
+    assert "someone else's dataset" in (hub.root / "README.md").read_text()

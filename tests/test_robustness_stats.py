@@ -1,0 +1,191 @@
+"""Robustness statistics: paired pass rates on the same tests, intervals, McNemar, reports."""
+
+from __future__ import annotations
+
+import json
+import math
+import random
+
+import numpy as np
+import pytest
+from nnd_suites.evaluation.robustness.report import (
+    RobustnessReport,
+    SuiteBaseline,
+    make_cell,
+    to_markdown,
+    write_report,
+)
+from nnd_suites.evaluation.robustness.stats import (
+    PairedTest,
+    compare,
+    mcnemar_exact,
+    paired_difference_ci,
+    paired_tests,
+    wald_paired_difference_ci,
+)
+from nnd_suites.transformations import is_degenerate, transform_suite
+
+from nnd_suites.errors import NNDError
+
+
+def capitals_outcomes(suite):
+    """A text-only stand-in for a model: pass iff the better question has fewer capitals.
+
+    Lower-casing changes its outcomes, which is what the paired statistics must follow.
+    """
+
+    def capitals(text: str) -> int:
+        return sum(c.isupper() for c in text)
+
+    outcomes = {}
+    for pair in suite.pairs:
+        high, low = capitals(pair.high.text), capitals(pair.low.text)
+        outcomes[pair.id] = "pass" if high < low else ("tie" if high == low else "fail")
+    return outcomes
+
+
+def test_compare_counts_the_same_tests_and_excludes_degenerate():
+    tests = [
+        PairedTest("a", "x", True, True, False, True),
+        PairedTest("b", "x", True, False, False, True),
+        PairedTest("c", "y", False, True, False, False),
+        PairedTest("d", "y", False, False, False, False),
+        PairedTest("e", "y", True, False, False, True),
+        PairedTest("f", "y", True, False, True, True),  # degenerate: not compared
+    ]
+    result = compare(tests)
+    assert (result.n, result.degenerate) == (5, 1)
+    assert (result.parent_passed, result.passed, result.lost, result.gained) == (3, 2, 2, 1)
+    assert result.parent_pass_rate == 3 / 5 and result.pass_rate == 2 / 5
+    assert result.delta == pytest.approx(-1 / 5)
+    low, high = result.delta_ci
+    assert -1 <= low < result.delta < high <= 1
+    assert result.p_value == 1.0  # 2 lost vs 1 gained: no evidence
+    empty = compare([PairedTest("f", "y", True, False, True, True)])
+    assert (empty.n, empty.degenerate, empty.delta, empty.p_value) == (0, 1, None, None)
+
+
+def test_mcnemar_is_the_exact_binomial_on_discordant_tests():
+    def two_sided(lost: int, gained: int) -> float:
+        total, k = lost + gained, min(lost, gained)
+        return min(1.0, 2 * sum(math.comb(total, i) for i in range(k + 1)) / 2**total)
+
+    for lost, gained in [(10, 0), (0, 10), (7, 2), (30, 18), (5, 5), (1, 0)]:
+        assert mcnemar_exact(lost, gained) == pytest.approx(two_sided(lost, gained), rel=1e-9)
+    assert mcnemar_exact(0, 0) == 1.0
+    assert mcnemar_exact(10, 0) == pytest.approx(2 * 0.5**10)
+
+
+def test_paired_interval_matches_wald_when_large_and_stays_bounded():
+    for both, lost, gained, neither in [(5000, 1000, 500, 3500), (2000, 300, 420, 7280)]:
+        n = both + lost + gained + neither
+        newcombe = paired_difference_ci(both, lost, gained, neither)
+        wald = wald_paired_difference_ci(lost, gained, n)
+        assert newcombe == pytest.approx(wald, abs=0.002)
+    for table in [(10, 0, 0, 0), (0, 0, 0, 10), (0, 10, 0, 0), (0, 0, 10, 0), (3, 0, 0, 1)]:
+        low, high = paired_difference_ci(*table)
+        delta = (table[2] - table[1]) / sum(table)
+        assert -1 <= low <= delta <= high <= 1 and high - low > 0
+
+
+def test_paired_interval_covers_the_true_difference():
+    """Coverage by simulation: 95% nominal, on correlated pass/fail pairs with n = 60."""
+    rng = np.random.default_rng(0)
+    # P(both), P(lost), P(gained), P(neither): true delta = 0.08 - 0.18 = -0.10
+    probabilities = [0.55, 0.18, 0.08, 0.19]
+    truth = probabilities[2] - probabilities[1]
+    tables = rng.multinomial(60, probabilities, size=800)
+    covered = sum(low <= truth <= high for low, high in (paired_difference_ci(*t) for t in tables))
+    wald = sum(
+        low <= truth <= high
+        for low, high in (wald_paired_difference_ci(t[1], t[2], 60) for t in tables)
+    )
+    assert 0.93 <= covered / len(tables) <= 0.975
+    assert covered >= wald  # the score interval is at least as good as the textbook one
+
+
+def test_paired_tests_on_real_suite_use_the_same_tests(quiz_design_suite):
+    child = transform_suite(quiz_design_suite, "lowercase")
+    parent_outcomes, child_outcomes = (
+        capitals_outcomes(quiz_design_suite),
+        capitals_outcomes(child),
+    )
+    tests = paired_tests(quiz_design_suite, child, parent_outcomes, child_outcomes)
+    assert len(tests) == 2686 and sum(t.degenerate for t in tests) == 26
+    cell = make_cell("quiz_design", "lowercase", child.name, tests)
+    kept = [p for p in child.pairs if not is_degenerate(p)]
+    assert cell.n == len(kept) == 2660 and cell.degenerate == 26
+    # Parent pass rate on exactly the non-degenerate tests, by their ids.
+    parent_passed = sum(parent_outcomes[p.parent_id] == "pass" for p in kept)
+    assert cell.parent_pass_rate == parent_passed / 2660
+    assert cell.pass_rate == 0.0  # lower-cased candidates have no capitals: all ties
+    assert cell.lost == parent_passed and cell.gained == 0
+    assert cell.p_value < 1e-10 and cell.significant
+    assert sum(c.n for c in cell.by_category.values()) == 2660
+    assert sum(c.degenerate for c in cell.by_category.values()) == 26
+    assert set(cell.by_category) == {"disfluent", "off_target", "wrong_context"}
+    assert cell.changed == 2686 and cell.changed_only.n == 2660
+
+
+def test_paired_tests_need_the_right_parent_and_every_outcome(
+    quiz_design_suite, challenge300_suite
+):
+    child = transform_suite(challenge300_suite, "uppercase")
+    outcomes = capitals_outcomes(challenge300_suite)
+    with pytest.raises(NNDError, match="which suite quiz_design does not hold"):
+        paired_tests(quiz_design_suite, child, outcomes, outcomes)
+    partial = dict(list(outcomes.items())[:-1])
+    with pytest.raises(NNDError, match=r"no outcome for test .* suite challenge300"):
+        paired_tests(challenge300_suite, child, partial, capitals_outcomes(child))
+
+
+def _report(quiz_design_suite, challenge300_suite) -> RobustnessReport:
+    cells, suites = [], {}
+    for suite in (quiz_design_suite, challenge300_suite):
+        parent = capitals_outcomes(suite)
+        suites[suite.name] = SuiteBaseline(
+            pairs=len(suite),
+            passed=sum(v == "pass" for v in parent.values()),
+            pass_rate=sum(v == "pass" for v in parent.values()) / len(suite),
+        )
+        for spec in ("lowercase", "no_final_punctuation", "typos:rate=0.2,seed=1"):
+            child = transform_suite(suite, spec)
+            tests = paired_tests(suite, child, parent, capitals_outcomes(child))
+            cells.append(make_cell(suite.name, spec, child.name, tests))
+    transforms = ["lowercase", "no_final_punctuation", "typos:rate=0.2,seed=1"]
+    return RobustnessReport(model="capitals", suites=suites, transforms=transforms, cells=cells)
+
+
+def test_report_files(quiz_design_suite, challenge300_suite, tmp_path):
+    import matplotlib.image
+
+    report = _report(quiz_design_suite, challenge300_suite)
+    paths = write_report(report, tmp_path / "out")
+    data = json.loads(paths["json"].read_text())
+    assert len(data["cells"]) == 6
+    required = {"suite", "transform", "n", "degenerate", "parent_pass_rate", "pass_rate"}
+    assert all(required | {"delta", "delta_ci", "p_value"} <= set(c) for c in data["cells"])
+    assert RobustnessReport.model_validate(data) == report
+    markdown = paths["markdown"].read_text()
+    assert markdown.count("| quiz_design | ") == 3 and "### challenge300 / lowercase" in markdown
+    lower = report.cell("quiz_design", "lowercase")
+    assert "| quiz_design | lowercase | 2,660 | 26 | 2,686 |" in markdown
+    assert f"{100 * lower.delta:+.1f} [" in to_markdown(report)
+    image = matplotlib.image.imread(paths["heatmap"])
+    assert image.ndim == 3 and image.shape[0] > 100 and image.shape[1] > 100
+    assert sorted(p.name for p in (tmp_path / "out").iterdir()) == [
+        "robustness.json",
+        "robustness.md",
+        "robustness.png",
+    ]
+
+
+def test_compare_is_invariant_to_test_order():
+    rng = random.Random(3)
+    tests = [
+        PairedTest(str(i), "c", rng.random() < 0.6, rng.random() < 0.5, rng.random() < 0.05, True)
+        for i in range(300)
+    ]
+    shuffled = tests[:]
+    rng.shuffle(shuffled)
+    assert compare(tests) == compare(shuffled)

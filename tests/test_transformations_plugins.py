@@ -1,0 +1,220 @@
+"""Transformation plugins: the per-plugin examples harness, registration, parameters, randomness."""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from nnd_suites.transformations import (
+    TRANSFORMATIONS,
+    SeededParams,
+    Transformation,
+    TransformationMetadata,
+    make_transformation,
+    parse_spec,
+)
+from nnd_suites.transformations.base import validate_transformation
+from nnd_suites.transformations.typos.typos import NEIGHBOURS
+
+from nnd_suites.errors import NNDError, PluginError, UnknownItemError
+from nnd_suites.registry import Registry
+
+FOLDER = Path(TRANSFORMATIONS.get("lowercase").folder()).parent
+ISSUE_NAMES = {
+    "lowercase", "uppercase", "titlecase", "first_letter_case", "no_final_punctuation",
+    "no_punctuation", "whitespace", "nfkc", "typos", "detokenize", "numbers",
+}  # fmt: skip
+
+
+# ------------------------------------------------------------------ the examples harness
+@pytest.mark.parametrize("name", TRANSFORMATIONS.names())
+def test_plugin_examples(name):
+    """One test case per registered plugin: its examples.json, run twice, global state untouched."""
+    cls = TRANSFORMATIONS.get(name)
+    examples = cls.examples()
+    assert len(examples) >= 2, f"{name}: add at least two examples to {cls.folder()}/examples.json"
+    state = random.getstate()
+    for example in examples:
+        plugin = cls(**example["params"])
+        assert plugin.apply(example["input"]) == example["output"], example
+        random.seed(12345)  # the global generator must not matter
+        assert plugin.apply(example["input"]) == example["output"], example
+    random.setstate(state)
+    assert any(ex["input"] != ex["output"] for ex in examples), f"{name}: no example changes text"
+    if cls.metadata.seeded:
+        seeds = {ex["params"].get("seed", 0) for ex in examples if ex["input"] != ex["output"]}
+        assert len(seeds) >= 2, f"{name}: seeded plugins need changing examples with two seeds"
+
+
+def test_issue_names_are_registered():
+    assert set(TRANSFORMATIONS.names()) >= ISSUE_NAMES
+    assert {n for n, c in TRANSFORMATIONS.items() if c.metadata.seeded} >= {"typos", "numbers"}
+
+
+def test_every_folder_holds_a_registered_documented_plugin():
+    registered: dict[str, list[str]] = {}
+    for name, cls in TRANSFORMATIONS.items():
+        registered.setdefault(Path(cls.folder()).name, []).append(name)
+    folders = [p for p in FOLDER.iterdir() if p.is_dir() and (p / "__init__.py").is_file()]
+    assert len(folders) >= 7
+    for folder in folders:
+        assert folder.name in registered, f"transformations/{folder.name} registers no plugin"
+        assert (folder / "README.md").is_file(), f"transformations/{folder.name}: no README.md"
+        examples = json.loads((folder / "examples.json").read_text(encoding="utf-8"))["examples"]
+        names = {example["transformation"] for example in examples}
+        assert names == set(registered[folder.name]), (
+            f"transformations/{folder.name}/examples.json covers {sorted(names)}, the folder "
+            f"registers {sorted(registered[folder.name])}"
+        )
+
+
+def test_seeded_output_is_the_same_in_another_process():
+    """No salted hash(), no global state: a fresh interpreter with another hash seed agrees."""
+    text = "What is the capital of France, and why did 1,000 people move there in 1990?"
+    code = (
+        "import json, sys; from nnd_suites.transformations import make_transformation as m; "
+        "print(json.dumps([m(s).apply(sys.argv[1]) for s in sys.argv[2:]]))"
+    )
+    specs = ["typos:rate=0.2,seed=4", "numbers:seed=9"]
+    env = {**os.environ, "PYTHONHASHSEED": "123"}
+    done = subprocess.run(
+        [sys.executable, "-c", code, text, *specs], env=env, capture_output=True, text=True
+    )
+    assert done.returncode == 0, done.stderr
+    here = [make_transformation(spec).apply(text) for spec in specs]
+    assert json.loads(done.stdout) == here
+    assert all(out != text for out in here)
+
+
+# ------------------------------------------------------------------ plugin behaviour
+def test_typos_rate_and_neighbours():
+    text = "the quick brown fox jumps over the lazy dog " * 40
+    letters = sum(c.isalpha() for c in text)
+    for rate in (0.02, 0.05, 0.2):
+        out = make_transformation(f"typos:rate={rate},seed=1").apply(text)
+        assert len(out) == len(text)
+        slips = [(a, b) for a, b in zip(text, out, strict=True) if a != b]
+        assert all(b in NEIGHBOURS[a] for a, b in slips), "every typo is a neighbouring key"
+        assert abs(len(slips) / letters - rate) < 3 * (rate * (1 - rate) / letters) ** 0.5 + 0.005
+    assert make_transformation("typos:rate=0").apply(text) == text
+    assert make_transformation("typos:seed=1").apply(text) != make_transformation(
+        "typos:seed=2"
+    ).apply(text)
+
+
+def test_numbers_follow_gem_bounds_and_formats():
+    plugin = make_transformation("numbers:seed=5")
+    for seed in range(30):
+        out = make_transformation(f"numbers:seed={seed}").apply("54 and 3.14 and 1,000 and 007")
+        first, _, second, _, third, _, fourth = out.split()
+        assert 0 <= int(first) < 100 and first != "54"
+        assert len(second.split(".")[1]) == 2 and 0 <= float(second) < 10 and second != "3.14"
+        value = int(third.replace(",", ""))
+        assert value < 10_000 and ("," in third) == (value >= 1000) and third != "1,000"
+        assert len(fourth) == 3 and fourth != "007"
+    # One number, one replacement: the same in every text it appears in.
+    a = plugin.apply("In 1990 the wall fell.")
+    b = plugin.apply("What happened in 1990?")
+    assert a.split()[1] == b.split()[-1].rstrip("?")
+    assert plugin.apply("the 22nd of May, CO2, the 1990s, v1.2.3") == (
+        "the 22nd of May, CO2, the 1990s, v1.2.3"
+    )
+
+
+# ------------------------------------------------------------------ parameters and specs
+def test_spec_parsing_and_canonical_form():
+    assert parse_spec("typos:rate=0.05,seed=1") == ("typos", {"rate": "0.05", "seed": "1"})
+    assert parse_spec(" lowercase ") == ("lowercase", {})
+    plugin = make_transformation("typos: seed=3 , rate=0.02")
+    assert plugin.params.rate == 0.02 and plugin.seed == 3
+    assert plugin.spec == "typos:seed=3,rate=0.02"
+    assert make_transformation(plugin.spec).params == plugin.params
+    assert make_transformation("typos").spec == "typos"
+    assert make_transformation("lowercase").params_dict() == {"on": "both"}
+    assert make_transformation("lowercase:on=candidates").touches == "candidates"
+
+
+@pytest.mark.parametrize(
+    ("spec", "message"),
+    [
+        ("typos:rat=0.1", r"transformation typos: unknown parameter 'rat' \(known: on, seed, rate"),
+        ("typos:rate=2", r"transformation typos: parameter 'rate': .*less than or equal to 1"),
+        ("typos:seed=-1", r"parameter 'seed': .*greater than or equal to 0"),
+        ("lowercase:on=paragraph", r"transformation lowercase: parameter 'on'"),
+        ("first_letter_case:to=middle", r"parameter 'to': .*'upper' or 'lower'"),
+        ("lowercase:x", r"'x' is not param=value"),
+        ("typos:seed=1,seed=2", r"parameter 'seed' given twice"),
+        (":seed=1", r"missing name"),
+    ],
+)
+def test_bad_parameters_name_the_plugin_and_parameter(spec, message):
+    with pytest.raises(NNDError, match=message):
+        make_transformation(spec)
+
+
+def test_unknown_transformation_lists_the_known_ones():
+    with pytest.raises(UnknownItemError, match=r"unknown transformation 'lowercas'.*lowercase"):
+        make_transformation("lowercas")
+
+
+# ------------------------------------------------------------------ registration
+class _Meta:
+    ok = TransformationMetadata(
+        touches="candidates", kind="perturbation", seeded=False, languages=["en"],
+        summary="reverse", description="Reverse the text.",
+    )  # fmt: skip
+
+
+class Reverse(Transformation):
+    name = "reverse"
+    metadata = _Meta.ok
+
+    def transform_text(self, text: str, rng: random.Random) -> str:
+        return text[::-1]
+
+
+def test_a_third_party_plugin_registers_through_a_registry():
+    registry: Registry[Transformation] = Registry(
+        "transformation", "nnd_suites.no_such_group", "nnd_suites.transformations",
+        base=lambda: Transformation, validate=validate_transformation,
+    )  # fmt: skip
+    registry.register(Reverse, "entry point test")
+    assert registry.get("reverse")().apply("abc") == "cba"
+    assert "lowercase" in registry.names()  # the built-ins are scanned as well
+
+
+def test_declaration_errors_are_caught_at_registration():
+    class NoMetadata(Reverse):
+        name = "no_metadata"
+        metadata = None  # type: ignore[assignment]
+
+    class SeededWithoutSeed(Reverse):
+        name = "seeded_without_seed"
+        metadata = _Meta.ok.model_copy(update={"seeded": True})
+
+    class SeedNotDeclared(Reverse):
+        name = "seed_not_declared"
+        Params = SeededParams
+
+    with pytest.raises(PluginError, match="'metadata' must be a TransformationMetadata"):
+        validate_transformation(NoMetadata)
+    with pytest.raises(PluginError, match="seeded=True but its Params has no 'seed'"):
+        validate_transformation(SeededWithoutSeed)
+    with pytest.raises(PluginError, match="seeded=False but its Params has 'seed'"):
+        validate_transformation(SeedNotDeclared)
+    with pytest.raises(PluginError, match="registered twice"):
+        TRANSFORMATIONS.register(type("Lowercase2", (Reverse,), {"name": "lowercase"}))
+
+
+def test_list_shows_transformations(capsys):
+    from nnd_suites.cli import main
+
+    assert main(["list", "--json"]) == 0
+    listed = json.loads(capsys.readouterr().out)["transformations"]
+    assert set(listed) >= ISSUE_NAMES
+    assert listed["typos"].startswith("perturbation, candidates, seeded (seed=0, rate=0.05)")

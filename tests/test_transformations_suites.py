@@ -1,0 +1,187 @@
+"""Applying transformations to the real suites: child suites, parent ids, degenerate tests."""
+
+from __future__ import annotations
+
+import json
+import random
+import re
+
+import pytest
+from nnd_suites.transformations import (
+    is_degenerate,
+    make_transformation,
+    normalize_suite,
+    transform_suite,
+)
+
+from nnd_suites import Suite
+from nnd_suites.cli import main
+from nnd_suites.errors import NNDError
+from nnd_suites.suite import SuiteCounts, breakdown_counts, content_hash
+
+
+def with_pairs(suite: Suite, pairs) -> Suite:
+    """A valid copy of ``suite`` holding ``pairs`` (counts and hash recomputed)."""
+    counts = SuiteCounts(
+        **{
+            **suite.manifest.counts.model_dump(),
+            "pairs": len(pairs),
+            "breakdowns": breakdown_counts(pairs, suite.manifest.breakdown_fields),
+        }
+    )
+    manifest = suite.manifest.model_copy(
+        update={"counts": counts, "content_hash": content_hash(pairs)}
+    )
+    made = Suite(manifest, list(pairs))
+    made.validate()
+    return made
+
+
+@pytest.fixture(scope="module")
+def quiz_lowercase(quiz_design_suite):
+    return transform_suite(quiz_design_suite, "lowercase")
+
+
+def test_lowercase_quiz_design_has_exactly_26_degenerate_tests(quiz_design_suite, quiz_lowercase):
+    info = quiz_lowercase.manifest.transformation
+    assert info.degenerate == 26
+    assert sum(is_degenerate(p) for p in quiz_lowercase.pairs) == 26
+    # They are exactly the parent tests whose two questions differ only in case.
+    only_case = {
+        p.id
+        for p in quiz_design_suite.pairs
+        if p.high.text != p.low.text and p.high.text.lower() == p.low.text.lower()
+    }
+    assert {p.parent_id for p in quiz_lowercase.pairs if is_degenerate(p)} == only_case
+    assert info.changed == 2686 and info.identical == 0  # every paragraph has capitals
+
+
+def test_child_tests_keep_parent_ids_and_everything_but_text(quiz_design_suite, quiz_lowercase):
+    assert len(quiz_lowercase) == len(quiz_design_suite) == 2686
+    for parent, child in zip(quiz_design_suite.pairs, quiz_lowercase.pairs, strict=True):
+        assert child.id == parent.id and child.parent_id == parent.id
+        assert child.high.text == parent.high.text.lower()
+        assert child.context == {k: v.lower() for k, v in parent.context.items()}
+        same = ("group_id", "label", "category", "category_path", "breakdown", "aspect")
+        assert all(getattr(child, f) == getattr(parent, f) for f in same)
+        assert child.high.systems == parent.high.systems and child.low.label == parent.low.label
+
+
+def test_manifest_records_the_transformation(quiz_design_suite, quiz_lowercase, tmp_path):
+    manifest = quiz_lowercase.manifest
+    assert manifest.name == "quiz_design.lowercase"
+    info = manifest.transformation
+    assert (info.name, info.version, info.seed) == ("lowercase", "1.0.0", None)
+    assert info.params == {"on": "both"}
+    assert info.parent_suite == "quiz_design"
+    assert info.parent_content_hash == quiz_design_suite.manifest.content_hash
+    assert manifest.content_hash == content_hash(quiz_lowercase.pairs)
+    assert manifest.content_hash != quiz_design_suite.manifest.content_hash
+    assert manifest.counts.breakdowns == quiz_design_suite.manifest.counts.breakdowns
+    assert Suite.load(quiz_lowercase.save(tmp_path / "child")) == quiz_lowercase
+
+
+def test_seeded_child_records_seed_and_is_order_independent(challenge300_suite):
+    child = transform_suite(challenge300_suite, "typos:rate=0.1,seed=7")
+    info = child.manifest.transformation
+    assert info.seed == 7 and info.params == {"on": "candidates", "seed": 7, "rate": 0.1}
+    assert child.name == "challenge300.typos-seed7-rate0.1"
+    assert info.changed + info.identical == 807 and info.changed > 400
+    # Contexts untouched (candidates only); the judged empty answer stays empty.
+    assert all(
+        c.context == p.context for c, p in zip(child.pairs, challenge300_suite.pairs, strict=True)
+    )
+    assert any(p.low.text == "" for p in child.pairs)
+    shuffled = list(challenge300_suite.pairs)
+    random.Random(0).shuffle(shuffled)
+    again = transform_suite(with_pairs(challenge300_suite, shuffled), "typos:rate=0.1,seed=7")
+    assert {p.id: p for p in again.pairs} == {p.id: p for p in child.pairs}
+    other_seed = transform_suite(challenge300_suite, "typos:rate=0.1,seed=8")
+    assert other_seed.manifest.content_hash != child.manifest.content_hash
+
+
+def test_a_group_keeps_one_context_and_numbers_stay_consistent(quiz_design_suite):
+    child = transform_suite(quiz_design_suite, "numbers:seed=1")
+    contexts: dict[str, set[str]] = {}
+    for pair in child.pairs:
+        contexts.setdefault(pair.group_id, set()).add(json.dumps(pair.context, sort_keys=True))
+    assert all(len(v) == 1 for v in contexts.values())
+    assert child.manifest.transformation.changed > 1000
+    # A year asked about in a question is changed to the same year in its paragraph.
+    checked = 0
+    for parent, pair in zip(quiz_design_suite.pairs, child.pairs, strict=True):
+        for year in re.findall(r"(?<![\w.,])(1[5-9]\d\d)(?![\w])", parent.high.text):
+            if year in parent.context["paragraph"]:
+                new = make_transformation("numbers:seed=1").apply(year)
+                assert new in pair.high.text and new in pair.context["paragraph"]
+                checked += 1
+    assert checked >= 10
+
+
+def test_detokenize_degenerates_only_tokenisation_variants(quiz_design_suite):
+    child = transform_suite(quiz_design_suite, "detokenize")
+    parents = quiz_design_suite.by_id
+    degenerate = [parents[p.parent_id] for p in child.pairs if is_degenerate(p)]
+    assert len(degenerate) == child.manifest.transformation.degenerate == 2
+    for parent in degenerate:
+        assert parent.high.text.replace(" ", "") == parent.low.text.replace(" ", "")
+
+
+def test_text_that_would_become_empty_is_kept_and_counted(challenge300_suite):
+    first = challenge300_suite.pairs[0]
+    odd = first.model_copy(
+        update={"id": "0" * 16, "high": first.high.model_copy(update={"text": "?!"})}
+    )
+    suite = with_pairs(challenge300_suite, [*challenge300_suite.pairs, odd])
+    child = transform_suite(suite, "no_punctuation")
+    assert child.by_id["0" * 16].high.text == "?!"
+    skipped = {s.reason: s for s in child.manifest.skipped}
+    record = skipped["no_punctuation would leave an empty text; kept unchanged"]
+    assert record.count == 1 and record.examples == [f"pair {'0' * 16} high"]
+    # What the parent skipped while building is still listed.
+    assert set(skipped) > {s.reason for s in challenge300_suite.manifest.skipped}
+
+
+def test_chained_transformations_point_to_the_root(quiz_design_suite, quiz_lowercase):
+    chained = transform_suite(quiz_lowercase, "no_final_punctuation")
+    assert chained.name == "quiz_design.lowercase.no_final_punctuation"
+    assert chained.manifest.transformation.parent_suite == "quiz_design.lowercase"
+    assert [p.parent_id for p in chained.pairs] == [p.id for p in quiz_design_suite.pairs]
+    assert chained.manifest.transformation.degenerate >= 26
+
+
+def test_normalize_accepts_only_normalizations(challenge300_suite):
+    assert normalize_suite(challenge300_suite, "whitespace").manifest.transformation.changed == 6
+    with pytest.raises(NNDError, match=r"typos is a perturbation, not a normalization"):
+        normalize_suite(challenge300_suite, "typos:rate=0.02")
+
+
+def test_language_mismatch_warns(challenge300_suite):
+    german = Suite(
+        challenge300_suite.manifest.model_copy(update={"languages": ["de"]}),
+        challenge300_suite.pairs,
+    )
+    with pytest.warns(UserWarning, match=r"typos is written for \['en'\]"):
+        transform_suite(german, "typos")
+
+
+def test_transform_command(tmp_path, capsys, monkeypatch):
+    monkeypatch.chdir(tmp_path)  # the default output folder is suites/NAME
+    out = tmp_path / "qd_lower"
+    assert main(["transform", "quiz_design", "--transform", "lowercase", "--out", str(out)]) == 0
+    printed = capsys.readouterr().out
+    assert "changed 2,686, identical 0, degenerate 26" in printed
+    child = Suite.load(out)
+    assert child.manifest.transformation.degenerate == 26
+    assert main(["transform", str(out), "--transform", "typos:seed=2", "--json"]) == 0
+    record = json.loads(capsys.readouterr().out)
+    assert record["parent_suite"] == "quiz_design.lowercase" and record["seed"] == 2
+    assert record["out"] == "suites/quiz_design.lowercase.typos-seed2"
+    assert Suite.load(record["out"]).manifest.transformation.changed == record["changed"]
+
+
+def test_transform_command_bad_spec(tmp_path, capsys):
+    argv = ["transform", "challenge300", "--transform", "typos:rate=high", "--out", str(tmp_path)]
+    assert main(argv) == 2
+    assert "transformation typos: parameter 'rate'" in capsys.readouterr().err
+    assert not any(tmp_path.iterdir())

@@ -1,0 +1,178 @@
+"""Apply a transformation to a suite: a child suite whose tests keep their parents' ids.
+
+Decisions (GEM's Transformation-Parent set, PRODUCT section 9):
+
+- A child test keeps its parent's ``id`` and records it in ``parent_id`` (for a chain of
+  transformations, the id of the untransformed test). Ids stay unique, per-test outcomes of a
+  parent and its children join on the id, and a run with ``--normalize`` reports the same test ids
+  as a run without it.
+- A test whose two candidates became the same text is *degenerate*: it stays in the child suite
+  (so counts and ids line up with the parent), :func:`is_degenerate` flags it, and evaluators
+  exclude it from pass rates and report it as its own count.
+- A rewrite that would empty a non-empty text is not applied: the text is kept as it was and the
+  manifest's ``skipped`` list counts it with the reason, so nothing changes silently.
+"""
+
+from __future__ import annotations
+
+import re
+import warnings
+from collections.abc import Callable
+
+from nnd_suites import __version__
+from nnd_suites.errors import NNDError
+from nnd_suites.pairs import Pair, is_degenerate
+from nnd_suites.sources import SkipLog
+from nnd_suites.suite import (
+    SkippedItems,
+    Suite,
+    SuiteCounts,
+    TransformationInfo,
+    breakdown_counts,
+    content_hash,
+)
+
+from .base import TRANSFORMATIONS, Transformation
+from .spec import make_transformation
+
+
+def child_suite_name(parent: str, transformation: Transformation) -> str:
+    """``quiz_design.lowercase``, ``quiz_design.typos-rate0.05-seed3`` (manifest name charset)."""
+    given = transformation.params.model_dump(mode="json", exclude_defaults=True)
+    suffix = "".join(f"-{key}{value}" for key, value in given.items())
+    return parent + "." + re.sub(r"[^A-Za-z0-9_.-]", "_", transformation.name + suffix)
+
+
+class _Rewriter:
+    """Memoised rewrite of texts (contexts repeat across a group), counting refused rewrites."""
+
+    def __init__(self, transformation: Transformation, log: SkipLog) -> None:
+        self.transformation, self.log = transformation, log
+        self.memo: dict[str, str] = {}
+
+    def __call__(self, text: str, where: Callable[[], str]) -> str:
+        new = self.memo.get(text)
+        if new is None:
+            new = self.transformation.apply(text)
+            self.memo[text] = new
+        if text.strip() and not new.strip():
+            self.log.add(
+                f"{self.transformation.name} would leave an empty text; kept unchanged", where()
+            )
+            return text
+        return new
+
+
+def transform_suite(suite: Suite, spec: str | Transformation) -> Suite:
+    """Return the child suite of ``suite`` under the transformation ``spec``.
+
+    ``spec`` is ``NAME[:param=value,...]`` (as on the command line) or a Transformation instance.
+    The child's manifest records the transformation, its parameters, seed and version, and counts
+    the tests it changed, left identical, and made degenerate.
+    """
+    transformation = make_transformation(spec)
+    _warn_on_language(suite, transformation)
+    log = SkipLog()
+    rewrite = _Rewriter(transformation, log)
+    pairs: list[Pair] = []
+    changed = degenerate = 0
+    for pair in suite.pairs:
+        child = _transform_pair(pair, transformation, rewrite)
+        if (
+            child.context != pair.context
+            or child.high.text != pair.high.text
+            or (child.low.text != pair.low.text)
+        ):
+            changed += 1
+        degenerate += is_degenerate(child)
+        pairs.append(child)
+    parent = suite.manifest
+    # Count what the chain of transformations made degenerate, not what the untransformed suite
+    # already held (MQM keeps conflicting labels, whose tests are degenerate from the start).
+    untransformed = parent.counts.degenerate_pairs - (
+        parent.transformation.degenerate if parent.transformation else 0
+    )
+    total_degenerate, degenerate = degenerate, max(degenerate - untransformed, 0)
+    info = TransformationInfo(
+        name=transformation.name,
+        version=transformation.version,
+        params=transformation.params_dict(),
+        seed=transformation.seed,
+        parent_suite=parent.name,
+        parent_content_hash=parent.content_hash,
+        changed=changed,
+        identical=len(pairs) - changed,
+        degenerate=degenerate,
+    )
+    counts = SuiteCounts(
+        **{
+            **parent.counts.model_dump(),
+            "pairs": len(pairs),
+            "degenerate_pairs": total_degenerate,
+            "breakdowns": breakdown_counts(pairs, parent.breakdown_fields),
+        }
+    )
+    manifest = parent.model_copy(
+        update={
+            "name": child_suite_name(parent.name, transformation),
+            "description": f"{parent.description} Transformed by {transformation.spec}: "
+            f"{transformation.metadata.description}",
+            "counts": counts,
+            "skipped": list(parent.skipped) + [SkippedItems(**r) for r in log.records()],
+            "transformation": info,
+            "created_with": __version__,
+            "content_hash": content_hash(pairs),
+        }
+    )
+    child_suite = Suite(manifest, pairs)
+    child_suite.validate()
+    return child_suite
+
+
+def normalize_suite(suite: Suite, spec: str | Transformation) -> Suite:
+    """:func:`transform_suite` restricted to normalisation plugins (``evaluate --normalize``)."""
+    transformation = make_transformation(spec)
+    if transformation.metadata.kind != "normalization":
+        known = [
+            name for name, cls in TRANSFORMATIONS.items() if cls.metadata.kind == "normalization"
+        ]
+        raise NNDError(
+            f"--normalize {transformation.spec}: {transformation.name} is a "
+            f"{transformation.metadata.kind}, not a normalization; normalizations: "
+            f"{', '.join(known)} (probe perturbations with `nnd-suites robustness "
+            f"--transform {transformation.spec}`)"
+        )
+    return transform_suite(suite, transformation)
+
+
+def _transform_pair(pair: Pair, transformation: Transformation, rewrite: _Rewriter) -> Pair:
+    context = dict(pair.context)
+    if transformation.rewrites_context:
+        context = {
+            field: rewrite(value, lambda f=field: f"pair {pair.id} context {f}")
+            for field, value in pair.context.items()
+        }
+    high, low = pair.high, pair.low
+    if transformation.rewrites_candidates:
+        high = high.model_copy(update={"text": rewrite(high.text, lambda: f"pair {pair.id} high")})
+        low = low.model_copy(update={"text": rewrite(low.text, lambda: f"pair {pair.id} low")})
+    return pair.model_copy(
+        update={
+            "context": context,
+            "high": high,
+            "low": low,
+            "parent_id": pair.parent_id or pair.id,
+        }
+    )
+
+
+def _warn_on_language(suite: Suite, transformation: Transformation) -> None:
+    languages = transformation.metadata.languages
+    if "*" in languages or not suite.manifest.languages:
+        return
+    if not set(languages) & set(suite.manifest.languages):
+        warnings.warn(
+            f"transformation {transformation.name} is written for {languages}; suite "
+            f"{suite.name} is in {suite.manifest.languages}",
+            stacklevel=3,
+        )

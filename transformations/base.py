@@ -1,0 +1,210 @@
+"""The Transformation base class: declared metadata, validated parameters, a pure text rewrite.
+
+A plugin subclasses :class:`Transformation`, declares ``name``, ``version``, ``metadata`` and (when
+it takes any) a ``Params`` model, and implements ``transform_text(text, rng)``. The rewrite is a
+pure function of the text, the validated parameters and the ``random.Random`` it is handed: no
+global random state. Seeded plugins receive a generator derived from their seed and a sha256 of
+the text itself (:func:`derive_rng`), so a result depends neither on the order texts are visited
+in nor on the machine or Python version, and the same text becomes the same output wherever it
+appears (a context shared by a group stays one context; identical candidates stay identical).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import random
+import sys
+from abc import ABC, abstractmethod
+from pathlib import Path
+from typing import Any, ClassVar, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from nnd_suites.errors import PluginError
+from nnd_suites.registry import Registry
+
+Touches = Literal["context", "candidates", "both"]
+Kind = Literal["normalization", "perturbation"]
+EXAMPLES_FILE = "examples.json"
+
+
+class TransformationMetadata(BaseModel):
+    """What a transformation rewrites and how; shown by `nnd-suites list` and in manifests."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    touches: Touches = Field(description="what it rewrites by default (parameter `on` overrides)")
+    kind: Kind = Field(
+        description="normalization (match a model's text conventions) or "
+        "perturbation (probe robustness)"
+    )
+    seeded: bool = Field(description="draws random choices from a seeded generator")
+    languages: list[str] = Field(min_length=1, description="BCP-47 codes, or ['*'] for any")
+    summary: str = Field(min_length=1, max_length=72, description="one line for listings")
+    description: str = Field(min_length=1)
+
+
+class TransformationParams(BaseModel):
+    """Base of every plugin's parameters; ``on`` is common to all of them."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    on: Touches | None = Field(
+        None,
+        description="rewrite the context, the candidates or both (default: the plugin's "
+        "declared `touches`)",
+    )
+
+
+class SeededParams(TransformationParams):
+    """Base of a seeded plugin's parameters."""
+
+    seed: int = Field(0, ge=0, description="seed of the per-text random generators")
+
+
+def derive_rng(seed: int, *key: str) -> random.Random:
+    """A generator seeded from ``seed`` and ``key`` through sha256 (never the salted ``hash()``).
+
+    ``random.Random(int)`` is seeded the same way on every platform and Python version.
+    """
+    payload = json.dumps([seed, *key], ensure_ascii=False).encode("utf-8")
+    return random.Random(int.from_bytes(hashlib.sha256(payload).digest()[:8], "big"))
+
+
+class Transformation(ABC):
+    """Rewrite texts of a suite: a normalisation or a perturbation.
+
+    Instantiate with parameters (validated); ``apply(text)`` rewrites one text.
+    """
+
+    name: ClassVar[str]
+    version: ClassVar[str] = "1.0.0"
+    metadata: ClassVar[TransformationMetadata]
+    Params: ClassVar[type[TransformationParams]] = TransformationParams
+
+    def __init__(self, **params: Any) -> None:
+        try:
+            self.params = self.Params(**params)
+        except ValidationError as exc:
+            raise PluginError(describe_params_error(self.name, self.Params, exc)) from exc
+
+    @abstractmethod
+    def transform_text(self, text: str, rng: random.Random) -> str:
+        """Return ``text`` rewritten; draw any random choice from ``rng`` only."""
+
+    # ----------------------------------------------------------------- applying
+    def apply(self, text: str) -> str:
+        """Rewrite one text; seeded plugins use a generator derived from the seed and the text."""
+        return self.transform_text(text, derive_rng(self.seed or 0, self.name, text))
+
+    def rng_for(self, *key: str) -> random.Random:
+        """A generator for ``key`` (e.g. one number), for choices that must agree across texts."""
+        return derive_rng(self.seed or 0, self.name, *key)
+
+    @property
+    def seed(self) -> int | None:
+        return getattr(self.params, "seed", None)
+
+    @property
+    def touches(self) -> Touches:
+        return self.params.on or self.metadata.touches
+
+    @property
+    def rewrites_context(self) -> bool:
+        return self.touches in ("context", "both")
+
+    @property
+    def rewrites_candidates(self) -> bool:
+        return self.touches in ("candidates", "both")
+
+    def params_dict(self) -> dict[str, Any]:
+        """All parameters, defaults included and ``on`` resolved (what a manifest records)."""
+        return {**self.params.model_dump(mode="json"), "on": self.touches}
+
+    @property
+    def spec(self) -> str:
+        """Canonical ``NAME[:param=value,...]`` naming the parameters that differ from defaults."""
+        given = self.params.model_dump(mode="json", exclude_defaults=True)
+        if not given:
+            return self.name
+        return self.name + ":" + ",".join(f"{key}={value}" for key, value in given.items())
+
+    def __repr__(self) -> str:
+        return f"<transformation {self.spec}>"
+
+    @classmethod
+    def summary_line(cls) -> str:
+        """``kind, touches[, seeded] (param=default, ...): summary`` for `nnd-suites list`."""
+        meta = cls.metadata
+        defaults = cls.Params().model_dump(mode="json", exclude={"on"})
+        params = ", ".join(f"{key}={json.dumps(value)}" for key, value in defaults.items())
+        return (
+            f"{meta.kind}, {meta.touches}{', seeded' if meta.seeded else ''}"
+            f"{f' ({params})' if params else ''}: {meta.summary}"
+        )
+
+    # ----------------------------------------------------------------- examples
+    @classmethod
+    def folder(cls) -> Path:
+        return Path(sys.modules[cls.__module__].__file__).parent
+
+    @classmethod
+    def examples(cls) -> list[dict[str, Any]]:
+        """This plugin's examples from ``examples.json`` beside its module.
+
+        The file holds ``{"examples": [{"transformation", "params", "input", "output"}, ...]}``;
+        plugins sharing a folder pick theirs by ``transformation``.
+        """
+        path = cls.folder() / EXAMPLES_FILE
+        if not path.is_file():
+            return []
+        data = json.loads(path.read_text(encoding="utf-8"))
+        return [example for example in data["examples"] if example["transformation"] == cls.name]
+
+
+def describe_params_error(name: str, params: type[BaseModel], exc: ValidationError) -> str:
+    """One line per bad parameter, naming the plugin, the parameter and the accepted ones."""
+    known = ", ".join(params.model_fields) or "(none)"
+    problems = []
+    for error in exc.errors():
+        parameter = ".".join(str(part) for part in error["loc"]) or "?"
+        if error["type"] == "extra_forbidden":
+            problems.append(f"unknown parameter {parameter!r} (known: {known})")
+        else:
+            problems.append(f"parameter {parameter!r}: {error['msg']} (got {error['input']!r})")
+    return f"transformation {name}: " + "; ".join(problems)
+
+
+def validate_transformation(cls: type[Transformation]) -> None:
+    """Registry hook: a plugin must declare complete, consistent metadata."""
+    where = f"transformation {getattr(cls, 'name', cls.__name__)} ({cls.__module__})"
+    if not isinstance(getattr(cls, "metadata", None), TransformationMetadata):
+        raise PluginError(f"{where}: 'metadata' must be a TransformationMetadata")
+    if not (isinstance(cls.Params, type) and issubclass(cls.Params, TransformationParams)):
+        raise PluginError(f"{where}: 'Params' must subclass TransformationParams")
+    if not isinstance(cls.version, str) or not cls.version:
+        raise PluginError(f"{where}: 'version' must be a non-empty string")
+    has_seed = "seed" in cls.Params.model_fields
+    if cls.metadata.seeded != has_seed:
+        raise PluginError(
+            f"{where}: metadata says seeded={cls.metadata.seeded} but its Params "
+            f"{'has' if has_seed else 'has no'} 'seed' (subclass SeededParams)"
+        )
+    try:
+        cls.Params()
+    except ValidationError as exc:
+        raise PluginError(f"{where}: every parameter needs a default: {exc}") from exc
+
+
+TRANSFORMATIONS: Registry[Transformation] = Registry(
+    "transformation",
+    "nnd_suites.transformations",
+    "nnd_suites.transformations",
+    base=lambda: Transformation,
+    validate=validate_transformation,
+)
+
+
+def get_transformation(name: str) -> type[Transformation]:
+    return TRANSFORMATIONS.get(name)

@@ -1,0 +1,99 @@
+"""Casing variants: lowercase, uppercase, title case, and the first letter only."""
+
+from __future__ import annotations
+
+import random
+import re
+from typing import Literal
+
+from pydantic import Field
+
+from ..base import Transformation, TransformationMetadata, TransformationParams
+
+# A letter that starts a word: not preceded by a word character or an apostrophe (so "it's"
+# keeps a lower-case "s", unlike str.title()).
+_WORD_START = re.compile(r"(?<![\w'’])[^\W\d_]")
+
+
+class Lowercase(Transformation):
+    name = "lowercase"
+    metadata = TransformationMetadata(
+        touches="both",
+        kind="normalization",
+        seeded=False,
+        languages=["*"],
+        summary="lower-case every letter",
+        description="Lower-case every letter (str.lower), for uncased models.",
+    )
+
+    def transform_text(self, text: str, rng: random.Random) -> str:
+        return text.lower()
+
+
+class Uppercase(Transformation):
+    name = "uppercase"
+    metadata = TransformationMetadata(
+        touches="candidates",
+        kind="perturbation",
+        seeded=False,
+        languages=["*"],
+        summary="upper-case every letter",
+        description="Upper-case every letter (str.upper).",
+    )
+
+    def transform_text(self, text: str, rng: random.Random) -> str:
+        return text.upper()
+
+
+class Titlecase(Transformation):
+    name = "titlecase"
+    metadata = TransformationMetadata(
+        touches="candidates",
+        kind="perturbation",
+        seeded=False,
+        languages=["en"],
+        summary="Title Case every word",
+        description="Title Case: every word's first letter upper-cased, its other letters "
+        "lower-cased; letters after an apostrophe stay lower-case (it's, not It'S).",
+    )
+
+    def transform_text(self, text: str, rng: random.Random) -> str:
+        return _WORD_START.sub(lambda m: m.group().upper(), text.lower())
+
+
+class FirstLetterParams(TransformationParams):
+    to: Literal["upper", "lower"] = Field("upper", description="case given to the first letter")
+    sentences: bool = Field(False, description="also the first letter after . ! or ? and a space")
+
+
+class FirstLetterCase(Transformation):
+    name = "first_letter_case"
+    metadata = TransformationMetadata(
+        touches="candidates",
+        kind="normalization",
+        seeded=False,
+        languages=["*"],
+        summary="change the case of the first letter (of the text or of each sentence)",
+        description="Change the case of the first letter only (of the text, or of every "
+        "sentence), leaving the other letters as they are: restores the capital of "
+        "lower-cased system outputs.",
+    )
+    Params = FirstLetterParams
+
+    def transform_text(self, text: str, rng: random.Random) -> str:
+        params: FirstLetterParams = self.params  # type: ignore[assignment]
+        chars = list(text)
+        at_start, after_mark = True, False
+        for index, char in enumerate(chars):
+            if at_start and char.isalpha():
+                chars[index] = char.upper() if params.to == "upper" else char.lower()
+                at_start = False
+                if not params.sentences:
+                    break
+            if char in ".!?":
+                after_mark = True
+            elif char.isspace():
+                at_start = at_start or after_mark
+            else:
+                after_mark = False
+        return "".join(chars)

@@ -1,0 +1,59 @@
+"""Number variation (GEM section 4.2 (iv)): every number written in digits gets a new value.
+
+As in GEM, the new value keeps the number's format (integer, thousands separators, decimals with
+the same precision, leading zeros) and lies between zero and the next power of ten (54 becomes a
+value in 0-99). Each replacement is drawn from a generator keyed by the seed and the number as
+written, so the same number becomes the same new number in a context and in its candidates, and
+in every test of the suite: the tests stay consistent.
+"""
+
+from __future__ import annotations
+
+import random
+import re
+
+from ..base import SeededParams, Transformation, TransformationMetadata
+
+# A free-standing number: 7, 1990, 1,000, 3.14, 007 (not 22nd, CO2, 1990s or a version 1.2.3).
+NUMBER = re.compile(r"(?<![\w.,])(?P<int>\d{1,3}(?:,\d{3})+|\d+)(?P<frac>\.\d+)?(?![\w]|[.,]\d)")
+
+
+def vary_number(written: str, rng: random.Random) -> str:
+    """A different number in the same format, drawn from ``rng``."""
+    integer, _, fraction = written.partition(".")
+    digits = integer.replace(",", "")
+    scale = 10 ** len(fraction)
+    upper = 10 ** len(digits) * scale  # exclusive, in units of the last decimal
+    old = int(digits + fraction)
+    value = old
+    while value == old:
+        value = rng.randrange(upper)
+    whole, part = divmod(value, scale)
+    text = f"{whole:,}" if "," in integer else str(whole)
+    if digits.startswith("0") and len(digits) > 1:
+        text = text.zfill(len(digits))
+    return f"{text}.{part:0{len(fraction)}d}" if fraction else text
+
+
+class NumbersParams(SeededParams):
+    pass
+
+
+class Numbers(Transformation):
+    name = "numbers"
+    metadata = TransformationMetadata(
+        touches="both",
+        kind="perturbation",
+        seeded=True,
+        languages=["en"],
+        summary="replace numbers in digits by random ones of the same format (GEM)",
+        description="Replace every number written in digits by a random one of the same format "
+        "between zero and the next power of ten (GEM's numerical variation); one "
+        "number maps to one new value throughout the suite.",
+    )
+    Params = NumbersParams
+
+    def transform_text(self, text: str, rng: random.Random) -> str:
+        # The per-text generator is not used: each number draws from its own, so that its
+        # replacement agrees across the texts (context, candidates) it appears in.
+        return NUMBER.sub(lambda m: vary_number(m.group(), self.rng_for(m.group())), text)

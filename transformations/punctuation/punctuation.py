@@ -1,0 +1,76 @@
+"""Punctuation: remove the final punctuation (as GEM does), or all of it."""
+
+from __future__ import annotations
+
+import random
+import unicodedata
+
+from ..base import Transformation, TransformationMetadata
+
+#: Sentence-final marks GEM's "final punctuation" removal targets (not quotes or brackets).
+FINAL_MARKS = frozenset(".!?;:,…。！？")
+
+
+def is_punctuation(char: str) -> bool:
+    """Unicode general category P* (connector, dash, open, close, quotes, other)."""
+    return unicodedata.category(char).startswith("P")
+
+
+class NoFinalPunctuation(Transformation):
+    name = "no_final_punctuation"
+    metadata = TransformationMetadata(
+        touches="candidates",
+        kind="perturbation",
+        seeded=False,
+        languages=["*"],
+        summary="remove the final punctuation marks, as GEM does",
+        description="Remove the final punctuation marks (. ! ? ; : , …) at the end of the text, "
+        "with the spaces between them (GEM challenge sets); trailing whitespace and "
+        "closing quotes or brackets are kept.",
+    )
+
+    def transform_text(self, text: str, rng: random.Random) -> str:
+        body = text.rstrip()
+        end = len(body)
+        while end and (body[end - 1] in FINAL_MARKS or body[end - 1].isspace()):
+            end -= 1
+        if end == len(body):
+            return text
+        return body[:end] + text[len(body) :]
+
+
+class NoPunctuation(Transformation):
+    name = "no_punctuation"
+    metadata = TransformationMetadata(
+        touches="both",
+        kind="normalization",
+        seeded=False,
+        languages=["*"],
+        summary="remove every punctuation character",
+        description="Remove every punctuation character (Unicode category P*); where a "
+        "removed run stood between two spaces, one of them goes too.",
+    )
+
+    def transform_text(self, text: str, rng: random.Random) -> str:
+        out: list[str] = []
+        index = 0
+        while index < len(text):
+            if not is_punctuation(text[index]):
+                out.append(text[index])
+                index += 1
+                continue
+            end = index
+            while end < len(text) and is_punctuation(text[end]):
+                end += 1
+            standalone = (not out or out[-1].isspace()) and (
+                end == len(text) or text[end].isspace()
+            )
+            if standalone and out and end < len(text):
+                end += 1  # "a , b" -> "a b", not "a  b"
+            elif standalone and out and end == len(text):
+                while out and out[-1] == " ":  # "done ." -> "done"
+                    out.pop()
+            elif standalone and not out and end < len(text):
+                end += 1  # "( cnn" -> "cnn"
+            index = end
+        return "".join(out)
