@@ -251,6 +251,8 @@ def _make_pair(
     low_entry, low_record, _ = low
     label = low_entry.assessment.label or ""
     path = quality_map.category_path(label, low_record.category)
+    if view is not None:  # a Likert aspect is the error category: "not consistent", ...
+        path = [view, *path]
     values = {**group.breakdown, **low_record.breakdown}
     missing = [name for name in breakdown_fields if name not in values]
     if missing:
