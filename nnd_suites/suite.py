@@ -258,15 +258,7 @@ class Suite:
                 f"{folder}: not a suite folder (no {MANIFEST_FILE}); build "
                 "one with `nnd-suites build ADAPTER --out DIR`"
             )
-        try:
-            manifest = SuiteManifest.model_validate_json(manifest_path.read_text("utf-8"))
-        except ValidationError as exc:
-            raise SuiteValidationError(f"{manifest_path}: invalid manifest: {exc}") from exc
-        if manifest.format_version.split(".")[0] != FORMAT_VERSION.split(".")[0]:
-            raise SuiteValidationError(
-                f"{manifest_path}: format version {manifest.format_version} "
-                f"is not readable by this version ({FORMAT_VERSION})"
-            )
+        manifest = read_manifest(manifest_path)
         try:
             rows = pq.read_table(folder / PAIRS_FILE).to_pylist()
         except (OSError, pa.ArrowException) as exc:
@@ -295,6 +287,20 @@ class Suite:
             ),
             "content_hash": self.manifest.content_hash,
         }
+
+
+def read_manifest(path: Path) -> SuiteManifest:
+    """Parse and check a manifest file (schema and format version), naming the file on error."""
+    try:
+        manifest = SuiteManifest.model_validate_json(path.read_text("utf-8"))
+    except ValidationError as exc:
+        raise SuiteValidationError(f"{path}: invalid manifest: {exc}") from exc
+    if manifest.format_version.split(".")[0] != FORMAT_VERSION.split(".")[0]:
+        raise SuiteValidationError(
+            f"{path}: format version {manifest.format_version} "
+            f"is not readable by this version ({FORMAT_VERSION})"
+        )
+    return manifest
 
 
 # -------------------------------------------------------------- parquet rows

@@ -7,10 +7,10 @@ from pathlib import Path
 
 import pyarrow as pa
 import pyarrow.parquet as pq
-from pydantic import ValidationError
 
 from ..errors import SuiteValidationError
-from ..suite import FORMAT_VERSION, MANIFEST_FILE, Suite, SuiteManifest, pairs_from_rows
+from ..suite import MANIFEST_FILE, Suite, SuiteManifest, pairs_from_rows
+from ..suite import read_manifest as read_manifest_file
 from .layout import DATA_GLOB, data_files, suite_features
 
 
@@ -35,15 +35,7 @@ def read_manifest(config_dir: Path) -> SuiteManifest:
         raise SuiteValidationError(
             f"{config_dir}: no {MANIFEST_FILE}; not an exported suite config"
         )
-    try:
-        manifest = SuiteManifest.model_validate_json(path.read_text("utf-8"))
-    except ValidationError as exc:
-        raise SuiteValidationError(f"{path}: invalid manifest: {exc}") from exc
-    if manifest.format_version.split(".")[0] != FORMAT_VERSION.split(".")[0]:
-        raise SuiteValidationError(
-            f"{path}: format version {manifest.format_version} is not "
-            f"readable by this version ({FORMAT_VERSION})"
-        )
+    manifest = read_manifest_file(path)
     if manifest.name != config_dir.name:
         raise SuiteValidationError(
             f"{path}: the folder of config {config_dir.name!r} holds suite "
