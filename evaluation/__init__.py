@@ -1,0 +1,52 @@
+"""The shared evaluator: log-likelihood scoring of any model on any suite, with reports.
+
+``nnd_suites.evaluate(model, suites, ...)`` is the entry point; backends (how log-likelihoods are
+computed) are plugins registered in :data:`BACKENDS`.
+"""
+
+from .backend import (
+    BACKENDS,
+    MODES,
+    SCORING_VERSION,
+    Backend,
+    Score,
+    ScoreRequest,
+    load_backend,
+)
+from .cache import ScoreCache, default_cache_dir
+from .evaluate import evaluate, resolve_mode, resolve_suites
+from .report import (
+    EvaluationReport,
+    Rate,
+    RequestCounts,
+    SuiteResult,
+    TestOutcome,
+    compare,
+    rate,
+    test_outcomes,
+    wilson,
+)
+
+__all__ = [
+    "BACKENDS",
+    "MODES",
+    "SCORING_VERSION",
+    "Backend",
+    "EvaluationReport",
+    "Rate",
+    "RequestCounts",
+    "Score",
+    "ScoreCache",
+    "ScoreRequest",
+    "SuiteResult",
+    "TestOutcome",
+    "compare",
+    "default_cache_dir",
+    "evaluate",
+    "load_backend",
+    "rate",
+    "resolve_mode",
+    "resolve_suites",
+    "test_outcomes",
+    "wilson",
+]

@@ -1,9 +1,10 @@
 """The backend interface: score (context, candidate) requests, in request order.
 
-A backend turns each request into the sum of the log-probabilities of the candidate's target tokens
-given the context, the number of targets (so the mean is ``sum / n``) and how many context tokens had
-to be cut from the left to fit the model's window. Everything else (templates, deduplication, the
-score cache, reports) lives in the evaluator, so a served backend only has to implement ``score``.
+A backend turns each request into the sum of the log-probabilities of the candidate's target
+tokens given the context, the number of targets (so the mean is ``sum / n``) and how many context
+tokens had to be cut from the left to fit the model's window. Everything else (templates,
+deduplication, the score cache, reports) lives in the evaluator, so a served backend only has to
+implement ``score``.
 """
 
 from __future__ import annotations
@@ -72,8 +73,13 @@ class Backend(ABC):
         files), dtype, backend, scoring mode. Part of every score-cache key."""
 
     @abstractmethod
-    def score(self, requests: Sequence[ScoreRequest], *, sink: ScoreSink | None = None,
-              progress: Callable[[int], None] | None = None) -> list[Score]:
+    def score(
+        self,
+        requests: Sequence[ScoreRequest],
+        *,
+        sink: ScoreSink | None = None,
+        progress: Callable[[int], None] | None = None,
+    ) -> list[Score]:
         """Score every request; return the scores in request order.
 
         ``sink`` receives each finished batch (request indices, scores) as soon as it is done, so
@@ -90,13 +96,18 @@ def _validate_backend(cls: type) -> None:
         raise PluginError(f"backend {cls.__module__}.{cls.__name__}: set a one-line 'description'")
 
 
-BACKENDS: Registry[Backend] = Registry("backend", "nnd_suites.backends",
-                                       "nnd_suites.evaluation.backends", base=lambda: Backend,
-                                       validate=_validate_backend)
+BACKENDS: Registry[Backend] = Registry(
+    "backend",
+    "nnd_suites.backends",
+    "nnd_suites.evaluation.backends",
+    base=lambda: Backend,
+    validate=_validate_backend,
+)
 
 
-def load_backend(model: str, backend: str | None = None, *, mode: str = "default",
-                 **options: Any) -> Backend:
+def load_backend(
+    model: str, backend: str | None = None, *, mode: str = "default", **options: Any
+) -> Backend:
     """Load ``model`` with the named backend, or pick the Hugging Face backend its config needs
     (encoder-decoder models get ``hf_seq2seq``, others ``hf_causal``)."""
     if backend is None:

@@ -62,8 +62,10 @@ def plan_batches(chunks: Sequence[Chunk], budget: Budget) -> list[list[Chunk]]:
 def _grow(shape: list[list[int]], chunk: Chunk) -> list[list[int]]:
     if not shape:
         return [[rows, length, keys] for rows, length, keys in chunk.passes]
-    return [[r + rows, max(n, length), max(k, keys)]
-            for (r, n, k), (rows, length, keys) in zip(shape, chunk.passes)]
+    return [
+        [r + rows, max(n, length), max(k, keys)]
+        for (r, n, k), (rows, length, keys) in zip(shape, chunk.passes, strict=True)
+    ]
 
 
 def _fits(shape: list[list[int]], n_chunks: int, budget: Budget) -> bool:
@@ -81,12 +83,16 @@ def is_out_of_memory(exc: BaseException) -> bool:
     if isinstance(exc, (torch.OutOfMemoryError, MemoryError)):
         return True
     text = str(exc)
-    return isinstance(exc, RuntimeError) and ("out of memory" in text
-                                              or "can't allocate memory" in text)
+    return isinstance(exc, RuntimeError) and (
+        "out of memory" in text or "can't allocate memory" in text
+    )
 
 
-def run_with_backoff(batches: list[list[Chunk]], run: Callable[[list[Chunk]], None],
-                     on_oom: Callable[[], None] | None = None) -> Iterator[list[Chunk]]:
+def run_with_backoff(
+    batches: list[list[Chunk]],
+    run: Callable[[list[Chunk]], None],
+    on_oom: Callable[[], None] | None = None,
+) -> Iterator[list[Chunk]]:
     """Run every batch; on out-of-memory, halve the batch (by whole chunks) and retry, and cap
     later batches at that size. Yields each batch once it has run."""
     queue = deque(batches)
@@ -94,7 +100,7 @@ def run_with_backoff(batches: list[list[Chunk]], run: Callable[[list[Chunk]], No
     while queue:
         batch = queue.popleft()
         if cap is not None and len(batch) > cap:
-            queue.extendleft(reversed([batch[i:i + cap] for i in range(0, len(batch), cap)]))
+            queue.extendleft(reversed([batch[i : i + cap] for i in range(0, len(batch), cap)]))
             continue
         try:
             run(batch)
@@ -104,9 +110,11 @@ def run_with_backoff(batches: list[list[Chunk]], run: Callable[[list[Chunk]], No
             if on_oom is not None:
                 on_oom()
             if len(batch) == 1:
-                raise NNDError("out of memory on a single context with its candidates "
-                               f"({batch[0].size} tokens); use a smaller --dtype, another "
-                               "--device or a smaller model") from exc
+                raise NNDError(
+                    "out of memory on a single context with its candidates "
+                    f"({batch[0].size} tokens); use a smaller --dtype, another "
+                    "--device or a smaller model"
+                ) from exc
             half = len(batch) // 2
             cap = half
             queue.extendleft([batch[half:], batch[:half]])

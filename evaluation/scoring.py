@@ -8,7 +8,8 @@ empty candidate has a well-defined score (the log-probability of ending right aw
 - causal: input ``tokens(context) + [start] + tokens(candidate)``, predicting
   ``tokens(candidate) + [eos]``; the context is encoded with the tokenizer's special tokens, the
   candidate without, and ``start`` is the tokenizer's BOS id (0 when it has none);
-- seq2seq: encoder ``tokens(context)`` (with special tokens), decoder ``[start] + tokens(candidate)``.
+- seq2seq: encoder ``tokens(context)`` (with special tokens), decoder
+  ``[start] + tokens(candidate)``.
 
 ``default`` is ours, built around the traps of PRODUCT.md section 7:
 
@@ -40,6 +41,8 @@ from dataclasses import dataclass
 from ..errors import NNDError
 
 SEPARATOR = " "
+#: SentencePiece marks a word start with U+2581; a bare word that already carries it needs no space.
+WORD_START_MARKERS = ("\u2581",)
 
 
 @dataclass(frozen=True, slots=True)
@@ -57,16 +60,28 @@ def tokenizer_traits(tokenizer) -> TokenizerTraits:
     """Measure a Hugging Face tokenizer's special-token and leading-space conventions."""
     bare = tokenizer("the", add_special_tokens=False)["input_ids"]
     full = tokenizer("the", add_special_tokens=True)["input_ids"]
-    start = next((i for i in range(len(full) - len(bare) + 1)
-                  if full[i:i + len(bare)] == bare), 0)
+    start = next(
+        (i for i in range(len(full) - len(bare) + 1) if full[i : i + len(bare)] == bare), 0
+    )
     spaced = tokenizer(" the", add_special_tokens=False)["input_ids"]
     return TokenizerTraits(
         leading=tuple(full[:start]),
-        trailing=tuple(full[start + len(bare):]),
+        trailing=tuple(full[start + len(bare) :]),
         bos=tokenizer.bos_token_id,
         eos=tokenizer.eos_token_id,
-        space_prefix=len(spaced) == len(bare) and spaced != bare,
+        space_prefix=_space_is_encoded(tokenizer, bare, spaced),
     )
+
+
+def _space_is_encoded(tokenizer, bare: list[int], spaced: list[int]) -> bool:
+    """Whether a leading space changes the tokens (byte-level BPE) rather than being implied by
+    the tokenizer's own word-start marker (SentencePiece's dummy prefix)."""
+    if spaced == bare:
+        return False
+    if spaced[1:] == bare and bare:
+        first = str(tokenizer.convert_ids_to_tokens(bare[0]))
+        return not first.startswith(WORD_START_MARKERS)
+    return True
 
 
 @dataclass(frozen=True, slots=True)
@@ -86,35 +101,48 @@ class Layout:
     truncated: int = 0
 
 
-def boundary_texts(context: str, candidate: str, traits: TokenizerTraits, mode: str,
-                   causal: bool) -> tuple[str, str]:
+def boundary_texts(
+    context: str, candidate: str, traits: TokenizerTraits, mode: str, causal: bool
+) -> tuple[str, str]:
     """The context and candidate texts as they are tokenised (the leading-space rule)."""
     if mode == "reference" or not causal:
         return context, candidate
     context = context.rstrip(" \t")
-    if (traits.space_prefix and context and candidate and not context.endswith(("\n", "\r"))
-            and not candidate[0].isspace()):
+    if (
+        traits.space_prefix
+        and context
+        and candidate
+        and not context.endswith(("\n", "\r"))
+        and not candidate[0].isspace()
+    ):
         candidate = SEPARATOR + candidate
     return context, candidate
 
 
-def context_tokens(encoded: Sequence[int], traits: TokenizerTraits, mode: str,
-                   causal: bool) -> tuple[tuple[int, ...], int]:
+def context_tokens(
+    encoded: Sequence[int], traits: TokenizerTraits, mode: str, causal: bool
+) -> tuple[tuple[int, ...], int]:
     """The context's tokens and how many of them at the start must survive truncation."""
     ids = tuple(encoded)
     head = _count_prefix(ids, traits.leading)
     if mode == "default" and causal:
         tail = _count_suffix(ids, traits.trailing)
-        ids = ids[:len(ids) - tail] if tail else ids
+        ids = ids[: len(ids) - tail] if tail else ids
         if not ids:  # the first candidate token must be predicted from something
             start = traits.bos if traits.bos is not None else traits.eos
             ids, head = (start,), 1
     return ids, head
 
 
-def causal_layout(context: tuple[int, ...], head: int, candidate: Sequence[int],
-                  traits: TokenizerTraits, mode: str, window: int | None,
-                  describe: str = "") -> Layout:
+def causal_layout(
+    context: tuple[int, ...],
+    head: int,
+    candidate: Sequence[int],
+    traits: TokenizerTraits,
+    mode: str,
+    window: int | None,
+    describe: str = "",
+) -> Layout:
     eos = _require_eos(traits)
     cand = tuple(candidate)
     if mode == "reference":
@@ -127,9 +155,15 @@ def causal_layout(context: tuple[int, ...], head: int, candidate: Sequence[int],
     return Layout(prefix, inputs, (*cand, eos), first, cut)
 
 
-def seq2seq_layout(encoder: tuple[int, ...], candidate: Sequence[int], traits: TokenizerTraits,
-                   mode: str, decoder_start: int, decoder_window: int | None,
-                   describe: str = "") -> Layout:
+def seq2seq_layout(
+    encoder: tuple[int, ...],
+    candidate: Sequence[int],
+    traits: TokenizerTraits,
+    mode: str,
+    decoder_start: int,
+    decoder_window: int | None,
+    describe: str = "",
+) -> Layout:
     eos = _require_eos(traits)
     cand = tuple(candidate)
     if mode == "reference":
@@ -142,8 +176,9 @@ def seq2seq_layout(encoder: tuple[int, ...], candidate: Sequence[int], traits: T
     return Layout(encoder, inputs, (*cand, eos), len(head) - 1)
 
 
-def fit_encoder(ids: tuple[int, ...], traits: TokenizerTraits,
-                window: int | None) -> tuple[tuple[int, ...], int]:
+def fit_encoder(
+    ids: tuple[int, ...], traits: TokenizerTraits, window: int | None
+) -> tuple[tuple[int, ...], int]:
     """Cut an encoder input from the left to ``window`` tokens, keeping its special tokens."""
     if window is None or len(ids) <= window:
         return ids, 0
@@ -151,44 +186,54 @@ def fit_encoder(ids: tuple[int, ...], traits: TokenizerTraits,
     tail = _count_suffix(ids[head:], traits.trailing)
     keep = window - head - tail
     if keep < 0:
-        raise NNDError(f"the encoder window ({window} tokens) cannot hold the tokenizer's own "
-                       "special tokens; this model cannot be scored")
-    body = ids[head:len(ids) - tail]
-    kept = body[len(body) - keep:] if keep else ()
-    return (*ids[:head], *kept, *ids[len(ids) - tail:]), len(body) - len(kept)
+        raise NNDError(
+            f"the encoder window ({window} tokens) cannot hold the tokenizer's own "
+            "special tokens; this model cannot be scored"
+        )
+    body = ids[head : len(ids) - tail]
+    kept = body[len(body) - keep :] if keep else ()
+    return (*ids[:head], *kept, *ids[len(ids) - tail :]), len(body) - len(kept)
 
 
-def _fit(context: tuple[int, ...], head: int, window: int | None, used: int, minimum: int,
-         describe: str) -> tuple[tuple[int, ...], int]:
+def _fit(
+    context: tuple[int, ...], head: int, window: int | None, used: int, minimum: int, describe: str
+) -> tuple[tuple[int, ...], int]:
     if window is None or len(context) + used <= window:
         return context, 0
     room = window - used
     if room < minimum:
         raise _too_long(used, window, minimum, describe)
     keep = room - head
-    kept = context[len(context) - keep:] if keep > 0 else ()
+    kept = context[len(context) - keep :] if keep > 0 else ()
     prefix = (*context[:head], *kept)
     return prefix, len(context) - len(prefix)
 
 
 def _too_long(used: int, window: int, minimum: int, describe: str) -> NNDError:
     what = f" ({describe})" if describe else ""
-    return NNDError(f"a candidate needs {used} tokens plus {minimum} context token(s), more than "
-                    f"the model's window of {window} tokens{what}; the candidate is never cut: "
-                    "use a model with a longer context window")
+    return NNDError(
+        f"a candidate needs {used} tokens plus {minimum} context token(s), more than "
+        f"the model's window of {window} tokens{what}; the candidate is never cut: "
+        "use a model with a longer context window"
+    )
 
 
 def _require_eos(traits: TokenizerTraits) -> int:
     if traits.eos is None:
-        raise NNDError("the tokenizer has no EOS token, which both scoring modes score after the "
-                       "candidate; set tokenizer.eos_token or use another model")
+        raise NNDError(
+            "the tokenizer has no EOS token, which both scoring modes score after the "
+            "candidate; set tokenizer.eos_token or use another model"
+        )
     return traits.eos
 
 
 def _count_prefix(ids: tuple[int, ...], special: tuple[int, ...]) -> int:
-    return len(special) if special and ids[:len(special)] == special else 0
+    return len(special) if special and ids[: len(special)] == special else 0
 
 
 def _count_suffix(ids: tuple[int, ...], special: tuple[int, ...]) -> int:
-    return len(special) if special and len(ids) >= len(special) and \
-        ids[len(ids) - len(special):] == special else 0
+    return (
+        len(special)
+        if special and len(ids) >= len(special) and ids[len(ids) - len(special) :] == special
+        else 0
+    )

@@ -38,26 +38,44 @@ def train_tokenizer(texts: Iterable[str], vocab_size: int, style: str = "gpt2"):
     tokenizer = Tokenizer(models.BPE())
     tokenizer.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
     tokenizer.decoder = decoders.ByteLevel()
-    trainer = trainers.BpeTrainer(vocab_size=vocab_size, special_tokens=specials,
-                                  initial_alphabet=pre_tokenizers.ByteLevel.alphabet(),
-                                  show_progress=False)
+    trainer = trainers.BpeTrainer(
+        vocab_size=vocab_size,
+        special_tokens=specials,
+        initial_alphabet=pre_tokenizers.ByteLevel.alphabet(),
+        show_progress=False,
+    )
     tokenizer.train_from_iterator(list(texts), trainer)
     if style == "gpt2":
-        return PreTrainedTokenizerFast(tokenizer_object=tokenizer, bos_token=GPT2_SPECIAL,
-                                       eos_token=GPT2_SPECIAL, unk_token=GPT2_SPECIAL)
+        return PreTrainedTokenizerFast(
+            tokenizer_object=tokenizer,
+            bos_token=GPT2_SPECIAL,
+            eos_token=GPT2_SPECIAL,
+            unk_token=GPT2_SPECIAL,
+        )
     if style != "bart":
         raise ValueError(f"unknown tokenizer style {style!r}: gpt2 or bart")
     bos, pad, eos, unk = BART_SPECIALS
     tokenizer.post_processor = processors.TemplateProcessing(
-        single=f"{bos} $A {eos}", pair=f"{bos} $A {eos} {eos} $B {eos}",
-        special_tokens=[(bos, tokenizer.token_to_id(bos)), (eos, tokenizer.token_to_id(eos))])
-    return PreTrainedTokenizerFast(tokenizer_object=tokenizer, bos_token=bos, eos_token=eos,
-                                   pad_token=pad, unk_token=unk)
+        single=f"{bos} $A {eos}",
+        pair=f"{bos} $A {eos} {eos} $B {eos}",
+        special_tokens=[(bos, tokenizer.token_to_id(bos)), (eos, tokenizer.token_to_id(eos))],
+    )
+    return PreTrainedTokenizerFast(
+        tokenizer_object=tokenizer, bos_token=bos, eos_token=eos, pad_token=pad, unk_token=unk
+    )
 
 
-def tiny_causal_lm(folder: str | Path, texts: Iterable[str], *, vocab_size: int = 1024,
-                   n_layer: int = 2, n_embd: int = 64, n_head: int = 4, n_positions: int = 1024,
-                   seed: int = 0) -> Path:
+def tiny_causal_lm(
+    folder: str | Path,
+    texts: Iterable[str],
+    *,
+    vocab_size: int = 1024,
+    n_layer: int = 2,
+    n_embd: int = 64,
+    n_head: int = 4,
+    n_positions: int = 1024,
+    seed: int = 0,
+) -> Path:
     """Save a GPT-2-shaped model with random weights and its tokenizer into ``folder``."""
     import torch
     from transformers import GPT2Config, GPT2LMHeadModel
@@ -65,9 +83,15 @@ def tiny_causal_lm(folder: str | Path, texts: Iterable[str], *, vocab_size: int 
     folder = Path(folder)
     tokenizer = train_tokenizer(texts, vocab_size, "gpt2")
     special = tokenizer.convert_tokens_to_ids(GPT2_SPECIAL)
-    config = GPT2Config(vocab_size=max(vocab_size, len(tokenizer)), n_positions=n_positions,
-                        n_embd=n_embd, n_layer=n_layer, n_head=n_head, bos_token_id=special,
-                        eos_token_id=special)
+    config = GPT2Config(
+        vocab_size=max(vocab_size, len(tokenizer)),
+        n_positions=n_positions,
+        n_embd=n_embd,
+        n_layer=n_layer,
+        n_head=n_head,
+        bos_token_id=special,
+        eos_token_id=special,
+    )
     torch.manual_seed(seed)
     GPT2LMHeadModel(config).eval().save_pretrained(folder)
     tokenizer.model_max_length = n_positions
@@ -75,9 +99,18 @@ def tiny_causal_lm(folder: str | Path, texts: Iterable[str], *, vocab_size: int 
     return folder
 
 
-def tiny_seq2seq_lm(folder: str | Path, texts: Iterable[str], *, vocab_size: int = 1024,
-                    layers: int = 2, d_model: int = 64, heads: int = 4, ffn: int = 128,
-                    max_positions: int = 1024, seed: int = 0) -> Path:
+def tiny_seq2seq_lm(
+    folder: str | Path,
+    texts: Iterable[str],
+    *,
+    vocab_size: int = 1024,
+    layers: int = 2,
+    d_model: int = 64,
+    heads: int = 4,
+    ffn: int = 128,
+    max_positions: int = 1024,
+    seed: int = 0,
+) -> Path:
     """Save a BART-shaped encoder-decoder with random weights and its tokenizer into ``folder``."""
     import torch
     from transformers import BartConfig, BartForConditionalGeneration
@@ -85,15 +118,52 @@ def tiny_seq2seq_lm(folder: str | Path, texts: Iterable[str], *, vocab_size: int
     folder = Path(folder)
     tokenizer = train_tokenizer(texts, vocab_size, "bart")
     ids = {token: tokenizer.convert_tokens_to_ids(token) for token in BART_SPECIALS}
-    config = BartConfig(vocab_size=max(vocab_size, len(tokenizer)), d_model=d_model,
-                        encoder_layers=layers, decoder_layers=layers,
-                        encoder_attention_heads=heads, decoder_attention_heads=heads,
-                        encoder_ffn_dim=ffn, decoder_ffn_dim=ffn,
-                        max_position_embeddings=max_positions, bos_token_id=ids["<s>"],
-                        pad_token_id=ids["<pad>"], eos_token_id=ids["</s>"],
-                        decoder_start_token_id=ids["</s>"], forced_bos_token_id=None)
+    config = BartConfig(
+        vocab_size=max(vocab_size, len(tokenizer)),
+        d_model=d_model,
+        encoder_layers=layers,
+        decoder_layers=layers,
+        encoder_attention_heads=heads,
+        decoder_attention_heads=heads,
+        encoder_ffn_dim=ffn,
+        decoder_ffn_dim=ffn,
+        max_position_embeddings=max_positions,
+        bos_token_id=ids["<s>"],
+        pad_token_id=ids["<pad>"],
+        eos_token_id=ids["</s>"],
+        decoder_start_token_id=ids["</s>"],
+        forced_bos_token_id=None,
+    )
     torch.manual_seed(seed)
     BartForConditionalGeneration(config).eval().save_pretrained(folder)
     tokenizer.model_max_length = max_positions
     tokenizer.save_pretrained(folder)
     return folder
+
+
+def main(argv: list[str] | None = None) -> int:
+    """``python -m nnd_suites.evaluation.tiny OUT``: a tiny random model for offline smoke runs."""
+    import argparse
+
+    from ..suites import load_suite
+
+    parser = argparse.ArgumentParser(
+        prog="python -m nnd_suites.evaluation.tiny", description=main.__doc__
+    )
+    parser.add_argument("out", type=Path, help="folder to write the model and tokenizer to")
+    parser.add_argument(
+        "--suite",
+        action="append",
+        default=[],
+        help="suite whose text trains the tokenizer (default: quiz_design, challenge300)",
+    )
+    parser.add_argument("--seq2seq", action="store_true", help="a BART-shaped model")
+    args = parser.parse_args(argv)
+    texts = suite_texts(load_suite(s) for s in args.suite or ["quiz_design", "challenge300"])
+    build = tiny_seq2seq_lm if args.seq2seq else tiny_causal_lm
+    print(f"wrote {build(args.out, texts)}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -68,7 +68,9 @@ def build_suite(
         # A shipped source is named by its package path, not this machine's install location.
         sources=[
             SourceFile(
-                path=f"shipped:{cls.name}/data/{cls.default_source}" if source is None else str(given),
+                path=f"shipped:{cls.name}/data/{cls.default_source}"
+                if source is None
+                else str(given),
                 sha256=sha256_file(path),
                 bytes=path.stat().st_size,
             )

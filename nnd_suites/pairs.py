@@ -215,7 +215,9 @@ def _build_group(
                         for b in low.records
                     ]
                 else:
-                    sides = [((high, high.candidate, high.systems), (low, low.candidate, low.systems))]
+                    sides = [
+                        ((high, high.candidate, high.systems), (low, low.candidate, low.systems))
+                    ]
                 for high_side, low_side in sides:
                     texts = (high.text, low.text)
                     result.counts["pairs_repeating_texts"] += texts in seen_texts
@@ -265,9 +267,7 @@ def _make_pair(
     if high_entry.assessment.score is not None and low_entry.assessment.score is not None:
         gap = high_entry.assessment.score - low_entry.assessment.score
     return Pair(
-        id=pair_id(
-            group.id, group.context, view, high_entry.text, low_entry.text, high[2], low[2]
-        ),
+        id=pair_id(group.id, group.context, view, high_entry.text, low_entry.text, high[2], low[2]),
         group_id=group.id,
         context=dict(group.context),
         high=_side(high),

@@ -34,10 +34,17 @@ def _transformations() -> dict[str, str]:
     }
 
 
+def _backends() -> dict[str, str]:
+    from .evaluation import BACKENDS
+
+    return {name: f"{cls.description} ({BACKENDS.origin(name)})" for name, cls in BACKENDS.items()}
+
+
 CATALOGUE_SOURCES: dict[str, Callable[[], dict[str, str]]] = {
     "adapters": _adapters,
     "quality maps": _quality_maps,
     "transformations": _transformations,
+    "backends": _backends,
 }
 
 

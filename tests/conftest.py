@@ -28,3 +28,39 @@ def challenge300_suite():
 def _isolated_cache(tmp_path_factory, monkeypatch):
     """Each test gets its own nnd-suites cache folder (downloads, scores)."""
     monkeypatch.setenv("NND_SUITES_CACHE", str(tmp_path_factory.mktemp("nnd_cache")))
+
+
+@pytest.fixture(scope="session")
+def tiny_causal_model(tmp_path_factory, quiz_design_suite, challenge300_suite):
+    """Folder of a 2-layer GPT-2-shaped model with random weights and a byte-level BPE tokenizer
+    trained on the built-in suites' text (window 512 tokens)."""
+    from nnd_suites.evaluation.tiny import suite_texts, tiny_causal_lm
+
+    texts = suite_texts([quiz_design_suite, challenge300_suite])
+    return tiny_causal_lm(
+        tmp_path_factory.mktemp("tiny_causal"),
+        texts,
+        vocab_size=1024,
+        n_layer=2,
+        n_embd=64,
+        n_head=4,
+        n_positions=512,
+    )
+
+
+@pytest.fixture(scope="session")
+def tiny_seq2seq_model(tmp_path_factory, quiz_design_suite, challenge300_suite):
+    """Folder of a 2+2-layer BART-shaped model with random weights (same kind of tokenizer)."""
+    from nnd_suites.evaluation.tiny import suite_texts, tiny_seq2seq_lm
+
+    texts = suite_texts([quiz_design_suite, challenge300_suite])
+    return tiny_seq2seq_lm(
+        tmp_path_factory.mktemp("tiny_seq2seq"),
+        texts,
+        vocab_size=1024,
+        layers=2,
+        d_model=64,
+        heads=4,
+        ffn=128,
+        max_positions=512,
+    )

@@ -9,9 +9,9 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-import nnd_suites.adapters
 import pytest
 
+import nnd_suites.adapters
 from nnd_suites.adapter import ADAPTERS
 from nnd_suites.scaffold import harness
 

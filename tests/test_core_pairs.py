@@ -67,7 +67,8 @@ def test_conflicting_labels_for_one_text_are_excluded_and_reported():
     assert result.pairs == []
     assert result.skipped.counts["same text given conflicting labels"] == 2
     assert (
-        "'same' by [['A'], ['B']]" in result.skipped.examples["same text given conflicting labels"][0]
+        "'same' by [['A'], ['B']]"
+        in result.skipped.examples["same text given conflicting labels"][0]
     )
 
 
@@ -189,7 +190,9 @@ def test_numeric_pairs_keep_the_score_gap():
 
 def test_conflicting_labels_kept_when_the_map_says_so():
     keep = QualityMap.from_dict({**QD_MAP.data, "conflicting_labels": "keep"})
-    g = group(("same", ["A"], "No error"), ("same", ["B"], "disfluent"), ("bad", ["C"], "off_target"))
+    g = group(
+        ("same", ["A"], "No error"), ("same", ["B"], "disfluent"), ("bad", ["C"], "off_target")
+    )
     result = build_pairs([g], keep)
     assert [(p.high.text, p.low.text, p.low.systems) for p in result.pairs] == [
         ("same", "same", ["B"]),

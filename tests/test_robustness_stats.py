@@ -8,6 +8,8 @@ import random
 
 import numpy as np
 import pytest
+
+from nnd_suites.errors import NNDError
 from nnd_suites.evaluation.robustness.report import (
     RobustnessReport,
     SuiteBaseline,
@@ -24,8 +26,6 @@ from nnd_suites.evaluation.robustness.stats import (
     wald_paired_difference_ci,
 )
 from nnd_suites.transformations import is_degenerate, transform_suite
-
-from nnd_suites.errors import NNDError
 
 
 def capitals_outcomes(suite):

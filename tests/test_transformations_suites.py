@@ -7,17 +7,17 @@ import random
 import re
 
 import pytest
+
+from nnd_suites import Suite
+from nnd_suites.cli import main
+from nnd_suites.errors import NNDError
+from nnd_suites.suite import SuiteCounts, breakdown_counts, content_hash
 from nnd_suites.transformations import (
     is_degenerate,
     make_transformation,
     normalize_suite,
     transform_suite,
 )
-
-from nnd_suites import Suite
-from nnd_suites.cli import main
-from nnd_suites.errors import NNDError
-from nnd_suites.suite import SuiteCounts, breakdown_counts, content_hash
 
 
 def with_pairs(suite: Suite, pairs) -> Suite:
@@ -85,7 +85,7 @@ def test_seeded_child_records_seed_and_is_order_independent(challenge300_suite):
     child = transform_suite(challenge300_suite, "typos:rate=0.1,seed=7")
     info = child.manifest.transformation
     assert info.seed == 7 and info.params == {"on": "candidates", "seed": 7, "rate": 0.1}
-    assert child.name == "challenge300.typos-seed7-rate0.1"
+    assert child.name == "challenge300.typos-rate0.1-seed7"
     assert info.changed + info.identical == 807 and info.changed > 400
     # Contexts untouched (candidates only); the judged empty answer stays empty.
     assert all(

@@ -38,8 +38,8 @@ from .spec import make_transformation
 
 def child_suite_name(parent: str, transformation: Transformation) -> str:
     """``quiz_design.lowercase``, ``quiz_design.typos-rate0.05-seed3`` (manifest name charset)."""
-    given = transformation.params.model_dump(mode="json", exclude_defaults=True)
-    suffix = "".join(f"-{key}{value}" for key, value in given.items())
+    given = transformation.labelled_params(exclude_defaults=True)
+    suffix = "".join(f"-{key}{value}" for key, value in given)
     return parent + "." + re.sub(r"[^A-Za-z0-9_.-]", "_", transformation.name + suffix)
 
 

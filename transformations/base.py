@@ -124,11 +124,19 @@ class Transformation(ABC):
 
     @property
     def spec(self) -> str:
-        """Canonical ``NAME[:param=value,...]`` naming the parameters that differ from defaults."""
-        given = self.params.model_dump(mode="json", exclude_defaults=True)
+        """``NAME[:param=value,...]`` with the parameters given, for labels: the plugin's own
+        parameters in declared order, then ``seed`` and ``on`` (``typos:rate=0.05,seed=1``)."""
+        given = self.labelled_params(exclude_unset=True)
         if not given:
             return self.name
-        return self.name + ":" + ",".join(f"{key}={value}" for key, value in given.items())
+        return self.name + ":" + ",".join(f"{key}={value}" for key, value in given)
+
+    def labelled_params(self, **dump_options: Any) -> list[tuple[str, Any]]:
+        """Parameters as (name, value) in label order: the plugin's own, then seed and on."""
+        values = self.params.model_dump(mode="json", **dump_options)
+        common = [key for key in ("seed", "on") if key in values]
+        ordered = [key for key in values if key not in common] + common
+        return [(key, values[key]) for key in ordered]
 
     def __repr__(self) -> str:
         return f"<transformation {self.spec}>"
@@ -137,8 +145,8 @@ class Transformation(ABC):
     def summary_line(cls) -> str:
         """``kind, touches[, seeded] (param=default, ...): summary`` for `nnd-suites list`."""
         meta = cls.metadata
-        defaults = cls.Params().model_dump(mode="json", exclude={"on"})
-        params = ", ".join(f"{key}={json.dumps(value)}" for key, value in defaults.items())
+        defaults = cls().labelled_params(exclude={"on"})
+        params = ", ".join(f"{key}={json.dumps(value)}" for key, value in defaults)
         return (
             f"{meta.kind}, {meta.touches}{', seeded' if meta.seeded else ''}"
             f"{f' ({params})' if params else ''}: {meta.summary}"

@@ -13,6 +13,7 @@ import os
 import re
 from abc import abstractmethod
 from collections.abc import Callable, Sequence
+from functools import cached_property
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -23,13 +24,24 @@ from ..backend import MODES, SCORING_VERSION, Backend, Score, ScoreRequest, Scor
 from ..batching import Budget, Chunk, plan_batches, run_with_backoff
 from ..scoring import Layout, TokenizerTraits, tokenizer_traits
 
-DTYPES = {"fp32": torch.float32, "float32": torch.float32, "bf16": torch.bfloat16,
-          "bfloat16": torch.bfloat16, "fp16": torch.float16, "float16": torch.float16}
+DTYPES = {
+    "fp32": torch.float32,
+    "float32": torch.float32,
+    "bf16": torch.bfloat16,
+    "bfloat16": torch.bfloat16,
+    "fp16": torch.float16,
+    "float16": torch.float16,
+}
 DTYPE_NAMES = {torch.float32: "fp32", torch.bfloat16: "bf16", torch.float16: "fp16"}
-WINDOW_ATTRIBUTES = ("n_positions", "max_position_embeddings", "n_ctx", "seq_length",
-                     "max_sequence_length")
-#: Budgets for "auto" on CPU, where batching gains little beyond a few thousand tokens.
-CPU_TOKENS = 8192
+WINDOW_ATTRIBUTES = (
+    "n_positions",
+    "max_position_embeddings",
+    "n_ctx",
+    "seq_length",
+    "max_sequence_length",
+)
+#: Budgets for "auto" on CPU: batches beyond ~2k tokens leave the caches and run slower.
+CPU_TOKENS = 2048
 CPU_ATTENTION_BYTES = 1 << 30
 
 
@@ -65,13 +77,19 @@ def resolve_dtype(dtype: str | torch.dtype, device: torch.device) -> torch.dtype
 
 def _load_error(model: str, exc: Exception) -> NNDError:
     offline = os.environ.get("HF_HUB_OFFLINE", "").lower() in ("1", "true", "yes", "on")
-    where = ("it is not a local folder" if not Path(model).exists()
-             else "the folder holds no loadable model (config.json, weights, tokenizer files)")
-    hint = (" The Hub is not reachable in offline mode (HF_HUB_OFFLINE=1): download the model "
-            "first or pass a local folder." if offline and not Path(model).exists() else
-            " Pass a Hub model id (e.g. distilgpt2) or a folder written by save_pretrained().")
-    return NNDError(f"cannot load model {model!r}: {where}; {type(exc).__name__}: "
-                    f"{str(exc).splitlines()[0] if str(exc) else ''}.{hint}")
+    where = (
+        "it is not a local folder"
+        if not Path(model).exists()
+        else "the folder holds no loadable model (config.json, weights, tokenizer files)"
+    )
+    hint = (
+        " The Hub is not reachable in offline mode (HF_HUB_OFFLINE=1): download the model "
+        "first or pass a local folder."
+        if offline and not Path(model).exists()
+        else " Pass a Hub model id (e.g. distilgpt2) or a folder written by save_pretrained()."
+    )
+    detail = str(exc).strip().splitlines()[0].rstrip(".") if str(exc).strip() else ""
+    return NNDError(f"cannot load model {model!r}: {where} ({type(exc).__name__}: {detail}).{hint}")
 
 
 def load_config(model: str, revision: str | None = None):
@@ -131,70 +149,157 @@ def config_window(config, tokenizer=None) -> int | None:
 
 
 class HFBackend(Backend):
-    """Shared by the causal and seq2seq Hugging Face backends (not registered itself)."""
+    """Shared by the causal and seq2seq Hugging Face backends (not registered itself).
+
+    Weights and tokenizer load on first use: a run whose scores all come from the cache never
+    loads the model (its identity needs only the config and the revision or file hashes).
+    """
 
     abstract = True
     auto_class: ClassVar[str]
     strategies: ClassVar[tuple[str, ...]]
     causal: ClassVar[bool]
 
-    def __init__(self, model_ref: str, model, tokenizer, *, mode: str, device: torch.device,
-                 dtype: torch.dtype, revision: str, batch_size: int | str = "auto",
-                 strategy: str = "auto") -> None:
+    def __init__(
+        self,
+        model_ref: str,
+        config,
+        *,
+        mode: str,
+        device: torch.device,
+        dtype: torch.dtype,
+        revision: str,
+        batch_size: int | str = "auto",
+        strategy: str = "auto",
+        model=None,
+        tokenizer=None,
+    ) -> None:
         if mode not in MODES:
             raise NNDError(f"unknown scoring mode {mode!r}; known: {', '.join(MODES)}")
         if strategy not in ("auto", *self.strategies):
-            raise NNDError(f"unknown strategy {strategy!r} for {self.name}; known: auto, "
-                           f"{', '.join(self.strategies)}")
-        self.model_ref, self.model, self.tokenizer = model_ref, model, tokenizer
+            raise NNDError(
+                f"unknown strategy {strategy!r} for {self.name}; known: auto, "
+                f"{', '.join(self.strategies)}"
+            )
+        self.model_ref, self.config = model_ref, config
         self.mode, self.device, self.dtype, self.revision = mode, device, dtype, revision
-        self.config = model.config
-        self.traits: TokenizerTraits = tokenizer_traits(tokenizer)
-        self.pad_id = next((i for i in (tokenizer.pad_token_id, self.traits.eos, 0)
-                            if i is not None), 0)
         self.batch_size = _parse_batch_size(batch_size)
+        self.requested_strategy = strategy
         self.forward_passes = 0  # counted for tests and reports
         self.probe_report: dict[str, str] = {}
-        self.requested_strategy = strategy
-        self.strategy = strategy if strategy != "auto" else self._choose_strategy()
+        if model is not None:
+            self.__dict__["model"] = model
+        if tokenizer is not None:
+            self.__dict__["tokenizer"] = tokenizer
 
     # ------------------------------------------------------------------ loading
     @classmethod
-    def load(cls, model: str, *, mode: str = "default", device: str = "auto",
-             dtype: str = "auto", revision: str | None = None, batch_size: int | str = "auto",
-             strategy: str = "auto", **options: Any) -> HFBackend:
+    def load(
+        cls,
+        model: str,
+        *,
+        mode: str = "default",
+        device: str = "auto",
+        dtype: str = "auto",
+        revision: str | None = None,
+        batch_size: int | str = "auto",
+        strategy: str = "auto",
+        **options: Any,
+    ) -> HFBackend:
         if options:
             raise NNDError(f"unknown option(s) for backend {cls.name}: {sorted(options)}")
-        import transformers
-
         resolved_device = resolve_device(device)
         torch_dtype = resolve_dtype(dtype, resolved_device)
         config = load_config(model, revision)
         if bool(getattr(config, "is_encoder_decoder", False)) == cls.causal:
             kind = "an encoder-decoder" if cls.causal else "a decoder-only"
-            raise NNDError(f"model {model!r} is {kind} model; backend {cls.name} cannot score it "
-                           "(leave the backend unset to pick the right one)")
-        auto = getattr(transformers, cls.auto_class)
+            raise NNDError(
+                f"model {model!r} is {kind} model; backend {cls.name} cannot score it "
+                "(leave the backend unset to pick the right one)"
+            )
+        backend = cls(
+            model,
+            config,
+            mode=mode,
+            device=resolved_device,
+            dtype=torch_dtype,
+            revision=model_revision(model, revision),
+            batch_size=batch_size,
+            strategy=strategy,
+        )
+        backend.load_revision = revision
+        return backend
+
+    load_revision: str | None = None
+
+    @cached_property
+    def tokenizer(self):
+        from transformers import AutoTokenizer
+
         try:
-            tokenizer = transformers.AutoTokenizer.from_pretrained(model, revision=revision)
-            network = auto.from_pretrained(model, revision=revision, dtype=torch_dtype)
+            return AutoTokenizer.from_pretrained(self.model_ref, revision=self.load_revision)
         except Exception as exc:
-            raise _load_error(model, exc) from exc
-        network.to(resolved_device).eval()
-        return cls(model, network, tokenizer, mode=mode, device=resolved_device,
-                   dtype=torch_dtype, revision=model_revision(model, revision),
-                   batch_size=batch_size, strategy=strategy)
+            raise _load_error(self.model_ref, exc) from exc
+
+    @cached_property
+    def model(self):
+        import transformers
+
+        auto = getattr(transformers, self.auto_class)
+        try:
+            network = auto.from_pretrained(
+                self.model_ref, revision=self.load_revision, dtype=self.dtype
+            )
+        except Exception as exc:
+            raise _load_error(self.model_ref, exc) from exc
+        return network.to(self.device).eval()
+
+    @property
+    def loaded(self) -> bool:
+        return "model" in self.__dict__
+
+    @cached_property
+    def traits(self) -> TokenizerTraits:
+        return tokenizer_traits(self.tokenizer)
+
+    @cached_property
+    def pad_id(self) -> int:
+        return next(
+            (i for i in (self.tokenizer.pad_token_id, self.traits.eos, 0) if i is not None), 0
+        )
+
+    @cached_property
+    def strategy(self) -> str:
+        """The strategy asked for, or for ``auto`` the first that passes the load-time probe."""
+        if self.requested_strategy != "auto":
+            return self.requested_strategy
+        return self._choose_strategy()
 
     # ----------------------------------------------------------------- identity
     @property
     def identity(self) -> dict[str, str]:
-        return {"backend": self.name, "model": self.model_ref, "revision": self.revision,
-                "dtype": DTYPE_NAMES[self.dtype], "mode": self.mode,
-                "scoring_version": SCORING_VERSION}
+        return {
+            "backend": self.name,
+            "model": self.model_ref,
+            "revision": self.revision,
+            "dtype": DTYPE_NAMES[self.dtype],
+            "mode": self.mode,
+            "scoring_version": SCORING_VERSION,
+        }
 
     def describe(self) -> dict[str, Any]:
-        described = {**self.identity, "device": str(self.device), "strategy": self.strategy,
-                     "batch_size": self.batch_size or "auto", "window": self.window}
+        strategy = (
+            self.strategy
+            if self.loaded or self.requested_strategy != "auto"
+            else "auto (model not loaded: every score came from the cache)"
+        )
+        described = {
+            **self.identity,
+            "device": str(self.device),
+            "strategy": strategy,
+            "batch_size": self.batch_size or "auto",
+            "window": self.window,
+        }
         if self.probe_report:
             described["strategy_probe"] = self.probe_report
         return described
@@ -205,8 +310,13 @@ class HFBackend(Backend):
         """The longest sequence the model takes (None: no limit known)."""
 
     # ------------------------------------------------------------------ scoring
-    def score(self, requests: Sequence[ScoreRequest], *, sink: ScoreSink | None = None,
-              progress: Callable[[int], None] | None = None) -> list[Score]:
+    def score(
+        self,
+        requests: Sequence[ScoreRequest],
+        *,
+        sink: ScoreSink | None = None,
+        progress: Callable[[int], None] | None = None,
+    ) -> list[Score]:
         unique: dict[ScoreRequest, int] = {}
         owners: list[list[int]] = []
         for index, request in enumerate(requests):
@@ -221,8 +331,13 @@ class HFBackend(Backend):
             for _batch, sums in self._run(layouts):
                 indices, scores = [], []
                 for slot, total in sums:
-                    score = self._make_score(layouts[slot], total, distinct[slot]
-                                             if not math.isfinite(total) else None)
+                    if not math.isfinite(total):
+                        raise NNDError(
+                            f"model {self.model_ref!r} gave a non-finite log-probability "
+                            f"({total}) for candidate {distinct[slot].candidate[:60]!r}; with "
+                            "bf16/fp16 try --dtype fp32"
+                        )
+                    score = Score(total, len(layouts[slot].targets), layouts[slot].truncated)
                     for index in owners[slot]:
                         results[index] = score
                         indices.append(index)
@@ -236,25 +351,19 @@ class HFBackend(Backend):
             raise RuntimeError(f"{len(missing)} request(s) were not scored")
         return results  # type: ignore[return-value]
 
-    def _make_score(self, layout: Layout, total: float, request: ScoreRequest | None) -> Score:
-        if request is not None:
-            raise NNDError(f"model {self.model_ref!r} gave a non-finite log-probability "
-                           f"({total}) for candidate {request.candidate[:60]!r}; with bf16/fp16 "
-                           "try --dtype fp32")
-        return Score(total, len(layout.targets), layout.truncated)
-
     def _run(self, layouts: list[Layout]):
         """Yield (batch, [(layout index, log-prob sum)]) for every batch."""
         if self.strategy == "naive":
             for slot, layout in enumerate(layouts):
                 yield [slot], [(slot, self.naive_sum(layout))]
             return
-        chunks = self.chunks(layouts)
+        strategy = self.strategy
+        chunks = self.chunks(layouts, strategy)
         budget = self.budget()
         done: list[tuple[int, float]] = []
 
         def run(batch: list[Chunk]) -> None:
-            done.extend(self.run_batch(batch, layouts, budget))
+            done.extend(self.run_batch(batch, layouts, budget, strategy))
 
         for batch in run_with_backoff(plan_batches(chunks, budget), run, self._free_memory):
             yield batch, done[:]
@@ -269,8 +378,11 @@ class HFBackend(Backend):
         batch size is given, else a budget from the device's free memory (CPU: fixed)."""
         if self.batch_size is not None:
             return Budget(chunks=self.batch_size, tokens=None, attention=None)
-        heads = int(getattr(self.config, "num_attention_heads", None)
-                    or getattr(self.config, "n_head", None) or 16)
+        heads = int(
+            getattr(self.config, "num_attention_heads", None)
+            or getattr(self.config, "n_head", None)
+            or 16
+        )
         width = self.model.get_input_embeddings().weight.shape[1]
         element = torch.finfo(self.dtype).bits // 8
         if self.device.type == "cuda":
@@ -281,8 +393,10 @@ class HFBackend(Backend):
             attention = int(usable / ((heads + 1) * 4))
         else:
             tokens, attention = CPU_TOKENS, int(CPU_ATTENTION_BYTES / ((heads + 1) * 4))
+        # fp32 logits (and their log-softmax) of one LM-head slice: 32 MiB on CPU, 256 on GPU
         vocab = self.model.get_output_embeddings().weight.shape[0]
-        head_positions = max(64, min(4096, int((1 << 28) // (vocab * 4))))
+        slice_bytes = 1 << 28 if self.device.type == "cuda" else 1 << 25
+        head_positions = max(64, min(4096, slice_bytes // (vocab * 4)))
         return Budget(tokens=tokens, attention=attention, head_positions=head_positions)
 
     # --------------------------------------------------------- model-specific
@@ -291,12 +405,13 @@ class HFBackend(Backend):
         """Every request's token layout (raises NNDError for a candidate that cannot fit)."""
 
     @abstractmethod
-    def chunks(self, layouts: list[Layout]) -> list[Chunk]:
-        """Group layouts that share a prefix into chunks for the batched strategy."""
+    def chunks(self, layouts: list[Layout], strategy: str) -> list[Chunk]:
+        """Group layouts that share a prefix into chunks for a batched strategy."""
 
     @abstractmethod
-    def run_batch(self, batch: list[Chunk], layouts: list[Layout],
-                  budget: Budget) -> list[tuple[int, float]]:
+    def run_batch(
+        self, batch: list[Chunk], layouts: list[Layout], budget: Budget, strategy: str
+    ) -> list[tuple[int, float]]:
         """Score one batch of chunks: (layout index, log-prob sum) for each of their requests."""
 
     @abstractmethod
@@ -319,8 +434,9 @@ class HFBackend(Backend):
         distinct = list(dict.fromkeys(texts))
         if not distinct:
             return {}
-        ids = self.tokenizer(distinct, add_special_tokens=special)["input_ids"]
-        return dict(zip(distinct, ids))
+        # verbose=False: long contexts are expected here, they are cut to the window later
+        ids = self.tokenizer(distinct, add_special_tokens=special, verbose=False)["input_ids"]
+        return dict(zip(distinct, ids, strict=True))
 
 
 def _parse_batch_size(value: int | str) -> int | None:

@@ -19,22 +19,26 @@ CANDIDATES_PER_CHUNK = 64
 
 class HFSeq2SeqBackend(HFBackend):
     name = "hf_seq2seq"
-    description = ("Hugging Face encoder-decoder LM (AutoModelForSeq2SeqLM): encoder once per "
-                   "context, decoder batched over its candidates")
+    description = (
+        "Hugging Face encoder-decoder LM (AutoModelForSeq2SeqLM): encoder once per "
+        "context, decoder batched over its candidates"
+    )
     auto_class = "AutoModelForSeq2SeqLM"
     strategies = ("shared", "naive")
     causal = False
 
     @property
     def window(self) -> int | None:
-        return config_window(self.config, self.tokenizer)
+        return config_window(self.config) or config_window(self.config, self.tokenizer)
 
     @property
     def decoder_start(self) -> int:
-        for value in (getattr(self.config, "decoder_start_token_id", None),
-                      getattr(getattr(self.model, "generation_config", None),
-                              "decoder_start_token_id", None),
-                      self.tokenizer.pad_token_id, self.traits.bos):
+        for value in (
+            getattr(self.config, "decoder_start_token_id", None),
+            getattr(getattr(self.model, "generation_config", None), "decoder_start_token_id", None),
+            self.tokenizer.pad_token_id,
+            self.traits.bos,
+        ):
             if isinstance(value, int):
                 return value
         return 0
@@ -47,62 +51,82 @@ class HFSeq2SeqBackend(HFBackend):
         layouts = []
         for request in requests:
             if request.context not in encoded:
-                ids, _ = context_tokens(contexts[request.context], self.traits, self.mode,
-                                        causal=False)
+                ids, _ = context_tokens(
+                    contexts[request.context], self.traits, self.mode, causal=False
+                )
                 encoded[request.context] = fit_encoder(ids, self.traits, window)
             ids, cut = encoded[request.context]
-            layout = seq2seq_layout(ids, candidates[request.candidate], self.traits, self.mode,
-                                    start, window,
-                                    describe=f"candidate {request.candidate[:60]!r}")
+            layout = seq2seq_layout(
+                ids,
+                candidates[request.candidate],
+                self.traits,
+                self.mode,
+                start,
+                window,
+                describe=f"candidate {request.candidate[:60]!r}",
+            )
             layouts.append(Layout(layout.prefix, layout.inputs, layout.targets, layout.first, cut))
         return layouts
 
-    def chunks(self, layouts: list[Layout]) -> list[Chunk]:
+    def chunks(self, layouts: list[Layout], strategy: str) -> list[Chunk]:
         groups: dict[tuple[int, ...], list[int]] = {}
         for index, layout in enumerate(layouts):
             groups.setdefault(layout.prefix, []).append(index)
         chunks = []
         for prefix, members in groups.items():
             for s in range(0, len(members), CANDIDATES_PER_CHUNK):
-                part = members[s:s + CANDIDATES_PER_CHUNK]
+                part = members[s : s + CANDIDATES_PER_CHUNK]
                 longest = max(len(layouts[i].inputs) for i in part)
-                chunks.append(Chunk(prefix, part, ((1, len(prefix), len(prefix)),
-                                                   (len(part), longest, len(prefix) + longest))))
+                chunks.append(
+                    Chunk(
+                        prefix,
+                        part,
+                        (
+                            (1, len(prefix), len(prefix)),
+                            (len(part), longest, len(prefix) + longest),
+                        ),
+                    )
+                )
         return chunks
 
-    def run_batch(self, batch: list[Chunk], layouts: list[Layout],
-                  budget: Budget) -> list[tuple[int, float]]:
+    def run_batch(
+        self, batch: list[Chunk], layouts: list[Layout], budget: Budget, strategy: str
+    ) -> list[tuple[int, float]]:
         from transformers.modeling_outputs import BaseModelOutput
 
         width = max(len(chunk.prefix) for chunk in batch)
         ids = torch.full((len(batch), width), self.pad_id, dtype=torch.long)
         mask = torch.zeros((len(batch), width), dtype=torch.long)
         for b, chunk in enumerate(batch):
-            ids[b, :len(chunk.prefix)] = torch.tensor(chunk.prefix)
-            mask[b, :len(chunk.prefix)] = 1
+            ids[b, : len(chunk.prefix)] = torch.tensor(chunk.prefix)
+            mask[b, : len(chunk.prefix)] = 1
         mask = mask.to(self.device)
         self.forward_passes += 1
-        encoded = self.model.get_encoder()(input_ids=ids.to(self.device),
-                                           attention_mask=mask).last_hidden_state
+        encoded = self.model.get_encoder()(
+            input_ids=ids.to(self.device), attention_mask=mask
+        ).last_hidden_state
         members = [(b, index) for b, chunk in enumerate(batch) for index in chunk.requests]
         longest = max(len(layouts[i].inputs) for _, i in members)
         # the decoder's logits cover every decoder position: keep them within the head budget
         step = max(1, budget.head_positions // longest)
         results: list[tuple[int, float]] = []
         for s in range(0, len(members), step):
-            part = members[s:s + step]
+            part = members[s : s + step]
             rows = self.tensor([b for b, _ in part])
             dec = torch.full((len(part), longest), self.pad_id, dtype=torch.long)
             dec_mask = torch.zeros((len(part), longest), dtype=torch.long)
             for r, (_, index) in enumerate(part):
                 inputs = layouts[index].inputs
-                dec[r, :len(inputs)] = torch.tensor(inputs)
-                dec_mask[r, :len(inputs)] = 1
+                dec[r, : len(inputs)] = torch.tensor(inputs)
+                dec_mask[r, : len(inputs)] = 1
             self.forward_passes += 1
-            logits = self.model(encoder_outputs=BaseModelOutput(last_hidden_state=encoded[rows]),
-                                attention_mask=mask[rows], decoder_input_ids=dec.to(self.device),
-                                decoder_attention_mask=dec_mask.to(self.device),
-                                use_cache=False).logits
+            logits = self.model(
+                encoder_outputs=BaseModelOutput(last_hidden_state=encoded[rows]),
+                attention_mask=mask[rows],
+                decoder_input_ids=dec.to(self.device),
+                decoder_attention_mask=dec_mask.to(self.device),
+                use_cache=False,
+            ).logits
             row_index, positions, targets, owners = [], [], [], []
             for r, (_, index) in enumerate(part):
                 layout = layouts[index]
@@ -110,18 +134,21 @@ class HFSeq2SeqBackend(HFBackend):
                 positions += range(layout.first, layout.first + len(layout.targets))
                 targets += layout.targets
                 owners += [index] * len(layout.targets)
-            logprobs = self.target_logprobs(logits[self.tensor(row_index), self.tensor(positions)],
-                                            self.tensor(targets))
+            logprobs = self.target_logprobs(
+                logits[self.tensor(row_index), self.tensor(positions)], self.tensor(targets)
+            )
             sums: dict[int, float] = {}
-            for owner, value in zip(owners, logprobs.double().tolist()):
+            for owner, value in zip(owners, logprobs.double().tolist(), strict=True):
                 sums[owner] = sums.get(owner, 0.0) + value
             results += sums.items()
         return results
 
     def naive_sum(self, layout: Layout) -> float:
         self.forward_passes += 1
-        logits = self.model(input_ids=self.tensor([layout.prefix]),
-                            decoder_input_ids=self.tensor([layout.inputs]),
-                            use_cache=False).logits[0]
-        rows = logits[layout.first:layout.first + len(layout.targets)]
+        logits = self.model(
+            input_ids=self.tensor([layout.prefix]),
+            decoder_input_ids=self.tensor([layout.inputs]),
+            use_cache=False,
+        ).logits[0]
+        rows = logits[layout.first : layout.first + len(layout.targets)]
         return float(self.target_logprobs(rows, self.tensor(layout.targets)).double().sum())

@@ -7,6 +7,7 @@ compared with its parent test (same id), so the deltas are paired.
 from __future__ import annotations
 
 from .report import RobustnessCell, RobustnessReport, make_cell, to_markdown, write_report
+from .run import robustness
 from .stats import PairedComparison, PairedTest, compare, mcnemar_exact, paired_tests
 
 __all__ = [
@@ -18,6 +19,7 @@ __all__ = [
     "make_cell",
     "mcnemar_exact",
     "paired_tests",
+    "robustness",
     "to_markdown",
     "write_report",
 ]

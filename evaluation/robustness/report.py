@@ -30,11 +30,16 @@ class RobustnessCell(PairedComparison):
 
 
 class SuiteBaseline(BaseModel):
+    """A suite's untouched pass rate over all its tests, as the evaluator reports it."""
+
     model_config = ConfigDict(extra="forbid")
 
     pairs: int
     passed: int
+    ties: int = 0
+    degenerate: int = 0
     pass_rate: float | None
+    ci: tuple[float, float] | None = None
 
 
 class RobustnessReport(BaseModel):
@@ -124,9 +129,10 @@ def to_markdown(report: RobustnessReport) -> str:
             "|---|---:|---:|---:|---:|---|---:|",
         ]
         for category, c in cell.by_category.items():
+            mark = " *" if c.p_value is not None and c.p_value < report.alpha else ""
             lines.append(
                 f"| {category} | {c.n:,} | {c.degenerate:,} | {_pct(c.parent_pass_rate)} | "
-                f"{_pct(c.pass_rate)} | {_delta(c)} | {_p(c.p_value)} |"
+                f"{_pct(c.pass_rate)} | {_delta(c)}{mark} | {_p(c.p_value)} |"
             )
         lines.append("")
     return "\n".join(lines)
@@ -147,7 +153,7 @@ def write_heatmap(report: RobustnessReport, path: Path) -> Path:
         if cell.delta is not None:
             deltas[suites.index(cell.suite), transforms.index(cell.transform)] = 100 * cell.delta
     finite = np.abs(deltas[np.isfinite(deltas)])
-    limit = max(float(finite.max()) if finite.size else 0.0, 1.0)
+    limit = max(float(finite.max()) if finite.size else 0.0, 5.0)  # noise stays pale
     width = max(4.0, 1.3 * len(transforms) + 2.5)
     fig, ax = plt.subplots(figsize=(width, 1.0 * len(suites) + 2.0))
     image = ax.imshow(deltas, cmap="RdBu", vmin=-limit, vmax=limit, aspect="auto")

@@ -17,7 +17,7 @@ from nnd_suites.suites import load_suite
 from nnd_suites.transformations import make_transformation, transform_suite
 
 from .report import ALPHA, RobustnessReport, SuiteBaseline, make_cell, write_report
-from .stats import did_pass, paired_tests
+from .stats import paired_tests
 
 
 def robustness(
@@ -47,7 +47,17 @@ def robustness(
         for parent in parents
         for t in transformations
     }
-    outcomes, evaluation = _evaluate(model, [*parents, *children.values()], evaluate_options)
+    names = [child.name for child in children.values()]
+    if len(set(names)) < len(names):  # `typos` and `typos:rate=0.05` are one transformation
+        raise NNDError(
+            f"transformations {specs} include the same one twice (with its default "
+            "parameters spelt out or not); give each once"
+        )
+    if out is not None:  # the evaluator's own report and per-test outcomes, beside ours
+        evaluate_options.setdefault("out", Path(out) / "evaluation")
+    outcomes, baselines, evaluation = _evaluate(
+        model, [*parents, *children.values()], evaluate_options
+    )
     cells = []
     for parent in parents:
         for spec in specs:
@@ -55,9 +65,9 @@ def robustness(
             tests = paired_tests(parent, child, outcomes[parent.name], outcomes[child.name])
             cells.append(make_cell(parent.name, spec, child.name, tests, alpha))
     report = RobustnessReport(
-        model=str(evaluation.get("model", model)),
+        model=str(evaluation["model"]),
         alpha=alpha,
-        suites={p.name: _baseline(p, outcomes[p.name]) for p in parents},
+        suites={p.name: baselines[p.name] for p in parents},
         transforms=specs,
         cells=cells,
         evaluation=evaluation,
@@ -65,13 +75,6 @@ def robustness(
     if out is not None:
         write_report(report, out)
     return report
-
-
-def _baseline(suite: Suite, outcomes: dict[str, object]) -> SuiteBaseline:
-    passed = sum(did_pass(outcomes[pair.id]) for pair in suite.pairs)
-    return SuiteBaseline(
-        pairs=len(suite), passed=passed, pass_rate=passed / len(suite) if len(suite) else None
-    )
 
 
 def _require_unique(names: list[str], kind: str) -> None:
@@ -82,9 +85,32 @@ def _require_unique(names: list[str], kind: str) -> None:
 
 def _evaluate(
     model: Any, suites: list[Suite], options: dict[str, Any]
-) -> tuple[dict[str, dict[str, object]], dict[str, Any]]:
-    """Per suite name, the outcome of each test id; plus what the evaluator recorded."""
+) -> tuple[dict[str, dict[str, str]], dict[str, SuiteBaseline], dict[str, Any]]:
+    """One evaluator call for every suite: per suite, the outcome of each test id, the
+    untouched pass rates, and what the evaluator recorded (model, backend, requests, cache)."""
     from nnd_suites.evaluation import evaluate
 
     report = evaluate(model, suites, **options)
-    raise NotImplementedError(report)
+    outcomes = {
+        name: {row.pair_id: row.outcome for row in rows} for name, rows in report.outcomes.items()
+    }
+    baselines = {
+        name: SuiteBaseline(
+            pairs=result.pairs,
+            passed=result.passed,
+            ties=result.ties,
+            degenerate=result.degenerate,
+            pass_rate=result.pass_rate,
+            ci=result.ci,
+        )
+        for name, result in report.suites.items()
+    }
+    evaluation = {
+        "model": report.model,
+        "mode": report.mode,
+        "backend": report.backend,
+        "templates": {name: r.template_name for name, r in report.suites.items()},
+        "requests": report.requests.model_dump(),
+        "seconds": report.seconds,
+    }
+    return outcomes, baselines, evaluation

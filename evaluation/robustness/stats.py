@@ -13,12 +13,12 @@ import math
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
-from nnd_suites.transformations import is_degenerate
 from pydantic import BaseModel, ConfigDict, Field
 from scipy.stats import binomtest, norm
 
 from nnd_suites.errors import NNDError
 from nnd_suites.suite import Suite
+from nnd_suites.transformations import is_degenerate
 
 CONFIDENCE = 0.95
 

@@ -112,7 +112,11 @@ SPECS: dict[str, TypeSpec] = {
         "  low_label: low\n",
         expected={
             "pairs": 6,
-            "breakdowns": {"category": {"overall": 6}, "label": {"low": 6}, "aspect": {"overall": 6}},
+            "breakdowns": {
+                "category": {"overall": 6},
+                "label": {"low": 6},
+                "aspect": {"overall": 6},
+            },
             "skipped": {},
         },
     ),

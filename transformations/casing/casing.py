@@ -12,7 +12,7 @@ from ..base import Transformation, TransformationMetadata, TransformationParams
 
 # A letter that starts a word: not preceded by a word character or an apostrophe (so "it's"
 # keeps a lower-case "s", unlike str.title()).
-_WORD_START = re.compile(r"(?<![\w'’])[^\W\d_]")
+_WORD_START = re.compile("(?<![\\w'\u2019])[^\\W\\d_]")
 
 
 class Lowercase(Transformation):

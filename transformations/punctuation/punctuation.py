@@ -7,8 +7,9 @@ import unicodedata
 
 from ..base import Transformation, TransformationMetadata
 
-#: Sentence-final marks GEM's "final punctuation" removal targets (not quotes or brackets).
-FINAL_MARKS = frozenset(".!?;:,…。！？")
+#: Sentence-final marks GEM's "final punctuation" removal targets (not quotes or brackets),
+#: with the ellipsis and the ideographic and full-width marks.
+FINAL_MARKS = frozenset(".!?;:,\u2026\u3002\uff01\uff1f")
 
 
 def is_punctuation(char: str) -> bool:

@@ -1,0 +1,120 @@
+"""The score cache: SQLite (the embedded default), one row per scored (context, candidate).
+
+A key is the sha256 of the backend's identity (model and revision or a hash of its files, dtype,
+backend, scoring mode, scoring version), the template, and the two texts. Writes are incremental,
+one transaction per batch, so an interrupted run keeps what it finished and resumes; SQLite's
+journal makes every write atomic, so a killed run never leaves a corrupt cache behind.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import sqlite3
+import time
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+
+from ..errors import NNDError
+from .backend import Score
+
+FILE_NAME = "scores.sqlite"
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS scores (
+    key TEXT PRIMARY KEY,
+    logprob_sum REAL NOT NULL,
+    n_targets INTEGER NOT NULL,
+    truncated_tokens INTEGER NOT NULL,
+    created REAL NOT NULL
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS scopes (
+    scope TEXT PRIMARY KEY,
+    identity TEXT NOT NULL
+);
+"""
+#: SQLite's default limit on host parameters per statement is 999 in old builds.
+LOOKUP_CHUNK = 900
+
+
+def default_cache_dir() -> Path:
+    """``$NND_SUITES_CACHE`` if set, else ``~/.cache/nnd_suites``."""
+    configured = os.environ.get("NND_SUITES_CACHE")
+    return Path(configured) if configured else Path.home() / ".cache" / "nnd_suites"
+
+
+def scope_of(identity: Mapping[str, str]) -> str:
+    return hashlib.sha256(json.dumps(dict(identity), sort_keys=True).encode()).hexdigest()
+
+
+def score_key(scope: str, template: str, context: str, candidate: str) -> str:
+    payload = json.dumps([scope, template, context, candidate], ensure_ascii=False)
+    return hashlib.sha256(payload.encode("utf-8")).hexdigest()
+
+
+class ScoreCache:
+    """``get_many`` / ``put_many`` over one SQLite file (WAL mode, safe for concurrent readers)."""
+
+    def __init__(self, path: str | os.PathLike) -> None:
+        self.path = Path(path)
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            self._db = sqlite3.connect(self.path, timeout=60)
+            self._db.execute("PRAGMA journal_mode=WAL")
+            self._db.execute("PRAGMA synchronous=NORMAL")
+            self._db.executescript(SCHEMA)
+        except (OSError, sqlite3.Error) as exc:
+            raise NNDError(
+                f"score cache {self.path}: cannot open ({exc}); pass another "
+                "--cache-dir or --no-cache"
+            ) from exc
+        self.hits = 0
+        self.writes = 0
+
+    @classmethod
+    def in_folder(cls, folder: str | os.PathLike | None = None) -> ScoreCache:
+        """The cache file ``scores.sqlite`` in ``folder`` (default: :func:`default_cache_dir`)."""
+        return cls((Path(folder) if folder is not None else default_cache_dir()) / FILE_NAME)
+
+    def register_scope(self, scope: str, identity: Mapping[str, str]) -> None:
+        with self._db:
+            self._db.execute(
+                "INSERT OR IGNORE INTO scopes VALUES (?, ?)",
+                (scope, json.dumps(dict(identity), sort_keys=True)),
+            )
+
+    def get_many(self, keys: Iterable[str]) -> dict[str, Score]:
+        keys = list(dict.fromkeys(keys))
+        found: dict[str, Score] = {}
+        for start in range(0, len(keys), LOOKUP_CHUNK):
+            part = keys[start : start + LOOKUP_CHUNK]
+            marks = ",".join("?" * len(part))
+            rows = self._db.execute(
+                f"SELECT key, logprob_sum, n_targets, truncated_tokens FROM scores "
+                f"WHERE key IN ({marks})",
+                part,
+            )
+            for key, total, n_targets, truncated in rows:
+                found[key] = Score(total, n_targets, truncated)
+        self.hits += len(found)
+        return found
+
+    def put_many(self, items: Iterable[tuple[str, Score]]) -> None:
+        """Write one batch in one transaction (all of it or none of it)."""
+        now = time.time()
+        rows = [(key, s.logprob_sum, s.n_targets, s.truncated_tokens, now) for key, s in items]
+        with self._db:
+            self._db.executemany("INSERT OR REPLACE INTO scores VALUES (?, ?, ?, ?, ?)", rows)
+        self.writes += len(rows)
+
+    def __len__(self) -> int:
+        return self._db.execute("SELECT COUNT(*) FROM scores").fetchone()[0]
+
+    def close(self) -> None:
+        self._db.close()
+
+    def __enter__(self) -> ScoreCache:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()

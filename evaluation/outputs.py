@@ -1,0 +1,161 @@
+"""Write a report to a folder: JSON (+ its JSON Schema), Markdown, a PNG chart, outcome parquets.
+
+Every file is written atomically (temporary file, then rename)::
+
+    report.json             EvaluationReport
+    report.schema.json      its JSON Schema
+    report.md               tables per suite
+    pass_rates.png          pass rate per suite and category, with Wilson 95% intervals
+    outcomes/SUITE.parquet  one row per test: scores and outcome, to compare runs test by test
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from ..io import atomic_path, atomic_write_text
+from .report import EvaluationReport, Rate, TestOutcome
+
+OUTCOME_SCHEMA = pa.schema(
+    [
+        ("pair_id", pa.string()),
+        ("parent_id", pa.string()),
+        ("group_id", pa.string()),
+        ("category", pa.string()),
+        ("label", pa.string()),
+        ("ll_high", pa.float64()),
+        ("ll_low", pa.float64()),
+        ("n_high", pa.int32()),
+        ("n_low", pa.int32()),
+        ("truncated", pa.bool_()),
+        ("outcome", pa.string()),
+    ]
+)
+
+
+def report_schema() -> dict:
+    schema = EvaluationReport.model_json_schema(mode="serialization")
+    schema["$schema"] = "https://json-schema.org/draft/2020-12/schema"
+    return schema
+
+
+def write_outcomes(path: Path, outcomes: list[TestOutcome]) -> None:
+    table = pa.Table.from_pylist([o.model_dump() for o in outcomes], schema=OUTCOME_SCHEMA)
+    with atomic_path(path) as tmp:
+        pq.write_table(table, tmp)
+
+
+def read_outcomes(path: str | Path) -> list[TestOutcome]:
+    return [TestOutcome.model_validate(row) for row in pq.read_table(path).to_pylist()]
+
+
+def write_report(report: EvaluationReport, out: str | Path) -> dict[str, Path]:
+    out = Path(out)
+    written: dict[str, Path] = {}
+    for name, outcomes in report.outcomes.items():
+        path = out / "outcomes" / f"{name}.parquet"
+        write_outcomes(path, outcomes)
+        report.suites[name].outcomes_file = str(path.relative_to(out))
+        written[f"outcomes:{name}"] = path
+    files = {
+        "json": (out / "report.json", report.model_dump_json(indent=2) + "\n"),
+        "schema": (out / "report.schema.json", json.dumps(report_schema(), indent=2) + "\n"),
+        "markdown": (out / "report.md", markdown(report)),
+    }
+    for kind, (path, text) in files.items():
+        atomic_write_text(path, text)
+        written[kind] = path
+    written["chart"] = out / "pass_rates.png"
+    write_chart(report, written["chart"])
+    return written
+
+
+def _percent(value: float | None) -> str:
+    return "n/a" if value is None else f"{100 * value:.1f}%"
+
+
+def _interval(ci: tuple[float, float] | None) -> str:
+    return "n/a" if ci is None else f"{100 * ci[0]:.1f} to {100 * ci[1]:.1f}%"
+
+
+def _rows(rates: dict[str, Rate]) -> list[str]:
+    return [
+        f"| {value} | {r.n} | {r.passed} | {r.ties} | {_percent(r.pass_rate)} | {_interval(r.ci)} |"
+        for value, r in rates.items()
+    ]
+
+
+def markdown(report: EvaluationReport) -> str:
+    backend = report.backend
+    lines = [
+        f"# NND evaluation of `{report.model}`",
+        "",
+        f"Backend `{backend.get('backend')}`, revision `{backend.get('revision')}`, dtype "
+        f"{backend.get('dtype')}, scoring mode **{report.mode}**, strategy "
+        f"{backend.get('strategy', 'n/a')}. {report.requests.scored:,} requests scored, "
+        f"{report.requests.cached:,} from the cache, {report.seconds:.1f} s.",
+        "",
+        "| suite | tests | passed | ties | degenerate | pass rate | 95% CI |",
+        "|---|---:|---:|---:|---:|---:|---|",
+    ]
+    for name, result in report.suites.items():
+        lines.append(
+            f"| {name} | {result.pairs} | {result.passed} | {result.ties} | "
+            f"{result.degenerate} | {_percent(result.pass_rate)} | "
+            f"{_interval(result.ci)} |"
+        )
+    header = ["| {} | n | passed | ties | pass rate | 95% CI |", "|---|---:|---:|---:|---:|---|"]
+    for name, result in report.suites.items():
+        lines += [
+            "",
+            f"## {name}",
+            "",
+            f"Template `{result.template_name}`: `{json.dumps(result.template)[1:-1]}`.",
+        ]
+        if result.truncated_tests:
+            lines.append(
+                f"{result.truncated_tests} test(s) had their context cut from the left "
+                f"to fit the model's window ({result.truncated_tokens} tokens cut)."
+            )
+        lines += ["", header[0].format("category"), header[1], *_rows(result.by_category)]
+        for field, rates in result.by_breakdown.items():
+            if field == "label" and set(rates) == set(result.by_category):
+                continue  # the same table twice
+            lines += ["", header[0].format(field), header[1], *_rows(rates)]
+    return "\n".join(lines) + "\n"
+
+
+def write_chart(report: EvaluationReport, path: Path) -> None:
+    """Horizontal bars per suite: overall and per category pass rates with 95% intervals."""
+    from matplotlib.figure import Figure  # no pyplot: no global state, no display needed
+
+    panels = []
+    for name, result in report.suites.items():
+        bars = [("overall", result.pass_rate, result.ci, result.pairs - result.degenerate)]
+        bars += [(c, r.pass_rate, r.ci, r.n) for c, r in result.by_category.items()]
+        panels.append((name, bars))
+    heights = [0.6 + 0.35 * len(bars) for _, bars in panels]
+    figure = Figure(figsize=(8, sum(heights) + 0.6), layout="constrained")
+    axes = figure.subplots(len(panels), 1, squeeze=False, height_ratios=heights)[:, 0]
+    for axis, (name, bars) in zip(axes, panels, strict=True):
+        labels = [f"{label} (n={n})" for label, _, _, n in bars]
+        values = [100 * (rate or 0.0) for _, rate, _, _ in bars]
+        errors = [
+            [100 * ((rate or 0.0) - ci[0]) if ci else 0 for _, rate, ci, _ in bars],
+            [100 * (ci[1] - (rate or 0.0)) if ci else 0 for _, rate, ci, _ in bars],
+        ]
+        colours = ["#4c72b0"] + ["#8da0cb"] * (len(bars) - 1)
+        axis.barh(range(len(bars)), values, xerr=errors, color=colours, capsize=3)
+        axis.set_yticks(range(len(bars)), labels)
+        axis.invert_yaxis()
+        axis.axvline(50, color="grey", linewidth=0.8, linestyle="--")
+        axis.set_xlim(0, 100)
+        axis.set_title(name, loc="left", fontsize=10)
+    axes[-1].set_xlabel("pass rate (%), Wilson 95% interval")
+    figure.suptitle(f"NND pass rates: {report.model} ({report.mode})", fontsize=11)
+    with atomic_path(path) as tmp:
+        figure.savefig(tmp, format="png", dpi=110)

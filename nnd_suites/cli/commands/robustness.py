@@ -1,0 +1,91 @@
+"""nnd-suites robustness: one model across suites x transformations, compared test by test."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    parser = subparsers.add_parser(
+        "robustness",
+        help="evaluate a model on suites and their transformed children; paired deltas",
+        description="Evaluate one model on every suite untouched and under every transformation "
+        "(GEM's Transformation-Parent sets): per (suite, transformation), the parent and "
+        "transformed pass rates on the same tests, the delta with a 95%% interval, an exact "
+        "McNemar test, and the tests the transformation changed or made degenerate.",
+    )
+    parser.add_argument("--model", required=True, help="Hub model id or local model folder")
+    parser.add_argument(
+        "--suite",
+        action="append",
+        required=True,
+        metavar="SUITE",
+        help="suite folder or built-in adapter name (repeatable)",
+    )
+    parser.add_argument(
+        "--transform",
+        action="append",
+        required=True,
+        metavar="NAME[:param=value,...]",
+        help="transformation spec (repeatable), e.g. lowercase, typos:rate=0.05,seed=1",
+    )
+    parser.add_argument(
+        "--out",
+        type=Path,
+        help="write robustness.json, robustness.md, robustness.png (and the evaluator's report "
+        "and per-test outcomes under evaluation/) there",
+    )
+    parser.add_argument(
+        "--json", action="store_true", help="print one JSON object with the cells on stdout"
+    )
+    parser.add_argument(
+        "--alpha", type=float, default=0.05, help="significance level marking cells (0.05)"
+    )
+    parser.add_argument("--compat", choices=["reference"], help="the paper's reference scoring")
+    parser.add_argument("--template", help="template name or format string for every suite")
+    parser.add_argument("--batch-size", default="auto", help="'auto' or N (default: auto)")
+    parser.add_argument("--device", default="auto", help="auto, cpu, cuda, cuda:N, mps")
+    parser.add_argument("--dtype", default="auto", choices=["auto", "fp32", "bf16", "fp16"])
+    parser.add_argument("--backend", help="backend name (default: chosen from the model config)")
+    parser.add_argument("--revision", help="Hub revision (branch, tag or commit)")
+    parser.add_argument("--no-cache", action="store_true", help="bypass the score cache")
+    parser.add_argument("--cache-dir", type=Path, help="folder of the score cache")
+    parser.add_argument("--quiet", action="store_true", help="no progress bar")
+    parser.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from ...evaluation.robustness import robustness, to_markdown
+
+    report = robustness(
+        args.model,
+        args.suite,
+        args.transform,
+        out=args.out,
+        alpha=args.alpha,
+        template=args.template,
+        compat=args.compat,
+        batch_size=args.batch_size,
+        device=args.device,
+        dtype=args.dtype,
+        backend=args.backend,
+        revision=args.revision,
+        cache=not args.no_cache,
+        cache_dir=args.cache_dir,
+        progress=not args.quiet,
+    )
+    if args.json:
+        print(json.dumps(report.summary(), ensure_ascii=False))
+        return 0
+    # The overall table (the per-category tables are in robustness.md).
+    print(to_markdown(report).split("\n## Per category")[0].rstrip())
+    requests = report.evaluation.get("requests", {})
+    print(
+        f"\n{requests.get('scored', 0):,} requests scored, {requests.get('cached', 0):,} from "
+        f"the cache, {report.evaluation.get('seconds', 0):.1f} s"
+    )
+    if args.out:
+        print(f"wrote {args.out}/robustness.json, robustness.md, robustness.png, evaluation/")
+    return 0

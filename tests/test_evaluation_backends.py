@@ -1,0 +1,245 @@
+"""The fast paths against the naive loop: same scores (1e-4, fp32) and same per-test outcomes,
+whatever the batch size; order, deduplication, out-of-memory back-off, LM head placement."""
+
+from __future__ import annotations
+
+import pytest
+import torch
+
+from nnd_suites.errors import NNDError
+from nnd_suites.evaluation import BACKENDS, ScoreRequest, compare, load_backend
+from nnd_suites.evaluation.batching import Budget, Chunk, plan_batches, run_with_backoff
+
+TOLERANCE = 1e-4
+
+
+def _requests(suite, pairs=None) -> list[ScoreRequest]:
+    template = suite.manifest.default_template
+    found: dict[ScoreRequest, None] = {}
+    for pair in suite.pairs[:pairs]:
+        for text in (pair.high.text, pair.low.text):
+            found[ScoreRequest(template.format(**pair.context), text)] = None
+    return list(found)
+
+
+def _outcomes(suite, requests, scores, pairs=None) -> list[str]:
+    by_request = dict(zip(requests, scores, strict=True))
+    template = suite.manifest.default_template
+    results = []
+    for pair in suite.pairs[:pairs]:
+        context = template.format(**pair.context)
+        high = by_request[ScoreRequest(context, pair.high.text)]
+        low = by_request[ScoreRequest(context, pair.low.text)]
+        results.append(compare(high.mean, low.mean))
+    return results
+
+
+@pytest.fixture(scope="module")
+def workload(challenge300_suite, quiz_design_suite):
+    """All of Challenge 300 (short contexts, the empty candidate) and the first 150 Quiz Design
+    tests (long contexts, up to 16 candidates per context)."""
+    return [
+        (challenge300_suite, None, _requests(challenge300_suite)),
+        (quiz_design_suite, 150, _requests(quiz_design_suite, 150)),
+    ]
+
+
+@pytest.mark.parametrize("mode", ["default", "reference"])
+def test_causal_fast_paths_equal_the_naive_loop(tiny_causal_model, workload, mode):
+    backend = load_backend(str(tiny_causal_model), mode=mode)
+    assert backend.strategy == "packed"  # GPT-2 passes the load-time probe
+    for suite, pairs, requests in workload:
+        backend.strategy, backend.forward_passes = "naive", 0
+        naive = backend.score(requests)
+        assert backend.forward_passes == len(requests)
+        for strategy in ("packed", "kv", "expand"):
+            backend.strategy, backend.forward_passes = strategy, 0
+            fast = backend.score(requests)
+            assert backend.forward_passes < len(requests) / 3
+            worst = max(abs(a.mean - b.mean) for a, b in zip(naive, fast, strict=True))
+            assert worst < TOLERANCE, (strategy, suite.name, worst)
+            assert [s.n_targets for s in fast] == [s.n_targets for s in naive]
+            assert _outcomes(suite, requests, fast, pairs) == _outcomes(
+                suite, requests, naive, pairs
+            )
+
+
+@pytest.mark.parametrize("mode", ["default", "reference"])
+def test_seq2seq_fast_path_equals_the_naive_loop(tiny_seq2seq_model, workload, mode):
+    backend = load_backend(str(tiny_seq2seq_model), mode=mode)
+    assert backend.strategy == "shared"
+    for suite, pairs, requests in workload:
+        backend.strategy = "naive"
+        naive = backend.score(requests)
+        backend.strategy, backend.forward_passes = "shared", 0
+        fast = backend.score(requests)
+        assert backend.forward_passes < len(requests) / 3
+        worst = max(abs(a.mean - b.mean) for a, b in zip(naive, fast, strict=True))
+        assert worst < TOLERANCE, (suite.name, worst)
+        assert _outcomes(suite, requests, fast, pairs) == _outcomes(suite, requests, naive, pairs)
+
+
+@pytest.mark.parametrize("model", ["tiny_causal_model", "tiny_seq2seq_model"])
+def test_batch_size_invariance(request, model, quiz_design_suite):
+    folder = str(request.getfixturevalue(model))
+    requests = _requests(quiz_design_suite, 120)
+    results = {
+        size: load_backend(folder, batch_size=size).score(requests) for size in ("auto", 1, 3, 17)
+    }
+    reference = results["auto"]
+    for size, scores in results.items():
+        worst = max(abs(a.mean - b.mean) for a, b in zip(reference, scores, strict=True))
+        assert worst < 1e-5, (size, worst)
+
+
+def test_order_and_duplicates_are_preserved(tiny_causal_model, challenge300_suite):
+    backend = load_backend(str(tiny_causal_model))
+    requests = _requests(challenge300_suite, 60)
+    forward = backend.score(requests)
+    shuffled = requests[::-1] + requests[:5]  # reversed, with repeats
+    backward = backend.score(shuffled)
+    assert len({round(s.mean, 4) for s in forward}) > len(forward) // 2  # scores tell apart
+    expected = forward[::-1] + forward[:5]
+    for request, got, want in zip(shuffled, backward, expected, strict=True):
+        assert abs(got.mean - want.mean) < 1e-5, request
+        assert got.n_targets == want.n_targets
+
+
+def test_each_context_is_one_row_and_the_head_runs_at_targets_only(
+    tiny_causal_model, quiz_design_suite
+):
+    backend = load_backend(str(tiny_causal_model))
+    requests = _requests(quiz_design_suite, 200)
+    layouts = backend.layouts(requests)
+    # one row per context; a context cut to fit the window (512 tokens) differs per candidate
+    whole = [
+        (r, layout) for r, layout in zip(requests, layouts, strict=True) if not layout.truncated
+    ]
+    assert len({r.context for r, _ in whole}) == len({layout.prefix for _, layout in whole}) > 20
+    assert len(backend.chunks(layouts, "packed")) == len({layout.prefix for layout in layouts})
+    assert backend.strategy == "packed"  # the load-time probe runs before the hook is set
+    rows_seen = []
+    hook = backend.model.get_output_embeddings().register_forward_hook(
+        lambda module, args, output: rows_seen.append(
+            args[0].reshape(-1, args[0].shape[-1]).shape[0]
+        )
+    )
+    try:
+        backend.score(requests)
+    finally:
+        hook.remove()
+    assert sum(rows_seen) == sum(len(layout.targets) for layout in layouts)
+
+
+def test_sink_and_progress_see_every_request_once(tiny_causal_model, challenge300_suite):
+    backend = load_backend(str(tiny_causal_model), batch_size=4)
+    requests = _requests(challenge300_suite, 80)
+    seen, progressed = [], []
+    scores = backend.score(
+        requests, sink=lambda idx, s: seen.extend(idx), progress=progressed.append
+    )
+    assert sorted(seen) == list(range(len(requests)))
+    assert sum(progressed) == len(requests) and len(progressed) > 1
+    assert len(scores) == len(requests)
+
+
+def test_out_of_memory_halves_batches_without_splitting_chunks(
+    tiny_causal_model, quiz_design_suite
+):
+    backend = load_backend(str(tiny_causal_model), batch_size=8)
+    requests = _requests(quiz_design_suite, 150)
+    expected = backend.score(requests)
+    real_run = backend.run_batch
+    sizes = []
+
+    def run_batch(batch, layouts, budget, strategy):
+        if len(batch) > 2:
+            raise torch.OutOfMemoryError("CUDA out of memory (simulated)")
+        sizes.append(len(batch))
+        return real_run(batch, layouts, budget, strategy)
+
+    backend.run_batch = run_batch
+    scores = backend.score(requests)
+    assert sizes and max(sizes) <= 2
+    assert all(abs(a.mean - b.mean) < 1e-5 for a, b in zip(expected, scores, strict=True))
+
+
+def test_backoff_never_splits_a_chunk_and_gives_up_on_one():
+    chunks = [Chunk((i,), [i], ((1, 10 + i, 10 + i),)) for i in range(7)]
+    batches = plan_batches(chunks, Budget(chunks=4))
+    assert [len(b) for b in batches] == [4, 3]
+    ran: list[int] = []
+
+    def run(batch):
+        if len(batch) > 1:
+            raise MemoryError
+        ran.extend(c.requests[0] for c in batch)
+
+    assert len(list(run_with_backoff(batches, run))) == 7
+    assert sorted(ran) == list(range(7))
+
+    def always(batch):
+        raise torch.OutOfMemoryError("out of memory")
+
+    with pytest.raises(NNDError, match="out of memory on a single context"):
+        list(run_with_backoff([[chunks[0]]], always))
+
+
+def test_token_budget_bounds_padded_tokens():
+    chunks = [
+        Chunk((i,), [i], ((1, length, length),))
+        for i, length in enumerate([5, 50, 7, 48, 9, 60, 6])
+    ]
+    batches = plan_batches(chunks, Budget(tokens=120))
+    for batch in batches:
+        assert len(batch) * max(c.passes[0][1] for c in batch) <= 120
+    assert sorted(c.requests[0] for b in batches for c in b) == list(range(7))
+    lengths = [c.passes[0][1] for b in batches for c in b]
+    assert lengths == sorted(lengths)  # length-sorted
+
+
+def test_backends_are_registered_and_picked_from_the_config(tiny_causal_model, tiny_seq2seq_model):
+    assert {"hf_causal", "hf_seq2seq"} <= set(BACKENDS.names())
+    assert load_backend(str(tiny_seq2seq_model)).name == "hf_seq2seq"
+    with pytest.raises(NNDError, match="encoder-decoder model"):
+        load_backend(str(tiny_seq2seq_model), backend="hf_causal")
+
+
+def test_auto_strategy_falls_back_when_the_probe_disagrees(tiny_causal_model, challenge300_suite):
+    backend = load_backend(str(tiny_causal_model))
+    real_packed = backend._run_packed
+
+    def wrong_packed(batch, layouts, budget):  # e.g. a model that ignores 4-D masks
+        return [(index, total + 0.5) for index, total in real_packed(batch, layouts, budget)]
+
+    def failing_kv(batch, layouts, budget):  # e.g. a model that rejects position ids
+        raise TypeError("forward() got an unexpected keyword argument 'position_ids'")
+
+    backend._run_packed, backend._run_kv = wrong_packed, failing_kv
+    assert backend.strategy == "expand"
+    assert backend.probe_report["packed"].startswith("max difference 5.00e-01")
+    assert "TypeError" in backend.probe_report["kv"]
+    requests = _requests(challenge300_suite, 40)
+    fast = backend.score(requests)
+    backend.strategy = "naive"
+    naive = backend.score(requests)
+    assert max(abs(a.mean - b.mean) for a, b in zip(fast, naive, strict=True)) < TOLERANCE
+
+
+def test_a_row_longer_than_the_token_budget_runs_alone(
+    tiny_causal_model, quiz_design_suite, monkeypatch
+):
+    from nnd_suites.evaluation.backends import hf
+
+    monkeypatch.setattr(hf, "CPU_TOKENS", 64)  # far below one context with its candidates
+    backend = load_backend(str(tiny_causal_model))
+    requests = _requests(quiz_design_suite, 40)
+    layouts = backend.layouts(requests)
+    chunks = backend.chunks(layouts, "packed")
+    assert len(chunks) == len({layout.prefix for layout in layouts})  # the context is not repeated
+    batches = plan_batches(chunks, backend.budget())
+    assert all(len(batch) == 1 for batch in batches) and len(batches) == len(chunks)
+    fast = backend.score(requests)
+    backend.strategy = "naive"
+    naive = backend.score(requests)
+    assert max(abs(a.mean - b.mean) for a, b in zip(fast, naive, strict=True)) < TOLERANCE

@@ -1,0 +1,112 @@
+"""nnd-suites evaluate: one JSON object on stdout, files with --out, errors exit 2."""
+
+from __future__ import annotations
+
+import json
+
+from nnd_suites.cli import main
+
+
+def test_json_output_is_one_object(tiny_causal_model, tmp_path, capsys):
+    suite_dir = tmp_path / "c300"
+    assert main(["build", "challenge300", "--out", str(suite_dir)]) == 0
+    capsys.readouterr()
+    code = main(
+        [
+            "evaluate",
+            "--suite",
+            str(suite_dir),
+            "--suite",
+            "challenge300",
+            "--model",
+            str(tiny_causal_model),
+            "--json",
+            "--batch-size",
+            "16",
+            "--out",
+            str(tmp_path / "run"),
+        ]
+    )
+    captured = capsys.readouterr()
+    assert code == 0
+    summary = json.loads(captured.out)  # exactly one JSON document
+    assert set(summary["suites"]) == {"challenge300", "challenge300_2"}
+    result = summary["suites"]["challenge300"]
+    assert result["pairs"] == 807 and 0 <= result["pass_rate"] <= 1
+    assert result["passed"] + result["ties"] <= result["pairs"]
+    for rate in result["by_category"].values():
+        assert {"n", "pass_rate", "ci"} <= set(rate)
+    # the same tests from a folder and from the adapter name: scored once, same result
+    assert summary["requests"]["scored"] == 772
+    assert summary["suites"]["challenge300_2"]["passed"] == result["passed"]
+    assert (tmp_path / "run" / "report.json").is_file()
+    assert (tmp_path / "run" / "outcomes" / "challenge300_2.parquet").is_file()
+
+
+def test_text_output_and_compat(tiny_seq2seq_model, capsys):
+    code = main(
+        [
+            "evaluate",
+            "--suite",
+            "challenge300",
+            "--model",
+            str(tiny_seq2seq_model),
+            "--compat",
+            "reference",
+            "--quiet",
+        ]
+    )
+    out = capsys.readouterr().out
+    assert code == 0
+    assert "hf_seq2seq, reference scoring" in out and "Common Sense" in out
+
+
+def test_errors_exit_2_with_a_message(tiny_causal_model, tmp_path, capsys):
+    assert main(["evaluate", "--suite", "nope", "--model", str(tiny_causal_model)]) == 2
+    assert "nnd-suites evaluate: error: unknown suite 'nope'" in capsys.readouterr().err
+    assert main(["evaluate", "--suite", "challenge300", "--model", str(tmp_path)]) == 2
+    assert f"cannot load model '{tmp_path}'" in capsys.readouterr().err
+    assert (
+        main(
+            [
+                "evaluate",
+                "--suite",
+                "challenge300",
+                "--model",
+                str(tiny_causal_model),
+                "--batch-size",
+                "many",
+            ]
+        )
+        == 2
+    )
+    assert "batch size" in capsys.readouterr().err
+
+
+def test_backends_are_listed(capsys):
+    assert main(["list", "--json"]) == 0
+    listed = json.loads(capsys.readouterr().out)
+    assert {"hf_causal", "hf_seq2seq"} <= set(listed["backends"])
+
+
+def test_tiny_model_command_makes_an_offline_model(tmp_path, capsys):
+    from nnd_suites.evaluation.tiny import main as tiny_main
+
+    assert tiny_main([str(tmp_path / "m"), "--suite", "challenge300", "--seq2seq"]) == 0
+    assert (
+        main(
+            [
+                "evaluate",
+                "--suite",
+                "challenge300",
+                "--model",
+                str(tmp_path / "m"),
+                "--json",
+                "--quiet",
+                "--no-cache",
+            ]
+        )
+        == 0
+    )
+    summary = json.loads(capsys.readouterr().out.splitlines()[-1])
+    assert summary["backend"]["backend"] == "hf_seq2seq"

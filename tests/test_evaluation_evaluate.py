@@ -1,0 +1,204 @@
+"""nnd_suites.evaluate: reports, the score cache (hits, resume, scope), templates, bad input."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from collections.abc import Sequence
+
+import jsonschema
+import pytest
+
+import nnd_suites
+from nnd_suites.errors import NNDError, UnknownItemError
+from nnd_suites.evaluation import Backend, EvaluationReport, load_backend
+from nnd_suites.evaluation.outputs import read_outcomes
+from nnd_suites.suite import Suite
+
+
+def _subset(suite: Suite, n: int, start: int = 0) -> Suite:
+    return Suite(suite.manifest, suite.pairs[start : start + n])
+
+
+class CountingBackend(Backend):
+    """Wraps a real backend; counts the requests it is asked to score, and can stop (like a
+    Ctrl-C) after a number of batches."""
+
+    name = "test_counting"
+    description = "test double"
+
+    def __init__(self, inner: Backend, stop_after_batches: int | None = None) -> None:
+        self.inner, self.stop_after = inner, stop_after_batches
+        self.mode = inner.mode
+        self.requested = 0
+
+    @classmethod
+    def load(cls, model, **options):  # pragma: no cover - never loaded by name
+        raise NotImplementedError
+
+    @property
+    def identity(self) -> dict[str, str]:
+        return self.inner.identity
+
+    def score(self, requests: Sequence, *, sink=None, progress=None):
+        self.requested += len(requests)
+        batches = 0
+
+        def counted_sink(indices, scores):
+            nonlocal batches
+            sink(indices, scores)
+            batches += 1
+            if self.stop_after is not None and batches >= self.stop_after:
+                raise KeyboardInterrupt
+
+        return self.inner.score(requests, sink=counted_sink, progress=progress)
+
+
+@pytest.fixture(scope="module")
+def backend(tiny_causal_model):
+    return load_backend(str(tiny_causal_model), batch_size=8)
+
+
+def test_report_on_challenge300(backend, challenge300_suite, tmp_path):
+    report = nnd_suites.evaluate(backend, challenge300_suite, out=tmp_path, progress=False)
+    assert isinstance(report, EvaluationReport)
+    result = report.suites["challenge300"]
+    assert result.pairs == 807 and result.passed + result.ties + result.failed == 807
+    assert result.degenerate == 0
+    assert result.pass_rate == pytest.approx(result.passed / 807)
+    assert result.ci[0] < result.pass_rate < result.ci[1]
+    assert sum(r.n for r in result.by_category.values()) == 807
+    assert set(result.by_category) == {
+        "Common Sense",
+        "Science",
+        "Entity",
+        "Creativity",
+        "Comparison",
+    }
+    assert set(result.by_breakdown) == {"label", "group", "question_category"}
+    assert sum(r.passed for r in result.by_breakdown["question_category"].values()) == (
+        result.passed
+    )
+    outcomes = report.outcomes["challenge300"]
+    assert [o.pair_id for o in outcomes] == [p.id for p in challenge300_suite.pairs]
+    for outcome in outcomes:
+        assert (outcome.outcome == "pass") == (outcome.ll_high > outcome.ll_low)
+    # one empty candidate: scored on EOS alone, a finite score
+    empty = [o for o, p in zip(outcomes, challenge300_suite.pairs, strict=True) if not p.low.text]
+    assert len(empty) >= 1 and all(o.n_low == 1 for o in empty)
+    assert report.requests.unique == 772 and report.requests.scored == 772
+
+    saved = json.loads((tmp_path / "report.json").read_text())
+    jsonschema.validate(saved, json.loads((tmp_path / "report.schema.json").read_text()))
+    assert saved["suites"]["challenge300"]["outcomes_file"] == "outcomes/challenge300.parquet"
+    assert read_outcomes(tmp_path / "outcomes" / "challenge300.parquet") == outcomes
+    markdown = (tmp_path / "report.md").read_text()
+    assert "| challenge300 | 807 |" in markdown and "| Common Sense | 518 |" in markdown
+    assert (tmp_path / "pass_rates.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_second_run_and_shared_candidates_cost_nothing(backend, quiz_design_suite):
+    first_part, second_part = _subset(quiz_design_suite, 60), _subset(quiz_design_suite, 60, 30)
+    counting = CountingBackend(backend)
+    first = nnd_suites.evaluate(counting, first_part, progress=False)
+    assert counting.requested == first.requests.scored == first.requests.unique
+    second = nnd_suites.evaluate(counting, first_part, progress=False)
+    assert counting.requested == first.requests.scored  # nothing new asked of the model
+    assert second.requests.cached == second.requests.unique and second.requests.scored == 0
+    assert second.suites["quiz_design"] == first.suites["quiz_design"]
+    # a second suite sharing half its tests only pays for the new half
+    both = nnd_suites.evaluate(counting, [first_part, second_part], progress=False)
+    new = both.requests.unique - first.requests.unique
+    assert both.requests.scored == new and counting.requested == first.requests.scored + new
+    assert list(both.suites) == ["quiz_design", "quiz_design_2"]
+
+
+def test_interrupted_run_resumes(backend, challenge300_suite, tmp_path):
+    part = _subset(challenge300_suite, 200)
+    stopping = CountingBackend(backend, stop_after_batches=3)
+    with pytest.raises(KeyboardInterrupt):
+        nnd_suites.evaluate(stopping, part, cache_dir=tmp_path, progress=False)
+    with sqlite3.connect(tmp_path / "scores.sqlite") as db:
+        kept = db.execute("SELECT COUNT(*) FROM scores").fetchone()[0]
+    assert 0 < kept < stopping.requested  # every finished batch was written
+    resumed = CountingBackend(backend)
+    report = nnd_suites.evaluate(resumed, part, cache_dir=tmp_path, progress=False)
+    assert report.requests.cached == kept
+    assert resumed.requested == report.requests.unique - kept
+    fresh = nnd_suites.evaluate(backend, part, cache=False, progress=False)
+    assert fresh.suites["challenge300"] == report.suites["challenge300"]
+
+
+def test_no_cache_writes_nothing(backend, challenge300_suite, tmp_path, monkeypatch):
+    monkeypatch.setenv("NND_SUITES_CACHE", str(tmp_path))
+    nnd_suites.evaluate(backend, _subset(challenge300_suite, 20), cache=False, progress=False)
+    assert not (tmp_path / "scores.sqlite").exists()
+    nnd_suites.evaluate(backend, _subset(challenge300_suite, 20), progress=False)
+    assert (tmp_path / "scores.sqlite").exists()
+
+
+def test_cache_scope_separates_modes_and_templates(tiny_causal_model, challenge300_suite):
+    part = _subset(challenge300_suite, 30)
+    default = nnd_suites.evaluate(str(tiny_causal_model), part, progress=False)
+    reference = nnd_suites.evaluate(
+        str(tiny_causal_model), part, compat="reference", progress=False
+    )
+    assert reference.requests.cached == 0 and reference.mode == "reference"
+    assert default.backend["mode"] == "default"
+    macaw = nnd_suites.evaluate(str(tiny_causal_model), part, template="macaw", progress=False)
+    assert macaw.requests.cached == 0
+    result = macaw.suites["challenge300"]
+    assert result.template_name == "macaw" and result.template.startswith("$answer$")
+    again = nnd_suites.evaluate(str(tiny_causal_model), part, progress=False)
+    assert again.requests.cached == again.requests.unique
+    assert again.backend["strategy"].startswith("auto (model not loaded")
+
+
+def test_templates_are_validated(backend, challenge300_suite):
+    custom = nnd_suites.evaluate(
+        backend, _subset(challenge300_suite, 5), template="Q: {question}\nA:", progress=False
+    )
+    assert custom.suites["challenge300"].template_name == "custom"
+    with pytest.raises(UnknownItemError, match="macaw"):
+        nnd_suites.evaluate(backend, challenge300_suite, template="prophetnet", progress=False)
+    with pytest.raises(NNDError, match="unknown or malformed field"):
+        nnd_suites.evaluate(backend, challenge300_suite, template="{paragraph}", progress=False)
+
+
+def test_normalize_applies_transformations_first(backend, challenge300_suite):
+    report = nnd_suites.evaluate(
+        backend, _subset(challenge300_suite, 40), normalize=["lowercase"], progress=False
+    )
+    (result,) = report.suites.values()
+    assert result.transformation == "lowercase"
+
+
+def test_bad_input_gets_clear_errors(backend, tmp_path, monkeypatch):
+    with pytest.raises(UnknownItemError, match="unknown suite 'no_such_suite'"):
+        nnd_suites.evaluate(backend, "no_such_suite", progress=False)
+    (tmp_path / "config.json").write_text("{}")
+    with pytest.raises(NNDError, match=r"cannot load model .*no loadable model"):
+        nnd_suites.evaluate(str(tmp_path), "challenge300", progress=False)
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    with pytest.raises(NNDError, match=r"'nnd-test/no-such-model'.*offline mode"):
+        nnd_suites.evaluate("nnd-test/no-such-model", "challenge300", progress=False)
+    with pytest.raises(NNDError, match="compat"):
+        nnd_suites.evaluate(backend, "challenge300", compat="paper", progress=False)
+    with pytest.raises(NNDError, match="mode"):
+        nnd_suites.evaluate(backend, "challenge300", compat="reference", progress=False)
+
+
+def test_a_window_too_small_for_any_candidate_is_an_error(tmp_path, challenge300_suite):
+    from nnd_suites.evaluation.tiny import suite_texts, tiny_causal_lm
+
+    folder = tiny_causal_lm(
+        tmp_path / "m",
+        suite_texts([challenge300_suite]),
+        vocab_size=300,
+        n_layer=1,
+        n_embd=16,
+        n_head=2,
+        n_positions=4,
+    )
+    with pytest.raises(NNDError, match="window of 4 tokens"):
+        nnd_suites.evaluate(str(folder), challenge300_suite, progress=False)

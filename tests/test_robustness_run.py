@@ -1,0 +1,132 @@
+"""The robustness run end to end on a tiny local model: CLI, outputs, same tests, cache reuse."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from nnd_suites import Suite
+from nnd_suites.cli import main
+from nnd_suites.evaluation import evaluate, load_backend
+from nnd_suites.evaluation.robustness import RobustnessReport, robustness
+from nnd_suites.suite import SuiteCounts, breakdown_counts, content_hash
+from nnd_suites.transformations import is_degenerate, transform_suite
+
+TRANSFORMS = ["lowercase", "no_final_punctuation", "typos:rate=0.05,seed=1"]
+
+
+def subset(suite: Suite, group_ids: set[str]) -> Suite:
+    """A valid suite of the tests of some groups (counts and content hash recomputed)."""
+    pairs = [p for p in suite.pairs if p.group_id in group_ids]
+    counts = SuiteCounts(
+        **{
+            **suite.manifest.counts.model_dump(),
+            "pairs": len(pairs),
+            "breakdowns": breakdown_counts(pairs, suite.manifest.breakdown_fields),
+        }
+    )
+    manifest = suite.manifest.model_copy(
+        update={"counts": counts, "content_hash": content_hash(pairs)}
+    )
+    made = Suite(manifest, pairs)
+    made.validate()
+    return made
+
+
+@pytest.fixture(scope="module")
+def quiz_case_groups(quiz_design_suite) -> Suite:
+    """Quiz Design's groups holding its 26 tests that differ only in case (143 tests)."""
+    groups = {
+        p.group_id for p in quiz_design_suite.pairs if p.high.text.lower() == p.low.text.lower()
+    }
+    return subset(quiz_design_suite, groups)
+
+
+@pytest.fixture(scope="module")
+def backend(tiny_causal_model):
+    return load_backend(str(tiny_causal_model), batch_size=16)
+
+
+def test_cli_run_over_two_suites_writes_all_outputs(
+    tiny_causal_model, quiz_case_groups, tmp_path, capsys
+):
+    quiz = quiz_case_groups.save(tmp_path / "quiz_design")
+    out = tmp_path / "rob"
+    argv = ["robustness", "--model", str(tiny_causal_model), "--suite", str(quiz)]
+    argv += ["--suite", "challenge300", "--out", str(out), "--json", "--quiet"]
+    for spec in TRANSFORMS:
+        argv += ["--transform", spec]
+    assert main(argv) == 0
+    printed = json.loads(capsys.readouterr().out)  # exactly one JSON object on stdout
+    cells = {(c["suite"], c["transform"]): c for c in printed["cells"]}
+    assert set(cells) == {(s, t) for s in ("quiz_design", "challenge300") for t in TRANSFORMS}
+    for cell in printed["cells"]:
+        keys = ("n", "degenerate", "parent_pass_rate", "pass_rate", "delta", "delta_ci", "p_value")
+        assert all(key in cell for key in keys)
+        assert cell["n"] + cell["degenerate"] == (143 if cell["suite"] == "quiz_design" else 807)
+        low, high = cell["delta_ci"]
+        assert low <= cell["delta"] <= high
+        assert cell["delta"] == pytest.approx(cell["pass_rate"] - cell["parent_pass_rate"])
+    assert cells[("quiz_design", "lowercase")]["degenerate"] == 26
+    assert cells[("challenge300", "lowercase")]["degenerate"] == 0
+    written = json.loads((out / "robustness.json").read_text())
+    assert written == printed and RobustnessReport.model_validate(written).cells
+    assert "| quiz_design | lowercase | 117 | 26 |" in (out / "robustness.md").read_text()
+    assert (out / "robustness.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert (out / "evaluation" / "report.json").is_file()  # the evaluator's own report
+
+
+def test_pass_rates_are_on_the_same_tests(backend, quiz_case_groups):
+    report = robustness(backend, [quiz_case_groups], ["lowercase"], progress=False)
+    cell = report.cell("quiz_design", "lowercase")
+    # Independently: the evaluator on the parent and on the child, joined by test id.
+    child = transform_suite(quiz_case_groups, "lowercase")
+    alone = evaluate(backend, [quiz_case_groups, child], progress=False)
+    parent_rows = {row.pair_id: row.outcome for row in alone.outcomes["quiz_design"]}
+    child_rows = {row.parent_id: row.outcome for row in alone.outcomes[child.name]}
+    kept = [p.parent_id for p in child.pairs if not is_degenerate(p)]
+    assert len(kept) == cell.n == 117 and set(child_rows) == set(parent_rows)
+    assert cell.parent_passed == sum(parent_rows[i] == "pass" for i in kept)
+    assert cell.passed == sum(child_rows[i] == "pass" for i in kept)
+    # The child's own pass rate (evaluator, degenerate excluded) is the transformed rate.
+    assert cell.pass_rate == alone.suites[child.name].pass_rate
+    assert alone.suites[child.name].degenerate == 26
+    # The untouched rate over all 143 tests is reported apart from the paired one.
+    assert report.suites["quiz_design"].pass_rate == alone.suites["quiz_design"].pass_rate
+    lost = sum(parent_rows[i] == "pass" and child_rows[i] != "pass" for i in kept)
+    assert cell.lost == lost
+
+
+def test_second_run_reuses_cached_scores(backend, challenge300_suite, tmp_path):
+    some = subset(challenge300_suite, {p.group_id for p in challenge300_suite.pairs[:150]})
+    first = robustness(backend, [some], TRANSFORMS, cache_dir=tmp_path, progress=False)
+    again = robustness(backend, [some], TRANSFORMS, cache_dir=tmp_path, progress=False)
+    assert first.evaluation["requests"]["scored"] > 300
+    assert again.evaluation["requests"]["scored"] == 0
+    assert again.evaluation["requests"]["cached"] == first.evaluation["requests"]["unique"]
+    assert again.cells == first.cells
+
+
+@pytest.mark.parametrize(
+    ("transforms", "message"),
+    [
+        (["lowercase", "lowercase"], "transformation 'lowercase' is given twice"),
+        (["typos", "typos:rate=0.05"], "include the same one twice"),
+        (["typos:rate=3"], "transformation typos: parameter 'rate'"),
+        (["lowercas"], "unknown transformation 'lowercas'"),
+    ],
+)
+def test_bad_transform_lists_fail_before_scoring(transforms, message, capsys, tmp_path):
+    argv = ["robustness", "--model", str(tmp_path / "no_model"), "--suite", "challenge300"]
+    for spec in transforms:
+        argv += ["--transform", spec]
+    assert main(argv) == 2
+    assert message in capsys.readouterr().err
+
+
+def test_transform_is_required(capsys):
+    with pytest.raises(SystemExit) as exit_info:
+        main(["robustness", "--model", "m", "--suite", "challenge300"])
+    assert exit_info.value.code == 2
+    assert "--transform" in capsys.readouterr().err
