@@ -21,6 +21,27 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         metavar="SUITE",
         help="suite folder or built-in adapter name (repeatable)",
     )
+    add_scoring_options(parser)
+    parser.add_argument(
+        "--normalize",
+        action="append",
+        default=[],
+        metavar="TRANSFORM",
+        help="transformation spec applied to every suite before scoring (repeatable)",
+    )
+    parser.add_argument(
+        "--out",
+        type=Path,
+        help="write report.json, report.md, pass_rates.png and per-test outcomes there",
+    )
+    parser.add_argument(
+        "--json", action="store_true", help="print one JSON object (progress goes to stderr)"
+    )
+    parser.set_defaults(func=run)
+
+
+def add_scoring_options(parser: argparse.ArgumentParser) -> None:
+    """The model and scoring options shared by `evaluate` and `robustness`."""
     parser.add_argument(
         "--model", required=True, help="Hub model id (e.g. distilgpt2) or a local model folder"
     )
@@ -55,18 +76,6 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "reference loop); auto picks the fastest one that passes a probe",
     )
     parser.add_argument(
-        "--normalize",
-        action="append",
-        default=[],
-        metavar="TRANSFORM",
-        help="transformation spec applied to every suite before scoring (repeatable)",
-    )
-    parser.add_argument(
-        "--out",
-        type=Path,
-        help="write report.json, report.md, pass_rates.png and per-test outcomes there",
-    )
-    parser.add_argument(
         "--no-cache", action="store_true", help="do not read or write the score cache"
     )
     parser.add_argument(
@@ -74,32 +83,31 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         type=Path,
         help="folder of the score cache (default: $NND_SUITES_CACHE or ~/.cache/nnd_suites)",
     )
-    parser.add_argument(
-        "--json", action="store_true", help="print one JSON object (progress goes to stderr)"
-    )
     parser.add_argument("--quiet", action="store_true", help="no progress bar")
-    parser.set_defaults(func=run)
+
+
+def scoring_options(args: argparse.Namespace) -> dict:
+    """Keyword arguments of ``nnd_suites.evaluate`` from :func:`add_scoring_options`."""
+    return {
+        "template": args.template,
+        "compat": args.compat,
+        "batch_size": args.batch_size,
+        "device": args.device,
+        "dtype": args.dtype,
+        "cache": not args.no_cache,
+        "cache_dir": args.cache_dir,
+        "progress": not args.quiet,
+        "backend": args.backend,
+        "revision": args.revision,
+        "strategy": args.strategy,
+    }
 
 
 def run(args: argparse.Namespace) -> int:
     from ...evaluation import evaluate
 
     report = evaluate(
-        args.model,
-        args.suite,
-        template=args.template,
-        compat=args.compat,
-        batch_size=args.batch_size,
-        device=args.device,
-        dtype=args.dtype,
-        cache=not args.no_cache,
-        cache_dir=args.cache_dir,
-        out=args.out,
-        normalize=args.normalize,
-        progress=not args.quiet,
-        backend=args.backend,
-        revision=args.revision,
-        strategy=args.strategy,
+        args.model, args.suite, out=args.out, normalize=args.normalize, **scoring_options(args)
     )
     if args.json:
         print(json.dumps(report.summary(), ensure_ascii=False))

@@ -6,6 +6,8 @@ import argparse
 import json
 from pathlib import Path
 
+from .evaluate import add_scoring_options, scoring_options
+
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser(
@@ -16,7 +18,6 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "transformed pass rates on the same tests, the delta with a 95%% interval, an exact "
         "McNemar test, and the tests the transformation changed or made degenerate.",
     )
-    parser.add_argument("--model", required=True, help="Hub model id or local model folder")
     parser.add_argument(
         "--suite",
         action="append",
@@ -43,16 +44,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument(
         "--alpha", type=float, default=0.05, help="significance level marking cells (0.05)"
     )
-    parser.add_argument("--compat", choices=["reference"], help="the paper's reference scoring")
-    parser.add_argument("--template", help="template name or format string for every suite")
-    parser.add_argument("--batch-size", default="auto", help="'auto' or N (default: auto)")
-    parser.add_argument("--device", default="auto", help="auto, cpu, cuda, cuda:N, mps")
-    parser.add_argument("--dtype", default="auto", choices=["auto", "fp32", "bf16", "fp16"])
-    parser.add_argument("--backend", help="backend name (default: chosen from the model config)")
-    parser.add_argument("--revision", help="Hub revision (branch, tag or commit)")
-    parser.add_argument("--no-cache", action="store_true", help="bypass the score cache")
-    parser.add_argument("--cache-dir", type=Path, help="folder of the score cache")
-    parser.add_argument("--quiet", action="store_true", help="no progress bar")
+    add_scoring_options(parser)
     parser.set_defaults(func=run)
 
 
@@ -65,16 +57,7 @@ def run(args: argparse.Namespace) -> int:
         args.transform,
         out=args.out,
         alpha=args.alpha,
-        template=args.template,
-        compat=args.compat,
-        batch_size=args.batch_size,
-        device=args.device,
-        dtype=args.dtype,
-        backend=args.backend,
-        revision=args.revision,
-        cache=not args.no_cache,
-        cache_dir=args.cache_dir,
-        progress=not args.quiet,
+        **scoring_options(args),
     )
     if args.json:
         print(json.dumps(report.summary(), ensure_ascii=False))
