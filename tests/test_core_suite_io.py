@@ -85,3 +85,9 @@ def test_validate_command_reports_pairs(challenge300_suite, tmp_path, capsys):
     folder = challenge300_suite.save(tmp_path / "s")
     assert main(["validate", str(folder)]) == 0
     assert "807 pairs" in capsys.readouterr().out
+
+
+def test_stats_of_an_unknown_suite(tmp_path, capsys):
+    assert main(["stats", str(tmp_path / "nowhere")]) == 2
+    err = capsys.readouterr().err
+    assert "unknown suite" in err and "quiz_design (built-in adapter)" in err
