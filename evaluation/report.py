@@ -13,7 +13,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr
 from scipy.stats import binomtest
 
-from ..pairs import Pair
+from ..pairs import Pair, is_degenerate
 from ..suite import Suite
 from .backend import Score
 from .templates import render
@@ -129,10 +129,11 @@ class EvaluationReport(BaseModel):
         }
 
 
-def wilson(passed: int, n: int) -> tuple[float, float] | None:
+def wilson(passed: int, n: int, confidence: float = 0.95) -> tuple[float, float] | None:
+    """Wilson score interval of a pass rate (None when there is nothing to rate)."""
     if n == 0:
         return None
-    interval = binomtest(passed, n).proportion_ci(0.95, method="wilson")
+    interval = binomtest(passed, n).proportion_ci(confidence, method="wilson")
     return float(interval.low), float(interval.high)
 
 
@@ -168,9 +169,7 @@ def test_outcomes(
     for pair in pairs:
         context = render(template, pair.context)
         high, low = lookup(context, pair.high.text), lookup(context, pair.low.text)
-        outcome: Outcome = (
-            "degenerate" if pair.high.text == pair.low.text else compare(high.mean, low.mean)
-        )
+        outcome: Outcome = "degenerate" if is_degenerate(pair) else compare(high.mean, low.mean)
         results.append(
             TestOutcome(
                 pair_id=pair.id,

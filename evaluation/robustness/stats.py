@@ -17,8 +17,10 @@ from pydantic import BaseModel, ConfigDict, Field
 from scipy.stats import binomtest, norm
 
 from nnd_suites.errors import NNDError
+from nnd_suites.pairs import is_degenerate
 from nnd_suites.suite import Suite
-from nnd_suites.transformations import is_degenerate
+
+from ..report import wilson
 
 CONFIDENCE = 0.95
 
@@ -87,11 +89,6 @@ def mcnemar_exact(lost: int, gained: int) -> float:
     return float(binomtest(gained, lost + gained, 0.5).pvalue)
 
 
-def wilson_interval(successes: int, n: int, confidence: float = CONFIDENCE) -> tuple[float, float]:
-    interval = binomtest(successes, n).proportion_ci(confidence, method="wilson")
-    return float(interval.low), float(interval.high)
-
-
 def paired_difference_ci(
     both: int, lost: int, gained: int, neither: int, confidence: float = CONFIDENCE
 ) -> tuple[float, float]:
@@ -103,8 +100,8 @@ def paired_difference_ci(
     """
     n = both + lost + gained + neither
     p_parent, p_child = (both + lost) / n, (both + gained) / n
-    low_parent, high_parent = wilson_interval(both + lost, n, confidence)
-    low_child, high_child = wilson_interval(both + gained, n, confidence)
+    low_parent, high_parent = wilson(both + lost, n, confidence)  # n > 0: never None here
+    low_child, high_child = wilson(both + gained, n, confidence)
     margins = (both + lost) * (gained + neither) * (both + gained) * (lost + neither)
     agreement = both * neither - lost * gained
     adjusted = agreement - n / 2 if agreement > n / 2 else min(agreement, 0)
