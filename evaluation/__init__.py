@@ -4,7 +4,7 @@
 computed) are plugins registered in :data:`BACKENDS`.
 """
 
-from .backend import (
+from nnd_suites.evaluation.backend import (
     BACKENDS,
     MODES,
     SCORING_VERSION,
@@ -13,9 +13,9 @@ from .backend import (
     ScoreRequest,
     load_backend,
 )
-from .cache import ScoreCache, default_cache_dir
-from .evaluate import evaluate, resolve_mode, resolve_suites
-from .report import (
+from nnd_suites.evaluation.cache import ScoreCache, default_cache_dir
+from nnd_suites.evaluation.evaluate import evaluate, resolve_mode, resolve_suites
+from nnd_suites.evaluation.report import (
     EvaluationReport,
     Rate,
     RequestCounts,

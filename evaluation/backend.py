@@ -15,8 +15,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
-from ..errors import PluginError
-from ..registry import Registry
+from nnd_suites.errors import PluginError
+from nnd_suites.registry import Registry
 
 #: Bump when a change in tokenisation or scoring changes any score: it is part of every cache key.
 SCORING_VERSION = "1"
@@ -111,7 +111,7 @@ def load_backend(
     """Load ``model`` with the named backend, or pick the Hugging Face backend its config needs
     (encoder-decoder models get ``hf_seq2seq``, others ``hf_causal``)."""
     if backend is None:
-        from .backends.hf import detect_hf_backend
+        from nnd_suites.evaluation.backends.hf import detect_hf_backend
 
         backend = detect_hf_backend(model, revision=options.get("revision"))
     return BACKENDS.get(backend).load(model, mode=mode, **options)

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 
 import torch
 
-from ..errors import NNDError
+from nnd_suites.errors import NNDError
 
 
 @dataclass(slots=True)

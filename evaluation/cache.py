@@ -16,8 +16,8 @@ import time
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 
-from ..errors import NNDError
-from .backend import Score
+from nnd_suites.errors import NNDError
+from nnd_suites.evaluation.backend import Score
 
 FILE_NAME = "scores.sqlite"
 SCHEMA = """

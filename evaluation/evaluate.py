@@ -14,13 +14,18 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-from .. import __version__
-from ..errors import NNDError
-from ..suite import Suite
-from .backend import Backend, Score, ScoreRequest, load_backend
-from .cache import ScoreCache, scope_of, score_key
-from .report import EvaluationReport, RequestCounts, suite_result, test_outcomes
-from .templates import render, resolve_template
+from nnd_suites import __version__
+from nnd_suites.errors import NNDError
+from nnd_suites.evaluation.backend import Backend, Score, ScoreRequest, load_backend
+from nnd_suites.evaluation.cache import ScoreCache, scope_of, score_key
+from nnd_suites.evaluation.report import (
+    EvaluationReport,
+    RequestCounts,
+    suite_result,
+    test_outcomes,
+)
+from nnd_suites.evaluation.templates import render, resolve_template
+from nnd_suites.suite import Suite
 
 SuiteSpec = str | Path | Suite
 
@@ -46,7 +51,7 @@ def resolve_mode(compat: str | None) -> str:
 
 
 def resolve_suites(suites: SuiteSpec | Iterable[SuiteSpec]) -> list[Suite]:
-    from ..suites import load_suite
+    from nnd_suites.suites import load_suite
 
     if isinstance(suites, (str, Path, Suite)):
         suites = [suites]
@@ -87,7 +92,7 @@ def evaluate(
     mode = resolve_mode(compat)
     loaded = resolve_suites(suites)
     for spec in normalize:
-        from ..transformations import normalize_suite
+        from nnd_suites.transformations import normalize_suite
 
         loaded = [normalize_suite(suite, spec) for suite in loaded]
     plans = _plans(loaded, template)
@@ -140,7 +145,7 @@ def evaluate(
         report.outcomes[plan.name] = outcomes
     report.seconds = round(time.perf_counter() - started, 3)
     if out is not None:
-        from .outputs import write_report
+        from nnd_suites.evaluation.outputs import write_report
 
         write_report(report, out)
     return report

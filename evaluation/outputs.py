@@ -17,8 +17,8 @@ from pathlib import Path
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from ..io import atomic_path, atomic_write_text
-from .report import EvaluationReport, Rate, TestOutcome
+from nnd_suites.evaluation.report import EvaluationReport, Rate, TestOutcome
+from nnd_suites.io import atomic_path, atomic_write_text
 
 OUTCOME_SCHEMA = pa.schema(
     [

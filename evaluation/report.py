@@ -13,10 +13,10 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr
 from scipy.stats import binomtest
 
-from ..pairs import Pair, is_degenerate
-from ..suite import Suite
-from .backend import Score
-from .templates import render
+from nnd_suites.evaluation.backend import Score
+from nnd_suites.evaluation.templates import render
+from nnd_suites.pairs import Pair, is_degenerate
+from nnd_suites.suite import Suite
 
 Outcome = Literal["pass", "fail", "tie", "degenerate"]
 

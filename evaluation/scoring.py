@@ -38,7 +38,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from ..errors import NNDError
+from nnd_suites.errors import NNDError
 
 SEPARATOR = " "
 #: SentencePiece marks a word start with U+2581; a bare word that already carries it needs no space.

@@ -6,9 +6,9 @@ e.g. ``macaw``), or a format string over the suite's context fields (``"{questio
 
 from __future__ import annotations
 
-from ..adapter import template_fields
-from ..errors import NNDError, UnknownItemError
-from ..suite import Suite
+from nnd_suites.adapter import template_fields
+from nnd_suites.errors import NNDError, UnknownItemError
+from nnd_suites.suite import Suite
 
 
 def resolve_template(suite: Suite, template: str | None) -> tuple[str, str]:

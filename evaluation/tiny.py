@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from pathlib import Path
 
-from ..suite import Suite
+from nnd_suites.suite import Suite
 
 GPT2_SPECIAL = "<|endoftext|>"
 BART_SPECIALS = ("<s>", "<pad>", "</s>", "<unk>")
@@ -145,7 +145,7 @@ def main(argv: list[str] | None = None) -> int:
     """``python -m nnd_suites.evaluation.tiny OUT``: a tiny random model for offline smoke runs."""
     import argparse
 
-    from ..suites import load_suite
+    from nnd_suites.suites import load_suite
 
     parser = argparse.ArgumentParser(
         prog="python -m nnd_suites.evaluation.tiny", description=main.__doc__

@@ -6,20 +6,20 @@ from typing import Any
 
 __version__ = "0.1.0"
 
-from .adapter import Adapter, AdapterMetadata, get_adapter
-from .build import build_suite
-from .errors import (
+from nnd_suites.adapter import Adapter, AdapterMetadata, get_adapter
+from nnd_suites.build import build_suite
+from nnd_suites.errors import (
     NNDError,
     QualityMapError,
     SourceFormatError,
     SuiteValidationError,
     UnknownItemError,
 )
-from .groups import Candidate, Group
-from .pairs import Pair, PairCandidate
-from .quality_map import QualityMap
-from .suite import Suite, SuiteManifest
-from .suites import load_suite
+from nnd_suites.groups import Candidate, Group
+from nnd_suites.pairs import Pair, PairCandidate
+from nnd_suites.quality_map import QualityMap
+from nnd_suites.suite import Suite, SuiteManifest
+from nnd_suites.suites import load_suite
 
 __all__ = [
     "Adapter",
@@ -46,7 +46,7 @@ __all__ = [
 def __getattr__(name: str) -> Any:
     # The evaluator pulls in torch and transformers: import it only when asked for.
     if name == "evaluate":
-        from .evaluation import evaluate
+        from nnd_suites.evaluation import evaluate
 
         return evaluate
     raise AttributeError(f"module 'nnd_suites' has no attribute {name!r}")

@@ -12,10 +12,10 @@ from typing import Any, ClassVar, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
-from .errors import PluginError
-from .groups import Group
-from .registry import Registry
-from .sources import ReadLog
+from nnd_suites.errors import PluginError
+from nnd_suites.groups import Group
+from nnd_suites.registry import Registry
+from nnd_suites.sources import ReadLog
 
 AnnotationType = Literal["likert", "hierarchical", "single_label", "graded", "numeric"]
 #: Loose shape checks: a reviewer still reads the values, these catch typos and placeholders.

@@ -5,13 +5,13 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from . import __version__
-from .adapter import Adapter, get_adapter
-from .errors import NNDError
-from .pairs import build_pairs
-from .quality_map import QualityMap
-from .sources import ReadLog, resolve_source, sha256_file
-from .suite import (
+from nnd_suites import __version__
+from nnd_suites.adapter import Adapter, get_adapter
+from nnd_suites.errors import NNDError
+from nnd_suites.pairs import build_pairs
+from nnd_suites.quality_map import QualityMap
+from nnd_suites.sources import ReadLog, resolve_source, sha256_file
+from nnd_suites.suite import (
     AdapterInfo,
     QualityMapInfo,
     SkippedItems,

@@ -15,10 +15,10 @@ from dataclasses import dataclass, field
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from .errors import NNDError
-from .groups import Candidate, Group
-from .quality_map import Assessment, QualityMap
-from .sources import SkipLog
+from nnd_suites.errors import NNDError
+from nnd_suites.groups import Candidate, Group
+from nnd_suites.quality_map import Assessment, QualityMap
+from nnd_suites.sources import SkipLog
 
 
 class PairCandidate(BaseModel):

@@ -7,8 +7,8 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from .adapter import ADAPTERS
-from .quality_map import QualityMap, builtin_quality_maps
+from nnd_suites.adapter import ADAPTERS
+from nnd_suites.quality_map import QualityMap, builtin_quality_maps
 
 
 def _adapters() -> dict[str, str]:
@@ -26,7 +26,7 @@ def _quality_maps() -> dict[str, str]:
 
 
 def _transformations() -> dict[str, str]:
-    from .transformations import TRANSFORMATIONS
+    from nnd_suites.transformations import TRANSFORMATIONS
 
     return {
         name: f"{cls.summary_line()} ({TRANSFORMATIONS.origin(name)})"
@@ -35,7 +35,7 @@ def _transformations() -> dict[str, str]:
 
 
 def _backends() -> dict[str, str]:
-    from .evaluation import BACKENDS
+    from nnd_suites.evaluation import BACKENDS
 
     return {name: f"{cls.description} ({BACKENDS.origin(name)})" for name, cls in BACKENDS.items()}
 

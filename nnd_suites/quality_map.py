@@ -19,8 +19,8 @@ from typing import Any
 import jsonschema
 import yaml
 
-from .errors import QualityMapError, UnknownItemError
-from .groups import Candidate
+from nnd_suites.errors import QualityMapError, UnknownItemError
+from nnd_suites.groups import Candidate
 
 SCHEMA_FILE = "quality_map.schema.json"
 _AGGREGATES = {

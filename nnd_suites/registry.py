@@ -17,7 +17,7 @@ from collections.abc import Callable
 from importlib.metadata import entry_points
 from typing import Generic, TypeVar
 
-from .errors import PluginError, UnknownItemError
+from nnd_suites.errors import PluginError, UnknownItemError
 
 T = TypeVar("T")
 

@@ -18,8 +18,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .errors import SourceFormatError
-from .io import atomic_path
+from nnd_suites.errors import SourceFormatError
+from nnd_suites.io import atomic_path
 
 #: How many example locators each skip reason keeps in a manifest.
 SKIP_EXAMPLES = 20

@@ -22,9 +22,9 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from .errors import SuiteValidationError
-from .io import atomic_directory, atomic_write_text
-from .pairs import Pair, is_degenerate
+from nnd_suites.errors import SuiteValidationError
+from nnd_suites.io import atomic_directory, atomic_write_text
+from nnd_suites.pairs import Pair, is_degenerate
 
 FORMAT_VERSION = "1.0"
 MANIFEST_FILE = "manifest.json"

@@ -12,9 +12,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from .adapter import ADAPTERS
-from .errors import NNDError, UnknownItemError
-from .suite import MANIFEST_FILE, Suite
+from nnd_suites.adapter import ADAPTERS
+from nnd_suites.errors import NNDError, UnknownItemError
+from nnd_suites.suite import MANIFEST_FILE, Suite
 
 SPEC_FORMS = [
     "a folder written by `nnd-suites build`",
@@ -34,7 +34,7 @@ def load_suite(spec: str | Path, name: str | None = None, revision: str | None =
         return _load_hub_spec(text, name, revision)
     path = Path(spec)
     if name is not None and not (path / MANIFEST_FILE).is_file():
-        from .hub import load_exported_suite
+        from nnd_suites.hub import load_exported_suite
 
         return load_exported_suite(spec, name, revision)
     if revision is not None:
@@ -45,11 +45,11 @@ def load_suite(spec: str | Path, name: str | None = None, revision: str | None =
             raise NNDError(f"{path} holds suite {suite.name!r}, not {name!r}")
         return suite
     if text in ADAPTERS.names():
-        from .build import build_suite
+        from nnd_suites.build import build_suite
 
         return build_suite(text)
     if path.is_dir():
-        from .hub import exported_configs
+        from nnd_suites.hub import exported_configs
 
         configs = exported_configs(path)
         if configs:
@@ -65,17 +65,17 @@ def load_suite(spec: str | Path, name: str | None = None, revision: str | None =
 
 
 def _load_folder(path: Path) -> Suite:
-    from .hub.layout import is_exported_config
+    from nnd_suites.hub.layout import is_exported_config
 
     if is_exported_config(path):  # FOLDER/CONFIG of an export: test-*.parquet, no pairs.parquet
-        from .hub.configs import read_config
+        from nnd_suites.hub.configs import read_config
 
         return read_config(path)
     return Suite.load(path)
 
 
 def _load_hub_spec(text: str, name: str | None, revision: str | None) -> Suite:
-    from .hub import load_exported_suite, parse_hub_spec
+    from nnd_suites.hub import load_exported_suite, parse_hub_spec
 
     hub = parse_hub_spec(text)
     if name is not None and name != hub.config:

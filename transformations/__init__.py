@@ -7,8 +7,13 @@ test harness runs (one test case per plugin). Third-party packages register thei
 
 from __future__ import annotations
 
-from .apply import child_suite_name, is_degenerate, normalize_suite, transform_suite
-from .base import (
+from nnd_suites.transformations.apply import (
+    child_suite_name,
+    is_degenerate,
+    normalize_suite,
+    transform_suite,
+)
+from nnd_suites.transformations.base import (
     TRANSFORMATIONS,
     SeededParams,
     Transformation,
@@ -17,7 +22,7 @@ from .base import (
     derive_rng,
     get_transformation,
 )
-from .spec import make_transformation, parse_spec
+from nnd_suites.transformations.spec import make_transformation, parse_spec
 
 __all__ = [
     "TRANSFORMATIONS",

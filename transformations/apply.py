@@ -31,9 +31,8 @@ from nnd_suites.suite import (
     breakdown_counts,
     content_hash,
 )
-
-from .base import TRANSFORMATIONS, Transformation
-from .spec import make_transformation
+from nnd_suites.transformations.base import TRANSFORMATIONS, Transformation
+from nnd_suites.transformations.spec import make_transformation
 
 
 def child_suite_name(parent: str, transformation: Transformation) -> str:

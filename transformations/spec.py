@@ -3,8 +3,7 @@
 from __future__ import annotations
 
 from nnd_suites.errors import NNDError
-
-from .base import Transformation, get_transformation
+from nnd_suites.transformations.base import Transformation, get_transformation
 
 
 def parse_spec(spec: str) -> tuple[str, dict[str, str]]:

@@ -19,10 +19,17 @@ from typing import Any, ClassVar
 
 import torch
 
-from ...errors import NNDError
-from ..backend import MODES, SCORING_VERSION, Backend, Score, ScoreRequest, ScoreSink
-from ..batching import Budget, Chunk, plan_batches, run_with_backoff
-from ..scoring import Layout, TokenizerTraits, tokenizer_traits
+from nnd_suites.errors import NNDError
+from nnd_suites.evaluation.backend import (
+    MODES,
+    SCORING_VERSION,
+    Backend,
+    Score,
+    ScoreRequest,
+    ScoreSink,
+)
+from nnd_suites.evaluation.batching import Budget, Chunk, plan_batches, run_with_backoff
+from nnd_suites.evaluation.scoring import Layout, TokenizerTraits, tokenizer_traits
 
 DTYPES = {
     "fp32": torch.float32,

@@ -21,9 +21,9 @@ from __future__ import annotations
 
 import torch
 
-from ..batching import Budget, Chunk
-from ..scoring import Layout, boundary_texts, causal_layout, context_tokens
-from .hf import HFBackend, config_window
+from nnd_suites.evaluation.backends.hf import HFBackend, config_window
+from nnd_suites.evaluation.batching import Budget, Chunk
+from nnd_suites.evaluation.scoring import Layout, boundary_texts, causal_layout, context_tokens
 
 #: Rows longer than this are split (each part repeats the context) when no budget says otherwise.
 DEFAULT_ROW_CAP = 4096

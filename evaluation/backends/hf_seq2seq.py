@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import torch
 
-from ..batching import Budget, Chunk
-from ..scoring import Layout, context_tokens, fit_encoder, seq2seq_layout
-from .hf import HFBackend, config_window
+from nnd_suites.evaluation.backends.hf import HFBackend, config_window
+from nnd_suites.evaluation.batching import Budget, Chunk
+from nnd_suites.evaluation.scoring import Layout, context_tokens, fit_encoder, seq2seq_layout
 
 #: Candidates per chunk (the encoder output is gathered once per candidate).
 CANDIDATES_PER_CHUNK = 64

@@ -6,9 +6,21 @@ compared with its parent test (same id), so the deltas are paired.
 
 from __future__ import annotations
 
-from .report import RobustnessCell, RobustnessReport, make_cell, to_markdown, write_report
-from .run import robustness
-from .stats import PairedComparison, PairedTest, compare, mcnemar_exact, paired_tests
+from nnd_suites.evaluation.robustness.report import (
+    RobustnessCell,
+    RobustnessReport,
+    make_cell,
+    to_markdown,
+    write_report,
+)
+from nnd_suites.evaluation.robustness.run import robustness
+from nnd_suites.evaluation.robustness.stats import (
+    PairedComparison,
+    PairedTest,
+    compare,
+    mcnemar_exact,
+    paired_tests,
+)
 
 __all__ = [
     "PairedComparison",

@@ -8,9 +8,8 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from nnd_suites.evaluation.robustness.stats import PairedComparison, PairedTest, compare
 from nnd_suites.io import atomic_path, atomic_write_text
-
-from .stats import PairedComparison, PairedTest, compare
 
 ALPHA = 0.05
 JSON_FILE, MARKDOWN_FILE, HEATMAP_FILE = "robustness.json", "robustness.md", "robustness.png"

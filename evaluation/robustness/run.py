@@ -12,12 +12,17 @@ from pathlib import Path
 from typing import Any
 
 from nnd_suites.errors import NNDError
+from nnd_suites.evaluation.robustness.report import (
+    ALPHA,
+    RobustnessReport,
+    SuiteBaseline,
+    make_cell,
+    write_report,
+)
+from nnd_suites.evaluation.robustness.stats import paired_tests
 from nnd_suites.suite import Suite
 from nnd_suites.suites import load_suite
 from nnd_suites.transformations import make_transformation, transform_suite
-
-from .report import ALPHA, RobustnessReport, SuiteBaseline, make_cell, write_report
-from .stats import paired_tests
 
 
 def robustness(

@@ -17,10 +17,9 @@ from pydantic import BaseModel, ConfigDict, Field
 from scipy.stats import binomtest, norm
 
 from nnd_suites.errors import NNDError
+from nnd_suites.evaluation.report import wilson
 from nnd_suites.pairs import is_degenerate
 from nnd_suites.suite import Suite
-
-from ..report import wilson
 
 CONFIDENCE = 0.95
 

@@ -8,9 +8,9 @@ import importlib
 import pkgutil
 import sys
 
-from .. import __version__
-from ..errors import NNDError
-from . import commands
+from nnd_suites import __version__
+from nnd_suites.cli import commands
+from nnd_suites.errors import NNDError
 
 
 def build_parser() -> argparse.ArgumentParser:

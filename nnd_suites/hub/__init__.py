@@ -8,10 +8,16 @@ folder or a repository; ``datasets.load_dataset`` reads the same folder or repos
 
 from __future__ import annotations
 
-from .export import ExportResult, export_suites, refresh_card
-from .layout import SPLIT, exported_configs, suite_features, validate_config_name
-from .load import HUB_PREFIX, HubSpec, is_hub_spec, load_exported_suite, parse_hub_spec
-from .publish import PublishResult, publish_suites
+from nnd_suites.hub.export import ExportResult, export_suites, refresh_card
+from nnd_suites.hub.layout import SPLIT, exported_configs, suite_features, validate_config_name
+from nnd_suites.hub.load import (
+    HUB_PREFIX,
+    HubSpec,
+    is_hub_spec,
+    load_exported_suite,
+    parse_hub_spec,
+)
+from nnd_suites.hub.publish import PublishResult, publish_suites
 
 __all__ = [
     "HUB_PREFIX",

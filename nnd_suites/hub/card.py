@@ -16,10 +16,10 @@ from datasets.info import DatasetInfosDict
 from datasets.utils.metadata import MetadataConfigs
 from huggingface_hub import DatasetCard, DatasetCardData
 
-from .. import __version__
-from ..suite import MANIFEST_FILE
-from .configs import ConfigInfo
-from .layout import CARD_TAG, DATA_GLOB, SPLIT
+from nnd_suites import __version__
+from nnd_suites.hub.configs import ConfigInfo
+from nnd_suites.hub.layout import CARD_TAG, DATA_GLOB, SPLIT
+from nnd_suites.suite import MANIFEST_FILE
 
 NND_CITATION = "\n".join(
     [

@@ -8,10 +8,10 @@ from pathlib import Path
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from ..errors import SuiteValidationError
-from ..suite import MANIFEST_FILE, Suite, SuiteManifest, pairs_from_rows
-from ..suite import read_manifest as read_manifest_file
-from .layout import DATA_GLOB, data_files, suite_features
+from nnd_suites.errors import SuiteValidationError
+from nnd_suites.hub.layout import DATA_GLOB, data_files, suite_features
+from nnd_suites.suite import MANIFEST_FILE, Suite, SuiteManifest, pairs_from_rows
+from nnd_suites.suite import read_manifest as read_manifest_file
 
 
 @dataclass(frozen=True)

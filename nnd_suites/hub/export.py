@@ -11,12 +11,10 @@ import pyarrow.parquet as pq
 import yaml
 from huggingface_hub import DatasetCard
 
-from ..errors import NNDError, SuiteValidationError
-from ..io import atomic_directory, atomic_write_text
-from ..suite import MANIFEST_FILE, Suite, pair_rows
-from .card import build_card
-from .configs import ConfigInfo, describe_config
-from .layout import (
+from nnd_suites.errors import NNDError, SuiteValidationError
+from nnd_suites.hub.card import build_card
+from nnd_suites.hub.configs import ConfigInfo, describe_config
+from nnd_suites.hub.layout import (
     CARD_FILE,
     CARD_TAG,
     DATA_FILE,
@@ -24,6 +22,8 @@ from .layout import (
     suite_features,
     validate_config_name,
 )
+from nnd_suites.io import atomic_directory, atomic_write_text
+from nnd_suites.suite import MANIFEST_FILE, Suite, pair_rows
 
 
 @dataclass

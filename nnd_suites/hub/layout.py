@@ -14,8 +14,8 @@ from pathlib import Path
 
 import datasets
 
-from ..errors import NNDError
-from ..suite import MANIFEST_FILE, SuiteManifest, pairs_arrow_schema
+from nnd_suites.errors import NNDError
+from nnd_suites.suite import MANIFEST_FILE, SuiteManifest, pairs_arrow_schema
 
 SPLIT = "test"
 CARD_FILE = "README.md"

@@ -12,11 +12,11 @@ from pathlib import Path
 import yaml
 from huggingface_hub import DatasetCard, snapshot_download
 
-from ..errors import NNDError, UnknownItemError
-from ..suite import MANIFEST_FILE, Suite
-from .configs import read_config
-from .layout import CARD_FILE, exported_configs
-from .remote import check_repo_id, hub_errors
+from nnd_suites.errors import NNDError, UnknownItemError
+from nnd_suites.hub.configs import read_config
+from nnd_suites.hub.layout import CARD_FILE, exported_configs
+from nnd_suites.hub.remote import check_repo_id, hub_errors
+from nnd_suites.suite import MANIFEST_FILE, Suite
 
 HUB_PREFIX = "hub:"
 

@@ -15,11 +15,11 @@ from pathlib import Path
 
 from huggingface_hub import HfApi, get_token
 
-from ..errors import NNDError
-from ..suite import MANIFEST_FILE, Suite
-from .export import export_suites, is_nnd_card, refresh_card
-from .layout import CARD_FILE, DATA_GLOB
-from .remote import LOGIN_HINT, check_repo_id, hub_errors, offline
+from nnd_suites.errors import NNDError
+from nnd_suites.hub.export import export_suites, is_nnd_card, refresh_card
+from nnd_suites.hub.layout import CARD_FILE, DATA_GLOB
+from nnd_suites.hub.remote import LOGIN_HINT, check_repo_id, hub_errors, offline
+from nnd_suites.suite import MANIFEST_FILE, Suite
 
 #: What an upload sends from the staging folder (never download metadata or stray files).
 UPLOAD_PATTERNS = [CARD_FILE, f"*/{MANIFEST_FILE}", f"*/{DATA_GLOB}"]

@@ -17,7 +17,7 @@ from huggingface_hub.errors import (
 )
 from huggingface_hub.utils import validate_repo_id
 
-from ..errors import NNDError
+from nnd_suites.errors import NNDError
 
 LOGIN_HINT = "run `hf auth login` or set HF_TOKEN"
 

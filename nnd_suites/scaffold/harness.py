@@ -23,10 +23,10 @@ import jsonschema
 import pyarrow.parquet as pq
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from ..adapter import Adapter
-from ..build import build_suite
-from ..errors import NNDError
-from ..suite import MANIFEST_FILE, PAIRS_FILE, export_json_schemas
+from nnd_suites.adapter import Adapter
+from nnd_suites.build import build_suite
+from nnd_suites.errors import NNDError
+from nnd_suites.suite import MANIFEST_FILE, PAIRS_FILE, export_json_schemas
 
 FIXTURES = "fixtures"
 EXPECTED_STATS = "expected_stats.json"

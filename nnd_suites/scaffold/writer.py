@@ -13,9 +13,9 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from ..errors import NNDError
-from ..io import atomic_directory, atomic_write_text
-from .harness import EXPECTED_STATS, FIXTURES
+from nnd_suites.errors import NNDError
+from nnd_suites.io import atomic_directory, atomic_write_text
+from nnd_suites.scaffold.harness import EXPECTED_STATS, FIXTURES
 
 ANNOTATION_TYPES = ("likert", "hierarchical", "single_label", "graded")
 FIXTURE = "sample.jsonl"

@@ -8,7 +8,11 @@ from typing import Literal
 
 from pydantic import Field
 
-from ..base import Transformation, TransformationMetadata, TransformationParams
+from nnd_suites.transformations.base import (
+    Transformation,
+    TransformationMetadata,
+    TransformationParams,
+)
 
 # A letter that starts a word: not preceded by a word character or an apostrophe (so "it's"
 # keeps a lower-case "s", unlike str.title()).

@@ -9,7 +9,7 @@ from __future__ import annotations
 import random
 import re
 
-from ..base import Transformation, TransformationMetadata
+from nnd_suites.transformations.base import Transformation, TransformationMetadata
 
 # PTB escapes of brackets, as in CNN/DailyMail's tokenised files.
 BRACKETS = {"-lrb-": "(", "-rrb-": ")", "-lsb-": "[", "-rsb-": "]", "-lcb-": "{", "-rcb-": "}"}

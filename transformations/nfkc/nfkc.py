@@ -5,7 +5,7 @@ from __future__ import annotations
 import random
 import unicodedata
 
-from ..base import Transformation, TransformationMetadata
+from nnd_suites.transformations.base import Transformation, TransformationMetadata
 
 
 class NFKC(Transformation):

@@ -12,7 +12,7 @@ from __future__ import annotations
 import random
 import re
 
-from ..base import SeededParams, Transformation, TransformationMetadata
+from nnd_suites.transformations.base import SeededParams, Transformation, TransformationMetadata
 
 # A free-standing number: 7, 1990, 1,000, 3.14, 007 (not 22nd, CO2, 1990s or a version 1.2.3).
 NUMBER = re.compile(r"(?<![\w.,])(?P<int>\d{1,3}(?:,\d{3})+|\d+)(?P<frac>\.\d+)?(?![\w]|[.,]\d)")

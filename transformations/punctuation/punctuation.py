@@ -5,7 +5,7 @@ from __future__ import annotations
 import random
 import unicodedata
 
-from ..base import Transformation, TransformationMetadata
+from nnd_suites.transformations.base import Transformation, TransformationMetadata
 
 #: Sentence-final marks GEM's "final punctuation" removal targets (not quotes or brackets),
 #: with the ellipsis and the ideographic and full-width marks.

@@ -6,7 +6,7 @@ import random
 
 from pydantic import Field
 
-from ..base import SeededParams, Transformation, TransformationMetadata
+from nnd_suites.transformations.base import SeededParams, Transformation, TransformationMetadata
 
 QWERTY_ROWS = ("qwertyuiop", "asdfghjkl", "zxcvbnm")
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import random
 import re
 
-from ..base import Transformation, TransformationMetadata
+from nnd_suites.transformations.base import Transformation, TransformationMetadata
 
 # Zero-width characters that tokenizers may keep but readers never see.
 _INVISIBLE = re.compile("[\u200b\u200c\u200d\u2060\ufeff]")

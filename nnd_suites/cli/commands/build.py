@@ -5,10 +5,10 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from ...adapter import ADAPTERS
-from ...build import build_suite
-from ...errors import NNDError
-from .stats import print_stats
+from nnd_suites.adapter import ADAPTERS
+from nnd_suites.build import build_suite
+from nnd_suites.cli.commands.stats import print_stats
+from nnd_suites.errors import NNDError
 
 
 def parse_options(items: list[str]) -> dict[str, str]:

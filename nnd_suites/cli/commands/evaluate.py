@@ -104,7 +104,7 @@ def scoring_options(args: argparse.Namespace) -> dict:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ...evaluation import evaluate
+    from nnd_suites.evaluation import evaluate
 
     report = evaluate(
         args.model, args.suite, out=args.out, normalize=args.normalize, **scoring_options(args)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from ...suites import load_suite
+from nnd_suites.suites import load_suite
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -38,7 +38,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ...hub import export_suites
+    from nnd_suites.hub import export_suites
 
     result = export_suites([load_suite(spec) for spec in args.suites], args.to, args.repo)
     for config in result.configs:

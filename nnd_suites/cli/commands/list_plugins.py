@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 
-from ...plugins import catalogue
+from nnd_suites.plugins import catalogue
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:

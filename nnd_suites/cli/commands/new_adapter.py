@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from ...scaffold.writer import ANNOTATION_TYPES, write_adapter
+from nnd_suites.scaffold.writer import ANNOTATION_TYPES, write_adapter
 
 NEXT_STEPS = """\
 Next steps (CONTRIBUTING.md walks through each):

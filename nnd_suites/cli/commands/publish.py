@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from ...suites import load_suite
+from nnd_suites.suites import load_suite
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -44,7 +44,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ...hub import publish_suites
+    from nnd_suites.hub import publish_suites
 
     suites = [load_suite(spec) for spec in args.suites]
     result = publish_suites(

@@ -6,7 +6,7 @@ import argparse
 import json
 from pathlib import Path
 
-from .evaluate import add_scoring_options, scoring_options
+from nnd_suites.cli.commands.evaluate import add_scoring_options, scoring_options
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -49,7 +49,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ...evaluation.robustness import robustness, to_markdown
+    from nnd_suites.evaluation.robustness import robustness, to_markdown
 
     report = robustness(
         args.model,

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from ...suite import export_json_schemas
+from nnd_suites.suite import export_json_schemas
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:

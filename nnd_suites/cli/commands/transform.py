@@ -6,7 +6,7 @@ import argparse
 import json
 from pathlib import Path
 
-from ...suites import load_suite
+from nnd_suites.suites import load_suite
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -33,7 +33,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ...transformations import transform_suite
+    from nnd_suites.transformations import transform_suite
 
     child = transform_suite(load_suite(args.suite), args.transform)
     out = args.out or Path("suites") / child.name

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from ...suite import Suite
+from nnd_suites.suite import Suite
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
