@@ -35,6 +35,7 @@ import torch
 from nnd_suites import build_suite
 from nnd_suites.evaluation import ScoreRequest, compare, load_backend
 from nnd_suites.evaluation.tiny import suite_texts, tiny_causal_lm, tiny_seq2seq_lm
+from nnd_suites.templates import render_template
 
 THREADS = 2
 GPT2_SHAPE = {"vocab_size": 8192, "n_layer": 4, "n_embd": 256, "n_head": 4, "n_positions": 1024}
@@ -53,7 +54,7 @@ def requests_of(suite) -> list[ScoreRequest]:
     found: dict[ScoreRequest, None] = {}
     for pair in suite.pairs:
         for text in (pair.high.text, pair.low.text):
-            found[ScoreRequest(template.format(**pair.context), text)] = None
+            found[ScoreRequest(render_template(template, pair.context), text)] = None
     return list(found)
 
 
@@ -61,7 +62,7 @@ def outcomes(suite, scores: dict[ScoreRequest, float]) -> list[str]:
     template = suite.manifest.default_template
     result = []
     for pair in suite.pairs:
-        context = template.format(**pair.context)
+        context = render_template(template, pair.context)
         result.append(
             compare(
                 scores[ScoreRequest(context, pair.high.text)],

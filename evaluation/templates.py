@@ -6,9 +6,9 @@ e.g. ``macaw``), or a format string over the suite's context fields (``"{questio
 
 from __future__ import annotations
 
-from nnd_suites.adapter import template_fields
-from nnd_suites.errors import NNDError, UnknownItemError
+from nnd_suites.errors import UnknownItemError
 from nnd_suites.suite import Suite
+from nnd_suites.templates import check_template, render_template
 
 
 def resolve_template(suite: Suite, template: str | None) -> tuple[str, str]:
@@ -30,19 +30,9 @@ def resolve_template(suite: Suite, template: str | None) -> tuple[str, str]:
                 "or a format string such as '{" + manifest.context_fields[0] + "}'",
             ],
         )
-    unknown = template_fields(text) - set(manifest.context_fields)
-    try:
-        text.format(**dict.fromkeys(manifest.context_fields, ""))
-    except (IndexError, ValueError, KeyError) as exc:
-        unknown = unknown or {str(exc)}
-    if unknown:
-        raise NNDError(
-            f"template {text!r} for suite {suite.name} uses unknown or malformed "
-            f"field(s) {sorted(unknown)}; its context fields are "
-            f"{manifest.context_fields} (escape literal braces as {{{{ }}}})"
-        )
+    check_template(text, manifest.context_fields, f"suite {suite.name}")
     return name, text
 
 
-def render(template: str, context: dict[str, str]) -> str:
-    return template.format(**context)
+#: Rendering is data-only: see nnd_suites/templates.py.
+render = render_template

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import re
-import string
 import sys
 from abc import ABC, abstractmethod
 from collections.abc import Iterator
@@ -12,10 +11,11 @@ from typing import Any, ClassVar, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
-from nnd_suites.errors import PluginError
+from nnd_suites.errors import PluginError, TemplateError
 from nnd_suites.groups import Group
 from nnd_suites.registry import Registry
 from nnd_suites.sources import ReadLog
+from nnd_suites.templates import check_template
 
 AnnotationType = Literal["likert", "hierarchical", "single_label", "graded", "numeric"]
 #: Loose shape checks: a reviewer still reads the values, these catch typos and placeholders.
@@ -125,10 +125,6 @@ class Adapter(ABC):
         return {"default": cls.default_template, **cls.templates}
 
 
-def template_fields(template: str) -> set[str]:
-    return {name for _, name, _, _ in string.Formatter().parse(template) if name}
-
-
 def validate_adapter(cls: type[Adapter]) -> None:
     where = f"adapter {getattr(cls, 'name', cls.__name__)} ({cls.__module__})"
     for attribute in ("quality_map", "context_fields", "default_template", "metadata"):
@@ -141,12 +137,10 @@ def validate_adapter(cls: type[Adapter]) -> None:
     except ValidationError as exc:
         raise PluginError(f"{where}: invalid metadata: {exc}") from exc
     for family, template in cls.all_templates().items():
-        unknown = template_fields(template) - set(cls.context_fields)
-        if unknown:
-            raise PluginError(
-                f"{where}: template {family!r} uses unknown context field(s) "
-                f"{sorted(unknown)}; context_fields are {list(cls.context_fields)}"
-            )
+        try:
+            check_template(template, cls.context_fields, f"{where}, template {family!r}")
+        except TemplateError as exc:
+            raise PluginError(str(exc)) from exc
 
 
 ADAPTERS: Registry[Adapter] = Registry(

@@ -4,11 +4,19 @@ from __future__ import annotations
 
 
 class NNDError(Exception):
-    """Base class for every error nnd-suites raises on bad input."""
+    """Base class for every error nnd-suites raises on bad input.
+
+    Each class has its own ``exit_status``, so a script calling the CLI can tell a data fault from
+    a model that would not load or a Hub failure without parsing the message.
+    """
+
+    exit_status: int = 2
 
 
 class SourceFormatError(NNDError):
     """A source file (annotation data) is malformed: names the file and the line."""
+
+    exit_status = 3
 
     def __init__(self, path: str, line: int | None, message: str, hint: str = "") -> None:
         self.path, self.line, self.reason = str(path), line, message
@@ -22,6 +30,8 @@ class SourceFormatError(NNDError):
 class QualityMapError(NNDError):
     """A quality map is invalid (schema, cycle, contradiction) or does not cover the data."""
 
+    exit_status = 4
+
     def __init__(self, map_name: str, message: str, labels: list[str] | None = None) -> None:
         self.map_name, self.labels = map_name, list(labels or [])
         super().__init__(f"quality map {map_name}: {message}")
@@ -30,9 +40,13 @@ class QualityMapError(NNDError):
 class SuiteValidationError(NNDError):
     """A suite on disk or in memory does not satisfy its schema or invariants."""
 
+    exit_status = 5
+
 
 class UnknownItemError(NNDError, KeyError):
     """An unknown adapter, quality map, transformation, backend or suite was asked for."""
+
+    exit_status = 6
 
     def __init__(self, kind: str, name: str, known: list[str]) -> None:
         self.kind, self.name, self.known = kind, name, known
@@ -44,3 +58,29 @@ class UnknownItemError(NNDError, KeyError):
 
 class PluginError(NNDError):
     """A plugin (adapter, transformation, backend) is declared incorrectly."""
+
+    exit_status = 7
+
+
+class TemplateError(NNDError):
+    """A context template is malformed, unsafe or names a field the suite does not have."""
+
+    exit_status = 8
+
+
+class ModelLoadError(NNDError):
+    """A model or tokenizer could not be loaded, or is unfit for scoring (says which and why)."""
+
+    exit_status = 9
+
+
+class HubError(NNDError):
+    """The Hugging Face Hub could not be reached or refused a request (repo, revision, auth)."""
+
+    exit_status = 10
+
+
+class ScoringError(NNDError):
+    """Scoring produced no trustworthy result (an engine failed its check, most tests tied...)."""
+
+    exit_status = 11

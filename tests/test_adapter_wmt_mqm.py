@@ -153,7 +153,10 @@ def test_malformed_rows_are_reported_with_line_numbers(tmp_path, capsys, bad_row
         build_suite("wmt_mqm", path)
     assert error.value.line == 4 and reason in str(error.value)
     out = tmp_path / "suite"
-    assert main(["build", "wmt_mqm", "--source", str(path), "--out", str(out)]) == 2
+    assert (
+        main(["build", "wmt_mqm", "--source", str(path), "--out", str(out)])
+        == SourceFormatError.exit_status
+    )
     assert f"mqm_ted_ende.tsv:4: {reason}"[:40] in capsys.readouterr().err
     assert not out.exists()
     stats = cli_stats(["--source", str(path), "--skip-malformed"], out, capsys)

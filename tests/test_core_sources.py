@@ -34,7 +34,8 @@ def test_malformed_jsonl_line_names_the_line(tmp_path, capsys):
     with pytest.raises(SourceFormatError, match=r"qd.jsonl:2: invalid JSON"):
         build_suite("quiz_design", source)
     assert (
-        main(["build", "quiz_design", "--source", str(source), "--out", str(tmp_path / "out")]) == 2
+        main(["build", "quiz_design", "--source", str(source), "--out", str(tmp_path / "out")])
+        == SourceFormatError.exit_status
     )
     assert "qd.jsonl:2: invalid JSON" in capsys.readouterr().err
     assert not (tmp_path / "out").exists()  # nothing half-written
@@ -121,7 +122,7 @@ def test_missing_source_file(tmp_path):
 def test_unknown_adapter(capsys):
     with pytest.raises(UnknownItemError, match="unknown adapter 'mqm2'; known: .*quiz_design"):
         build_suite("mqm2")
-    assert main(["build", "mqm2"]) == 2
+    assert main(["build", "mqm2"]) == UnknownItemError.exit_status
     assert "unknown adapter 'mqm2'" in capsys.readouterr().err
 
 

@@ -10,6 +10,7 @@ import pytest
 
 from nnd_suites import Suite, SuiteValidationError
 from nnd_suites.cli import main
+from nnd_suites.errors import UnknownItemError
 from nnd_suites.suite import MANIFEST_FILE, PAIRS_FILE, export_json_schemas
 
 
@@ -50,11 +51,11 @@ def test_tampered_pairs_are_rejected(challenge300_suite, tmp_path):
     pq.write_table(type(table).from_pylist(rows, schema=table.schema), folder / PAIRS_FILE)
     with pytest.raises(SuiteValidationError, match="content hash mismatch"):
         Suite.load(folder)
-    assert main(["validate", str(folder)]) == 2
+    assert main(["validate", str(folder)]) == SuiteValidationError.exit_status
 
 
 def test_not_a_suite_folder(tmp_path, capsys):
-    assert main(["validate", str(tmp_path)]) == 2
+    assert main(["validate", str(tmp_path)]) == SuiteValidationError.exit_status
     assert "not a suite folder" in capsys.readouterr().err
 
 
@@ -88,6 +89,6 @@ def test_validate_command_reports_pairs(challenge300_suite, tmp_path, capsys):
 
 
 def test_stats_of_an_unknown_suite(tmp_path, capsys):
-    assert main(["stats", str(tmp_path / "nowhere")]) == 2
+    assert main(["stats", str(tmp_path / "nowhere")]) == UnknownItemError.exit_status
     err = capsys.readouterr().err
     assert "unknown suite" in err and "quiz_design (built-in adapter)" in err

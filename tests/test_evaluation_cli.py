@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 
 from nnd_suites.cli import main
+from nnd_suites.errors import ModelLoadError, UnknownItemError
 
 
 def test_json_output_is_one_object(tiny_causal_model, tmp_path, capsys):
@@ -61,10 +62,16 @@ def test_text_output_and_compat(tiny_seq2seq_model, capsys):
     assert "hf_seq2seq, reference scoring" in out and "Common Sense" in out
 
 
-def test_errors_exit_2_with_a_message(tiny_causal_model, tmp_path, capsys):
-    assert main(["evaluate", "--suite", "nope", "--model", str(tiny_causal_model)]) == 2
+def test_errors_exit_with_their_status_and_a_message(tiny_causal_model, tmp_path, capsys):
+    assert (
+        main(["evaluate", "--suite", "nope", "--model", str(tiny_causal_model)])
+        == UnknownItemError.exit_status
+    )
     assert "nnd-suites evaluate: error: unknown suite 'nope'" in capsys.readouterr().err
-    assert main(["evaluate", "--suite", "challenge300", "--model", str(tmp_path)]) == 2
+    assert (
+        main(["evaluate", "--suite", "challenge300", "--model", str(tmp_path)])
+        == ModelLoadError.exit_status
+    )
     assert f"cannot load model '{tmp_path}'" in capsys.readouterr().err
     assert (
         main(

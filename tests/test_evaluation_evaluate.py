@@ -10,7 +10,7 @@ import jsonschema
 import pytest
 
 import nnd_suites
-from nnd_suites.errors import NNDError, UnknownItemError
+from nnd_suites.errors import NNDError, TemplateError, UnknownItemError
 from nnd_suites.evaluation import Backend, EvaluationReport, load_backend
 from nnd_suites.evaluation.outputs import read_outcomes
 from nnd_suites.suite import Suite
@@ -161,7 +161,7 @@ def test_templates_are_validated(backend, challenge300_suite):
     assert custom.suites["challenge300"].template_name == "custom"
     with pytest.raises(UnknownItemError, match="macaw"):
         nnd_suites.evaluate(backend, challenge300_suite, template="prophetnet", progress=False)
-    with pytest.raises(NNDError, match="unknown or malformed field"):
+    with pytest.raises(TemplateError, match="unknown context field"):
         nnd_suites.evaluate(backend, challenge300_suite, template="{paragraph}", progress=False)
 
 

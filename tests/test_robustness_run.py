@@ -8,6 +8,7 @@ import pytest
 
 from nnd_suites import Suite
 from nnd_suites.cli import main
+from nnd_suites.errors import NNDError, PluginError, UnknownItemError
 from nnd_suites.evaluation import evaluate, load_backend
 from nnd_suites.evaluation.robustness import RobustnessReport, robustness
 from nnd_suites.suite import SuiteCounts, breakdown_counts, content_hash
@@ -121,7 +122,8 @@ def test_bad_transform_lists_fail_before_scoring(transforms, message, capsys, tm
     argv = ["robustness", "--model", str(tmp_path / "no_model"), "--suite", "challenge300"]
     for spec in transforms:
         argv += ["--transform", spec]
-    assert main(argv) == 2
+    statuses = {NNDError.exit_status, PluginError.exit_status, UnknownItemError.exit_status}
+    assert main(argv) in statuses
     assert message in capsys.readouterr().err
 
 

@@ -10,7 +10,7 @@ import pytest
 
 from nnd_suites import Suite
 from nnd_suites.cli import main
-from nnd_suites.errors import NNDError
+from nnd_suites.errors import NNDError, PluginError
 from nnd_suites.suite import SuiteCounts, breakdown_counts, content_hash
 from nnd_suites.transformations import (
     is_degenerate,
@@ -182,6 +182,6 @@ def test_transform_command(tmp_path, capsys, monkeypatch):
 
 def test_transform_command_bad_spec(tmp_path, capsys):
     argv = ["transform", "challenge300", "--transform", "typos:rate=high", "--out", str(tmp_path)]
-    assert main(argv) == 2
+    assert main(argv) == PluginError.exit_status
     assert "transformation typos: parameter 'rate'" in capsys.readouterr().err
     assert not any(tmp_path.iterdir())

@@ -19,7 +19,7 @@ from typing import Any, ClassVar
 
 import torch
 
-from nnd_suites.errors import NNDError
+from nnd_suites.errors import ModelLoadError, NNDError
 from nnd_suites.evaluation.backend import (
     MODES,
     SCORING_VERSION,
@@ -82,7 +82,7 @@ def resolve_dtype(dtype: str | torch.dtype, device: torch.device) -> torch.dtype
     return DTYPES[dtype]
 
 
-def _load_error(model: str, exc: Exception) -> NNDError:
+def _load_error(model: str, exc: Exception) -> ModelLoadError:
     offline = os.environ.get("HF_HUB_OFFLINE", "").lower() in ("1", "true", "yes", "on")
     where = (
         "it is not a local folder"
@@ -96,7 +96,9 @@ def _load_error(model: str, exc: Exception) -> NNDError:
         else " Pass a Hub model id (e.g. distilgpt2) or a folder written by save_pretrained()."
     )
     detail = str(exc).strip().splitlines()[0].rstrip(".") if str(exc).strip() else ""
-    return NNDError(f"cannot load model {model!r}: {where} ({type(exc).__name__}: {detail}).{hint}")
+    return ModelLoadError(
+        f"cannot load model {model!r}: {where} ({type(exc).__name__}: {detail}).{hint}"
+    )
 
 
 def load_config(model: str, revision: str | None = None):

@@ -32,7 +32,7 @@ def main(argv: list[str] | None = None) -> int:
         return int(args.func(args) or 0)
     except NNDError as exc:
         print(f"nnd-suites {args.command}: error: {exc}", file=sys.stderr)
-        return 2
+        return exc.exit_status
     except KeyboardInterrupt:
         print("interrupted; completed work is kept in the cache", file=sys.stderr)
         return 130
