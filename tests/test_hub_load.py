@@ -11,6 +11,7 @@ from huggingface_hub.errors import RepositoryNotFoundError
 
 from nnd_suites import NNDError, UnknownItemError, load_suite
 from nnd_suites.cli import main
+from nnd_suites.errors import HubError
 from nnd_suites.hub import HubSpec, export_suites, parse_hub_spec
 from nnd_suites.hub import load as hub_load
 
@@ -123,7 +124,7 @@ def test_offline_without_a_cached_copy(monkeypatch, tmp_path):
     monkeypatch.setattr(huggingface_hub.constants, "HF_HUB_CACHE", str(tmp_path / "hub"))
     with pytest.raises(NNDError, match="HF_HUB_OFFLINE is set and no copy of dataset org/nnd"):
         load_suite("hub:org/nnd/quiz_design")
-    assert main(["stats", "hub:org/nnd/quiz_design"]) == 2
+    assert main(["stats", "hub:org/nnd/quiz_design"]) == HubError.exit_status
 
 
 def test_local_export_forms(export_folder, quiz_design_suite, capsys):
@@ -159,3 +160,19 @@ def _response(status: int):
     import httpx2
 
     return httpx2.Response(status, request=httpx2.Request("GET", "https://huggingface.co/api"))
+
+
+@pytest.mark.parametrize(
+    "config", ["../../../../tmp/x/quiz_design", "..", "quiz_design/../x", ".q"]
+)
+def test_a_config_is_a_name_never_a_path(fake_download, config):
+    with pytest.raises(NNDError, match="cannot be a Hub config name"):
+        load_suite("org/nnd", config)
+    assert fake_download == []  # refused before anything is downloaded
+
+
+def test_a_dot_folder_left_by_an_interrupted_export_is_not_a_config(export_folder, tmp_path):
+    copy = tmp_path / "export"
+    shutil.copytree(export_folder, copy)
+    shutil.copytree(copy / "quiz_design", copy / ".quiz_design.abc123.tmp")
+    assert hub_load.exported_configs(copy) == ["challenge300", "quiz_design"]

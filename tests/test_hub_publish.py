@@ -14,6 +14,7 @@ from huggingface_hub.errors import HfHubHTTPError
 
 from nnd_suites import NNDError, load_suite
 from nnd_suites.cli import main
+from nnd_suites.errors import HubError
 from nnd_suites.hub import publish_suites
 
 
@@ -203,7 +204,7 @@ def test_missing_token(hub, challenge300_suite, monkeypatch, tmp_path):
 
 def test_offline(hub, challenge300_suite, monkeypatch, capsys):
     monkeypatch.setattr(huggingface_hub.constants, "HF_HUB_OFFLINE", True)
-    assert main(["publish", "challenge300", "--repo", "org/nnd"]) == 2
+    assert main(["publish", "challenge300", "--repo", "org/nnd"]) == HubError.exit_status
     assert "HF_HUB_OFFLINE is set" in capsys.readouterr().err
     assert hub.calls == []
 
@@ -245,3 +246,19 @@ def test_a_foreign_card_in_the_repository_is_kept(hub, challenge300_suite):
         publish_suites([challenge300_suite], "org/nnd")
     assert "upload_folder" not in _methods(hub)
     assert "someone else's dataset" in (hub.root / "README.md").read_text()
+
+
+def test_an_unreachable_endpoint_is_a_hub_error(challenge300_suite, monkeypatch, capsys):
+    """No fake Hub: the real client talks to a closed port on 127.0.0.1."""
+    import socket
+
+    with socket.socket() as probe:  # a port nobody listens on
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    monkeypatch.setattr(huggingface_hub.constants, "HF_HUB_OFFLINE", False)
+    monkeypatch.setattr(huggingface_hub.constants, "ENDPOINT", f"http://127.0.0.1:{port}")
+    monkeypatch.setenv("HF_TOKEN", "hf_fake_token_for_tests")
+    with pytest.raises(HubError, match=f"could not reach the Hub at http://127.0.0.1:{port}"):
+        publish_suites(
+            [challenge300_suite], "org/nnd", api=HfApi(endpoint=f"http://127.0.0.1:{port}")
+        )

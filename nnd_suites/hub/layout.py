@@ -33,6 +33,11 @@ _MAX_CONFIG_NAME = 96
 _RESERVED_NAMES = {CARD_FILE.lower(), "default"}
 
 
+def is_config_name(name: str) -> bool:
+    """A name an export can hold as a config: never a dot-folder left by an interrupted write."""
+    return bool(_CONFIG_NAME.match(name)) and len(name) <= _MAX_CONFIG_NAME
+
+
 def validate_config_name(name: str) -> str:
     """Return ``name`` if the Hub and `datasets` accept it as a config name, else raise."""
     problem = ""
@@ -72,4 +77,8 @@ def exported_configs(folder: Path) -> list[str]:
     """Names of the config folders present in an export folder, sorted."""
     if not folder.is_dir():
         return []
-    return sorted(p.name for p in folder.iterdir() if p.is_dir() and is_exported_config(p))
+    return sorted(
+        p.name
+        for p in folder.iterdir()
+        if p.is_dir() and is_config_name(p.name) and is_exported_config(p)
+    )

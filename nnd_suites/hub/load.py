@@ -14,7 +14,7 @@ from huggingface_hub import DatasetCard, snapshot_download
 
 from nnd_suites.errors import NNDError, UnknownItemError
 from nnd_suites.hub.configs import read_config
-from nnd_suites.hub.layout import CARD_FILE, exported_configs
+from nnd_suites.hub.layout import CARD_FILE, exported_configs, validate_config_name
 from nnd_suites.hub.remote import check_repo_id, hub_errors
 from nnd_suites.suite import MANIFEST_FILE, Suite
 
@@ -66,6 +66,7 @@ def load_exported_suite(source: str | Path, config: str, revision: str | None = 
 
 def download_config(repo_id: str, config: str, revision: str | None = None) -> Path:
     """Fetch the card and one config's files (cached by huggingface_hub); return the folder."""
+    validate_config_name(config)
     with hub_errors(f"downloading suite {config!r}", repo_id):
         path = snapshot_download(
             repo_id,
@@ -91,6 +92,8 @@ def card_config_names(folder: Path) -> list[str]:
 
 def _read(folder: Path, config: str, location: str) -> Suite:
     """``location`` names ``folder`` for the user: the folder itself or hub:ORG/NAME."""
+    # A config is a name, never a path: "../../x" must not reach outside the export.
+    validate_config_name(config)
     if not (folder / config / MANIFEST_FILE).is_file():
         known = exported_configs(folder) or card_config_names(folder)
         if not known:

@@ -15,7 +15,7 @@ from pathlib import Path
 
 from huggingface_hub import HfApi, get_token
 
-from nnd_suites.errors import NNDError
+from nnd_suites.errors import HubError, NNDError
 from nnd_suites.hub.export import export_suites, is_nnd_card, refresh_card
 from nnd_suites.hub.layout import CARD_FILE, DATA_GLOB
 from nnd_suites.hub.remote import LOGIN_HINT, check_repo_id, hub_errors, offline
@@ -74,12 +74,12 @@ def publish_suites(
             tag=tag,
         )
     if offline():
-        raise NNDError(
+        raise HubError(
             f"cannot publish to {repo_id}: HF_HUB_OFFLINE is set; unset it (or use "
             "--dry-run to build the folder without the Hub)"
         )
     if get_token() is None:
-        raise NNDError(
+        raise HubError(
             f"cannot publish to {repo_id}: no Hugging Face token found; "
             f"{LOGIN_HINT} (a token with write access)"
         )

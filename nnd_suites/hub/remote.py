@@ -1,8 +1,9 @@
-"""Turn huggingface_hub failures into NNDErrors that say what went wrong and what to do."""
+"""Turn huggingface_hub failures into HubErrors that say what went wrong and what to do."""
 
 from __future__ import annotations
 
 import contextlib
+import importlib
 from collections.abc import Iterator
 
 from huggingface_hub import constants
@@ -17,9 +18,29 @@ from huggingface_hub.errors import (
 )
 from huggingface_hub.utils import validate_repo_id
 
-from nnd_suites.errors import NNDError
+from nnd_suites.errors import HubError
 
 LOGIN_HINT = "run `hf auth login` or set HF_TOKEN"
+
+
+def _transport_errors() -> tuple[type[BaseException], ...]:
+    """Errors raised when no answer came back at all, whichever HTTP client huggingface_hub
+    uses (httpx2 in recent releases, httpx or requests before)."""
+    found: list[type[BaseException]] = [ConnectionError, TimeoutError]
+    for module, attribute in (
+        ("httpx2", "TransportError"),
+        ("httpx", "TransportError"),
+        ("requests.exceptions", "ConnectionError"),
+        ("requests.exceptions", "Timeout"),
+    ):
+        try:
+            found.append(getattr(importlib.import_module(module), attribute))
+        except (ImportError, AttributeError):
+            continue
+    return tuple(found)
+
+
+_TRANSPORT_ERRORS = _transport_errors()
 
 
 def check_repo_id(repo_id: str) -> str:
@@ -27,9 +48,9 @@ def check_repo_id(repo_id: str) -> str:
     try:
         validate_repo_id(repo_id)
     except HFValidationError as exc:
-        raise NNDError(f"invalid Hub repository id {repo_id!r}: {exc}") from exc
+        raise HubError(f"invalid Hub repository id {repo_id!r}: {exc}") from exc
     if repo_id.count("/") != 1:
-        raise NNDError(f"invalid Hub repository id {repo_id!r}: expected ORG/NAME")
+        raise HubError(f"invalid Hub repository id {repo_id!r}: expected ORG/NAME")
     return repo_id
 
 
@@ -39,31 +60,31 @@ def offline() -> bool:
 
 @contextlib.contextmanager
 def hub_errors(action: str, repo_id: str) -> Iterator[None]:
-    """Re-raise what a Hub call raises as an NNDError naming ``action`` and ``repo_id``."""
+    """Re-raise what a Hub call raises as a HubError naming ``action`` and ``repo_id``."""
     try:
         yield
     except OfflineModeIsEnabled as exc:
-        raise NNDError(
+        raise HubError(
             f"{action}: HF_HUB_OFFLINE is set, so the Hub cannot be reached; unset it to go online"
         ) from exc
     except RevisionNotFoundError as exc:
-        raise NNDError(
+        raise HubError(
             f"{action}: dataset {repo_id} has no such revision (tag, branch or "
             "commit); check the name after '@'"
         ) from exc
     except GatedRepoError as exc:
-        raise NNDError(
+        raise HubError(
             f"{action}: dataset {repo_id} is gated; accept its conditions on the Hub "
             f"and {LOGIN_HINT}"
         ) from exc
     except RepositoryNotFoundError as exc:
-        raise NNDError(
+        raise HubError(
             f"{action}: no dataset repository {repo_id} is visible with your "
             f"credentials; check the name, or for a private repository {LOGIN_HINT}"
         ) from exc
     except LocalEntryNotFoundError as exc:
         reason = "HF_HUB_OFFLINE is set" if offline() else "the Hub could not be reached"
-        raise NNDError(
+        raise HubError(
             f"{action}: {reason} and no copy of dataset {repo_id} is cached; "
             "connect (unset HF_HUB_OFFLINE) and try again"
         ) from exc
@@ -71,14 +92,21 @@ def hub_errors(action: str, repo_id: str) -> Iterator[None]:
         status = getattr(exc.response, "status_code", None)
         detail = exc.server_message or str(exc).splitlines()[0]
         if status == 401:
-            raise NNDError(
+            raise HubError(
                 f"{action}: the Hub rejected your token (401: invalid or expired); {LOGIN_HINT}"
             ) from exc
         if status == 403:
-            raise NNDError(
+            raise HubError(
                 f"{action}: dataset {repo_id} is not writable with your token (403); "
                 "use a token with write access to that user or organisation"
             ) from exc
         if status == 409:
-            raise NNDError(f"{action}: conflict on the Hub (409): {detail}") from exc
-        raise NNDError(f"{action}: the Hub answered {status}: {detail}") from exc
+            raise HubError(f"{action}: conflict on the Hub (409): {detail}") from exc
+        raise HubError(f"{action}: the Hub answered {status}: {detail}") from exc
+    except _TRANSPORT_ERRORS as exc:
+        # No answer at all (DNS, refused connection, timeout): say which endpoint was tried.
+        raise HubError(
+            f"{action}: could not reach the Hub at {constants.ENDPOINT} "
+            f"({type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else 'no detail'}); "
+            "check your connection or HF_ENDPOINT, or set HF_HUB_OFFLINE=1 to use cached copies"
+        ) from exc
