@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+from importlib.metadata import PackageNotFoundError, version
 from typing import Any
 
-__version__ = "0.1.0"
+try:  # one version source: pyproject.toml, as installed
+    __version__ = version("nnd-suites")
+except PackageNotFoundError:  # running from a source tree that was never installed
+    __version__ = "0+unknown"
 
 from nnd_suites.adapter import Adapter, AdapterMetadata, get_adapter
 from nnd_suites.build import build_suite
