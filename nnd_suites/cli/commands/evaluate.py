@@ -6,6 +6,8 @@ import argparse
 import json
 from pathlib import Path
 
+from nnd_suites.cli.options import add_scoring_options, scoring_options
+
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser(
@@ -38,69 +40,6 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "--json", action="store_true", help="print one JSON object (progress goes to stderr)"
     )
     parser.set_defaults(func=run)
-
-
-def add_scoring_options(parser: argparse.ArgumentParser) -> None:
-    """The model and scoring options shared by `evaluate` and `robustness`."""
-    parser.add_argument(
-        "--model", required=True, help="Hub model id (e.g. distilgpt2) or a local model folder"
-    )
-    parser.add_argument(
-        "--compat", choices=["reference"], help="reproduce the paper's reference scoring exactly"
-    )
-    parser.add_argument(
-        "--template",
-        help="template name of the suite (e.g. macaw) or a format string over "
-        "its context fields (default: the suite's default template)",
-    )
-    parser.add_argument(
-        "--batch-size",
-        default="auto",
-        help="'auto' (token budget, halved on out-of-memory) or N contexts per "
-        "batch (default: auto)",
-    )
-    parser.add_argument("--device", default="auto", help="auto, cpu, cuda, cuda:N, mps")
-    parser.add_argument(
-        "--dtype",
-        default="auto",
-        choices=["auto", "fp32", "bf16", "fp16"],
-        help="weights dtype; the softmax is always fp32 (auto: bf16 on GPUs "
-        "that support it, else fp16; fp32 on CPU)",
-    )
-    parser.add_argument("--backend", help="backend name (default: chosen from the model config)")
-    parser.add_argument("--revision", help="Hub revision (branch, tag or commit)")
-    parser.add_argument(
-        "--strategy",
-        default="auto",
-        help="batching strategy: auto, packed, kv, shared or naive (the "
-        "reference loop); auto picks the fastest one that passes a probe",
-    )
-    parser.add_argument(
-        "--no-cache", action="store_true", help="do not read or write the score cache"
-    )
-    parser.add_argument(
-        "--cache-dir",
-        type=Path,
-        help="folder of the score cache (default: $NND_SUITES_CACHE or ~/.cache/nnd_suites)",
-    )
-    parser.add_argument("--quiet", action="store_true", help="no progress bar")
-
-
-def scoring_options(args: argparse.Namespace) -> dict:
-    """Keyword arguments of ``nnd_suites.evaluate`` from :func:`add_scoring_options`."""
-    return {
-        "template": args.template,
-        "compat": args.compat,
-        "batch_size": args.batch_size,
-        "device": args.device,
-        "dtype": args.dtype,
-        "cache": not args.no_cache,
-        "cache_dir": args.cache_dir,
-        "progress": not args.quiet,
-        "backend": args.backend,
-        "revision": args.revision,
-        "strategy": args.strategy,
-    }
 
 
 def run(args: argparse.Namespace) -> int:

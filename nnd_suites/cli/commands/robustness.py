@@ -6,7 +6,7 @@ import argparse
 import json
 from pathlib import Path
 
-from nnd_suites.cli.commands.evaluate import add_scoring_options, scoring_options
+from nnd_suites.cli.options import add_scoring_options, scoring_options
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
