@@ -11,7 +11,7 @@ import pytest
 from nnd_suites import build_suite
 from nnd_suites.adapter import get_adapter
 from nnd_suites.cli import main
-from nnd_suites.errors import SourceFormatError
+from nnd_suites.errors import NNDError, SourceFormatError
 from nnd_suites.sources import ReadLog
 
 HEADER = "system\tdoc\tdoc_id\tseg_id\trater\tsource\ttarget\tcategory\tseverity"
@@ -164,3 +164,17 @@ def test_malformed_rows_are_reported_with_line_numbers(tmp_path, capsys, bad_row
     manifest = json.loads((out / "manifest.json").read_text())
     (record,) = [s for s in manifest["skipped"] if s["reason"].startswith("malformed row")]
     assert record["count"] == 1 and record["examples"] == ["mqm_ted_ende.tsv:4"]
+
+
+def test_an_option_given_twice_is_refused(tmp_path, capsys):
+    argv = [
+        "build",
+        "wmt_mqm",
+        "--option",
+        "language_pair=en-de",
+        "--option",
+        "language_pair=zh-en",
+    ]
+    assert main([*argv, "--out", str(tmp_path / "s")]) == NNDError.exit_status
+    assert "--option: 'language_pair' given twice ('en-de' and 'zh-en')" in capsys.readouterr().err
+    assert not (tmp_path / "s").exists()

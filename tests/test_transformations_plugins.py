@@ -151,8 +151,8 @@ def test_spec_parsing_and_canonical_form():
         ("typos:seed=-1", r"parameter 'seed': .*greater than or equal to 0"),
         ("lowercase:on=paragraph", r"transformation lowercase: parameter 'on'"),
         ("first_letter_case:to=middle", r"parameter 'to': .*'upper' or 'lower'"),
-        ("lowercase:x", r"'x' is not param=value"),
-        ("typos:seed=1,seed=2", r"parameter 'seed' given twice"),
+        ("lowercase:x", r"'x' is not KEY=VALUE \(write NAME\[:param=value"),
+        ("typos:seed=1,seed=2", r"'seed' given twice \('1' and '2'\)"),
         (":seed=1", r"missing name"),
     ],
 )

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from nnd_suites.errors import NNDError
+from nnd_suites.key_values import parse_key_values
 from nnd_suites.transformations.base import Transformation, get_transformation
 
 
@@ -14,18 +15,8 @@ def parse_spec(spec: str) -> tuple[str, dict[str, str]]:
     name, _, rest = spec.strip().partition(":")
     if not name:
         raise NNDError(f"transformation spec {spec!r}: missing name; write NAME[:param=value,...]")
-    params: dict[str, str] = {}
-    for item in filter(None, (part.strip() for part in rest.split(","))):
-        key, sep, value = item.partition("=")
-        key = key.strip()
-        if not sep or not key:
-            raise NNDError(
-                f"transformation spec {spec!r}: {item!r} is not param=value "
-                "(write NAME[:param=value,...])"
-            )
-        if key in params:
-            raise NNDError(f"transformation spec {spec!r}: parameter {key!r} given twice")
-        params[key] = value.strip()
+    items = filter(None, (part.strip() for part in rest.split(",")))
+    params = parse_key_values(items, f"transformation spec {spec!r}", "NAME[:param=value,...]")
     return name, params
 
 

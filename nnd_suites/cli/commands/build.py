@@ -9,16 +9,11 @@ from nnd_suites.adapter import ADAPTERS
 from nnd_suites.build import build_suite
 from nnd_suites.cli.commands.stats import print_stats
 from nnd_suites.errors import NNDError
+from nnd_suites.key_values import parse_key_values
 
 
 def parse_options(items: list[str]) -> dict[str, str]:
-    options = {}
-    for item in items:
-        key, sep, value = item.partition("=")
-        if not sep or not key:
-            raise NNDError(f"--option expects KEY=VALUE, got {item!r}")
-        options[key] = value
-    return options
+    return parse_key_values(items, "--option", "--option KEY=VALUE, once per key")
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
