@@ -18,6 +18,7 @@ from pathlib import Path
 
 from nnd_suites.errors import NNDError
 from nnd_suites.evaluation.backend import Score
+from nnd_suites.paths import cache_root
 
 FILE_NAME = "scores.sqlite"
 SCHEMA = """
@@ -37,10 +38,8 @@ CREATE TABLE IF NOT EXISTS scopes (
 LOOKUP_CHUNK = 900
 
 
-def default_cache_dir() -> Path:
-    """``$NND_SUITES_CACHE`` if set, else ``~/.cache/nnd_suites``."""
-    configured = os.environ.get("NND_SUITES_CACHE")
-    return Path(configured) if configured else Path.home() / ".cache" / "nnd_suites"
+#: The score cache lives under the one cache root (``$NND_SUITES_CACHE``).
+default_cache_dir = cache_root
 
 
 def scope_of(identity: Mapping[str, str]) -> str:
