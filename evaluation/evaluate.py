@@ -78,6 +78,7 @@ def evaluate(
     backend: str | None = None,
     revision: str | None = None,
     strategy: str = "auto",
+    limit: int | None = None,
 ) -> EvaluationReport:
     """Score ``model`` on ``suites`` and return a typed report (also written to ``out``).
 
@@ -86,15 +87,22 @@ def evaluate(
     :class:`Suite` objects. ``template`` is a template name of the suites (``macaw``) or a format
     string; ``compat="reference"`` reproduces the paper's scoring. ``normalize`` lists
     normalisation specs (``lowercase``, ``whitespace``...; perturbations are refused) applied to
-    every suite before scoring.
+    every suite before scoring. ``limit`` scores only the first N context groups of each suite
+    (a smoke test; the report says so).
     """
     started = time.perf_counter()
     mode = resolve_mode(compat)
+    if out is not None:  # before any scoring: a bad --out must not cost a run
+        from nnd_suites.evaluation.outputs import check_out_folder
+
+        check_out_folder(out)
     loaded = resolve_suites(suites)
     for spec in normalize:
         from nnd_suites.transformations import normalize_suite
 
         loaded = [normalize_suite(suite, spec) for suite in loaded]
+    if limit is not None:
+        loaded = [first_groups(suite, limit) for suite in loaded]
     plans = _plans(loaded, template)
 
     if isinstance(model, Backend):
@@ -128,6 +136,7 @@ def evaluate(
         suites={},
         requests=counts,
         seconds=0.0,
+        limit=limit,
     )
     for plan in plans:
         outcomes = test_outcomes(
@@ -149,6 +158,21 @@ def evaluate(
 
         write_report(report, out)
     return report
+
+
+def first_groups(suite: Suite, limit: int) -> Suite:
+    """The tests of the first ``limit`` context groups of ``suite``, in suite order."""
+    if limit < 1:
+        raise NNDError(f"--limit {limit}: give a number of context groups >= 1")
+    kept: dict[str, None] = {}
+    pairs = []
+    for pair in suite.pairs:
+        if pair.group_id not in kept:
+            if len(kept) == limit:
+                continue
+            kept[pair.group_id] = None
+        pairs.append(pair)
+    return Suite(suite.manifest, pairs)
 
 
 def _plans(suites: list[Suite], template: str | None) -> list[_Plan]:

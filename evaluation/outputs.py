@@ -12,13 +12,17 @@ Every file is written atomically (temporary file, then rename)::
 from __future__ import annotations
 
 import json
+import tempfile
 from pathlib import Path
 
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from nnd_suites.errors import NNDError
 from nnd_suites.evaluation.report import EvaluationReport, Rate, TestOutcome
-from nnd_suites.io import atomic_path, atomic_write_text
+from nnd_suites.io import atomic_directory, atomic_path, atomic_write_text
+
+REPORT_FILE = "report.json"
 
 OUTCOME_SCHEMA = pa.schema(
     [
@@ -53,24 +57,52 @@ def read_outcomes(path: str | Path) -> list[TestOutcome]:
     return [TestOutcome.model_validate(row) for row in pq.read_table(path).to_pylist()]
 
 
-def write_report(report: EvaluationReport, out: str | Path) -> dict[str, Path]:
+def check_out_folder(out: str | Path) -> Path:
+    """Fail before any scoring when ``out`` cannot receive a report.
+
+    ``out`` must be new, empty, or an earlier report folder (which is replaced as a whole, so no
+    file of an earlier run survives beside the new report).
+    """
     out = Path(out)
+    if out.exists() and not out.is_dir():
+        raise NNDError(f"--out {out}: exists and is not a folder; choose a folder for the report")
+    if out.is_dir() and any(out.iterdir()) and not (out / REPORT_FILE).is_file():
+        raise NNDError(
+            f"--out {out}: the folder holds files that are not an nnd-suites report; "
+            "choose a new or empty folder (an earlier report folder is replaced as a whole)"
+        )
+    try:
+        out.parent.mkdir(parents=True, exist_ok=True)
+        with tempfile.TemporaryFile(dir=out.parent):
+            pass
+    except OSError as exc:
+        raise NNDError(
+            f"--out {out}: cannot write there ({exc.strerror or exc}); choose a writable folder"
+        ) from exc
+    return out
+
+
+def write_report(report: EvaluationReport, out: str | Path) -> dict[str, Path]:
+    """Write the whole report folder at once: readers see the old or the new report, never a mix
+    (and no outcome file of an earlier run is left beside a new report)."""
+    out = check_out_folder(out)
     written: dict[str, Path] = {}
-    for name, outcomes in report.outcomes.items():
-        path = out / "outcomes" / f"{name}.parquet"
-        write_outcomes(path, outcomes)
-        report.suites[name].outcomes_file = str(path.relative_to(out))
-        written[f"outcomes:{name}"] = path
-    files = {
-        "json": (out / "report.json", report.model_dump_json(indent=2) + "\n"),
-        "schema": (out / "report.schema.json", json.dumps(report_schema(), indent=2) + "\n"),
-        "markdown": (out / "report.md", markdown(report)),
-    }
-    for kind, (path, text) in files.items():
-        atomic_write_text(path, text)
-        written[kind] = path
-    written["chart"] = out / "pass_rates.png"
-    write_chart(report, written["chart"])
+    with atomic_directory(out) as tmp:
+        for name, outcomes in report.outcomes.items():
+            relative = Path("outcomes") / f"{name}.parquet"
+            write_outcomes(tmp / relative, outcomes)
+            report.suites[name].outcomes_file = relative.as_posix()
+            written[f"outcomes:{name}"] = out / relative
+        files = {
+            "json": (REPORT_FILE, report.model_dump_json(indent=2) + "\n"),
+            "schema": ("report.schema.json", json.dumps(report_schema(), indent=2) + "\n"),
+            "markdown": ("report.md", markdown(report)),
+        }
+        for kind, (name, text) in files.items():
+            atomic_write_text(tmp / name, text)
+            written[kind] = out / name
+        write_chart(report, tmp / "pass_rates.png")
+        written["chart"] = out / "pass_rates.png"
     return written
 
 

@@ -102,6 +102,9 @@ class EvaluationReport(BaseModel):
     suites: dict[str, SuiteResult]
     requests: RequestCounts
     seconds: float
+    limit: int | None = Field(
+        None, description="only the first N context groups of each suite were scored (--limit)"
+    )
     _outcomes: dict[str, list[TestOutcome]] = PrivateAttr(default_factory=dict)
 
     @property

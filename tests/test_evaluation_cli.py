@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import json
 
+from nnd_suites import load_suite
 from nnd_suites.cli import main
-from nnd_suites.errors import ModelLoadError, UnknownItemError
+from nnd_suites.errors import ModelLoadError, NNDError, UnknownItemError
 
 
 def test_json_output_is_one_object(tiny_causal_model, tmp_path, capsys):
@@ -117,3 +118,40 @@ def test_tiny_model_command_makes_an_offline_model(tmp_path, capsys):
     )
     summary = json.loads(capsys.readouterr().out.splitlines()[-1])
     assert summary["backend"]["backend"] == "hf_seq2seq"
+
+
+def test_limit_scores_the_first_groups_only(tiny_causal_model, tmp_path, capsys):
+    argv = ["evaluate", "--suite", "challenge300", "--model", str(tiny_causal_model)]
+    assert main([*argv, "--limit", "7", "--json", "--quiet", "--no-cache"]) == 0
+    summary = json.loads(capsys.readouterr().out)
+    pairs = summary["suites"]["challenge300"]["pairs"]
+    suite = load_suite("challenge300")
+    first = list(dict.fromkeys(p.group_id for p in suite.pairs))[:7]
+    assert pairs == sum(p.group_id in first for p in suite.pairs) and 0 < pairs < len(suite)
+    assert main([*argv, "--limit", "0"]) == NNDError.exit_status
+    assert "--limit 0" in capsys.readouterr().err
+
+
+def test_out_is_checked_before_scoring_and_replaced_whole(tiny_causal_model, tmp_path, capsys):
+    stray = tmp_path / "notes"
+    stray.mkdir()
+    (stray / "mine.txt").write_text("keep me")
+    argv = ["evaluate", "--suite", "challenge300", "--model", "no/such-model", "--quiet"]
+    # refused before the model is even looked up
+    assert main([*argv, "--out", str(stray)]) == NNDError.exit_status
+    assert "not an nnd-suites report" in capsys.readouterr().err
+    assert (stray / "mine.txt").read_text() == "keep me"
+    blocker = tmp_path / "file"
+    blocker.write_text("")
+    assert main([*argv, "--out", str(blocker / "run")]) == NNDError.exit_status
+    assert "cannot write there" in capsys.readouterr().err
+    out = tmp_path / "run"
+    base = ["evaluate", "--model", str(tiny_causal_model), "--quiet", "--limit", "3"]
+    assert (
+        main([*base, "--suite", "challenge300", "--suite", "quiz_design", "--out", str(out)]) == 0
+    )
+    assert (out / "outcomes" / "quiz_design.parquet").is_file()
+    assert main([*base, "--suite", "challenge300", "--out", str(out)]) == 0
+    # the second run's folder holds its own files only: no stale quiz_design outcomes
+    assert sorted(p.name for p in (out / "outcomes").iterdir()) == ["challenge300.parquet"]
+    assert not [p for p in tmp_path.iterdir() if p.name.startswith(".")]

@@ -44,6 +44,11 @@ def robustness(
         raise NNDError("a robustness run needs at least one suite and one transformation")
     parents = [s if isinstance(s, Suite) else load_suite(s) for s in suites]
     _require_unique([s.name for s in parents], "suite")
+    limit = evaluate_options.pop("limit", None)
+    if limit is not None:  # cut the parents, so children and the paired tests follow
+        from nnd_suites.evaluation.evaluate import first_groups
+
+        parents = [first_groups(parent, limit) for parent in parents]
     transformations = [make_transformation(spec) for spec in transforms]
     specs = [t.spec for t in transformations]
     _require_unique(specs, "transformation")

@@ -49,6 +49,12 @@ def add_scoring_options(parser: argparse.ArgumentParser) -> None:
         type=Path,
         help="folder of the score cache (default: $NND_SUITES_CACHE or ~/.cache/nnd_suites)",
     )
+    parser.add_argument(
+        "--limit",
+        type=int,
+        metavar="N",
+        help="score only the first N context groups of each suite (a smoke test)",
+    )
     parser.add_argument("--quiet", action="store_true", help="no progress bar")
 
 
@@ -66,4 +72,5 @@ def scoring_options(args: argparse.Namespace) -> dict:
         "backend": args.backend,
         "revision": args.revision,
         "strategy": args.strategy,
+        "limit": args.limit,
     }
