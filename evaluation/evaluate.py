@@ -6,6 +6,7 @@ Requests are deduplicated across pairs and suites; the score cache answers what 
 
 from __future__ import annotations
 
+import logging
 import sys
 import time
 from collections.abc import Iterable, Sequence
@@ -28,6 +29,7 @@ from nnd_suites.evaluation.templates import render, resolve_template
 from nnd_suites.suite import Suite
 
 SuiteSpec = str | Path | Suite
+logger = logging.getLogger(__name__)
 
 
 @dataclass
@@ -126,7 +128,15 @@ def evaluate(
             strategy=strategy,
         )
 
+    logger.info("scoring %s with %s on %s", model_name, scorer.describe(), [p.name for p in plans])
     scores, counts = _score_all(scorer, plans, cache, cache_dir, progress)
+    logger.info(
+        "%d tests, %d distinct requests: %d from the cache, %d scored",
+        counts.tests,
+        counts.unique,
+        counts.cached,
+        counts.scored,
+    )
     report = EvaluationReport(
         nnd_suites_version=__version__,
         created=datetime.now(timezone.utc).isoformat(timespec="seconds"),
@@ -248,7 +258,7 @@ def _run_with_progress(
         total=len(todo),
         desc="scoring",
         unit="request",
-        disable=not progress,
+        disable=not progress or not sys.stderr.isatty(),
         file=sys.stderr,
         dynamic_ncols=True,
     ) as bar:

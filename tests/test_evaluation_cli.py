@@ -155,3 +155,38 @@ def test_out_is_checked_before_scoring_and_replaced_whole(tiny_causal_model, tmp
     # the second run's folder holds its own files only: no stale quiz_design outcomes
     assert sorted(p.name for p in (out / "outcomes").iterdir()) == ["challenge300.parquet"]
     assert not [p for p in tmp_path.iterdir() if p.name.startswith(".")]
+
+
+def test_suite_all_is_every_shipped_suite():
+    from nnd_suites.cli.options import expand_suite_specs
+
+    assert expand_suite_specs(["all"]) == ["challenge300", "quiz_design", "wmt_mqm"]
+    assert expand_suite_specs(["quiz_design", "all"]) == ["quiz_design", "challenge300", "wmt_mqm"]
+
+
+def test_list_into_a_closed_pipe_is_quiet():
+    """`nnd-suites list | head`: the reader is gone before we write (deterministic EPIPE)."""
+    import os
+    import subprocess
+    import sys
+
+    read_end, write_end = os.pipe()
+    os.close(read_end)
+    code = "from nnd_suites.cli import main; raise SystemExit(main(['list']))"
+    done = subprocess.run(
+        [sys.executable, "-c", code], stdout=write_end, stderr=subprocess.PIPE, text=True
+    )
+    os.close(write_end)
+    assert "Traceback" not in done.stderr and "BrokenPipe" not in done.stderr, done.stderr
+    assert done.returncode == 141
+
+
+def test_log_level_and_verbosity(capsys):
+    import logging
+
+    assert main(["--log-level", "debug", "list"]) == 0
+    assert logging.getLogger().level == logging.DEBUG
+    assert main(["-v", "list"]) == 0
+    assert logging.getLogger().level == logging.INFO
+    assert main(["list"]) == 0
+    assert logging.getLogger().level == logging.WARNING

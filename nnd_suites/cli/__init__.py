@@ -5,12 +5,16 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import logging
+import os
 import pkgutil
 import sys
 
 from nnd_suites import __version__
 from nnd_suites.cli import commands
 from nnd_suites.errors import NNDError
+
+LOG_LEVELS = ["debug", "info", "warning", "error"]
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -20,16 +24,50 @@ def build_parser() -> argparse.ArgumentParser:
         "score language models on them, and publish them.",
     )
     parser.add_argument("--version", action="version", version=f"nnd-suites {__version__}")
+    parser.add_argument(
+        "-v",
+        "--verbose",
+        action="count",
+        default=0,
+        help="say more on stderr (-v: info, -vv: debug)",
+    )
+    parser.add_argument(
+        "--log-level",
+        choices=LOG_LEVELS,
+        help="level of the messages on stderr (default: warning; overrides -v)",
+    )
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
     for info in sorted(pkgutil.iter_modules(commands.__path__), key=lambda m: m.name):
         importlib.import_module(f"{commands.__name__}.{info.name}").register(subparsers)
     return parser
 
 
+def configure_output(args: argparse.Namespace) -> None:
+    """Log to stderr at the chosen level; one progress bar (ours), and none when stderr is not a
+    terminal, so that logs of a batch job hold no escape codes."""
+    level = args.log_level or ("debug" if args.verbose > 1 else "info" if args.verbose else None)
+    logging.basicConfig(
+        level=getattr(logging, (level or "warning").upper()),
+        format="nnd-suites %(levelname)s: %(message)s",
+        stream=sys.stderr,
+        force=True,
+    )
+    # The libraries below read these when first imported (the CLI imports them lazily).
+    for variable in ("HF_HUB_DISABLE_PROGRESS_BARS", "HF_DATASETS_DISABLE_PROGRESS_BARS"):
+        os.environ.setdefault(variable, "1")
+    os.environ.setdefault("TRANSFORMERS_VERBOSITY", "error" if level is None else level)
+
+
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
+    configure_output(args)
     try:
         return int(args.func(args) or 0)
+    except BrokenPipeError:
+        # `nnd-suites list | head`: the reader left; stop quietly like other Unix tools.
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return 141
     except NNDError as exc:
         print(f"nnd-suites {args.command}: error: {exc}", file=sys.stderr)
         return exc.exit_status

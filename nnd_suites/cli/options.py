@@ -74,3 +74,17 @@ def scoring_options(args: argparse.Namespace) -> dict:
         "strategy": args.strategy,
         "limit": args.limit,
     }
+
+
+def expand_suite_specs(specs: list[str]) -> list[str]:
+    """``all`` stands for every built-in suite whose source ships with nnd-suites."""
+    from nnd_suites.adapter import ADAPTERS
+
+    expanded: list[str] = []
+    for spec in specs:
+        if spec == "all":
+            shipped = [n for n, cls in ADAPTERS.items() if cls.default_source_path() is not None]
+            expanded += [name for name in shipped if name not in expanded]
+        else:
+            expanded.append(spec)
+    return expanded

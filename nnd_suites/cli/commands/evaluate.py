@@ -6,7 +6,7 @@ import argparse
 import json
 from pathlib import Path
 
-from nnd_suites.cli.options import add_scoring_options, scoring_options
+from nnd_suites.cli.options import add_scoring_options, expand_suite_specs, scoring_options
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -21,7 +21,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         action="append",
         required=True,
         metavar="SUITE",
-        help="suite folder or built-in adapter name (repeatable)",
+        help="suite folder, built-in adapter name, hub:ORG/NAME/CONFIG, or all (repeatable)",
     )
     add_scoring_options(parser)
     parser.add_argument(
@@ -46,7 +46,11 @@ def run(args: argparse.Namespace) -> int:
     from nnd_suites.evaluation import evaluate
 
     report = evaluate(
-        args.model, args.suite, out=args.out, normalize=args.normalize, **scoring_options(args)
+        args.model,
+        expand_suite_specs(args.suite),
+        out=args.out,
+        normalize=args.normalize,
+        **scoring_options(args),
     )
     if args.json:
         print(json.dumps(report.summary(), ensure_ascii=False))

@@ -6,7 +6,7 @@ import argparse
 import json
 from pathlib import Path
 
-from nnd_suites.cli.options import add_scoring_options, scoring_options
+from nnd_suites.cli.options import add_scoring_options, expand_suite_specs, scoring_options
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -23,7 +23,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         action="append",
         required=True,
         metavar="SUITE",
-        help="suite folder or built-in adapter name (repeatable)",
+        help="suite folder, built-in adapter name, hub:ORG/NAME/CONFIG, or all (repeatable)",
     )
     parser.add_argument(
         "--transform",
@@ -53,7 +53,7 @@ def run(args: argparse.Namespace) -> int:
 
     report = robustness(
         args.model,
-        args.suite,
+        expand_suite_specs(args.suite),
         args.transform,
         out=args.out,
         alpha=args.alpha,
