@@ -16,12 +16,13 @@ from pathlib import Path
 from typing import Any
 
 from nnd_suites import __version__
-from nnd_suites.errors import NNDError
+from nnd_suites.errors import NNDError, ScoringError
 from nnd_suites.evaluation.backend import Backend, Score, ScoreRequest, load_backend
 from nnd_suites.evaluation.cache import ScoreCache, scope_of, score_key
 from nnd_suites.evaluation.report import (
     EvaluationReport,
     RequestCounts,
+    SuiteResult,
     suite_result,
     test_outcomes,
 )
@@ -162,12 +163,33 @@ def evaluate(
             plan.name, plan.suite, plan.template_name, plan.template, outcomes, truncated
         )
         report.outcomes[plan.name] = outcomes
+        check_ties(report.suites[plan.name], model_name)
     report.seconds = round(time.perf_counter() - started, 3)
     if out is not None:
         from nnd_suites.evaluation.outputs import write_report
 
         write_report(report, out)
     return report
+
+
+#: More ties than this share of a suite's (non-degenerate) tests means the scores carry no signal.
+MAX_TIE_SHARE = 0.5
+
+
+def check_ties(result: SuiteResult, model: str) -> None:
+    """Refuse a run where most tests tie: a pass rate over ties is not a result.
+
+    Real models almost never give two different texts the same mean log-probability; a tokenizer
+    that encodes text to nothing (a model folder without tokenizer files) ties every test.
+    """
+    scored = result.pairs - result.degenerate
+    if scored and result.ties > MAX_TIE_SHARE * scored:
+        raise ScoringError(
+            f"{model} on {result.suite}: {result.ties:,} of {scored:,} tests are ties (both "
+            "candidates got the same score), so the pass rate would mean nothing; check that "
+            "the model folder has its tokenizer files and that the tokenizer encodes the "
+            "suite's text (a tokenizer that maps text to nothing ties every test)"
+        )
 
 
 def first_groups(suite: Suite, limit: int) -> Suite:

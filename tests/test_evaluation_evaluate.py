@@ -11,7 +11,7 @@ import pytest
 
 import nnd_suites
 from nnd_suites.errors import NNDError, TemplateError, UnknownItemError
-from nnd_suites.evaluation import Backend, EvaluationReport, load_backend
+from nnd_suites.evaluation import Backend, EvaluationReport, Score, load_backend
 from nnd_suites.evaluation.outputs import read_outcomes
 from nnd_suites.suite import Suite
 
@@ -202,3 +202,33 @@ def test_a_window_too_small_for_any_candidate_is_an_error(tmp_path, challenge300
     )
     with pytest.raises(NNDError, match="window of 4 tokens"):
         nnd_suites.evaluate(str(folder), challenge300_suite, progress=False)
+
+
+class ConstantBackend(Backend):
+    """Gives every candidate the same score: what a tokenizer that encodes text to nothing does."""
+
+    name = "test_constant"
+    description = "test double"
+    mode = "default"
+
+    @classmethod
+    def load(cls, model, **options):  # pragma: no cover - never loaded by name
+        raise NotImplementedError
+
+    @property
+    def identity(self) -> dict[str, str]:
+        return {"backend": self.name, "model": "constant"}
+
+    def score(self, requests: Sequence, *, sink=None, progress=None):
+        scores = [Score(-1.0, 1) for _ in requests]
+        if sink is not None:
+            sink(list(range(len(requests))), scores)
+        return scores
+
+
+def test_a_run_of_ties_is_an_error_not_a_result(challenge300_suite, tmp_path):
+    from nnd_suites.errors import ScoringError
+
+    with pytest.raises(ScoringError, match=r"807 of 807 tests are ties .* tokenizer"):
+        nnd_suites.evaluate(ConstantBackend(), challenge300_suite, progress=False, out=tmp_path)
+    assert not (tmp_path / "report.json").exists()  # no report of a meaningless run
