@@ -24,11 +24,8 @@ def resolve_template(suite: Suite, template: str | None) -> tuple[str, str]:
         raise UnknownItemError(
             f"template of suite {suite.name}",
             template,
-            [
-                "default",
-                *manifest.templates,
-                "or a format string such as '{" + manifest.context_fields[0] + "}'",
-            ],
+            ["default", *manifest.templates],
+            hint="or give a template such as '{" + manifest.context_fields[0] + "}'",
         )
     check_template(text, manifest.context_fields, f"suite {suite.name}")
     return name, text

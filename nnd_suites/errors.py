@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import difflib
+
 
 class NNDError(Exception):
     """Base class for every error nnd-suites raises on bad input.
@@ -44,13 +46,23 @@ class SuiteValidationError(NNDError):
 
 
 class UnknownItemError(NNDError, KeyError):
-    """An unknown adapter, quality map, transformation, backend or suite was asked for."""
+    """An unknown adapter, quality map, transformation, backend or suite was asked for.
+
+    The message suggests the closest known names ("did you mean") before listing them all.
+    """
 
     exit_status = 6
 
-    def __init__(self, kind: str, name: str, known: list[str]) -> None:
-        self.kind, self.name, self.known = kind, name, known
-        super().__init__(f"unknown {kind} {name!r}; known: {', '.join(sorted(known)) or '(none)'}")
+    def __init__(self, kind: str, name: str, known: list[str], hint: str = "") -> None:
+        self.kind, self.name, self.known = kind, name, list(known)
+        close = difflib.get_close_matches(str(name), self.known, n=3, cutoff=0.6)
+        text = f"unknown {kind} {name!r}"
+        if close:
+            text += f"; did you mean {' or '.join(repr(c) for c in close)}?"
+        text += f" (known: {', '.join(sorted(self.known)) or 'none'})"
+        if hint:
+            text += f"; {hint}"
+        super().__init__(text)
 
     def __str__(self) -> str:  # KeyError would quote the message
         return self.args[0]

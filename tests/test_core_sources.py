@@ -120,8 +120,12 @@ def test_missing_source_file(tmp_path):
 
 
 def test_unknown_adapter(capsys):
-    with pytest.raises(UnknownItemError, match="unknown adapter 'mqm2'; known: .*quiz_design"):
+    with pytest.raises(UnknownItemError, match=r"unknown adapter 'mqm2' \(known: .*quiz_design"):
         build_suite("mqm2")
+    with pytest.raises(
+        UnknownItemError, match="unknown adapter 'quiz_desing'; did you mean 'quiz_design'"
+    ):
+        build_suite("quiz_desing")
     assert main(["build", "mqm2"]) == UnknownItemError.exit_status
     assert "unknown adapter 'mqm2'" in capsys.readouterr().err
 

@@ -95,8 +95,8 @@ def test_repo_id_with_name_and_revision(fake_download, quiz_design_suite):
 def test_unknown_config_on_the_hub_lists_the_card_configs(fake_download):
     with pytest.raises(
         UnknownItemError,
-        match=r"unknown suite config in hub:org/nnd 'nope'; "
-        r"known: challenge300, quiz_design",
+        match=r"unknown suite config in hub:org/nnd 'nope' "
+        r"\(known: challenge300, quiz_design\)",
     ):
         load_suite("hub:org/nnd/nope")
 
