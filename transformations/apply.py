@@ -1,6 +1,6 @@
 """Apply a transformation to a suite: a child suite whose tests keep their parents' ids.
 
-Decisions (GEM's Transformation-Parent set, PRODUCT section 9):
+Decisions (GEM's Transformation-Parent set):
 
 - A child test keeps its parent's ``id`` and records it in ``parent_id`` (for a chain of
   transformations, the id of the untransformed test). Ids stay unique, per-test outcomes of a

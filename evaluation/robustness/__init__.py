@@ -1,4 +1,4 @@
-"""Robustness of one model across suites x transformations (PRODUCT section 9, GEM 3.1).
+"""Robustness of one model across suites x transformations (GEM evaluation suites, section 3.1).
 
 Each suite is evaluated untouched and under each transformation; every transformed test is
 compared with its parent test (same id), so the deltas are paired.
