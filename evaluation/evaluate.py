@@ -10,7 +10,6 @@ import logging
 import sys
 import time
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
@@ -19,6 +18,12 @@ from nnd_suites import __version__
 from nnd_suites.errors import NNDError, ScoringError
 from nnd_suites.evaluation.backend import Backend, Score, ScoreRequest, load_backend
 from nnd_suites.evaluation.cache import ScoreCache, scope_of, score_key
+from nnd_suites.evaluation.prepared import (
+    PreparedSuites,
+    first_groups,
+    prepare_suites,
+    resolve_suites,
+)
 from nnd_suites.evaluation.report import (
     EvaluationReport,
     RequestCounts,
@@ -26,19 +31,12 @@ from nnd_suites.evaluation.report import (
     suite_result,
     test_outcomes,
 )
-from nnd_suites.evaluation.templates import render, resolve_template
+from nnd_suites.evaluation.templates import render
 from nnd_suites.suite import Suite
 
 SuiteSpec = str | Path | Suite
+__all__ = ["evaluate", "first_groups", "prepare_suites", "resolve_mode", "resolve_suites"]
 logger = logging.getLogger(__name__)
-
-
-@dataclass
-class _Plan:
-    name: str
-    suite: Suite
-    template_name: str
-    template: str
 
 
 def resolve_mode(compat: str | None) -> str:
@@ -53,20 +51,9 @@ def resolve_mode(compat: str | None) -> str:
     )
 
 
-def resolve_suites(suites: SuiteSpec | Iterable[SuiteSpec]) -> list[Suite]:
-    from nnd_suites.suites import load_suite
-
-    if isinstance(suites, (str, Path, Suite)):
-        suites = [suites]
-    resolved = [s if isinstance(s, Suite) else load_suite(s) for s in suites]
-    if not resolved:
-        raise NNDError("no suite given: pass at least one suite folder or built-in adapter name")
-    return resolved
-
-
 def evaluate(
-    model: str | Path | Backend,
-    suites: SuiteSpec | Iterable[SuiteSpec],
+    model: str | Path | Backend | tuple[Any, Any],
+    suites: SuiteSpec | Iterable[SuiteSpec] | PreparedSuites,
     *,
     template: str | None = None,
     compat: str | None = None,
@@ -85,13 +72,15 @@ def evaluate(
 ) -> EvaluationReport:
     """Score ``model`` on ``suites`` and return a typed report (also written to ``out``).
 
-    ``model`` is a Hub id, a local folder, or an already-loaded :class:`Backend` (so a robustness
-    run loads it once). ``suites`` are suite folders, built-in adapter names (built on the fly) or
-    :class:`Suite` objects. ``template`` is a template name of the suites (``macaw``) or a format
-    string; ``compat="reference"`` reproduces the paper's scoring. ``normalize`` lists
-    normalisation specs (``lowercase``, ``whitespace``...; perturbations are refused) applied to
-    every suite before scoring. ``limit`` scores only the first N context groups of each suite
-    (a smoke test; the report says so).
+    ``model`` is a Hub id, a local folder, an already-loaded :class:`Backend` (so a robustness
+    run loads it once) or a ``(PreTrainedModel, tokenizer)`` pair already in memory (scored
+    where it sits, without gradients, its train/eval mode restored after). ``suites`` are suite
+    folders, built-in adapter names (built on the fly), :class:`Suite` objects, or the output of
+    :func:`prepare_suites` (reused across calls). ``template`` is a template name of the suites
+    (``macaw``) or a template string; ``compat="reference"`` reproduces the paper's scoring.
+    ``normalize`` lists normalisation specs (``lowercase``, ``whitespace``...; perturbations are
+    refused) applied to every suite before scoring. ``limit`` scores only the first N context
+    groups of each suite (a smoke test; the report says so).
     """
     started = time.perf_counter()
     mode = resolve_mode(compat)
@@ -99,14 +88,13 @@ def evaluate(
         from nnd_suites.evaluation.outputs import check_out_folder
 
         check_out_folder(out)
-    loaded = resolve_suites(suites)
-    for spec in normalize:
-        from nnd_suites.transformations import normalize_suite
-
-        loaded = [normalize_suite(suite, spec) for suite in loaded]
-    if limit is not None:
-        loaded = [first_groups(suite, limit) for suite in loaded]
-    plans = _plans(loaded, template)
+    if isinstance(suites, PreparedSuites):
+        if template is not None or normalize or limit is not None:
+            raise NNDError("template, normalize and limit were fixed when the suites were prepared")
+        prepared = suites
+    else:
+        prepared = prepare_suites(suites, template=template, normalize=normalize, limit=limit)
+    plans = prepared.plans
 
     if isinstance(model, Backend):
         scorer = model
@@ -116,6 +104,11 @@ def evaluate(
                 "load it with the mode you want"
             )
         model_name = str(scorer.identity.get("model", scorer.name))
+    elif isinstance(model, tuple):  # (PreTrainedModel, tokenizer) already in memory
+        from nnd_suites.evaluation.in_memory import backend_for_model
+
+        scorer = backend_for_model(*model, mode=mode, batch_size=batch_size, strategy=strategy)
+        model_name = scorer.model_ref
     else:
         model_name = str(model)
         scorer = load_backend(
@@ -130,7 +123,7 @@ def evaluate(
         )
 
     logger.info("scoring %s with %s on %s", model_name, scorer.describe(), [p.name for p in plans])
-    scores, counts = _score_all(scorer, plans, cache, cache_dir, progress)
+    scores, counts = _score_all(scorer, prepared, cache, cache_dir, progress)
     logger.info(
         "%d tests, %d distinct requests: %d from the cache, %d scored",
         counts.tests,
@@ -147,7 +140,7 @@ def evaluate(
         suites={},
         requests=counts,
         seconds=0.0,
-        limit=limit,
+        limit=prepared.limit,
     )
     for plan in plans:
         outcomes = test_outcomes(
@@ -192,49 +185,15 @@ def check_ties(result: SuiteResult, model: str) -> None:
         )
 
 
-def first_groups(suite: Suite, limit: int) -> Suite:
-    """The tests of the first ``limit`` context groups of ``suite``, in suite order."""
-    if limit < 1:
-        raise NNDError(f"--limit {limit}: give a number of context groups >= 1")
-    kept: dict[str, None] = {}
-    pairs = []
-    for pair in suite.pairs:
-        if pair.group_id not in kept:
-            if len(kept) == limit:
-                continue
-            kept[pair.group_id] = None
-        pairs.append(pair)
-    return Suite(suite.manifest, pairs)
-
-
-def _plans(suites: list[Suite], template: str | None) -> list[_Plan]:
-    plans, names = [], set()
-    for suite in suites:
-        name, number = suite.name, 2
-        while name in names:  # the same suite twice (e.g. a folder and a built-in name)
-            name, number = f"{suite.name}_{number}", number + 1
-        names.add(name)
-        template_name, text = resolve_template(suite, template)
-        plans.append(_Plan(name, suite, template_name, text))
-    return plans
-
-
 def _score_all(
     scorer: Backend,
-    plans: list[_Plan],
+    prepared: PreparedSuites,
     use_cache: bool,
     cache_dir: str | Path | None,
     progress: bool,
 ) -> tuple[dict[tuple[str, str], Score], RequestCounts]:
     """Score every distinct (context, candidate) of every suite, through the cache."""
-    keyed: dict[tuple[str, str, str], None] = {}
-    tests = 0
-    for plan in plans:
-        tests += len(plan.suite.pairs)
-        for pair in plan.suite.pairs:
-            context = render(plan.template, pair.context)
-            keyed[(plan.template, context, pair.high.text)] = None
-            keyed[(plan.template, context, pair.low.text)] = None
+    keyed, tests = prepared.requests, prepared.tests
     scores: dict[tuple[str, str], Score] = {}
     cached = 0
     cache = ScoreCache.in_folder(cache_dir) if use_cache else None

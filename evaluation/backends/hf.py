@@ -29,6 +29,7 @@ from nnd_suites.evaluation.backend import (
     ScoreSink,
 )
 from nnd_suites.evaluation.batching import Budget, Chunk, plan_batches, run_with_backoff
+from nnd_suites.evaluation.in_memory import scoring_mode
 from nnd_suites.evaluation.scoring import Layout, TokenizerTraits, tokenizer_traits
 
 DTYPES = {
@@ -334,9 +335,16 @@ class HFBackend(Backend):
                 owners.append([])
             owners[slot].append(index)
         distinct = list(unique)
-        layouts = self.layouts(distinct)
+        # Tokenise each request once per backend: later calls (evaluation every N training
+        # steps on prepared suites) only run the forward passes.
+        memo = self.__dict__.setdefault("_layout_memo", {})
+        missing = [request for request in distinct if request not in memo]
+        if missing:
+            memo.update(zip(missing, self.layouts(missing), strict=True))
+        layouts = [memo[request] for request in distinct]
         results: list[Score | None] = [None] * len(requests)
-        with torch.inference_mode():
+        # An in-memory model may be in train mode (dropout): score in eval mode, then restore.
+        with torch.inference_mode(), scoring_mode(self.model):
             for _batch, sums in self._run(layouts):
                 indices, scores = [], []
                 for slot, total in sums:

@@ -1,0 +1,104 @@
+"""Suites made ready for scoring once: loaded, normalised, cut, templated, requests deduplicated.
+
+Evaluating during training scores the same suites every N steps; preparing them once leaves only
+the forward passes to each call (the backend also keeps each request's tokenisation).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from nnd_suites.errors import NNDError
+from nnd_suites.evaluation.templates import render, resolve_template
+from nnd_suites.suite import Suite
+
+SuiteSpec = str | Path | Suite
+
+
+@dataclass
+class Plan:
+    """One suite as scored: its report name and the template that renders its contexts."""
+
+    name: str
+    suite: Suite
+    template_name: str
+    template: str
+
+
+@dataclass
+class PreparedSuites:
+    """What :func:`prepare_suites` returns; pass it to ``nnd_suites.evaluate`` as ``suites``."""
+
+    plans: list[Plan]
+    limit: int | None = None
+    #: every distinct (template, rendered context, candidate), in first-seen order
+    requests: dict[tuple[str, str, str], None] = field(default_factory=dict)
+
+    @property
+    def tests(self) -> int:
+        return sum(len(plan.suite.pairs) for plan in self.plans)
+
+
+def resolve_suites(suites: SuiteSpec | Iterable[SuiteSpec]) -> list[Suite]:
+    from nnd_suites.suites import load_suite
+
+    if isinstance(suites, (str, Path, Suite)):
+        suites = [suites]
+    resolved = [s if isinstance(s, Suite) else load_suite(s) for s in suites]
+    if not resolved:
+        raise NNDError("no suite given: pass at least one suite folder or built-in adapter name")
+    return resolved
+
+
+def prepare_suites(
+    suites: SuiteSpec | Iterable[SuiteSpec],
+    *,
+    template: str | None = None,
+    normalize: Sequence[str] = (),
+    limit: int | None = None,
+) -> PreparedSuites:
+    """Load ``suites``, apply ``normalize`` specs, keep the first ``limit`` context groups, resolve
+    the template and list the distinct requests, once."""
+    loaded = resolve_suites(suites)
+    for spec in normalize:
+        from nnd_suites.transformations import normalize_suite
+
+        loaded = [normalize_suite(suite, spec) for suite in loaded]
+    if limit is not None:
+        loaded = [first_groups(suite, limit) for suite in loaded]
+    prepared = PreparedSuites(_plans(loaded, template), limit)
+    for plan in prepared.plans:
+        for pair in plan.suite.pairs:
+            context = render(plan.template, pair.context)
+            prepared.requests[(plan.template, context, pair.high.text)] = None
+            prepared.requests[(plan.template, context, pair.low.text)] = None
+    return prepared
+
+
+def first_groups(suite: Suite, limit: int) -> Suite:
+    """The tests of the first ``limit`` context groups of ``suite``, in suite order."""
+    if limit < 1:
+        raise NNDError(f"--limit {limit}: give a number of context groups >= 1")
+    kept: dict[str, None] = {}
+    pairs = []
+    for pair in suite.pairs:
+        if pair.group_id not in kept:
+            if len(kept) == limit:
+                continue
+            kept[pair.group_id] = None
+        pairs.append(pair)
+    return Suite(suite.manifest, pairs)
+
+
+def _plans(suites: list[Suite], template: str | None) -> list[Plan]:
+    plans, names = [], set()
+    for suite in suites:
+        name, number = suite.name, 2
+        while name in names:  # the same suite twice (e.g. a folder and a built-in name)
+            name, number = f"{suite.name}_{number}", number + 1
+        names.add(name)
+        template_name, text = resolve_template(suite, template)
+        plans.append(Plan(name, suite, template_name, text))
+    return plans
