@@ -53,4 +53,8 @@ def __getattr__(name: str) -> Any:
         from nnd_suites.evaluation import evaluate
 
         return evaluate
+    if name == "NNDCallback":  # needs transformers (and accelerate to train)
+        from nnd_suites.evaluation.training import NNDCallback
+
+        return NNDCallback
     raise AttributeError(f"module 'nnd_suites' has no attribute {name!r}")

@@ -1,0 +1,132 @@
+"""Evaluate during training: in-memory models, prepared suites and the Trainer callback."""
+
+from __future__ import annotations
+
+import pytest
+
+pytest.importorskip("accelerate")  # transformers' Trainer needs it (the `train` extra)
+
+import torch
+from transformers import (
+    AutoModelForCausalLM,
+    AutoTokenizer,
+    DataCollatorForLanguageModeling,
+    Trainer,
+    TrainingArguments,
+)
+
+import nnd_suites
+from nnd_suites.errors import NNDError
+from nnd_suites.evaluation.prepared import prepare_suites
+from nnd_suites.evaluation.templates import render
+from nnd_suites.evaluation.training import NNDCallback
+
+GROUPS = 12
+
+
+@pytest.fixture
+def model_and_tokenizer(tiny_causal_model):
+    torch.manual_seed(0)
+    model = AutoModelForCausalLM.from_pretrained(tiny_causal_model)
+    tokenizer = AutoTokenizer.from_pretrained(tiny_causal_model)
+    tokenizer.pad_token = tokenizer.eos_token
+    return model, tokenizer
+
+
+def _no_error_texts(suite, tokenizer):
+    """Each first-groups test's better question after its rendered context: what to learn."""
+    prepared = prepare_suites(suite, limit=GROUPS)
+    plan = prepared.plans[0]
+    texts = {render(plan.template, p.context) + " " + p.high.text for p in plan.suite.pairs}
+    return [tokenizer(text, truncation=True, max_length=512) for text in sorted(texts)]
+
+
+def _trainer(model, tokenizer, data, tmp_path, steps, report_to="none"):
+    args = TrainingArguments(
+        output_dir=str(tmp_path / "run"),
+        max_steps=steps,
+        per_device_train_batch_size=4,
+        learning_rate=3e-3,
+        logging_steps=5,
+        save_strategy="no",
+        report_to=report_to,
+        use_cpu=True,
+        seed=0,
+        disable_tqdm=True,
+    )
+    collator = DataCollatorForLanguageModeling(tokenizer, mlm=False)
+    return Trainer(
+        model=model,
+        args=args,
+        train_dataset=data,
+        data_collator=collator,
+        processing_class=tokenizer,
+    )
+
+
+def test_in_memory_scoring_matches_the_saved_model(tiny_causal_model, model_and_tokenizer):
+    model, tokenizer = model_and_tokenizer
+    model.train()  # dropout on: scoring must switch it off, then restore the mode
+    suite = nnd_suites.load_suite("challenge300")
+    options = {"cache": False, "progress": False, "limit": 40, "batch_size": 8}
+    in_memory = nnd_suites.evaluate((model, tokenizer), suite, **options)
+    from_disk = nnd_suites.evaluate(str(tiny_causal_model), suite, **options)
+    assert model.training and all(p.grad is None for p in model.parameters())
+    assert [o.outcome for o in in_memory.outcomes["challenge300"]] == [
+        o.outcome for o in from_disk.outcomes["challenge300"]
+    ]
+    for a, b in zip(
+        in_memory.outcomes["challenge300"], from_disk.outcomes["challenge300"], strict=True
+    ):
+        assert a.ll_high == pytest.approx(b.ll_high, abs=1e-5)
+
+
+def test_callback_logs_to_history_and_tensorboard(model_and_tokenizer, tmp_path, monkeypatch):
+    pytest.importorskip("tensorboard")
+    from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
+
+    monkeypatch.setenv("TENSORBOARD_LOGGING_DIR", str(tmp_path / "tb"))
+    model, tokenizer = model_and_tokenizer
+    suite = nnd_suites.load_suite("quiz_design")
+    data = _no_error_texts(suite, tokenizer)
+    trainer = _trainer(model, tokenizer, data, tmp_path, steps=12, report_to=["tensorboard"])
+    callback = NNDCallback.attach(
+        trainer, suites=[suite], every_n_steps=5, limit=GROUPS, batch_size=8
+    )
+    trainer.train()
+    logged = [e for e in trainer.state.log_history if "nnd/quiz_design/pass_rate" in e]
+    assert [e["step"] for e in logged] == [5, 10]
+    assert {"nnd/quiz_design/off_target", "nnd/quiz_design/wrong_context"} <= set(logged[0])
+    events = EventAccumulator(str(next((tmp_path / "tb").rglob("events.out.tfevents.*")).parent))
+    events.Reload()
+    scalars = events.Tags()["scalars"]
+    tag = next(t for t in scalars if t.endswith("nnd/quiz_design/pass_rate"))
+    assert [s.step for s in events.Scalars(tag)] == [5, 10]
+    assert [s.value for s in events.Scalars(tag)] == pytest.approx(
+        [e["nnd/quiz_design/pass_rate"] for e in logged]
+    )
+    assert len(callback.history) == 2
+
+
+def test_training_on_the_better_questions_raises_their_pass_rate(model_and_tokenizer, tmp_path):
+    model, tokenizer = model_and_tokenizer
+    suite = nnd_suites.load_suite("quiz_design")
+    data = _no_error_texts(suite, tokenizer)
+    trainer = _trainer(model, tokenizer, data, tmp_path, steps=60)
+    callback = NNDCallback.attach(
+        trainer, suites=[suite], every_n_steps=30, limit=GROUPS, batch_size=8
+    )
+    start = callback.score(model, tokenizer, step=0)["nnd/quiz_design/pass_rate"]
+    trainer.train()
+    end = callback.history[-1][1]["nnd/quiz_design/pass_rate"]
+    assert end > start + 0.15, (start, end)
+
+
+def test_callback_misuse_is_explained(model_and_tokenizer, tmp_path):
+    with pytest.raises(NNDError, match="every_n_steps=N, on_evaluate=True"):
+        NNDCallback(["quiz_design"])
+    model, tokenizer = model_and_tokenizer
+    trainer = _trainer(model, tokenizer, [tokenizer("a b c")], tmp_path, steps=1)
+    trainer.add_callback(NNDCallback(["quiz_design"], every_n_steps=1))
+    with pytest.raises(NNDError, match=r"NNDCallback.attach\(trainer"):
+        trainer.train()
