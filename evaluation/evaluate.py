@@ -18,6 +18,14 @@ from nnd_suites import __version__
 from nnd_suites.errors import NNDError, ScoringError
 from nnd_suites.evaluation.backend import Backend, Score, ScoreRequest, load_backend
 from nnd_suites.evaluation.cache import ScoreCache, scope_of, score_key
+from nnd_suites.evaluation.parallel import (
+    Rank,
+    broadcast,
+    current_rank,
+    device_for_rank,
+    init_group,
+    score_data_parallel,
+)
 from nnd_suites.evaluation.prepared import (
     PreparedSuites,
     first_groups,
@@ -84,7 +92,12 @@ def evaluate(
     """
     started = time.perf_counter()
     mode = resolve_mode(compat)
-    if out is not None:  # before any scoring: a bad --out must not cost a run
+    rank = current_rank()  # set when launched data-parallel (accelerate, torchrun, --data-parallel)
+    main = rank is None or rank.main
+    if rank is not None:
+        init_group(rank)
+        device = device_for_rank(device, rank)
+    if out is not None and main:  # before any scoring: a bad --out must not cost a run
         from nnd_suites.evaluation.outputs import check_out_folder
 
         check_out_folder(out)
@@ -123,7 +136,7 @@ def evaluate(
         )
 
     logger.info("scoring %s with %s on %s", model_name, scorer.describe(), [p.name for p in plans])
-    scores, counts = _score_all(scorer, prepared, cache, cache_dir, progress)
+    scores, counts = _score_all(scorer, prepared, cache, cache_dir, progress and main, rank)
     logger.info(
         "%d tests, %d distinct requests: %d from the cache, %d scored",
         counts.tests,
@@ -158,7 +171,7 @@ def evaluate(
         report.outcomes[plan.name] = outcomes
         check_ties(report.suites[plan.name], model_name)
     report.seconds = round(time.perf_counter() - started, 3)
-    if out is not None:
+    if out is not None and main:  # one rank writes the report and the outcome files
         from nnd_suites.evaluation.outputs import write_report
 
         write_report(report, out)
@@ -191,12 +204,18 @@ def _score_all(
     use_cache: bool,
     cache_dir: str | Path | None,
     progress: bool,
+    rank: Rank | None = None,
 ) -> tuple[dict[tuple[str, str], Score], RequestCounts]:
-    """Score every distinct (context, candidate) of every suite, through the cache."""
+    """Score every distinct (context, candidate) of every suite, through the cache.
+
+    Under data parallel (``rank``), rank 0 alone reads and writes the cache: it broadcasts what
+    is left to score, and receives every finished round of every rank.
+    """
     keyed, tests = prepared.requests, prepared.tests
     scores: dict[tuple[str, str], Score] = {}
     cached = 0
-    cache = ScoreCache.in_folder(cache_dir) if use_cache else None
+    main = rank is None or rank.main
+    cache = ScoreCache.in_folder(cache_dir) if use_cache and main else None
     try:
         keys: dict[tuple[str, str, str], str] = {}
         if cache is not None:
@@ -212,6 +231,8 @@ def _score_all(
         for template, context, candidate in keyed:
             templates_of.setdefault((context, candidate), []).append(template)
         todo = [ScoreRequest(c, x) for (c, x) in templates_of if (c, x) not in scores]
+        if rank is not None:
+            scores, todo, cached = broadcast((scores, todo, cached), rank)  # type: ignore[misc]
 
         def sink(indices: list[int], batch: list[Score]) -> None:
             rows = []
@@ -223,7 +244,13 @@ def _score_all(
                 cache.put_many(rows)  # one transaction per batch: a stopped run keeps its work
 
         if todo:
-            _run_with_progress(scorer, todo, sink, progress)
+            if rank is None:
+                _run_with_progress(scorer, todo, sink, progress)
+            else:
+                own_sink = sink if main else None  # only rank 0 holds the cache
+                results = score_data_parallel(scorer.score, todo, rank, own_sink, None)
+                pairs = zip(todo, results, strict=True)
+                scores.update(((r.context, r.candidate), s) for r, s in pairs)
     finally:
         if cache is not None:
             cache.close()

@@ -59,7 +59,9 @@ def configure_output(args: argparse.Namespace) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else list(argv)
     args = build_parser().parse_args(argv)
+    args.argv = argv  # a command that relaunches itself (--data-parallel) needs it
     configure_output(args)
     try:
         return int(args.func(args) or 0)

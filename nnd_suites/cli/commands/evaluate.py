@@ -39,11 +39,22 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument(
         "--json", action="store_true", help="print one JSON object (progress goes to stderr)"
     )
+    parser.add_argument(
+        "--data-parallel",
+        type=int,
+        metavar="N",
+        help="score in N local processes (one model copy each, requests sharded by context); "
+        "for several nodes use `accelerate launch -m nnd_suites evaluate ...`",
+    )
     parser.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
     from nnd_suites.evaluation import evaluate
+    from nnd_suites.evaluation.parallel import current_rank, launch
+
+    if args.data_parallel and current_rank() is None:
+        return launch(_without_option(args.argv, "--data-parallel"), args.data_parallel)
 
     report = evaluate(
         args.model,
@@ -52,6 +63,9 @@ def run(args: argparse.Namespace) -> int:
         normalize=args.normalize,
         **scoring_options(args),
     )
+    rank = current_rank()
+    if rank is not None and not rank.main:
+        return 0  # rank 0 prints (and wrote the report)
     if args.json:
         print(json.dumps(report.summary(), ensure_ascii=False))
         return 0
@@ -74,6 +88,19 @@ def run(args: argparse.Namespace) -> int:
     if args.out:
         print(f"wrote {args.out}/report.json, report.md, pass_rates.png, outcomes/")
     return 0
+
+
+def _without_option(argv: list[str], option: str) -> list[str]:
+    """``argv`` without ``option N`` / ``option=N`` (the children must not relaunch)."""
+    kept, skip = [], False
+    for item in argv:
+        if skip:
+            skip = False
+        elif item == option:
+            skip = True
+        elif not item.startswith(option + "="):
+            kept.append(item)
+    return kept
 
 
 def _rate(value: float | None, ci: tuple[float, float] | None) -> str:

@@ -1,0 +1,174 @@
+"""Data-parallel scoring: one model copy per process, requests sharded by context.
+
+Started by ``accelerate launch -m nnd_suites evaluate ...`` (or ``torchrun``, or the
+``--data-parallel N`` shortcut, which starts N local processes the same way), every process runs
+the same evaluation. Rank 0 reads the score cache and broadcasts what is left to score; the
+requests are split by rendered context, so each context is encoded once on one rank (context
+sharing survives the split), and contexts are dealt to ranks balancing their text length. Ranks
+score their shards in rounds; after each round rank 0 gathers the finished scores and writes them
+to the cache at once, so a run stopped anywhere (a killed rank stops them all) resumes from the
+cache. Only rank 0 writes the cache, the report and the outcome files; every rank returns the
+same report.
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+from nnd_suites.errors import NNDError
+from nnd_suites.evaluation.backend import Score, ScoreRequest, ScoreSink
+
+#: Contexts each rank scores between two gathers (each gather is one cache transaction on rank 0).
+CONTEXTS_PER_ROUND = 32
+
+
+@dataclass(frozen=True)
+class Rank:
+    rank: int
+    world_size: int
+    local_rank: int
+
+    @property
+    def main(self) -> bool:
+        return self.rank == 0
+
+
+def current_rank() -> Rank | None:
+    """This process's place in a launched group (``WORLD_SIZE`` > 1), else None."""
+    world = int(os.environ.get("WORLD_SIZE", "1") or 1)
+    if world <= 1:
+        return None
+    rank = int(os.environ.get("RANK", "0"))
+    return Rank(rank, world, int(os.environ.get("LOCAL_RANK", str(rank))))
+
+
+def init_group(rank: Rank) -> None:
+    """Join the process group (gloo on CPU, nccl when every rank has a GPU)."""
+    import torch
+    import torch.distributed as dist
+
+    if dist.is_initialized():
+        return
+    backend = "nccl" if torch.cuda.is_available() else "gloo"
+    if backend == "nccl":
+        torch.cuda.set_device(rank.local_rank)
+    dist.init_process_group(backend, rank=rank.rank, world_size=rank.world_size)
+
+
+def device_for_rank(device: str, rank: Rank) -> str:
+    """``auto`` on a GPU machine means this rank's own GPU (``cuda:LOCAL_RANK``)."""
+    import torch
+
+    if device == "auto" and torch.cuda.is_available():
+        return f"cuda:{rank.local_rank % torch.cuda.device_count()}"
+    return device
+
+
+def broadcast(value: object, rank: Rank) -> object:
+    """Rank 0's ``value`` on every rank."""
+    import torch.distributed as dist
+
+    box = [value if rank.main else None]
+    dist.broadcast_object_list(box, src=0)
+    return box[0]
+
+
+def shard_by_context(requests: Sequence[ScoreRequest], world_size: int) -> list[list[list[int]]]:
+    """Per rank, its contexts (each the indices of that context's requests), largest first dealt
+    to the least-loaded rank (by characters), so shards take about the same time."""
+    by_context: dict[str, list[int]] = {}
+    for index, request in enumerate(requests):
+        by_context.setdefault(request.context, []).append(index)
+    weight = {
+        context: len(context) + sum(len(requests[i].candidate) for i in indices)
+        for context, indices in by_context.items()
+    }
+    shards: list[list[list[int]]] = [[] for _ in range(world_size)]
+    loads = [0] * world_size
+    for context in sorted(by_context, key=lambda c: (-weight[c], c)):
+        target = loads.index(min(loads))
+        shards[target].append(by_context[context])
+        loads[target] += weight[context]
+    return shards
+
+
+def score_data_parallel(
+    score: Callable[[list[ScoreRequest]], list[Score]],
+    requests: list[ScoreRequest],
+    rank: Rank,
+    sink: ScoreSink | None,
+    progress: Callable[[int], None] | None,
+) -> list[Score]:
+    """Score ``requests`` (the same list on every rank) with ``score`` on this rank's shard;
+    rank 0's ``sink`` receives every round's scores from all ranks; all ranks get all scores."""
+    import torch.distributed as dist
+
+    shards = shard_by_context(requests, rank.world_size)
+    mine = shards[rank.rank]
+    rounds = max((len(s) + CONTEXTS_PER_ROUND - 1) // CONTEXTS_PER_ROUND for s in shards)
+    results: list[Score | None] = [None] * len(requests)
+    for number in range(rounds):
+        contexts = mine[number * CONTEXTS_PER_ROUND : (number + 1) * CONTEXTS_PER_ROUND]
+        indices = [i for context in contexts for i in context]
+        scores = score([requests[i] for i in indices]) if indices else []
+        gathered: list[object] = [None] * rank.world_size
+        dist.all_gather_object(gathered, (indices, scores))
+        done_indices: list[int] = []
+        done_scores: list[Score] = []
+        for part in gathered:
+            part_indices, part_scores = part  # type: ignore[misc]
+            for index, value in zip(part_indices, part_scores, strict=True):
+                results[index] = value
+            done_indices += part_indices
+            done_scores += part_scores
+        if rank.main and sink is not None and done_indices:
+            sink(done_indices, done_scores)
+        if rank.main and progress is not None:
+            progress(len(done_indices))
+    missing = sum(r is None for r in results)
+    if missing:  # a bug, never an input problem
+        raise RuntimeError(f"{missing} request(s) were not scored by any rank")
+    return results  # type: ignore[return-value]
+
+
+def launch(argv: list[str], processes: int) -> int:
+    """``--data-parallel N``: run this command in N local processes, as torchrun would; a rank
+    that fails stops the others (their finished rounds are in the cache)."""
+    if processes < 2:
+        raise NNDError(f"--data-parallel {processes}: give 2 or more processes")
+    with socket.socket() as probe:  # a free port for the process group's rendezvous
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    children = []
+    for rank in range(processes):
+        env = {
+            **os.environ,
+            "RANK": str(rank),
+            "LOCAL_RANK": str(rank),
+            "WORLD_SIZE": str(processes),
+            "LOCAL_WORLD_SIZE": str(processes),
+            "MASTER_ADDR": "127.0.0.1",
+            "MASTER_PORT": str(port),
+        }
+        quiet = subprocess.DEVNULL if rank else None  # one rank speaks
+        command = [sys.executable, "-m", "nnd_suites", *argv]
+        children.append(subprocess.Popen(command, env=env, stdout=quiet))
+    try:
+        while True:
+            codes = [child.poll() for child in children]
+            failed = [code for code in codes if code not in (None, 0)]
+            if failed or all(code == 0 for code in codes):
+                break
+            time.sleep(0.2)
+    finally:
+        for child in children:
+            if child.poll() is None:
+                child.kill()
+                child.wait()
+    return failed[0] if failed else 0
