@@ -13,6 +13,7 @@ from pathlib import Path
 from nnd_suites.errors import NNDError
 from nnd_suites.evaluation.templates import render, resolve_template
 from nnd_suites.suite import Suite
+from nnd_suites.suite.resolve import resolve_suites
 
 SuiteSpec = str | Path | Suite
 
@@ -39,17 +40,6 @@ class PreparedSuites:
     @property
     def tests(self) -> int:
         return sum(len(plan.suite.pairs) for plan in self.plans)
-
-
-def resolve_suites(suites: SuiteSpec | Iterable[SuiteSpec]) -> list[Suite]:
-    from nnd_suites.suites import load_suite
-
-    if isinstance(suites, (str, Path, Suite)):
-        suites = [suites]
-    resolved = [s if isinstance(s, Suite) else load_suite(s) for s in suites]
-    if not resolved:
-        raise NNDError("no suite given: pass at least one suite folder or built-in adapter name")
-    return resolved
 
 
 def prepare_suites(

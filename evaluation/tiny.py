@@ -145,7 +145,7 @@ def main(argv: list[str] | None = None) -> int:
     """``python -m nnd_suites.evaluation.tiny OUT``: a tiny random model for offline smoke runs."""
     import argparse
 
-    from nnd_suites.suites import load_suite
+    from nnd_suites.suite.resolve import load_suite
 
     parser = argparse.ArgumentParser(
         prog="python -m nnd_suites.evaluation.tiny", description=main.__doc__

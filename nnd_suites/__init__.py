@@ -23,7 +23,7 @@ from nnd_suites.groups import Candidate, Group
 from nnd_suites.pairs import Pair, PairCandidate
 from nnd_suites.quality_map import QualityMap
 from nnd_suites.suite import Suite, SuiteManifest
-from nnd_suites.suites import load_suite
+from nnd_suites.suite.resolve import load_suite
 
 __all__ = [
     "Adapter",

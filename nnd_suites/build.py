@@ -5,7 +5,6 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from nnd_suites import __version__
 from nnd_suites.adapter import Adapter, get_adapter
 from nnd_suites.errors import NNDError
 from nnd_suites.pairs import build_pairs
@@ -13,14 +12,11 @@ from nnd_suites.quality_map import QualityMap
 from nnd_suites.sources import ReadLog, resolve_source, sha256_file
 from nnd_suites.suite import (
     AdapterInfo,
+    BuildCounts,
     QualityMapInfo,
     SkippedItems,
     SourceFile,
     Suite,
-    SuiteCounts,
-    SuiteManifest,
-    breakdown_counts,
-    content_hash,
 )
 
 
@@ -55,8 +51,15 @@ def build_suite(
         log.skipped,
         allow_empty=cls.allow_empty_candidates,
     )
-    pairs = result.pairs
-    manifest = SuiteManifest(
+    suite = Suite.from_pairs(
+        result.pairs,
+        counts=BuildCounts(
+            groups=result.counts["groups"],
+            candidates=result.counts["candidates"],
+            groups_without_pairs=result.counts["groups_without_pairs"],
+            pairs_repeating_texts=result.counts["pairs_repeating_texts"],
+            conflicting_texts=result.counts["conflicting_texts"],
+        ),
         name=name or cls.name,
         description=cls.metadata.description,
         adapter=AdapterInfo(
@@ -80,28 +83,13 @@ def build_suite(
         templates=dict(cls.templates),
         breakdown_fields=list(cls.breakdown_fields),
         allow_empty_candidates=cls.allow_empty_candidates,
-        counts=SuiteCounts(
-            pairs=len(pairs),
-            groups=result.counts["groups"],
-            candidates=result.counts["candidates"],
-            groups_without_pairs=result.counts["groups_without_pairs"],
-            pairs_repeating_texts=result.counts["pairs_repeating_texts"],
-            degenerate_pairs=result.counts["degenerate_pairs"],
-            conflicting_texts=result.counts["conflicting_texts"],
-            breakdowns=breakdown_counts(pairs, cls.breakdown_fields),
-        ),
         skipped=[SkippedItems(**record) for record in log.skipped.records()],
         conflicts=[SkippedItems(**record) for record in result.conflicts.records()],
         license=cls.metadata.license,
         citation=cls.metadata.citation,
         languages=list(cls.metadata.languages),
         task=cls.metadata.task,
-        created_with=__version__,
-        content_hash=content_hash(pairs),
     )
-    suite = Suite(manifest, pairs)
     if out is not None:
         suite.save(out)
-    else:
-        suite.validate()
     return suite

@@ -10,7 +10,7 @@ import pytest
 
 from nnd_suites import Suite, SuiteValidationError
 from nnd_suites.cli import main
-from nnd_suites.errors import UnknownItemError
+from nnd_suites.errors import NNDError, UnknownItemError
 from nnd_suites.suite import MANIFEST_FILE, PAIRS_FILE, export_json_schemas
 
 
@@ -49,7 +49,7 @@ def test_tampered_pairs_are_rejected(challenge300_suite, tmp_path):
     rows = table.to_pylist()
     rows[0]["high"]["text"] = "tampered"
     pq.write_table(type(table).from_pylist(rows, schema=table.schema), folder / PAIRS_FILE)
-    with pytest.raises(SuiteValidationError, match="content hash mismatch"):
+    with pytest.raises(SuiteValidationError, match="edited after it was written: the pairs"):
         Suite.load(folder)
     assert main(["validate", str(folder)]) == SuiteValidationError.exit_status
 
@@ -75,7 +75,7 @@ def test_failed_write_leaves_previous_suite_intact(challenge300_suite, tmp_path,
     def boom(*args, **kwargs):
         raise OSError("disk full")
 
-    monkeypatch.setattr("nnd_suites.suite.pq.write_table", boom)
+    monkeypatch.setattr("nnd_suites.suite.suite.pq.write_table", boom)
     with pytest.raises(OSError, match="disk full"):
         challenge300_suite.save(folder)
     assert (folder / MANIFEST_FILE).read_text() == before
@@ -89,6 +89,55 @@ def test_validate_command_reports_pairs(challenge300_suite, tmp_path, capsys):
 
 
 def test_stats_of_an_unknown_suite(tmp_path, capsys):
-    assert main(["stats", str(tmp_path / "nowhere")]) == UnknownItemError.exit_status
+    assert main(["stats", str(tmp_path / "nowhere")]) == NNDError.exit_status
     err = capsys.readouterr().err
-    assert "unknown suite" in err and "quiz_design (built-in adapter)" in err
+    assert "nowhere: no such folder; a suite is a built-in adapter name" in err
+    assert main(["stats", "quiz_desing"]) == UnknownItemError.exit_status
+    err = capsys.readouterr().err
+    assert "unknown suite 'quiz_desing'; did you mean 'quiz_design'?" in err
+    assert main(["stats", "frank"]) == NNDError.exit_status
+    assert "nnd-suites build frank --source PATH_OR_URL" in capsys.readouterr().err
+
+
+def _edit(value):
+    """A different value of the same JSON type (so only the hash can tell)."""
+    if isinstance(value, bool):
+        return not value
+    if isinstance(value, (int, float)):
+        return value + 1
+    if isinstance(value, str):
+        return value + "x"
+    if isinstance(value, list):
+        return value[:-1] if value else ["x"]
+    if isinstance(value, dict):
+        key = next(iter(value), None)
+        return {**value, key: _edit(value[key])} if key is not None else {"x": "y"}
+    return "x"
+
+
+def test_every_manifest_field_is_covered_by_the_hashes(challenge300_suite, tmp_path):
+    """Editing any field of a written manifest fails validation, naming that field."""
+    from nnd_suites.suite import SuiteManifest
+
+    folder = challenge300_suite.save(tmp_path / "suite")
+    original = json.loads((folder / MANIFEST_FILE).read_text())
+    for field in SuiteManifest.model_fields:
+        data = json.loads(json.dumps(original))
+        data[field] = _edit(data[field])
+        if field == "section_hashes":
+            data[field]["templates"] = "0" * 64
+            expected = "manifest field 'templates'"
+        elif field == "content_hash":
+            data[field] = "0" * 64
+            expected = "manifest field 'content_hash'"
+        else:
+            expected = f"manifest field '{field}'"
+        (folder / MANIFEST_FILE).write_text(json.dumps(data))
+        with pytest.raises(SuiteValidationError) as error:
+            Suite.load(folder)
+        assert (
+            expected in str(error.value)
+            or repr(field) in str(error.value)
+            or (field in str(error.value))
+        ), (field, error.value)
+        assert main(["validate", str(folder)]) == SuiteValidationError.exit_status

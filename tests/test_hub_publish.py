@@ -229,7 +229,9 @@ def test_invalid_input_fails_before_the_hub_is_contacted(hub, challenge300_suite
     with pytest.raises(NNDError, match="invalid Hub repository id"):
         publish_suites([challenge300_suite], "not a repo")
     renamed = type(challenge300_suite)(
-        challenge300_suite.manifest.model_copy(update={"name": "bad name"}),
+        challenge300_suite.manifest.model_copy(update={"name": "bad name"}).sealed(
+            challenge300_suite.pairs
+        ),
         challenge300_suite.pairs,
     )
     with pytest.raises(NNDError, match="cannot be a Hub config name"):

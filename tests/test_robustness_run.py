@@ -11,7 +11,6 @@ from nnd_suites.cli import main
 from nnd_suites.errors import NNDError, PluginError, UnknownItemError
 from nnd_suites.evaluation import evaluate, load_backend
 from nnd_suites.evaluation.robustness import RobustnessReport, robustness
-from nnd_suites.suite import SuiteCounts, breakdown_counts, content_hash
 from nnd_suites.transformations import is_degenerate, transform_suite
 
 TRANSFORMS = ["lowercase", "no_final_punctuation", "typos:rate=0.05,seed=1"]
@@ -20,19 +19,7 @@ TRANSFORMS = ["lowercase", "no_final_punctuation", "typos:rate=0.05,seed=1"]
 def subset(suite: Suite, group_ids: set[str]) -> Suite:
     """A valid suite of the tests of some groups (counts and content hash recomputed)."""
     pairs = [p for p in suite.pairs if p.group_id in group_ids]
-    counts = SuiteCounts(
-        **{
-            **suite.manifest.counts.model_dump(),
-            "pairs": len(pairs),
-            "breakdowns": breakdown_counts(pairs, suite.manifest.breakdown_fields),
-        }
-    )
-    manifest = suite.manifest.model_copy(
-        update={"counts": counts, "content_hash": content_hash(pairs)}
-    )
-    made = Suite(manifest, pairs)
-    made.validate()
-    return made
+    return suite.derive(pairs)
 
 
 @pytest.fixture(scope="module")

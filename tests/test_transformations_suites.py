@@ -11,7 +11,6 @@ import pytest
 from nnd_suites import Suite
 from nnd_suites.cli import main
 from nnd_suites.errors import NNDError, PluginError
-from nnd_suites.suite import SuiteCounts, breakdown_counts, content_hash
 from nnd_suites.transformations import (
     is_degenerate,
     make_transformation,
@@ -22,19 +21,7 @@ from nnd_suites.transformations import (
 
 def with_pairs(suite: Suite, pairs) -> Suite:
     """A valid copy of ``suite`` holding ``pairs`` (counts and hash recomputed)."""
-    counts = SuiteCounts(
-        **{
-            **suite.manifest.counts.model_dump(),
-            "pairs": len(pairs),
-            "breakdowns": breakdown_counts(pairs, suite.manifest.breakdown_fields),
-        }
-    )
-    manifest = suite.manifest.model_copy(
-        update={"counts": counts, "content_hash": content_hash(pairs)}
-    )
-    made = Suite(manifest, list(pairs))
-    made.validate()
-    return made
+    return suite.derive(list(pairs))
 
 
 @pytest.fixture(scope="module")
@@ -75,7 +62,7 @@ def test_manifest_records_the_transformation(quiz_design_suite, quiz_lowercase, 
     assert info.params == {"on": "both"}
     assert info.parent_suite == "quiz_design"
     assert info.parent_content_hash == quiz_design_suite.manifest.content_hash
-    assert manifest.content_hash == content_hash(quiz_lowercase.pairs)
+    assert manifest.edited_sections(quiz_lowercase.pairs) == []
     assert manifest.content_hash != quiz_design_suite.manifest.content_hash
     assert manifest.counts.breakdowns == quiz_design_suite.manifest.counts.breakdowns
     assert Suite.load(quiz_lowercase.save(tmp_path / "child")) == quiz_lowercase

@@ -19,18 +19,10 @@ import re
 import warnings
 from collections.abc import Callable
 
-from nnd_suites import __version__
 from nnd_suites.errors import NNDError
 from nnd_suites.pairs import Pair, is_degenerate
 from nnd_suites.sources import SkipLog
-from nnd_suites.suite import (
-    SkippedItems,
-    Suite,
-    SuiteCounts,
-    TransformationInfo,
-    breakdown_counts,
-    content_hash,
-)
+from nnd_suites.suite import Suite, TransformationInfo
 from nnd_suites.transformations.base import TRANSFORMATIONS, Transformation
 from nnd_suites.transformations.spec import make_transformation
 
@@ -91,7 +83,7 @@ def transform_suite(suite: Suite, spec: str | Transformation) -> Suite:
     untransformed = parent.counts.degenerate_pairs - (
         parent.transformation.degenerate if parent.transformation else 0
     )
-    total_degenerate, degenerate = degenerate, max(degenerate - untransformed, 0)
+    degenerate = max(degenerate - untransformed, 0)
     info = TransformationInfo(
         name=transformation.name,
         version=transformation.version,
@@ -103,29 +95,17 @@ def transform_suite(suite: Suite, spec: str | Transformation) -> Suite:
         identical=len(pairs) - changed,
         degenerate=degenerate,
     )
-    counts = SuiteCounts(
-        **{
-            **parent.counts.model_dump(),
-            "pairs": len(pairs),
-            "degenerate_pairs": total_degenerate,
-            "breakdowns": breakdown_counts(pairs, parent.breakdown_fields),
-        }
+    return suite.derive(
+        pairs,
+        name=child_suite_name(parent.name, transformation),
+        description=f"{parent.description} Transformed by {transformation.spec}: "
+        f"{transformation.metadata.description}",
+        skipped=[
+            *(s.model_dump() for s in parent.skipped),
+            *log.records(),
+        ],
+        transformation=info.model_dump(),
     )
-    manifest = parent.model_copy(
-        update={
-            "name": child_suite_name(parent.name, transformation),
-            "description": f"{parent.description} Transformed by {transformation.spec}: "
-            f"{transformation.metadata.description}",
-            "counts": counts,
-            "skipped": list(parent.skipped) + [SkippedItems(**r) for r in log.records()],
-            "transformation": info,
-            "created_with": __version__,
-            "content_hash": content_hash(pairs),
-        }
-    )
-    child_suite = Suite(manifest, pairs)
-    child_suite.validate()
-    return child_suite
 
 
 def normalize_suite(suite: Suite, spec: str | Transformation) -> Suite:

@@ -21,7 +21,7 @@ from nnd_suites.evaluation.robustness.report import (
 )
 from nnd_suites.evaluation.robustness.stats import paired_tests
 from nnd_suites.suite import Suite
-from nnd_suites.suites import load_suite
+from nnd_suites.suite.resolve import resolve_suites
 from nnd_suites.transformations import make_transformation, transform_suite
 
 
@@ -42,7 +42,7 @@ def robustness(
     """
     if not suites or not transforms:
         raise NNDError("a robustness run needs at least one suite and one transformation")
-    parents = [s if isinstance(s, Suite) else load_suite(s) for s in suites]
+    parents = resolve_suites(suites)
     _require_unique([s.name for s in parents], "suite")
     limit = evaluate_options.pop("limit", None)
     if limit is not None:  # cut the parents, so children and the paired tests follow

@@ -11,7 +11,6 @@ import pyarrow.parquet as pq
 from nnd_suites.errors import SuiteValidationError
 from nnd_suites.hub.layout import DATA_GLOB, data_files, suite_features
 from nnd_suites.suite import MANIFEST_FILE, Suite, SuiteManifest, pairs_from_rows
-from nnd_suites.suite import read_manifest as read_manifest_file
 
 
 @dataclass(frozen=True)
@@ -35,7 +34,7 @@ def read_manifest(config_dir: Path) -> SuiteManifest:
         raise SuiteValidationError(
             f"{config_dir}: no {MANIFEST_FILE}; not an exported suite config"
         )
-    manifest = read_manifest_file(path)
+    manifest = SuiteManifest.from_directory(config_dir)
     if manifest.name != config_dir.name:
         raise SuiteValidationError(
             f"{path}: the folder of config {config_dir.name!r} holds suite "

@@ -23,7 +23,7 @@ from nnd_suites.hub.layout import (
     validate_config_name,
 )
 from nnd_suites.io import atomic_directory, atomic_write_text
-from nnd_suites.suite import MANIFEST_FILE, Suite, pair_rows
+from nnd_suites.suite import Suite, pair_rows
 
 
 @dataclass
@@ -89,9 +89,7 @@ def write_config(suite: Suite, config_dir: Path) -> Path:
     table = pa.Table.from_pylist(pair_rows(suite.pairs), schema=schema)
     with atomic_directory(config_dir) as tmp:
         pq.write_table(table, tmp / DATA_FILE)
-        (tmp / MANIFEST_FILE).write_text(
-            suite.manifest.model_dump_json(indent=2) + "\n", encoding="utf-8"
-        )
+        suite.manifest.write_to_directory(tmp)
     return config_dir
 
 

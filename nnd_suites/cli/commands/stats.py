@@ -6,7 +6,7 @@ import argparse
 import json
 from typing import Any
 
-from nnd_suites.suites import load_suite
+from nnd_suites.suite.resolve import load_suite
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:

@@ -47,6 +47,12 @@ def load_suite(spec: str | Path, name: str | None = None, revision: str | None =
     if text in ADAPTERS.names():
         from nnd_suites.build import build_suite
 
+        if ADAPTERS.get(text).default_source_path() is None:
+            raise NNDError(
+                f"suite {text!r}: its annotation source is not shipped; build it first "
+                f"(`nnd-suites build {text} --source PATH_OR_URL --out suites/{text}`) and pass "
+                f"that folder (suites/{text})"
+            )
         return build_suite(text)
     if path.is_dir():
         from nnd_suites.hub import exported_configs
@@ -57,11 +63,28 @@ def load_suite(spec: str | Path, name: str | None = None, revision: str | None =
                 f"{path} is an export folder with configs {configs}; name one: "
                 f"{path / configs[0]} (or load_suite({str(path)!r}, {configs[0]!r}))"
             )
-    raise UnknownItemError(
-        "suite",
-        text,
-        [f"{n} (built-in adapter)" for n in ADAPTERS.names()] + ["or " + "; or ".join(SPEC_FORMS)],
-    )
+    if path.is_dir():
+        raise NNDError(f"{path}: a folder, but not a suite (no {MANIFEST_FILE}); " + _FORMS)
+    if _looks_like_a_path(text):
+        raise NNDError(f"{path}: no such folder; " + _FORMS)
+    raise UnknownItemError("suite", text, ADAPTERS.names(), hint=_FORMS)
+
+
+_FORMS = "a suite is " + "; or ".join(["a built-in adapter name", *SPEC_FORMS])
+
+
+def _looks_like_a_path(text: str) -> bool:
+    return any(mark in text for mark in ("/", "\\", "~")) or text.startswith(".")
+
+
+def resolve_suites(suites: object) -> list[Suite]:
+    """One suite or several (folders, names, specs or Suite objects), resolved and validated."""
+    if isinstance(suites, (str, Path, Suite)):
+        suites = [suites]
+    resolved = [s if isinstance(s, Suite) else load_suite(s) for s in suites]  # type: ignore[attr-defined]
+    if not resolved:
+        raise NNDError("no suite given: pass at least one suite folder or built-in adapter name")
+    return resolved
 
 
 def _load_folder(path: Path) -> Suite:

@@ -1,0 +1,273 @@
+"""The suite manifest: provenance, quality map, counts, skipped items, templates, hashes.
+
+One reader and one writer (``SuiteManifest.from_directory`` / ``write_to_directory``, the pattern
+of ``datasets.info.DatasetInfo``) serve suite folders and exported Hub configs alike.
+
+Integrity: ``section_hashes`` holds a sha256 per manifest field and one for the pairs, and
+``content_hash`` covers them all, so any edit (a template, a count, the quality map, a pair) makes
+validation fail with the name of what was edited.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Iterable
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from nnd_suites.errors import SuiteValidationError
+from nnd_suites.io import atomic_write_text
+
+if TYPE_CHECKING:
+    from nnd_suites.pairs import Pair
+
+FORMAT_VERSION = "2.0"
+MANIFEST_FILE = "manifest.json"
+#: Manifest fields that are not hashed: the hashes themselves.
+UNHASHED = ("section_hashes", "content_hash")
+PAIRS_SECTION = "pairs"
+
+
+class SourceFile(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    path: str = Field(description="path or URL as given (credentials and queries removed)")
+    sha256: str = Field(pattern=r"^[0-9a-f]{64}$")
+    bytes: int = Field(ge=0)
+
+
+class SkippedItems(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    reason: str
+    count: int = Field(ge=1)
+    examples: list[str] = Field(default_factory=list, description="file:line or item ids")
+
+
+class AdapterInfo(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    name: str
+    version: str
+    options: dict[str, Any] = Field(default_factory=dict)
+
+
+class QualityMapInfo(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    name: str
+    sha256: str
+    description: str
+    definition: dict[str, Any] = Field(description="the map itself, so the suite is self-contained")
+
+
+class TransformationInfo(BaseModel):
+    """Set on a child suite made by a transformation; its tests keep their parents' ids."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    name: str
+    version: str
+    params: dict[str, Any] = Field(default_factory=dict)
+    seed: int | None = None
+    parent_suite: str
+    parent_content_hash: str
+    changed: int = Field(ge=0, description="tests with at least one text changed")
+    identical: int = Field(ge=0, description="tests left identical")
+    degenerate: int = Field(
+        ge=0, description="tests the transformation(s) made degenerate (identical candidates)"
+    )
+
+
+class BuildCounts(BaseModel):
+    """What the pair builder counted while reading groups (the pairs themselves say the rest)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    groups: int = Field(ge=0)
+    candidates: int = Field(ge=0)
+    groups_without_pairs: int = Field(0, ge=0)
+    pairs_repeating_texts: int = Field(
+        0,
+        ge=0,
+        description="tests whose two texts repeat another test of the same group "
+        "(identical outputs annotated separately, quality map pairs_per=candidate)",
+    )
+    conflicting_texts: int = Field(
+        0, ge=0, description="texts given conflicting labels that the quality map keeps"
+    )
+
+
+class PairCounts(BaseModel):
+    """Counts that follow from the pairs alone (recomputed by validation)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    pairs: int = Field(ge=0)
+    degenerate_pairs: int = Field(
+        0,
+        ge=0,
+        description="tests whose two texts are identical (kept conflicting labels, or made so "
+        "by a transformation): evaluators count them apart from pass rates",
+    )
+    breakdowns: dict[str, dict[str, int]] = Field(
+        description="field -> value -> number of pairs; 'category' and 'label' always present"
+    )
+
+
+class SuiteCounts(PairCounts, BuildCounts):
+    model_config = ConfigDict(extra="forbid")
+
+
+class SuiteManifest(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    format_version: str = FORMAT_VERSION
+    name: str = Field(pattern=r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
+    description: str
+    adapter: AdapterInfo
+    quality_map: QualityMapInfo
+    sources: list[SourceFile]
+    context_fields: list[str] = Field(min_length=1)
+    default_template: str
+    templates: dict[str, str] = Field(default_factory=dict)
+    breakdown_fields: list[str] = Field(default_factory=list)
+    allow_empty_candidates: bool = Field(
+        False, description="the source judged empty outputs as real answers; they are kept"
+    )
+    counts: SuiteCounts
+    skipped: list[SkippedItems] = Field(default_factory=list)
+    conflicts: list[SkippedItems] = Field(
+        default_factory=list, description="texts given conflicting labels, kept by the map"
+    )
+    license: str
+    citation: str
+    languages: list[str] = Field(default_factory=list)
+    task: str = ""
+    transformation: TransformationInfo | None = None
+    created_with: str = Field(description="nnd-suites version that wrote the suite")
+    section_hashes: dict[str, str] = Field(
+        default_factory=dict,
+        description="sha256 of each manifest field and of the pairs: names what was edited",
+    )
+    content_hash: str = Field(
+        pattern=r"^[0-9a-f]{64}$", description="sha256 over section_hashes: the whole suite"
+    )
+
+    # ------------------------------------------------------------------ files
+    @classmethod
+    def from_directory(cls, folder: str | Path) -> SuiteManifest:
+        """Read and check ``folder/manifest.json`` (schema and format version), naming the file."""
+        path = Path(folder) / MANIFEST_FILE
+        try:
+            text = path.read_text("utf-8")
+        except UnicodeDecodeError as exc:
+            raise SuiteValidationError(f"{path}: not UTF-8 text; not a suite manifest") from exc
+        except OSError as exc:
+            raise SuiteValidationError(f"{path}: unreadable manifest ({exc.strerror})") from exc
+        try:
+            raw = json.loads(text)
+        except json.JSONDecodeError as exc:
+            raise SuiteValidationError(
+                f"{path}: invalid JSON ({exc.msg}, line {exc.lineno})"
+            ) from exc
+        if not isinstance(raw, dict):
+            raise SuiteValidationError(f"{path}: a manifest is a JSON object")
+        check_format_version(raw.get("format_version"), path)
+        try:
+            return cls.model_validate(raw)
+        except ValidationError as exc:
+            raise SuiteValidationError(f"{path}: invalid manifest: {exc}") from exc
+
+    def write_to_directory(self, folder: str | Path) -> Path:
+        path = Path(folder) / MANIFEST_FILE
+        atomic_write_text(path, self.model_dump_json(indent=2) + "\n")
+        return path
+
+    # ----------------------------------------------------------------- hashes
+    def sealed(self, pairs: Iterable[Pair]) -> SuiteManifest:
+        """A copy whose section hashes and content hash cover this manifest and ``pairs``."""
+        sections = compute_section_hashes(self, pairs)
+        return self.model_copy(
+            update={"section_hashes": sections, "content_hash": combine(sections)}
+        )
+
+    def edited_sections(self, pairs: Iterable[Pair]) -> list[str]:
+        """Names of the manifest fields (or ``pairs``) that no longer match their hashes."""
+        actual = compute_section_hashes(self, pairs)
+        edited = [
+            name
+            for name in dict.fromkeys([*actual, *self.section_hashes])
+            if actual.get(name) != self.section_hashes.get(name)
+        ]
+        if not edited and combine(self.section_hashes) != self.content_hash:
+            edited = ["content_hash"]
+        return edited
+
+
+def check_format_version(value: object, path: Path) -> None:
+    """``MAJOR.MINOR``; another major is unreadable, a newer minor needs a newer nnd-suites."""
+    if not isinstance(value, str) or not _is_version(value):
+        raise SuiteValidationError(
+            f"{path}: invalid format_version {value!r}: expected MAJOR.MINOR such as "
+            f"{FORMAT_VERSION!r}"
+        )
+    major, minor = map(int, value.split("."))
+    ours_major, ours_minor = map(int, FORMAT_VERSION.split("."))
+    if major != ours_major:
+        raise SuiteValidationError(
+            f"{path}: suite format {value} is not readable by this nnd-suites (format "
+            f"{FORMAT_VERSION}); rebuild the suite with this version, or use the nnd-suites "
+            "version that wrote it"
+        )
+    if minor > ours_minor:
+        raise SuiteValidationError(
+            f"{path}: written by a newer nnd-suites (format {value}, this one reads up to "
+            f"{FORMAT_VERSION}); upgrade nnd-suites"
+        )
+
+
+def _is_version(value: str) -> bool:
+    parts = value.split(".")
+    return len(parts) == 2 and all(p.isdigit() and p.isascii() for p in parts)
+
+
+def compute_section_hashes(manifest: SuiteManifest, pairs: Iterable[Pair]) -> dict[str, str]:
+    data = manifest.model_dump(mode="json", exclude=set(UNHASHED))
+    sections = {name: _sha256(json.dumps(value, sort_keys=True)) for name, value in data.items()}
+    sections[PAIRS_SECTION] = pairs_hash(pairs)
+    return sections
+
+
+def pairs_hash(pairs: Iterable[Pair]) -> str:
+    digest = hashlib.sha256()
+    for pair in pairs:
+        digest.update(pair.model_dump_json().encode("utf-8", "surrogatepass"))
+        digest.update(b"\n")
+    return digest.hexdigest()
+
+
+def combine(sections: dict[str, str]) -> str:
+    return _sha256(json.dumps(sections, sort_keys=True))
+
+
+def _sha256(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+def export_json_schemas(folder: str | Path) -> list[Path]:
+    """Write the JSON Schemas of suite files (manifest, one pair row) into ``folder``."""
+    from nnd_suites.pairs import Pair
+
+    folder = Path(folder)
+    written = []
+    for name, model in (("suite_manifest", SuiteManifest), ("pair", Pair)):
+        path = folder / f"{name}.schema.json"
+        schema = model.model_json_schema()
+        schema["$schema"] = "https://json-schema.org/draft/2020-12/schema"
+        atomic_write_text(path, json.dumps(schema, indent=2) + "\n")
+        written.append(path)
+    return written

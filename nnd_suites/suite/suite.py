@@ -1,0 +1,217 @@
+"""Suites: a validated set of pairs plus its manifest, stored as a folder.
+
+Layout of a suite folder::
+
+    manifest.json   # SuiteManifest (provenance, quality map, counts, skipped items, hashes)
+    pairs.parquet   # one row per Pair
+
+Every suite is made by :meth:`Suite.from_pairs` (a build) or :meth:`Suite.derive` (a child of
+another suite), which compute the counts and the hashes; written atomically (a temporary folder
+swapped into place) and validated again on load.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterable
+from functools import cached_property
+from pathlib import Path
+from typing import Any
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from nnd_suites.errors import SuiteValidationError
+from nnd_suites.io import atomic_directory
+from nnd_suites.pairs import Pair, is_degenerate
+from nnd_suites.suite.manifest import (
+    MANIFEST_FILE,
+    BuildCounts,
+    PairCounts,
+    SuiteCounts,
+    SuiteManifest,
+)
+from nnd_suites.suite.table import PAIRS_FILE, pairs_from_rows, pairs_to_table
+from nnd_suites.templates import check_template
+
+
+def breakdown_counts(pairs: list[Pair], fields: Iterable[str]) -> dict[str, dict[str, int]]:
+    """Pairs per value of category, label, aspect (when present) and each adapter field."""
+    result: dict[str, dict[str, int]] = {
+        "category": dict(Counter(p.category for p in pairs).most_common()),
+        "label": dict(Counter(p.label for p in pairs).most_common()),
+    }
+    if any(p.aspect for p in pairs):
+        result["aspect"] = dict(Counter(p.aspect or "" for p in pairs).most_common())
+    for name in fields:
+        result[name] = dict(Counter(p.breakdown.get(name, "") for p in pairs).most_common())
+    return result
+
+
+def pair_counts(pairs: list[Pair], breakdown_fields: Iterable[str]) -> PairCounts:
+    """The counts that follow from the pairs: one definition for building and validating."""
+    return PairCounts(
+        pairs=len(pairs),
+        degenerate_pairs=sum(map(is_degenerate, pairs)),
+        breakdowns=breakdown_counts(pairs, breakdown_fields),
+    )
+
+
+#: Manifest fields a constructor computes; everything else is given.
+COMPUTED = ("counts", "created_with", "section_hashes", "content_hash")
+
+
+class Suite:
+    """Pairs plus manifest. ``Suite.load(folder)`` validates; ``suite.save(folder)`` is atomic."""
+
+    def __init__(self, manifest: SuiteManifest, pairs: list[Pair]) -> None:
+        self.manifest = manifest
+        self.pairs = pairs
+
+    # ---------------------------------------------------------- constructors
+    @classmethod
+    def from_pairs(cls, pairs: list[Pair], *, counts: BuildCounts, **fields: Any) -> Suite:
+        """The one constructor: ``fields`` are the manifest's given fields (name, adapter, quality
+        map, sources, templates, ...); counts from the pairs, version and hashes are computed."""
+        from nnd_suites import __version__
+
+        given = {name: value for name, value in fields.items() if name not in COMPUTED}
+        breakdown_fields = given.get("breakdown_fields", [])
+        full = SuiteCounts(
+            **counts.model_dump(), **pair_counts(pairs, breakdown_fields).model_dump()
+        )
+        manifest = SuiteManifest(
+            **given, counts=full, created_with=__version__, content_hash="0" * 64
+        )
+        suite = cls(manifest.sealed(pairs), pairs)
+        suite.validate()
+        return suite
+
+    def derive(self, pairs: list[Pair], **updates: Any) -> Suite:
+        """A suite made from this one (a transformation's child): its manifest with ``updates``,
+        the build counts kept, the rest recomputed by :meth:`from_pairs`."""
+        fields = self.manifest.model_dump(exclude=set(COMPUTED))
+        fields.update(updates)
+        build = BuildCounts(
+            **self.manifest.counts.model_dump(include=set(BuildCounts.model_fields))
+        )
+        return Suite.from_pairs(pairs, counts=build, **fields)
+
+    @property
+    def name(self) -> str:
+        return self.manifest.name
+
+    def __len__(self) -> int:
+        return len(self.pairs)
+
+    def __repr__(self) -> str:
+        return f"Suite({self.name!r}, pairs={len(self.pairs)})"
+
+    def __eq__(self, other: object) -> bool:
+        return (
+            isinstance(other, Suite)
+            and self.manifest == other.manifest
+            and self.pairs == other.pairs
+        )
+
+    @cached_property
+    def by_id(self) -> dict[str, Pair]:
+        return {pair.id: pair for pair in self.pairs}
+
+    # --------------------------------------------------------------- validation
+    def validate(self) -> None:
+        """Check the invariants a suite must hold; raise SuiteValidationError naming the fault."""
+        problems = self._invariant_problems()
+        edited = self.manifest.edited_sections(self.pairs)
+        if edited:
+            problems.append(
+                "edited after it was written: "
+                + ", ".join(
+                    "the pairs" if name == "pairs" else f"manifest field {name!r}"
+                    for name in edited
+                )
+                + " no longer match(es) the recorded hashes; rebuild the suite instead of "
+                "editing it"
+            )
+        if problems:
+            raise SuiteValidationError(f"suite {self.name!r} is invalid: " + "; ".join(problems))
+
+    def _invariant_problems(self) -> list[str]:
+        manifest, problems = self.manifest, []
+        repeated = [i for i, n in Counter(pair.id for pair in self.pairs).items() if n > 1]
+        if repeated:
+            problems.append(f"{len(repeated)} duplicate pair id(s), e.g. {repeated[:3]}")
+        fields = set(manifest.context_fields)
+        odd = next((p for p in self.pairs if set(p.context) != fields), None)
+        if odd is not None:
+            problems.append(
+                f"pair {odd.id}: context fields {sorted(odd.context)} != manifest "
+                f"context_fields {sorted(fields)}"
+            )
+        for family, template in {
+            "default": manifest.default_template,
+            **manifest.templates,
+        }.items():
+            check_template(template, manifest.context_fields, f"suite {self.name!r}, {family}")
+        # Identical texts only come from a transformation or from conflicts the map keeps.
+        degenerate_allowed = (
+            manifest.transformation is not None
+            or manifest.quality_map.definition.get("conflicting_labels") == "keep"
+        )
+        for pair in self.pairs:
+            empty = not pair.high.text.strip() or not pair.low.text.strip()
+            if empty and not manifest.allow_empty_candidates:
+                problems.append(f"pair {pair.id}: empty candidate text")
+                break
+            if is_degenerate(pair) and not degenerate_allowed:
+                problems.append(f"pair {pair.id}: high and low candidates are identical")
+                break
+        expected = pair_counts(self.pairs, manifest.breakdown_fields)
+        for name, value in expected.model_dump().items():
+            recorded = getattr(manifest.counts, name)
+            if recorded != value:
+                shown = f" ({recorded} pairs, the data has {value})" if name == "pairs" else ""
+                problems.append(f"manifest counts.{name} does not match the pairs{shown}")
+        return problems
+
+    # ---------------------------------------------------------------- storage
+    def save(self, folder: str | Path) -> Path:
+        self.validate()
+        folder = Path(folder)
+        manifest = self.manifest
+        with atomic_directory(folder) as tmp:
+            table = pairs_to_table(self.pairs, manifest.context_fields, manifest.breakdown_fields)
+            pq.write_table(table, tmp / PAIRS_FILE)
+            manifest.write_to_directory(tmp)
+        return folder
+
+    @classmethod
+    def load(cls, folder: str | Path) -> Suite:
+        folder = Path(folder)
+        if not (folder / MANIFEST_FILE).is_file():
+            raise SuiteValidationError(
+                f"{folder}: not a suite folder (no {MANIFEST_FILE}); build "
+                "one with `nnd-suites build ADAPTER --out DIR`"
+            )
+        manifest = SuiteManifest.from_directory(folder)
+        try:
+            rows = pq.read_table(folder / PAIRS_FILE).to_pylist()
+        except (OSError, pa.ArrowException) as exc:
+            raise SuiteValidationError(f"{folder / PAIRS_FILE}: unreadable pairs: {exc}") from exc
+        suite = cls(manifest, pairs_from_rows(rows, f"{folder / PAIRS_FILE}"))
+        suite.validate()
+        return suite
+
+    # ------------------------------------------------------------------ stats
+    def stats(self) -> dict[str, Any]:
+        counts = self.manifest.counts
+        return {
+            "name": self.name,
+            "adapter": self.manifest.adapter.name,
+            **counts.model_dump(),
+            "skipped": {s.reason: s.count for s in self.manifest.skipped},
+            "transformation": (
+                self.manifest.transformation.model_dump() if self.manifest.transformation else None
+            ),
+            "content_hash": self.manifest.content_hash,
+        }

@@ -1,0 +1,80 @@
+"""Pairs as a parquet table: the arrow schema of a suite, rows to pairs and back."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+import pyarrow as pa
+from pydantic import ValidationError
+
+from nnd_suites.errors import SuiteValidationError
+from nnd_suites.pairs import Pair
+
+PAIRS_FILE = "pairs.parquet"
+
+
+def _candidate_type() -> pa.DataType:
+    return pa.struct(
+        [
+            ("text", pa.string()),
+            ("label", pa.string()),
+            ("systems", pa.list_(pa.string())),
+            ("score", pa.float64()),
+        ]
+    )
+
+
+def pairs_arrow_schema(context_fields: Iterable[str], breakdown_fields: Iterable[str]) -> pa.Schema:
+    """The parquet schema of a suite: context and breakdown are structs of that suite's fields."""
+    strings = pa.string()
+    breakdown_fields = list(breakdown_fields)
+    # Parquet has no empty structs: a suite without breakdown fields has no breakdown column.
+    breakdown = (
+        [("breakdown", pa.struct([(name, strings) for name in breakdown_fields]))]
+        if breakdown_fields
+        else []
+    )
+    return pa.schema(
+        [
+            ("id", strings),
+            ("group_id", strings),
+            ("context", pa.struct([(name, strings) for name in context_fields])),
+            ("high", _candidate_type()),
+            ("low", _candidate_type()),
+            ("label", strings),
+            ("category", strings),
+            ("category_path", pa.list_(strings)),
+            ("aspect", strings),
+            ("score_gap", pa.float64()),
+            *breakdown,
+            ("parent_id", strings),
+        ]
+    )
+
+
+def pair_rows(pairs: Iterable[Pair]) -> list[dict[str, Any]]:
+    rows = []
+    for pair in pairs:
+        row = pair.model_dump()
+        if not row["breakdown"]:
+            del row["breakdown"]
+        rows.append(row)
+    return rows
+
+
+def pairs_to_table(
+    pairs: list[Pair], context_fields: Iterable[str], breakdown_fields: Iterable[str]
+) -> pa.Table:
+    schema = pairs_arrow_schema(context_fields, breakdown_fields)
+    return pa.Table.from_pylist(pair_rows(pairs), schema=schema)
+
+
+def pairs_from_rows(rows: list[dict[str, Any]], where: str) -> list[Pair]:
+    pairs = []
+    for index, row in enumerate(rows):
+        try:
+            pairs.append(Pair.model_validate(row))
+        except ValidationError as exc:
+            raise SuiteValidationError(f"{where}: row {index}: invalid pair: {exc}") from exc
+    return pairs
