@@ -97,11 +97,22 @@ def _validate_backend(cls: type) -> None:
 
 
 BACKENDS: Registry[Backend] = Registry(
-    "backend",
-    "nnd_suites.backends",
-    "nnd_suites.evaluation.backends",
-    base=lambda: Backend,
-    validate=_validate_backend,
+    "backend", "nnd_suites.backends", base=lambda: Backend, validate=_validate_backend
+)
+#: ``@register_backend("name")`` on a Backend subclass registers it (third-party backends).
+register_backend = BACKENDS.register
+# The built-in backends, by import path: they need torch, which listing plugins must not load.
+BACKENDS.add_lazy(
+    "hf_causal",
+    "nnd_suites.evaluation.backends.hf_causal:HFCausalBackend",
+    summary="Hugging Face decoder-only LM (AutoModelForCausalLM): contexts encoded once per "
+    "group, LM head at targets only",
+)
+BACKENDS.add_lazy(
+    "hf_seq2seq",
+    "nnd_suites.evaluation.backends.hf_seq2seq:HFSeq2SeqBackend",
+    summary="Hugging Face encoder-decoder LM (AutoModelForSeq2SeqLM): encoder once per context, "
+    "decoder batched over its candidates",
 )
 
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import re
-import sys
 from abc import ABC, abstractmethod
 from collections.abc import Iterator
 from pathlib import Path
@@ -13,7 +12,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from nnd_suites.errors import PluginError, TemplateError
 from nnd_suites.groups import Group
-from nnd_suites.registry import Registry
+from nnd_suites.registry import Plugin, Registry
 from nnd_suites.sources import ReadLog
 from nnd_suites.templates import check_template
 
@@ -79,13 +78,12 @@ class NoOptions(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
 
-class Adapter(ABC):
+class Adapter(Plugin, ABC):
     """Read one annotation source and yield :class:`~nnd_suites.groups.Group` objects.
 
     Subclasses declare everything else as class attributes; the registry validates them.
     """
 
-    name: ClassVar[str]
     version: ClassVar[str] = "1.0.0"
     quality_map: ClassVar[str]
     context_fields: ClassVar[tuple[str, ...]]
@@ -110,10 +108,6 @@ class Adapter(ABC):
     @abstractmethod
     def read(self, path: Path, log: ReadLog) -> Iterator[Group]:
         """Yield the groups of the source at ``path``; report skips and bad rows to ``log``."""
-
-    @classmethod
-    def folder(cls) -> Path:
-        return Path(sys.modules[cls.__module__].__file__).parent
 
     @classmethod
     def default_source_path(cls) -> Path | None:
@@ -146,10 +140,12 @@ def validate_adapter(cls: type[Adapter]) -> None:
 ADAPTERS: Registry[Adapter] = Registry(
     "adapter",
     "nnd_suites.adapters",
-    "nnd_suites.adapters",
     base=lambda: Adapter,
+    builtin_package="nnd_suites.adapters",
     validate=validate_adapter,
 )
+#: ``@register_adapter("name")`` on an Adapter subclass registers it.
+register_adapter = ADAPTERS.register
 
 
 def get_adapter(name: str) -> type[Adapter]:

@@ -12,10 +12,11 @@ from nnd_suites.quality_map import QualityMap, builtin_quality_maps
 
 
 def _adapters() -> dict[str, str]:
-    return {
-        name: f"{cls.metadata.annotation_type}: {cls.metadata.task} ({ADAPTERS.origin(name)})"
-        for name, cls in ADAPTERS.items()
-    }
+    return ADAPTERS.summaries(
+        lambda cls: (
+            f"{cls.metadata.annotation_type}: {cls.metadata.task} ({ADAPTERS.origin(cls.name)})"
+        )
+    )
 
 
 def _quality_maps() -> dict[str, str]:
@@ -28,16 +29,16 @@ def _quality_maps() -> dict[str, str]:
 def _transformations() -> dict[str, str]:
     from nnd_suites.transformations import TRANSFORMATIONS
 
-    return {
-        name: f"{cls.summary_line()} ({TRANSFORMATIONS.origin(name)})"
-        for name, cls in TRANSFORMATIONS.items()
-    }
+    return TRANSFORMATIONS.summaries(
+        lambda cls: f"{cls.summary_line()} ({TRANSFORMATIONS.origin(cls.name)})"
+    )
 
 
 def _backends() -> dict[str, str]:
-    from nnd_suites.evaluation import BACKENDS
+    from nnd_suites.evaluation.backend import BACKENDS
 
-    return {name: f"{cls.description} ({BACKENDS.origin(name)})" for name, cls in BACKENDS.items()}
+    # Lazy entries are listed by their declared summary: torch is not imported.
+    return BACKENDS.summaries(lambda cls: f"{cls.description} ({BACKENDS.origin(cls.name)})")
 
 
 CATALOGUE_SOURCES: dict[str, Callable[[], dict[str, str]]] = {

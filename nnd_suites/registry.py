@@ -1,10 +1,20 @@
-"""One registry per plugin kind, fed by Python entry points only.
+"""One registry per plugin kind: explicit registration, lazy entries, third-party entry points.
 
-The built-in plugins are declared in pyproject.toml by one entry point per kind that names the
-built-in package (``nnd_suites.adapters``); a third-party package declares its own entry points,
-naming either a package (every plugin class in its modules is registered) or a single class.
-Nothing is listed by hand, so a plugin folder cannot be silently left out; a test checks every
-built-in folder is registered.
+A plugin class registers itself with a decorator that gives its name (and aliases)::
+
+    @register_adapter("quiz_design")
+    class QuizDesignAdapter(Adapter): ...
+
+Heavy plugins (the model backends, which import torch) are *lazy entries*, ``name ->
+"module:Class"`` plus a one-line summary, imported only when asked for by name, so listing
+plugins and building suites never import torch or transformers (the pattern of
+lm-evaluation-harness's ``lm_eval/api/registry.py``).
+
+Built-in adapters and transformations are found by importing every module of their package (the
+decorators run on import): nothing is listed by hand, and a test fails when a plugin folder
+registers nothing. Third-party packages declare an entry point in the registry's group naming a
+module (imported, so its decorators run) or a ``module:Class`` (a lazy entry under the entry
+point's name).
 """
 
 from __future__ import annotations
@@ -12,14 +22,34 @@ from __future__ import annotations
 import importlib
 import inspect
 import pkgutil
-import types
-from collections.abc import Callable
+import sys
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
 from importlib.metadata import entry_points
-from typing import Generic, TypeVar
+from pathlib import Path
+from typing import ClassVar, Generic, TypeVar
 
 from nnd_suites.errors import PluginError, UnknownItemError
 
 T = TypeVar("T")
+
+
+@dataclass(frozen=True)
+class LazyEntry:
+    target: str  # "package.module:Class"
+    summary: str
+    origin: str
+
+
+class Plugin:
+    """What every plugin class shares: ``name`` (set by its registration) and its folder."""
+
+    name: ClassVar[str]
+
+    @classmethod
+    def folder(cls) -> Path:
+        """The folder of the module that defines the class (its data, fixtures, README)."""
+        return Path(sys.modules[cls.__module__].__file__).parent  # type: ignore[arg-type]
 
 
 class Registry(Generic[T]):
@@ -27,97 +57,164 @@ class Registry(Generic[T]):
         self,
         kind: str,
         group: str,
-        builtin_package: str,
         base: Callable[[], type],
+        *,
+        builtin_package: str | None = None,
         validate: Callable[[type], None] | None = None,
     ) -> None:
         self.kind, self.group, self.builtin_package = kind, group, builtin_package
         self._base = base  # a callable, so the base class module may import this one
         self._validate = validate
-        self._items: dict[str, type[T]] | None = None
+        self._classes: dict[str, type[T]] = {}
+        self._lazy: dict[str, LazyEntry] = {}
+        self._aliases: dict[str, str] = {}
         self._origins: dict[str, str] = {}
+        self._discovered = False
 
-    # ----------------------------------------------------------------- loading
-    def _load(self) -> dict[str, type[T]]:
-        if self._items is not None:
-            return self._items
-        self._items = {}
-        targets: list[tuple[str, object]] = [
-            ("builtin", importlib.import_module(self.builtin_package))
-        ]
-        for ep in entry_points(group=self.group):
-            if ep.value == self.builtin_package:
-                continue
-            try:
-                targets.append((f"entry point {ep.name} = {ep.value}", ep.load()))
-            except (
-                Exception
-            ) as exc:  # a broken third-party plugin must not hide the others silently
-                raise PluginError(
-                    f"{self.kind} entry point {ep.name!r} ({ep.value}) in group "
-                    f"{self.group!r} failed to load: {exc}"
-                ) from exc
-        for origin, target in targets:
-            classes = self._scan(target) if isinstance(target, types.ModuleType) else [target]
-            for cls in classes:
-                self.register(cls, origin)
-        return self._items
+    # ------------------------------------------------------------ registration
+    def register(self, name: str, *, aliases: Iterable[str] = ()) -> Callable[[type], type]:
+        """Class decorator: register the class under ``name`` (and ``aliases``)."""
 
-    def _scan(self, package: types.ModuleType) -> list[type]:
-        """Every concrete plugin class defined in the package's modules, sub-packages included."""
-        modules = [package]
-        if hasattr(package, "__path__"):
-            for info in pkgutil.walk_packages(package.__path__, prefix=package.__name__ + "."):
-                modules.append(importlib.import_module(info.name))
-        base = self._base()
-        found: list[type] = []
-        for module in modules:
-            for _, obj in inspect.getmembers(module, inspect.isclass):
-                if (
-                    issubclass(obj, base)
-                    and obj is not base
-                    and obj.__module__ == module.__name__
-                    and not inspect.isabstract(obj)
-                    and obj not in found
-                    and not obj.__dict__.get("abstract", False)
-                ):
-                    found.append(obj)
-        return found
+        def decorate(cls: type) -> type:
+            self._add(cls, name, tuple(aliases), _origin_of(cls.__module__))
+            return cls
 
-    def register(self, cls: type, origin: str = "direct") -> type:
-        items = self._items if self._items is not None else self._load()
+        return decorate
+
+    def add_lazy(
+        self, name: str, target: str, *, summary: str, aliases: Iterable[str] = ()
+    ) -> None:
+        """Register ``module:Class`` under ``name`` without importing it."""
+        self._check_name(name, target)
+        module, _, attribute = target.partition(":")
+        if not module or not attribute:
+            raise PluginError(f"{self.kind} {name!r}: lazy target {target!r} is not module:Class")
+        origin = _origin_of(module)
+        self._claim(name, tuple(aliases), origin)
+        self._lazy[name] = LazyEntry(target, summary, origin)
+
+    def _add(
+        self, cls: type, name: str, aliases: tuple[str, ...], origin: str, claimed: bool = False
+    ) -> None:
         base = self._base()
         if not (inspect.isclass(cls) and issubclass(cls, base)):
             raise PluginError(f"{origin}: {cls!r} is not a {base.__name__} subclass")
-        name = getattr(cls, "name", None)
-        if not isinstance(name, str) or not name.isidentifier() or name != name.lower():
-            raise PluginError(
-                f"{cls.__module__}.{cls.__name__}: {self.kind} needs a lower-case "
-                f"identifier 'name', got {name!r}"
-            )
-        if name in items and items[name] is not cls:
-            raise PluginError(
-                f"{self.kind} {name!r} is registered twice: {self._origins[name]} and {origin}"
-            )
+        self._check_name(name, origin)
+        lazy = self._lazy.get(name)
+        if self._classes.get(name) is cls or (lazy is not None and lazy.target == _target_of(cls)):
+            claimed = True  # a module imported twice, or a lazy entry's module registering it
+        if not claimed:
+            self._claim(name, aliases, origin)
+        cls.name = name  # type: ignore[attr-defined]  # the registered name is the one name
         if self._validate:
             self._validate(cls)
-        items[name] = cls
-        self._origins[name] = origin
-        return cls
+        self._classes[name] = cls
 
-    # ----------------------------------------------------------------- queries
+    def _check_name(self, name: str, origin: str) -> None:
+        if not isinstance(name, str) or not name.isidentifier() or name != name.lower():
+            raise PluginError(
+                f"{origin}: a {self.kind} name must be a lower-case identifier, got {name!r}"
+            )
+
+    def _claim(self, name: str, aliases: tuple[str, ...], origin: str) -> None:
+        for key in (name, *aliases):
+            holder = self._holder(key)
+            if holder is not None:
+                raise PluginError(
+                    f"{self.kind} {key!r} is registered twice: by {holder} and by {origin}; "
+                    "rename one of them"
+                )
+        self._origins[name] = origin
+        for alias in aliases:
+            self._aliases[alias] = name
+
+    def _holder(self, key: str) -> str | None:
+        """Where ``key`` (a name or an alias) was registered, if it was."""
+        if key in self._origins:
+            return f"{self._origins[key]} ({key})"
+        target = self._aliases.get(key)
+        return f"{self._origins[target]} (alias of {target})" if target else None
+
+    # --------------------------------------------------------------- discovery
+    def _discover(self) -> None:
+        if self._discovered:
+            return
+        self._discovered = True
+        if self.builtin_package:
+            package = importlib.import_module(self.builtin_package)
+            for info in pkgutil.walk_packages(package.__path__, prefix=package.__name__ + "."):
+                importlib.import_module(info.name)  # the decorators register the classes
+        for point in entry_points(group=self.group):
+            if point.value == self.builtin_package:
+                continue
+            try:
+                if ":" in point.value:
+                    self.add_lazy(point.name, point.value, summary=f"({point.value})")
+                else:
+                    importlib.import_module(point.value)
+            except PluginError:
+                raise
+            except Exception as exc:  # a broken third-party plugin must not hide silently
+                raise PluginError(
+                    f"{self.kind} entry point {point.name!r} ({point.value}) in group "
+                    f"{self.group!r} failed to load: {exc}"
+                ) from exc
+
+    def _load_lazy(self, name: str) -> type[T]:
+        entry = self._lazy[name]
+        module, _, attribute = entry.target.partition(":")
+        try:
+            cls = getattr(importlib.import_module(module), attribute)
+        except (ImportError, AttributeError) as exc:
+            raise PluginError(
+                f"{self.kind} {name!r}: cannot import {entry.target} ({exc}); check the "
+                "entry point or install the plugin's dependencies"
+            ) from exc
+        if name not in self._classes:
+            self._add(cls, name, (), entry.origin, claimed=True)
+        return self._classes[name]
+
+    # ------------------------------------------------------------------ queries
     def names(self) -> list[str]:
-        return sorted(self._load())
+        self._discover()
+        return sorted({*self._classes, *self._lazy})
+
+    def canonical(self, name: str) -> str:
+        self._discover()
+        return self._aliases.get(name, name)
 
     def get(self, name: str) -> type[T]:
-        items = self._load()
-        if name not in items:
-            raise UnknownItemError(self.kind, name, list(items))
-        return items[name]
+        key = self.canonical(name)
+        if key in self._classes:
+            return self._classes[key]
+        if key in self._lazy:
+            return self._load_lazy(key)
+        raise UnknownItemError(self.kind, name, self.names())
 
     def items(self) -> list[tuple[str, type[T]]]:
-        return sorted(self._load().items())
+        """Every plugin class (imports lazy entries: use :meth:`summaries` to list cheaply)."""
+        return [(name, self.get(name)) for name in self.names()]
+
+    def summaries(self, describe: Callable[[type[T]], str]) -> dict[str, str]:
+        """Name -> one line, without importing lazy entries (their declared summary)."""
+        self._discover()
+        found = {name: describe(cls) for name, cls in self._classes.items()}
+        for name, entry in self._lazy.items():
+            found.setdefault(name, f"{entry.summary} ({entry.origin})")
+        return dict(sorted(found.items()))
+
+    def aliases(self, name: str) -> list[str]:
+        return sorted(alias for alias, target in self._aliases.items() if target == name)
 
     def origin(self, name: str) -> str:
-        self._load()
-        return self._origins[name]
+        self._discover()
+        return self._origins[self.canonical(name)]
+
+
+def _origin_of(module: str) -> str:
+    """``builtin`` for nnd-suites' own plugins, else the module that registered the plugin."""
+    return "builtin" if module.startswith("nnd_suites.") else module
+
+
+def _target_of(cls: type) -> str:
+    return f"{cls.__module__}:{cls.__qualname__}"

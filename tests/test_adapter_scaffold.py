@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib
 import json
 import os
 import shutil
@@ -169,8 +170,7 @@ def test_cli_reports_scaffold_errors(tmp_path, capsys, monkeypatch):
 CITATION = "@misc{x, title={x}}"
 
 
-class ThirdPartyAdapter(Adapter):
-    name = "third_party_demo"
+class ThirdPartyAdapter(Adapter):  # registered by the fake entry points below
     quality_map = "quiz_design"
     context_fields = ("context",)
     default_template = "{context}"
@@ -195,34 +195,67 @@ def fake_entry_points(monkeypatch, *points: EntryPoint) -> None:
     monkeypatch.setattr(registry, "entry_points", entry_points)
 
 
-def test_third_party_entry_point_naming_a_package_or_a_class_is_honoured(monkeypatch):
-    package = types.ModuleType("my_pkg_adapters")
-    package.ThirdPartyAdapter = ThirdPartyAdapter
-    ThirdPartyAdapter.__module__ = "my_pkg_adapters"
-    monkeypatch.setitem(sys.modules, "my_pkg_adapters", package)
+def test_third_party_entry_point_naming_a_module_or_a_class_is_honoured(monkeypatch):
     group = "nnd_suites.adapters"
-    for value in ("my_pkg_adapters", "my_pkg_adapters:ThirdPartyAdapter"):
-        fake_entry_points(
-            monkeypatch,
-            EntryPoint("builtin", "nnd_suites.adapters", group),
-            EntryPoint("my_adapters", value, group),
-        )
-        fresh = Registry(
-            group=group,
-            **{k: getattr(ADAPTERS, k) for k in ("kind", "builtin_package")},
+
+    def fresh() -> Registry:
+        return Registry(
+            "adapter",
+            group,
             base=lambda: Adapter,
+            builtin_package="nnd_suites.adapters",
             validate=ADAPTERS._validate,
         )
-        assert fresh.get("third_party_demo") is ThirdPartyAdapter
-        assert fresh.origin("third_party_demo") == f"entry point my_adapters = {value}"
-        assert "wmt_mqm" in fresh.names() and fresh.origin("wmt_mqm") == "builtin"
+
+    # a module whose import registers its class with the registry's decorator
+    plugins = fresh()
+    module = types.ModuleType("my_pkg_adapters")
+    module.__dict__["load"] = lambda: plugins.register("third_party_demo")(ThirdPartyAdapter)
+    monkeypatch.setitem(sys.modules, "my_pkg_adapters", module)
+    real_import = importlib.import_module
+
+    def import_module(name, *args):
+        if name == "my_pkg_adapters":
+            module.load()
+            return module
+        return real_import(name, *args)
+
+    monkeypatch.setattr(registry.importlib, "import_module", import_module)
+    fake_entry_points(monkeypatch, EntryPoint("my_adapters", "my_pkg_adapters", group))
+    assert plugins.get("third_party_demo") is ThirdPartyAdapter
+    assert ADAPTERS.origin("wmt_mqm") == "builtin"
+    monkeypatch.undo()
+
+    # module:Class: a lazy entry, imported when asked for
+    plugins = fresh()
+    module = types.ModuleType("my_pkg_lazy")
+    module.ThirdPartyAdapter = ThirdPartyAdapter
+    monkeypatch.setitem(sys.modules, "my_pkg_lazy", module)
+    fake_entry_points(
+        monkeypatch, EntryPoint("third_party_demo", "my_pkg_lazy:ThirdPartyAdapter", group)
+    )
+    assert "third_party_demo" in plugins.names()
+    assert plugins.get("third_party_demo") is ThirdPartyAdapter
+    assert plugins.origin("third_party_demo") == "my_pkg_lazy"
+
+
+def test_a_lazy_entry_that_cannot_be_imported_is_named():
+    registry = Registry("adapter", "nnd_suites.no_such_group", base=lambda: Adapter)
+    registry.add_lazy("ghost", "no_such_module_xyz:Ghost", summary="a ghost")
+    assert registry.summaries(str) == {"ghost": "a ghost (no_such_module_xyz)"}
+    with pytest.raises(PluginError, match="'ghost': cannot import no_such_module_xyz:Ghost"):
+        registry.get("ghost")
 
 
 def test_broken_entry_point_and_bad_metadata_are_named(monkeypatch):
     group = "nnd_suites.adapters"
     fake_entry_points(monkeypatch, EntryPoint("broken", "no_such_package_xyz", group))
     fresh = Registry(
-        "adapter", group, "nnd_suites.adapters", base=lambda: Adapter, validate=ADAPTERS._validate
+        "adapter",
+        group,
+        base=lambda: Adapter,
+        builtin_package="nnd_suites.adapters",
+        validate=ADAPTERS._validate,
     )
     with pytest.raises(PluginError, match="'broken'"):
         fresh.names()

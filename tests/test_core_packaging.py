@@ -48,3 +48,20 @@ def test_cli_entry_point_runs():
         check=True,
     )
     assert out.stdout.strip() == f"nnd-suites {nnd_suites.__version__}"
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [["list"], ["list", "--json"], ["build", "quiz_design", "--out", "{tmp}/qd"]],
+)
+def test_listing_and_building_import_neither_torch_nor_transformers(argv, tmp_path):
+    argv = [a.replace("{tmp}", str(tmp_path)) for a in argv]
+    code = (
+        "import sys\n"
+        "from nnd_suites.cli import main\n"
+        f"status = main({argv!r})\n"
+        "heavy = sorted(m for m in ('torch', 'transformers') if m in sys.modules)\n"
+        "assert status == 0 and not heavy, (status, heavy)\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr[-2000:]

@@ -174,8 +174,7 @@ class _Meta:
     )  # fmt: skip
 
 
-class Reverse(Transformation):
-    name = "reverse"
+class Reverse(Transformation):  # registered by each test in a registry of its own
     metadata = _Meta.ok
 
     def transform_text(self, text: str, rng: random.Random) -> str:
@@ -184,12 +183,15 @@ class Reverse(Transformation):
 
 def test_a_third_party_plugin_registers_through_a_registry():
     registry: Registry[Transformation] = Registry(
-        "transformation", "nnd_suites.no_such_group", "nnd_suites.transformations",
-        base=lambda: Transformation, validate=validate_transformation,
+        "transformation", "nnd_suites.no_such_group", base=lambda: Transformation,
+        builtin_package="nnd_suites.transformations", validate=validate_transformation,
     )  # fmt: skip
-    registry.register(Reverse, "entry point test")
+    registry.register("reverse", aliases=["backwards"])(Reverse)
     assert registry.get("reverse")().apply("abc") == "cba"
-    assert "lowercase" in registry.names()  # the built-ins are scanned as well
+    assert registry.get("backwards") is Reverse and registry.aliases("reverse") == ["backwards"]
+    assert TRANSFORMATIONS.origin("lowercase") == "builtin"
+    with pytest.raises(PluginError, match="'backwards' is registered twice"):
+        registry.register("other", aliases=["backwards"])(type("Other", (Reverse,), {}))
 
 
 def test_declaration_errors_are_caught_at_registration():
@@ -211,8 +213,10 @@ def test_declaration_errors_are_caught_at_registration():
         validate_transformation(SeededWithoutSeed)
     with pytest.raises(PluginError, match="seeded=False but its Params has 'seed'"):
         validate_transformation(SeedNotDeclared)
-    with pytest.raises(PluginError, match="registered twice"):
-        TRANSFORMATIONS.register(type("Lowercase2", (Reverse,), {"name": "lowercase"}))
+    with pytest.raises(PluginError, match="'lowercase' is registered twice: by builtin"):
+        TRANSFORMATIONS.register("lowercase")(type("Lowercase2", (Reverse,), {}))
+    with pytest.raises(PluginError, match="lower-case identifier"):
+        TRANSFORMATIONS.register("Bad-Name")(type("Bad", (Reverse,), {}))
 
 
 def test_list_shows_transformations(capsys):

@@ -14,15 +14,13 @@ from __future__ import annotations
 import hashlib
 import json
 import random
-import sys
 from abc import ABC, abstractmethod
-from pathlib import Path
 from typing import Any, ClassVar, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from nnd_suites.errors import PluginError
-from nnd_suites.registry import Registry
+from nnd_suites.registry import Plugin, Registry
 
 Touches = Literal["context", "candidates", "both"]
 Kind = Literal["normalization", "perturbation"]
@@ -72,13 +70,12 @@ def derive_rng(seed: int, *key: str) -> random.Random:
     return random.Random(int.from_bytes(hashlib.sha256(payload).digest()[:8], "big"))
 
 
-class Transformation(ABC):
+class Transformation(Plugin, ABC):
     """Rewrite texts of a suite: a normalisation or a perturbation.
 
     Instantiate with parameters (validated); ``apply(text)`` rewrites one text.
     """
 
-    name: ClassVar[str]
     version: ClassVar[str] = "1.0.0"
     metadata: ClassVar[TransformationMetadata]
     Params: ClassVar[type[TransformationParams]] = TransformationParams
@@ -153,9 +150,6 @@ class Transformation(ABC):
         )
 
     # ----------------------------------------------------------------- examples
-    @classmethod
-    def folder(cls) -> Path:
-        return Path(sys.modules[cls.__module__].__file__).parent
 
     @classmethod
     def examples(cls) -> list[dict[str, Any]]:
@@ -208,10 +202,12 @@ def validate_transformation(cls: type[Transformation]) -> None:
 TRANSFORMATIONS: Registry[Transformation] = Registry(
     "transformation",
     "nnd_suites.transformations",
-    "nnd_suites.transformations",
     base=lambda: Transformation,
+    builtin_package="nnd_suites.transformations",
     validate=validate_transformation,
 )
+#: ``@register_transformation("name")`` on a Transformation subclass registers it.
+register_transformation = TRANSFORMATIONS.register
 
 
 def get_transformation(name: str) -> type[Transformation]:

@@ -6,7 +6,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import ClassVar
 
-from nnd_suites.adapter import Adapter, AdapterMetadata
+from nnd_suites.adapter import Adapter, AdapterMetadata, register_adapter
 from nnd_suites.errors import SourceFormatError
 from nnd_suites.groups import Candidate, Group
 from nnd_suites.quality_map import QualityMap
@@ -21,10 +21,10 @@ CITATION = """@article{tafjord2021general,
 CREDIT_PREFIX = "credit-"
 
 
+@register_adapter("challenge300")
 class Challenge300Adapter(Adapter):
     """One group per question; only the models with a ``credit-<model>`` column take part."""
 
-    name = "challenge300"
     quality_map = "challenge300"
     context_fields = ("question",)
     default_template = "{question}"

@@ -10,7 +10,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from nnd_suites.adapter import Adapter, AdapterMetadata
+from nnd_suites.adapter import Adapter, AdapterMetadata, register_adapter
 from nnd_suites.errors import SourceFormatError
 from nnd_suites.groups import Candidate, Group
 from nnd_suites.sources import ReadLog, require_fields, resolve_source
@@ -68,10 +68,10 @@ def summary_label(sentences: list[dict[str, list[str]]]) -> str | None:
     return Counter(errors).most_common(1)[0][0] if errors else None
 
 
+@register_adapter("frank")
 class FrankAdapter(Adapter):
     """One group per article; one candidate per system summary, labelled from its sentences."""
 
-    name = "frank"
     quality_map = "frank"
     context_fields = ("article",)
     default_template = "{article}"

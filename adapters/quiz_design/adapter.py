@@ -6,7 +6,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import ClassVar
 
-from nnd_suites.adapter import Adapter, AdapterMetadata
+from nnd_suites.adapter import Adapter, AdapterMetadata, register_adapter
 from nnd_suites.groups import Candidate, Group
 from nnd_suites.sources import ReadLog, read_jsonl, require_fields
 
@@ -19,10 +19,10 @@ CITATION = """@inproceedings{laban2022quiz,
 }"""
 
 
+@register_adapter("quiz_design")
 class QuizDesignAdapter(Adapter):
     """One group per (paragraph, answer span); each question carries one teacher label."""
 
-    name = "quiz_design"
     quality_map = "quiz_design"
     context_fields = ("answer", "paragraph")
     # The reference implementation's renderings, by model family.

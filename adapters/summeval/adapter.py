@@ -8,7 +8,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from nnd_suites.adapter import Adapter, AdapterMetadata
+from nnd_suites.adapter import Adapter, AdapterMetadata, register_adapter
 from nnd_suites.errors import SourceFormatError
 from nnd_suites.groups import Candidate, Group
 from nnd_suites.sources import ReadLog, read_jsonl, require_fields
@@ -40,10 +40,10 @@ class SummEvalOptions(BaseModel):
     )
 
 
+@register_adapter("summeval")
 class SummEvalAdapter(Adapter):
     """One group per CNN/DM article; one candidate per system summary, rated on four aspects."""
 
-    name = "summeval"
     quality_map = "summeval"
     context_fields = ("document",)
     default_template = "{document}"

@@ -10,7 +10,7 @@ from typing import ClassVar
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from nnd_suites.adapter import Adapter, AdapterMetadata
+from nnd_suites.adapter import Adapter, AdapterMetadata, register_adapter
 from nnd_suites.errors import SourceFormatError
 from nnd_suites.groups import Candidate, Group
 from nnd_suites.sources import ReadLog, read_tsv
@@ -95,10 +95,10 @@ class _Segment:
     candidates: dict[str, _Annotated] = field(default_factory=dict)
 
 
+@register_adapter("wmt_mqm")
 class WmtMqmAdapter(Adapter):
     """One group per source segment; one candidate per system, with every rater's rows."""
 
-    name = "wmt_mqm"
     quality_map = "wmt_mqm"
     context_fields = ("source", "source_language", "target_language")
     default_template = "{source}"

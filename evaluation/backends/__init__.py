@@ -1,1 +1,1 @@
-"""Built-in backends; every concrete Backend subclass in this package is registered."""
+"""Built-in backends; each is a lazy entry of ``BACKENDS`` in ``evaluation/backend.py``."""

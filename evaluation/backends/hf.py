@@ -165,7 +165,6 @@ class HFBackend(Backend):
     loads the model (its identity needs only the config and the revision or file hashes).
     """
 
-    abstract = True
     auto_class: ClassVar[str]
     strategies: ClassVar[tuple[str, ...]]
     causal: ClassVar[bool]

@@ -12,6 +12,7 @@ from nnd_suites.transformations.base import (
     Transformation,
     TransformationMetadata,
     TransformationParams,
+    register_transformation,
 )
 
 # A letter that starts a word: not preceded by a word character or an apostrophe (so "it's"
@@ -19,8 +20,8 @@ from nnd_suites.transformations.base import (
 _WORD_START = re.compile("(?<![\\w'\u2019])[^\\W\\d_]")
 
 
+@register_transformation("lowercase")
 class Lowercase(Transformation):
-    name = "lowercase"
     metadata = TransformationMetadata(
         touches="both",
         kind="normalization",
@@ -34,8 +35,8 @@ class Lowercase(Transformation):
         return text.lower()
 
 
+@register_transformation("uppercase")
 class Uppercase(Transformation):
-    name = "uppercase"
     metadata = TransformationMetadata(
         touches="candidates",
         kind="perturbation",
@@ -49,8 +50,8 @@ class Uppercase(Transformation):
         return text.upper()
 
 
+@register_transformation("titlecase")
 class Titlecase(Transformation):
-    name = "titlecase"
     metadata = TransformationMetadata(
         touches="candidates",
         kind="perturbation",
@@ -70,8 +71,8 @@ class FirstLetterParams(TransformationParams):
     sentences: bool = Field(False, description="also the first letter after . ! or ? and a space")
 
 
+@register_transformation("first_letter_case")
 class FirstLetterCase(Transformation):
-    name = "first_letter_case"
     metadata = TransformationMetadata(
         touches="candidates",
         kind="normalization",

@@ -9,7 +9,11 @@ from __future__ import annotations
 import random
 import re
 
-from nnd_suites.transformations.base import Transformation, TransformationMetadata
+from nnd_suites.transformations.base import (
+    Transformation,
+    TransformationMetadata,
+    register_transformation,
+)
 
 # PTB escapes of brackets, as in CNN/DailyMail's tokenised files.
 BRACKETS = {"-lrb-": "(", "-rrb-": ")", "-lsb-": "[", "-rsb-": "]", "-lcb-": "{", "-rcb-": "}"}
@@ -49,8 +53,8 @@ def _attach_quotes(text: str) -> str:
     return "".join(out)
 
 
+@register_transformation("detokenize")
 class Detokenize(Transformation):
-    name = "detokenize"
     metadata = TransformationMetadata(
         touches="candidates",
         kind="normalization",

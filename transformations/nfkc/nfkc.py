@@ -5,11 +5,15 @@ from __future__ import annotations
 import random
 import unicodedata
 
-from nnd_suites.transformations.base import Transformation, TransformationMetadata
+from nnd_suites.transformations.base import (
+    Transformation,
+    TransformationMetadata,
+    register_transformation,
+)
 
 
+@register_transformation("nfkc")
 class NFKC(Transformation):
-    name = "nfkc"
     metadata = TransformationMetadata(
         touches="both",
         kind="normalization",

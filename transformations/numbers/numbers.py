@@ -12,7 +12,12 @@ from __future__ import annotations
 import random
 import re
 
-from nnd_suites.transformations.base import SeededParams, Transformation, TransformationMetadata
+from nnd_suites.transformations.base import (
+    SeededParams,
+    Transformation,
+    TransformationMetadata,
+    register_transformation,
+)
 
 # A free-standing number: 7, 1990, 1,000, 3.14, 007 (not 22nd, CO2, 1990s or a version 1.2.3).
 NUMBER = re.compile(r"(?<![\w.,])(?P<int>\d{1,3}(?:,\d{3})+|\d+)(?P<frac>\.\d+)?(?![\w]|[.,]\d)")
@@ -39,8 +44,8 @@ class NumbersParams(SeededParams):
     pass
 
 
+@register_transformation("numbers")
 class Numbers(Transformation):
-    name = "numbers"
     metadata = TransformationMetadata(
         touches="both",
         kind="perturbation",

@@ -5,7 +5,11 @@ from __future__ import annotations
 import random
 import unicodedata
 
-from nnd_suites.transformations.base import Transformation, TransformationMetadata
+from nnd_suites.transformations.base import (
+    Transformation,
+    TransformationMetadata,
+    register_transformation,
+)
 
 #: Sentence-final marks GEM's "final punctuation" removal targets (not quotes or brackets),
 #: with the ellipsis and the ideographic and full-width marks.
@@ -17,8 +21,8 @@ def is_punctuation(char: str) -> bool:
     return unicodedata.category(char).startswith("P")
 
 
+@register_transformation("no_final_punctuation")
 class NoFinalPunctuation(Transformation):
-    name = "no_final_punctuation"
     metadata = TransformationMetadata(
         touches="candidates",
         kind="perturbation",
@@ -40,8 +44,8 @@ class NoFinalPunctuation(Transformation):
         return body[:end] + text[len(body) :]
 
 
+@register_transformation("no_punctuation")
 class NoPunctuation(Transformation):
-    name = "no_punctuation"
     metadata = TransformationMetadata(
         touches="both",
         kind="normalization",

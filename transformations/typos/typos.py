@@ -6,7 +6,12 @@ import random
 
 from pydantic import Field
 
-from nnd_suites.transformations.base import SeededParams, Transformation, TransformationMetadata
+from nnd_suites.transformations.base import (
+    SeededParams,
+    Transformation,
+    TransformationMetadata,
+    register_transformation,
+)
 
 QWERTY_ROWS = ("qwertyuiop", "asdfghjkl", "zxcvbnm")
 
@@ -37,8 +42,8 @@ class TyposParams(SeededParams):
     )
 
 
+@register_transformation("typos")
 class Typos(Transformation):
-    name = "typos"
     metadata = TransformationMetadata(
         touches="candidates",
         kind="perturbation",

@@ -5,7 +5,11 @@ from __future__ import annotations
 import random
 import re
 
-from nnd_suites.transformations.base import Transformation, TransformationMetadata
+from nnd_suites.transformations.base import (
+    Transformation,
+    TransformationMetadata,
+    register_transformation,
+)
 
 # Zero-width characters that tokenizers may keep but readers never see.
 _INVISIBLE = re.compile("[\u200b\u200c\u200d\u2060\ufeff]")
@@ -13,8 +17,8 @@ _INVISIBLE = re.compile("[\u200b\u200c\u200d\u2060\ufeff]")
 _SPACES = re.compile(r"\s+")
 
 
+@register_transformation("whitespace")
 class Whitespace(Transformation):
-    name = "whitespace"
     metadata = TransformationMetadata(
         touches="both",
         kind="normalization",
