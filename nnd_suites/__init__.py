@@ -10,7 +10,7 @@ try:  # one version source: pyproject.toml, as installed
 except PackageNotFoundError:  # running from a source tree that was never installed
     __version__ = "0+unknown"
 
-from nnd_suites.adapter import Adapter, AdapterMetadata, get_adapter
+from nnd_suites.adapter import Adapter, AdapterMetadata, get_adapter, register_adapter
 from nnd_suites.build import build_suite
 from nnd_suites.errors import (
     NNDError,
@@ -44,6 +44,7 @@ __all__ = [
     "build_suite",
     "get_adapter",
     "load_suite",
+    "register_adapter",
 ]
 
 

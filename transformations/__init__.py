@@ -21,6 +21,7 @@ from nnd_suites.transformations.base import (
     TransformationParams,
     derive_rng,
     get_transformation,
+    register_transformation,
 )
 from nnd_suites.transformations.spec import make_transformation, parse_spec
 
@@ -37,5 +38,6 @@ __all__ = [
     "make_transformation",
     "normalize_suite",
     "parse_spec",
+    "register_transformation",
     "transform_suite",
 ]
