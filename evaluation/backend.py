@@ -103,6 +103,12 @@ BACKENDS: Registry[Backend] = Registry(
 register_backend = BACKENDS.register
 # The built-in backends, by import path: they need torch, which listing plugins must not load.
 BACKENDS.add_lazy(
+    "hf",
+    "nnd_suites.evaluation.backends.hf_auto:HFAutoBackend",
+    summary="Hugging Face model (Hub id or folder): hf_seq2seq for encoder-decoders, "
+    "hf_causal otherwise (the default)",
+)
+BACKENDS.add_lazy(
     "hf_causal",
     "nnd_suites.evaluation.backends.hf_causal:HFCausalBackend",
     summary="Hugging Face decoder-only LM (AutoModelForCausalLM): contexts encoded once per "
@@ -119,10 +125,6 @@ BACKENDS.add_lazy(
 def load_backend(
     model: str, backend: str | None = None, *, mode: str = "default", **options: Any
 ) -> Backend:
-    """Load ``model`` with the named backend, or pick the Hugging Face backend its config needs
-    (encoder-decoder models get ``hf_seq2seq``, others ``hf_causal``)."""
-    if backend is None:
-        from nnd_suites.evaluation.backends.hf import detect_hf_backend
-
-        backend = detect_hf_backend(model, revision=options.get("revision"))
-    return BACKENDS.get(backend).load(model, mode=mode, **options)
+    """Load ``model`` with the named backend; without a name, ``hf`` (which reads the model's
+    config and picks ``hf_causal`` or ``hf_seq2seq``)."""
+    return BACKENDS.get(backend or "hf").load(model, mode=mode, **options)

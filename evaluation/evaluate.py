@@ -77,6 +77,8 @@ def evaluate(
     revision: str | None = None,
     strategy: str = "auto",
     limit: int | None = None,
+    trust_remote_code: bool = False,
+    device_map: str | None = None,
 ) -> EvaluationReport:
     """Score ``model`` on ``suites`` and return a typed report (also written to ``out``).
 
@@ -88,7 +90,9 @@ def evaluate(
     (``macaw``) or a template string; ``compat="reference"`` reproduces the paper's scoring.
     ``normalize`` lists normalisation specs (``lowercase``, ``whitespace``...; perturbations are
     refused) applied to every suite before scoring. ``limit`` scores only the first N context
-    groups of each suite (a smoke test; the report says so).
+    groups of each suite (a smoke test; the report says so). ``trust_remote_code`` lets a
+    model repository run its own code (never by default); ``device_map="auto"`` spreads a
+    model larger than one device over all of them.
     """
     started = time.perf_counter()
     mode = resolve_mode(compat)
@@ -133,6 +137,9 @@ def evaluate(
             batch_size=batch_size,
             revision=revision,
             strategy=strategy,
+            # only the HF backends take these; say so rather than drop them silently
+            **({"trust_remote_code": True} if trust_remote_code else {}),
+            **({"device_map": device_map} if device_map else {}),
         )
 
     logger.info("scoring %s with %s on %s", model_name, scorer.describe(), [p.name for p in plans])

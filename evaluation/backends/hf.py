@@ -7,19 +7,15 @@ budget, run them with out-of-memory back-off, and hand each finished batch to th
 
 from __future__ import annotations
 
-import hashlib
 import math
-import os
-import re
 from abc import abstractmethod
 from collections.abc import Callable, Sequence
 from functools import cached_property
-from pathlib import Path
 from typing import Any, ClassVar
 
 import torch
 
-from nnd_suites.errors import ModelLoadError, NNDError
+from nnd_suites.errors import NNDError
 from nnd_suites.evaluation.backend import (
     MODES,
     SCORING_VERSION,
@@ -28,134 +24,23 @@ from nnd_suites.evaluation.backend import (
     ScoreRequest,
     ScoreSink,
 )
+from nnd_suites.evaluation.backends.hf_loading import (
+    DTYPE_NAMES,
+    config_window,
+    load_config,
+    load_error,
+    load_tokenizer,
+    model_revision,
+    resolve_device,
+    resolve_dtype,
+)
 from nnd_suites.evaluation.batching import Budget, Chunk, plan_batches, run_with_backoff
 from nnd_suites.evaluation.in_memory import scoring_mode
 from nnd_suites.evaluation.scoring import Layout, TokenizerTraits, tokenizer_traits
 
-DTYPES = {
-    "fp32": torch.float32,
-    "float32": torch.float32,
-    "bf16": torch.bfloat16,
-    "bfloat16": torch.bfloat16,
-    "fp16": torch.float16,
-    "float16": torch.float16,
-}
-DTYPE_NAMES = {torch.float32: "fp32", torch.bfloat16: "bf16", torch.float16: "fp16"}
-WINDOW_ATTRIBUTES = (
-    "n_positions",
-    "max_position_embeddings",
-    "n_ctx",
-    "seq_length",
-    "max_sequence_length",
-)
 #: Budgets for "auto" on CPU: batches beyond ~2k tokens leave the caches and run slower.
 CPU_TOKENS = 2048
 CPU_ATTENTION_BYTES = 1 << 30
-
-
-def resolve_device(device: str | torch.device = "auto") -> torch.device:
-    if str(device) == "auto":
-        if torch.cuda.is_available():
-            return torch.device("cuda")
-        if getattr(torch.backends, "mps", None) is not None and torch.backends.mps.is_available():
-            return torch.device("mps")
-        return torch.device("cpu")
-    try:
-        resolved = torch.device(device)
-    except (RuntimeError, TypeError) as exc:
-        raise NNDError(f"unknown device {device!r}: use auto, cpu, cuda, cuda:N or mps") from exc
-    if resolved.type == "cuda" and not torch.cuda.is_available():
-        raise NNDError(f"device {device!r} asked for, but torch sees no CUDA device")
-    return resolved
-
-
-def resolve_dtype(dtype: str | torch.dtype, device: torch.device) -> torch.dtype:
-    if isinstance(dtype, torch.dtype):
-        if dtype not in DTYPE_NAMES:
-            raise NNDError(f"unsupported dtype {dtype}; use fp32, bf16 or fp16")
-        return dtype
-    if dtype == "auto":
-        if device.type == "cuda":
-            return torch.bfloat16 if torch.cuda.is_bf16_supported() else torch.float16
-        return torch.float32
-    if dtype not in DTYPES:
-        raise NNDError(f"unknown dtype {dtype!r}: use auto, fp32, bf16 or fp16")
-    return DTYPES[dtype]
-
-
-def _load_error(model: str, exc: Exception) -> ModelLoadError:
-    offline = os.environ.get("HF_HUB_OFFLINE", "").lower() in ("1", "true", "yes", "on")
-    where = (
-        "it is not a local folder"
-        if not Path(model).exists()
-        else "the folder holds no loadable model (config.json, weights, tokenizer files)"
-    )
-    hint = (
-        " The Hub is not reachable in offline mode (HF_HUB_OFFLINE=1): download the model "
-        "first or pass a local folder."
-        if offline and not Path(model).exists()
-        else " Pass a Hub model id (e.g. distilgpt2) or a folder written by save_pretrained()."
-    )
-    detail = str(exc).strip().splitlines()[0].rstrip(".") if str(exc).strip() else ""
-    return ModelLoadError(
-        f"cannot load model {model!r}: {where} ({type(exc).__name__}: {detail}).{hint}"
-    )
-
-
-def load_config(model: str, revision: str | None = None):
-    from transformers import AutoConfig
-
-    try:
-        return AutoConfig.from_pretrained(model, revision=revision)
-    except Exception as exc:  # transformers raises OSError, ValueError, KeyError, ...
-        raise _load_error(model, exc) from exc
-
-
-def detect_hf_backend(model: str, revision: str | None = None) -> str:
-    config = load_config(model, revision)
-    return "hf_seq2seq" if getattr(config, "is_encoder_decoder", False) else "hf_causal"
-
-
-_file_hashes: dict[tuple[str, int, int], str] = {}
-
-
-def folder_fingerprint(folder: Path) -> str:
-    """sha256 over the names and contents of a model folder's files (weights, config, tokenizer).
-    Memoised per (path, size, mtime) within the process."""
-    digest = hashlib.sha256()
-    for path in sorted(p for p in folder.iterdir() if p.is_file() and not p.name.startswith(".")):
-        stat = path.stat()
-        memo = (str(path.resolve()), stat.st_size, stat.st_mtime_ns)
-        if memo not in _file_hashes:
-            with path.open("rb") as handle:
-                _file_hashes[memo] = hashlib.file_digest(handle, "sha256").hexdigest()
-        digest.update(f"{path.name}\0{_file_hashes[memo]}\n".encode())
-    return digest.hexdigest()
-
-
-def model_revision(model: str, revision: str | None) -> str:
-    """A local folder's content hash, or the commit a Hub id resolves to (from the local cache
-    when offline)."""
-    path = Path(model)
-    if path.is_dir():
-        return "sha256:" + folder_fingerprint(path)
-    from huggingface_hub import hf_hub_download
-
-    try:
-        config_path = hf_hub_download(model, "config.json", revision=revision)
-    except Exception as exc:
-        raise _load_error(model, exc) from exc
-    found = re.search(r"snapshots[/\\]([0-9a-f]{40})[/\\]", str(config_path))
-    return found.group(1) if found else (revision or "unknown")
-
-
-def config_window(config, tokenizer=None) -> int | None:
-    for name in WINDOW_ATTRIBUTES:
-        value = getattr(config, name, None)
-        if isinstance(value, int) and value > 0:
-            return value
-    limit = getattr(tokenizer, "model_max_length", None)
-    return limit if isinstance(limit, int) and 0 < limit < 1_000_000 else None
 
 
 class HFBackend(Backend):
@@ -213,13 +98,21 @@ class HFBackend(Backend):
         revision: str | None = None,
         batch_size: int | str = "auto",
         strategy: str = "auto",
+        trust_remote_code: bool = False,
+        device_map: str | None = None,
+        config: Any = None,
         **options: Any,
     ) -> HFBackend:
+        """``trust_remote_code`` runs the model repository's own code (off unless asked for);
+        ``device_map="auto"`` spreads a model larger than one device over every device (and the
+        CPU) with accelerate; ``config`` skips reading the config again."""
         if options:
             raise NNDError(f"unknown option(s) for backend {cls.name}: {sorted(options)}")
+        if device_map not in (None, "auto"):
+            raise NNDError(f"--device-map {device_map!r}: the only placement is 'auto'")
         resolved_device = resolve_device(device)
         torch_dtype = resolve_dtype(dtype, resolved_device)
-        config = load_config(model, revision)
+        config = config or load_config(model, revision, trust_remote_code)
         if bool(getattr(config, "is_encoder_decoder", False)) == cls.causal:
             kind = "an encoder-decoder" if cls.causal else "a decoder-only"
             raise NNDError(
@@ -237,30 +130,37 @@ class HFBackend(Backend):
             strategy=strategy,
         )
         backend.load_revision = revision
+        backend.trust_remote_code = trust_remote_code
+        backend.device_map = device_map
         return backend
 
     load_revision: str | None = None
+    trust_remote_code: bool = False
+    device_map: str | None = None
 
     @cached_property
     def tokenizer(self):
-        from transformers import AutoTokenizer
-
-        try:
-            return AutoTokenizer.from_pretrained(self.model_ref, revision=self.load_revision)
-        except Exception as exc:
-            raise _load_error(self.model_ref, exc) from exc
+        return load_tokenizer(self.model_ref, self.load_revision, self.trust_remote_code)
 
     @cached_property
     def model(self):
         import transformers
 
         auto = getattr(transformers, self.auto_class)
+        placement = {"device_map": self.device_map} if self.device_map else {}
         try:
             network = auto.from_pretrained(
-                self.model_ref, revision=self.load_revision, dtype=self.dtype
+                self.model_ref,
+                revision=self.load_revision,
+                dtype=self.dtype,
+                trust_remote_code=self.trust_remote_code,
+                **placement,
             )
         except Exception as exc:
-            raise _load_error(self.model_ref, exc) from exc
+            raise load_error(self.model_ref, exc) from exc
+        if self.device_map:  # accelerate placed the layers: inputs go where the embeddings are
+            self.device = network.get_input_embeddings().weight.device
+            return network.eval()
         return network.to(self.device).eval()
 
     @property
@@ -314,9 +214,9 @@ class HFBackend(Backend):
         return described
 
     @property
-    @abstractmethod
     def window(self) -> int | None:
         """The longest sequence the model takes (None: no limit known)."""
+        return config_window(self.config) or config_window(self.config, self.tokenizer)
 
     # ------------------------------------------------------------------ scoring
     def score(

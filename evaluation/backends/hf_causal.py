@@ -21,7 +21,8 @@ from __future__ import annotations
 
 import torch
 
-from nnd_suites.evaluation.backends.hf import HFBackend, config_window
+from nnd_suites.evaluation.backends.hf import HFBackend
+from nnd_suites.evaluation.backends.padding import pad_rows
 from nnd_suites.evaluation.batching import Budget, Chunk
 from nnd_suites.evaluation.scoring import Layout, boundary_texts, causal_layout, context_tokens
 
@@ -40,10 +41,6 @@ class HFCausalBackend(HFBackend):
     auto_class = "AutoModelForCausalLM"
     strategies = ("packed", "kv", "expand", "naive")
     causal = True
-
-    @property
-    def window(self) -> int | None:
-        return config_window(self.config) or config_window(self.config, self.tokenizer)
 
     @property
     def body(self):
@@ -139,9 +136,8 @@ class HFCausalBackend(HFBackend):
     ) -> list[tuple[int, float]]:
         lengths = [len(chunk.prefix) for chunk in batch]
         width = max(lengths)
-        ids = torch.full((len(batch), width), self.pad_id, dtype=torch.long)
-        for b, chunk in enumerate(batch):  # right padding: real tokens never see the padding
-            ids[b, : lengths[b]] = torch.tensor(chunk.prefix)
+        # right padding: real tokens never see the padding
+        ids, _ = pad_rows([chunk.prefix for chunk in batch], self.pad_id)
         self.forward_passes += 1
         out = self.body(input_ids=ids.to(self.device), use_cache=True)
         context_hidden = out.last_hidden_state
@@ -149,13 +145,7 @@ class HFCausalBackend(HFBackend):
         span = max(len(row[0]) for row in rows)
         candidate_hidden = None
         if span:
-            row_ids = torch.full((len(batch), span), self.pad_id, dtype=torch.long)
-            positions = torch.zeros((len(batch), span), dtype=torch.long)
-            segments = torch.full((len(batch), span), -2, dtype=torch.long)
-            for b, (r_ids, r_pos, r_seg, *_) in enumerate(rows):
-                row_ids[b, : len(r_ids)] = torch.tensor(r_ids, dtype=torch.long)
-                positions[b, : len(r_pos)] = torch.tensor(r_pos, dtype=torch.long)
-                segments[b, : len(r_seg)] = torch.tensor(r_seg, dtype=torch.long)
+            row_ids, positions, segments = _pad_packed(rows, self.pad_id, span)
             mask = _cached_mask(torch.tensor(lengths), width, segments, self.dtype)
             self.forward_passes += 1
             candidate_hidden = self.body(
@@ -183,14 +173,9 @@ class HFCausalBackend(HFBackend):
     ) -> list[tuple[int, float]]:
         rows = [_packed_row(chunk, layouts, with_prefix=True) for chunk in batch]
         length = max(len(ids) for ids, *_ in rows)
-        ids = torch.full((len(rows), length), self.pad_id, dtype=torch.long)
-        positions = torch.zeros((len(rows), length), dtype=torch.long)
-        segments = torch.full((len(rows), length), -2, dtype=torch.long)
+        ids, positions, segments = _pad_packed(rows, self.pad_id, length)
         row_index, query, targets, owners = [], [], [], []
-        for b, (row_ids, row_pos, row_seg, row_query, row_targets, row_owners) in enumerate(rows):
-            ids[b, : len(row_ids)] = torch.tensor(row_ids)
-            positions[b, : len(row_pos)] = torch.tensor(row_pos)
-            segments[b, : len(row_seg)] = torch.tensor(row_seg)
+        for b, (_, _, _, row_query, row_targets, row_owners) in enumerate(rows):
             row_index += [b] * len(row_query)
             query += [where for _, where in row_query]
             targets += row_targets
@@ -214,11 +199,8 @@ class HFCausalBackend(HFBackend):
 
         prefixes = [chunk.prefix for chunk in batch]
         width = max(len(p) for p in prefixes)
-        ids = torch.full((len(batch), width), self.pad_id, dtype=torch.long)
-        mask = torch.zeros((len(batch), width), dtype=torch.long)
-        for b, prefix in enumerate(prefixes):  # left padding: every context ends at column -1
-            ids[b, width - len(prefix) :] = torch.tensor(prefix)
-            mask[b, width - len(prefix) :] = 1
+        # left padding: every context ends at column -1
+        ids, mask = pad_rows(prefixes, self.pad_id, left=True)
         positions = (mask.cumsum(-1) - 1).clamp(min=0)
         mask = mask.to(self.device)
         self.forward_passes += 1
@@ -242,11 +224,7 @@ class HFCausalBackend(HFBackend):
             hidden = None
             if longest:
                 rows = self.tensor([b for b, _ in part])
-                cont_ids = torch.full((len(part), longest), self.pad_id, dtype=torch.long)
-                cont_mask = torch.zeros((len(part), longest), dtype=torch.long)
-                for r, cont in enumerate(part_conts):
-                    cont_ids[r, : len(cont)] = torch.tensor(cont, dtype=torch.long)
-                    cont_mask[r, : len(cont)] = 1
+                cont_ids, cont_mask = pad_rows(part_conts, self.pad_id, width=longest)
                 lengths = mask.sum(-1)[rows]
                 cache = DynamicCache([(k[rows], v[rows]) for k, v in layers])
                 self.forward_passes += 1
@@ -392,6 +370,14 @@ def _cached_mask(
     mask = torch.zeros(allowed.shape, dtype=dtype)
     mask.masked_fill_(~allowed, torch.finfo(dtype).min)
     return mask[:, None]
+
+
+def _pad_packed(rows, pad_id: int, width: int) -> tuple[torch.Tensor, ...]:
+    """Token ids, positions and segment ids (-2: padding) of packed rows, padded to ``width``."""
+    ids, _ = pad_rows([row[0] for row in rows], pad_id, width=width)
+    positions, _ = pad_rows([row[1] for row in rows], 0, width=width)
+    segments, _ = pad_rows([row[2] for row in rows], -2, width=width)
+    return ids, positions, segments
 
 
 def _packed_mask(segments: torch.Tensor, dtype: torch.dtype) -> torch.Tensor:

@@ -7,9 +7,8 @@ over all candidates of those contexts at once, each reading its context's encode
 
 from __future__ import annotations
 
-import torch
-
-from nnd_suites.evaluation.backends.hf import HFBackend, config_window
+from nnd_suites.evaluation.backends.hf import HFBackend
+from nnd_suites.evaluation.backends.padding import pad_rows
 from nnd_suites.evaluation.batching import Budget, Chunk
 from nnd_suites.evaluation.scoring import Layout, context_tokens, fit_encoder, seq2seq_layout
 
@@ -26,10 +25,6 @@ class HFSeq2SeqBackend(HFBackend):
     auto_class = "AutoModelForSeq2SeqLM"
     strategies = ("shared", "naive")
     causal = False
-
-    @property
-    def window(self) -> int | None:
-        return config_window(self.config) or config_window(self.config, self.tokenizer)
 
     @property
     def decoder_start(self) -> int:
@@ -94,12 +89,7 @@ class HFSeq2SeqBackend(HFBackend):
     ) -> list[tuple[int, float]]:
         from transformers.modeling_outputs import BaseModelOutput
 
-        width = max(len(chunk.prefix) for chunk in batch)
-        ids = torch.full((len(batch), width), self.pad_id, dtype=torch.long)
-        mask = torch.zeros((len(batch), width), dtype=torch.long)
-        for b, chunk in enumerate(batch):
-            ids[b, : len(chunk.prefix)] = torch.tensor(chunk.prefix)
-            mask[b, : len(chunk.prefix)] = 1
+        ids, mask = pad_rows([chunk.prefix for chunk in batch], self.pad_id)
         mask = mask.to(self.device)
         self.forward_passes += 1
         encoded = self.model.get_encoder()(
@@ -113,12 +103,8 @@ class HFSeq2SeqBackend(HFBackend):
         for s in range(0, len(members), step):
             part = members[s : s + step]
             rows = self.tensor([b for b, _ in part])
-            dec = torch.full((len(part), longest), self.pad_id, dtype=torch.long)
-            dec_mask = torch.zeros((len(part), longest), dtype=torch.long)
-            for r, (_, index) in enumerate(part):
-                inputs = layouts[index].inputs
-                dec[r, : len(inputs)] = torch.tensor(inputs)
-                dec_mask[r, : len(inputs)] = 1
+            inputs = [layouts[index].inputs for _, index in part]
+            dec, dec_mask = pad_rows(inputs, self.pad_id, width=longest)
             self.forward_passes += 1
             logits = self.model(
                 encoder_outputs=BaseModelOutput(last_hidden_state=encoded[rows]),

@@ -33,7 +33,22 @@ def add_scoring_options(parser: argparse.ArgumentParser) -> None:
         help="weights dtype; the softmax is always fp32 (auto: bf16 on GPUs "
         "that support it, else fp16; fp32 on CPU)",
     )
-    parser.add_argument("--backend", help="backend name (default: chosen from the model config)")
+    parser.add_argument(
+        "--backend",
+        help="backend name (see `nnd-suites list`; default: hf, which picks hf_causal or "
+        "hf_seq2seq from the model's config)",
+    )
+    parser.add_argument(
+        "--trust-remote-code",
+        action="store_true",
+        help="run the model repository's own Python code (off by default: a model from "
+        "elsewhere is data, not code)",
+    )
+    parser.add_argument(
+        "--device-map",
+        choices=["auto"],
+        help="spread a model larger than one device over every GPU (and the CPU) with accelerate",
+    )
     parser.add_argument("--revision", help="Hub revision (branch, tag or commit)")
     parser.add_argument(
         "--strategy",
@@ -73,6 +88,8 @@ def scoring_options(args: argparse.Namespace) -> dict:
         "revision": args.revision,
         "strategy": args.strategy,
         "limit": args.limit,
+        "trust_remote_code": args.trust_remote_code,
+        "device_map": args.device_map,
     }
 
 

@@ -1,0 +1,33 @@
+"""``hf``: the Hugging Face backend that reads the model's config and picks causal or seq2seq
+(the way lm-evaluation-harness's ``HFLM`` decides inside one class)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from nnd_suites.evaluation.backend import Backend
+from nnd_suites.evaluation.backends.hf_loading import load_config
+
+
+class HFAutoBackend(Backend):
+    """Not a scorer itself: ``load`` returns an ``hf_causal`` or ``hf_seq2seq`` backend."""
+
+    name = "hf"
+    description = "Hugging Face model: hf_seq2seq for encoder-decoders, hf_causal otherwise"
+
+    @classmethod
+    def load(cls, model: str, **options: Any) -> Backend:
+        from nnd_suites.evaluation.backend import BACKENDS
+
+        config = load_config(
+            model, options.get("revision"), bool(options.get("trust_remote_code", False))
+        )
+        chosen = "hf_seq2seq" if getattr(config, "is_encoder_decoder", False) else "hf_causal"
+        return BACKENDS.get(chosen).load(model, config=config, **options)
+
+    @property
+    def identity(self) -> dict[str, str]:  # pragma: no cover - load returns another backend
+        raise NotImplementedError
+
+    def score(self, requests, *, sink=None, progress=None):  # pragma: no cover
+        raise NotImplementedError

@@ -1,0 +1,222 @@
+"""Loading Hugging Face models for scoring: devices and dtypes, configs, tokenizers, weights,
+revisions, and the errors that say what went wrong (a missing folder, the Hub out of reach, a
+tokenizer that encodes text to nothing). Remote model code runs only when asked for."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import re
+import socket
+import urllib.parse
+from functools import lru_cache
+from pathlib import Path
+
+import torch
+
+from nnd_suites.errors import ModelLoadError, NNDError
+
+DTYPES = {
+    "fp32": torch.float32,
+    "float32": torch.float32,
+    "bf16": torch.bfloat16,
+    "bfloat16": torch.bfloat16,
+    "fp16": torch.float16,
+    "float16": torch.float16,
+}
+DTYPE_NAMES = {torch.float32: "fp32", torch.bfloat16: "bf16", torch.float16: "fp16"}
+WINDOW_ATTRIBUTES = (
+    "n_positions",
+    "max_position_embeddings",
+    "n_ctx",
+    "seq_length",
+    "max_sequence_length",
+)
+
+
+def resolve_device(device: str | torch.device = "auto") -> torch.device:
+    if str(device) == "auto":
+        if torch.cuda.is_available():
+            return torch.device("cuda")
+        if getattr(torch.backends, "mps", None) is not None and torch.backends.mps.is_available():
+            return torch.device("mps")
+        return torch.device("cpu")
+    try:
+        resolved = torch.device(device)
+    except (RuntimeError, TypeError) as exc:
+        raise NNDError(f"unknown device {device!r}: use auto, cpu, cuda, cuda:N or mps") from exc
+    if resolved.type == "cuda" and not torch.cuda.is_available():
+        raise NNDError(f"device {device!r} asked for, but torch sees no CUDA device")
+    return resolved
+
+
+def resolve_dtype(dtype: str | torch.dtype, device: torch.device) -> torch.dtype:
+    if isinstance(dtype, torch.dtype):
+        if dtype not in DTYPE_NAMES:
+            raise NNDError(f"unsupported dtype {dtype}; use fp32, bf16 or fp16")
+        return dtype
+    if dtype == "auto":
+        if device.type == "cuda":
+            return torch.bfloat16 if torch.cuda.is_bf16_supported() else torch.float16
+        return torch.float32
+    if dtype not in DTYPES:
+        raise NNDError(f"unknown dtype {dtype!r}: use auto, fp32, bf16 or fp16")
+    return DTYPES[dtype]
+
+
+def load_error(model: str, exc: Exception) -> ModelLoadError:
+    offline = os.environ.get("HF_HUB_OFFLINE", "").lower() in ("1", "true", "yes", "on")
+    where = (
+        "it is not a local folder"
+        if not Path(model).exists()
+        else "the folder holds no loadable model (config.json, weights, tokenizer files)"
+    )
+    hint = (
+        " The Hub is not reachable in offline mode (HF_HUB_OFFLINE=1): download the model "
+        "first or pass a local folder."
+        if offline and not Path(model).exists()
+        else " Pass a Hub model id (e.g. distilgpt2) or a folder written by save_pretrained()."
+    )
+    detail = str(exc).strip().splitlines()[0].rstrip(".") if str(exc).strip() else ""
+    return ModelLoadError(
+        f"cannot load model {model!r}: {where} ({type(exc).__name__}: {detail}).{hint}"
+    )
+
+
+def load_config(model: str, revision: str | None = None, trust_remote_code: bool = False):
+    """The model's config; a path-like reference that does not exist fails at once."""
+    check_model_reference(model)
+    from transformers import AutoConfig
+
+    try:
+        return AutoConfig.from_pretrained(
+            model, revision=revision, trust_remote_code=trust_remote_code
+        )
+    except Exception as exc:  # transformers raises OSError, ValueError, KeyError, ...
+        raise load_error(model, exc) from exc
+
+
+def check_model_reference(model: str) -> None:
+    """A reference that looks like a local path (``./m``, ``/m``, ``~/m``, ``models/m`` where
+    ``models/`` exists here) must exist: it is never sent to the Hub, which would retry for long
+    and then blame the Hub. A Hub id is refused quickly when the Hub is unreachable and the model
+    is not cached."""
+    path = Path(model).expanduser()
+    if path.exists():
+        return
+    parent = path.parent
+    looks_local = model.startswith((".", "/", "~")) or (
+        str(parent) not in ("", ".") and parent.is_dir()
+    )
+    if looks_local:
+        near = ""
+        if parent.is_dir():
+            folders = sorted(p.name for p in parent.iterdir() if p.is_dir())[:8]
+            near = f" ({parent} holds: {', '.join(folders) or 'no folders'})"
+        raise ModelLoadError(
+            f"model {model!r}: no such folder{near}; pass an existing model folder or a Hub "
+            "model id such as ORG/NAME"
+        )
+    if not hub_offline() and not hub_reachable() and not cached_on_this_machine(model):
+        from huggingface_hub import constants
+
+        raise ModelLoadError(
+            f"model {model!r}: the Hugging Face Hub ({constants.ENDPOINT}) cannot be reached "
+            "from this machine and the model is not in the local cache; pass a local model "
+            "folder, or download the model where the Hub is reachable and run with "
+            "HF_HUB_OFFLINE=1 to use the cache"
+        )
+
+
+def hub_offline() -> bool:
+    from huggingface_hub import constants
+
+    return bool(constants.HF_HUB_OFFLINE)
+
+
+@lru_cache(maxsize=1)
+def hub_reachable(timeout: float = 3.0) -> bool:
+    """One quick TCP connection to the Hub's host (once per process)."""
+    from huggingface_hub import constants
+
+    parsed = urllib.parse.urlparse(constants.ENDPOINT)
+    port = parsed.port or (443 if parsed.scheme == "https" else 80)
+    try:
+        with socket.create_connection((parsed.hostname or "", port), timeout=timeout):
+            return True
+    except OSError:
+        return False
+
+
+def cached_on_this_machine(model: str) -> bool:
+    from huggingface_hub import try_to_load_from_cache
+
+    try:
+        return isinstance(try_to_load_from_cache(model, "config.json"), str)
+    except Exception:  # an id the cache cannot even parse is not cached
+        return False
+
+
+_file_hashes: dict[tuple[str, int, int], str] = {}
+
+
+def folder_fingerprint(folder: Path) -> str:
+    """sha256 over the names and contents of a model folder's files (weights, config, tokenizer).
+    Memoised per (path, size, mtime) within the process."""
+    digest = hashlib.sha256()
+    for path in sorted(p for p in folder.iterdir() if p.is_file() and not p.name.startswith(".")):
+        stat = path.stat()
+        memo = (str(path.resolve()), stat.st_size, stat.st_mtime_ns)
+        if memo not in _file_hashes:
+            with path.open("rb") as handle:
+                _file_hashes[memo] = hashlib.file_digest(handle, "sha256").hexdigest()
+        digest.update(f"{path.name}\0{_file_hashes[memo]}\n".encode())
+    return digest.hexdigest()
+
+
+def model_revision(model: str, revision: str | None) -> str:
+    """A local folder's content hash, or the commit a Hub id resolves to (from the local cache
+    when offline)."""
+    path = Path(model)
+    if path.is_dir():
+        return "sha256:" + folder_fingerprint(path)
+    from huggingface_hub import hf_hub_download
+
+    try:
+        config_path = hf_hub_download(model, "config.json", revision=revision)
+    except Exception as exc:
+        raise load_error(model, exc) from exc
+    found = re.search(r"snapshots[/\\]([0-9a-f]{40})[/\\]", str(config_path))
+    return found.group(1) if found else (revision or "unknown")
+
+
+def load_tokenizer(model: str, revision: str | None = None, trust_remote_code: bool = False):
+    """The model's tokenizer, refused when it encodes ordinary text to (almost) nothing: a model
+    folder without its tokenizer files gets a placeholder tokenizer that ties every test."""
+    from transformers import AutoTokenizer
+
+    try:
+        tokenizer = AutoTokenizer.from_pretrained(
+            model, revision=revision, trust_remote_code=trust_remote_code
+        )
+    except Exception as exc:
+        raise load_error(model, exc) from exc
+    sample = "The committee approved the new budget on Tuesday afternoon."
+    ids = tokenizer(sample, add_special_tokens=False)["input_ids"]
+    if len(ids) < 3 or len(set(ids)) < 2:
+        raise ModelLoadError(
+            f"model {model!r}: its tokenizer encodes ordinary text to {len(ids)} token(s) "
+            f"({len(set(ids))} distinct), so every candidate would get the same score; the "
+            "folder probably lacks its tokenizer files (tokenizer.json, vocab/merges): save "
+            "them with tokenizer.save_pretrained(folder)"
+        )
+    return tokenizer
+
+
+def config_window(config, tokenizer=None) -> int | None:
+    for name in WINDOW_ATTRIBUTES:
+        value = getattr(config, name, None)
+        if isinstance(value, int) and value > 0:
+            return value
+    limit = getattr(tokenizer, "model_max_length", None)
+    return limit if isinstance(limit, int) and 0 < limit < 1_000_000 else None
