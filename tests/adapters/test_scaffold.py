@@ -65,8 +65,8 @@ def copy_of_repository(tmp_path: Path) -> tuple[Path, dict[str, str]]:
             shutil.copytree(source, root / name, ignore=ignore)
         else:
             shutil.copy2(source, root / name)
-    (root / "tests").mkdir()
-    for name in ("conftest.py", "test_adapter_harness.py"):
+    (root / "tests" / "adapters").mkdir(parents=True)
+    for name in ("conftest.py", "adapters/test_harness.py"):
         shutil.copy2(REPO / "tests" / name, root / "tests" / name)
     shim = tmp_path / "shim"
     shim.mkdir()
@@ -98,11 +98,11 @@ def test_new_adapter_in_a_clean_checkout_is_picked_up_by_the_harness(tmp_path):
         assert extra.returncode == 0, extra.stderr
     # the copy's adapters (shipped data left out: the harness needs only fixtures) plus the demos
     harness_run = ["-m", "pytest", "-q", "-rA", "-p", "no:cacheprovider"]
-    tests = run([*harness_run, "tests/test_adapter_harness.py"], root, env)
+    tests = run([*harness_run, "tests/adapters/test_harness.py"], root, env)
     assert tests.returncode == 0, tests.stdout[-3000:] + tests.stderr[-2000:]
     for name in ("demo_adapter", "demo_likert", "demo_hierarchical", "demo_graded", "wmt_mqm"):
         case = f"test_fixture_builds_validates_and_gives_expected_stats[{name}]"
-        assert f"PASSED tests/test_adapter_harness.py::{case}" in tests.stdout
+        assert f"PASSED tests/adapters/test_harness.py::{case}" in tests.stdout
     # the shared checkout was not touched
     assert not (REPO / "adapters" / "demo_adapter").exists()
     assert not (REPO / "quality_maps" / "demo_adapter.yaml").exists()
@@ -112,7 +112,7 @@ def test_new_adapter_in_a_clean_checkout_is_picked_up_by_the_harness(tmp_path):
     (root / "adapters" / "forgotten" / "adapter.py").write_text("VALUE = 1\n")
     readme = root / "adapters" / "demo_adapter" / "README.md"
     readme.write_text(readme.read_text().replace("## Citation", "## References"))
-    failing = run([*harness_run, "tests/test_adapter_harness.py"], root, env)
+    failing = run([*harness_run, "tests/adapters/test_harness.py"], root, env)
     assert failing.returncode == 1
     assert "test_every_adapter_folder_is_registered" in failing.stdout
     assert "test_readme_has_required_sections[demo_adapter]" in failing.stdout

@@ -11,7 +11,7 @@ import pytest
 import nnd_suites
 from nnd_suites.adapter import ADAPTERS
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 
 
 @pytest.mark.parametrize("generic", ["adapters", "evaluation", "transformations", "quality_maps"])
