@@ -17,7 +17,7 @@ from nnd_suites.errors import NNDError
 from nnd_suites.io import atomic_directory, atomic_write_text
 from nnd_suites.scaffold.harness import EXPECTED_STATS, FIXTURES
 
-ANNOTATION_TYPES = ("likert", "hierarchical", "single_label", "graded")
+ANNOTATION_TYPES = ("likert", "hierarchical", "single_label", "graded", "numeric")
 FIXTURE = "sample.jsonl"
 
 CONTEXTS = ("The Eiffel Tower, completed in 1889, stands in Paris.", "Water boils at 100 degrees.")
@@ -137,6 +137,35 @@ SPECS: dict[str, TypeSpec] = {
             "pairs": 4,
             "breakdowns": {"category": {"incorrect": 4}, "label": {"incorrect": 4}},
             "skipped": {"credit 0.5 takes no part (quality map $name)": 1},
+        },
+    ),
+    # means: g1 a 85, b 45, c 65, d 95 -> gaps >= 20: a>b, a>c, c>b, d>b, d>c = 5 (a, d: 10);
+    # g2 a 95, b 25, c 90 -> a>b, c>b = 2 (a, c: 5). The score gap is kept on each pair.
+    "numeric": TypeSpec(
+        annotations=(
+            (
+                {"ratings": {"quality": [80, 90]}},
+                {"ratings": {"quality": [40, 50]}},
+                {"ratings": {"quality": [70, 60]}},
+                {"ratings": {"quality": [90, 100]}},
+            ),
+            (
+                {"ratings": {"quality": [100, 90]}},
+                {"ratings": {"quality": [20, 30]}},
+                {"ratings": {"quality": [85, 95]}},
+            ),
+        ),
+        candidate_fields=("system", "text", "ratings"),
+        candidate_body="        ratings = {aspect: [float(v) for v in values] "
+        'for aspect, values in raw["ratings"].items()}\n'
+        '        return Candidate(text=raw["text"], systems=[raw["system"]], ratings=ratings, '
+        "where=where)",
+        quality_map="labels: [worse]\nrating_rule:\n  kind: numeric\n  rating: quality\n"
+        "  aggregate: mean\n  minimum_gap: 20\n  low_label: worse\n",
+        expected={
+            "pairs": 7,
+            "breakdowns": {"category": {"worse": 7}, "label": {"worse": 7}},
+            "skipped": {},
         },
     ),
 }

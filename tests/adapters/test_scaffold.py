@@ -91,7 +91,7 @@ def test_new_adapter_in_a_clean_checkout_is_picked_up_by_the_harness(tmp_path):
     assert "wrote adapters/demo_adapter/adapter.py" in made.stdout
     assert "wrote quality_maps/demo_adapter.yaml" in made.stdout
     assert "Next steps" in made.stdout
-    for other in ("likert", "hierarchical", "graded"):
+    for other in ("likert", "hierarchical", "graded", "numeric"):
         extra = run(
             ["-m", "nnd_suites", "new-adapter", f"demo_{other}", "--type", other], root, env
         )
@@ -100,7 +100,8 @@ def test_new_adapter_in_a_clean_checkout_is_picked_up_by_the_harness(tmp_path):
     harness_run = ["-m", "pytest", "-q", "-rA", "-p", "no:cacheprovider"]
     tests = run([*harness_run, "tests/adapters/test_harness.py"], root, env)
     assert tests.returncode == 0, tests.stdout[-3000:] + tests.stderr[-2000:]
-    for name in ("demo_adapter", "demo_likert", "demo_hierarchical", "demo_graded", "wmt_mqm"):
+    demos = ["demo_adapter", "demo_likert", "demo_hierarchical", "demo_graded", "demo_numeric"]
+    for name in [*demos, "wmt_mqm"]:
         case = f"test_fixture_builds_validates_and_gives_expected_stats[{name}]"
         assert f"PASSED tests/adapters/test_harness.py::{case}" in tests.stdout
     # the shared checkout was not touched
@@ -151,7 +152,7 @@ def test_scaffold_refuses_bad_names_existing_folders_and_wrong_roots(tmp_path):
     with pytest.raises(NNDError, match="lower-case Python identifier"):
         write_adapter(tmp_path, "Bad-Name", "graded")
     with pytest.raises(NNDError, match="unknown annotation type"):
-        write_adapter(tmp_path, "fine_name", "numeric")
+        write_adapter(tmp_path, "fine_name", "ordinal")
     (tmp_path / "quality_maps" / "fine_name.yaml").write_text("name: fine_name\n")
     with pytest.raises(NNDError, match="already exists"):
         write_adapter(tmp_path, "fine_name", "graded")
