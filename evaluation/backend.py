@@ -32,21 +32,38 @@ class ScoreRequest:
     candidate: str
 
 
+#: Why a request was not scored, when a candidate alone does not fit the model's window.
+TOO_LONG = "the candidate alone does not fit the model's window"
+
+
 @dataclass(frozen=True, slots=True)
 class Score:
-    """Log-likelihood of one candidate: ``mean`` is the paper's length-normalised LL (eq. 1)."""
+    """Log-likelihood of one candidate: ``mean`` is the paper's length-normalised LL (eq. 1).
+
+    ``skipped`` says why a request could not be scored (then there are no targets): its test is
+    counted as skipped with that reason, never scored as a pass or a failure.
+    """
 
     logprob_sum: float
     n_targets: int
     truncated_tokens: int = 0
+    skipped: str = ""
 
     def __post_init__(self) -> None:
+        if self.skipped:
+            if self.n_targets:
+                raise ValueError(f"invalid score {self}: a skipped request has no targets")
+            return
         if self.n_targets < 1 or not math.isfinite(self.logprob_sum):
             raise ValueError(f"invalid score {self}: a score needs >= 1 target and a finite sum")
 
+    @classmethod
+    def skip(cls, reason: str) -> Score:
+        return cls(0.0, 0, 0, reason)
+
     @property
     def mean(self) -> float:
-        return self.logprob_sum / self.n_targets
+        return math.nan if self.skipped else self.logprob_sum / self.n_targets
 
 
 #: Called after each batch with the request indices scored and their scores (the cache writes them).

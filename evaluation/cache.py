@@ -17,7 +17,7 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 
 from nnd_suites.errors import NNDError
-from nnd_suites.evaluation.backend import Score
+from nnd_suites.evaluation.backend import TOO_LONG, Score
 from nnd_suites.paths import cache_root
 
 FILE_NAME = "scores.sqlite"
@@ -94,7 +94,10 @@ class ScoreCache:
                 part,
             )
             for key, total, n_targets, truncated in rows:
-                found[key] = Score(total, n_targets, truncated)
+                # no targets: stored for a request that cannot fit (the run is not redone)
+                found[key] = (
+                    Score(total, n_targets, truncated) if n_targets else Score.skip(TOO_LONG)
+                )
         self.hits += len(found)
         return found
 

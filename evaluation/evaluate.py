@@ -195,7 +195,7 @@ def check_ties(result: SuiteResult, model: str) -> None:
     Real models almost never give two different texts the same mean log-probability; a tokenizer
     that encodes text to nothing (a model folder without tokenizer files) ties every test.
     """
-    scored = result.pairs - result.degenerate
+    scored = result.pairs - result.degenerate - result.skipped
     if scored and result.ties > MAX_TIE_SHARE * scored:
         raise ScoringError(
             f"{model} on {result.suite}: {result.ties:,} of {scored:,} tests are ties (both "

@@ -131,13 +131,13 @@ def markdown(report: EvaluationReport) -> str:
         f"{backend.get('strategy', 'n/a')}. {report.requests.scored:,} requests scored, "
         f"{report.requests.cached:,} from the cache, {report.seconds:.1f} s.",
         "",
-        "| suite | tests | passed | ties | degenerate | pass rate | 95% CI |",
-        "|---|---:|---:|---:|---:|---:|---|",
+        "| suite | tests | passed | ties | degenerate | skipped | pass rate | 95% CI |",
+        "|---|---:|---:|---:|---:|---:|---:|---|",
     ]
     for name, result in report.suites.items():
         lines.append(
             f"| {name} | {result.pairs} | {result.passed} | {result.ties} | "
-            f"{result.degenerate} | {_percent(result.pass_rate)} | "
+            f"{result.degenerate} | {result.skipped} | {_percent(result.pass_rate)} | "
             f"{_interval(result.ci)} |"
         )
     header = ["| {} | n | passed | ties | pass rate | 95% CI |", "|---|---:|---:|---:|---:|---|"]

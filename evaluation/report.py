@@ -18,11 +18,11 @@ from nnd_suites.evaluation.templates import render
 from nnd_suites.pairs import Pair, is_degenerate
 from nnd_suites.suite import Suite
 
-Outcome = Literal["pass", "fail", "tie", "degenerate"]
+Outcome = Literal["pass", "fail", "tie", "degenerate", "skipped"]
 
 
 class Rate(BaseModel):
-    """Pass rate of a set of tests; ``n`` excludes degenerate tests."""
+    """Pass rate of a set of tests; ``n`` excludes degenerate and skipped tests."""
 
     model_config = ConfigDict(extra="forbid")
 
@@ -31,6 +31,9 @@ class Rate(BaseModel):
     ties: int = Field(ge=0)
     failed: int = Field(ge=0)
     degenerate: int = Field(0, ge=0, description="tests whose two candidates are the same text")
+    skipped: int = Field(
+        0, ge=0, description="tests not scored: a candidate alone does not fit the model's window"
+    )
     pass_rate: float | None = Field(description="passed / n; null when n is 0")
     ci: tuple[float, float] | None = Field(description="Wilson 95% interval of pass_rate")
 
@@ -68,6 +71,9 @@ class SuiteResult(BaseModel):
     ties: int
     failed: int
     degenerate: int
+    skipped: int = Field(
+        0, description="tests not scored because a candidate alone does not fit the window"
+    )
     pass_rate: float | None
     ci: tuple[float, float] | None
     by_category: dict[str, Rate]
@@ -147,7 +153,7 @@ def compare(ll_high: float, ll_low: float) -> Outcome:
 
 
 def rate(outcomes: Iterable[Outcome]) -> Rate:
-    counts = {"pass": 0, "fail": 0, "tie": 0, "degenerate": 0}
+    counts = {"pass": 0, "fail": 0, "tie": 0, "degenerate": 0, "skipped": 0}
     for outcome in outcomes:
         counts[outcome] += 1
     n = counts["pass"] + counts["fail"] + counts["tie"]
@@ -157,6 +163,7 @@ def rate(outcomes: Iterable[Outcome]) -> Rate:
         ties=counts["tie"],
         failed=counts["fail"],
         degenerate=counts["degenerate"],
+        skipped=counts["skipped"],
         pass_rate=counts["pass"] / n if n else None,
         ci=wilson(counts["pass"], n),
     )
@@ -172,7 +179,13 @@ def test_outcomes(
     for pair in pairs:
         context = render(template, pair.context)
         high, low = lookup(context, pair.high.text), lookup(context, pair.low.text)
-        outcome: Outcome = "degenerate" if is_degenerate(pair) else compare(high.mean, low.mean)
+        outcome: Outcome
+        if is_degenerate(pair):
+            outcome = "degenerate"
+        elif high.skipped or low.skipped:
+            outcome = "skipped"
+        else:
+            outcome = compare(high.mean, low.mean)
         results.append(
             TestOutcome(
                 pair_id=pair.id,
@@ -220,6 +233,7 @@ def suite_result(
         ties=overall.ties,
         failed=overall.failed,
         degenerate=overall.degenerate,
+        skipped=overall.skipped,
         pass_rate=overall.pass_rate,
         ci=overall.ci,
         by_category=_rates(suite.pairs, lambda p: p.category, by_pair),

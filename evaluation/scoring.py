@@ -209,9 +209,13 @@ def _fit(
     return prefix, len(context) - len(prefix)
 
 
+class CandidateTooLong(NNDError):
+    """A candidate (with the tokens it needs around it) does not fit the model's window."""
+
+
 def _too_long(used: int, window: int, minimum: int, describe: str) -> NNDError:
     what = f" ({describe})" if describe else ""
-    return NNDError(
+    return CandidateTooLong(
         f"a candidate needs {used} tokens plus {minimum} context token(s), more than "
         f"the model's window of {window} tokens{what}; the candidate is never cut: "
         "use a model with a longer context window"

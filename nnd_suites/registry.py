@@ -140,25 +140,38 @@ class Registry(Generic[T]):
         if self._discovered:
             return
         self._discovered = True
-        if self.builtin_package:
-            package = importlib.import_module(self.builtin_package)
-            for info in pkgutil.walk_packages(package.__path__, prefix=package.__name__ + "."):
-                importlib.import_module(info.name)  # the decorators register the classes
-        for point in entry_points(group=self.group):
-            if point.value == self.builtin_package:
-                continue
-            try:
-                if ":" in point.value:
-                    self.add_lazy(point.name, point.value, summary=f"({point.value})")
-                else:
-                    importlib.import_module(point.value)
-            except PluginError:
-                raise
-            except Exception as exc:  # a broken third-party plugin must not hide silently
-                raise PluginError(
-                    f"{self.kind} entry point {point.name!r} ({point.value}) in group "
-                    f"{self.group!r} failed to load: {exc}"
-                ) from exc
+        try:
+            if self.builtin_package:
+                package = importlib.import_module(self.builtin_package)
+                prefix = package.__name__ + "."
+                for info in pkgutil.walk_packages(package.__path__, prefix=prefix):
+                    importlib.import_module(info.name)  # the decorators register the classes
+            for point in entry_points(group=self.group):
+                if point.value != self.builtin_package:
+                    self._load_entry_point(point)
+        except BaseException:
+            self._discovered = False  # every later query fails the same way, never half-loaded
+            raise
+
+    def _load_entry_point(self, point) -> None:  # type: ignore[no-untyped-def]
+        where = f"{self.kind} entry point {point.name!r} ({point.value}) in group {self.group!r}"
+        if ":" in point.value:
+            if point.name not in self._lazy:
+                self.add_lazy(point.name, point.value, summary=f"({point.value})")
+            return
+        before = set(self._classes)
+        try:
+            module = importlib.import_module(point.value)
+        except Exception as exc:  # a broken third-party plugin must not hide silently
+            raise PluginError(f"{where} failed to load: {exc}") from exc
+        defined_here = any(
+            cls.__module__.startswith(module.__name__) for cls in self._classes.values()
+        )
+        if set(self._classes) == before and not defined_here:
+            raise PluginError(
+                f"{where} registers nothing: decorate its classes with @register_{self.kind}"
+                "(NAME), or name one class as module:Class"
+            )
 
     def _load_lazy(self, name: str) -> type[T]:
         entry = self._lazy[name]

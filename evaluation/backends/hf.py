@@ -7,6 +7,7 @@ budget, run them with out-of-memory back-off, and hand each finished batch to th
 
 from __future__ import annotations
 
+import contextlib
 import math
 from abc import abstractmethod
 from collections.abc import Callable, Sequence
@@ -19,6 +20,7 @@ from nnd_suites.errors import NNDError
 from nnd_suites.evaluation.backend import (
     MODES,
     SCORING_VERSION,
+    TOO_LONG,
     Backend,
     Score,
     ScoreRequest,
@@ -242,26 +244,40 @@ class HFBackend(Backend):
             memo.update(zip(missing, self.layouts(missing), strict=True))
         layouts = [memo[request] for request in distinct]
         results: list[Score | None] = [None] * len(requests)
+
+        def deliver(slots: list[int], scores: list[Score]) -> None:
+            indices, delivered = [], []
+            for slot, score in zip(slots, scores, strict=True):
+                for index in owners[slot]:
+                    results[index] = score
+                    indices.append(index)
+                    delivered.append(score)
+            if sink is not None:
+                sink(indices, delivered)
+            if progress is not None:
+                progress(len(indices))
+
+        unfit = [slot for slot, layout in enumerate(layouts) if layout is None]
+        if unfit:  # a candidate alone longer than the window: skipped, counted in the report
+            deliver(unfit, [Score.skip(TOO_LONG)] * len(unfit))
+        fit = [slot for slot, layout in enumerate(layouts) if layout is not None]
+        fitted = [layouts[slot] for slot in fit]
         # An in-memory model may be in train mode (dropout): score in eval mode, then restore.
-        with torch.inference_mode(), scoring_mode(self.model):
-            for _batch, sums in self._run(layouts):
-                indices, scores = [], []
-                for slot, total in sums:
+        with torch.inference_mode(), scoring_mode(self.model) if fit else contextlib.nullcontext():
+            for _batch, sums in self._run(fitted) if fit else ():
+                slots, scores = [], []
+                for local, total in sums:
+                    slot = fit[local]
                     if not math.isfinite(total):
                         raise NNDError(
                             f"model {self.model_ref!r} gave a non-finite log-probability "
                             f"({total}) for candidate {distinct[slot].candidate[:60]!r}; with "
                             "bf16/fp16 try --dtype fp32"
                         )
-                    score = Score(total, len(layouts[slot].targets), layouts[slot].truncated)
-                    for index in owners[slot]:
-                        results[index] = score
-                        indices.append(index)
-                        scores.append(score)
-                if sink is not None:
-                    sink(indices, scores)
-                if progress is not None:
-                    progress(len(indices))
+                    layout = layouts[slot]
+                    slots.append(slot)
+                    scores.append(Score(total, len(layout.targets), layout.truncated))
+                deliver(slots, scores)
         missing = [i for i, r in enumerate(results) if r is None]
         if missing:  # a bug, never an input problem: fail loudly rather than drop requests
             raise RuntimeError(f"{len(missing)} request(s) were not scored")

@@ -24,7 +24,13 @@ import torch
 from nnd_suites.evaluation.backends.hf import HFBackend
 from nnd_suites.evaluation.backends.padding import pad_rows
 from nnd_suites.evaluation.batching import Budget, Chunk
-from nnd_suites.evaluation.scoring import Layout, boundary_texts, causal_layout, context_tokens
+from nnd_suites.evaluation.scoring import (
+    CandidateTooLong,
+    Layout,
+    boundary_texts,
+    causal_layout,
+    context_tokens,
+)
 
 #: Rows longer than this are split (each part repeats the context) when no budget says otherwise.
 DEFAULT_ROW_CAP = 4096
@@ -51,7 +57,7 @@ class HFCausalBackend(HFBackend):
         return self.model.get_output_embeddings()
 
     # ------------------------------------------------------------------ layouts
-    def layouts(self, requests) -> list[Layout]:
+    def layouts(self, requests) -> list[Layout | None]:
         texts = [
             boundary_texts(r.context, r.candidate, self.traits, self.mode, causal=True)
             for r in requests
@@ -67,8 +73,8 @@ class HFCausalBackend(HFBackend):
                     contexts[context], self.traits, self.mode, causal=True
                 )
             ids, head = prepared[context]
-            layouts.append(
-                causal_layout(
+            try:
+                layout = causal_layout(
                     ids,
                     head,
                     candidates[candidate],
@@ -77,7 +83,9 @@ class HFCausalBackend(HFBackend):
                     window,
                     describe=f"candidate {request.candidate[:60]!r}",
                 )
-            )
+            except CandidateTooLong:
+                layout = None  # this test is skipped and counted, the run goes on
+            layouts.append(layout)
         return layouts
 
     # ------------------------------------------------------------------- chunks

@@ -10,7 +10,13 @@ from __future__ import annotations
 from nnd_suites.evaluation.backends.hf import HFBackend
 from nnd_suites.evaluation.backends.padding import pad_rows
 from nnd_suites.evaluation.batching import Budget, Chunk
-from nnd_suites.evaluation.scoring import Layout, context_tokens, fit_encoder, seq2seq_layout
+from nnd_suites.evaluation.scoring import (
+    CandidateTooLong,
+    Layout,
+    context_tokens,
+    fit_encoder,
+    seq2seq_layout,
+)
 
 #: Candidates per chunk (the encoder output is gathered once per candidate).
 CANDIDATES_PER_CHUNK = 64
@@ -38,7 +44,7 @@ class HFSeq2SeqBackend(HFBackend):
                 return value
         return 0
 
-    def layouts(self, requests) -> list[Layout]:
+    def layouts(self, requests) -> list[Layout | None]:
         contexts = self.encode([r.context for r in requests], special=True)
         candidates = self.encode([r.candidate for r in requests], special=False)
         encoded: dict[str, tuple[tuple[int, ...], int]] = {}
@@ -51,15 +57,19 @@ class HFSeq2SeqBackend(HFBackend):
                 )
                 encoded[request.context] = fit_encoder(ids, self.traits, window)
             ids, cut = encoded[request.context]
-            layout = seq2seq_layout(
-                ids,
-                candidates[request.candidate],
-                self.traits,
-                self.mode,
-                start,
-                window,
-                describe=f"candidate {request.candidate[:60]!r}",
-            )
+            try:
+                layout = seq2seq_layout(
+                    ids,
+                    candidates[request.candidate],
+                    self.traits,
+                    self.mode,
+                    start,
+                    window,
+                    describe=f"candidate {request.candidate[:60]!r}",
+                )
+            except CandidateTooLong:
+                layouts.append(None)  # this test is skipped and counted, the run goes on
+                continue
             layouts.append(Layout(layout.prefix, layout.inputs, layout.targets, layout.first, cut))
         return layouts
 

@@ -167,6 +167,9 @@ def paired_tests(
         if source.id not in parent_outcomes or (not degenerate and pair.id not in child_outcomes):
             missing = parent.name if source.id not in parent_outcomes else child.name
             raise NNDError(f"no outcome for test {pair.id} in the evaluation of suite {missing}")
+        # a test that could not be scored on either side is left out like a degenerate one
+        skipped = "skipped" in (parent_outcomes[source.id], child_outcomes.get(pair.id))
+        degenerate = degenerate or skipped
         tests.append(
             PairedTest(
                 test_id=source.id,

@@ -28,6 +28,9 @@ FORMAT_VERSION = "2.0"
 MANIFEST_FILE = "manifest.json"
 #: Manifest fields that are not hashed: the hashes themselves.
 UNHASHED = ("section_hashes", "content_hash")
+#: Hashed on their own (an edit is named) but left out of the content hash, so that the same
+#: suite rebuilt by another release keeps its content hash (and its children's parent links).
+OUTSIDE_CONTENT = ("created_with",)
 PAIRS_SECTION = "pairs"
 
 
@@ -251,7 +254,8 @@ def pairs_hash(pairs: Iterable[Pair]) -> str:
 
 
 def combine(sections: dict[str, str]) -> str:
-    return _sha256(json.dumps(sections, sort_keys=True))
+    content = {k: v for k, v in sections.items() if k not in OUTSIDE_CONTENT}
+    return _sha256(json.dumps(content, sort_keys=True))
 
 
 def _sha256(text: str) -> str:

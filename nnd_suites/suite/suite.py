@@ -21,7 +21,7 @@ from typing import Any
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from nnd_suites.errors import SuiteValidationError
+from nnd_suites.errors import SuiteValidationError, TemplateError
 from nnd_suites.io import atomic_directory
 from nnd_suites.pairs import Pair, is_degenerate
 from nnd_suites.suite.manifest import (
@@ -148,11 +148,12 @@ class Suite:
                 f"pair {odd.id}: context fields {sorted(odd.context)} != manifest "
                 f"context_fields {sorted(fields)}"
             )
-        for family, template in {
-            "default": manifest.default_template,
-            **manifest.templates,
-        }.items():
-            check_template(template, manifest.context_fields, f"suite {self.name!r}, {family}")
+        families = {"default": manifest.default_template, **manifest.templates}
+        for family, template in families.items():
+            try:
+                check_template(template, manifest.context_fields, f"template {family!r}")
+            except TemplateError as exc:
+                problems.append(str(exc))
         # Identical texts only come from a transformation or from conflicts the map keeps.
         degenerate_allowed = (
             manifest.transformation is not None

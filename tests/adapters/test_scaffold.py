@@ -277,3 +277,13 @@ def test_scaffold_templates_ship_with_the_package():
     assert {p.name for p in templates.iterdir()} == {"adapter.py.txt", "README.md.txt"}
     pyproject = (REPO / "pyproject.toml").read_text()
     assert '"*.txt"' in pyproject and '"*.md"' in pyproject
+
+
+def test_an_entry_point_that_registers_nothing_fails_every_time(monkeypatch):
+    group = "nnd_suites.adapters"
+    monkeypatch.setitem(sys.modules, "my_empty_plugins", types.ModuleType("my_empty_plugins"))
+    fake_entry_points(monkeypatch, EntryPoint("empty", "my_empty_plugins", group))
+    fresh = Registry("adapter", group, base=lambda: Adapter)
+    for _ in range(2):  # never a half-loaded registry on the second query
+        with pytest.raises(PluginError, match="registers nothing: decorate its classes"):
+            fresh.names()

@@ -232,3 +232,25 @@ def test_a_run_of_ties_is_an_error_not_a_result(challenge300_suite, tmp_path):
     with pytest.raises(ScoringError, match=r"807 of 807 tests are ties .* tokenizer"):
         nnd_suites.evaluate(ConstantBackend(), challenge300_suite, progress=False, out=tmp_path)
     assert not (tmp_path / "report.json").exists()  # no report of a meaningless run
+
+
+def test_a_candidate_longer_than_the_window_is_a_skipped_test(tiny_causal_model, tmp_path):
+    """One test whose candidate alone overflows the window: counted, the rest still scored."""
+    from nnd_suites.build import build_suite
+
+    suite = build_suite("challenge300")
+    pairs = suite.pairs[:30]
+    first = pairs[0]
+    huge = " ".join(["word"] * 3000)  # far beyond the tiny model's 512-token window
+    pairs[0] = first.model_copy(update={"low": first.low.model_copy(update={"text": huge})})
+    pairs[0] = pairs[0].model_copy(update={"id": "f" * 16})
+    report = nnd_suites.evaluate(
+        str(tiny_causal_model), Suite(suite.manifest, pairs), progress=False, out=tmp_path / "r"
+    )
+    result = report.suites["challenge300"]
+    assert result.skipped == 1 and result.passed + result.failed + result.ties == 29
+    assert report.outcomes["challenge300"][0].outcome == "skipped"
+    rerun = nnd_suites.evaluate(
+        str(tiny_causal_model), Suite(suite.manifest, pairs), progress=False, out=tmp_path / "r"
+    )
+    assert rerun.requests.scored == 0 and rerun.suites["challenge300"].skipped == 1

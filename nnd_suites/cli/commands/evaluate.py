@@ -79,6 +79,11 @@ def run(args: argparse.Namespace) -> int:
             f"{name}: {_rate(result.pass_rate, result.ci)} of {result.pairs:,} tests "
             f"({result.passed:,} passed, {result.ties:,} ties"
             + (f", {result.degenerate:,} degenerate" if result.degenerate else "")
+            + (
+                f", {result.skipped:,} skipped: a candidate longer than the window"
+                if result.skipped
+                else ""
+            )
             + ")"
         )
         for category, rate in result.by_category.items():
