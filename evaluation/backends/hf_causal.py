@@ -22,6 +22,13 @@ from __future__ import annotations
 import torch
 
 from nnd_suites.evaluation.backends.hf import HFBackend
+from nnd_suites.evaluation.backends.packing import (
+    cached_mask,
+    packed_mask,
+    packed_row,
+    pad_packed,
+    shared_split,
+)
 from nnd_suites.evaluation.backends.padding import pad_rows
 from nnd_suites.evaluation.batching import Budget, Chunk
 from nnd_suites.evaluation.scoring import (
@@ -92,7 +99,7 @@ class HFCausalBackend(HFBackend):
     def chunks(self, layouts: list[Layout], strategy: str) -> list[Chunk]:
         groups: dict[tuple[int, ...], list[int]] = {}
         for index, layout in enumerate(layouts):
-            groups.setdefault(_shared(layout)[0], []).append(index)
+            groups.setdefault(shared_split(layout)[0], []).append(index)
         if strategy == "expand":
             return [
                 Chunk(
@@ -102,7 +109,7 @@ class HFCausalBackend(HFBackend):
                 )
                 for prefix, members in groups.items()
                 for part in _split(members, EXPAND_CANDIDATES)
-                for longest in [max(len(_shared(layouts[i])[1]) for i in part)]
+                for longest in [max(len(shared_split(layouts[i])[1]) for i in part)]
             ]
         # A row may exceed the per-batch token budget (it then runs alone): splitting it would
         # repeat the context. Only the attention scores of one row bound its length.
@@ -115,7 +122,7 @@ class HFCausalBackend(HFBackend):
             row: list[int] = []
             length = start
             for index in sorted(members, key=lambda i: len(layouts[i].inputs)):
-                extra = len(_shared(layouts[index])[1])
+                extra = len(shared_split(layouts[index])[1])
                 if row and length + extra > cap:
                     chunks.append(self._chunk(prefix, row, length, strategy))
                     row, length = [], start
@@ -149,12 +156,12 @@ class HFCausalBackend(HFBackend):
         self.forward_passes += 1
         out = self.body(input_ids=ids.to(self.device), use_cache=True)
         context_hidden = out.last_hidden_state
-        rows = [_packed_row(chunk, layouts, with_prefix=False) for chunk in batch]
+        rows = [packed_row(chunk, layouts, with_prefix=False) for chunk in batch]
         span = max(len(row[0]) for row in rows)
         candidate_hidden = None
         if span:
-            row_ids, positions, segments = _pad_packed(rows, self.pad_id, span)
-            mask = _cached_mask(torch.tensor(lengths), width, segments, self.dtype)
+            row_ids, positions, segments = pad_packed(rows, self.pad_id, span)
+            mask = cached_mask(torch.tensor(lengths), width, segments, self.dtype)
             self.forward_passes += 1
             candidate_hidden = self.body(
                 input_ids=row_ids.to(self.device),
@@ -179,16 +186,16 @@ class HFCausalBackend(HFBackend):
     def _run_packed(
         self, batch: list[Chunk], layouts: list[Layout], budget: Budget
     ) -> list[tuple[int, float]]:
-        rows = [_packed_row(chunk, layouts, with_prefix=True) for chunk in batch]
+        rows = [packed_row(chunk, layouts, with_prefix=True) for chunk in batch]
         length = max(len(ids) for ids, *_ in rows)
-        ids, positions, segments = _pad_packed(rows, self.pad_id, length)
+        ids, positions, segments = pad_packed(rows, self.pad_id, length)
         row_index, query, targets, owners = [], [], [], []
         for b, (_, _, _, row_query, row_targets, row_owners) in enumerate(rows):
             row_index += [b] * len(row_query)
             query += [where for _, where in row_query]
             targets += row_targets
             owners += row_owners
-        mask = _packed_mask(segments, self.dtype).to(self.device)
+        mask = packed_mask(segments, self.dtype).to(self.device)
         self.forward_passes += 1
         hidden = self.body(
             input_ids=ids.to(self.device),
@@ -223,7 +230,7 @@ class HFCausalBackend(HFBackend):
 
         members = [(b, index) for b, chunk in enumerate(batch) for index in chunk.requests]
         picked, targets, owners = [], [], []
-        conts = [_shared(layouts[i])[1] for _, i in members]
+        conts = [shared_split(layouts[i])[1] for _, i in members]
         longest = max(len(c) for c in conts)
         step = max(1, (budget.tokens or 1 << 30) // max(longest + width, 1))
         for start in range(0, len(members), step):
@@ -245,7 +252,7 @@ class HFCausalBackend(HFBackend):
                 ).last_hidden_state
             for r, (b, index) in enumerate(part):
                 layout = layouts[index]
-                prefix_len = len(_shared(layout)[0])
+                prefix_len = len(shared_split(layout)[0])
                 for j, target in enumerate(layout.targets):
                     seq = layout.first + j
                     picked.append(last[b] if seq == prefix_len - 1 else hidden[r, seq - prefix_len])
@@ -323,83 +330,8 @@ class HFCausalBackend(HFBackend):
             return max(abs(fast[i] - self.naive_sum(layout)) for i, layout in enumerate(probe))
 
 
-def _shared(layout: Layout) -> tuple[tuple[int, ...], tuple[int, ...]]:
-    """(prefix, continuation) with a non-empty prefix: an empty one (the reference mode's empty
-    context) takes the first input token, so every row starts with a real token."""
-    if layout.prefix or not layout.inputs:
-        return layout.prefix, layout.inputs
-    return layout.inputs[:1], layout.inputs[1:]
-
-
 def _split(items: list[int], size: int) -> list[list[int]]:
     return [items[i : i + size] for i in range(0, len(items), size)]
-
-
-def _packed_row(chunk: Chunk, layouts: list[Layout], with_prefix: bool):
-    """One row: token ids, position ids, segment ids (-1 context, k for the k-th candidate), and
-    for each target (in context?, row index of the output that predicts it), the target and the
-    request it belongs to. Without the prefix, the row holds the candidates only (they follow the
-    context's cache) and a target predicted by the last context token points into the context."""
-    prefix = list(chunk.prefix)
-    ids = prefix[:] if with_prefix else []
-    positions = list(range(len(ids)))
-    segments = [-1] * len(ids)
-    query, targets, owners = [], [], []
-    for k, index in enumerate(chunk.requests):
-        layout = layouts[index]
-        shared, cont = _shared(layout)  # shared + cont is the same sequence as prefix + inputs
-        start = len(ids)
-        for j, target in enumerate(layout.targets):
-            seq = layout.first + j
-            if seq < len(shared):
-                query.append((not with_prefix, seq))
-            else:
-                query.append((False, start + seq - len(shared)))
-            targets.append(target)
-            owners.append(index)
-        ids += cont
-        positions += range(len(shared), len(shared) + len(cont))
-        segments += [k] * len(cont)
-    return ids, positions, segments, query, targets, owners
-
-
-def _cached_mask(
-    lengths: torch.Tensor, width: int, segments: torch.Tensor, dtype: torch.dtype
-) -> torch.Tensor:
-    """Additive 4-D mask of candidate rows over [context cache (right-padded) | the row itself]:
-    every row position sees its context; a candidate also sees its own earlier tokens."""
-    span = segments.shape[1]
-    context = torch.arange(width)[None, None, :] < lengths[:, None, None]
-    order = torch.arange(span)
-    causal = order[None, :, None] >= order[None, None, :]
-    keys, queries = segments[:, None, :], segments[:, :, None]
-    own = causal & (keys == queries) & (keys != -2)
-    allowed = torch.cat([context.expand(-1, span, -1), own], dim=2)
-    mask = torch.zeros(allowed.shape, dtype=dtype)
-    mask.masked_fill_(~allowed, torch.finfo(dtype).min)
-    return mask[:, None]
-
-
-def _pad_packed(rows, pad_id: int, width: int) -> tuple[torch.Tensor, ...]:
-    """Token ids, positions and segment ids (-2: padding) of packed rows, padded to ``width``."""
-    ids, _ = pad_rows([row[0] for row in rows], pad_id, width=width)
-    positions, _ = pad_rows([row[1] for row in rows], 0, width=width)
-    segments, _ = pad_rows([row[2] for row in rows], -2, width=width)
-    return ids, positions, segments
-
-
-def _packed_mask(segments: torch.Tensor, dtype: torch.dtype) -> torch.Tensor:
-    """Additive 4-D mask: causal, a candidate sees the context and itself, padding nothing but
-    itself (so no row is fully masked)."""
-    length = segments.shape[1]
-    order = torch.arange(length)
-    causal = order[None, :, None] >= order[None, None, :]
-    keys, queries = segments[:, None, :], segments[:, :, None]
-    allowed = causal & ((keys == -1) | (keys == queries)) & (keys != -2)
-    allowed |= torch.eye(length, dtype=torch.bool)[None]
-    mask = torch.zeros(allowed.shape, dtype=dtype)
-    mask.masked_fill_(~allowed, torch.finfo(dtype).min)
-    return mask[:, None]
 
 
 def _sliding_window(config) -> bool:
