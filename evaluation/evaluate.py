@@ -195,6 +195,12 @@ def check_ties(result: SuiteResult, model: str) -> None:
     Real models almost never give two different texts the same mean log-probability; a tokenizer
     that encodes text to nothing (a model folder without tokenizer files) ties every test.
     """
+    if result.skipped > MAX_TIE_SHARE * max(result.pairs - result.degenerate, 1):
+        raise ScoringError(
+            f"{model} on {result.suite}: {result.skipped:,} of {result.pairs:,} tests were "
+            f"skipped because a candidate alone does not fit the model's window; use a model "
+            "with a longer context window"
+        )
     scored = result.pairs - result.degenerate - result.skipped
     if scored and result.ties > MAX_TIE_SHARE * scored:
         raise ScoringError(

@@ -20,7 +20,6 @@ from nnd_suites.errors import NNDError
 from nnd_suites.evaluation.backend import (
     MODES,
     SCORING_VERSION,
-    TOO_LONG,
     Backend,
     Score,
     ScoreRequest,
@@ -257,10 +256,10 @@ class HFBackend(Backend):
             if progress is not None:
                 progress(len(indices))
 
-        unfit = [slot for slot, layout in enumerate(layouts) if layout is None]
+        unfit = [slot for slot, layout in enumerate(layouts) if isinstance(layout, str)]
         if unfit:  # a candidate alone longer than the window: skipped, counted in the report
-            deliver(unfit, [Score.skip(TOO_LONG)] * len(unfit))
-        fit = [slot for slot, layout in enumerate(layouts) if layout is not None]
+            deliver(unfit, [Score.skip(layouts[slot]) for slot in unfit])
+        fit = [slot for slot, layout in enumerate(layouts) if not isinstance(layout, str)]
         fitted = [layouts[slot] for slot in fit]
         # An in-memory model may be in train mode (dropout): score in eval mode, then restore.
         with torch.inference_mode(), scoring_mode(self.model) if fit else contextlib.nullcontext():

@@ -64,7 +64,7 @@ class HFCausalBackend(HFBackend):
         return self.model.get_output_embeddings()
 
     # ------------------------------------------------------------------ layouts
-    def layouts(self, requests) -> list[Layout | None]:
+    def layouts(self, requests) -> list[Layout | str]:
         texts = [
             boundary_texts(r.context, r.candidate, self.traits, self.mode, causal=True)
             for r in requests
@@ -90,8 +90,8 @@ class HFCausalBackend(HFBackend):
                     window,
                     describe=f"candidate {request.candidate[:60]!r}",
                 )
-            except CandidateTooLong:
-                layout = None  # this test is skipped and counted, the run goes on
+            except CandidateTooLong as exc:
+                layout = str(exc)  # its reason: this test is skipped and counted, the run goes on
             layouts.append(layout)
         return layouts
 

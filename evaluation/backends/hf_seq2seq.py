@@ -44,7 +44,7 @@ class HFSeq2SeqBackend(HFBackend):
                 return value
         return 0
 
-    def layouts(self, requests) -> list[Layout | None]:
+    def layouts(self, requests) -> list[Layout | str]:
         contexts = self.encode([r.context for r in requests], special=True)
         candidates = self.encode([r.candidate for r in requests], special=False)
         encoded: dict[str, tuple[tuple[int, ...], int]] = {}
@@ -67,8 +67,8 @@ class HFSeq2SeqBackend(HFBackend):
                     window,
                     describe=f"candidate {request.candidate[:60]!r}",
                 )
-            except CandidateTooLong:
-                layouts.append(None)  # this test is skipped and counted, the run goes on
+            except CandidateTooLong as exc:
+                layouts.append(str(exc))  # its reason: the test is skipped and counted
                 continue
             layouts.append(Layout(layout.prefix, layout.inputs, layout.targets, layout.first, cut))
         return layouts

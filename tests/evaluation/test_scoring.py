@@ -164,9 +164,10 @@ def test_left_truncation_is_counted_and_keeps_the_candidate(tmp_path, challenge3
     assert score.truncated_tokens == layout.truncated
     backend.strategy = "naive"
     assert backend.score([request])[0].mean == pytest.approx(score.mean, abs=1e-5)
-    # a candidate that cannot fit even with one context token is a clear error
-    with pytest.raises(NNDError, match=r"window of 24 tokens.*never cut"):
-        backend.score([ScoreRequest("Why?", " ".join(["long"] * 30))])
+    # a candidate that cannot fit even with one context token is skipped with its reason
+    (skipped,) = backend.score([ScoreRequest("Why?", " ".join(["long"] * 30))])
+    assert skipped.n_targets == 0 and "window of 24 tokens" in skipped.skipped
+    assert "never cut" in skipped.skipped
 
 
 def test_seq2seq_encoder_truncation_keeps_special_tokens(tmp_path, challenge300_suite):
