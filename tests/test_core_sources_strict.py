@@ -76,6 +76,10 @@ def test_quote_left_open_does_not_swallow_the_next_lines(tmp_path):
     lines[2] = lines[2].replace('"\t"', '\t"', 1)  # drop the quote closing the id
     with pytest.raises(SourceFormatError, match=r"c3.tsv:3: (unreadable row|quoted field runs)"):
         build_suite("challenge300", write(tmp_path / "c3.tsv", lines))
+    header = ['"', *head(C3_SOURCE, 4)]  # found by the fuzzer: the header took in line 2
+    header[1] = header[1][1:]
+    with pytest.raises(SourceFormatError, match=r"c3.tsv:1: the header runs to line 2"):
+        build_suite("challenge300", write(tmp_path / "c3.tsv", header))
 
 
 def test_empty_source_is_an_error_that_says_what_was_read(tmp_path, capsys):

@@ -25,7 +25,7 @@ CITATION = """@article{freitag2021experts,
 }"""  # noqa: E501
 
 COLUMNS = ("system", "doc", "doc_id", "seg_id", "rater", "source", "target", "category", "severity")
-#: Empty texts are judged outputs the pair builder counts; the rater is not used.
+#: Required columns that may be blank: the pair builder counts empty texts; the rater is unused.
 MAY_BE_EMPTY = ("rater", "source", "target")
 #: Released files end with a free-text comment column, or do not have it at all.
 OPTIONAL_TRAILING = ("comment",)

@@ -39,11 +39,25 @@ class _StrictTabs(csv.Dialect):
 def _read_text_lines(path: Path) -> Iterator[tuple[int, str]]:
     """Yield (1-based line number, line without its end-of-line) and nothing else stripped."""
     try:
-        with open(path, encoding="utf-8", newline="") as handle:
+        with open(path, encoding="utf-8-sig", newline="") as handle:
             for number, line in enumerate(handle, start=1):
                 yield number, line.rstrip("\r\n")
+    except UnicodeDecodeError:
+        raise _not_utf8(path) from None
+
+
+def _not_utf8(path: Path) -> SourceFormatError:
+    """The error for a file that is not UTF-8, at the line of its first bad byte (decoding runs
+    ahead in blocks, so the line being read when it failed is not it)."""
+    data = path.read_bytes()
+    try:
+        data.decode("utf-8")
     except UnicodeDecodeError as exc:
-        raise SourceFormatError(str(path), None, f"not UTF-8 text ({exc})") from exc
+        line = data.count(b"\n", 0, exc.start) + 1
+        return SourceFormatError(
+            str(path), line, f"not UTF-8 text: {exc.reason} (byte {exc.start})", "save it as UTF-8"
+        )
+    return SourceFormatError(str(path), None, "not UTF-8 text")
 
 
 def _has_lone_surrogate(value: Any) -> bool:
@@ -75,7 +89,7 @@ def read_jsonl(path: Path, log: ReadLog | None = None) -> Iterator[tuple[int, An
     """Yield (line number, parsed object) for each non-blank line of a JSON Lines file."""
     log = log or ReadLog()
     for number, line in _read_text_lines(path):
-        if not line.strip():
+        if not line.strip(" \t\r\n"):  # JSON's whitespace only: "\x85" is not a blank line
             continue
         try:
             value = json.loads(line)
@@ -105,9 +119,9 @@ def read_json_array(path: Path, log: ReadLog | None = None) -> Iterator[tuple[in
     """
     log = log or ReadLog()
     try:
-        text = path.read_text("utf-8")
-    except UnicodeDecodeError as exc:
-        raise SourceFormatError(str(path), None, f"not UTF-8 text ({exc})") from exc
+        text = path.read_text("utf-8-sig")
+    except UnicodeDecodeError:
+        raise _not_utf8(path) from None
     decoder = json.JSONDecoder()
     position = JSON_SPACE.match(text).end()
     if not text.startswith("[", position):
@@ -172,6 +186,10 @@ def read_tsv(
         raise SourceFormatError(str(path), 1, "empty file: expected a header row") from None
     except csv.Error as exc:
         raise SourceFormatError(str(path), 1, f"unreadable header: {exc}") from None
+    if reader.line_num != 1:
+        raise SourceFormatError(
+            str(path), 1, f"the header runs to line {reader.line_num}", "an unbalanced quote"
+        )
     _check_header(path, header, required)
     must_fill = [name for name in required if name not in may_be_empty]
     width = len(header)
@@ -186,10 +204,9 @@ def read_tsv(
         except StopIteration:
             return
         except csv.Error as exc:
+            span = f" (lines {start} to {reader.line_num})" if reader.line_num > start else ""
             log.malformed(
-                SourceFormatError(
-                    str(path), reader.line_num, f"unreadable row: {exc}", "check its quotes"
-                )
+                SourceFormatError(str(path), start, f"unreadable row{span}: {exc}", "check quotes")
             )
             continue
         number = reader.line_num
