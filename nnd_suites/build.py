@@ -6,10 +6,10 @@ from pathlib import Path
 from typing import Any
 
 from nnd_suites.adapter import Adapter, get_adapter
-from nnd_suites.errors import NNDError
-from nnd_suites.pairs import build_pairs
+from nnd_suites.errors import NNDError, SourceFormatError
+from nnd_suites.pairs import BuildResult, build_pairs
 from nnd_suites.quality_map import QualityMap
-from nnd_suites.sources import ReadLog, resolve_source, sha256_file
+from nnd_suites.sources import ReadLog, public_source_name, resolve_source, sha256_file
 from nnd_suites.suite import (
     AdapterInfo,
     BuildCounts,
@@ -28,29 +28,33 @@ def build_suite(
     name: str | None = None,
     quality_map: str | Path | None = None,
     skip_malformed: bool = False,
+    source_sha256: str | None = None,
     **options: Any,
 ) -> Suite:
     """Build (and with ``out``, save) the suite of ``adapter`` on ``source``.
 
     ``source`` defaults to the copy shipped with the adapter; ``quality_map`` overrides the map the
     adapter declares; ``skip_malformed`` records malformed rows (with line numbers) in the
-    manifest instead of stopping at the first one.
+    manifest instead of stopping at the first one; ``source_sha256`` pins the source file's hash.
+    A build that gives no pair is an error saying what was read and why nothing paired.
     """
     instance = get_adapter(adapter)(**options) if isinstance(adapter, str) else adapter
     cls = type(instance)
     given = source if source is not None else cls.default_source_path()
     if given is None:
         raise NNDError(f"adapter {cls.name} ships no source; pass --source PATH_OR_URL")
-    path = resolve_source(given)
+    path = resolve_source(given, sha256=source_sha256)
     qmap = QualityMap.load(quality_map or cls.quality_map)
     log = ReadLog(skip_malformed=skip_malformed)
     result = build_pairs(
-        instance.read(path, log),
+        log.guard(instance.read(path, log)),
         qmap,
         cls.breakdown_fields,
         log.skipped,
         allow_empty=cls.allow_empty_candidates,
     )
+    if not result.pairs:
+        raise _no_pairs(public_source_name(given), result, log)
     suite = Suite.from_pairs(
         result.pairs,
         counts=BuildCounts(
@@ -73,7 +77,7 @@ def build_suite(
             SourceFile(
                 path=f"shipped:{cls.name}/data/{cls.default_source}"
                 if source is None
-                else str(given),
+                else public_source_name(given),
                 sha256=sha256_file(path),
                 bytes=path.stat().st_size,
             )
@@ -93,3 +97,20 @@ def build_suite(
     if out is not None:
         suite.save(out)
     return suite
+
+
+def _no_pairs(source: str, result: BuildResult, log: ReadLog) -> SourceFormatError:
+    """Why a build gave no pair: what was read, and each reason things were left out."""
+    counts = result.counts
+    skipped = "; ".join(
+        f"{reason}: {count:,}" for reason, count in sorted(result.skipped.counts.items())
+    )
+    return SourceFormatError(
+        source,
+        None,
+        f"no pair built: read {log.rows:,} row(s) giving {counts['groups']:,} group(s) with "
+        f"{counts['candidates']:,} candidate(s); left out: {skipped or 'nothing'}; "
+        f"{counts['groups_without_pairs']:,} group(s) had no two candidates of "
+        "different quality",
+        "check that this is the adapter's format and that its labels differ within groups",
+    )

@@ -10,6 +10,25 @@ from collections.abc import Iterator
 from pathlib import Path
 
 
+def current_umask() -> int:
+    """The process umask (read without changing it where Linux allows)."""
+    try:
+        with open("/proc/self/status", encoding="ascii") as status:
+            for line in status:
+                if line.startswith("Umask:"):
+                    return int(line.split()[1], 8)
+    except (OSError, ValueError):
+        pass
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
+
+
+def _follow_umask(path: Path, mode: int) -> None:
+    """mkstemp/mkdtemp create private 0600/0700 entries; give them what open/mkdir would."""
+    os.chmod(path, mode & ~current_umask())
+
+
 @contextlib.contextmanager
 def atomic_path(target: str | os.PathLike) -> Iterator[Path]:
     """Yield a temporary path beside ``target``; rename it onto ``target`` only on success."""
@@ -18,6 +37,7 @@ def atomic_path(target: str | os.PathLike) -> Iterator[Path]:
     fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
     os.close(fd)
     tmp_path = Path(tmp)
+    _follow_umask(tmp_path, 0o666)
     try:
         yield tmp_path
         os.replace(tmp_path, target)
@@ -40,6 +60,7 @@ def atomic_directory(target: str | os.PathLike) -> Iterator[Path]:
     target = Path(target)
     target.parent.mkdir(parents=True, exist_ok=True)
     tmp = Path(tempfile.mkdtemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent))
+    _follow_umask(tmp, 0o777)
     try:
         yield tmp
         if target.exists():

@@ -57,7 +57,13 @@ class Pair(BaseModel):
 
 def pair_id(*parts: object) -> str:
     payload = json.dumps(parts, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
-    return hashlib.sha256(payload.encode("utf-8")).hexdigest()[:16]
+    try:
+        return hashlib.sha256(payload.encode("utf-8")).hexdigest()[:16]
+    except UnicodeEncodeError as exc:  # a lone surrogate: not text any file can hold
+        raise NNDError(
+            f"a text of group {parts[0]!r} is not valid Unicode (a lone surrogate near "
+            f"{exc.object[max(0, exc.start - 30) : exc.end + 30]!r}); fix the source"
+        ) from None
 
 
 @dataclass

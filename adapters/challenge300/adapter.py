@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import ClassVar
 
 from nnd_suites.adapter import Adapter, AdapterMetadata, register_adapter
-from nnd_suites.errors import SourceFormatError
+from nnd_suites.errors import QualityMapError, SourceFormatError
 from nnd_suites.groups import Candidate, Group
 from nnd_suites.quality_map import QualityMap
 from nnd_suites.sources import ReadLog, read_tsv
@@ -64,7 +64,11 @@ class Challenge300Adapter(Adapter):
                 and not c.startswith(CREDIT_PREFIX)
             ]
             category = row["category"]
-            group_name = hierarchy.category_path("", category)[0]
+            try:
+                group_name = hierarchy.category_path("", category)[0]
+            except QualityMapError as exc:
+                log.malformed(SourceFormatError(str(path), line, str(exc)))
+                continue
             candidates = []
             for model in credited:
                 if model not in row:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
@@ -13,7 +12,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from nnd_suites.adapter import Adapter, AdapterMetadata, register_adapter
 from nnd_suites.errors import SourceFormatError
 from nnd_suites.groups import Candidate, Group
-from nnd_suites.sources import ReadLog, require_fields, resolve_source
+from nnd_suites.sources import ReadLog, read_json_array, require_fields, resolve_source
 
 CITATION = """@inproceedings{pagnoni2021understanding,
   title={Understanding Factuality in Abstractive Summarization with {FRANK}: A Benchmark for Factuality Metrics},
@@ -104,18 +103,10 @@ class FrankAdapter(Adapter):
 
     def read(self, path: Path, log: ReadLog) -> Iterator[Group]:
         keep = self.split_hashes(path)
-        try:
-            items = json.loads(path.read_text("utf-8"))
-        except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-            raise SourceFormatError(
-                str(path), getattr(exc, "lineno", None), f"not a JSON document: {exc}"
-            ) from exc
-        if not isinstance(items, list):
-            raise SourceFormatError(str(path), 1, "expected a JSON list of annotated summaries")
         groups: dict[str, Group] = {}
-        for index, item in enumerate(items):
+        for index, (line, item) in enumerate(read_json_array(path, log)):
             where = f"{path.name} item {index}"
-            candidate = self._candidate(item, where, path, keep, log)
+            candidate = self._candidate(item, where, path, line, keep, log)
             if candidate is None:
                 continue
             key = str(item["hash"])
@@ -126,7 +117,7 @@ class FrankAdapter(Adapter):
                 log.malformed(
                     SourceFormatError(
                         str(path),
-                        None,
+                        line,
                         f"{where}: article differs from {group.where} for hash {key}",
                     )
                 )
@@ -135,22 +126,26 @@ class FrankAdapter(Adapter):
         yield from groups.values()
 
     def _candidate(
-        self, item: Any, where: str, path: Path, keep: set[str] | None, log: ReadLog
+        self, item: Any, where: str, path: Path, line: int, keep: set[str] | None, log: ReadLog
     ) -> Candidate | None:
         try:
-            require_fields(item, FIELDS, path, None, where)
+            require_fields(item, FIELDS, path, line, where)
             sentences = item["summary_sentences_annotations"]
             if (
                 not isinstance(sentences, list)
                 or not sentences
                 or not all(
-                    isinstance(s, dict) and all(isinstance(v, list) for v in s.values())
+                    isinstance(s, dict)
+                    and all(
+                        isinstance(v, list) and all(isinstance(x, str) for x in v)
+                        for v in s.values()
+                    )
                     for s in sentences
                 )
             ):
                 raise SourceFormatError(
                     str(path),
-                    None,
+                    line,
                     f"{where}: summary_sentences_annotations "
                     "must be a non-empty list of {annotator: [labels]}",
                 )

@@ -48,7 +48,12 @@ class QuizDesignAdapter(Adapter):
     def read(self, path: Path, log: ReadLog) -> Iterator[Group]:
         for line, row in read_jsonl(path, log):
             require_fields(
-                row, ("group_id", "context", "answer_span", "questions"), path, line, "group"
+                row,
+                ("group_id", "context", "answer_span", "questions"),
+                path,
+                line,
+                "group",
+                lists=("questions",),
             )
             candidates = []
             for index, question in enumerate(row["questions"]):

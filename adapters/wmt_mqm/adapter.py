@@ -25,6 +25,8 @@ CITATION = """@article{freitag2021experts,
 }"""  # noqa: E501
 
 COLUMNS = ("system", "doc", "doc_id", "seg_id", "rater", "source", "target", "category", "severity")
+#: Required columns that may be blank: the pair builder counts empty texts; the rater is unused.
+MAY_BE_EMPTY = ("rater", "source", "target")
 #: Released files end with a free-text comment column, or do not have it at all.
 OPTIONAL_TRAILING = ("comment",)
 SEVERITIES = {
@@ -158,7 +160,12 @@ class WmtMqmAdapter(Adapter):
         """Gather rows by segment and system (released files are not sorted the same way)."""
         segments: dict[tuple[str, str, str], _Segment] = {}
         rows = read_tsv(
-            path, quoted=False, required=COLUMNS, optional_trailing=OPTIONAL_TRAILING, log=log
+            path,
+            quoted=False,
+            required=COLUMNS,
+            may_be_empty=MAY_BE_EMPTY,
+            optional_trailing=OPTIONAL_TRAILING,
+            log=log,
         )
         for line, row in rows:
             problem = self._row_problem(row)
@@ -198,13 +205,6 @@ class WmtMqmAdapter(Adapter):
 
     @staticmethod
     def _row_problem(row: dict[str, str]) -> str | None:
-        empty = [
-            name
-            for name in ("system", "doc", "doc_id", "seg_id", "severity")
-            if not row[name].strip()
-        ]
-        if empty:
-            return f"empty field(s) {empty}"
         if row["severity"].strip().lower() not in SEVERITIES:
             return (
                 f"unknown severity {row['severity']!r}; expected one of "

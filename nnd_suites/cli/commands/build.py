@@ -26,6 +26,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument(
         "--out", type=Path, help="suite folder (default: suites/NAME; with --all: parent folder)"
     )
+    parser.add_argument(
+        "--source-sha256",
+        metavar="HEX",
+        help="refuse a source file (or download) whose sha256 differs from HEX",
+    )
     parser.add_argument("--name", help="suite name (default: the adapter name)")
     parser.add_argument("--quality-map", help="override the adapter's quality map (name or file)")
     parser.add_argument(
@@ -56,6 +61,7 @@ def run(args: argparse.Namespace) -> int:
         name=args.name,
         quality_map=args.quality_map,
         skip_malformed=args.skip_malformed,
+        source_sha256=args.source_sha256,
         **parse_options(args.option),
     )
     print(f"wrote {out} ({len(suite):,} pairs)")

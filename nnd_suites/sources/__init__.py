@@ -1,0 +1,37 @@
+"""Reading annotation sources: local paths or URLs, with line numbers for every error."""
+
+from nnd_suites.sources.download import (
+    DOWNLOAD_TIMEOUT_ENV,
+    cache_dir,
+    download_timeout,
+    is_url,
+    public_source_name,
+    resolve_source,
+    sha256_file,
+)
+from nnd_suites.sources.log import SKIP_EXAMPLES, ReadLog, SkipLog
+from nnd_suites.sources.readers import (
+    FIELD_SIZE_LIMIT,
+    read_json_array,
+    read_jsonl,
+    read_tsv,
+    require_fields,
+)
+
+__all__ = [
+    "DOWNLOAD_TIMEOUT_ENV",
+    "FIELD_SIZE_LIMIT",
+    "SKIP_EXAMPLES",
+    "ReadLog",
+    "SkipLog",
+    "cache_dir",
+    "download_timeout",
+    "is_url",
+    "public_source_name",
+    "read_json_array",
+    "read_jsonl",
+    "read_tsv",
+    "require_fields",
+    "resolve_source",
+    "sha256_file",
+]

@@ -1,0 +1,89 @@
+"""What a build leaves out, counted by reason, and where the reader is (for error messages)."""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, TypeVar
+
+from pydantic import ValidationError
+
+from nnd_suites.errors import SourceFormatError
+
+#: How many example locators each skip reason keeps in a manifest.
+SKIP_EXAMPLES = 20
+T = TypeVar("T")
+
+
+@dataclass
+class SkipLog:
+    """Counts everything left out of a suite, by reason, with example locators (file:line, ids)."""
+
+    counts: Counter = field(default_factory=Counter)
+    examples: dict[str, list[str]] = field(default_factory=dict)
+
+    def add(self, reason: str, where: str, n: int = 1) -> None:
+        self.counts[reason] += n
+        kept = self.examples.setdefault(reason, [])
+        if len(kept) < SKIP_EXAMPLES:
+            kept.append(where)
+
+    def records(self) -> list[dict[str, Any]]:
+        return [
+            {"reason": reason, "count": count, "examples": self.examples.get(reason, [])}
+            for reason, count in sorted(self.counts.items())
+        ]
+
+
+@dataclass
+class ReadLog:
+    """Handed to an adapter's ``read``: where it reports what it leaves out.
+
+    ``skip`` records a candidate or row left out on purpose; ``malformed`` raises the error
+    (default) or, with ``skip_malformed``, records the row with its line number and goes on.
+    The shared readers count the rows they hand out (``rows``) and keep the position of the last
+    one (``at``), so that :meth:`guard` can name the row an adapter failed on.
+    """
+
+    skipped: SkipLog = field(default_factory=SkipLog)
+    skip_malformed: bool = False
+    rows: int = 0
+    at: tuple[str, int | None] | None = None
+
+    def skip(self, reason: str, where: str, n: int = 1) -> None:
+        self.skipped.add(reason, where, n)
+
+    def malformed(self, error: SourceFormatError) -> None:
+        if not self.skip_malformed:
+            raise error
+        self.skipped.add(f"malformed row: {error.reason}", f"{Path(error.path).name}:{error.line}")
+
+    def row(self, path: Path, line: int | None) -> None:
+        """Called by the readers for every row they hand out."""
+        self.rows += 1
+        self.at = (str(path), line)
+
+    def guard(self, items: Iterable[T]) -> Iterator[T]:
+        """Pass ``items`` (an adapter's groups) through, turning a row whose values have the
+        wrong types (pydantic refused a Candidate or Group built from it) into a file:line error.
+
+        Every adapter builds its groups from rows the shared readers hand out, so this one place
+        covers them all; the generator cannot go on after such an error, so it is never skipped.
+        """
+        try:
+            yield from items
+        except ValidationError as exc:
+            path, line = self.at or ("(source)", None)
+            problems = "; ".join(
+                f"{'.'.join(map(str, e['loc'])) or 'value'}: {e['msg']} "
+                f"(got {type(e['input']).__name__})"
+                for e in exc.errors()[:3]
+            )
+            raise SourceFormatError(
+                path,
+                line,
+                f"a value of this row has the wrong type for a {exc.title}: {problems}",
+                "texts, labels and ids must be JSON strings",
+            ) from None

@@ -1,0 +1,294 @@
+"""Readers of annotation files (JSON Lines, JSON arrays, tab-separated) with a line for every error.
+
+Every reader reports each row it hands out to the :class:`ReadLog` (``log.row``), and every row it
+cannot read to ``log.malformed``: a row is either handed to the adapter or recorded, never dropped.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import re
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from nnd_suites.errors import SourceFormatError
+from nnd_suites.sources.log import ReadLog
+
+#: csv refuses fields over 131,072 characters by default; long documents are real data.
+FIELD_SIZE_LIMIT = 64 * 1024 * 1024
+#: A JSON escape of a UTF-16 surrogate: the only way a lone surrogate gets into a decoded text.
+SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
+NOT_JSON = "not a JSON document"
+JSON_SPACE = re.compile(r"[ \t\n\r]*")
+
+
+class _StrictTabs(csv.Dialect):
+    """Tab-separated, quotes only around whole fields: ``"x"y`` is an error, not ``xy``."""
+
+    delimiter = "\t"
+    quotechar = '"'
+    doublequote = True
+    skipinitialspace = False
+    lineterminator = "\n"
+    quoting = csv.QUOTE_MINIMAL
+    strict = True
+
+
+def _read_text_lines(path: Path) -> Iterator[tuple[int, str]]:
+    """Yield (1-based line number, line without its end-of-line) and nothing else stripped."""
+    try:
+        with open(path, encoding="utf-8-sig", newline="") as handle:
+            for number, line in enumerate(handle, start=1):
+                yield number, line.rstrip("\r\n")
+    except UnicodeDecodeError:
+        raise _not_utf8(path) from None
+
+
+def _not_utf8(path: Path) -> SourceFormatError:
+    """The error for a file that is not UTF-8, at the line of its first bad byte (decoding runs
+    ahead in blocks, so the line being read when it failed is not it)."""
+    data = path.read_bytes()
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = data.count(b"\n", 0, exc.start) + 1
+        return SourceFormatError(
+            str(path), line, f"not UTF-8 text: {exc.reason} (byte {exc.start})", "save it as UTF-8"
+        )
+    return SourceFormatError(str(path), None, "not UTF-8 text")
+
+
+def _has_lone_surrogate(value: Any) -> bool:
+    if isinstance(value, str):
+        try:
+            value.encode("utf-8")
+        except UnicodeEncodeError:
+            return True
+        return False
+    if isinstance(value, dict):
+        return any(_has_lone_surrogate(k) or _has_lone_surrogate(v) for k, v in value.items())
+    if isinstance(value, list):
+        return any(_has_lone_surrogate(v) for v in value)
+    return False
+
+
+def _surrogate_error(text: str, value: Any, path: Path, line: int) -> SourceFormatError | None:
+    if SURROGATE_ESCAPE.search(text) and _has_lone_surrogate(value):
+        return SourceFormatError(
+            str(path),
+            line,
+            "a text holds a lone UTF-16 surrogate escape (e.g. \\ud800), not valid Unicode",
+            "fix the escape or remove the row",
+        )
+    return None
+
+
+def read_jsonl(path: Path, log: ReadLog | None = None) -> Iterator[tuple[int, Any]]:
+    """Yield (line number, parsed object) for each non-blank line of a JSON Lines file."""
+    log = log or ReadLog()
+    for number, line in _read_text_lines(path):
+        if not line.strip(" \t\r\n"):  # JSON's whitespace only: "\x85" is not a blank line
+            continue
+        try:
+            value = json.loads(line)
+        except json.JSONDecodeError as exc:
+            log.malformed(
+                SourceFormatError(
+                    str(path), number, f"invalid JSON: {exc.msg}", "fix or remove the line"
+                )
+            )
+            continue
+        except RecursionError:
+            log.malformed(SourceFormatError(str(path), number, "JSON nested too deeply"))
+            continue
+        error = _surrogate_error(line, value, path, number)
+        if error is not None:
+            log.malformed(error)
+            continue
+        log.row(path, number)
+        yield number, value
+
+
+def read_json_array(path: Path, log: ReadLog | None = None) -> Iterator[tuple[int, Any]]:
+    """Yield (line where it starts, item) for each item of a file holding one JSON list.
+
+    Items are decoded one by one to know their lines; a broken document cannot be resynchronised,
+    so its errors stop the build even with ``skip_malformed``.
+    """
+    log = log or ReadLog()
+    try:
+        text = path.read_text("utf-8-sig")
+    except UnicodeDecodeError:
+        raise _not_utf8(path) from None
+    decoder = json.JSONDecoder()
+    position = JSON_SPACE.match(text).end()
+    if not text.startswith("[", position):
+        try:
+            kind = type(json.loads(text)).__name__
+        except (json.JSONDecodeError, RecursionError) as exc:
+            raise SourceFormatError(str(path), getattr(exc, "lineno", 1), NOT_JSON) from None
+        raise SourceFormatError(str(path), 1, f"expected a JSON list of items, got a {kind}")
+    position = JSON_SPACE.match(text, position + 1).end()
+    line, counted, closed = 1, 0, text.startswith("]", position)
+    while not closed:
+        line, counted = line + text.count("\n", counted, position), position
+        try:
+            item, end = decoder.raw_decode(text, position)
+        except json.JSONDecodeError as exc:
+            raise SourceFormatError(str(path), exc.lineno, f"{NOT_JSON}: {exc.msg}") from None
+        except RecursionError:
+            raise SourceFormatError(str(path), line, "JSON nested too deeply") from None
+        error = _surrogate_error(text[position:end], item, path, line)
+        if error is not None:
+            raise error
+        log.row(path, line)
+        yield line, item
+        position = JSON_SPACE.match(text, end).end()
+        closed = text.startswith("]", position)
+        if not closed and not text.startswith(",", position):
+            where = line + text.count("\n", counted, position)
+            raise SourceFormatError(str(path), where, f"{NOT_JSON}: expected ',' or ']'")
+        position = JSON_SPACE.match(text, position + 1).end()
+    if position < len(text):
+        where = line + text.count("\n", counted, position)
+        raise SourceFormatError(str(path), where, f"{NOT_JSON}: extra data after the list")
+
+
+def read_tsv(
+    path: Path,
+    *,
+    quoted: bool = True,
+    required: tuple[str, ...] = (),
+    may_be_empty: tuple[str, ...] = (),
+    optional_trailing: tuple[str, ...] = (),
+    log: ReadLog | None = None,
+) -> Iterator[tuple[int, dict[str, str]]]:
+    """Yield (line number, {column: value}) for each row of a tab-separated file with a header.
+
+    Rows are never stripped before splitting (an empty trailing column is a real column).
+    ``required`` columns must be in the header and non-blank in every row, unless listed in
+    ``may_be_empty``. ``optional_trailing`` columns may be missing at the end of a row (files
+    with or without them). A header naming a column twice, a quote inside a field and a quoted
+    field running over the end of its line are errors: each would silently change the values.
+    """
+    log = log or ReadLog()
+    csv.field_size_limit(max(csv.field_size_limit(), FIELD_SIZE_LIMIT))
+    reader = csv.reader(
+        (line for _, line in _read_text_lines(path)),
+        _StrictTabs,
+        quoting=csv.QUOTE_MINIMAL if quoted else csv.QUOTE_NONE,
+    )
+    try:
+        header = next(reader)
+    except StopIteration:
+        raise SourceFormatError(str(path), 1, "empty file: expected a header row") from None
+    except csv.Error as exc:
+        raise SourceFormatError(str(path), 1, f"unreadable header: {exc}") from None
+    if reader.line_num != 1:
+        raise SourceFormatError(
+            str(path), 1, f"the header runs to line {reader.line_num}", "an unbalanced quote"
+        )
+    _check_header(path, header, required)
+    must_fill = [name for name in required if name not in may_be_empty]
+    width = len(header)
+    trailing = [name for name in optional_trailing if name in header]
+    min_width = (
+        width - len(trailing) if trailing and header[-len(trailing) :] == trailing else width
+    )
+    while True:
+        start = reader.line_num + 1
+        try:
+            fields = next(reader)
+        except StopIteration:
+            return
+        except csv.Error as exc:
+            span = f" (lines {start} to {reader.line_num})" if reader.line_num > start else ""
+            log.malformed(
+                SourceFormatError(str(path), start, f"unreadable row{span}: {exc}", "check quotes")
+            )
+            continue
+        number = reader.line_num
+        if not fields or fields == [""]:
+            continue
+        problem = _row_problem(fields, start, number, width, min_width)
+        if problem is None:
+            row = dict(zip(header, fields + [""] * (width - len(fields)), strict=True))
+            empty = [name for name in must_fill if not row[name].strip()]
+            if empty:
+                problem = (f"empty field(s) {empty}", "required: fill them or remove the row")
+        if problem is not None:
+            log.malformed(SourceFormatError(str(path), start, *problem))
+            continue
+        log.row(path, number)
+        yield number, row
+
+
+def _check_header(path: Path, header: list[str], required: tuple[str, ...]) -> None:
+    first: dict[str, int] = {}
+    for position, name in enumerate(header, start=1):
+        if name in first:
+            raise SourceFormatError(
+                str(path),
+                1,
+                f"column {name!r} appears twice in the header (columns {first[name]} and "
+                f"{position})",
+                "rename or remove one: a repeated name would hide the other column's values",
+            )
+        first[name] = position
+    missing = [name for name in required if name not in header]
+    if missing:
+        raise SourceFormatError(
+            str(path), 1, f"missing required column(s) {missing}", f"the header has {header}"
+        )
+
+
+def _row_problem(
+    fields: list[str], start: int, end: int, width: int, min_width: int
+) -> tuple[str, str] | None:
+    """(message, hint) when a row cannot be taken as it is."""
+    if end != start:  # a quote opened a field that only closes lines later
+        return (
+            f"quoted field runs from line {start} to line {end}",
+            "an unbalanced quote: quote the whole field and double quotes inside it",
+        )
+    if not min_width <= len(fields) <= width:
+        return (
+            f"row has {len(fields)} tab-separated fields, expected {width}"
+            + (f" (or {min_width})" if min_width != width else ""),
+            "check for stray or missing tabs in this row",
+        )
+    return None
+
+
+def require_fields(
+    obj: Any,
+    fields: tuple[str, ...],
+    path: Path,
+    line: int | None,
+    what: str,
+    *,
+    lists: tuple[str, ...] = (),
+) -> None:
+    """Raise a SourceFormatError naming the line when ``obj`` lacks a required field, or when
+    one of the fields named in ``lists`` is not a JSON list."""
+    if not isinstance(obj, dict):
+        raise SourceFormatError(
+            str(path), line, f"{what} must be a JSON object, got {type(obj).__name__}"
+        )
+    missing = [name for name in fields if name not in obj]
+    if missing:
+        raise SourceFormatError(
+            str(path),
+            line,
+            f"{what} is missing required field(s) {missing}",
+            f"it has {sorted(obj)}",
+        )
+    for name in lists:
+        if not isinstance(obj[name], list):
+            raise SourceFormatError(
+                str(path),
+                line,
+                f"{what}: {name!r} must be a JSON list, got {type(obj[name]).__name__}",
+            )

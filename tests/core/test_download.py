@@ -1,0 +1,144 @@
+"""URL sources: bounded downloads, complete files only in the cache, pinned hashes, no secrets kept.
+
+Each test serves files from a local http.server on 127.0.0.1 in a thread.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import http.server
+import threading
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+
+from nnd_suites import SourceFormatError, build_suite
+from nnd_suites.adapter import get_adapter
+from nnd_suites.cli import main
+from nnd_suites.hub import export_suites
+from nnd_suites.sources import cache_dir, public_source_name
+
+C3_SOURCE = get_adapter("challenge300").default_source_path()
+C3_BYTES = C3_SOURCE.read_bytes()
+C3_SHA256 = hashlib.sha256(C3_BYTES).hexdigest()
+
+
+@contextlib.contextmanager
+def serve(respond: Callable[[http.server.BaseHTTPRequestHandler], None]) -> Iterator[str]:
+    """Serve every GET with ``respond``; yield the server's base URL."""
+
+    class Handler(http.server.BaseHTTPRequestHandler):
+        def do_GET(self) -> None:
+            with contextlib.suppress(OSError):  # the client may hang up first
+                respond(self)
+
+        def log_message(self, *args: object) -> None:
+            pass
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    server.daemon_threads = True
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_port}"
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+def send(handler, body: bytes, status: int = 200, kind: str = "text/plain", length=None) -> None:
+    handler.send_response(status)
+    handler.send_header("Content-Type", kind)
+    handler.send_header("Content-Length", str(len(body) if length is None else length))
+    handler.end_headers()
+    handler.wfile.write(body)
+
+
+def cached_files() -> list[Path]:
+    return [p for p in (cache_dir() / "sources").rglob("*") if p.is_file()]
+
+
+def test_recorded_source_has_no_credentials(tmp_path):
+    with serve(lambda h: send(h, C3_BYTES)) as base:
+        url = f"{base}/files/c3.tsv?token=s3cret&sig=abc#frag"
+        suite = build_suite("challenge300", url, tmp_path / "suite")
+    [source] = suite.manifest.sources
+    assert source.path == f"{base}/files/c3.tsv" and source.sha256 == C3_SHA256
+    export_suites([suite], tmp_path / "nnd")
+    for written in [tmp_path / "suite" / "manifest.json", *(tmp_path / "nnd").rglob("*")]:
+        if written.is_file():
+            assert b"s3cret" not in written.read_bytes(), written
+
+
+@pytest.mark.parametrize(
+    ("given", "recorded"),
+    [
+        ("https://user:pa55@host.org:8443/a/b.tsv?x=1#y", "https://host.org:8443/a/b.tsv"),
+        ("https://tok@[::1]/f.jsonl", "https://[::1]/f.jsonl"),
+        ("data/local file.tsv", "data/local file.tsv"),
+    ],
+)
+def test_public_source_name(given, recorded):
+    assert public_source_name(given) == recorded
+
+
+def test_slow_drip_download_hits_the_total_deadline(monkeypatch):
+    def drip(handler) -> None:
+        handler.send_response(200)
+        handler.send_header("Content-Length", str(len(C3_BYTES)))
+        handler.end_headers()
+        for byte in C3_BYTES[:50]:  # one byte every 0.2 s: each read succeeds, the whole never
+            handler.wfile.write(bytes([byte]))
+            handler.wfile.flush()
+            time.sleep(0.2)
+
+    monkeypatch.setenv("NND_SUITES_DOWNLOAD_TIMEOUT", "1")
+    with serve(drip) as base:
+        started = time.monotonic()
+        with pytest.raises(SourceFormatError, match=r"could not download: not complete after 1 s"):
+            build_suite("challenge300", f"{base}/c3.tsv")
+        assert time.monotonic() - started < 5
+    assert cached_files() == []
+
+
+def test_short_body_is_a_clear_error_and_not_cached():
+    message = rf"the server sent 1,000 of the {len(C3_BYTES):,} bytes"
+    short = serve(lambda h: send(h, C3_BYTES[:1000], length=len(C3_BYTES)))
+    with short as base, pytest.raises(SourceFormatError, match=message):
+        build_suite("challenge300", f"{base}/c3.tsv")
+    assert cached_files() == []
+
+
+@pytest.mark.parametrize(
+    ("status", "message"), [(404, "the server answered 404"), (200, "sent a web page")]
+)
+def test_html_error_page_is_refused_and_not_cached(status, message):
+    page = b"<html><body>Not here</body></html>"
+    html = serve(lambda h: send(h, page, status=status, kind="text/html"))
+    with html as base, pytest.raises(SourceFormatError, match=message) as error:
+        build_suite("challenge300", f"{base}/c3.tsv?token=s3cret")
+    assert "s3cret" not in str(error.value)
+    assert cached_files() == []
+
+
+def test_sha256_pin(tmp_path, capsys):
+    wrong = "0" * 64
+    with serve(lambda h: send(h, C3_BYTES)) as base:
+        url = f"{base}/c3.tsv"
+        with pytest.raises(SourceFormatError, match=f"sha256 is {C3_SHA256}, but .* pins {wrong}"):
+            build_suite("challenge300", url, source_sha256=wrong)
+        assert cached_files() == []  # a file that does not match is not kept
+        out = tmp_path / "suite"
+        args = ["build", "challenge300", "--source", url, "--out", str(out), "--source-sha256"]
+        assert main([*args, C3_SHA256.upper()]) == 0
+        assert len(cached_files()) == 1
+    assert main([*args, wrong]) == 3  # SourceFormatError; the cached copy is checked too
+    assert f"pins {wrong}" in capsys.readouterr().err
+    with pytest.raises(SourceFormatError, match=f"pins {wrong}"):
+        build_suite("challenge300", C3_SOURCE, source_sha256=wrong)
+    assert len(build_suite("challenge300", source_sha256=C3_SHA256)) == 807
+    assert main([*args, "abc"]) == 2
+    assert "expected 64 hexadecimal digits" in capsys.readouterr().err
