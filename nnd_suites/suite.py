@@ -23,10 +23,10 @@ import pyarrow.parquet as pq
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from nnd_suites.errors import SuiteValidationError
+from nnd_suites.format_version import FORMAT_VERSION, newer_format_hint, parse_manifest_text
 from nnd_suites.io import atomic_directory, atomic_write_text
 from nnd_suites.pairs import Pair, is_degenerate
 
-FORMAT_VERSION = "1.0"
 MANIFEST_FILE = "manifest.json"
 PAIRS_FILE = "pairs.parquet"
 
@@ -290,17 +290,14 @@ class Suite:
 
 
 def read_manifest(path: Path) -> SuiteManifest:
-    """Parse and check a manifest file (schema and format version), naming the file on error."""
+    """Parse and check a manifest file (encoding, format version, schema), naming the file."""
+    data = parse_manifest_text(path, SuiteManifest.model_fields)
     try:
-        manifest = SuiteManifest.model_validate_json(path.read_text("utf-8"))
+        return SuiteManifest.model_validate(data)
     except ValidationError as exc:
-        raise SuiteValidationError(f"{path}: invalid manifest: {exc}") from exc
-    if manifest.format_version.split(".")[0] != FORMAT_VERSION.split(".")[0]:
         raise SuiteValidationError(
-            f"{path}: format version {manifest.format_version} "
-            f"is not readable by this version ({FORMAT_VERSION})"
-        )
-    return manifest
+            f"{path}: invalid manifest: {exc}{newer_format_hint(data)}"
+        ) from exc
 
 
 # -------------------------------------------------------------- parquet rows
