@@ -5,7 +5,8 @@ process imports them once, then for each JSON line ``{"argv": [...], "log": PATH
 SECONDS or null}`` on stdin forks a child that runs ``nnd_suites.cli.main(argv)`` (stdout and
 stderr to ``log``), SIGKILLs it after ``kill_after`` seconds if it still runs, and answers
 ``{"rc": RC, "seconds": S}`` (RC is ``-9`` when the kill landed). The child is killed before it
-is reaped, so its process id cannot have been reused by then.
+is reaped, so its process id cannot have been reused by then. ``"kill_at_rows": [DB, N]`` kills
+it instead as soon as the SQLite score cache DB holds N scores (a kill after a given batch).
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from __future__ import annotations
 import json
 import os
 import signal
+import sqlite3
 import sys
 import time
 
@@ -49,6 +51,25 @@ def child(argv: list[str], log: str) -> None:
         os._exit(code)
 
 
+def cached_scores(db: str) -> int:
+    if not os.path.exists(db):
+        return 0
+    try:
+        with sqlite3.connect(f"file:{db}?mode=ro", uri=True, timeout=1) as connection:
+            return connection.execute("SELECT COUNT(*) FROM scores").fetchone()[0]
+    except sqlite3.Error:  # the table is not created yet, or the file is being set up
+        return 0
+
+
+def wait_for_rows(pid: int, db: str, rows: int) -> tuple[int, int]:
+    """Poll until the child ended (its waitpid answer) or DB holds ``rows`` scores (0, 0)."""
+    while True:
+        done, status = os.waitpid(pid, os.WNOHANG)
+        if done or cached_scores(db) >= rows:
+            return done, status
+        time.sleep(0.005)
+
+
 def serve() -> None:
     preload()
     print(json.dumps({"ready": True}), flush=True)
@@ -59,9 +80,12 @@ def serve() -> None:
         if pid == 0:
             child(request["argv"], request["log"])
         done, status = 0, 0
-        if request.get("kill_after") is not None:
-            time.sleep(request["kill_after"])
-            done, status = os.waitpid(pid, os.WNOHANG)
+        if request.get("kill_after") is not None or request.get("kill_at_rows"):
+            if request.get("kill_at_rows"):
+                done, status = wait_for_rows(pid, *request["kill_at_rows"])
+            else:
+                time.sleep(request["kill_after"])
+                done, status = os.waitpid(pid, os.WNOHANG)
             if not done:  # still running
                 os.kill(pid, signal.SIGKILL)
         if not done:

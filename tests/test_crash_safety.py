@@ -51,8 +51,15 @@ class Worker:
         assert line, f"crash worker ended; see {self.log}"
         return line
 
-    def run(self, argv: list[str], kill_after: float | None = None) -> tuple[int, float]:
-        request = {"argv": argv, "log": str(self.log), "kill_after": kill_after}
+    def run(
+        self, argv: list[str], kill_after: float | None = None, kill_at_rows: list | None = None
+    ) -> tuple[int, float]:
+        request = {
+            "argv": argv,
+            "log": str(self.log),
+            "kill_after": kill_after,
+            "kill_at_rows": kill_at_rows,
+        }
         self.process.stdin.write(json.dumps(request) + "\n")
         self.process.stdin.flush()
         answer = json.loads(self._read())
@@ -237,17 +244,14 @@ def test_killed_evaluate_resumes_from_the_cache(worker, small_model_and_suite, t
         figures(EvaluationReport.model_validate_json((out / "report.json").read_text()))
     )
     result = kill_runs(worker, argv, after_kill, after_rerun)
-    # Random kills may all miss the scoring window on a loaded machine: then kill late in the
-    # run until one lands after the first batch and before the last, and check that resume.
-    _, duration = worker.run(argv(-3))
-    for step, fraction in enumerate((0.5, 0.6, 0.7, 0.8, 0.9, 0.95)):
-        if any(0 < n < report_unique(out) for n in resumed):
-            break
-        i = KILLS + step
-        if worker.run(argv(i), kill_after=fraction * duration)[0] == -9:
-            after_kill(i)
-            assert worker.run(argv(i))[0] == 0
-            after_rerun(i)
+    # Random kills may all miss the scoring window (the first batch can take most of a run on a
+    # loaded machine): also kill once right after the first batch reached the cache.
+    i = KILLS
+    cache = str(tmp_path / f"cache{i}" / FILE_NAME)
+    assert worker.run(argv(i), kill_at_rows=[cache, 1])[0] == -9
+    after_kill(i)
+    assert worker.run(argv(i))[0] == 0
+    after_rerun(i)
     partial = [n for n in resumed if 0 < n < report_unique(out)]
     assert partial, f"no kill landed mid-scoring: scores resumed per kill {resumed}"
     print(f"evaluate: {result}, scores resumed from the cache per kill: {resumed}")
