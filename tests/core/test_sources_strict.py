@@ -51,7 +51,9 @@ def test_repeated_severity_column_is_refused(tmp_path, capsys):
     lines = add_column(head(MQM_SOURCE, 30), 0, "severity", "No-error")
     path = write(tmp_path / "mqm_ted_ende.tsv", lines)
     out = tmp_path / "suite"
-    assert main(["build", "wmt_mqm", "--source", str(path), "--out", str(out)]) == 3  # SourceFormatError
+    assert (
+        main(["build", "wmt_mqm", "--source", str(path), "--out", str(out)]) == 3
+    )  # SourceFormatError
     assert "mqm_ted_ende.tsv:1: column 'severity' appears twice" in capsys.readouterr().err
     assert not out.exists()
 
@@ -87,7 +89,9 @@ def test_empty_source_is_an_error_that_says_what_was_read(tmp_path, capsys):
     with pytest.raises(SourceFormatError, match=r"qd.jsonl: no pair built: read 0 row\(s\)"):
         build_suite("quiz_design", path)
     out = tmp_path / "out"
-    assert main(["build", "quiz_design", "--source", str(path), "--out", str(out)]) == 3  # SourceFormatError
+    assert (
+        main(["build", "quiz_design", "--source", str(path), "--out", str(out)]) == 3
+    )  # SourceFormatError
     assert not out.exists()
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 
 import jsonschema
 import pyarrow.parquet as pq
@@ -147,3 +148,29 @@ def test_the_content_hash_does_not_depend_on_the_release(quiz_design_suite):
     assert relabelled.sealed(quiz_design_suite.pairs).content_hash == (
         quiz_design_suite.manifest.content_hash
     )
+
+
+@pytest.mark.parametrize(
+    "version,message",
+    [
+        ("1.x-garbage", "invalid format_version '1.x-garbage'"),
+        ("2.7", "written by a newer nnd-suites (format 2.7"),
+        ("3.0", "suite format 3.0 is not readable"),
+    ],
+)
+def test_format_versions_are_checked_before_the_fields(
+    challenge300_suite, tmp_path, version, message
+):
+    folder = challenge300_suite.save(tmp_path / "suite")
+    data = json.loads((folder / MANIFEST_FILE).read_text())
+    data.update(format_version=version, a_field_from_the_future=1)
+    (folder / MANIFEST_FILE).write_text(json.dumps(data))
+    with pytest.raises(SuiteValidationError, match=re.escape(message)):
+        Suite.load(folder)
+
+
+def test_a_binary_manifest_is_named(challenge300_suite, tmp_path):
+    folder = challenge300_suite.save(tmp_path / "suite")
+    (folder / MANIFEST_FILE).write_bytes(b"\xff\xfe\x00binary")
+    with pytest.raises(SuiteValidationError, match="manifest.json: not UTF-8 text"):
+        Suite.load(folder)
