@@ -173,3 +173,20 @@ def test_cli_markdown_json_and_files(runs, tmp_path, capsys):
     assert not [p for p in out.iterdir() if p.name.startswith(".")]  # no temporary files left
     assert main(["compare", str(runs["chars"]), str(runs["c300"])]) == 2
     assert "--suite NAME" in capsys.readouterr().err
+
+
+def test_end_to_end_with_two_tiny_models(tiny_causal_model, tiny_seq2seq_model, tmp_path, capsys):
+    """Two real `evaluate --out` runs (random tiny models: the figures mean nothing), compared."""
+    for name, model in (("causal", tiny_causal_model), ("seq2seq", tiny_seq2seq_model)):
+        args = ["--suite", "challenge300", "--model", str(model), "--batch-size", "16"]
+        assert main(["evaluate", *args, "--quiet", "--out", str(tmp_path / name)]) == 0
+    capsys.readouterr()
+    assert main(["compare", str(tmp_path / "causal"), str(tmp_path / "seq2seq"), "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    overall = data["suites"]["challenge300"]["overall"]
+    saved = [json.loads((tmp_path / n / "report.json").read_text()) for n in ("causal", "seq2seq")]
+    assert overall["n"] == 807
+    assert overall["passed_a"] == saved[0]["suites"]["challenge300"]["passed"]
+    assert overall["passed_b"] == saved[1]["suites"]["challenge300"]["passed"]
+    assert overall["ties_a"] == saved[0]["suites"]["challenge300"]["ties"]
+    assert overall["both"] + overall["a_only"] + overall["b_only"] + overall["neither"] == 807
