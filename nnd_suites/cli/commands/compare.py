@@ -33,7 +33,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from nnd_suites.evaluation.compare import compare_reports, comparison_markdown, write_comparison
+    from nnd_suites.evaluation.comparison import (
+        compare_reports,
+        comparison_markdown,
+        write_comparison,
+    )
     from nnd_suites.evaluation.saved import load_report, report_file
 
     a, b = load_report(args.report_a), load_report(args.report_b)

@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from nnd_suites.evaluation.compare.paired import Comparison, PairedResult
+from nnd_suites.evaluation.comparison.paired import Comparison, PairedResult
 from nnd_suites.evaluation.report import EvaluationReport
 from nnd_suites.io import atomic_write_text
 

@@ -1,6 +1,9 @@
-"""Paired comparison of two evaluation runs on the same tests (paper 5.2)."""
+"""Paired comparison of two evaluation runs on the same tests (paper 5.2).
 
-from nnd_suites.evaluation.compare.paired import (
+Not named ``compare``: ``nnd_suites.evaluation.compare`` is the function deciding one test.
+"""
+
+from nnd_suites.evaluation.comparison.paired import (
     Comparison,
     IncomparableRunsError,
     PairedResult,
@@ -9,7 +12,7 @@ from nnd_suites.evaluation.compare.paired import (
     holm,
     mcnemar_exact,
 )
-from nnd_suites.evaluation.compare.render import comparison_markdown, write_comparison
+from nnd_suites.evaluation.comparison.render import comparison_markdown, write_comparison
 
 __all__ = [
     "Comparison",

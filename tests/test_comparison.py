@@ -16,7 +16,7 @@ from nnd_suites import __version__
 from nnd_suites.cli import main
 from nnd_suites.errors import NNDError
 from nnd_suites.evaluation.backend import Score
-from nnd_suites.evaluation.compare import (
+from nnd_suites.evaluation.comparison import (
     IncomparableRunsError,
     compare_reports,
     holm,
