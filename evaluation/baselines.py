@@ -1,0 +1,132 @@
+"""Bias baselines: what trivial scorers, with no model at all, achieve on a suite's tests.
+
+Each baseline gives every candidate a number from its text (and the test's context); the test
+passes when the better candidate gets the higher number, exactly like a model's log-likelihood.
+Equal numbers are a *tie*, which is not a pass (the evaluator's rule), and are counted. A suite
+whose tests a length or overlap heuristic solves well measures that heuristic as much as a model:
+read a model's pass rate against these figures.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from nnd_suites.evaluation.report import Outcome, Rate, compare, rate
+from nnd_suites.pairs import Pair, is_degenerate
+from nnd_suites.suite import Suite
+
+_WORD = re.compile(r"\w+")
+
+
+def _words(text: str) -> set[str]:
+    return set(_WORD.findall(text.lower()))
+
+
+def _context_text(pair: Pair) -> str:
+    # every context field, whatever template a model would use to render it
+    return "\n".join(pair.context.values())
+
+
+@dataclass(frozen=True)
+class Baseline:
+    """A heuristic scorer: ``score(candidate text, pair)``, higher meaning "preferred"."""
+
+    name: str
+    description: str
+    score: Callable[[str, Pair], float]
+
+
+BASELINES: dict[str, Baseline] = {
+    b.name: b
+    for b in (
+        Baseline(
+            "shorter",
+            "prefer the shorter candidate (characters)",
+            lambda text, pair: -len(text),
+        ),
+        Baseline(
+            "longer",
+            "prefer the longer candidate (characters)",
+            lambda text, pair: len(text),
+        ),
+        Baseline(
+            "overlap",
+            "prefer the candidate sharing more distinct words (lower-cased \\w+) with the "
+            "context (all context fields)",
+            lambda text, pair: len(_words(text) & _words(_context_text(pair))),
+        ),
+    )
+}
+
+
+def baseline_outcomes(suite: Suite, baseline: Baseline | str) -> dict[str, Outcome]:
+    """Per-test outcome (pass, fail, tie or degenerate) of one baseline, by pair id."""
+    chosen = BASELINES[baseline] if isinstance(baseline, str) else baseline
+    outcomes: dict[str, Outcome] = {}
+    for pair in suite.pairs:
+        if is_degenerate(pair):
+            outcomes[pair.id] = "degenerate"
+            continue
+        high, low = chosen.score(pair.high.text, pair), chosen.score(pair.low.text, pair)
+        outcomes[pair.id] = compare(high, low)
+    return outcomes
+
+
+def rates_by_category(suite: Suite, outcomes: Mapping[str, Outcome]) -> dict[str, Rate]:
+    """Pass rate (Wilson 95% interval) per category, largest category first (as in reports)."""
+    grouped: dict[str, list[Outcome]] = {}
+    for pair in suite.pairs:
+        grouped.setdefault(pair.category, []).append(outcomes[pair.id])
+    ordered = sorted(grouped.items(), key=lambda item: (-len(item[1]), item[0]))
+    return {category: rate(values) for category, values in ordered}
+
+
+def baselines(suite: Suite) -> dict[str, Any]:
+    """Every baseline's pass rate overall and per category on ``suite`` (JSON-ready)."""
+    result: dict[str, Any] = {
+        "suite": suite.name,
+        "content_hash": suite.manifest.content_hash,
+        "tests": len(suite.pairs),
+        "tie_rule": "equal heuristic scores are a tie, which is not a pass",
+        "baselines": {},
+    }
+    for name, baseline in BASELINES.items():
+        outcomes = baseline_outcomes(suite, baseline)
+        result["baselines"][name] = {
+            "description": baseline.description,
+            "overall": rate(outcomes.values()).model_dump(mode="json"),
+            "by_category": {
+                c: r.model_dump(mode="json") for c, r in rates_by_category(suite, outcomes).items()
+            },
+        }
+    return result
+
+
+def _cell(r: Mapping[str, Any]) -> str:
+    if r["pass_rate"] is None:
+        return "n/a"
+    low, high = r["ci"]
+    return f"{100 * r['pass_rate']:.1f}% [{100 * low:.1f}, {100 * high:.1f}] ties {r['ties']}"
+
+
+def baselines_markdown(result: Mapping[str, Any]) -> str:
+    """One Markdown table: a row per baseline, a column for overall and each category."""
+    first = next(iter(result["baselines"].values()))
+    categories = list(first["by_category"])
+    sizes = [f"{c} (n={first['by_category'][c]['n']})" for c in categories]
+    lines = [
+        f"Bias baselines on {result['suite']} ({result['tests']:,} tests; a tie is not a pass; "
+        "pass rate [Wilson 95% interval])",
+        "",
+        f"| baseline | overall (n={first['overall']['n']}) | " + " | ".join(sizes) + " |",
+        "|---|" + "---|" * (len(categories) + 1),
+    ]
+    for name, figures in result["baselines"].items():
+        cells = [_cell(figures["overall"])] + [_cell(figures["by_category"][c]) for c in categories]
+        lines.append(f"| {name} | " + " | ".join(cells) + " |")
+    lines.append("")
+    lines += [f"- {name}: {b['description']}" for name, b in result["baselines"].items()]
+    return "\n".join(lines) + "\n"

@@ -1,0 +1,207 @@
+"""Paired comparison of two runs on the same tests: exact McNemar tests, Holm across categories.
+
+Both runs scored the same tests, so they are compared test by test (paper 5.2). A test counts as
+passed only when the better candidate scored strictly higher; a tie (equal scores) is not a pass,
+like everywhere in nnd-suites, and ties are counted for each run. Degenerate tests (both
+candidates the same text) are left out and counted.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+
+from pydantic import BaseModel, ConfigDict, Field
+from scipy.stats import binomtest
+
+from nnd_suites.errors import NNDError
+from nnd_suites.evaluation.report import EvaluationReport, TestOutcome
+
+TIE_RULE = "a tie (equal scores for both candidates) is not a pass; ties are counted per run"
+TEST = (
+    "exact McNemar test: two-sided binomial test of the tests only A passes among the discordant "
+    "tests (only A or only B passes), p = 1/2 under no difference; p = 1 with no discordant test"
+)
+CORRECTION = "Holm step-down over the categories of each suite (family-wise error)"
+
+
+class IncomparableRunsError(NNDError):
+    """Two runs do not cover the same tests (suites, content hashes or test ids differ)."""
+
+
+class PairedResult(BaseModel):
+    """Two runs on one set of tests. ``difference`` is A's pass rate minus B's."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    n: int = Field(description="tests compared (degenerate tests excluded)")
+    degenerate: int = Field(description="tests left out: both candidates the same text")
+    passed_a: int
+    passed_b: int
+    ties_a: int = Field(description="tests with equal scores under A (not passes)")
+    ties_b: int
+    pass_rate_a: float | None
+    pass_rate_b: float | None
+    difference: float | None = Field(description="pass_rate_a - pass_rate_b = (a_only - b_only)/n")
+    both: int = Field(description="tests both runs pass")
+    a_only: int = Field(description="discordant: A passes, B does not")
+    b_only: int = Field(description="discordant: B passes, A does not")
+    neither: int
+    p_value: float = Field(description="exact McNemar p-value (two-sided)")
+    p_holm: float | None = Field(None, description="Holm-adjusted p-value across categories")
+
+
+class SuiteComparison(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    suite: str
+    content_hash: str
+    template_a: str
+    template_b: str
+    overall: PairedResult
+    by_category: dict[str, PairedResult]
+
+
+class Comparison(BaseModel):
+    """What ``nnd-suites compare`` reports (``comparison.json``)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    model_a: str
+    model_b: str
+    mode_a: str
+    mode_b: str
+    source_a: str | None = Field(None, description="where run A was read from")
+    source_b: str | None = None
+    tie_rule: str = TIE_RULE
+    test: str = TEST
+    correction: str = CORRECTION
+    suites: dict[str, SuiteComparison]
+
+
+def holm(p_values: Sequence[float]) -> list[float]:
+    """Holm-adjusted p-values, in the order given: the k-th smallest (k from 0) is multiplied by
+    m - k, then made non-decreasing in that order and capped at 1."""
+    m = len(p_values)
+    adjusted = [0.0] * m
+    running = 0.0
+    for k, index in enumerate(sorted(range(m), key=lambda i: p_values[i])):
+        running = max(running, min(1.0, (m - k) * p_values[index]))
+        adjusted[index] = running
+    return adjusted
+
+
+def mcnemar_exact(a_only: int, b_only: int) -> float:
+    """Two-sided exact McNemar p-value from the discordant counts."""
+    discordant = a_only + b_only
+    return 1.0 if discordant == 0 else float(binomtest(a_only, discordant, 0.5).pvalue)
+
+
+def paired(pairs: Iterable[tuple[TestOutcome, TestOutcome]]) -> PairedResult:
+    counts = dict.fromkeys(("both", "a_only", "b_only", "neither", "ties_a", "ties_b", "deg"), 0)
+    for a, b in pairs:
+        if "degenerate" in (a.outcome, b.outcome):
+            counts["deg"] += 1
+            continue
+        pass_a, pass_b = a.outcome == "pass", b.outcome == "pass"
+        counts["ties_a"] += a.outcome == "tie"
+        counts["ties_b"] += b.outcome == "tie"
+        key = {(True, True): "both", (True, False): "a_only", (False, True): "b_only"}
+        counts[key.get((pass_a, pass_b), "neither")] += 1
+    n = counts["both"] + counts["a_only"] + counts["b_only"] + counts["neither"]
+    passed_a, passed_b = counts["both"] + counts["a_only"], counts["both"] + counts["b_only"]
+    return PairedResult(
+        n=n,
+        degenerate=counts["deg"],
+        passed_a=passed_a,
+        passed_b=passed_b,
+        ties_a=counts["ties_a"],
+        ties_b=counts["ties_b"],
+        pass_rate_a=passed_a / n if n else None,
+        pass_rate_b=passed_b / n if n else None,
+        difference=(passed_a - passed_b) / n if n else None,
+        both=counts["both"],
+        a_only=counts["a_only"],
+        b_only=counts["b_only"],
+        neither=counts["neither"],
+        p_value=mcnemar_exact(counts["a_only"], counts["b_only"]),
+    )
+
+
+def _suite_names(a: EvaluationReport, b: EvaluationReport, only: Sequence[str] | None) -> list[str]:
+    if only:
+        missing = [s for s in only if s not in a.suites or s not in b.suites]
+        if missing:
+            raise IncomparableRunsError(
+                f"suite(s) {missing} not in both runs; run A has {sorted(a.suites)}, "
+                f"run B has {sorted(b.suites)}"
+            )
+        return list(only)
+    if set(a.suites) != set(b.suites):
+        raise IncomparableRunsError(
+            f"the runs cover different suites: only A has {sorted(set(a.suites) - set(b.suites))}, "
+            f"only B has {sorted(set(b.suites) - set(a.suites))}; compare the common ones with "
+            "--suite NAME"
+        )
+    return list(a.suites)
+
+
+def _matched(
+    name: str, a: EvaluationReport, b: EvaluationReport
+) -> list[tuple[TestOutcome, TestOutcome]]:
+    """The two runs' outcomes of suite ``name``, test by test; refuses different tests."""
+    hash_a, hash_b = a.suites[name].content_hash, b.suites[name].content_hash
+    if hash_a != hash_b:
+        raise IncomparableRunsError(
+            f"suite {name}: run A scored content {hash_a[:12]}, run B content {hash_b[:12]}: "
+            "different tests (another build, version or transformation); score both models "
+            "on the same suite folder"
+        )
+    by_id_b = {o.pair_id: o for o in b.outcomes[name]}
+    ids_a = [o.pair_id for o in a.outcomes[name]]
+    problems = []
+    if len(set(ids_a)) != len(ids_a) or len(by_id_b) != len(b.outcomes[name]):
+        problems.append("repeated test ids")
+    only_a, only_b = set(ids_a) - set(by_id_b), set(by_id_b) - set(ids_a)
+    if only_a or only_b:
+        problems.append(
+            f"{len(only_a)} test id(s) only in A (e.g. {sorted(only_a)[:3]}), "
+            f"{len(only_b)} only in B (e.g. {sorted(only_b)[:3]})"
+        )
+    if problems:
+        raise IncomparableRunsError(
+            f"suite {name}: the per-test outcomes do not cover the same tests: "
+            + "; ".join(problems)
+            + "; re-run the evaluations with --out"
+        )
+    return [(o, by_id_b[o.pair_id]) for o in a.outcomes[name]]
+
+
+def compare_reports(
+    a: EvaluationReport, b: EvaluationReport, *, suites: Sequence[str] | None = None
+) -> Comparison:
+    """Compare two runs test by test, per suite and per category (reports with outcomes, as
+    :func:`nnd_suites.evaluation.saved.load_report` or ``evaluate`` return them)."""
+    compared: dict[str, SuiteComparison] = {}
+    for name in _suite_names(a, b, suites):
+        matched = _matched(name, a, b)
+        groups: dict[str, list[tuple[TestOutcome, TestOutcome]]] = {
+            c: [] for c in a.suites[name].by_category
+        }
+        for pair in matched:
+            groups.setdefault(pair[0].category, []).append(pair)
+        by_category = {c: paired(tests) for c, tests in groups.items()}
+        for category, p in zip(
+            by_category, holm([r.p_value for r in by_category.values()]), strict=True
+        ):
+            by_category[category].p_holm = p
+        compared[name] = SuiteComparison(
+            suite=name,
+            content_hash=a.suites[name].content_hash,
+            template_a=a.suites[name].template,
+            template_b=b.suites[name].template,
+            overall=paired(matched),
+            by_category=by_category,
+        )
+    return Comparison(
+        model_a=a.model, model_b=b.model, mode_a=a.mode, mode_b=b.mode, suites=compared
+    )

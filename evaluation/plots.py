@@ -1,0 +1,141 @@
+"""PNG charts for verification and model comparison, written atomically.
+
+Matplotlib's object API (``Figure``) is used, never pyplot: no global state and no display, so
+charts can be drawn from threads, tests and headless machines alike.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from nnd_suites.errors import NNDError
+from nnd_suites.evaluation.report import EvaluationReport, Rate
+from nnd_suites.io import atomic_path
+
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
+
+
+def _save(figure: Figure, path: str | Path) -> Path:
+    path = Path(path)
+    with atomic_path(path) as tmp:
+        figure.savefig(tmp, format="png", dpi=110)
+    return path
+
+
+def write_scatter(
+    path: str | Path,
+    pass_rates: Mapping[str, float],
+    human_scores: Mapping[str, float],
+    *,
+    title: str = "NND pass rate against human score",
+    human_label: str = "human score",
+    fit: bool = True,
+) -> Path:
+    """One labelled point per system: pass rate (x, %) against human score (y); with ``fit``,
+    the least-squares line the placement of new models uses."""
+    from matplotlib.figure import Figure
+
+    names = sorted(human_scores)
+    if set(pass_rates) != set(names) or not names:
+        raise NNDError(
+            f"a scatter needs a pass rate and a human score for the same systems; got pass rates "
+            f"for {sorted(pass_rates)} and human scores for {names}"
+        )
+    x = [100 * pass_rates[n] for n in names]
+    y = [human_scores[n] for n in names]
+    figure = Figure(figsize=(6.4, 4.8), layout="constrained")
+    axis = figure.subplots()
+    axis.scatter(x, y, color="#4c72b0", zorder=3)
+    for name, xi, yi in zip(names, x, y, strict=True):
+        axis.annotate(name, (xi, yi), textcoords="offset points", xytext=(5, 4), fontsize=8)
+    if fit and len(set(x)) > 1:
+        from scipy.stats import linregress
+
+        line = linregress(x, y)
+        ends = [min(x), max(x)]
+        axis.plot(ends, [line.intercept + line.slope * e for e in ends], color="grey", lw=0.8)
+    axis.set_xlabel("NND pass rate (%)")
+    axis.set_ylabel(human_label)
+    axis.set_title(f"{title} ({len(names)} systems)", fontsize=10)
+    axis.grid(alpha=0.3)
+    return _save(figure, path)
+
+
+def leaderboard_rates(
+    reports: Sequence[EvaluationReport], labels: Sequence[str] | None = None
+) -> dict[str, dict[str, dict[str, Rate]]]:
+    """suite -> row (``overall`` then each category) -> model label -> rate, over all reports.
+
+    Labels default to the models' names, numbered when the same model appears twice."""
+    if labels is None:
+        labels, seen = [], {}
+        for report in reports:
+            seen[report.model] = seen.get(report.model, 0) + 1
+            number = seen[report.model]
+            labels.append(report.model if number == 1 else f"{report.model} #{number}")
+    if len(labels) != len(reports):
+        raise NNDError(f"{len(labels)} label(s) for {len(reports)} report(s)")
+    table: dict[str, dict[str, dict[str, Rate]]] = {}
+    for label, report in zip(labels, reports, strict=True):
+        for name, result in report.suites.items():
+            rows = table.setdefault(name, {})
+            overall = Rate(
+                n=result.pairs - result.degenerate,
+                passed=result.passed,
+                ties=result.ties,
+                failed=result.failed,
+                degenerate=result.degenerate,
+                pass_rate=result.pass_rate,
+                ci=result.ci,
+            )
+            rows.setdefault("overall", {})[label] = overall
+            for category, rate in result.by_category.items():
+                rows.setdefault(category, {})[label] = rate
+    return table
+
+
+def write_leaderboard(
+    path: str | Path,
+    reports: Sequence[EvaluationReport],
+    labels: Sequence[str] | None = None,
+) -> Path:
+    """Grouped horizontal bars, one panel per suite: a bar per model for the overall pass rate
+    and each category, with Wilson 95% intervals."""
+    from matplotlib.figure import Figure
+
+    if not reports:
+        raise NNDError("a leaderboard needs at least one report")
+    table = leaderboard_rates(reports, labels)
+    models = list(dict.fromkeys(m for rows in table.values() for r in rows.values() for m in r))
+    width = 0.8 / len(models)
+    heights = [0.6 + 0.3 * len(rows) * max(1, len(models) / 2) for rows in table.values()]
+    figure = Figure(figsize=(8.5, sum(heights) + 0.8), layout="constrained")
+    axes = figure.subplots(len(table), 1, squeeze=False, height_ratios=heights)[:, 0]
+    colours = [f"C{i % 10}" for i in range(len(models))]
+    for axis, (suite, rows) in zip(axes, table.items(), strict=True):
+        for m, model in enumerate(models):
+            ys, values, low, high = [], [], [], []
+            for row, rates in enumerate(rows.values()):
+                rate = rates.get(model)
+                if rate is None or rate.pass_rate is None or rate.ci is None:
+                    continue
+                ys.append(row - 0.4 + width * (m + 0.5))
+                values.append(100 * rate.pass_rate)
+                low.append(100 * (rate.pass_rate - rate.ci[0]))
+                high.append(100 * (rate.ci[1] - rate.pass_rate))
+            axis.barh(
+                ys, values, height=width, xerr=[low, high], color=colours[m], label=model, capsize=2
+            )
+        axis.set_yticks(range(len(rows)), list(rows))
+        axis.invert_yaxis()
+        axis.axvline(50, color="grey", linewidth=0.8, linestyle="--")
+        axis.set_xlim(0, 100)
+        axis.set_title(suite, loc="left", fontsize=10)
+    handles, names = axes[0].get_legend_handles_labels()
+    figure.legend(handles, names, loc="outside lower center", ncols=min(4, len(models)), fontsize=8)
+    axes[-1].set_xlabel("pass rate (%), Wilson 95% interval")
+    figure.suptitle("NND leaderboard", fontsize=11)
+    return _save(figure, path)

@@ -1,0 +1,32 @@
+"""nnd-suites baselines SUITE: what trivial scorers (no model) achieve on a suite's tests."""
+
+from __future__ import annotations
+
+import argparse
+import json
+
+from nnd_suites.suites import load_suite
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    parser = subparsers.add_parser(
+        "baselines",
+        help="pass rates of heuristic scorers without a model (shorter, longer, overlap)",
+        description="Score a suite with bias baselines (prefer the shorter candidate, the longer "
+        "one, the one sharing more words with the context): how much of the suite, and of each "
+        "category, a heuristic solves. Equal heuristic scores are a tie, not a pass.",
+    )
+    parser.add_argument("suite", help="suite folder (or built-in adapter name)")
+    parser.add_argument("--json", action="store_true", help="print one JSON object")
+    parser.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from nnd_suites.evaluation.baselines import baselines, baselines_markdown
+
+    result = baselines(load_suite(args.suite))
+    if args.json:
+        print(json.dumps(result, indent=2, ensure_ascii=False))
+    else:
+        print(baselines_markdown(result), end="")
+    return 0

@@ -1,0 +1,55 @@
+"""nnd-suites compare REPORT_A REPORT_B: paired difference of two runs, test by test."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    parser = subparsers.add_parser(
+        "compare",
+        help="compare two evaluation runs test by test (exact McNemar, Holm across categories)",
+        description="Compare two runs saved by `nnd-suites evaluate --out DIR` on the same "
+        "tests: per suite and category, the difference in pass rate, the discordant tests, an "
+        "exact McNemar p-value and a Holm-adjusted one across the suite's categories. A tie is "
+        "not a pass. Runs over different tests are refused.",
+    )
+    parser.add_argument("report_a", type=Path, help="run folder (or its report.json): A")
+    parser.add_argument("report_b", type=Path, help="run folder (or its report.json): B")
+    parser.add_argument(
+        "--suite",
+        action="append",
+        metavar="NAME",
+        help="compare only this suite (repeatable; default: all, which must be in both runs)",
+    )
+    parser.add_argument("--json", action="store_true", help="print one JSON object")
+    parser.add_argument(
+        "--out",
+        type=Path,
+        help="write comparison.json (+ schema), comparison.md and leaderboard.png there",
+    )
+    parser.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from nnd_suites.evaluation.comparison import (
+        compare_reports,
+        comparison_markdown,
+        write_comparison,
+    )
+    from nnd_suites.evaluation.saved import load_report, report_file
+
+    a, b = load_report(args.report_a), load_report(args.report_b)
+    comparison = compare_reports(a, b, suites=args.suite)
+    comparison.source_a = str(report_file(args.report_a))
+    comparison.source_b = str(report_file(args.report_b))
+    if args.out:
+        write_comparison(comparison, args.out, (a, b))
+    if args.json:
+        print(comparison.model_dump_json(indent=2))
+    else:
+        print(comparison_markdown(comparison), end="")
+        if args.out:
+            print(f"\nwrote {args.out}/comparison.json, comparison.md, leaderboard.png")
+    return 0

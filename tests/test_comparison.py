@@ -1,0 +1,192 @@
+"""Paired comparison of two saved runs: McNemar and Holm by hand, counts on real suites, refusals,
+and the CLI. The runs are scored by text heuristics (no model) through the evaluator's own
+outcome and report code, then written and read back like `nnd-suites evaluate --out`."""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from collections.abc import Callable
+from pathlib import Path
+
+import jsonschema
+import pytest
+
+from nnd_suites import __version__
+from nnd_suites.cli import main
+from nnd_suites.errors import NNDError
+from nnd_suites.evaluation.backend import Score
+from nnd_suites.evaluation.comparison import (
+    IncomparableRunsError,
+    compare_reports,
+    holm,
+    mcnemar_exact,
+)
+from nnd_suites.evaluation.outputs import write_report
+from nnd_suites.evaluation.report import (
+    EvaluationReport,
+    RequestCounts,
+    suite_result,
+)
+from nnd_suites.evaluation.report import test_outcomes as outcomes_of  # not a test to collect
+from nnd_suites.evaluation.saved import load_report
+
+
+def chars(text: str) -> float:
+    return float(len(text))
+
+
+def words(text: str) -> float:
+    return float(len(text.split()))
+
+
+def save_run(out: Path, suites: list, model: str, score: Callable[[str], float]) -> Path:
+    """A run whose 'model' scores each candidate by ``score(text)``, saved like evaluate."""
+    report = EvaluationReport(
+        nnd_suites_version=__version__,
+        created="2024-01-01T00:00:00+00:00",
+        model=model,
+        backend={"backend": "heuristic"},
+        mode="default",
+        suites={},
+        requests=RequestCounts(tests=0, unique=0, cached=0, scored=0),
+        seconds=0.0,
+    )
+    for suite in suites:
+        template = suite.manifest.default_template
+        outcomes = outcomes_of(suite.pairs, template, lambda c, x: Score(score(x), 1))
+        report.suites[suite.name] = suite_result(
+            suite.name, suite, "default", template, outcomes, 0
+        )
+        report.outcomes[suite.name] = outcomes
+    write_report(report, out)
+    return out
+
+
+def test_mcnemar_and_holm_by_hand():
+    # 1 of 6 discordant tests favour A: 2 * P(X <= 1), X ~ Bin(6, 1/2) = 2 * (1 + 6) / 64
+    assert mcnemar_exact(1, 5) == pytest.approx(14 / 64)
+    assert mcnemar_exact(0, 5) == pytest.approx(2 / 32)
+    assert mcnemar_exact(4, 4) == pytest.approx(1.0)
+    assert mcnemar_exact(0, 0) == 1.0  # no discordant test: no evidence of a difference
+    # sorted .01 .03 .04 .2 -> .01*4=.04, .03*3=.09, .04*2=.08 -> .09 (monotone), .2*1=.2
+    assert holm([0.04, 0.01, 0.2, 0.03]) == pytest.approx([0.09, 0.04, 0.2, 0.09])
+    assert holm([0.5, 0.6]) == pytest.approx([1.0, 1.0])  # capped at 1
+    assert holm([]) == []
+
+
+@pytest.fixture(scope="module")
+def runs(tmp_path_factory, challenge300_suite, quiz_design_suite):
+    root = tmp_path_factory.mktemp("runs")
+    suites = [challenge300_suite, quiz_design_suite]
+    return {
+        "chars": save_run(root / "chars", suites, "prefer-longer", chars),
+        "words": save_run(root / "words", suites, "prefer-more-words", words),
+        "c300": save_run(root / "c300", [challenge300_suite], "prefer-longer", chars),
+    }
+
+
+def test_counts_match_a_direct_count(runs, challenge300_suite):
+    comparison = compare_reports(load_report(runs["chars"]), load_report(runs["words"]))
+    assert list(comparison.suites) == ["challenge300", "quiz_design"]
+    suite = comparison.suites["challenge300"]
+    expected: dict[str, Counter] = {}
+    for pair in challenge300_suite.pairs:
+        a = chars(pair.high.text) > chars(pair.low.text)
+        b = words(pair.high.text) > words(pair.low.text)
+        counts = expected.setdefault(pair.category, Counter())
+        counts[{(1, 1): "both", (1, 0): "a_only", (0, 1): "b_only"}.get((a, b), "neither")] += 1
+        counts["ties_a"] += chars(pair.high.text) == chars(pair.low.text)
+        counts["ties_b"] += words(pair.high.text) == words(pair.low.text)
+    # the report's order: largest category first
+    size = {
+        c: sum(n[k] for k in ("both", "a_only", "b_only", "neither")) for c, n in expected.items()
+    }
+    assert list(suite.by_category) == sorted(expected, key=lambda c: -size[c])
+    for category, counts in expected.items():
+        got = suite.by_category[category]
+        for key in ("both", "a_only", "b_only", "neither", "ties_a", "ties_b"):
+            assert getattr(got, key) == counts[key], (category, key)
+        assert got.n == sum(counts[k] for k in ("both", "a_only", "b_only", "neither"))
+        assert got.difference == pytest.approx((counts["a_only"] - counts["b_only"]) / got.n)
+        assert got.p_value == pytest.approx(mcnemar_exact(counts["a_only"], counts["b_only"]))
+    raw = [r.p_value for r in suite.by_category.values()]
+    assert [r.p_holm for r in suite.by_category.values()] == pytest.approx(holm(raw))
+    overall = suite.overall
+    assert overall.n == 807 and overall.p_holm is None
+    assert overall.passed_a == 398  # "prefer the longer" passes 398 of challenge300's tests
+    assert overall.a_only == sum(c["a_only"] for c in expected.values())
+
+
+def test_refuses_runs_over_different_tests(runs, tmp_path, challenge300_suite):
+    chars_run, c300 = load_report(runs["chars"]), load_report(runs["c300"])
+    with pytest.raises(IncomparableRunsError, match=r"only A has \['quiz_design'\]"):
+        compare_reports(chars_run, c300)
+    # restricting to the common suite is fine
+    assert list(compare_reports(chars_run, c300, suites=["challenge300"]).suites) == [
+        "challenge300"
+    ]
+    other = load_report(runs["c300"])
+    other.suites["challenge300"].content_hash = "0" * 64
+    with pytest.raises(IncomparableRunsError, match="different tests"):
+        compare_reports(c300, other)
+    other = load_report(runs["c300"])
+    other.outcomes["challenge300"][0].pair_id = "f" * 16
+    with pytest.raises(IncomparableRunsError, match=r"1 test id\(s\) only in A"):
+        compare_reports(c300, other)
+    assert isinstance(IncomparableRunsError("x"), NNDError)
+
+
+def test_load_report_names_what_is_missing(runs, tmp_path):
+    with pytest.raises(NNDError, match="no evaluation report there"):
+        load_report(tmp_path)
+    broken = tmp_path / "run"
+    broken.mkdir()
+    data = json.loads((runs["c300"] / "report.json").read_text())
+    (broken / "report.json").write_text(json.dumps(data))
+    with pytest.raises(NNDError, match="outcomes of suite challenge300 .* are missing"):
+        load_report(broken)
+    del data["model"]
+    (broken / "report.json").write_text(json.dumps(data))
+    with pytest.raises(NNDError, match="not an nnd-suites evaluation report"):
+        load_report(broken / "report.json")
+
+
+def test_cli_markdown_json_and_files(runs, tmp_path, capsys):
+    assert main(["compare", str(runs["chars"]), str(runs["words"])]) == 0
+    text = capsys.readouterr().out
+    assert "A = `prefer-longer`" in text and "## quiz_design" in text
+    assert "a tie (equal scores for both candidates) is not a pass" in text
+    assert main(["compare", str(runs["chars"]), str(runs["words"]), "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["suites"]["challenge300"]["overall"]["passed_a"] == 398
+    assert data["source_a"].endswith("report.json")
+    out = tmp_path / "cmp"
+    assert main(["compare", str(runs["chars"]), str(runs["words"]), "--out", str(out)]) == 0
+    capsys.readouterr()
+    schema = json.loads((out / "comparison.schema.json").read_text())
+    written = json.loads((out / "comparison.json").read_text())
+    jsonschema.validate(written, schema)
+    assert written == data
+    assert (out / "comparison.md").read_text().startswith("# Paired comparison")
+    assert (out / "leaderboard.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert not [p for p in out.iterdir() if p.name.startswith(".")]  # no temporary files left
+    assert main(["compare", str(runs["chars"]), str(runs["c300"])]) == 2
+    assert "--suite NAME" in capsys.readouterr().err
+
+
+def test_end_to_end_with_two_tiny_models(tiny_causal_model, tiny_seq2seq_model, tmp_path, capsys):
+    """Two real `evaluate --out` runs (random tiny models: the figures mean nothing), compared."""
+    for name, model in (("causal", tiny_causal_model), ("seq2seq", tiny_seq2seq_model)):
+        args = ["--suite", "challenge300", "--model", str(model), "--batch-size", "16"]
+        assert main(["evaluate", *args, "--quiet", "--out", str(tmp_path / name)]) == 0
+    capsys.readouterr()
+    assert main(["compare", str(tmp_path / "causal"), str(tmp_path / "seq2seq"), "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    overall = data["suites"]["challenge300"]["overall"]
+    saved = [json.loads((tmp_path / n / "report.json").read_text()) for n in ("causal", "seq2seq")]
+    assert overall["n"] == 807
+    assert overall["passed_a"] == saved[0]["suites"]["challenge300"]["passed"]
+    assert overall["passed_b"] == saved[1]["suites"]["challenge300"]["passed"]
+    assert overall["ties_a"] == saved[0]["suites"]["challenge300"]["ties"]
+    assert overall["both"] + overall["a_only"] + overall["b_only"] + overall["neither"] == 807

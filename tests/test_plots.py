@@ -1,0 +1,81 @@
+"""PNG helpers: scatter of pass rate against human score, leaderboard of several runs."""
+
+from __future__ import annotations
+
+import pytest
+
+from nnd_suites.errors import NNDError
+from nnd_suites.evaluation.plots import leaderboard_rates, write_leaderboard, write_scatter
+from nnd_suites.evaluation.report import EvaluationReport, Rate, RequestCounts, SuiteResult
+
+PNG = b"\x89PNG\r\n\x1a\n"
+
+
+def _report(model: str, passed: dict[str, int]) -> EvaluationReport:
+    """A report of one suite with 100 tests in each of two categories."""
+    rates = {c: _rate(p, 100) for c, p in passed.items()}
+    total = _rate(sum(passed.values()), 200)
+    result = SuiteResult(
+        suite="toy",
+        adapter="toy",
+        content_hash="0" * 64,
+        template_name="default",
+        template="{x}",
+        pairs=200,
+        passed=total.passed,
+        ties=0,
+        failed=total.failed,
+        degenerate=0,
+        pass_rate=total.pass_rate,
+        ci=total.ci,
+        by_category=rates,
+        by_breakdown={},
+        truncated_tests=0,
+        truncated_tokens=0,
+    )
+    return EvaluationReport(
+        nnd_suites_version="0",
+        created="2024-01-01T00:00:00+00:00",
+        model=model,
+        backend={},
+        mode="default",
+        suites={"toy": result},
+        requests=RequestCounts(tests=200, unique=0, cached=0, scored=0),
+        seconds=0.0,
+    )
+
+
+def _rate(passed: int, n: int) -> Rate:
+    from nnd_suites.evaluation.report import rate
+
+    return rate(["pass"] * passed + ["fail"] * (n - passed))
+
+
+def test_scatter(tmp_path):
+    path = write_scatter(
+        tmp_path / "plots" / "scatter.png",
+        {"A": 0.4, "B": 0.5, "C": 0.6, "D": 0.7},
+        {"A": 0.30, "B": 0.45, "C": 0.40, "D": 0.70},
+        human_label="share of acceptable outputs",
+    )
+    assert path.read_bytes()[:8] == PNG
+    assert [p.name for p in path.parent.iterdir()] == ["scatter.png"]  # no temporary file left
+    with pytest.raises(NNDError, match="same systems"):
+        write_scatter(tmp_path / "x.png", {"A": 0.4}, {"B": 0.3})
+    assert not (tmp_path / "x.png").exists()
+
+
+def test_leaderboard(tmp_path):
+    reports = [
+        _report("m", {"x": 60, "y": 40}),
+        _report("m", {"x": 70, "y": 45}),
+        _report("n", {"x": 30, "y": 90}),
+    ]
+    table = leaderboard_rates(reports)
+    assert list(table["toy"]) == ["overall", "x", "y"]
+    assert list(table["toy"]["overall"]) == ["m", "m #2", "n"]  # the same model twice, numbered
+    assert table["toy"]["overall"]["n"].passed == 120 and table["toy"]["y"]["m #2"].passed == 45
+    path = write_leaderboard(tmp_path / "board.png", reports)
+    assert path.read_bytes()[:8] == PNG
+    with pytest.raises(NNDError, match="2 label"):
+        leaderboard_rates(reports, ["a", "b"])
