@@ -69,8 +69,9 @@ class QualityMap:
     def from_dict(cls, data: Any, origin: str = "<dict>", lines: Lines | None = None) -> QualityMap:
         lines = lines or {}
         if not isinstance(data, dict):
+            found = "empty" if data is None else f"a {type(data).__name__}"
             raise QualityMapError(
-                origin, f"is a {type(data).__name__}, not a mapping of keys; see the schema"
+                origin, f"is {found}, not a mapping of keys; write name, description, labels, ..."
             )
         try:
             definition = QualityMapDefinition.model_validate(data)
