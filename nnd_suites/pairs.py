@@ -171,8 +171,8 @@ def _merge(
     view: str | None,
     result: BuildResult,
 ) -> list[_Merged]:
-    """One entry per distinct (text, quality). A text given conflicting labels is left out and
-    counted, or kept and counted when the map says ``conflicting_labels: keep``."""
+    """One entry per distinct (text, quality). A text given conflicting labels (or scores) is left
+    out and counted, or kept and counted when the map says ``conflicting_labels: keep``."""
     merged: dict[tuple[str, Assessment], _Merged] = {}
     suffix = f" [{view}]" if view else ""
     for cand in candidates:
@@ -182,17 +182,18 @@ def _merge(
             continue
         merged.setdefault((cand.text, assessment), _Merged(assessment)).records.append(cand)
     qualities = Counter(text for text, _ in merged)
+    reason = "same text given conflicting " + ("ratings" if quality_map.numeric else "labels")
     for text in (t for t, n in qualities.items() if n > 1):
         entries = [e for (t, _), e in merged.items() if t == text]
         records = [r for e in entries for r in e.records]
         where = f"group {group.id}: {text[:60]!r} by {[r.systems for r in records]}"
         if quality_map.conflicting_labels == "keep":
             result.counts["conflicting_texts"] += 1
-            result.conflicts.add("same text given conflicting labels" + suffix, where)
+            result.conflicts.add(reason + suffix, where)
             continue
         for entry in entries:
             del merged[(text, entry.assessment)]
-        result.skipped.add("same text given conflicting labels" + suffix, where, n=len(records))
+        result.skipped.add(reason + suffix, where, n=len(records))
     return list(merged.values())
 
 

@@ -43,7 +43,7 @@ def test_unknown_map_name():
 
 
 def test_schema_violation_names_file_and_place():
-    with pytest.raises(QualityMapError, match=r"t.yaml.*schema at tiers/0: .* is not of type"):
+    with pytest.raises(QualityMapError, match=r"t\.yaml, at tiers\.0: .*valid list; fix the value"):
         qmap(tiers=["good"])
 
 
@@ -203,15 +203,16 @@ def test_rule_producing_unknown_label():
 def test_hierarchy_paths_and_strictness():
     m = qmap(
         labels=["NoE", "RelE", "Other"],
+        tiers=[["NoE"], ["RelE", "Other"]],
         hierarchy={"parents": {"RelE": "Semantic Frame", "Semantic Frame": "Consistency"}},
     )
     assert m.category_path("RelE") == ["Consistency", "Semantic Frame", "RelE"]
     with pytest.raises(QualityMapError, match="category 'Other' is not in the hierarchy"):
         m.category_path("Other")
-    mqm = qmap(hierarchy={"separator": "/"})
+    mqm = qmap(tiers=[["good"], ["bad"]], hierarchy={"separator": "/"})
     assert mqm.category_path("Major", "Accuracy/Mistranslation") == ["Accuracy", "Mistranslation"]
 
 
 def test_hierarchy_cycle():
     with pytest.raises(QualityMapError, match="cycle in the hierarchy"):
-        qmap(hierarchy={"parents": {"a": "b", "b": "a"}})
+        qmap(tiers=[["good"], ["bad"]], hierarchy={"parents": {"a": "b", "b": "a"}})

@@ -1,21 +1,35 @@
-"""nnd-suites schema: write the JSON Schemas of suite files (manifest, pair rows)."""
+"""nnd-suites schema: write the JSON Schemas of suite files (manifest, pairs) and quality maps."""
 
 from __future__ import annotations
 
 import argparse
+from importlib import resources
 from pathlib import Path
 
+from nnd_suites.quality_map import write_schema
 from nnd_suites.suite import export_json_schemas
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser("schema", help="write the JSON Schemas of suite files")
-    parser.add_argument("--out", type=Path, default=Path("."), help="folder (default: .)")
+    parser.add_argument("--out", type=Path, default=None, help="folder (default: .)")
+    parser.add_argument(
+        "--quality-map",
+        action="store_true",
+        help="write only the quality-map schema, by default over the package's checked-in "
+        "copy (nnd_suites/schemas/), which editors and the pre-commit hook use",
+    )
     parser.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
-    args.out.mkdir(parents=True, exist_ok=True)
-    for path in export_json_schemas(args.out):
+    if args.quality_map:
+        folder = args.out or Path(str(resources.files("nnd_suites.schemas")))
+        paths = [write_schema(folder)]
+    else:
+        folder = args.out or Path(".")
+        folder.mkdir(parents=True, exist_ok=True)
+        paths = [*export_json_schemas(folder), write_schema(folder)]
+    for path in paths:
         print(f"wrote {path}")
     return 0

@@ -1,0 +1,245 @@
+"""The loaded quality map: validation beyond the schema, assessment of candidates, the order."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from functools import cached_property
+from importlib import resources
+from pathlib import Path
+from typing import Any, NoReturn
+
+from pydantic import ValidationError
+
+from nnd_suites.errors import QualityMapError, UnknownItemError
+from nnd_suites.groups import Candidate
+from nnd_suites.quality_map.loading import Lines, place, read_map_file, schema_error
+from nnd_suites.quality_map.model import QualityMapDefinition
+from nnd_suites.quality_map.order import Order, hierarchy_cycle, show_chain
+from nnd_suites.quality_map.rules import Assessment, NumericRule, RatingFault
+
+
+def builtin_quality_maps() -> dict[str, Path]:
+    """Name -> file of every map shipped in ``quality_maps/``."""
+    folder = resources.files("nnd_suites.quality_maps")
+    found = {}
+    for entry in folder.iterdir():
+        if entry.name.endswith((".yaml", ".yml", ".json")) and not entry.name.startswith("_"):
+            found[entry.name.rsplit(".", 1)[0]] = Path(str(entry))
+    return found
+
+
+class QualityMap:
+    """A validated quality map. Build with :meth:`load` (a name or a path) or :meth:`from_dict`."""
+
+    def __init__(
+        self, definition: QualityMapDefinition, data: dict[str, Any], origin: str, lines: Lines
+    ) -> None:
+        self.definition = definition
+        self.data = data  # as written: the manifest records it and its hash
+        self.origin = origin
+        self._lines = lines
+        self.name = definition.name
+        self.description = definition.description
+        self.labels = list(definition.labels)
+        self.exclude = set(definition.exclude)
+        self.pairs_per = definition.pairs_per
+        self.conflicting_labels = definition.conflicting_labels
+        self.rule = definition.rating_rule
+        self.hierarchy = definition.hierarchy
+        self._order = Order(self.labels, definition.tiers, definition.better_than)
+        self._check()
+
+    # ----------------------------------------------------------------- loading
+    @classmethod
+    def load(cls, name_or_path: str | Path) -> QualityMap:
+        text = str(name_or_path)
+        path = Path(text)
+        if not path.suffix:
+            shipped = builtin_quality_maps()
+            if text not in shipped:
+                raise UnknownItemError("quality map", text, list(shipped))
+            path = shipped[text]
+        if not path.is_file():
+            raise QualityMapError(text, "file not found; pass a map name or an existing file")
+        data, lines = read_map_file(path)
+        return cls.from_dict(data, origin=str(path), lines=lines)
+
+    @classmethod
+    def from_dict(cls, data: Any, origin: str = "<dict>", lines: Lines | None = None) -> QualityMap:
+        lines = lines or {}
+        if not isinstance(data, dict):
+            found = "empty" if data is None else f"a {type(data).__name__}"
+            raise QualityMapError(
+                origin, f"is {found}, not a mapping of keys; write name, description, labels, ..."
+            )
+        try:
+            definition = QualityMapDefinition.model_validate(data)
+        except ValidationError as exc:
+            raise schema_error(exc, data, origin, lines) from exc
+        return cls(definition, data, origin, lines)
+
+    @cached_property
+    def sha256(self) -> str:
+        return hashlib.sha256(json.dumps(self.data, sort_keys=True).encode()).hexdigest()
+
+    # -------------------------------------------------------------- validation
+    def _fail(
+        self, message: str, labels: list[str] | None = None, at: tuple[str | int, ...] = ()
+    ) -> NoReturn:
+        where = place(self.origin, self._lines, at)
+        raise QualityMapError(f"{self.name} ({where})", message, labels)
+
+    def _check(self) -> None:
+        known = set(self.labels)
+        tiers, edges = self.definition.tiers, self.definition.better_than
+        for key, used in (
+            ("tiers", [label for tier in tiers for label in tier]),
+            ("better_than", [label for edge in edges for label in edge]),
+            ("exclude", list(self.exclude)),
+        ):
+            unknown = sorted(set(used) - known)
+            if unknown:
+                self._fail(
+                    f"unknown label(s) {unknown}: add them to 'labels' or fix the spelling",
+                    unknown,
+                    (key,),
+                )
+        seen: dict[str, int] = {}
+        for index, tier in enumerate(tiers):
+            for label in tier:
+                if label in seen:
+                    self._fail(
+                        f"contradiction: label {label!r} is in tiers {seen[label]} and {index}; "
+                        "keep it in one",
+                        [label],
+                        ("tiers", index),
+                    )
+                seen[label] = index
+        both = sorted((set(seen) | {x for e in edges for x in e}) & self.exclude)
+        if both:
+            self._fail(
+                f"contradiction: label(s) {both} are both ordered and excluded; drop one",
+                both,
+                ("exclude",),
+            )
+        for index, (better, worse) in enumerate(edges):
+            if better == worse:
+                self._fail(
+                    f"cycle: {better!r} is declared better than itself; remove the edge",
+                    [better],
+                    ("better_than", index),
+                )
+        cycle = self._order.find_cycle()
+        if cycle:
+            self._fail(
+                f"cycle in the order: {show_chain(cycle)}; remove one of its edges",
+                cycle[:-1],
+                ("better_than",) if edges else ("tiers",),
+            )
+        self._check_rule(known)
+        scored = self.rule.scored_labels() if self.rule else set()
+        unordered = [x for x in self._order.unordered() if x not in self.exclude | scored]
+        if unordered:
+            self._fail(
+                f"label(s) {unordered} take part in no order, so their candidates would never "
+                "pair: order it (tiers or better_than) or declare it in 'exclude'",
+                unordered,
+                ("labels",),
+            )
+        cycle = hierarchy_cycle(self.hierarchy.parents)
+        if cycle:
+            self._fail(
+                f"cycle in the hierarchy: {show_chain(cycle, ' -> ')}; remove one parent link",
+                cycle[:-1],
+                ("hierarchy", "parents"),
+            )
+
+    def _check_rule(self, known: set[str]) -> None:
+        if self.rule is None:
+            return
+        missing = sorted(set(self.rule.produces()) - known)
+        if missing:
+            self._fail(
+                f"rating_rule produces label(s) {missing} absent from 'labels'; add them",
+                missing,
+                ("rating_rule",),
+            )
+
+    # ------------------------------------------------------------------ views
+    @property
+    def views(self) -> list[str | None]:
+        """Independent quality views: one per aspect of the rule, else a single unnamed view."""
+        return self.rule.views() if self.rule else [None]
+
+    @property
+    def numeric(self) -> bool:
+        return isinstance(self.rule, NumericRule)
+
+    def assess(self, candidate: Candidate, view: str | None) -> Assessment:
+        """A candidate's label (or score) in one view; no rating -> excluded with the reason."""
+        if self.rule is None:
+            if candidate.label is None:
+                self._data_error(candidate, "has no label and the map has no rating_rule")
+            return self._labelled(candidate, candidate.label)
+        key = self.rule.rating_key(view)
+        values = (candidate.ratings or {}).get(key)
+        if not values:
+            return Assessment(excluded="no rating" if view else f"no {key!r} rating")
+        try:
+            assessment = self.rule.rate(values, key)
+        except RatingFault as fault:
+            self._data_error(candidate, str(fault), fault.labels)
+        if assessment.excluded:
+            return Assessment(excluded=f"{assessment.excluded} (quality map {self.name})")
+        if assessment.score is not None:
+            return assessment
+        assert assessment.label is not None
+        return self._labelled(candidate, assessment.label)
+
+    def _labelled(self, candidate: Candidate, label: str) -> Assessment:
+        if label not in self._order.graph:
+            self._data_error(
+                candidate,
+                f"has label {label!r}, which is absent from the map; add "
+                "it to 'labels' (and order or exclude it) or fix the data",
+                [label],
+            )
+        if label in self.exclude:
+            return Assessment(excluded=f"label {label!r} takes no part (quality map {self.name})")
+        return Assessment(label=label)
+
+    def _data_error(
+        self, candidate: Candidate, message: str, labels: list[str] | None = None
+    ) -> NoReturn:
+        where = candidate.where or f"candidate of {candidate.systems}"
+        self._fail(f"{where}: candidate {message}", labels)
+
+    def better(self, high: Assessment, low: Assessment) -> bool:
+        """Is ``high`` of known strictly better quality than ``low``?"""
+        if isinstance(self.rule, NumericRule):
+            assert high.score is not None and low.score is not None
+            return high.score - low.score >= self.rule.minimum_gap - 1e-12
+        assert high.label is not None and low.label is not None
+        return self._order.beats(high.label, low.label)
+
+    # -------------------------------------------------------------- hierarchy
+    def category_path(self, label: str, category: str | None = None) -> list[str]:
+        """Top-down path of the error category of a low candidate (root first)."""
+        leaf = category if category is not None else label
+        separator, parents = self.hierarchy.separator, self.hierarchy.parents
+        path = leaf.split(separator) if separator else [leaf]
+        node = path[0]
+        while node in parents:
+            node = parents[node]
+            path.insert(0, node)
+        if parents and self.hierarchy.strict:
+            roots = set(self.hierarchy.roots) | set(parents.values())
+            if path[0] not in roots:
+                self._fail(
+                    f"category {leaf!r} is not in the hierarchy; add it to "
+                    "'hierarchy.parents' or fix the data",
+                    [leaf],
+                    ("hierarchy", "parents"),
+                )
+        return path

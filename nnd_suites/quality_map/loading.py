@@ -1,0 +1,149 @@
+"""Reading quality-map files: repeated keys refused, line numbers kept for error messages.
+
+YAML and JSON both let a repeated key silently win (``tiers:`` twice inverts an order), so both
+loaders refuse it. The YAML loader also records the line of every key and list item, so an error
+found later (schema, cycle, unknown label) can point at ``file:line``.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import yaml
+from pydantic import ValidationError
+
+from nnd_suites.errors import QualityMapError
+from nnd_suites.quality_map.model import ALLOWED_KEYS
+
+#: a place in the map (keys and list indices from the top) -> its 1-based line
+Lines = dict[tuple[str | int, ...], int]
+
+
+class _Loader(yaml.SafeLoader):
+    def __init__(self, stream: str) -> None:
+        super().__init__(stream)
+        self.node_lines: dict[int, dict[Any, int]] = {}
+
+    def construct_lined_map(self, node: yaml.MappingNode) -> Iterator[dict[Any, Any]]:
+        data: dict[Any, Any] = {}
+        yield data
+        lines: dict[Any, int] = {}
+        for key_node, _ in node.value:
+            key = self.construct_object(key_node, deep=True)
+            line = key_node.start_mark.line + 1
+            if isinstance(key, (str, int, float, bool)) and key in lines:
+                raise yaml.constructor.ConstructorError(
+                    None,
+                    None,
+                    f"key {key!r} appears twice (lines {lines[key]} and {line}): the second "
+                    "would silently replace the first; keep one",
+                    key_node.start_mark,
+                )
+            lines[key] = line
+        data.update(self.construct_mapping(node, deep=True))
+        self.node_lines[id(data)] = lines
+
+    def construct_lined_seq(self, node: yaml.SequenceNode) -> Iterator[list[Any]]:
+        data: list[Any] = []
+        yield data
+        data.extend(self.construct_sequence(node, deep=True))
+        lines = {index: item.start_mark.line + 1 for index, item in enumerate(node.value)}
+        self.node_lines[id(data)] = lines
+
+
+_Loader.add_constructor("tag:yaml.org,2002:map", _Loader.construct_lined_map)
+_Loader.add_constructor("tag:yaml.org,2002:seq", _Loader.construct_lined_seq)
+
+
+def _paths(value: Any, node_lines: dict[int, dict[Any, int]], prefix: tuple = ()) -> Lines:
+    found: Lines = {}
+    lines = node_lines.get(id(value), {})
+    items = value.items() if isinstance(value, dict) else enumerate(value)
+    for key, child in items:
+        if key in lines:
+            found[(*prefix, key)] = lines[key]
+        if isinstance(child, (dict, list)):
+            found.update(_paths(child, node_lines, (*prefix, key)))
+    return found
+
+
+def _refuse_repeats(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    keys = [key for key, _ in pairs]
+    repeated = sorted({key for key in keys if keys.count(key) > 1})
+    if repeated:
+        raise ValueError(f"key(s) {repeated} appear twice in one object; keep one")
+    return dict(pairs)
+
+
+def read_map_file(path: Path) -> tuple[Any, Lines]:
+    """The parsed file and the line of each place in it; unparsable -> a located error."""
+    raw = path.read_text("utf-8")
+    if path.suffix == ".json":
+        try:
+            return json.loads(raw, object_pairs_hook=_refuse_repeats), {}
+        except ValueError as exc:  # JSONDecodeError is a ValueError
+            raise QualityMapError(str(path), f"cannot parse: {exc}; fix the JSON") from exc
+    loader = _Loader(raw)
+    try:
+        data = loader.get_single_data()
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f"{path}:{mark.line + 1}" if mark else str(path)
+        problem = getattr(exc, "problem", None) or str(exc)
+        raise QualityMapError(where, f"cannot parse: {problem}; fix the YAML") from exc
+    finally:
+        loader.dispose()
+    lines = _paths(data, loader.node_lines) if isinstance(data, (dict, list)) else {}
+    return data, lines
+
+
+def place(origin: str, lines: Lines, path: tuple[str | int, ...]) -> str:
+    """``file:line, at a.b`` for the deepest ``path`` prefix whose line is known."""
+    line = next((lines[path[:n]] for n in range(len(path), 0, -1) if path[:n] in lines), None)
+    where = f"{origin}:{line}" if line else origin
+    return f"{where}, at {'.'.join(map(str, path))}" if path else where
+
+
+def _data_path(data: Any, loc: tuple[str | int, ...]) -> tuple[str | int, ...]:
+    """pydantic's ``loc`` without its union markers ("tagged-union[...]", the tag): the keys and
+    indices found in the data, plus the last element (a missing key is not in the data)."""
+    path: list[str | int] = []
+    node = data
+    for index, part in enumerate(loc):
+        inside = isinstance(node, dict) and part in node
+        inside = inside or (isinstance(node, list) and isinstance(part, int) and part < len(node))
+        if inside:
+            path.append(part)
+            node = node[part]
+        elif index == len(loc) - 1 and not str(part).startswith("tagged-union["):
+            path.append(part)
+    return tuple(path)
+
+
+def _advice(error: dict[str, Any], allowed: list[str]) -> str:
+    kind, key = error["type"], error["loc"][-1] if error["loc"] else ""
+    if kind == "extra_forbidden":
+        return f"unknown key {key!r}; remove it or fix the spelling (allowed: {', '.join(allowed)})"
+    if kind == "missing":
+        return f"missing required key {key!r}; add it"
+    if kind == "union_tag_not_found":
+        return "a rating_rule needs a 'kind'; add one"
+    if kind == "union_tag_invalid":
+        return f"unknown kind {error['ctx']['tag']!r}; use one of {error['ctx']['expected_tags']}"
+    message = error["msg"].removeprefix("Value error, ")
+    return message if kind == "value_error" else f"{message}; fix the value"
+
+
+def schema_error(exc: ValidationError, data: Any, origin: str, lines: Lines) -> QualityMapError:
+    """One located, actionable error from pydantic's, naming the key at fault."""
+    errors = [e for e in exc.errors() if e["type"] != "none_required"] or exc.errors()
+    first = errors[0]
+    path = _data_path(data, first["loc"])
+    owner = next((str(p) for p in reversed(first["loc"][:-1]) if str(p) in ALLOWED_KEYS), "")
+    text = f"does not match the quality-map schema: {_advice(first, ALLOWED_KEYS[owner])}"
+    if len(errors) > 1:
+        text += f" (and {len(errors) - 1} more problem(s))"
+    return QualityMapError(place(origin, lines, path), text)

@@ -1,0 +1,205 @@
+"""Rating rules: how a candidate's ratings become a label (or a score), one typed model per kind.
+
+A map's ``rating_rule`` is one of these models, chosen by its ``kind`` (a pydantic discriminated
+union), so the loader names an unknown key of the rule and the map dispatches on the rule object.
+"""
+
+from __future__ import annotations
+
+import statistics
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic.json_schema import SkipJsonSchema
+
+_AGGREGATES: dict[str, Callable[[Sequence[float]], float]] = {
+    "mean": statistics.fmean,
+    "median": statistics.median,
+    "min": min,
+    "max": max,
+    "sum": sum,
+}
+
+
+@dataclass(frozen=True)
+class Assessment:
+    """The quality a map gives one candidate in one view (an aspect, or the only view)."""
+
+    label: str | None = None
+    score: float | None = None
+    excluded: str | None = None  # reason the candidate takes no part, if any
+
+
+class RatingFault(Exception):
+    """A candidate's ratings do not fit the rule; the map turns it into an error naming both."""
+
+    def __init__(self, message: str, labels: Sequence[str] = ()) -> None:
+        super().__init__(message)
+        self.labels = list(labels)
+
+
+def level_key(value: float | str) -> str:
+    """Canonical text of a credit level: 1, 1.0 and "1" are all "1"; 0.5 is "0.5"."""
+    try:
+        return f"{float(value):g}"
+    except (TypeError, ValueError):
+        return str(value)
+
+
+def _canonical_levels(values: Sequence[Any], what: str) -> list[str]:
+    """Canonical levels, refusing one level written two ways ("1" and "1.0"): which would win?"""
+    spelled: dict[str, Any] = {}
+    for value in values:
+        key = level_key(value)
+        if key in spelled:
+            raise ValueError(
+                f"{what} {key} is written twice, as {spelled[key]!r} and {value!r}; keep one"
+            )
+        spelled[key] = value
+    return list(spelled)
+
+
+class _Rule(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    def views(self) -> list[str | None]:
+        """Independent quality views; ``None`` is the single unnamed view."""
+        return [None]
+
+    def rating_key(self, view: str | None) -> str:
+        """The candidate rating this rule reads in ``view``."""
+        raise NotImplementedError
+
+    def produces(self) -> list[str]:
+        """Every label the rule can give."""
+        raise NotImplementedError
+
+    def scored_labels(self) -> set[str]:
+        """Labels whose candidates are ordered by score rather than by the label order."""
+        return set()
+
+    def rate(self, values: list[float], key: str) -> Assessment:
+        """A label, a score or an exclusion for one candidate's ``values`` (never empty)."""
+        raise NotImplementedError
+
+
+class MajorityTopRule(_Rule):
+    """Likert: per aspect, high iff a strict majority of the annotators gave the top score."""
+
+    kind: Literal["majority_top"]
+    aspects: list[str] = Field(min_length=1, description="one independent view per aspect")
+    top: float = Field(strict=True)
+    high_label: str
+    low_label: str
+
+    def views(self) -> list[str | None]:
+        return list(self.aspects)
+
+    def rating_key(self, view: str | None) -> str:
+        assert view is not None
+        return view
+
+    def produces(self) -> list[str]:
+        return [self.high_label, self.low_label]
+
+    def rate(self, values: list[float], key: str) -> Assessment:
+        tops = sum(1 for value in values if value == self.top)
+        return Assessment(label=self.high_label if tops * 2 > len(values) else self.low_label)
+
+
+class GradedRule(_Rule):
+    """Graded credit: which credit levels compare, and which are left out."""
+
+    kind: Literal["graded"]
+    rating: str
+    levels: dict[str, str] = Field(
+        description="credit level (as written, e.g. '1', '0.5') -> label; one spelling per level"
+    )
+    exclude: list[str | float] = Field(
+        default_factory=list, description="credit levels that take no part"
+    )
+
+    @field_validator("levels", mode="before")
+    @classmethod
+    def _one_spelling_per_level(cls, value: Any) -> Any:
+        if not isinstance(value, dict):
+            return value
+        keys = _canonical_levels(list(value), "credit level")
+        return dict(zip(keys, value.values(), strict=True))
+
+    @field_validator("exclude")
+    @classmethod
+    def _canonical_exclude(cls, value: list[str | float]) -> list[str | float]:
+        return list(_canonical_levels(value, "excluded credit level"))
+
+    @model_validator(mode="after")
+    def _compared_or_excluded(self) -> GradedRule:
+        overlap = sorted(set(self.levels) & set(map(str, self.exclude)))
+        if overlap:
+            raise ValueError(
+                f"contradiction: credit level(s) {overlap} are both compared and excluded; "
+                "remove them from 'levels' or from 'exclude'"
+            )
+        return self
+
+    def rating_key(self, view: str | None) -> str:
+        return self.rating
+
+    def produces(self) -> list[str]:
+        return list(self.levels.values())
+
+    def rate(self, values: list[float], key: str) -> Assessment:
+        if len(values) != 1:
+            raise RatingFault(f"has {len(values)} {key!r} values; graded needs one")
+        level = level_key(values[0])
+        if level in self.exclude:
+            return Assessment(excluded=f"{key} {level} takes no part")
+        if level not in self.levels:
+            raise RatingFault(
+                f"has {key} level {level!r}, which the map neither compares "
+                f"{sorted(self.levels)} nor excludes; add it to 'levels' or 'exclude'",
+                [level],
+            )
+        return Assessment(label=self.levels[level])
+
+
+class NumericRule(_Rule):
+    """Continuous or averaged ratings: a candidate beats another when its aggregated score is
+    higher by at least minimum_gap. One ``rating``, or ``aspects`` (one independent view each)."""
+
+    kind: Literal["numeric"]
+    rating: str | SkipJsonSchema[None] = Field(None, description="the one rating compared")
+    aspects: list[str] | SkipJsonSchema[None] = Field(
+        None, min_length=1, description="ratings compared separately, one view (category) each"
+    )
+    aggregate: Literal["mean", "median", "min", "max", "sum"]
+    minimum_gap: float = Field(gt=0, strict=True)
+    low_label: str
+
+    @model_validator(mode="after")
+    def _rating_or_aspects(self) -> NumericRule:
+        if (self.rating is None) == (self.aspects is None):
+            raise ValueError("give either 'rating' (one score) or 'aspects' (a list), not both")
+        return self
+
+    def views(self) -> list[str | None]:
+        return list(self.aspects) if self.aspects else [None]
+
+    def rating_key(self, view: str | None) -> str:
+        key = view if self.aspects else self.rating
+        assert key is not None
+        return key
+
+    def produces(self) -> list[str]:
+        return [self.low_label]
+
+    def scored_labels(self) -> set[str]:
+        return {self.low_label}
+
+    def rate(self, values: list[float], key: str) -> Assessment:
+        return Assessment(label=self.low_label, score=float(_AGGREGATES[self.aggregate](values)))
+
+
+RatingRule = Annotated[MajorityTopRule | GradedRule | NumericRule, Field(discriminator="kind")]

@@ -1,0 +1,119 @@
+"""Numeric ratings: per-aspect views, conflicting ratings, candidates without a rating."""
+
+from __future__ import annotations
+
+import pytest
+
+from nnd_suites import Candidate, Group, QualityMap, QualityMapError
+from nnd_suites.pairs import build_pairs
+
+ASPECTS = ["fluency", "adequacy", "coherence", "style", "overall"]
+
+
+def numeric_map(**rule) -> QualityMap:
+    return QualityMap.from_dict(
+        {
+            "name": "crowd",
+            "description": "per aspect, mean of raters, a pair when means differ by >= 20",
+            "labels": ["lower"],
+            "rating_rule": {
+                "kind": "numeric",
+                "aggregate": "mean",
+                "minimum_gap": 20,
+                "low_label": "lower",
+                **rule,
+            },
+        }
+    )
+
+
+def crowd_source() -> list[Group]:
+    """Two inputs, three systems each, 0-100 ratings by three raters on five aspects.
+
+    g1: A means 90 on every aspect, B 60, C 80 except 'style' (40): pairs per aspect are
+    A>B (30) everywhere, C>B (20) on four aspects, A>C (50) and B>C (20) on style.
+    g2: D 50 and E 35 everywhere (gap 15: no pair), F has no 'overall' rating.
+    """
+
+    def cand(text, system, means):
+        ratings = {aspect: [mean - 5, mean, mean + 5] for aspect, mean in means.items()}
+        return Candidate(text=text, systems=[system], ratings=ratings, where=f"{system}.tsv:2")
+
+    rated = {
+        "g1": (("a", "A", 90), ("b", "B", 60), ("c", "C", 80)),
+        "g2": (("d", "D", 50), ("e", "E", 35), ("f", "F", 95)),
+    }
+    groups = []
+    for gid, systems in rated.items():
+        candidates = [
+            cand(text, name, dict.fromkeys(ASPECTS, mean)) for text, name, mean in systems
+        ]
+        groups.append(
+            Group(id=gid, context={"input": f"<table>{gid}</table>"}, candidates=candidates)
+        )
+    groups[0].candidates[2].ratings["style"] = [35, 40, 45]
+    del groups[1].candidates[2].ratings["overall"]
+    return groups
+
+
+def test_numeric_aspects_are_independent_views_and_categories():
+    result = build_pairs(crowd_source(), numeric_map(aspects=ASPECTS))
+    found = [(p.aspect, p.high.text, p.low.text, p.score_gap) for p in result.pairs]
+    g1 = [row for row in found if row[1] in "abc" and row[2] in "abc"]
+    expected = []
+    for aspect in ASPECTS:
+        if aspect == "style":
+            expected += [(aspect, "a", "b", 30.0), (aspect, "a", "c", 50.0)]
+            expected += [(aspect, "b", "c", 20.0)]
+        else:
+            expected += [(aspect, "a", "b", 30.0), (aspect, "c", "b", 20.0)]
+    assert g1 == expected
+    # F (95) beats D (50) and E (35) on the four aspects it was rated on.
+    assert [row for row in found if row[1] == "f"] == [
+        (aspect, "f", low, gap)
+        for aspect in ASPECTS[:-1]
+        for low, gap in (("d", 45.0), ("e", 60.0))
+    ]
+    assert {p.category for p in result.pairs} == set(ASPECTS)
+    assert all(p.category_path == [p.aspect, "lower"] for p in result.pairs)
+    # Counts are per group and candidate, not multiplied by the aspects.
+    assert result.counts["groups"] == 2 and result.counts["candidates"] == 6
+    # F has no 'overall' rating: a counted skip naming the view, not an error.
+    assert result.skipped.counts == {"no rating [overall]": 1}
+    assert result.skipped.examples["no rating [overall]"] == ["F.tsv:2"]
+
+
+def test_single_rating_numeric_skips_a_candidate_without_it():
+    result = build_pairs(crowd_source(), numeric_map(rating="overall"))
+    assert result.skipped.counts == {"no 'overall' rating": 1}
+    assert [(p.high.text, p.low.text) for p in result.pairs] == [("a", "b"), ("c", "b")]
+    assert all(p.aspect is None and p.category == "lower" for p in result.pairs)
+
+
+def test_identical_texts_with_different_scores_are_conflicting_ratings():
+    group = Group(
+        id="g",
+        context={"input": "i"},
+        candidates=[
+            Candidate(text="same", systems=["A"], ratings={"overall": [90]}),
+            Candidate(text="same", systems=["B"], ratings={"overall": [40]}),
+            Candidate(text="other", systems=["C"], ratings={"overall": [10]}),
+        ],
+    )
+    result = build_pairs([group], numeric_map(rating="overall"))
+    assert result.skipped.counts == {"same text given conflicting ratings": 2}
+    assert result.pairs == []
+    data = {**numeric_map(rating="overall").data, "conflicting_labels": "keep"}
+    kept = build_pairs([group], QualityMap.from_dict(data))
+    assert kept.conflicts.counts == {"same text given conflicting ratings": 1}
+    assert [(p.high.systems, p.low.text) for p in kept.pairs] == [
+        (["A"], "same"),
+        (["A"], "other"),
+        (["B"], "other"),
+    ]
+
+
+@pytest.mark.parametrize("rule", [{}, {"rating": "overall", "aspects": ASPECTS}])
+def test_numeric_needs_rating_or_aspects(rule):
+    with pytest.raises(QualityMapError, match="give either 'rating' .* or 'aspects'"):
+        numeric_map(**rule)
