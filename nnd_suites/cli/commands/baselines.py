@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 
-from nnd_suites.suites import load_suite
+from nnd_suites.suite.resolve import load_suite
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:

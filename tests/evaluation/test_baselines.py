@@ -70,6 +70,7 @@ def test_each_scorer_by_hand(quiz_design_suite):
         "ties": 1,
         "failed": 0,
         "degenerate": 1,
+        "skipped": 0,
         "pass_rate": pytest.approx(2 / 3),
         "ci": None,
     }
@@ -82,6 +83,7 @@ def test_each_scorer_by_hand(quiz_design_suite):
         "ties": 1,
         "failed": 0,
         "degenerate": 0,
+        "skipped": 0,
         "pass_rate": 0.5,
         "ci": None,
     }
@@ -132,5 +134,5 @@ def test_cli_table_and_json(capsys):
     assert main(["baselines", "challenge300", "--json"]) == 0
     data = json.loads(capsys.readouterr().out)
     assert data["baselines"]["longer"]["overall"]["passed"] == 398
-    assert main(["baselines", "no_such_suite"]) == 2
+    assert main(["baselines", "no_such_suite"]) == 6
     assert "no_such_suite" in capsys.readouterr().err
