@@ -11,7 +11,7 @@ empty candidate has a well-defined score (the log-probability of ending right aw
 - seq2seq: encoder ``tokens(context)`` (with special tokens), decoder
   ``[start] + tokens(candidate)``.
 
-``default`` is ours, built around the traps of PRODUCT.md section 7:
+``default`` is ours, built around the known scoring traps:
 
 - The context is tokenised once (with the tokenizer's leading special tokens such as Llama's BOS,
   without trailing ones) and the candidate on its own, so no token ever straddles the boundary.

@@ -1,5 +1,5 @@
 """Scoring modes: the reference mode against a plain re-implementation of the paper's formula,
-and the default mode's handling of the boundary traps (PRODUCT.md section 7)."""
+and the default mode's handling of the boundary traps."""
 
 from __future__ import annotations
 
