@@ -138,6 +138,13 @@ BACKENDS.add_lazy(
     "decoder batched over its candidates",
 )
 
+BACKENDS.add_lazy(
+    "served",
+    "nnd_suites.evaluation.backends.served.backend:ServedBackend",
+    summary="OpenAI-compatible completion server (vLLM, SGLang, llama.cpp) echoing prompt "
+    "log-probabilities; the engine is checked by a probe before any score is trusted",
+)
+
 
 def load_backend(
     model: str, backend: str | None = None, *, mode: str = "default", **options: Any

@@ -79,6 +79,7 @@ def evaluate(
     limit: int | None = None,
     trust_remote_code: bool = False,
     device_map: str | None = None,
+    backend_options: dict[str, Any] | None = None,
 ) -> EvaluationReport:
     """Score ``model`` on ``suites`` and return a typed report (also written to ``out``).
 
@@ -92,7 +93,8 @@ def evaluate(
     refused) applied to every suite before scoring. ``limit`` scores only the first N context
     groups of each suite (a smoke test; the report says so). ``trust_remote_code`` lets a
     model repository run its own code (never by default); ``device_map="auto"`` spreads a
-    model larger than one device over all of them.
+    model larger than one device over all of them. ``backend_options`` go to the backend's
+    ``load`` (the served backend's ``base_url``, ``api_key_env``, ``concurrency``...).
     """
     started = time.perf_counter()
     mode = resolve_mode(compat)
@@ -140,6 +142,7 @@ def evaluate(
             # only the HF backends take these; say so rather than drop them silently
             **({"trust_remote_code": True} if trust_remote_code else {}),
             **({"device_map": device_map} if device_map else {}),
+            **(backend_options or {}),
         )
 
     logger.info("scoring %s with %s on %s", model_name, scorer.describe(), [p.name for p in plans])

@@ -30,7 +30,8 @@ def suite_texts(suites: Iterable[Suite]) -> list[str]:
 
 def train_tokenizer(texts: Iterable[str], vocab_size: int, style: str = "gpt2"):
     """A byte-level BPE tokenizer (GPT-2 style: one ``<|endoftext|>``; BART style:
-    ``<s> text </s>``) as a transformers fast tokenizer."""
+    ``<s> text </s>``; ``bos`` style: ``<s> text`` with a distinct ``</s>`` EOS, as Llama adds a
+    BOS) as a transformers fast tokenizer."""
     from tokenizers import Tokenizer, decoders, models, pre_tokenizers, processors, trainers
     from transformers import PreTrainedTokenizerFast
 
@@ -52,13 +53,18 @@ def train_tokenizer(texts: Iterable[str], vocab_size: int, style: str = "gpt2"):
             eos_token=GPT2_SPECIAL,
             unk_token=GPT2_SPECIAL,
         )
-    if style != "bart":
-        raise ValueError(f"unknown tokenizer style {style!r}: gpt2 or bart")
+    if style not in ("bart", "bos"):
+        raise ValueError(f"unknown tokenizer style {style!r}: gpt2, bart or bos")
     bos, pad, eos, unk = BART_SPECIALS
-    tokenizer.post_processor = processors.TemplateProcessing(
-        single=f"{bos} $A {eos}",
-        pair=f"{bos} $A {eos} {eos} $B {eos}",
-        special_tokens=[(bos, tokenizer.token_to_id(bos)), (eos, tokenizer.token_to_id(eos))],
+    ids = [(bos, tokenizer.token_to_id(bos)), (eos, tokenizer.token_to_id(eos))]
+    tokenizer.post_processor = (
+        processors.TemplateProcessing(
+            single=f"{bos} $A {eos}", pair=f"{bos} $A {eos} {eos} $B {eos}", special_tokens=ids
+        )
+        if style == "bart"
+        else processors.TemplateProcessing(
+            single=f"{bos} $A", pair=f"{bos} $A $B", special_tokens=ids
+        )
     )
     return PreTrainedTokenizerFast(
         tokenizer_object=tokenizer, bos_token=bos, eos_token=eos, pad_token=pad, unk_token=unk
@@ -75,22 +81,23 @@ def tiny_causal_lm(
     n_head: int = 4,
     n_positions: int = 1024,
     seed: int = 0,
+    bos: bool = False,
 ) -> Path:
-    """Save a GPT-2-shaped model with random weights and its tokenizer into ``folder``."""
+    """Save a GPT-2-shaped model with random weights and its tokenizer into ``folder``
+    (``bos``: a Llama-like tokenizer that puts ``<s>`` before every text and ends with ``</s>``)."""
     import torch
     from transformers import GPT2Config, GPT2LMHeadModel
 
     folder = Path(folder)
-    tokenizer = train_tokenizer(texts, vocab_size, "gpt2")
-    special = tokenizer.convert_tokens_to_ids(GPT2_SPECIAL)
+    tokenizer = train_tokenizer(texts, vocab_size, "bos" if bos else "gpt2")
     config = GPT2Config(
         vocab_size=max(vocab_size, len(tokenizer)),
         n_positions=n_positions,
         n_embd=n_embd,
         n_layer=n_layer,
         n_head=n_head,
-        bos_token_id=special,
-        eos_token_id=special,
+        bos_token_id=tokenizer.bos_token_id,
+        eos_token_id=tokenizer.eos_token_id,
     )
     torch.manual_seed(seed)
     GPT2LMHeadModel(config).eval().save_pretrained(folder)

@@ -12,7 +12,13 @@ from pydantic import BaseModel, ConfigDict, Field
 from nnd_suites.adapter import Adapter, AdapterMetadata, register_adapter
 from nnd_suites.errors import SourceFormatError
 from nnd_suites.groups import Candidate, Group
-from nnd_suites.sources import ReadLog, read_json_array, require_fields, resolve_source
+from nnd_suites.sources import (
+    ReadLog,
+    read_json_array,
+    read_text_lines,
+    require_fields,
+    resolve_source,
+)
 
 CITATION = """@inproceedings{pagnoni2021understanding,
   title={Understanding Factuality in Abstractive Summarization with {FRANK}: A Benchmark for Factuality Metrics},
@@ -99,7 +105,15 @@ class FrankAdapter(Adapter):
                 "pass --option split_file=PATH_OR_URL or --option split=all",
             )
         split_path = resolve_source(given)
-        return {line.strip() for line in split_path.read_text("utf-8").splitlines() if line.strip()}
+        hashes = {line.strip() for _, line in read_text_lines(split_path) if line.strip()}
+        if not hashes:
+            raise SourceFormatError(
+                str(split_path),
+                None,
+                "the split file lists no article",
+                "pass a split file with one article hash per line, or --option split=all",
+            )
+        return hashes
 
     def read(self, path: Path, log: ReadLog) -> Iterator[Group]:
         keep = self.split_hashes(path)

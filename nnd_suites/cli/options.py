@@ -71,10 +71,53 @@ def add_scoring_options(parser: argparse.ArgumentParser) -> None:
         help="score only the first N context groups of each suite (a smoke test)",
     )
     parser.add_argument("--quiet", action="store_true", help="no progress bar")
+    served = parser.add_argument_group("served backend (--backend served)")
+    served.add_argument(
+        "--base-url",
+        help="OpenAI-compatible server, e.g. http://localhost:8000/v1 (implies --backend served)",
+    )
+    served.add_argument(
+        "--api-key-env",
+        default="OPENAI_API_KEY",
+        metavar="VAR",
+        help="environment variable holding the API key (default: OPENAI_API_KEY); the key is "
+        "never written to a report, cache key or log",
+    )
+    served.add_argument(
+        "--concurrency", type=int, default=16, help="requests in flight (default: 16)"
+    )
+    served.add_argument(
+        "--tokenizer",
+        help="Hub id or folder of the served model's tokenizer, to read its BOS/EOS texts "
+        "(default: the --model id)",
+    )
+    served.add_argument("--eos-text", help="the served model's end-of-sequence text, e.g. '</s>'")
+    served.add_argument(
+        "--request-timeout",
+        type=float,
+        default=300.0,
+        metavar="S",
+        help="total seconds one request may take, retries included (default: 300)",
+    )
+    served.add_argument(
+        "--retries", type=int, default=5, help="retries on 429/5xx/connection errors (default: 5)"
+    )
 
 
 def scoring_options(args: argparse.Namespace) -> dict:
     """Keyword arguments of ``nnd_suites.evaluate`` from :func:`add_scoring_options`."""
+    backend, backend_options = args.backend, {}
+    if args.base_url or backend == "served":
+        backend = backend or "served"
+        backend_options = {
+            "base_url": args.base_url,
+            "api_key_env": args.api_key_env,
+            "concurrency": args.concurrency,
+            "tokenizer": args.tokenizer,
+            "eos_text": args.eos_text,
+            "timeout": args.request_timeout,
+            "retries": args.retries,
+        }
     return {
         "template": args.template,
         "compat": args.compat,
@@ -84,7 +127,8 @@ def scoring_options(args: argparse.Namespace) -> dict:
         "cache": not args.no_cache,
         "cache_dir": args.cache_dir,
         "progress": not args.quiet,
-        "backend": args.backend,
+        "backend": backend,
+        "backend_options": backend_options,
         "revision": args.revision,
         "strategy": args.strategy,
         "limit": args.limit,

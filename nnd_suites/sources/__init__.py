@@ -14,6 +14,7 @@ from nnd_suites.sources.readers import (
     FIELD_SIZE_LIMIT,
     read_json_array,
     read_jsonl,
+    read_text_lines,
     read_tsv,
     require_fields,
 )
@@ -30,6 +31,7 @@ __all__ = [
     "public_source_name",
     "read_json_array",
     "read_jsonl",
+    "read_text_lines",
     "read_tsv",
     "require_fields",
     "resolve_source",

@@ -36,7 +36,7 @@ class _StrictTabs(csv.Dialect):
     strict = True
 
 
-def _read_text_lines(path: Path) -> Iterator[tuple[int, str]]:
+def read_text_lines(path: Path) -> Iterator[tuple[int, str]]:
     """Yield (1-based line number, line without its end-of-line) and nothing else stripped."""
     try:
         with open(path, encoding="utf-8-sig", newline="") as handle:
@@ -88,7 +88,7 @@ def _surrogate_error(text: str, value: Any, path: Path, line: int) -> SourceForm
 def read_jsonl(path: Path, log: ReadLog | None = None) -> Iterator[tuple[int, Any]]:
     """Yield (line number, parsed object) for each non-blank line of a JSON Lines file."""
     log = log or ReadLog()
-    for number, line in _read_text_lines(path):
+    for number, line in read_text_lines(path):
         if not line.strip(" \t\r\n"):  # JSON's whitespace only: "\x85" is not a blank line
             continue
         try:
@@ -176,7 +176,7 @@ def read_tsv(
     log = log or ReadLog()
     csv.field_size_limit(max(csv.field_size_limit(), FIELD_SIZE_LIMIT))
     reader = csv.reader(
-        (line for _, line in _read_text_lines(path)),
+        (line for _, line in read_text_lines(path)),
         _StrictTabs,
         quoting=csv.QUOTE_MINIMAL if quoted else csv.QUOTE_NONE,
     )

@@ -138,6 +138,8 @@ class Suite:
 
     def _invariant_problems(self) -> list[str]:
         manifest, problems = self.manifest, []
+        if not self.pairs:  # a pass rate over no test is no figure at all
+            problems.append("it holds no pair; rebuild it from a source that gives pairs")
         repeated = [i for i, n in Counter(pair.id for pair in self.pairs).items() if n > 1]
         if repeated:
             problems.append(f"{len(repeated)} duplicate pair id(s), e.g. {repeated[:3]}")

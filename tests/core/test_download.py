@@ -142,3 +142,13 @@ def test_sha256_pin(tmp_path, capsys):
     assert len(build_suite("challenge300", source_sha256=C3_SHA256)) == 807
     assert main([*args, "abc"]) == 2
     assert "expected 64 hexadecimal digits" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    "extra", [["--source-sha256", C3_SHA256], ["--source", "x.tsv"], ["--option", "a=b"]]
+)
+def test_build_all_refuses_options_of_one_build(tmp_path, capsys, extra):
+    assert main(["build", "--all", "--out", str(tmp_path), *extra]) == 2
+    error = capsys.readouterr().err
+    assert extra[0] in error and "nnd-suites build ADAPTER" in error
+    assert not any(tmp_path.iterdir())  # refused before anything was built

@@ -319,3 +319,30 @@ def test_damaged_source_gives_a_full_account_or_a_line_error(name, data, skip_ma
         check_accounting(target, path, suite)
     finally:
         shutil.rmtree(folder)
+
+
+@PROFILE
+@given(data=st.data())
+def test_damaged_frank_split_file_gives_a_full_account_or_a_named_error(data):
+    """FRANK reads a second file, the split's article hashes: damage it instead of the source.
+    A damaged hash is an article outside the split (a counted skip); bad bytes are a line error."""
+    target = TARGETS["frank"]
+    split = target.source.parent / "test_split.txt"
+    raw = split.read_bytes()
+    for mutation in data.draw(st.lists(st.sampled_from(MUTATIONS), min_size=1, max_size=3)):
+        raw = mutation(data, raw, "jsonl")
+    folder = Path(tempfile.mkdtemp())
+    try:
+        shutil.copy(target.source, folder)
+        (folder / split.name).write_bytes(raw)
+        try:
+            suite = build_suite("frank", folder / target.source.name)
+        except NNDError as error:
+            message = str(error)
+            assert split.name in message or "no pair built" in message, message
+            if split.name in message and "lists no article" not in message:
+                assert re.search(rf"{re.escape(split.name)}:\d+", message), message
+            return
+        check_accounting(target, folder / target.source.name, suite)
+    finally:
+        shutil.rmtree(folder)

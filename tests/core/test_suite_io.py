@@ -174,3 +174,16 @@ def test_a_binary_manifest_is_named(challenge300_suite, tmp_path):
     (folder / MANIFEST_FILE).write_bytes(b"\xff\xfe\x00binary")
     with pytest.raises(SuiteValidationError, match="manifest.json: not UTF-8 text"):
         Suite.load(folder)
+
+
+def test_a_suite_without_pairs_is_invalid_on_disk(
+    challenge300_suite, tmp_path, capsys, monkeypatch
+):
+    # write a consistent, hashed 0-pair suite the way an older release (or a hand) could have
+    with monkeypatch.context() as patched:
+        patched.setattr(Suite, "validate", lambda self: None)
+        folder = challenge300_suite.derive([]).save(tmp_path / "empty")
+    assert main(["validate", str(folder)]) == SuiteValidationError.exit_status
+    assert "holds no pair" in capsys.readouterr().err
+    with pytest.raises(SuiteValidationError, match="holds no pair"):
+        challenge300_suite.derive([])

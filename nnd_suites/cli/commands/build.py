@@ -52,7 +52,20 @@ def run(args: argparse.Namespace) -> int:
     if args.all == bool(args.adapter):
         raise NNDError("name one ADAPTER or pass --all")
     if args.all:
-        return build_all(args.out or Path("suites"))
+        single = {
+            "--source": args.source,
+            "--source-sha256": args.source_sha256,
+            "--name": args.name,
+            "--quality-map": args.quality_map,
+            "--option": args.option,
+        }
+        given = [flag for flag, value in single.items() if value]
+        if given:  # each names one source or suite: applied to all, it would be wrong or ignored
+            raise NNDError(
+                f"--all builds every shipped source as it is; {', '.join(given)} "
+                "belong(s) to one build: run `nnd-suites build ADAPTER ...` for that one"
+            )
+        return build_all(args.out or Path("suites"), args.skip_malformed)
     out = args.out or Path("suites") / (args.name or args.adapter)
     suite = build_suite(
         args.adapter,
@@ -69,12 +82,12 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def build_all(parent: Path) -> int:
+def build_all(parent: Path, skip_malformed: bool = False) -> int:
     for name, cls in ADAPTERS.items():
         if cls.default_source_path() is None:
             print(f"{name}: no shipped source; build it with --source PATH_OR_URL\n")
             continue
-        suite = build_suite(name, out=parent / name)
+        suite = build_suite(name, out=parent / name, skip_malformed=skip_malformed)
         print(f"wrote {parent / name} ({len(suite):,} pairs)")
         print_stats(suite.stats())
         print()

@@ -69,9 +69,10 @@ def run(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(report.summary(), ensure_ascii=False))
         return 0
+    how = [report.backend.get("backend"), f"{report.mode} scoring", report.backend.get("dtype")]
     print(
-        f"model {report.model} ({report.backend.get('backend')}, {report.mode} scoring, "
-        f"{report.backend.get('dtype')}): {report.requests.scored:,} requests scored, "
+        f"model {report.model} ({', '.join(str(h) for h in how if h)}): "
+        f"{report.requests.scored:,} requests scored, "
         f"{report.requests.cached:,} from the cache, {report.seconds:.1f} s"
     )
     for name, result in report.suites.items():

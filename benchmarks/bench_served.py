@@ -1,0 +1,86 @@
+"""Served (llama.cpp server) vs in-process HF scoring of the same tiny model on CPU.
+
+A 2-layer, 64-wide GPT-2-shaped model with random weights and a BOS-adding tokenizer (the shape
+llama-cpp-python scores correctly), converted to GGUF with llama.cpp's own converter; the first
+``--groups`` groups of Quiz Design scored by ``hf_causal`` and by ``served`` against
+``python -m llama_cpp.server`` on localhost. Reported: requests/s for each, and the engine's own
+prompt throughput (llama.cpp's ``prompt eval`` timings from the server log) as the ceiling of
+what the server can do, beside the prompt tokens/s the served backend achieved.
+
+Run: ``python benchmarks/bench_served.py --sdist llama_cpp_python-0.3.36.tar.gz``
+(needs ``.ci/engine_setup.sh``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import re
+import tempfile
+import time
+from pathlib import Path
+
+PROMPT_EVAL = re.compile(r"prompt eval time =\s*([\d.]+) ms /\s*(\d+) tokens")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--sdist", default=os.environ.get("LLAMA_CPP_SDIST"), required=False)
+    parser.add_argument("--groups", type=int, default=30)
+    parser.add_argument("--concurrency", type=int, default=4)
+    parser.add_argument("--threads", type=int, default=2)
+    args = parser.parse_args()
+    import torch
+
+    from nnd_suites import build_suite
+    from nnd_suites.evaluation import evaluate
+    from nnd_suites.evaluation.backend import load_backend
+    from nnd_suites.evaluation.tiny import suite_texts, tiny_causal_lm
+    from nnd_suites.evaluation.tiny_gguf import converter_root, hf_to_gguf, start_llama_server
+
+    torch.set_num_threads(args.threads)
+    suite = build_suite("quiz_design")
+    with tempfile.TemporaryDirectory() as tmp:
+        folder = Path(tmp)
+        model = tiny_causal_lm(folder / "hf", suite_texts([suite]), n_positions=2048, bos=True)
+        gguf = hf_to_gguf(model, folder / "model.gguf", converter_root(args.sdist, folder))
+        log = folder / "server.log"
+        process, url = start_llama_server(gguf, log, window=2048, threads=args.threads)
+        try:
+            common = {"limit": args.groups, "cache": False, "progress": False}
+            started = time.perf_counter()
+            hf = evaluate(str(model), suite, backend="hf_causal", device="cpu", **common)
+            hf_s = time.perf_counter() - started
+            served = load_backend(
+                "tiny", "served", base_url=url, tokenizer=str(model), concurrency=args.concurrency
+            )
+            before = len(PROMPT_EVAL.findall(log.read_text(errors="replace")))
+            started = time.perf_counter()
+            ours = evaluate(served, suite, **common)
+            served_s = time.perf_counter() - started
+        finally:
+            process.terminate()
+            process.wait(timeout=30)
+        timings = PROMPT_EVAL.findall(log.read_text(errors="replace"))[before:]
+    ms = sum(float(t) for t, _ in timings)
+    tokens = sum(int(n) for _, n in timings)
+    n = ours.requests.scored
+    same = [r.outcome for r in next(iter(ours.outcomes.values()))] == [
+        r.outcome for r in next(iter(hf.outcomes.values()))
+    ]
+    print(f"Quiz Design, first {args.groups} groups: {n} distinct requests, {args.threads} threads")
+    print(f"hf_causal : {hf.requests.scored / hf_s:8.1f} requests/s ({hf_s:.1f} s)")
+    print(
+        f"served    : {n / served_s:8.1f} requests/s ({served_s:.1f} s, concurrency "
+        f"{args.concurrency}); prompt tokens/s achieved {tokens / served_s:,.0f}"
+    )
+    if tokens:
+        print(
+            f"engine    : prompt eval {tokens * 1000 / ms:,.0f} tokens/s over {len(timings)} "
+            f"evaluations ({tokens:,} tokens; the ceiling for served scoring)"
+        )
+    print(f"per-test outcomes identical: {same}")
+
+
+if __name__ == "__main__":
+    main()

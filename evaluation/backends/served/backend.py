@@ -1,0 +1,205 @@
+"""``ServedBackend``: score (context, candidate) requests on an OpenAI-compatible server."""
+
+from __future__ import annotations
+
+import os
+import urllib.parse
+from collections.abc import Callable, Sequence
+from typing import Any, ClassVar
+
+from nnd_suites.errors import NNDError, ScoringError
+from nnd_suites.evaluation.backend import Backend, Score, ScoreRequest, ScoreSink
+from nnd_suites.evaluation.backends.served.client import Client, run_bounded
+from nnd_suites.evaluation.backends.served.probe import probe_engine
+from nnd_suites.evaluation.backends.served.protocol import (
+    candidate_score,
+    completion_payload,
+    echoed_tokens,
+)
+from nnd_suites.evaluation.scoring import TokenizerTraits, boundary_texts
+
+#: Served prompts are one text: a candidate starts a new word (the space HF's byte-level and
+#: SentencePiece tokenizers imply) unless the context ends a line or the candidate brings its own.
+_JOINED = TokenizerTraits(leading=(), trailing=(), bos=None, eos=None, space_prefix=True)
+#: Finished requests are handed to the sink (the score cache) in groups this small.
+SINK_EVERY = 8
+VOLATILE = frozenset({"created", "permission", "permissions"})
+#: What of llama.cpp's /props identifies the model and build (the rest is per-slot state).
+STABLE_PROPS = frozenset({"model_path", "build_info", "chat_template", "modalities", "n_ctx"})
+
+
+class ServedBackend(Backend):
+    name: ClassVar[str] = "served"
+    description: ClassVar[str] = (
+        "OpenAI-compatible completion server with prompt log-probabilities "
+        "(vLLM, SGLang, llama.cpp), checked by a probe before use"
+    )
+
+    def __init__(
+        self,
+        client: Client,
+        model: str,
+        *,
+        eos_text: str,
+        bos_text: str | None,
+        server: dict[str, str],
+        concurrency: int,
+        probe: dict,
+    ) -> None:
+        self.client, self.model, self.mode = client, model, "default"
+        self.eos_text, self.bos_text, self.server = eos_text, bos_text, server
+        self.concurrency, self.probe = concurrency, probe
+
+    @classmethod
+    def load(cls, model: str, *, mode: str = "default", **options: Any) -> ServedBackend:
+        """``model`` is the served model id. Options: ``base_url`` (required), ``api_key_env``
+        (default OPENAI_API_KEY), ``concurrency`` (16), ``timeout`` (s, 300), ``retries`` (5),
+        ``tokenizer`` (where to read the EOS/BOS texts; default the model id), ``eos_text``,
+        ``probe_tolerance`` (0.01). HF-only options (device, dtype...) are ignored."""
+        if mode != "default":
+            raise NNDError(
+                "the served backend scores in default mode only: --compat reference tokenises "
+                "context and candidate apart with a BOS between them, which a text completion "
+                "endpoint cannot reproduce; use hf_causal for reference scores"
+            )
+        hf_only = sorted(k for k in ("trust_remote_code", "device_map") if options.get(k))
+        if hf_only:
+            raise NNDError(
+                f"the served backend does not take {', '.join(hf_only)}: the server loads the "
+                "model; drop these options or use an hf backend"
+            )
+        base_url = options.get("base_url")
+        if not base_url:
+            raise NNDError("the served backend needs --base-url (e.g. http://localhost:8000/v1)")
+        key_env = options.get("api_key_env") or "OPENAI_API_KEY"
+        client = Client(
+            str(base_url).rstrip("/"),
+            api_key=os.environ.get(key_env) or None,
+            timeout=float(options.get("timeout", 300)),
+            retries=int(options.get("retries", 5)),
+            backoff=float(options.get("backoff", 0.5)),
+        )
+        eos_text, bos_text = _special_texts(
+            options.get("tokenizer") or model, options.get("eos_text")
+        )
+        server = _server_identity(client, model)
+        probe = probe_engine(client, model, eos_text, float(options.get("probe_tolerance", 1e-2)))
+        concurrency = int(options.get("concurrency") or 16)
+        return cls(
+            client,
+            model,
+            eos_text=eos_text,
+            bos_text=bos_text,
+            server=server,
+            concurrency=concurrency,
+            probe=probe,
+        )
+
+    @property
+    def identity(self) -> dict[str, str]:
+        return {
+            "backend": self.name,
+            "model": self.model,
+            "base_url": _without_credentials(self.client.base_url),
+            "mode": self.mode,
+            "eos_text": self.eos_text,
+            **self.server,
+        }
+
+    def describe(self) -> dict[str, Any]:
+        return {**self.identity, "concurrency": self.concurrency, "probe": self.probe}
+
+    def score(
+        self,
+        requests: Sequence[ScoreRequest],
+        *,
+        sink: ScoreSink | None = None,
+        progress: Callable[[int], None] | None = None,
+    ) -> list[Score]:
+        results: list[Score | None] = [None] * len(requests)
+        ready: tuple[list[int], list[Score]] = ([], [])
+
+        def flush() -> None:
+            if sink is not None and ready[0]:
+                sink(list(ready[0]), list(ready[1]))
+            ready[0].clear(), ready[1].clear()
+
+        try:
+            for index, score in run_bounded(self._score_one, requests, self.concurrency):
+                results[index] = score
+                ready[0].append(index), ready[1].append(score)
+                if len(ready[0]) >= SINK_EVERY:
+                    flush()
+                if progress is not None:
+                    progress(1)
+        finally:
+            flush()  # what finished before a failure is kept in the cache
+        return results  # type: ignore[return-value]
+
+    def _score_one(self, request: ScoreRequest) -> Score:
+        context, candidate = boundary_texts(
+            request.context, request.candidate, _JOINED, "default", True
+        )
+        if not context:  # as HF: the first candidate token is predicted from BOS (else EOS)
+            context = self.bos_text if self.bos_text is not None else self.eos_text
+        prompt = context + candidate + self.eos_text
+        answer = self.client.post("completions", completion_payload(self.model, prompt, echo=True))
+        tokens = echoed_tokens(answer, echo=True)
+        describe = f"request context={request.context[-60:]!r} candidate={request.candidate!r}"
+        return candidate_score(
+            tokens, len(context), len(context) + len(candidate), self.eos_text, describe
+        )
+
+
+def _special_texts(tokenizer: str, eos_text: str | None) -> tuple[str, str | None]:
+    """The EOS and BOS token texts appended to prompts: from ``eos_text`` or the tokenizer."""
+    try:
+        from transformers import AutoTokenizer
+
+        loaded = AutoTokenizer.from_pretrained(tokenizer, trust_remote_code=False)
+    except Exception as error:  # any failure means the same to the user
+        if eos_text:
+            return eos_text, None
+        raise NNDError(
+            f"cannot load the tokenizer {tokenizer!r} to learn the EOS token text "
+            f"({type(error).__name__}: {error}); pass --tokenizer PATH_OR_HUB_ID or "
+            "--eos-text TEXT (e.g. '</s>')"
+        ) from None
+    eos = eos_text or loaded.eos_token
+    if not eos:
+        raise ScoringError(f"the tokenizer {tokenizer!r} has no EOS token; pass eos_text=TEXT")
+    return str(eos), loaded.bos_token or None
+
+
+def _server_identity(client: Client, model: str) -> dict[str, str]:
+    """What the server says about the model and itself (part of the cache key)."""
+    listed = client.get("models") or {}
+    entries = {str(m.get("id")): m for m in listed.get("data", []) if isinstance(m, dict)}
+    if entries and model not in entries:
+        raise NNDError(
+            f"the server serves {sorted(entries)}, not {model!r}: pass one of them as --model"
+        )
+    # Volatile fields (vLLM stamps "created" at every call) would defeat the cache.
+    entry = {k: v for k, v in entries.get(model, {}).items() if k not in VOLATILE}
+    found = {"server_model": _flat(entry)}
+    if client.base_url.endswith("/v1"):  # llama.cpp: /props; vLLM, SGLang: /version
+        root = client.base_url[: -len("/v1")]
+        for name in ("version", "props"):
+            info = client.get(f"{root}/{name}")
+            if isinstance(info, dict):
+                info = {k: v for k, v in info.items() if k in STABLE_PROPS or name == "version"}
+                found[f"server_{name}"] = _flat(info)
+    return found
+
+
+def _flat(value: Any) -> str:
+    import json
+
+    return json.dumps(value, sort_keys=True, default=str)[:2000]
+
+
+def _without_credentials(url: str) -> str:
+    parts = urllib.parse.urlsplit(url)
+    host = parts.hostname or ""
+    netloc = host + (f":{parts.port}" if parts.port else "")
+    return urllib.parse.urlunsplit((parts.scheme, netloc, parts.path, "", ""))

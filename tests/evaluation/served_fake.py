@@ -1,0 +1,130 @@
+"""A small OpenAI-compatible completion server on 127.0.0.1 for the served backend's tests.
+
+Tokens are words with their leading space (and ``</s>``); a token's log-probability depends on
+its text only, so generating and echoing agree. Switches make it misbehave: ``misaligned``
+(echo shifted by one position), ``fail`` (statuses to answer before succeeding), ``drop``
+(connections to close unanswered), ``delay`` (seconds per request, or a function of the prompt).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import threading
+import time
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+TOKEN = re.compile(r"</s>|\s*[^\s<]+|\s+|<")
+EOS = "</s>"
+
+
+def logprob(token: str) -> float:
+    return -0.5 - 0.25 * len(token.strip()) - (0.125 if token.startswith(" ") else 0.0)
+
+
+def tokenize(text: str) -> list[tuple[str, int]]:
+    return [(m.group(), m.start()) for m in TOKEN.finditer(text)]
+
+
+class FakeServer:
+    def __init__(self) -> None:
+        self.misaligned = False
+        self.fail: list[int] = []
+        self.drop = 0
+        self.delay = 0.0
+        self.seen_auth: list[str | None] = []
+        self.requests = 0
+        self.lock = threading.Lock()
+        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
+        self.httpd.daemon_threads = True
+        self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
+        self.thread.start()
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.httpd.server_address[1]}/v1"
+
+    def close(self) -> None:
+        self.httpd.shutdown()
+        self.httpd.server_close()
+
+    def complete(self, body: dict) -> dict:
+        prompt = body["prompt"]
+        tokens = tokenize(prompt)
+        generated = (" ok", len(prompt))
+        if body.get("echo"):  # a different next token, so that a shift shows
+            shown = [*tokens, (" fin", len(prompt))]
+            values = [logprob(t) for t, _ in shown]
+            if self.misaligned:  # each token gets the next one's value
+                values = [*values[1:], logprob(" and so on")]
+            values[0] = None
+        else:
+            shown, values = [generated], [logprob(" ok")]
+        return {
+            "object": "text_completion",
+            "model": body["model"],
+            "choices": [
+                {
+                    "text": (prompt if body.get("echo") else "") + " ok",
+                    "index": 0,
+                    "logprobs": {
+                        "tokens": [t for t, _ in shown],
+                        "text_offset": [o for _, o in shown],
+                        "token_logprobs": values,
+                        "top_logprobs": None,
+                    },
+                    "finish_reason": "length",
+                }
+            ],
+            "usage": {"prompt_tokens": len(tokens), "completion_tokens": 1},
+        }
+
+    def _handler(self) -> type[BaseHTTPRequestHandler]:
+        server = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def log_message(self, *args: object) -> None:
+                pass
+
+            def _send(self, status: int, payload: dict) -> None:
+                data = json.dumps(payload).encode()
+                self.send_response(status)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
+
+            def _misbehave(self) -> bool:
+                with server.lock:
+                    server.requests += 1
+                    server.seen_auth.append(self.headers.get("Authorization"))
+                    if server.drop:
+                        server.drop -= 1
+                        self.close_connection = True
+                        self.connection.close()
+                        return True
+                    status = server.fail.pop(0) if server.fail else None
+                if status is not None:
+                    self._send(status, {"error": "busy"})
+                    return True
+                return False
+
+            def do_GET(self) -> None:
+                if self._misbehave():
+                    return
+                if self.path == "/v1/models":
+                    self._send(200, {"data": [{"id": "fake", "created": time.time()}]})
+                elif self.path == "/version":
+                    self._send(200, {"version": "fake-1.0"})
+                else:
+                    self._send(404, {"error": "not found"})
+
+            def do_POST(self) -> None:
+                body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+                if self._misbehave():
+                    return
+                delay = server.delay(body["prompt"]) if callable(server.delay) else server.delay
+                time.sleep(delay)
+                self._send(200, server.complete(body))
+
+        return Handler

@@ -1,0 +1,187 @@
+"""The served backend against a fake OpenAI-compatible server: scores, order, retries, timeouts,
+the probe's refusal, and an API key that never reaches a report or the cache."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import random
+from pathlib import Path
+
+import pytest
+
+from nnd_suites.errors import NNDError, ScoringError
+from nnd_suites.evaluation.backend import ScoreRequest, load_backend
+from nnd_suites.evaluation.backends.served.client import Client, ServerError
+
+_spec = importlib.util.spec_from_file_location(
+    "served_fake", Path(__file__).with_name("served_fake.py")
+)
+fake = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(fake)
+
+
+@pytest.fixture
+def server():
+    running = fake.FakeServer()
+    yield running
+    running.close()
+
+
+def _load(server, **options):
+    options = {
+        "base_url": server.url,
+        "eos_text": "</s>",
+        "tokenizer": "no-such-tokenizer",
+        "backoff": 0.01,
+        **options,
+    }
+    return load_backend("fake", "served", **options)
+
+
+def _expected(context: str, candidate: str) -> tuple[float, int]:
+    joined = candidate if not context or candidate[:1].isspace() else " " + candidate
+    tokens = [t for t, _ in fake.tokenize(joined)] + ["</s>"]
+    return sum(fake.logprob(t) for t in tokens), len(tokens)
+
+
+def test_scores_in_request_order_with_requests_in_flight(server):
+    backend = _load(server, concurrency=8)
+    server.delay = lambda prompt: random.Random(prompt).uniform(0, 0.05)  # finish out of order
+    requests = [ScoreRequest(f"Question {i}: what is it?", f"answer number {i}") for i in range(40)]
+    seen: list[int] = []
+    scores = backend.score(requests, sink=lambda idx, batch: seen.extend(idx))
+    assert sorted(seen) == list(range(40))
+    for request, score in zip(requests, scores, strict=True):
+        total, n = _expected(request.context, request.candidate)
+        assert score.n_targets == n and score.logprob_sum == pytest.approx(total)
+
+
+def test_context_boundary_and_eos_are_scored(server):
+    backend = _load(server)
+    [spaced, newline, empty] = backend.score(
+        [ScoreRequest("Q: x?  ", "yes no"), ScoreRequest("Q:\n", "yes"), ScoreRequest("Q:", "")]
+    )
+    assert spaced.n_targets == 3  # " yes", " no", EOS: trailing spaces dropped, one space added
+    assert spaced.logprob_sum == pytest.approx(sum(map(fake.logprob, [" yes", " no", "</s>"])))
+    assert newline.logprob_sum == pytest.approx(fake.logprob("yes") + fake.logprob("</s>"))
+    assert empty.n_targets == 1 and empty.logprob_sum == pytest.approx(fake.logprob("</s>"))
+
+
+@pytest.mark.parametrize("trouble", ["429", "500", "drop"])
+def test_retries_until_the_server_answers(server, trouble):
+    backend = _load(server)
+    before = server.requests
+    if trouble == "drop":
+        server.drop = 2
+    else:
+        server.fail = [int(trouble)] * 2
+    [score] = backend.score([ScoreRequest("Q:", "yes")])
+    assert score.n_targets == 2 and server.requests - before == 3
+
+
+def test_gives_up_with_a_clear_error(server):
+    backend = _load(server, retries=2)
+    server.fail = [503] * 5
+    with pytest.raises(ServerError, match=r"HTTP 503.*gave up after 3 attempt"):
+        backend.score([ScoreRequest("Q:", "yes")])
+    server.fail = [400]
+    with pytest.raises(ServerError, match="HTTP 400"):  # a client error is not retried
+        backend.score([ScoreRequest("Q:", "yes")])
+
+
+def test_total_timeout_per_request(server):
+    server.delay = 2.0
+    client = Client(server.url, timeout=0.5, retries=3, backoff=0.1)
+    with pytest.raises(ServerError, match=r"within the 0.5 s timeout"):
+        client.post("completions", {"model": "fake", "prompt": "x", "echo": True})
+
+
+def test_a_failure_keeps_what_finished_in_the_sink(server):
+    backend = _load(server, concurrency=1, retries=0)
+    requests = [ScoreRequest("Q:", f"a{i}") for i in range(20)]
+    server.delay = lambda prompt: 0.0
+    kept: list[int] = []
+    original = server.complete
+
+    def failing(body):
+        if "a15" in body["prompt"]:
+            raise RuntimeError("boom")  # the handler dies: the connection drops
+        return original(body)
+
+    server.complete = failing
+    with pytest.raises(ServerError):
+        backend.score(requests, sink=lambda idx, batch: kept.extend(idx))
+    assert sorted(kept) == list(range(15))
+
+
+def test_probe_refuses_a_misaligned_engine(server):
+    server.misaligned = True
+    with pytest.raises(ScoringError, match="failed its consistency probe.*misaligned"):
+        _load(server)
+
+
+def test_identity_has_server_facts_and_no_credentials(server, monkeypatch):
+    monkeypatch.setenv("MY_KEY", "sk-secret-123")
+    url = server.url.replace("http://", "http://user:pw@")
+    backend = _load(server, base_url=server.url, api_key_env="MY_KEY")
+    assert "sk-secret-123" not in str(backend.describe())
+    assert backend.identity["server_version"] == '{"version": "fake-1.0"}'
+    assert "created" not in backend.identity["server_model"]  # volatile: would defeat the cache
+    assert server.seen_auth[-1] == "Bearer sk-secret-123"
+    from nnd_suites.evaluation.backends.served.backend import _without_credentials
+
+    assert _without_credentials(url) == server.url
+
+
+def test_key_never_in_report_or_cache(server, monkeypatch, tmp_path, quiz_design_suite):
+    from nnd_suites.evaluation import evaluate
+
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-never-written")
+    options = {"base_url": server.url, "eos_text": "</s>", "tokenizer": "no-such-tokenizer"}
+    report = evaluate(
+        "fake",
+        quiz_design_suite,
+        backend="served",
+        backend_options=options,
+        limit=3,
+        cache_dir=tmp_path / "cache",
+        out=tmp_path / "out",
+        progress=False,
+    )
+    assert report.requests.scored > 0 and report.backend["backend"] == "served"
+    groups = {p.group_id for p in quiz_design_suite.pairs[: report.requests.tests]}
+    assert len(groups) == 3
+    again = evaluate(
+        "fake",
+        quiz_design_suite,
+        backend="served",
+        backend_options=options,
+        limit=3,
+        cache_dir=tmp_path / "cache",
+        progress=False,
+    )
+    assert again.requests.scored == 0  # every score came back from the cache
+    for path in tmp_path.rglob("*"):
+        if path.is_file():
+            assert b"sk-never-written" not in path.read_bytes(), path
+
+
+def test_cli_scores_through_a_server(server, tmp_path, capsys):
+    from nnd_suites.cli import main
+
+    served = ["--model", "fake", "--base-url", server.url, "--eos-text", "</s>"]
+    out = ["--cache-dir", str(tmp_path / "cache"), "--out", str(tmp_path / "out"), "--quiet"]
+    assert main(["evaluate", "--suite", "quiz_design", *served, "--limit", "2", *out]) == 0
+    report = json.loads((tmp_path / "out" / "report.json").read_text())
+    assert report["backend"]["backend"] == "served" and report["limit"] == 2
+    assert report["suites"]["quiz_design"]["pairs"] > 0
+
+
+def test_cli_refuses_hf_only_options_for_a_server(server, capsys):
+    from nnd_suites.cli import main
+
+    served = ["--model", "fake", "--base-url", server.url, "--eos-text", "</s>"]
+    status = main(["evaluate", "--suite", "quiz_design", *served, "--trust-remote-code", "--quiet"])
+    assert status == NNDError.exit_status
+    assert "does not take trust_remote_code" in capsys.readouterr().err
