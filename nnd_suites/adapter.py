@@ -94,6 +94,10 @@ class Adapter(Plugin, ABC):
     breakdown_fields: ClassVar[tuple[str, ...]] = ()
     #: File name in the adapter's ``data/`` folder read when no source is given.
     default_source: ClassVar[str | None] = None
+    #: ``"folder"``: ``read`` gets a folder (``--source`` a folder, or a local or remote archive
+    #: of one). Every file read through the shared readers (or ``log.note_file``) is hashed into
+    #: the manifest.
+    source_kind: ClassVar[Literal["file", "folder"]] = "file"
     #: Keep empty candidate texts: only for sources where people judged an empty output.
     allow_empty_candidates: ClassVar[bool] = False
     metadata: ClassVar[AdapterMetadata]
@@ -107,7 +111,8 @@ class Adapter(Plugin, ABC):
 
     @abstractmethod
     def read(self, path: Path, log: ReadLog) -> Iterator[Group]:
-        """Yield the groups of the source at ``path``; report skips and bad rows to ``log``."""
+        """Yield the groups of the source at ``path`` (a file, or a folder for ``source_kind =
+        "folder"``); report skips and bad rows to ``log``."""
 
     @classmethod
     def default_source_path(cls) -> Path | None:

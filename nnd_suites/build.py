@@ -9,7 +9,13 @@ from nnd_suites.adapter import Adapter, get_adapter
 from nnd_suites.errors import NNDError, SourceFormatError
 from nnd_suites.pairs import BuildResult, build_pairs
 from nnd_suites.quality_map import QualityMap
-from nnd_suites.sources import ReadLog, public_source_name, resolve_source, sha256_file
+from nnd_suites.sources import (
+    ReadLog,
+    public_source_name,
+    resolve_source,
+    resolve_source_folder,
+    sha256_file,
+)
 from nnd_suites.suite import (
     AdapterInfo,
     BuildCounts,
@@ -43,7 +49,10 @@ def build_suite(
     given = source if source is not None else cls.default_source_path()
     if given is None:
         raise NNDError(f"adapter {cls.name} ships no source; pass --source PATH_OR_URL")
-    path = resolve_source(given, sha256=source_sha256)
+    if cls.source_kind == "folder":
+        path, archive = resolve_source_folder(given, sha256=source_sha256)
+    else:
+        path, archive = resolve_source(given, sha256=source_sha256), None
     qmap = QualityMap.load(quality_map or cls.quality_map)
     log = ReadLog(skip_malformed=skip_malformed)
     result = build_pairs(
@@ -73,15 +82,14 @@ def build_suite(
             name=qmap.name, sha256=qmap.sha256, description=qmap.description, definition=qmap.data
         ),
         # A shipped source is named by its package path, not this machine's install location.
-        sources=[
-            SourceFile(
-                path=f"shipped:{cls.name}/data/{cls.default_source}"
-                if source is None
-                else public_source_name(given),
-                sha256=sha256_file(path),
-                bytes=path.stat().st_size,
-            )
-        ],
+        sources=_source_files(
+            f"shipped:{cls.name}/data/{cls.default_source}"
+            if source is None
+            else public_source_name(given),
+            path,
+            archive,
+            log,
+        ),
         context_fields=list(cls.context_fields),
         default_template=cls.default_template,
         templates=dict(cls.templates),
@@ -97,6 +105,35 @@ def build_suite(
     if out is not None:
         suite.save(out)
     return suite
+
+
+def _source_files(shown: str, path: Path, archive: Path | None, log: ReadLog) -> list[SourceFile]:
+    """Every input of the build with its sha256: the source file (or archive), then each other
+    file the adapter read, named relative to the source's folder where it lies inside it."""
+    root = (path if path.is_dir() else path.parent).resolve()
+    prefix = shown if path.is_dir() else shown.rpartition("/")[0]
+    names: dict[Path, str] = {}
+    if archive is not None or path.is_file():
+        names[archive or path] = shown
+    for file, given_name in log.files.items():
+        if file in names:
+            continue
+        if given_name is None:
+            try:
+                relative = file.resolve().relative_to(root).as_posix()
+                given_name = f"{prefix}/{relative}" if prefix else relative
+            except ValueError:
+                given_name = public_source_name(file)
+        names[file] = given_name
+    if not names:
+        raise NNDError(
+            f"{shown}: the adapter read no file the build knows of; read files with the readers "
+            "of nnd_suites.sources (or call log.note_file(path)) so the manifest can hash them"
+        )
+    return [
+        SourceFile(path=name, sha256=sha256_file(file), bytes=file.stat().st_size)
+        for file, name in names.items()
+    ]
 
 
 def _no_pairs(source: str, result: BuildResult, log: ReadLog) -> SourceFormatError:

@@ -14,6 +14,8 @@ from nnd_suites.errors import SourceFormatError
 from nnd_suites.groups import Candidate, Group
 from nnd_suites.sources import (
     ReadLog,
+    is_url,
+    public_source_name,
     read_json_array,
     read_text_lines,
     require_fields,
@@ -93,7 +95,7 @@ class FrankAdapter(Adapter):
         "(human_annotations_sentence.json + test_split.txt).",
     )
 
-    def split_hashes(self, path: Path) -> set[str] | None:
+    def split_hashes(self, path: Path, log: ReadLog) -> set[str] | None:
         if self.options.split == "all":
             return None
         given = self.options.split_file or path.parent / f"{self.options.split}_split.txt"
@@ -105,7 +107,8 @@ class FrankAdapter(Adapter):
                 "pass --option split_file=PATH_OR_URL or --option split=all",
             )
         split_path = resolve_source(given)
-        hashes = {line.strip() for _, line in read_text_lines(split_path) if line.strip()}
+        log.note_file(split_path, public_source_name(given) if is_url(given) else None)
+        hashes = {line.strip() for _, line in read_text_lines(split_path, log) if line.strip()}
         if not hashes:
             raise SourceFormatError(
                 str(split_path),
@@ -116,7 +119,7 @@ class FrankAdapter(Adapter):
         return hashes
 
     def read(self, path: Path, log: ReadLog) -> Iterator[Group]:
-        keep = self.split_hashes(path)
+        keep = self.split_hashes(path, log)
         groups: dict[str, Group] = {}
         for index, (line, item) in enumerate(read_json_array(path, log)):
             where = f"{path.name} item {index}"

@@ -40,7 +40,7 @@ class ExpectedStats(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    source: str = Field(description="fixture file name inside fixtures/")
+    source: str = Field(description="fixture file (or folder, for folder sources) in fixtures/")
     options: dict[str, Any] = Field(default_factory=dict, description="adapter options")
     pairs: int = Field(ge=1)
     groups: int = Field(ge=0)
@@ -109,7 +109,7 @@ def check_fixture(cls: type[Adapter], workdir: Path) -> list[str]:
     """Build the adapter's fixture into ``workdir``, validate the files, compare the statistics."""
     expected = load_expected(cls)
     source = cls.folder() / FIXTURES / expected.source
-    if not source.is_file():
+    if not source.exists():  # a file, or a folder for folder sources
         return [f"fixture {source} named in {EXPECTED_STATS} does not exist"]
     out = workdir / f"{cls.name}_fixture"
     suite = build_suite(cls.name, source, out, **expected.options)

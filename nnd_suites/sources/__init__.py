@@ -7,11 +7,14 @@ from nnd_suites.sources.download import (
     is_url,
     public_source_name,
     resolve_source,
+    resolve_source_folder,
     sha256_file,
 )
+from nnd_suites.sources.html_table import read_html_table
 from nnd_suites.sources.log import SKIP_EXAMPLES, ReadLog, SkipLog
 from nnd_suites.sources.readers import (
     FIELD_SIZE_LIMIT,
+    parse_number,
     read_json_array,
     read_jsonl,
     read_text_lines,
@@ -28,12 +31,15 @@ __all__ = [
     "cache_dir",
     "download_timeout",
     "is_url",
+    "parse_number",
     "public_source_name",
+    "read_html_table",
     "read_json_array",
     "read_jsonl",
     "read_text_lines",
     "read_tsv",
     "require_fields",
     "resolve_source",
+    "resolve_source_folder",
     "sha256_file",
 ]

@@ -90,10 +90,35 @@ def resolve_source(source: str | os.PathLike, sha256: str | None = None) -> Path
     With ``sha256`` the file must have that hash (a mismatch names both); a download that does
     not match is not cached.
     """
-    sha256 = check_sha256(sha256)
+    return _fetch(source, check_sha256(sha256), folder_ok=False)
+
+
+def resolve_source_folder(
+    source: str | os.PathLike, sha256: str | None = None
+) -> tuple[Path, Path | None]:
+    """Return ``(folder, archive)`` for a folder source: a local folder (``archive`` None), or a
+    local or downloaded archive extracted into the cache (``sha256`` then pins the archive)."""
+    from nnd_suites.sources.archive import ARCHIVE_SUFFIXES, extract_archive, is_archive
+
+    path = _fetch(source, check_sha256(sha256), folder_ok=True)
+    if path.is_dir():
+        return path, None
+    if not is_archive(path):
+        raise SourceFormatError(
+            public_source_name(source),
+            None,
+            "this adapter reads a folder of files, not one file",
+            f"pass the folder, or an archive of it ({', '.join(ARCHIVE_SUFFIXES)})",
+        )
+    return extract_archive(path, sha256_file(path)), path
+
+
+def _fetch(source: str | os.PathLike, sha256: str | None, folder_ok: bool) -> Path:
     text = str(source)
     if not is_url(text):
         path = Path(text).expanduser()
+        if path.is_dir():
+            return _local_folder(text, path, sha256, folder_ok)
         if not path.is_file():
             raise SourceFormatError(
                 text, None, "source file not found", "pass an existing path or URL"
@@ -102,7 +127,7 @@ def resolve_source(source: str | os.PathLike, sha256: str | None = None) -> Path
         return path
     parsed = urllib.parse.urlparse(text)
     if parsed.scheme == "file":
-        return resolve_source(urllib.request.url2pathname(parsed.path), sha256)
+        return _fetch(urllib.request.url2pathname(parsed.path), sha256, folder_ok)
     name = Path(parsed.path).name or "source"
     digest = hashlib.sha256(text.encode()).hexdigest()[:16]
     local = cache_dir() / "sources" / digest / name
@@ -118,6 +143,25 @@ def resolve_source(source: str | os.PathLike, sha256: str | None = None) -> Path
         got = _download(text, tmp)
         _check_pin(public_source_name(text), sha256, got)
     return local
+
+
+def _local_folder(text: str, path: Path, sha256: str | None, folder_ok: bool) -> Path:
+    if not folder_ok:
+        raise SourceFormatError(
+            text,
+            None,
+            "this is a folder, and this adapter reads one file",
+            "pass the file itself (FOLDER/FILE); `nnd-suites list` describes each adapter's source",
+        )
+    if sha256 is not None:
+        raise SourceFormatError(
+            text,
+            None,
+            "--source-sha256 pins one file, not a folder",
+            "pin an archive of the folder, or leave it out: the manifest records the sha256 of "
+            "every file read",
+        )
+    return path
 
 
 def _check_pin(where: str, expected: str | None, actual: str, hint: str = "") -> None:

@@ -51,6 +51,14 @@ class ReadLog:
     skip_malformed: bool = False
     rows: int = 0
     at: tuple[str, int | None] | None = None
+    #: Every file the adapter read (path -> name to record, or None for the default name), in
+    #: the order first read: the manifest hashes each, so a suite names all of its inputs.
+    files: dict[Path, str | None] = field(default_factory=dict)
+
+    def note_file(self, path: Path, shown: str | None = None) -> None:
+        """Record that ``path`` is read (the shared readers call this; an adapter reading a file
+        by other means calls it too). ``shown`` is how to name it, e.g. the URL it came from."""
+        self.files.setdefault(Path(path), shown)
 
     def skip(self, reason: str, where: str, n: int = 1) -> None:
         self.skipped.add(reason, where, n)

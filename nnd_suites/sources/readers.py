@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import csv
 import json
+import math
 import re
 from collections.abc import Iterator
 from pathlib import Path
@@ -36,8 +37,10 @@ class _StrictTabs(csv.Dialect):
     strict = True
 
 
-def read_text_lines(path: Path) -> Iterator[tuple[int, str]]:
+def read_text_lines(path: Path, log: ReadLog | None = None) -> Iterator[tuple[int, str]]:
     """Yield (1-based line number, line without its end-of-line) and nothing else stripped."""
+    if log is not None:
+        log.note_file(path)
     try:
         with open(path, encoding="utf-8-sig", newline="") as handle:
             for number, line in enumerate(handle, start=1):
@@ -88,7 +91,7 @@ def _surrogate_error(text: str, value: Any, path: Path, line: int) -> SourceForm
 def read_jsonl(path: Path, log: ReadLog | None = None) -> Iterator[tuple[int, Any]]:
     """Yield (line number, parsed object) for each non-blank line of a JSON Lines file."""
     log = log or ReadLog()
-    for number, line in read_text_lines(path):
+    for number, line in read_text_lines(path, log):
         if not line.strip(" \t\r\n"):  # JSON's whitespace only: "\x85" is not a blank line
             continue
         try:
@@ -118,6 +121,7 @@ def read_json_array(path: Path, log: ReadLog | None = None) -> Iterator[tuple[in
     so its errors stop the build even with ``skip_malformed``.
     """
     log = log or ReadLog()
+    log.note_file(path)
     try:
         text = path.read_text("utf-8-sig")
     except UnicodeDecodeError:
@@ -176,7 +180,7 @@ def read_tsv(
     log = log or ReadLog()
     csv.field_size_limit(max(csv.field_size_limit(), FIELD_SIZE_LIMIT))
     reader = csv.reader(
-        (line for _, line in read_text_lines(path)),
+        (line for _, line in read_text_lines(path, log)),
         _StrictTabs,
         quoting=csv.QUOTE_MINIMAL if quoted else csv.QUOTE_NONE,
     )
@@ -292,3 +296,29 @@ def require_fields(
                 line,
                 f"{what}: {name!r} must be a JSON list, got {type(obj[name]).__name__}",
             )
+
+
+def parse_number(
+    text: str,
+    path: Path,
+    line: int | None,
+    column: str,
+    *,
+    low: float | None = None,
+    high: float | None = None,
+) -> float:
+    """``text`` as a finite number within [low, high], or a file:line error naming the column."""
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan
+    if (
+        not math.isfinite(value)
+        or (low is not None and value < low)
+        or (high is not None and value > high)
+    ):
+        bounds = f" in [{low:g}, {high:g}]" if low is not None and high is not None else ""
+        raise SourceFormatError(
+            str(path), line, f"column {column!r}: {text!r} is not a number{bounds}"
+        )
+    return value

@@ -23,6 +23,7 @@ from nnd_suites.scaffold import harness
 from nnd_suites.scaffold.writer import ANNOTATION_TYPES, write_adapter
 
 REPO = Path(nnd_suites.__file__).resolve().parents[1]
+EXAMPLE = Path(__file__).with_name("example_ratings")
 COPIED = (
     "nnd_suites",
     "adapters",
@@ -96,12 +97,23 @@ def test_new_adapter_in_a_clean_checkout_is_picked_up_by_the_harness(tmp_path):
             ["-m", "nnd_suites", "new-adapter", f"demo_{other}", "--type", other], root, env
         )
         assert extra.returncode == 0, extra.stderr
+    # the contributor example (issue: a five-aspect 0-100 source in per-system files): scaffold
+    # it, then replace the stub's class, map and fixture with the example's
+    made = run(
+        ["-m", "nnd_suites", "new-adapter", "example_ratings", "--type", "numeric"], root, env
+    )
+    assert made.returncode == 0, made.stderr
+    folder = root / "adapters" / "example_ratings"
+    shutil.copy2(EXAMPLE / "adapter.py", folder / "adapter.py")
+    shutil.copy2(EXAMPLE / "quality_map.yaml", root / "quality_maps" / "example_ratings.yaml")
+    shutil.rmtree(folder / "fixtures")
+    shutil.copytree(EXAMPLE / "fixtures", folder / "fixtures")
     # the copy's adapters (shipped data left out: the harness needs only fixtures) plus the demos
     harness_run = ["-m", "pytest", "-q", "-rA", "-p", "no:cacheprovider"]
     tests = run([*harness_run, "tests/adapters/test_harness.py"], root, env)
     assert tests.returncode == 0, tests.stdout[-3000:] + tests.stderr[-2000:]
     demos = ["demo_adapter", "demo_likert", "demo_hierarchical", "demo_graded", "demo_numeric"]
-    for name in [*demos, "wmt_mqm"]:
+    for name in [*demos, "example_ratings", "wmt_mqm"]:
         case = f"test_fixture_builds_validates_and_gives_expected_stats[{name}]"
         assert f"PASSED tests/adapters/test_harness.py::{case}" in tests.stdout
     # the shared checkout was not touched
@@ -117,6 +129,38 @@ def test_new_adapter_in_a_clean_checkout_is_picked_up_by_the_harness(tmp_path):
     assert failing.returncode == 1
     assert "test_every_adapter_folder_is_registered" in failing.stdout
     assert "test_readme_has_required_sections[demo_adapter]" in failing.stdout
+
+
+def code_lines(path: Path) -> int:
+    """Lines of Python, leaving out blank lines, comments, docstrings and the CITATION string."""
+    import ast
+    import io
+    import tokenize
+
+    tree = ast.parse(path.read_text())
+    left_out: set[int] = set()
+    for node in ast.walk(tree):
+        body = getattr(node, "body", None)
+        first = body[0] if isinstance(body, list) and body else None
+        if isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant):
+            left_out |= set(range(first.lineno, first.end_lineno + 1))
+        targets = getattr(node, "targets", [])
+        if isinstance(node, ast.Assign) and any(
+            getattr(t, "id", "") == "CITATION" for t in targets
+        ):
+            left_out |= set(range(node.lineno, node.end_lineno + 1))
+    lines = {
+        token.start[0]
+        for token in tokenize.generate_tokens(io.StringIO(path.read_text()).readline)
+        if token.type not in (tokenize.COMMENT, tokenize.NL, tokenize.NEWLINE, tokenize.INDENT)
+        and token.type not in (tokenize.DEDENT, tokenize.ENDMARKER)
+    }
+    return len(lines - left_out)
+
+
+def test_the_contributor_example_fits_in_80_lines():
+    assert code_lines(EXAMPLE / "adapter.py") <= 80
+    assert code_lines(EXAMPLE / "adapter.py") > 30  # the counter counts something
 
 
 @pytest.mark.parametrize("annotation_type", ANNOTATION_TYPES)

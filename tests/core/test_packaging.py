@@ -65,3 +65,35 @@ def test_listing_and_building_import_neither_torch_nor_transformers(argv, tmp_pa
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert done.returncode == 0, done.stderr[-2000:]
+
+
+def test_the_wheel_ships_fixture_and_data_sub_folders(tmp_path):
+    """Contributors may nest fixtures (a folder source); every file of every adapter's fixtures/
+    and data/ must reach the wheel, or the installed harness and default sources break."""
+    import shutil
+    import zipfile
+
+    copy = tmp_path / "repo"
+    ignore = shutil.ignore_patterns(".venv", ".git", "build", "*.egg-info", "__pycache__")
+    shutil.copytree(REPO, copy, ignore=ignore)
+    nested = copy / "adapters" / "quiz_design" / "fixtures" / "nested" / "deeper" / "part.tsv"
+    nested.parent.mkdir(parents=True)
+    nested.write_text("a\tb\n")
+    pip_wheel = [sys.executable, "-m", "pip", "wheel", "-q", "--no-deps"]  # its own build env
+    built = subprocess.run(
+        [*pip_wheel, ".", "-w", str(tmp_path / "wheel")],
+        cwd=copy,
+        capture_output=True,
+        text=True,
+    )
+    assert built.returncode == 0, built.stderr[-2000:]
+    (wheel,) = (tmp_path / "wheel").glob("*.whl")
+    names = set(zipfile.ZipFile(wheel).namelist())
+    expected = [
+        "nnd_suites/adapters/" + path.relative_to(copy / "adapters").as_posix()
+        for folder in ("fixtures", "data")
+        for path in (copy / "adapters").glob(f"*/{folder}/**/*")
+        if path.is_file()
+    ]
+    assert "nnd_suites/adapters/quiz_design/fixtures/nested/deeper/part.tsv" in expected
+    assert sorted(set(expected) - names) == []

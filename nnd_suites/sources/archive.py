@@ -1,0 +1,92 @@
+"""Folder sources: a local folder, or an archive (local or downloaded) extracted into the cache.
+
+An archive is data from elsewhere: members are extracted with tarfile's ``data`` filter (no
+absolute paths, no ``..``, no links out of the folder, no device files) or, for zip files, with
+the same checks by hand, and a declared total size over :data:`MAX_EXTRACTED_BYTES` is refused
+before anything is written. The extraction is atomic and keyed by the archive's sha256, so a
+killed run leaves nothing half-extracted and a second run reuses the folder.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import stat
+import tarfile
+import zipfile
+from pathlib import Path, PurePosixPath
+
+from nnd_suites.errors import SourceFormatError
+from nnd_suites.io import atomic_directory
+from nnd_suites.paths import cache_root
+
+ARCHIVE_SUFFIXES = (".zip", ".tar", ".tar.gz", ".tgz", ".tar.bz2", ".tbz2", ".tar.xz", ".txz")
+#: An annotation source is megabytes; a declared size past this is a mistake or a zip bomb.
+MAX_EXTRACTED_BYTES = int(os.environ.get("NND_SUITES_MAX_EXTRACTED_BYTES", 8 << 30))
+
+
+def is_archive(path: str | os.PathLike) -> bool:
+    return str(path).lower().endswith(ARCHIVE_SUFFIXES)
+
+
+def extract_archive(archive: Path, digest: str) -> Path:
+    """The folder holding ``archive``'s files (its single top folder when it has one)."""
+    target = cache_root() / "sources" / "extracted" / digest[:16]
+    if not target.is_dir():
+        with atomic_directory(target) as tmp:
+            try:
+                if archive.name.lower().endswith(".zip"):
+                    _extract_zip(archive, tmp)
+                else:
+                    _extract_tar(archive, tmp)
+            except (OSError, zipfile.BadZipFile, tarfile.TarError, EOFError) as exc:
+                raise SourceFormatError(
+                    str(archive),
+                    None,
+                    f"not a readable archive: {type(exc).__name__}: {exc}",
+                    f"pass a folder or an archive ({', '.join(ARCHIVE_SUFFIXES)})",
+                ) from None
+    entries = [entry for entry in target.iterdir() if not entry.name.startswith(".")]
+    if len(entries) == 1 and entries[0].is_dir():
+        return entries[0]
+    return target
+
+
+def _too_big(archive: Path, total: int) -> SourceFormatError:
+    return SourceFormatError(
+        str(archive),
+        None,
+        f"the archive declares {total:,} bytes, over the {MAX_EXTRACTED_BYTES:,}-byte limit",
+        "extract it yourself and pass the folder, or raise NND_SUITES_MAX_EXTRACTED_BYTES",
+    )
+
+
+def _extract_tar(archive: Path, folder: Path) -> None:
+    with tarfile.open(archive) as tar:
+        members = tar.getmembers()
+        total = sum(member.size for member in members)
+        if total > MAX_EXTRACTED_BYTES:
+            raise _too_big(archive, total)
+        tar.extractall(folder, members=members, filter="data")
+
+
+def _extract_zip(archive: Path, folder: Path) -> None:
+    with zipfile.ZipFile(archive) as handle:
+        infos = handle.infolist()
+        total = sum(info.file_size for info in infos)
+        if total > MAX_EXTRACTED_BYTES:
+            raise _too_big(archive, total)
+        for info in infos:
+            name = PurePosixPath(info.filename)
+            mode = info.external_attr >> 16
+            if name.is_absolute() or ".." in name.parts or "\\" in info.filename:
+                raise tarfile.TarError(f"member {info.filename!r} points outside the folder")
+            if stat.S_ISLNK(mode):
+                raise tarfile.TarError(f"member {info.filename!r} is a link")
+            destination = folder.joinpath(*name.parts)
+            if info.is_dir():
+                destination.mkdir(parents=True, exist_ok=True)
+                continue
+            destination.parent.mkdir(parents=True, exist_ok=True)
+            with handle.open(info) as source, open(destination, "wb") as out:
+                shutil.copyfileobj(source, out)
