@@ -31,7 +31,7 @@ def parse_template(template: str) -> Pieces:
     except ValueError as exc:  # unbalanced braces
         raise TemplateError(
             f"template {template!r} is malformed ({exc}); write fields as {{name}} and "
-            "literal braces as {{{{ and }}}}"
+            "literal braces as {{ and }}"
         ) from None
     pieces: list[tuple[str, str | None]] = []
     for literal, field, spec, conversion in parsed:

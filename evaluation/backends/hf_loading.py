@@ -8,6 +8,7 @@ import hashlib
 import os
 import re
 import socket
+import sys
 import urllib.parse
 from functools import lru_cache
 from pathlib import Path
@@ -87,6 +88,10 @@ def load_config(model: str, revision: str | None = None, trust_remote_code: bool
     """The model's config; a path-like reference that does not exist fails at once."""
     check_model_reference(model)
     from transformers import AutoConfig
+    from transformers.utils import logging as transformers_logging
+
+    if not sys.stderr.isatty():  # transformers' own loading bars would fill a log with escapes
+        transformers_logging.disable_progress_bar()
 
     try:
         return AutoConfig.from_pretrained(

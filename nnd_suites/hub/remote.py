@@ -83,10 +83,13 @@ def hub_errors(action: str, repo_id: str) -> Iterator[None]:
             f"credentials; check the name, or for a private repository {LOGIN_HINT}"
         ) from exc
     except LocalEntryNotFoundError as exc:
-        reason = "HF_HUB_OFFLINE is set" if offline() else "the Hub could not be reached"
+        if offline():
+            reason, advice = "HF_HUB_OFFLINE is set", "unset HF_HUB_OFFLINE and try again"
+        else:
+            reason = "the Hub could not be reached"
+            advice = "check your connection (or HF_ENDPOINT) and try again"
         raise HubError(
-            f"{action}: {reason} and no copy of dataset {repo_id} is cached; "
-            "connect (unset HF_HUB_OFFLINE) and try again"
+            f"{action}: {reason} and no copy of dataset {repo_id} is cached; {advice}"
         ) from exc
     except HfHubHTTPError as exc:
         status = getattr(exc.response, "status_code", None)

@@ -177,6 +177,11 @@ def _check_pin(where: str, expected: str | None, actual: str, hint: str = "") ->
 def _download(url: str, target: Path) -> str:
     """Write the body of ``url`` to ``target`` within the deadline; return its sha256."""
     shown, deadline = public_source_name(url), download_timeout()
+    host = urllib.parse.urlparse(url).hostname or ""
+    if not re.fullmatch(r"[\w.-]*\w[\w.-]*|\[[0-9A-Fa-f:.]+\]", host) or ".." in host:
+        raise SourceFormatError(
+            shown, None, f"not a usable URL: host {host!r}", "give the file's full address"
+        )
     started = time.monotonic()
     digest, received = hashlib.sha256(), 0
     try:
@@ -192,7 +197,7 @@ def _download(url: str, target: Path) -> str:
                 out.write(block)
                 if time.monotonic() - started > deadline:
                     raise _failed(shown, f"not complete after {deadline:g} s ({received:,} bytes)")
-    except (OSError, http.client.HTTPException) as exc:
+    except (OSError, http.client.HTTPException, ValueError) as exc:  # ValueError: a bad host
         if isinstance(exc, urllib.error.HTTPError):
             raise _failed(shown, f"the server answered {exc.code} {exc.reason}") from None
         raise _failed(shown, f"{type(exc).__name__}: {exc}") from exc

@@ -152,3 +152,11 @@ def test_build_all_refuses_options_of_one_build(tmp_path, capsys, extra):
     error = capsys.readouterr().err
     assert extra[0] in error and "nnd-suites build ADAPTER" in error
     assert not any(tmp_path.iterdir())  # refused before anything was built
+
+
+@pytest.mark.parametrize("url", ["https://...", "https:///file.tsv", "http://exa mple.org/x.tsv"])
+def test_a_placeholder_or_broken_url_is_a_named_error(url, tmp_path, capsys):
+    assert main(["build", "challenge300", "--source", url, "--out", str(tmp_path / "s")]) == 3
+    error = capsys.readouterr().err
+    assert "not a usable URL" in error or "could not download" in error, error
+    assert cached_files() == []

@@ -27,8 +27,9 @@ def test_hostile_templates_are_refused_before_anything_is_evaluated(template: st
 
 @pytest.mark.parametrize("template", ["{answer", "answer}", "{answer} }"])
 def test_unbalanced_braces_are_a_named_error(template: str) -> None:
-    with pytest.raises(TemplateError, match="malformed"):
+    with pytest.raises(TemplateError, match="malformed") as raised:
         parse_template(template)
+    assert "literal braces as {{ and }}" in str(raised.value)  # the advice is itself right
 
 
 def test_render_fills_fields_and_keeps_escaped_braces() -> None:

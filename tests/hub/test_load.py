@@ -7,7 +7,7 @@ import shutil
 
 import huggingface_hub
 import pytest
-from huggingface_hub.errors import RepositoryNotFoundError
+from huggingface_hub.errors import LocalEntryNotFoundError, RepositoryNotFoundError
 
 from nnd_suites import NNDError, UnknownItemError, load_suite
 from nnd_suites.cli import main
@@ -176,3 +176,15 @@ def test_a_dot_folder_left_by_an_interrupted_export_is_not_a_config(export_folde
     shutil.copytree(export_folder, copy)
     shutil.copytree(copy / "quiz_design", copy / ".quiz_design.abc123.tmp")
     assert hub_load.exported_configs(copy) == ["challenge300", "quiz_design"]
+
+
+def test_unreachable_hub_without_a_cached_copy_does_not_blame_offline_mode(monkeypatch, tmp_path):
+    monkeypatch.setattr(huggingface_hub.constants, "HF_HUB_OFFLINE", False)
+
+    def snapshot_download(repo_id, **kwargs):
+        raise LocalEntryNotFoundError("connection refused and nothing in the cache")
+
+    monkeypatch.setattr(hub_load, "snapshot_download", snapshot_download)
+    with pytest.raises(NNDError, match="could not be reached") as raised:
+        load_suite("hub:org/nnd/quiz_design")
+    assert "HF_HUB_OFFLINE" not in str(raised.value)
