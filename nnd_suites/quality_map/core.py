@@ -47,6 +47,7 @@ class QualityMap:
         self.conflicting_labels = definition.conflicting_labels
         self.rule = definition.rating_rule
         self.hierarchy = definition.hierarchy
+        self._check_known_labels()  # before the order is built from them
         self._order = Order(self.labels, definition.tiers, definition.better_than)
         self._check()
 
@@ -90,7 +91,7 @@ class QualityMap:
         where = place(self.origin, self._lines, at)
         raise QualityMapError(f"{self.name} ({where})", message, labels)
 
-    def _check(self) -> None:
+    def _check_known_labels(self) -> None:
         known = set(self.labels)
         tiers, edges = self.definition.tiers, self.definition.better_than
         for key, used in (
@@ -105,6 +106,9 @@ class QualityMap:
                     unknown,
                     (key,),
                 )
+
+    def _check(self) -> None:
+        tiers, edges = self.definition.tiers, self.definition.better_than
         seen: dict[str, int] = {}
         for index, tier in enumerate(tiers):
             for label in tier:
@@ -137,7 +141,7 @@ class QualityMap:
                 cycle[:-1],
                 ("better_than",) if edges else ("tiers",),
             )
-        self._check_rule(known)
+        self._check_rule(set(self.labels))
         scored = self.rule.scored_labels() if self.rule else set()
         unordered = [x for x in self._order.unordered() if x not in self.exclude | scored]
         if unordered:

@@ -27,11 +27,31 @@ class _Loader(yaml.SafeLoader):
         super().__init__(stream)
         self.node_lines: dict[int, dict[Any, int]] = {}
 
+    def compose_node(self, parent: Any, index: Any) -> Any:
+        # A map needs no anchors or aliases; refusing them rules out alias bombs (an alias
+        # repeated a billion times over) and a map whose parts silently share values.
+        if self.check_event(yaml.AliasEvent):
+            event = self.peek_event()
+            raise yaml.composer.ComposerError(
+                None,
+                None,
+                f"alias *{event.anchor} is not allowed in a quality map; write the value out",
+                event.start_mark,
+            )
+        return super().compose_node(parent, index)
+
     def construct_lined_map(self, node: yaml.MappingNode) -> Iterator[dict[Any, Any]]:
         data: dict[Any, Any] = {}
         yield data
         lines: dict[Any, int] = {}
         for key_node, _ in node.value:
+            if not isinstance(key_node, yaml.ScalarNode):  # a list or mapping used as a key
+                raise yaml.constructor.ConstructorError(
+                    None,
+                    None,
+                    "a key must be a plain name, not a list or mapping",
+                    key_node.start_mark,
+                )
             key = self.construct_object(key_node, deep=True)
             line = key_node.start_mark.line + 1
             if isinstance(key, (str, int, float, bool)) and key in lines:
@@ -80,22 +100,35 @@ def _refuse_repeats(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
 
 def read_map_file(path: Path) -> tuple[Any, Lines]:
     """The parsed file and the line of each place in it; unparsable -> a located error."""
-    raw = path.read_text("utf-8")
+    data = path.read_bytes()
+    try:
+        raw = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = data.count(b"\n", 0, exc.start) + 1
+        raise QualityMapError(
+            f"{path}:{line}", f"not UTF-8 text ({exc.reason} at byte {exc.start}); save it as UTF-8"
+        ) from None
     if path.suffix == ".json":
         try:
             return json.loads(raw, object_pairs_hook=_refuse_repeats), {}
         except ValueError as exc:  # JSONDecodeError is a ValueError
             raise QualityMapError(str(path), f"cannot parse: {exc}; fix the JSON") from exc
-    loader = _Loader(raw)
+    loader = None
     try:
+        loader = _Loader(raw)  # the reader refuses control characters at once
         data = loader.get_single_data()
+    except yaml.reader.ReaderError as exc:  # a control character: its position, no mark
+        line = raw.count("\n", 0, exc.position) + 1
+        problem = f"character {exc.character!r} is not allowed in YAML ({exc.reason})"
+        raise QualityMapError(f"{path}:{line}", f"cannot parse: {problem}; remove it") from exc
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f"{path}:{mark.line + 1}" if mark else str(path)
         problem = getattr(exc, "problem", None) or str(exc)
         raise QualityMapError(where, f"cannot parse: {problem}; fix the YAML") from exc
     finally:
-        loader.dispose()
+        if loader is not None:
+            loader.dispose()
     lines = _paths(data, loader.node_lines) if isinstance(data, (dict, list)) else {}
     return data, lines
 

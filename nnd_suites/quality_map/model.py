@@ -38,9 +38,9 @@ class Hierarchy(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    separator: str | SkipJsonSchema[None] = Field(
+    # the constraint sits on the str (on the union it would raise a TypeError for null)
+    separator: Annotated[str, Field(min_length=1)] | SkipJsonSchema[None] = Field(
         None,
-        min_length=1,
         description="Categories are paths joined by this separator (MQM: '/'); the first "
         "element is the top category.",
     )

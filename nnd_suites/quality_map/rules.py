@@ -171,8 +171,8 @@ class NumericRule(_Rule):
 
     kind: Literal["numeric"]
     rating: str | SkipJsonSchema[None] = Field(None, description="the one rating compared")
-    aspects: list[str] | SkipJsonSchema[None] = Field(
-        None, min_length=1, description="ratings compared separately, one view (category) each"
+    aspects: Annotated[list[str], Field(min_length=1)] | SkipJsonSchema[None] = Field(
+        None, description="ratings compared separately, one view (category) each"
     )
     aggregate: Literal["mean", "median", "min", "max", "sum"]
     minimum_gap: float = Field(gt=0, strict=True)

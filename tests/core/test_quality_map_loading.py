@@ -232,3 +232,29 @@ def test_a_map_that_is_not_a_mapping_is_named(tmp_path, text, found):
     path = write(tmp_path, text)
     with pytest.raises(QualityMapError, match=rf"{path}: is {found}, not a mapping of keys"):
         QualityMap.load(path)
+
+
+def test_aliases_are_refused_so_an_alias_bomb_costs_nothing(tmp_path):
+    bomb = ["name: x", "description: y", "a: &a [lol, lol, lol, lol, lol, lol, lol, lol, lol]"]
+    bomb += [f"{c}: &{c} [*{p}, *{p}, *{p}, *{p}, *{p}, *{p}, *{p}, *{p}, *{p}]"
+             for p, c in zip("abcdefgh", "bcdefghi", strict=True)]  # fmt: skip
+    path = tmp_path / "bomb.yaml"
+    path.write_text("\n".join([*bomb, "labels: *i"]) + "\n")
+    with pytest.raises(QualityMapError, match=r"bomb\.yaml:4.*alias \*a is not allowed"):
+        QualityMap.load(path)
+
+
+@pytest.mark.parametrize(
+    ("content", "expected"),
+    [
+        (b"name: x\ndescription: \xff\n", r"bad\.yaml:2.*not UTF-8"),
+        (b"name: x\x00\n", r"bad\.yaml:1.*cannot parse"),
+        (b"name: x\n? [a, b]\n: c\n", r"bad\.yaml:2.*a key must be a plain name"),
+        (b"name: x\ndescription: y\nlabels: [a, b]\nhierarchy: {separator: null}\n", "labels"),
+    ],
+)
+def test_damaged_bytes_and_odd_yaml_are_located_errors(tmp_path, content, expected):
+    path = tmp_path / "bad.yaml"
+    path.write_bytes(content)
+    with pytest.raises(QualityMapError, match=expected):
+        QualityMap.load(path)
