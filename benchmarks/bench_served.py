@@ -16,6 +16,7 @@ from __future__ import annotations
 import argparse
 import os
 import re
+import statistics
 import tempfile
 import time
 from pathlib import Path
@@ -29,6 +30,7 @@ def main() -> None:
     parser.add_argument("--groups", type=int, default=30)
     parser.add_argument("--concurrency", type=int, default=4)
     parser.add_argument("--threads", type=int, default=2)
+    parser.add_argument("--repeats", type=int, default=3, help="runs of each; medians reported")
     args = parser.parse_args()
     import torch
 
@@ -48,36 +50,43 @@ def main() -> None:
         process, url = start_llama_server(gguf, log, window=2048, threads=args.threads)
         try:
             common = {"limit": args.groups, "cache": False, "progress": False}
-            started = time.perf_counter()
-            hf = evaluate(str(model), suite, backend="hf_causal", device="cpu", **common)
-            hf_s = time.perf_counter() - started
+            hf_runs, served_runs = [], []
             served = load_backend(
                 "tiny", "served", base_url=url, tokenizer=str(model), concurrency=args.concurrency
             )
             before = len(PROMPT_EVAL.findall(log.read_text(errors="replace")))
-            started = time.perf_counter()
-            ours = evaluate(served, suite, **common)
-            served_s = time.perf_counter() - started
+            for _ in range(args.repeats):  # alternated, so both see the same machine load
+                started = time.perf_counter()
+                hf = evaluate(str(model), suite, backend="hf_causal", device="cpu", **common)
+                hf_runs.append(time.perf_counter() - started)
+                started = time.perf_counter()
+                ours = evaluate(served, suite, **common)
+                served_runs.append(time.perf_counter() - started)
+            hf_s, served_s = statistics.median(hf_runs), statistics.median(served_runs)
         finally:
             process.terminate()
             process.wait(timeout=30)
         timings = PROMPT_EVAL.findall(log.read_text(errors="replace"))[before:]
     ms = sum(float(t) for t, _ in timings)
-    tokens = sum(int(n) for _, n in timings)
+    total = sum(int(n) for _, n in timings)
+    tokens = total // args.repeats  # per run
     n = ours.requests.scored
     same = [r.outcome for r in next(iter(ours.outcomes.values()))] == [
         r.outcome for r in next(iter(hf.outcomes.values()))
     ]
-    print(f"Quiz Design, first {args.groups} groups: {n} distinct requests, {args.threads} threads")
+    print(
+        f"Quiz Design, first {args.groups} groups: {n} distinct requests, {args.threads} threads, "
+        f"medians of {args.repeats} alternated runs"
+    )
     print(f"hf_causal : {hf.requests.scored / hf_s:8.1f} requests/s ({hf_s:.1f} s)")
     print(
         f"served    : {n / served_s:8.1f} requests/s ({served_s:.1f} s, concurrency "
         f"{args.concurrency}); prompt tokens/s achieved {tokens / served_s:,.0f}"
     )
-    if tokens:
+    if total:
         print(
-            f"engine    : prompt eval {tokens * 1000 / ms:,.0f} tokens/s over {len(timings)} "
-            f"evaluations ({tokens:,} tokens; the ceiling for served scoring)"
+            f"engine    : prompt eval {total * 1000 / ms:,.0f} tokens/s over {len(timings)} "
+            f"evaluations ({total:,} tokens; the ceiling for served scoring)"
         )
     print(f"per-test outcomes identical: {same}")
 
