@@ -1,5 +1,6 @@
 """Suites: the manifest (``manifest.py``), the pairs table (``table.py``), the ``Suite`` class
-(``suite.py``), its annotated candidates (``candidates.py``) and what a user may call a suite (``resolve.py``: folders, built-in names, Hub)."""
+(``suite.py``), its annotated candidates (``candidates.py``) and what a user may call a suite
+(``resolve.py``: folders, built-in names, Hub)."""
 
 from nnd_suites.suite.candidates import CANDIDATES_FILE, SuiteCandidate
 from nnd_suites.suite.manifest import (

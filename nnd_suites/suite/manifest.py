@@ -3,10 +3,9 @@
 One reader and one writer (``SuiteManifest.from_directory`` / ``write_to_directory``, the pattern
 of ``datasets.info.DatasetInfo``) serve suite folders and exported Hub configs alike.
 
-Integrity: ``section_hashes`` holds a sha256 per manifest field, one for the pairs and one for the annotated
-candidates, and
-``content_hash`` covers them all, so any edit (a template, a count, the quality map, a pair) makes
-validation fail with the name of what was edited.
+Integrity: ``section_hashes`` holds a sha256 per manifest field, one for the pairs and one for the
+annotated candidates, and ``content_hash`` covers them all, so any edit (a template, a count, the
+quality map, a pair, a candidate) makes validation fail with the name of what was edited.
 """
 
 from __future__ import annotations
@@ -194,9 +193,7 @@ class SuiteManifest(BaseModel):
         return path
 
     # ----------------------------------------------------------------- hashes
-    def sealed(
-        self, pairs: Iterable[Pair], candidates: Iterable[SuiteCandidate]
-    ) -> SuiteManifest:
+    def sealed(self, pairs: Iterable[Pair], candidates: Iterable[SuiteCandidate]) -> SuiteManifest:
         """A copy whose section hashes and content hash cover this manifest, ``pairs`` and
         ``candidates``."""
         sections = compute_section_hashes(self, pairs, candidates)

@@ -157,9 +157,7 @@ def test_editing_any_manifest_field_fails_validation_naming_it(written_quiz_desi
 def test_the_content_hash_does_not_depend_on_the_release(quiz_design_suite):
     relabelled = quiz_design_suite.manifest.model_copy(update={"created_with": "9.9.9"})
     sealed = relabelled.sealed(quiz_design_suite.pairs, quiz_design_suite.candidates)
-    assert sealed.content_hash == (
-        quiz_design_suite.manifest.content_hash
-    )
+    assert sealed.content_hash == (quiz_design_suite.manifest.content_hash)
 
 
 @pytest.mark.parametrize(
