@@ -35,7 +35,7 @@ def test_quiz_design_top_tier_share_and_errors(quiz_design_suite, system):
 def test_quiz_design_figures(quiz_design_suite):
     scores = human_scores(quiz_design_suite)
     assert sorted(scores.systems) == sorted([*QUIZ_SYSTEMS, "prophetnet"])
-    assert list(scores.systems)[0] == "mixqg"  # best first
+    assert next(iter(scores.systems)) == "mixqg"  # best first
     assert round(scores.systems["mixqg"].human_score, 3) == 0.684
     assert round(scores.systems["dgpt2_sup"].human_score, 3) == 0.334
 
