@@ -79,7 +79,7 @@ def first_groups(suite: Suite, limit: int) -> Suite:
                 continue
             kept[pair.group_id] = None
         pairs.append(pair)
-    return Suite(suite.manifest, pairs)
+    return Suite(suite.manifest, pairs, suite.candidates)
 
 
 def _plans(suites: list[Suite], template: str | None) -> list[Plan]:

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
 from nnd_suites.adapter import Adapter, get_adapter
 from nnd_suites.errors import NNDError, SourceFormatError
+from nnd_suites.groups import Group
 from nnd_suites.pairs import BuildResult, build_pairs
 from nnd_suites.quality_map import QualityMap
 from nnd_suites.sources import (
@@ -23,6 +25,7 @@ from nnd_suites.suite import (
     SkippedItems,
     SourceFile,
     Suite,
+    SuiteCandidate,
 )
 
 
@@ -55,8 +58,9 @@ def build_suite(
         path, archive = resolve_source(given, sha256=source_sha256), None
     qmap = QualityMap.load(quality_map or cls.quality_map)
     log = ReadLog(skip_malformed=skip_malformed)
+    candidates: list[SuiteCandidate] = []
     result = build_pairs(
-        log.guard(instance.read(path, log)),
+        _keeping_candidates(log.guard(instance.read(path, log)), candidates),
         qmap,
         cls.breakdown_fields,
         log.skipped,
@@ -66,6 +70,7 @@ def build_suite(
         raise _no_pairs(public_source_name(given), result, log)
     suite = Suite.from_pairs(
         result.pairs,
+        candidates=candidates,
         counts=BuildCounts(
             groups=result.counts["groups"],
             candidates=result.counts["candidates"],
@@ -134,6 +139,14 @@ def _source_files(shown: str, path: Path, archive: Path | None, log: ReadLog) ->
         SourceFile(path=name, sha256=sha256_file(file), bytes=file.stat().st_size)
         for file, name in names.items()
     ]
+
+
+def _keeping_candidates(groups: Iterable[Group], kept: list[SuiteCandidate]) -> Iterator[Group]:
+    """The groups, each one's annotated candidates appended to ``kept`` as it passes (the suite
+    keeps them all, paired or not, for human scores per system)."""
+    for group in groups:
+        kept.extend(SuiteCandidate.from_group(group))
+        yield group
 
 
 def _no_pairs(source: str, result: BuildResult, log: ReadLog) -> SourceFormatError:

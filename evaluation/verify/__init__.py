@@ -1,5 +1,13 @@
 """Verification of a suite against human judgments (paper 2.3) and placement of new models (5.1)."""
 
+from nnd_suites.evaluation.verify.place import PlacedScore, PlacementReport, place_in_verify
+from nnd_suites.evaluation.verify.render import load_verify, verify_markdown, write_verify
+from nnd_suites.evaluation.verify.run import (
+    Correlation,
+    VerifyReport,
+    read_systems_file,
+    verify_suite,
+)
 from nnd_suites.evaluation.verify.stats import (
     Bootstrap,
     Placement,
@@ -12,10 +20,20 @@ from nnd_suites.evaluation.verify.stats import (
 
 __all__ = [
     "Bootstrap",
+    "Correlation",
+    "PlacedScore",
     "Placement",
+    "PlacementReport",
+    "VerifyReport",
     "bootstrap_correlations",
     "gap_correlation",
+    "load_verify",
     "pairwise_gaps",
+    "place_in_verify",
     "place_model",
     "rank_correlation",
+    "read_systems_file",
+    "verify_markdown",
+    "verify_suite",
+    "write_verify",
 ]

@@ -6,11 +6,13 @@ import argparse
 from pathlib import Path
 
 
-def add_scoring_options(parser: argparse.ArgumentParser) -> None:
-    """The model and scoring options shared by `evaluate` and `robustness`."""
-    parser.add_argument(
-        "--model", required=True, help="Hub model id (e.g. distilgpt2) or a local model folder"
-    )
+def add_scoring_options(parser: argparse.ArgumentParser, model: bool = True) -> None:
+    """The model and scoring options shared by `evaluate`, `robustness` (and, without --model,
+    `verify`)."""
+    if model:
+        parser.add_argument(
+            "--model", required=True, help="Hub model id (e.g. distilgpt2) or a local model folder"
+        )
     parser.add_argument(
         "--compat", choices=["reference"], help="reproduce the paper's reference scoring exactly"
     )

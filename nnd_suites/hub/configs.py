@@ -10,7 +10,14 @@ import pyarrow.parquet as pq
 
 from nnd_suites.errors import SuiteValidationError
 from nnd_suites.hub.layout import DATA_GLOB, data_files, suite_features
-from nnd_suites.suite import MANIFEST_FILE, Suite, SuiteManifest, pairs_from_rows
+from nnd_suites.suite import (
+    CANDIDATES_FILE,
+    MANIFEST_FILE,
+    Suite,
+    SuiteManifest,
+    pairs_from_rows,
+    read_candidates,
+)
 
 
 @dataclass(frozen=True)
@@ -103,6 +110,10 @@ def read_config(config_dir: Path) -> Suite:
     shards = _shards(config_dir)
     check_schema(shards, manifest)
     rows = [row for shard in shards for row in pq.read_table(shard).to_pylist()]
-    suite = Suite(manifest, pairs_from_rows(rows, f"{config_dir}/{DATA_GLOB}"))
+    suite = Suite(
+        manifest,
+        pairs_from_rows(rows, f"{config_dir}/{DATA_GLOB}"),
+        read_candidates(config_dir / CANDIDATES_FILE, manifest.format_version),
+    )
     suite.validate()
     return suite

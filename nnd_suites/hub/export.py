@@ -23,7 +23,8 @@ from nnd_suites.hub.layout import (
     validate_config_name,
 )
 from nnd_suites.io import atomic_directory, atomic_write_text
-from nnd_suites.suite import Suite, pair_rows
+from nnd_suites.suite import CANDIDATES_FILE, Suite, pair_rows
+from nnd_suites.suite.candidates import candidates_to_table
 
 
 @dataclass
@@ -84,11 +85,13 @@ def _write_card(folder: Path, configs: list[ConfigInfo], repo_id: str | None) ->
 
 
 def write_config(suite: Suite, config_dir: Path) -> Path:
-    """``<config>/test-00000-of-00001.parquet`` (Features embedded) and ``manifest.json``."""
+    """``<config>/test-00000-of-00001.parquet`` (Features embedded), ``candidates.parquet`` and
+    ``manifest.json``."""
     schema = suite_features(suite.manifest).arrow_schema  # carries the `datasets` features
     table = pa.Table.from_pylist(pair_rows(suite.pairs), schema=schema)
     with atomic_directory(config_dir) as tmp:
         pq.write_table(table, tmp / DATA_FILE)
+        pq.write_table(candidates_to_table(suite.candidates), tmp / CANDIDATES_FILE)
         suite.manifest.write_to_directory(tmp)
     return config_dir
 

@@ -4,6 +4,7 @@ Layout (one config per suite, split ``test``)::
 
     README.md                              # dataset card (YAML metadata + text), generated
     <config>/test-00000-of-00001.parquet   # the pairs, with the datasets Features embedded
+    <config>/candidates.parquet            # every annotated candidate (human scores per system)
     <config>/manifest.json                 # the suite's manifest, unchanged
 """
 

@@ -180,6 +180,15 @@ class QualityMap:
     def numeric(self) -> bool:
         return isinstance(self.rule, NumericRule)
 
+    def top_labels(self) -> list[str]:
+        """The labels no other label beats (the best tier): a human score counts these."""
+        return [
+            label
+            for label in self.labels
+            if label not in self.exclude
+            and not any(self._order.beats(other, label) for other in self.labels)
+        ]
+
     def assess(self, candidate: Candidate, view: str | None) -> Assessment:
         """A candidate's label (or score) in one view; no rating -> excluded with the reason."""
         if self.rule is None:

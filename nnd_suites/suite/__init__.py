@@ -1,6 +1,8 @@
 """Suites: the manifest (``manifest.py``), the pairs table (``table.py``), the ``Suite`` class
-(``suite.py``) and what a user may call a suite (``resolve.py``: folders, built-in names, Hub)."""
+(``suite.py``), its annotated candidates (``candidates.py``) and what a user may call a suite
+(``resolve.py``: folders, built-in names, Hub)."""
 
+from nnd_suites.suite.candidates import CANDIDATES_FILE, SuiteCandidate
 from nnd_suites.suite.manifest import (
     FORMAT_VERSION,
     MANIFEST_FILE,
@@ -14,7 +16,7 @@ from nnd_suites.suite.manifest import (
     TransformationInfo,
     export_json_schemas,
 )
-from nnd_suites.suite.suite import Suite, breakdown_counts, pair_counts
+from nnd_suites.suite.suite import Suite, breakdown_counts, pair_counts, read_candidates
 from nnd_suites.suite.table import (
     PAIRS_FILE,
     pair_rows,
@@ -24,6 +26,7 @@ from nnd_suites.suite.table import (
 )
 
 __all__ = [
+    "CANDIDATES_FILE",
     "FORMAT_VERSION",
     "MANIFEST_FILE",
     "PAIRS_FILE",
@@ -33,6 +36,7 @@ __all__ = [
     "SkippedItems",
     "SourceFile",
     "Suite",
+    "SuiteCandidate",
     "SuiteCounts",
     "SuiteManifest",
     "TransformationInfo",
@@ -43,4 +47,5 @@ __all__ = [
     "pairs_arrow_schema",
     "pairs_from_rows",
     "pairs_to_table",
+    "read_candidates",
 ]

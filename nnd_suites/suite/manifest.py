@@ -3,9 +3,9 @@
 One reader and one writer (``SuiteManifest.from_directory`` / ``write_to_directory``, the pattern
 of ``datasets.info.DatasetInfo``) serve suite folders and exported Hub configs alike.
 
-Integrity: ``section_hashes`` holds a sha256 per manifest field and one for the pairs, and
-``content_hash`` covers them all, so any edit (a template, a count, the quality map, a pair) makes
-validation fail with the name of what was edited.
+Integrity: ``section_hashes`` holds a sha256 per manifest field, one for the pairs and one for the
+annotated candidates, and ``content_hash`` covers them all, so any edit (a template, a count, the
+quality map, a pair, a candidate) makes validation fail with the name of what was edited.
 """
 
 from __future__ import annotations
@@ -23,8 +23,9 @@ from nnd_suites.io import atomic_write_text
 
 if TYPE_CHECKING:
     from nnd_suites.pairs import Pair
+    from nnd_suites.suite.candidates import SuiteCandidate
 
-FORMAT_VERSION = "2.0"
+FORMAT_VERSION = "2.1"  # 2.1: candidates.parquet beside the pairs
 MANIFEST_FILE = "manifest.json"
 #: Manifest fields that are not hashed: the hashes themselves.
 UNHASHED = ("section_hashes", "content_hash")
@@ -32,6 +33,7 @@ UNHASHED = ("section_hashes", "content_hash")
 #: suite rebuilt by another release keeps its content hash (and its children's parent links).
 OUTSIDE_CONTENT = ("created_with",)
 PAIRS_SECTION = "pairs"
+CANDIDATES_SECTION = "candidates"
 
 
 class SourceFile(BaseModel):
@@ -191,16 +193,20 @@ class SuiteManifest(BaseModel):
         return path
 
     # ----------------------------------------------------------------- hashes
-    def sealed(self, pairs: Iterable[Pair]) -> SuiteManifest:
-        """A copy whose section hashes and content hash cover this manifest and ``pairs``."""
-        sections = compute_section_hashes(self, pairs)
+    def sealed(self, pairs: Iterable[Pair], candidates: Iterable[SuiteCandidate]) -> SuiteManifest:
+        """A copy whose section hashes and content hash cover this manifest, ``pairs`` and
+        ``candidates``."""
+        sections = compute_section_hashes(self, pairs, candidates)
         return self.model_copy(
             update={"section_hashes": sections, "content_hash": combine(sections)}
         )
 
-    def edited_sections(self, pairs: Iterable[Pair]) -> list[str]:
-        """Names of the manifest fields (or ``pairs``) that no longer match their hashes."""
-        actual = compute_section_hashes(self, pairs)
+    def edited_sections(
+        self, pairs: Iterable[Pair], candidates: Iterable[SuiteCandidate]
+    ) -> list[str]:
+        """Names of the manifest fields (or ``pairs``, ``candidates``) that no longer match their
+        hashes."""
+        actual = compute_section_hashes(self, pairs, candidates)
         edited = [
             name
             for name in dict.fromkeys([*actual, *self.section_hashes])
@@ -238,10 +244,15 @@ def _is_version(value: str) -> bool:
     return len(parts) == 2 and all(p.isdigit() and p.isascii() for p in parts)
 
 
-def compute_section_hashes(manifest: SuiteManifest, pairs: Iterable[Pair]) -> dict[str, str]:
+def compute_section_hashes(
+    manifest: SuiteManifest, pairs: Iterable[Pair], candidates: Iterable[SuiteCandidate]
+) -> dict[str, str]:
+    from nnd_suites.suite.candidates import candidates_hash
+
     data = manifest.model_dump(mode="json", exclude=set(UNHASHED))
     sections = {name: _sha256(json.dumps(value, sort_keys=True)) for name, value in data.items()}
     sections[PAIRS_SECTION] = pairs_hash(pairs)
+    sections[CANDIDATES_SECTION] = candidates_hash(candidates)
     return sections
 
 
@@ -263,12 +274,15 @@ def _sha256(text: str) -> str:
 
 
 def export_json_schemas(folder: str | Path) -> list[Path]:
-    """Write the JSON Schemas of suite files (manifest, one pair row) into ``folder``."""
+    """Write the JSON Schemas of suite files (manifest, one pair row, one candidate row) into
+    ``folder``."""
     from nnd_suites.pairs import Pair
+    from nnd_suites.suite.candidates import SuiteCandidate
 
     folder = Path(folder)
     written = []
-    for name, model in (("suite_manifest", SuiteManifest), ("pair", Pair)):
+    models = (("suite_manifest", SuiteManifest), ("pair", Pair), ("candidate", SuiteCandidate))
+    for name, model in models:
         path = folder / f"{name}.schema.json"
         schema = model.model_json_schema()
         schema["$schema"] = "https://json-schema.org/draft/2020-12/schema"

@@ -2,8 +2,9 @@
 
 Layout of a suite folder::
 
-    manifest.json   # SuiteManifest (provenance, quality map, counts, skipped items, hashes)
-    pairs.parquet   # one row per Pair
+    manifest.json       # SuiteManifest (provenance, quality map, counts, skipped items, hashes)
+    pairs.parquet       # one row per Pair
+    candidates.parquet  # one row per annotated candidate (SuiteCandidate), paired or not
 
 Every suite is made by :meth:`Suite.from_pairs` (a build) or :meth:`Suite.derive` (a child of
 another suite), which compute the counts and the hashes; written atomically (a temporary folder
@@ -13,7 +14,7 @@ swapped into place) and validated again on load.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from functools import cached_property
 from pathlib import Path
 from typing import Any
@@ -24,6 +25,12 @@ import pyarrow.parquet as pq
 from nnd_suites.errors import SuiteValidationError, TemplateError
 from nnd_suites.io import atomic_directory
 from nnd_suites.pairs import Pair, is_degenerate
+from nnd_suites.suite.candidates import (
+    CANDIDATES_FILE,
+    SuiteCandidate,
+    candidates_from_rows,
+    candidates_to_table,
+)
 from nnd_suites.suite.manifest import (
     MANIFEST_FILE,
     BuildCounts,
@@ -62,17 +69,32 @@ COMPUTED = ("counts", "created_with", "section_hashes", "content_hash")
 
 
 class Suite:
-    """Pairs plus manifest. ``Suite.load(folder)`` validates; ``suite.save(folder)`` is atomic."""
+    """Pairs, annotated candidates and manifest. ``Suite.load(folder)`` validates;
+    ``suite.save(folder)`` is atomic."""
 
-    def __init__(self, manifest: SuiteManifest, pairs: list[Pair]) -> None:
+    def __init__(
+        self,
+        manifest: SuiteManifest,
+        pairs: list[Pair],
+        candidates: Sequence[SuiteCandidate] = (),
+    ) -> None:
         self.manifest = manifest
         self.pairs = pairs
+        self.candidates = list(candidates)
 
     # ---------------------------------------------------------- constructors
     @classmethod
-    def from_pairs(cls, pairs: list[Pair], *, counts: BuildCounts, **fields: Any) -> Suite:
+    def from_pairs(
+        cls,
+        pairs: list[Pair],
+        *,
+        counts: BuildCounts,
+        candidates: Sequence[SuiteCandidate],
+        **fields: Any,
+    ) -> Suite:
         """The one constructor: ``fields`` are the manifest's given fields (name, adapter, quality
-        map, sources, templates, ...); counts from the pairs, version and hashes are computed."""
+        map, sources, templates, ...); counts from the pairs, version and hashes are computed.
+        ``candidates`` are every annotated candidate read (``counts.candidates`` of them)."""
         from nnd_suites import __version__
 
         given = {name: value for name, value in fields.items() if name not in COMPUTED}
@@ -83,19 +105,21 @@ class Suite:
         manifest = SuiteManifest(
             **given, counts=full, created_with=__version__, content_hash="0" * 64
         )
-        suite = cls(manifest.sealed(pairs), pairs)
+        candidates = list(candidates)
+        suite = cls(manifest.sealed(pairs, candidates), pairs, candidates)
         suite.validate()
         return suite
 
     def derive(self, pairs: list[Pair], **updates: Any) -> Suite:
         """A suite made from this one (a transformation's child): its manifest with ``updates``,
-        the build counts kept, the rest recomputed by :meth:`from_pairs`."""
+        the build counts and the annotated candidates kept, the rest recomputed by
+        :meth:`from_pairs`."""
         fields = self.manifest.model_dump(exclude=set(COMPUTED))
         fields.update(updates)
         build = BuildCounts(
             **self.manifest.counts.model_dump(include=set(BuildCounts.model_fields))
         )
-        return Suite.from_pairs(pairs, counts=build, **fields)
+        return Suite.from_pairs(pairs, counts=build, candidates=self.candidates, **fields)
 
     @property
     def name(self) -> str:
@@ -112,6 +136,7 @@ class Suite:
             isinstance(other, Suite)
             and self.manifest == other.manifest
             and self.pairs == other.pairs
+            and self.candidates == other.candidates
         )
 
     @cached_property
@@ -122,12 +147,12 @@ class Suite:
     def validate(self) -> None:
         """Check the invariants a suite must hold; raise SuiteValidationError naming the fault."""
         problems = self._invariant_problems()
-        edited = self.manifest.edited_sections(self.pairs)
+        edited = self.manifest.edited_sections(self.pairs, self.candidates)
         if edited:
             problems.append(
                 "edited after it was written: "
                 + ", ".join(
-                    "the pairs" if name == "pairs" else f"manifest field {name!r}"
+                    f"the {name}" if name in ("pairs", "candidates") else f"manifest field {name!r}"
                     for name in edited
                 )
                 + " no longer match(es) the recorded hashes; rebuild the suite instead of "
@@ -175,7 +200,21 @@ class Suite:
             if recorded != value:
                 shown = f" ({recorded} pairs, the data has {value})" if name == "pairs" else ""
                 problems.append(f"manifest counts.{name} does not match the pairs{shown}")
-        return problems
+        return problems + self._candidate_problems()
+
+    def _candidate_problems(self) -> list[str]:
+        """Every annotated candidate kept, and every pair's group among them."""
+        recorded = self.manifest.counts.candidates
+        if len(self.candidates) != recorded:
+            return [
+                f"{len(self.candidates)} annotated candidates kept, the manifest counts "
+                f"{recorded} (counts.candidates); rebuild the suite"
+            ]
+        groups = {c.group_id for c in self.candidates}
+        orphan = next((p for p in self.pairs if p.group_id not in groups), None)
+        if orphan is not None:
+            return [f"pair {orphan.id}: group {orphan.group_id!r} has no annotated candidate"]
+        return []
 
     # ---------------------------------------------------------------- storage
     def save(self, folder: str | Path) -> Path:
@@ -185,6 +224,7 @@ class Suite:
         with atomic_directory(folder) as tmp:
             table = pairs_to_table(self.pairs, manifest.context_fields, manifest.breakdown_fields)
             pq.write_table(table, tmp / PAIRS_FILE)
+            pq.write_table(candidates_to_table(self.candidates), tmp / CANDIDATES_FILE)
             manifest.write_to_directory(tmp)
         return folder
 
@@ -201,7 +241,11 @@ class Suite:
             rows = pq.read_table(folder / PAIRS_FILE).to_pylist()
         except (OSError, pa.ArrowException) as exc:
             raise SuiteValidationError(f"{folder / PAIRS_FILE}: unreadable pairs: {exc}") from exc
-        suite = cls(manifest, pairs_from_rows(rows, f"{folder / PAIRS_FILE}"))
+        suite = cls(
+            manifest,
+            pairs_from_rows(rows, f"{folder / PAIRS_FILE}"),
+            read_candidates(folder / CANDIDATES_FILE, manifest.format_version),
+        )
         suite.validate()
         return suite
 
@@ -218,3 +262,18 @@ class Suite:
             ),
             "content_hash": self.manifest.content_hash,
         }
+
+
+def read_candidates(path: Path, format_version: str) -> list[SuiteCandidate]:
+    """The annotated candidates of a suite folder or exported config, named in any error."""
+    if not path.is_file():
+        raise SuiteValidationError(
+            f"{path.parent}: no {CANDIDATES_FILE} (suite format {format_version}; suites keep "
+            "their annotated candidates since format 2.1); rebuild the suite with "
+            "`nnd-suites build`"
+        )
+    try:
+        rows = pq.read_table(path).to_pylist()
+    except (OSError, pa.ArrowException) as exc:
+        raise SuiteValidationError(f"{path}: unreadable candidates: {exc}") from exc
+    return candidates_from_rows(rows, str(path))

@@ -12,7 +12,13 @@ import pytest
 from nnd_suites import Suite, SuiteValidationError
 from nnd_suites.cli import main
 from nnd_suites.errors import NNDError, UnknownItemError
-from nnd_suites.suite import MANIFEST_FILE, PAIRS_FILE, SuiteManifest, export_json_schemas
+from nnd_suites.suite import (
+    CANDIDATES_FILE,
+    MANIFEST_FILE,
+    PAIRS_FILE,
+    SuiteManifest,
+    export_json_schemas,
+)
 
 
 def test_round_trip_equals_original(challenge300_suite, tmp_path):
@@ -22,7 +28,7 @@ def test_round_trip_equals_original(challenge300_suite, tmp_path):
 
 def test_written_files_validate_against_exported_json_schemas(quiz_design_suite, tmp_path):
     folder = quiz_design_suite.save(tmp_path / "qd")
-    manifest_schema, pair_schema = (
+    manifest_schema, pair_schema, candidate_schema = (
         json.loads(p.read_text()) for p in export_json_schemas(tmp_path)
     )
     jsonschema.validate(json.loads((folder / MANIFEST_FILE).read_text()), manifest_schema)
@@ -31,6 +37,11 @@ def test_written_files_validate_against_exported_json_schemas(quiz_design_suite,
     validator = jsonschema.Draft202012Validator(pair_schema)
     for row in rows:
         validator.validate(row)
+    candidates = pq.read_table(folder / CANDIDATES_FILE).to_pylist()
+    assert len(candidates) == quiz_design_suite.manifest.counts.candidates == 2458
+    validator = jsonschema.Draft202012Validator(candidate_schema)
+    for row in candidates:
+        validator.validate(row)  # quiz design has labels, no ratings (a map column)
 
 
 def test_shipped_schemas_are_up_to_date(tmp_path):
@@ -38,7 +49,7 @@ def test_shipped_schemas_are_up_to_date(tmp_path):
 
     export_json_schemas(tmp_path)
     shipped = resources.files("nnd_suites.schemas")
-    for name in ("suite_manifest.schema.json", "pair.schema.json"):
+    for name in ("suite_manifest.schema.json", "pair.schema.json", "candidate.schema.json"):
         assert json.loads(shipped.joinpath(name).read_text()) == json.loads(
             (tmp_path / name).read_text()
         ), f"run `nnd-suites schema` to refresh {name}"
@@ -145,9 +156,8 @@ def test_editing_any_manifest_field_fails_validation_naming_it(written_quiz_desi
 
 def test_the_content_hash_does_not_depend_on_the_release(quiz_design_suite):
     relabelled = quiz_design_suite.manifest.model_copy(update={"created_with": "9.9.9"})
-    assert relabelled.sealed(quiz_design_suite.pairs).content_hash == (
-        quiz_design_suite.manifest.content_hash
-    )
+    sealed = relabelled.sealed(quiz_design_suite.pairs, quiz_design_suite.candidates)
+    assert sealed.content_hash == (quiz_design_suite.manifest.content_hash)
 
 
 @pytest.mark.parametrize(

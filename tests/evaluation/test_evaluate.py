@@ -17,7 +17,7 @@ from nnd_suites.suite import Suite
 
 
 def _subset(suite: Suite, n: int, start: int = 0) -> Suite:
-    return Suite(suite.manifest, suite.pairs[start : start + n])
+    return Suite(suite.manifest, suite.pairs[start : start + n], suite.candidates)
 
 
 class CountingBackend(Backend):

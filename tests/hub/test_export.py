@@ -206,8 +206,8 @@ def test_cli_export(tmp_path, capsys):
 # ------------------------------------------------------------------------------- bad input
 def _renamed(suite: Suite, name: str) -> Suite:
     # sealed(), not derive(): the manifest's own name check would refuse some of these first
-    manifest = suite.manifest.model_copy(update={"name": name}).sealed(suite.pairs)
-    return Suite(manifest, suite.pairs)
+    renamed = suite.manifest.model_copy(update={"name": name})
+    return Suite(renamed.sealed(suite.pairs, suite.candidates), suite.pairs, suite.candidates)
 
 
 def test_invalid_suite_is_not_exported_and_nothing_is_written(
@@ -216,7 +216,9 @@ def test_invalid_suite_is_not_exported_and_nothing_is_written(
     folder = tmp_path / "nnd"
     export_suites([challenge300_suite], folder)
     card = (folder / CARD_FILE).read_bytes()
-    broken = Suite(quiz_design_suite.manifest, quiz_design_suite.pairs[:-1])
+    broken = Suite(
+        quiz_design_suite.manifest, quiz_design_suite.pairs[:-1], quiz_design_suite.candidates
+    )
     valid = _renamed(challenge300_suite, "c300_copy")
     with pytest.raises(
         SuiteValidationError,

@@ -124,6 +124,7 @@ def test_publish_creates_uploads_and_tags(hub, challenge300_suite, quiz_design_s
     assert upload["delete_patterns"] == ["challenge300/test-*.parquet"]
     assert hub.files() == [
         "README.md",
+        "challenge300/candidates.parquet",
         "challenge300/manifest.json",
         "challenge300/test-00000-of-00001.parquet",
     ]
@@ -176,6 +177,7 @@ def test_dry_run_builds_the_folder_and_sends_nothing(hub, challenge300_suite, tm
     assert "dry run: would upload to https://huggingface.co/datasets/org/nnd" in out
     for name in [
         "README.md",
+        "challenge300/candidates.parquet",
         "challenge300/manifest.json",
         "challenge300/test-00000-of-00001.parquet",
     ]:
@@ -230,9 +232,10 @@ def test_invalid_input_fails_before_the_hub_is_contacted(hub, challenge300_suite
         publish_suites([challenge300_suite], "not a repo")
     renamed = type(challenge300_suite)(
         challenge300_suite.manifest.model_copy(update={"name": "bad name"}).sealed(
-            challenge300_suite.pairs
+            challenge300_suite.pairs, challenge300_suite.candidates
         ),
         challenge300_suite.pairs,
+        challenge300_suite.candidates,
     )
     with pytest.raises(NNDError, match="cannot be a Hub config name"):
         publish_suites([renamed], "org/nnd")

@@ -62,7 +62,7 @@ def test_manifest_records_the_transformation(quiz_design_suite, quiz_lowercase, 
     assert info.params == {"on": "both"}
     assert info.parent_suite == "quiz_design"
     assert info.parent_content_hash == quiz_design_suite.manifest.content_hash
-    assert manifest.edited_sections(quiz_lowercase.pairs) == []
+    assert manifest.edited_sections(quiz_lowercase.pairs, quiz_lowercase.candidates) == []
     assert manifest.content_hash != quiz_design_suite.manifest.content_hash
     assert manifest.counts.breakdowns == quiz_design_suite.manifest.counts.breakdowns
     assert Suite.load(quiz_lowercase.save(tmp_path / "child")) == quiz_lowercase
@@ -147,6 +147,7 @@ def test_language_mismatch_warns(challenge300_suite):
     german = Suite(
         challenge300_suite.manifest.model_copy(update={"languages": ["de"]}),
         challenge300_suite.pairs,
+        challenge300_suite.candidates,
     )
     with pytest.warns(UserWarning, match=r"typos is written for \['en'\]"):
         transform_suite(german, "typos")

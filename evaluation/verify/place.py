@@ -1,0 +1,90 @@
+"""Place a new model among the annotated systems of a verify run (paper 5.1): per category, fit
+human score against pass rate over the systems and predict the new model's human score."""
+
+from __future__ import annotations
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from nnd_suites.errors import NNDError
+from nnd_suites.evaluation.report import EvaluationReport
+from nnd_suites.evaluation.verify.run import Correlation, VerifyReport
+from nnd_suites.evaluation.verify.stats import place_model
+
+
+class PlacedScore(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    pass_rate: float
+    predicted_human_score: float
+    prediction_interval: tuple[float, float] | None = Field(
+        description="prediction interval of the fit (t distribution); null with 2 systems"
+    )
+    r_squared: float
+    systems: int
+    poor_fit: bool
+    reason: str | None = Field(description="why the fit is flagged poor, if it is")
+
+
+class PlacementReport(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    model: str
+    suite: str
+    measure: str
+    confidence: float
+    overall: PlacedScore
+    by_category: dict[str, PlacedScore]
+    skipped: dict[str, str] = Field(description="category -> why it could not be placed")
+
+
+def _place(correlation: Correlation, pass_rate: float, confidence: float) -> PlacedScore:
+    placed = place_model(
+        correlation.pass_rates, correlation.human_scores, pass_rate, confidence=confidence
+    )
+    return PlacedScore(
+        pass_rate=pass_rate,
+        predicted_human_score=placed.predicted,
+        prediction_interval=placed.interval,
+        r_squared=placed.r_squared,
+        systems=placed.systems,
+        poor_fit=placed.poor_fit,
+        reason=placed.reason,
+    )
+
+
+def place_in_verify(verify: VerifyReport, report: EvaluationReport) -> PlacementReport:
+    """The new model of ``report`` (an ``evaluate`` run on the verified suite, same tests)."""
+    result = report.suites.get(verify.suite)
+    if result is None:
+        raise NNDError(
+            f"the evaluation of {report.model} has no suite {verify.suite!r} (it has "
+            f"{sorted(report.suites)}); evaluate the model on the verified suite"
+        )
+    if result.content_hash != verify.content_hash or report.limit != verify.limit:
+        raise NNDError(
+            f"{report.model} was scored on other tests of {verify.suite} than the verify run "
+            f"(content hash {result.content_hash[:12]} vs {verify.content_hash[:12]}, --limit "
+            f"{report.limit} vs {verify.limit}); evaluate it on the same suite and limit"
+        )
+    if result.pass_rate is None:
+        raise NNDError(f"{report.model} has no pass rate on {verify.suite} (no test scored)")
+    skipped: dict[str, str] = {}
+    by_category: dict[str, PlacedScore] = {}
+    for category, correlation in verify.by_category.items():
+        rate = result.by_category.get(category)
+        if rate is None or rate.pass_rate is None:
+            skipped[category] = "the new model has no pass rate in this category"
+            continue
+        try:
+            by_category[category] = _place(correlation, rate.pass_rate, verify.confidence)
+        except NNDError as exc:  # every system with the same pass rate: nothing to fit
+            skipped[category] = str(exc)
+    return PlacementReport(
+        model=report.model,
+        suite=verify.suite,
+        measure=verify.measure,
+        confidence=verify.confidence,
+        overall=_place(verify.overall, result.pass_rate, verify.confidence),
+        by_category=by_category,
+        skipped=skipped,
+    )

@@ -1,0 +1,161 @@
+"""Verify and placement reports as files: JSON (+ JSON Schema), Markdown and a PNG scatter.
+
+A verify folder is written as a whole (a temporary folder swapped in)::
+
+    verify.json         VerifyReport
+    verify.schema.json  its JSON Schema
+    verify.md           the correlations, overall and per category
+    verify.png          pass rate against human score, one labelled point per system
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from pydantic import BaseModel, ValidationError
+
+from nnd_suites.errors import NNDError
+from nnd_suites.evaluation.verify.place import PlacedScore, PlacementReport
+from nnd_suites.evaluation.verify.run import Correlation, VerifyReport
+from nnd_suites.io import atomic_directory, atomic_write_text
+
+VERIFY_FILE = "verify.json"
+
+
+def json_schema(model: type[BaseModel]) -> dict:
+    schema = model.model_json_schema(mode="serialization")
+    schema["$schema"] = "https://json-schema.org/draft/2020-12/schema"
+    return schema
+
+
+def check_verify_folder(out: str | Path) -> Path:
+    """``out`` must be new, empty or an earlier verify folder (replaced as a whole)."""
+    out = Path(out)
+    if out.exists() and not out.is_dir():
+        raise NNDError(f"--out {out}: exists and is not a folder; choose a folder for the report")
+    if out.is_dir() and any(out.iterdir()) and not (out / VERIFY_FILE).is_file():
+        raise NNDError(
+            f"--out {out}: the folder holds files that are not a verify report; choose a new "
+            "or empty folder (an earlier verify folder is replaced as a whole)"
+        )
+    return out
+
+
+def write_verify(report: VerifyReport, out: str | Path) -> dict[str, Path]:
+    from nnd_suites.evaluation.plots import write_scatter
+
+    out = check_verify_folder(out)
+    files = {
+        "json": (VERIFY_FILE, report.model_dump_json(indent=2) + "\n"),
+        "schema": ("verify.schema.json", json.dumps(json_schema(VerifyReport), indent=2) + "\n"),
+        "markdown": ("verify.md", verify_markdown(report)),
+    }
+    written = {}
+    with atomic_directory(out) as tmp:
+        for kind, (name, text) in files.items():
+            atomic_write_text(tmp / name, text)
+            written[kind] = out / name
+        write_scatter(
+            tmp / "verify.png",
+            report.overall.pass_rates,
+            report.overall.human_scores,
+            title=f"{report.suite}: NND pass rate against human score",
+            human_label=f"human score ({report.measure})",
+        )
+        written["chart"] = out / "verify.png"
+    return written
+
+
+def load_verify(path: str | Path) -> VerifyReport:
+    path = Path(path)
+    file = path / VERIFY_FILE if path.is_dir() else path
+    try:
+        return VerifyReport.model_validate_json(file.read_text("utf-8"))
+    except OSError as exc:
+        raise NNDError(
+            f"{file}: no verify report there ({exc.strerror}); give the folder written by "
+            "`nnd-suites verify --out DIR`"
+        ) from exc
+    except ValidationError as exc:
+        raise NNDError(
+            f"{file}: not an nnd-suites verify report ({exc.errors()[0]['msg']})"
+        ) from exc
+
+
+def _number(value: float | None) -> str:
+    return "n/a" if value is None else f"{value:+.2f}"
+
+
+def _ci(ci: tuple[float, float] | None) -> str:
+    return "n/a" if ci is None else f"[{ci[0]:+.2f}, {ci[1]:+.2f}]"
+
+
+def _row(label: str, c: Correlation) -> str:
+    return (
+        f"| {label} | {c.tests} | {c.systems} | {_number(c.kendall_tau)} | "
+        f"{_ci(c.kendall_tau_ci)} | {_number(c.gap_pearson)} | {_ci(c.gap_pearson_ci)} |"
+    )
+
+
+def verify_markdown(report: VerifyReport) -> str:
+    level = f"{100 * report.confidence:g}%"
+    lines = [
+        f"# Verification of {report.suite} against human judgments",
+        "",
+        f"**{report.note}**",
+        "",
+        f"Human score: {report.measure}. Bootstrap: {report.resamples} resamples of the tests "
+        f"(seed {report.seed}), {level} percentile intervals."
+        + (f" Only the first {report.limit} context groups were scored." if report.limit else ""),
+        "",
+        "| system | model | pass rate | human score |",
+        "|---|---|---:|---:|",
+    ]
+    overall = report.overall
+    for name in sorted(overall.human_scores, key=lambda n: -overall.human_scores[n]):
+        lines.append(
+            f"| {name} | `{report.systems[name]}` | {100 * overall.pass_rates[name]:.1f}% | "
+            f"{overall.human_scores[name]:.3f} |"
+        )
+    lines += [
+        "",
+        f"| tests of | n | systems | Kendall tau | {level} CI | gap Pearson | {level} CI |",
+        "|---|---:|---:|---:|---|---:|---|",
+        _row("**overall**", overall),
+        *(
+            _row(f"{c} ({report.category_kinds.get(c, '')})", r)
+            for c, r in report.by_category.items()
+        ),
+    ]
+    return "\n".join(lines) + "\n"
+
+
+def _placed_row(label: str, p: PlacedScore) -> str:
+    interval = (
+        "n/a"
+        if p.prediction_interval is None
+        else (f"[{p.prediction_interval[0]:.3f}, {p.prediction_interval[1]:.3f}]")
+    )
+    flag = f"poor fit: {p.reason}" if p.poor_fit else "ok"
+    return (
+        f"| {label} | {100 * p.pass_rate:.1f}% | {p.predicted_human_score:.3f} | {interval} | "
+        f"{p.r_squared:.2f} | {p.systems} | {flag} |"
+    )
+
+
+def placement_markdown(placement: PlacementReport) -> str:
+    level = f"{100 * placement.confidence:g}%"
+    lines = [
+        f"# Placement of `{placement.model}` among the systems annotated in {placement.suite}",
+        "",
+        f"Predicted human score ({placement.measure}) from a least-squares fit of human score "
+        f"on pass rate over the annotated systems, with a {level} prediction interval.",
+        "",
+        f"| category | pass rate | predicted | {level} prediction interval | r² | systems | fit |",
+        "|---|---:|---:|---|---:|---:|---|",
+        _placed_row("**overall**", placement.overall),
+        *(_placed_row(c, p) for c, p in placement.by_category.items()),
+    ]
+    lines += [f"\nNot placed in {c}: {why}" for c, why in placement.skipped.items()]
+    return "\n".join(lines) + "\n"

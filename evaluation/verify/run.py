@@ -1,0 +1,212 @@
+"""Verify a suite against human judgments (paper 2.3): score each annotated system's model on the
+suite, then correlate the pass rates with the systems' human scores, overall and per category.
+
+``verify_suite(suite, {"mixqg": "Salesforce/mixqg-base", ...})`` returns a :class:`VerifyReport`
+(written with ``out`` as verify.json, its schema, verify.md and verify.png); ``place_in_verify``
+then places a new model's evaluation report among the annotated systems (paper 5.1).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field
+
+from nnd_suites import __version__
+from nnd_suites.errors import NNDError, UnknownItemError
+from nnd_suites.evaluation.report import TestOutcome
+from nnd_suites.evaluation.verify.stats import bootstrap_correlations
+from nnd_suites.human_scores import HumanScores, human_scores
+from nnd_suites.suite import Suite
+
+#: Said in every report: a correlation over a handful of systems is a rough signal.
+FEW_SYSTEMS = (
+    "{n} systems. Human evaluations usually annotate 3 to 7 systems; correlations over so few "
+    "points have wide bootstrap intervals: read the intervals before the point values."
+)
+SCORED = ("pass", "fail", "tie")
+
+
+class Correlation(BaseModel):
+    """Pass rates against human scores over one set of tests (the suite, or one category)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    tests: int = Field(description="tests every system scored (no degenerate or skipped test)")
+    systems: int
+    pass_rates: dict[str, float]
+    human_scores: dict[str, float]
+    kendall_tau: float | None = Field(description="Kendall's tau-b; null when undefined")
+    kendall_tau_ci: tuple[float, float] | None
+    gap_pearson: float | None = Field(
+        description="Pearson r between the n(n-1)/2 pairwise gaps in pass rate and in human "
+        "score; null when undefined (fewer than 3 systems, constant gaps)"
+    )
+    gap_pearson_ci: tuple[float, float] | None
+    undefined_resamples: dict[str, int] = Field(
+        description="resamples where a correlation was undefined, left out of its interval"
+    )
+
+
+class VerifyReport(BaseModel):
+    """What ``nnd-suites verify`` writes as verify.json."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    nnd_suites_version: str
+    created: str
+    suite: str
+    content_hash: str
+    measure: str = Field(description="what the human score is (from the quality map)")
+    systems: dict[str, str] = Field(description="annotated system -> model scored for it")
+    limit: int | None = Field(None, description="only the first N context groups were scored")
+    resamples: int
+    seed: int
+    confidence: float
+    note: str = Field(description="how much the number of systems lets one conclude")
+    overall: Correlation
+    by_category: dict[str, Correlation]
+    category_kinds: dict[str, str] = Field(description="error or context (see `systems`)")
+
+
+def read_systems_file(path: str | Path) -> dict[str, str]:
+    """``NAME: MODEL`` lines (YAML), optionally under a ``systems:`` key."""
+    path = Path(path)
+    try:
+        data = yaml.safe_load(path.read_text("utf-8"))
+    except (OSError, yaml.YAMLError) as exc:
+        raise NNDError(f"{path}: unreadable systems file ({exc})") from exc
+    if isinstance(data, dict) and set(data) == {"systems"}:
+        data = data["systems"]
+    if not isinstance(data, dict) or not all(
+        isinstance(k, str) and isinstance(v, str) for k, v in data.items()
+    ):
+        raise NNDError(
+            f"{path}: a systems file maps each annotated system to a model, one "
+            "`NAME: MODEL` per line (a Hub id or a local folder)"
+        )
+    return data
+
+
+def parse_system(text: str) -> tuple[str, str]:
+    name, sep, model = text.partition("=")
+    if not sep or not name or not model:
+        raise NNDError(f"--system {text!r}: write NAME=MODEL (an annotated system, a model)")
+    return name, model
+
+
+def _nan_to_none(value: float) -> float | None:
+    return None if math.isnan(value) else value
+
+
+def _correlation(
+    outcomes: Mapping[str, list[TestOutcome]],
+    human: Mapping[str, float],
+    category: str | None,
+    **bootstrap: Any,
+) -> Correlation | None:
+    names = sorted(human)
+    first = outcomes[names[0]]
+    keep = [
+        i
+        for i, test in enumerate(first)
+        if (category is None or test.category == category)
+        and all(outcomes[n][i].outcome in SCORED for n in names)
+    ]
+    if not keep:
+        return None
+    passes = {n: [outcomes[n][i].outcome == "pass" for i in keep] for n in names}
+    result = bootstrap_correlations(passes, human, **bootstrap)
+    return Correlation(
+        tests=len(keep),
+        systems=len(names),
+        pass_rates={n: sum(p) / len(p) for n, p in passes.items()},
+        human_scores=dict(human),
+        kendall_tau=_nan_to_none(result.rank),
+        kendall_tau_ci=result.rank_ci,
+        gap_pearson=_nan_to_none(result.gap),
+        gap_pearson_ci=result.gap_ci,
+        undefined_resamples={
+            "kendall_tau": result.rank_undefined,
+            "gap_pearson": result.gap_undefined,
+        },
+    )
+
+
+def check_systems(systems: Mapping[str, str], scores: HumanScores) -> None:
+    for name in systems:
+        if name not in scores.systems:
+            raise UnknownItemError(
+                f"system of suite {scores.suite}",
+                name,
+                list(scores.systems),
+                hint="`nnd-suites systems SUITE` lists the annotated systems",
+            )
+    if len(systems) < 2:
+        raise NNDError(f"verify needs at least 2 systems to correlate, got {sorted(systems)}")
+
+
+def verify_suite(
+    suite: str | Path | Suite,
+    systems: Mapping[str, str | Path],
+    *,
+    out: str | Path | None = None,
+    resamples: int = 1000,
+    seed: int = 0,
+    confidence: float = 0.95,
+    template: str | None = None,
+    limit: int | None = None,
+    **scoring: Any,
+) -> VerifyReport:
+    """Score ``systems[name]`` (a model: Hub id or folder) for each annotated system ``name``,
+    correlate pass rates with human scores overall and per category, and (with ``out``) write
+    the report folder. ``scoring`` takes :func:`nnd_suites.evaluate`'s options (device,
+    dtype, batch_size, cache, progress, ...)."""
+    from nnd_suites.evaluation.evaluate import evaluate, prepare_suites
+    from nnd_suites.evaluation.verify.render import check_verify_folder, write_verify
+
+    if out is not None:
+        check_verify_folder(out)  # before any scoring: a bad --out must not cost a run
+    prepared = prepare_suites([suite], template=template, limit=limit)
+    plan = prepared.plans[0]
+    scores = human_scores(plan.suite)
+    check_systems(systems, scores)
+    outcomes = {
+        name: evaluate(str(model), prepared, **scoring).outcomes[plan.name]
+        for name, model in systems.items()
+    }
+    bootstrap = {"resamples": resamples, "seed": seed, "confidence": confidence}
+    human = {n: scores.systems[n].human_score for n in systems}
+    overall = _correlation(outcomes, human, None, **bootstrap)
+    if overall is None:
+        raise NNDError(f"{plan.name}: no test was scored by every system; nothing to correlate")
+    by_category = {}
+    for category in scores.categories:
+        per = {n: scores.systems[n].by_category.get(category) for n in systems}
+        if any(v is None for v in per.values()):
+            continue  # a system with no candidate there has no human score to compare
+        found = _correlation(outcomes, per, category, **bootstrap)  # type: ignore[arg-type]
+        if found is not None:
+            by_category[category] = found
+    report = VerifyReport(
+        nnd_suites_version=__version__,
+        created=datetime.now(timezone.utc).isoformat(timespec="seconds"),
+        suite=plan.name,
+        content_hash=plan.suite.manifest.content_hash,
+        measure=scores.measure,
+        systems={n: str(m) for n, m in systems.items()},
+        limit=limit,
+        note=FEW_SYSTEMS.format(n=len(systems)),
+        overall=overall,
+        by_category=by_category,
+        category_kinds={c: scores.categories[c] for c in by_category},
+        **bootstrap,
+    )
+    if out is not None:
+        write_verify(report, out)
+    return report

@@ -1,0 +1,34 @@
+"""nnd-suites place VERIFY_DIR REPORT: predict a new model's human score (paper 5.1)."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    parser = subparsers.add_parser(
+        "place",
+        help="predict a new model's human score from a verify run and its evaluation",
+        description="Fit human score against pass rate over the annotated systems of a verify "
+        "run and predict the human score of a new model evaluated on the same suite (same "
+        "--limit), with a prediction interval, overall and per category; a fit over fewer "
+        "than 4 systems or with r² < 0.5 is flagged poor.",
+    )
+    parser.add_argument("verify", type=Path, help="folder written by `nnd-suites verify --out`")
+    parser.add_argument("report", type=Path, help="folder written by `nnd-suites evaluate --out`")
+    parser.add_argument("--json", action="store_true", help="print one JSON object")
+    parser.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from nnd_suites.evaluation.saved import load_report
+    from nnd_suites.evaluation.verify.place import place_in_verify
+    from nnd_suites.evaluation.verify.render import load_verify, placement_markdown
+
+    placement = place_in_verify(load_verify(args.verify), load_report(args.report))
+    if args.json:
+        print(placement.model_dump_json(indent=2))
+    else:
+        print(placement_markdown(placement), end="")
+    return 0

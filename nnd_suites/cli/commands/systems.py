@@ -1,0 +1,35 @@
+"""nnd-suites systems SUITE: each annotated system's human score, from the suite's candidates."""
+
+from __future__ import annotations
+
+import argparse
+
+from nnd_suites.suite.resolve import load_suite
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    parser = subparsers.add_parser(
+        "systems",
+        help="human score per annotated system (overall and per category), from the suite",
+        description="Derive each annotated system's human score from the suite's candidates and "
+        "quality map: the share of its candidates in the top tier (labels, graded credit) or "
+        "its mean rating (numeric and Likert rules); per error category, the share of its "
+        "candidates without that error; per context category (question type, aspect), the "
+        "score over its candidates there.",
+    )
+    parser.add_argument(
+        "suite", help="suite folder, built-in adapter name, FOLDER/CONFIG or hub:ORG/NAME/CONFIG"
+    )
+    parser.add_argument("--json", action="store_true", help="print one JSON object")
+    parser.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from nnd_suites.human_scores import human_scores, human_scores_markdown
+
+    scores = human_scores(load_suite(args.suite))
+    if args.json:
+        print(scores.model_dump_json(indent=2))
+    else:
+        print(human_scores_markdown(scores), end="")
+    return 0

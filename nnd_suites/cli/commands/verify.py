@@ -1,0 +1,67 @@
+"""nnd-suites verify SUITE --system NAME=MODEL ...: does the suite rank systems as people did?"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from nnd_suites.cli.options import add_scoring_options, scoring_options
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    parser = subparsers.add_parser(
+        "verify",
+        help="correlate the pass rates of the annotated systems' models with their human scores",
+        description="Score a model for each annotated system of a suite, then report, overall "
+        "and per category, Kendall's tau between pass rates and human scores, the Pearson "
+        "correlation of their pairwise gaps (paper 2.3), bootstrap intervals over tests and the "
+        "number of systems (3 to 7 systems give wide intervals). Writes verify.json (+ schema), "
+        "verify.md and verify.png.",
+    )
+    parser.add_argument(
+        "suite", help="suite folder, built-in adapter name, FOLDER/CONFIG or hub:ORG/NAME/CONFIG"
+    )
+    parser.add_argument(
+        "--system",
+        action="append",
+        default=[],
+        metavar="NAME=MODEL",
+        help="an annotated system (see `nnd-suites systems SUITE`) and the model that stands "
+        "for it: Hub id or local folder (repeatable)",
+    )
+    parser.add_argument(
+        "--systems-file", type=Path, help="YAML mapping of NAME: MODEL (added to --system)"
+    )
+    parser.add_argument("--out", type=Path, required=True, help="folder for the report")
+    parser.add_argument("--resamples", type=int, default=1000, help="bootstrap resamples")
+    parser.add_argument("--seed", type=int, default=0, help="bootstrap seed")
+    parser.add_argument("--json", action="store_true", help="print verify.json's object")
+    add_scoring_options(parser, model=False)
+    parser.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from nnd_suites.errors import NNDError
+    from nnd_suites.evaluation.verify.render import verify_markdown
+    from nnd_suites.evaluation.verify.run import parse_system, read_systems_file, verify_suite
+
+    systems = read_systems_file(args.systems_file) if args.systems_file else {}
+    for text in args.system:
+        name, model = parse_system(text)
+        if name in systems:
+            raise NNDError(f"--system {name} is given twice; give each system one model")
+        systems[name] = model
+    report = verify_suite(
+        args.suite,
+        systems,
+        out=args.out,
+        resamples=args.resamples,
+        seed=args.seed,
+        **scoring_options(args),
+    )
+    if args.json:
+        print(report.model_dump_json(indent=2))
+    else:
+        print(verify_markdown(report), end="")
+        print(f"\nwrote {args.out}/verify.json, verify.schema.json, verify.md, verify.png")
+    return 0

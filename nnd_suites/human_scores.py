@@ -1,0 +1,179 @@
+"""Human score per annotated system, derived from a suite alone (its candidates and quality map).
+
+The measure follows the quality map, whatever the adapter:
+
+- labels in tiers (or a graded rating turned into labels): the share of the system's candidates
+  in the best tier (Quiz Design: "No error"; Challenge 300: credit 1). A candidate the map
+  leaves out (partial credit, an excluded label) is in the denominator: it is not top quality;
+- numeric and Likert ratings: the mean rating of the system's candidates (a numeric rule's own
+  aggregate per candidate; the mean of the annotators' scores for Likert), over the aspects.
+
+Per category, over the categories the suite's tests are split by:
+
+- an *error* category (one no top candidate carries: Quiz Design's "disfluent", an MQM error
+  type) scores the share of the system's candidates *without* that error;
+- a *context* category (the question category of Challenge 300, an aspect of SummEval) scores
+  the system's candidates in that category with the overall measure.
+"""
+
+from __future__ import annotations
+
+import statistics
+from collections import defaultdict
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from nnd_suites.quality_map import MajorityTopRule, NumericRule, QualityMap
+from nnd_suites.suite import Suite, SuiteCandidate
+
+CategoryKind = Literal["error", "context"]
+
+
+class SystemScore(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    human_score: float = Field(description="share in the top tier, or mean rating")
+    candidates: int = Field(ge=1, description="annotated candidates the system produced")
+    by_category: dict[str, float] = Field(
+        description="category -> share without that error (error categories) or the measure "
+        "over the system's candidates in that category (context categories)"
+    )
+    unrated: int = Field(0, ge=0, description="candidates with no rating in some aspect")
+
+
+class HumanScores(BaseModel):
+    """``nnd-suites systems SUITE --json``: one object keyed by system name, best first."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    suite: str
+    measure: str = Field(description="what human_score is, in words")
+    categories: dict[str, CategoryKind] = Field(
+        description="each test category and how it is scored (error: share without it)"
+    )
+    systems: dict[str, SystemScore]
+
+
+class _Judged:
+    """One candidate's value per view and the root category it carries in each view."""
+
+    def __init__(self, values: dict[str | None, float | None], roots: dict[str | None, str]):
+        self.values = values
+        self.roots = roots
+
+    @property
+    def value(self) -> float | None:
+        rated = [v for v in self.values.values() if v is not None]
+        return statistics.fmean(rated) if rated else None
+
+
+def _measure(quality_map: QualityMap) -> str:
+    if isinstance(quality_map.rule, NumericRule):
+        return f"mean {quality_map.rule.aggregate} rating"
+    if isinstance(quality_map.rule, MajorityTopRule):
+        return "mean rating over the aspects"
+    return "share of candidates labelled " + " or ".join(quality_map.top_labels())
+
+
+def _judge(quality_map: QualityMap, top: set[str], candidate: SuiteCandidate) -> _Judged:
+    annotated = candidate.as_candidate()
+    values: dict[str | None, float | None] = {}
+    roots: dict[str | None, str] = {}
+    for view in quality_map.views:
+        assessment = quality_map.assess(annotated, view)  # a data error is raised, named
+        rule = quality_map.rule
+        if isinstance(rule, MajorityTopRule):
+            ratings = (candidate.ratings or {}).get(rule.rating_key(view))
+            values[view] = statistics.fmean(ratings) if ratings else None
+        elif isinstance(rule, NumericRule):
+            values[view] = assessment.score
+        else:
+            values[view] = 1.0 if assessment.label in top else 0.0
+        label = assessment.label or candidate.label or ""
+        roots[view] = (
+            view if view is not None else quality_map.category_path(label, candidate.category)[0]
+        )
+    return _Judged(values, roots)
+
+
+def human_scores(suite: Suite) -> HumanScores:
+    """Every annotated system's human score, overall and per test category."""
+    quality_map = QualityMap.from_dict(
+        suite.manifest.quality_map.definition, origin=f"quality map of suite {suite.name}"
+    )
+    rated = isinstance(quality_map.rule, (NumericRule, MajorityTopRule))
+    top = set(quality_map.top_labels())
+    judged = [(c, _judge(quality_map, top, c)) for c in suite.candidates]
+    tested = list(suite.manifest.counts.breakdowns.get("category", {}))
+    # A category some top-quality candidate carries describes the context, not an error.
+    carried_by_top = {
+        root for _, j in judged for view, root in j.roots.items() if rated or j.values[view] == 1.0
+    }
+    kinds: dict[str, CategoryKind] = {
+        name: "context" if name in carried_by_top else "error" for name in tested
+    }
+    by_system: dict[str, list[_Judged]] = defaultdict(list)
+    for candidate, judgement in judged:
+        for system in dict.fromkeys(candidate.systems):
+            by_system[system].append(judgement)
+    scores = {system: _system_score(judgements, kinds) for system, judgements in by_system.items()}
+    ordered = sorted(scores.items(), key=lambda item: (-item[1].human_score, item[0]))
+    return HumanScores(
+        suite=suite.name, measure=_measure(quality_map), categories=kinds, systems=dict(ordered)
+    )
+
+
+def _system_score(judgements: list[_Judged], kinds: dict[str, CategoryKind]) -> SystemScore:
+    values = [j.value for j in judgements if j.value is not None]
+    by_category: dict[str, float] = {}
+    for name, kind in kinds.items():
+        if kind == "error":
+            without = [name not in j.roots.values() for j in judgements]
+            by_category[name] = statistics.fmean(without)
+            continue
+        inside = [
+            j.values[view]
+            for j in judgements
+            for view, root in j.roots.items()
+            if root == name and j.values[view] is not None
+        ]
+        if inside:  # a system with no candidate in this context category has no score there
+            by_category[name] = statistics.fmean(inside)
+    return SystemScore(
+        human_score=statistics.fmean(values) if values else float("nan"),
+        candidates=len(judgements),
+        by_category=by_category,
+        unrated=sum(any(v is None for v in j.values.values()) for j in judgements),
+    )
+
+
+def _cell(value: float | None, share: bool) -> str:
+    if value is None:
+        return "n/a"
+    return f"{100 * value:.1f}%" if share else f"{value:.3f}"
+
+
+def human_scores_markdown(scores: HumanScores) -> str:
+    """A table: one row per system (best first), overall then each category."""
+    share = scores.measure.startswith("share")
+    categories = list(scores.categories)
+    heads = [f"{c} ({'without' if k == 'error' else 'in'})" for c, k in scores.categories.items()]
+    lines = [
+        f"# Human scores of the systems annotated in {scores.suite}",
+        "",
+        f"Human score: {scores.measure}. Per category: an error category gives the share of "
+        "the system's candidates without that error; a context category the score of its "
+        "candidates in that category.",
+        "",
+        "| system | candidates | human score | " + " | ".join(heads) + " |",
+        "|---|---:|---:|" + "---:|" * len(categories),
+    ]
+    for name, system in scores.systems.items():
+        cells = [_cell(system.by_category.get(c), share) for c in categories]
+        lines.append(
+            f"| {name} | {system.candidates} | {_cell(system.human_score, share)} | "
+            + " | ".join(cells)
+            + " |"
+        )
+    return "\n".join(lines) + "\n"

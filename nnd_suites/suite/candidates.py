@@ -1,0 +1,98 @@
+"""The annotated candidates a suite keeps beside its pairs (``candidates.parquet``).
+
+Pairs alone cannot give a system's human score: a group whose candidates all share one quality
+forms no pair, and a pair merges identical texts. So a suite keeps every candidate the adapter
+read, one row each, with what its quality map needs to judge it again (label, ratings, error
+category) and the systems that produced it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Iterable
+from typing import Any
+
+import pyarrow as pa
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from nnd_suites.errors import SuiteValidationError
+from nnd_suites.groups import Candidate, Group
+
+CANDIDATES_FILE = "candidates.parquet"
+
+CANDIDATES_SCHEMA = pa.schema(
+    [
+        ("group_id", pa.string()),
+        ("text", pa.string()),
+        ("systems", pa.list_(pa.string())),
+        ("label", pa.string()),
+        ("ratings", pa.map_(pa.string(), pa.list_(pa.float64()))),
+        ("category", pa.string()),
+    ]
+)
+
+
+class SuiteCandidate(BaseModel):
+    """One annotated candidate as the adapter gave it (before the quality map judged it)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    group_id: str
+    text: str
+    systems: list[str] = Field(min_length=1)
+    label: str | None = None
+    ratings: dict[str, list[float]] | None = None
+    category: str | None = Field(None, description="error or context category, as annotated")
+
+    @classmethod
+    def from_group(cls, group: Group) -> list[SuiteCandidate]:
+        return [
+            cls(
+                group_id=group.id,
+                text=c.text,
+                systems=list(c.systems),
+                label=c.label,
+                ratings=c.ratings,
+                category=c.category,
+            )
+            for c in group.candidates
+        ]
+
+    def as_candidate(self) -> Candidate:
+        """The candidate a quality map assesses (messages name its group)."""
+        return Candidate(
+            text=self.text,
+            systems=self.systems,
+            label=self.label,
+            ratings=self.ratings,
+            category=self.category,
+            where=f"group {self.group_id} {self.systems}",
+        )
+
+
+def candidates_to_table(candidates: Iterable[SuiteCandidate]) -> pa.Table:
+    rows = [c.model_dump() for c in candidates]
+    for row in rows:  # a map column takes (key, value) pairs
+        if row["ratings"] is not None:
+            row["ratings"] = list(row["ratings"].items())
+    return pa.Table.from_pylist(rows, schema=CANDIDATES_SCHEMA)
+
+
+def candidates_from_rows(rows: list[dict[str, Any]], where: str) -> list[SuiteCandidate]:
+    candidates = []
+    for index, row in enumerate(rows):
+        if row.get("ratings") is not None:
+            row = {**row, "ratings": dict(row["ratings"])}
+        try:
+            candidates.append(SuiteCandidate.model_validate(row))
+        except ValidationError as exc:
+            raise SuiteValidationError(f"{where}: row {index}: invalid candidate: {exc}") from exc
+    return candidates
+
+
+def candidates_hash(candidates: Iterable[SuiteCandidate]) -> str:
+    digest = hashlib.sha256()
+    for candidate in candidates:
+        digest.update(candidate.model_dump_json().encode("utf-8", "surrogatepass"))
+        digest.update(b"\n")
+    return digest.hexdigest()

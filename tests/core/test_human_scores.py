@@ -1,0 +1,82 @@
+"""Human scores per system, checked against figures counted here from the raw candidates."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from nnd_suites import build_suite
+from nnd_suites.cli import main
+from nnd_suites.human_scores import human_scores
+from nnd_suites.quality_map import QualityMap
+
+QUIZ_SYSTEMS = ["bartb_sup", "bartl_sup", "dgpt2_sup", "gpt2b_sup", "gpt2m_sup", "mixqg"]
+
+
+def _of(suite, system):
+    return [c for c in suite.candidates if system in c.systems]
+
+
+@pytest.mark.parametrize("system", ["mixqg", "dgpt2_sup", "prophetnet"])
+def test_quiz_design_top_tier_share_and_errors(quiz_design_suite, system):
+    scores = human_scores(quiz_design_suite)
+    mine = _of(quiz_design_suite, system)
+    result = scores.systems[system]
+    assert result.candidates == len(mine) == 452
+    no_error = sum(c.label == "No error" for c in mine)
+    assert result.human_score == pytest.approx(no_error / 452)
+    for error in ("disfluent", "off_target", "wrong_context"):
+        without = sum(c.label != error for c in mine)
+        assert result.by_category[error] == pytest.approx(without / 452)
+    assert scores.categories == {e: "error" for e in ("wrong_context", "off_target", "disfluent")}
+
+
+def test_quiz_design_figures(quiz_design_suite):
+    scores = human_scores(quiz_design_suite)
+    assert sorted(scores.systems) == sorted([*QUIZ_SYSTEMS, "prophetnet"])
+    assert next(iter(scores.systems)) == "mixqg"  # best first
+    assert round(scores.systems["mixqg"].human_score, 3) == 0.684
+    assert round(scores.systems["dgpt2_sup"].human_score, 3) == 0.334
+
+
+def test_challenge300_credit_one_per_question_category(challenge300_suite):
+    scores = human_scores(challenge300_suite)
+    assert set(scores.categories.values()) == {"context"}
+    roots = QualityMap.load("challenge300").category_path
+    for system in ("Macaw-11B", "GPT3-davinci", "T5-XXL-SSM-NQ"):
+        mine = _of(challenge300_suite, system)
+        full = [c.ratings["credit"] == [1.0] for c in mine]
+        result = scores.systems[system]
+        assert result.candidates == len(mine) == 300
+        # partial credit (0.5) is not credit 1: it stays in the denominator
+        assert result.human_score == pytest.approx(sum(full) / 300)
+        creativity = [
+            c.ratings["credit"] == [1.0] for c in mine if roots("", c.category)[0] == "Creativity"
+        ]
+        assert result.by_category["Creativity"] == pytest.approx(sum(creativity) / len(creativity))
+    assert round(scores.systems["Macaw-11B"].human_score, 3) == 0.723
+
+
+def test_likert_scores_are_mean_ratings():
+    suite = build_suite(
+        "summeval", "adapters/summeval/fixtures/model_annotations.aligned.paired.sample.jsonl"
+    )
+    scores = human_scores(suite)
+    assert scores.measure == "mean rating over the aspects"
+    mine = _of(suite, "M0")
+    assert len(mine) == scores.systems["M0"].candidates == 2
+    coherence = [sum(c.ratings["coherence"]) / len(c.ratings["coherence"]) for c in mine]
+    assert scores.systems["M0"].by_category["coherence"] == pytest.approx(
+        sum(coherence) / len(coherence)
+    )
+
+
+def test_systems_command(capsys):
+    assert main(["systems", "challenge300", "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert set(data["systems"]["GPT3-davinci"]) >= {"human_score", "candidates", "by_category"}
+    assert data["systems"]["GPT3-davinci"]["candidates"] == 300
+    assert main(["systems", "quiz_design"]) == 0
+    out = capsys.readouterr().out
+    assert "| mixqg | 452 | 68.4% |" in out

@@ -1,0 +1,144 @@
+"""`nnd-suites verify` and `place` end to end, with tiny random models standing in for the
+annotated systems (their correlations mean nothing; the plumbing and the figures are checked)."""
+
+from __future__ import annotations
+
+import json
+
+import jsonschema
+import numpy as np
+import pytest
+from scipy import stats
+
+from nnd_suites.cli import main
+from nnd_suites.errors import NNDError, UnknownItemError
+from nnd_suites.evaluation import evaluate
+from nnd_suites.evaluation.verify import VerifyReport
+from nnd_suites.evaluation.verify.render import json_schema
+from nnd_suites.human_scores import human_scores
+
+SYSTEMS = ["mixqg", "gpt2b_sup", "dgpt2_sup"]
+FAST = ["--limit", "4", "--quiet", "--no-cache", "--device", "cpu", "--resamples", "50"]
+
+
+@pytest.fixture(scope="module")
+def tiny_models(tmp_path_factory, quiz_design_suite):
+    """Three tiny GPT-2-shaped models, one random seed each, sharing one tokenizer's training."""
+    from nnd_suites.evaluation.tiny import suite_texts, tiny_causal_lm
+
+    texts = suite_texts([quiz_design_suite])
+    folder = tmp_path_factory.mktemp("tiny_systems")
+    return [
+        tiny_causal_lm(
+            folder / f"m{seed}",
+            texts,
+            vocab_size=512,
+            n_layer=1,
+            n_embd=32,
+            n_head=2,
+            n_positions=512,
+            seed=seed,
+        )
+        for seed in range(len(SYSTEMS))
+    ]
+
+
+def _system_args(models):
+    return [
+        arg for name, m in zip(SYSTEMS, models, strict=True) for arg in ("--system", f"{name}={m}")
+    ]
+
+
+def test_verify_end_to_end(tiny_models, quiz_design_suite, tmp_path, capsys):
+    out = tmp_path / "verify"
+    assert (
+        main(
+            [
+                "verify",
+                "quiz_design",
+                *_system_args(tiny_models),
+                "--out",
+                str(out),
+                *FAST,
+                "--json",
+            ]
+        )
+        == 0
+    )
+    printed = json.loads(capsys.readouterr().out)
+    written = json.loads((out / "verify.json").read_text())
+    assert printed == written
+    schema = json.loads((out / "verify.schema.json").read_text())
+    assert schema == json.loads(json.dumps(json_schema(VerifyReport)))
+    jsonschema.Draft202012Validator(schema).validate(written)
+    assert (out / "verify.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert "3 systems" in written["note"] and "wide bootstrap intervals" in written["note"]
+    assert "wide bootstrap intervals" in (out / "verify.md").read_text()
+
+    overall = written["overall"]
+    assert overall["systems"] == 3 and set(overall["pass_rates"]) == set(SYSTEMS)
+    # each pass rate is the model's own evaluation on the same first 4 groups
+    for name, model in zip(SYSTEMS, tiny_models, strict=True):
+        result = evaluate(
+            str(model), "quiz_design", limit=4, progress=False, cache=False, device="cpu"
+        )
+        assert overall["pass_rates"][name] == pytest.approx(result.suites["quiz_design"].pass_rate)
+        assert overall["tests"] == result.suites["quiz_design"].pairs
+    human = human_scores(quiz_design_suite).systems
+    assert overall["human_scores"] == {n: human[n].human_score for n in SYSTEMS}
+    x = [overall["pass_rates"][n] for n in SYSTEMS]
+    y = [overall["human_scores"][n] for n in SYSTEMS]
+    if len(set(x)) > 1:
+        assert overall["kendall_tau"] == pytest.approx(stats.kendalltau(x, y).statistic)
+    for category, result in written["by_category"].items():
+        assert written["category_kinds"][category] == "error"
+        assert result["human_scores"] == {n: human[n].by_category[category] for n in SYSTEMS}
+
+
+def test_systems_file_and_placement(tiny_models, tmp_path, capsys):
+    mapping = tmp_path / "systems.yaml"
+    mapping.write_text("".join(f"{n}: {m}\n" for n, m in zip(SYSTEMS, tiny_models, strict=True)))
+    out = tmp_path / "verify"
+    assert (
+        main(["verify", "quiz_design", "--systems-file", str(mapping), "--out", str(out), *FAST])
+        == 0
+    )
+    assert "| **overall** |" in capsys.readouterr().out
+    run = tmp_path / "run"
+    argv = ["evaluate", "--suite", "quiz_design", "--model", str(tiny_models[0]), "--out", str(run)]
+    assert main([*argv, "--limit", "4", "--quiet", "--device", "cpu"]) == 0
+    capsys.readouterr()
+    assert main(["place", str(out), str(run), "--json"]) == 0
+    placement = json.loads(capsys.readouterr().out)
+    verify = json.loads((out / "verify.json").read_text())["overall"]
+    x = np.array([verify["pass_rates"][n] for n in SYSTEMS])
+    y = np.array([verify["human_scores"][n] for n in SYSTEMS])
+    slope, intercept = np.polyfit(x, y, 1)
+    placed = placement["overall"]
+    assert placed["pass_rate"] == pytest.approx(verify["pass_rates"]["mixqg"])
+    assert placed["predicted_human_score"] == pytest.approx(slope * placed["pass_rate"] + intercept)
+    assert placed["poor_fit"] and "only 3 annotated systems" in placed["reason"]
+    low, high = placed["prediction_interval"]
+    assert low < placed["predicted_human_score"] < high
+
+    other = tmp_path / "other"
+    assert (
+        main([*argv[:-2], "--out", str(other), "--limit", "5", "--quiet", "--device", "cpu"]) == 0
+    )
+    assert main(["place", str(out), str(other)]) == NNDError.exit_status
+    assert "other tests of quiz_design" in capsys.readouterr().err
+
+
+def test_unknown_system_suggests_the_annotated_ones(tiny_models, tmp_path, capsys):
+    argv = ["verify", "quiz_design", "--system", f"mixgq={tiny_models[0]}", "--system"]
+    status = main([*argv, f"dgpt2_sup={tiny_models[1]}", "--out", str(tmp_path / "v"), *FAST])
+    assert status == UnknownItemError.exit_status
+    err = capsys.readouterr().err
+    assert "unknown system of suite quiz_design 'mixgq'; did you mean 'mixqg'?" in err
+    assert not (tmp_path / "v").exists()
+
+
+def test_one_system_is_not_enough(tiny_models, tmp_path, capsys):
+    argv = ["verify", "quiz_design", "--system", f"mixqg={tiny_models[0]}"]
+    assert main([*argv, "--out", str(tmp_path / "v"), *FAST]) == NNDError.exit_status
+    assert "at least 2 systems" in capsys.readouterr().err
