@@ -44,9 +44,35 @@ OUTCOME_SCHEMA = pa.schema(
 
 
 def report_schema() -> dict:
-    schema = EvaluationReport.model_json_schema(mode="serialization")
+    return _schema(EvaluationReport)
+
+
+def _schema(model: type) -> dict:
+    schema = model.model_json_schema(mode="serialization")  # type: ignore[attr-defined]
     schema["$schema"] = "https://json-schema.org/draft/2020-12/schema"
     return schema
+
+
+def report_schemas() -> dict[str, dict]:
+    """File name -> JSON Schema of every report nnd-suites writes (shipped in
+    nnd_suites/schemas/; regenerate with `nnd-suites schema --reports`)."""
+    from nnd_suites.evaluation.comparison import Comparison
+    from nnd_suites.evaluation.multi import Leaderboard
+
+    return {
+        "evaluation_report.schema.json": report_schema(),
+        "leaderboard.schema.json": _schema(Leaderboard),
+        "comparison.schema.json": _schema(Comparison),
+    }
+
+
+def export_report_schemas(folder: str | Path) -> list[Path]:
+    folder = Path(folder)
+    written = []
+    for name, schema in report_schemas().items():
+        atomic_write_text(folder / name, json.dumps(schema, indent=2) + "\n")
+        written.append(folder / name)
+    return written
 
 
 def write_outcomes(path: Path, outcomes: list[TestOutcome]) -> None:

@@ -6,10 +6,15 @@ import argparse
 from pathlib import Path
 
 
-def add_scoring_options(parser: argparse.ArgumentParser) -> None:
-    """The model and scoring options shared by `evaluate` and `robustness`."""
+def add_scoring_options(parser: argparse.ArgumentParser, several_models: bool = False) -> None:
+    """The model and scoring options shared by `evaluate` and `robustness` (``several_models``:
+    ``--model`` may repeat, and ``args.model`` is a list)."""
     parser.add_argument(
-        "--model", required=True, help="Hub model id (e.g. distilgpt2) or a local model folder"
+        "--model",
+        required=True,
+        action="append" if several_models else "store",
+        help="Hub model id (e.g. distilgpt2) or a local model folder"
+        + (" (repeatable: a report per model and one leaderboard)" if several_models else ""),
     )
     parser.add_argument(
         "--compat", choices=["reference"], help="reproduce the paper's reference scoring exactly"
