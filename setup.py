@@ -1,8 +1,9 @@
 """Maps the top-level contribution folders under the ``nnd_suites`` namespace.
 
-``adapters/``, ``transformations/``, ``evaluation/`` and ``quality_maps/`` live at the top of the
-repository (contributors find them there) but install as ``nnd_suites.adapters`` etc., so that a
-user's ``import evaluation`` never resolves to us. Sub-packages are discovered, not listed by hand.
+``adapters/``, ``transformations/``, ``evaluation/``, ``quality_maps/`` and ``slices/`` live at
+the top of the repository (contributors find them there) but install as ``nnd_suites.adapters``
+etc., so that a user's ``import evaluation`` never resolves to us. Sub-packages are discovered,
+not listed by hand.
 """
 
 from setuptools import find_packages, setup
@@ -13,6 +14,7 @@ MAPPED = {
     "nnd_suites.transformations": "transformations",
     "nnd_suites.evaluation": "evaluation",
     "nnd_suites.quality_maps": "quality_maps",
+    "nnd_suites.slices": "slices",
 }
 
 packages = []

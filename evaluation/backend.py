@@ -107,6 +107,11 @@ class Backend(ABC):
         """What a report records about the backend (identity plus run settings)."""
         return dict(self.identity)
 
+    def model_size(self) -> tuple[int | None, str | None]:
+        """(parameter count, architecture name) of the model, each None when not known (a
+        leaderboard draws a scaling plot when its models form a family of known sizes)."""
+        return None, None
+
 
 def _validate_backend(cls: type) -> None:
     if not isinstance(getattr(cls, "description", None), str) or not cls.description:

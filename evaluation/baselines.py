@@ -14,7 +14,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from nnd_suites.evaluation.report import Outcome, Rate, compare, rate
+from nnd_suites.evaluation.report import BaselineRates, Outcome, Rate, compare, rate
 from nnd_suites.pairs import Pair, is_degenerate
 from nnd_suites.suite import Suite
 
@@ -84,25 +84,30 @@ def rates_by_category(suite: Suite, outcomes: Mapping[str, Outcome]) -> dict[str
     return {category: rate(values) for category, values in ordered}
 
 
+def baseline_rates(suite: Suite) -> dict[str, BaselineRates]:
+    """Every baseline's pass rate overall and per category on ``suite`` (what reports carry)."""
+    found = {}
+    for name, baseline in BASELINES.items():
+        outcomes = baseline_outcomes(suite, baseline)
+        found[name] = BaselineRates(
+            description=baseline.description,
+            overall=rate(outcomes.values()),
+            by_category=rates_by_category(suite, outcomes),
+        )
+    return found
+
+
 def baselines(suite: Suite) -> dict[str, Any]:
     """Every baseline's pass rate overall and per category on ``suite`` (JSON-ready)."""
-    result: dict[str, Any] = {
+    return {
         "suite": suite.name,
         "content_hash": suite.manifest.content_hash,
         "tests": len(suite.pairs),
         "tie_rule": "equal heuristic scores are a tie, which is not a pass",
-        "baselines": {},
+        "baselines": {
+            name: figures.model_dump(mode="json") for name, figures in baseline_rates(suite).items()
+        },
     }
-    for name, baseline in BASELINES.items():
-        outcomes = baseline_outcomes(suite, baseline)
-        result["baselines"][name] = {
-            "description": baseline.description,
-            "overall": rate(outcomes.values()).model_dump(mode="json"),
-            "by_category": {
-                c: r.model_dump(mode="json") for c, r in rates_by_category(suite, outcomes).items()
-            },
-        }
-    return result
 
 
 def _cell(r: Mapping[str, Any]) -> str:

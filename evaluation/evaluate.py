@@ -180,6 +180,7 @@ def evaluate(
         )
         report.outcomes[plan.name] = outcomes
         check_ties(report.suites[plan.name], model_name)
+    report.parameters, report.architecture = scorer.model_size()
     report.seconds = round(time.perf_counter() - started, 3)
     if out is not None and main:  # one rank writes the report and the outcome files
         from nnd_suites.evaluation.outputs import write_report

@@ -19,10 +19,12 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from nnd_suites.errors import NNDError
-from nnd_suites.evaluation.report import EvaluationReport, Rate, TestOutcome
+from nnd_suites.evaluation.report import EvaluationReport, Rate, SuiteResult, TestOutcome
 from nnd_suites.io import atomic_directory, atomic_path, atomic_write_text
 
 REPORT_FILE = "report.json"
+#: what marks a folder written by a run of several models (nnd_suites.evaluation.multi)
+LEADERBOARD_FILE = "leaderboard.json"
 
 OUTCOME_SCHEMA = pa.schema(
     [
@@ -42,9 +44,35 @@ OUTCOME_SCHEMA = pa.schema(
 
 
 def report_schema() -> dict:
-    schema = EvaluationReport.model_json_schema(mode="serialization")
+    return _schema(EvaluationReport)
+
+
+def _schema(model: type) -> dict:
+    schema = model.model_json_schema(mode="serialization")  # type: ignore[attr-defined]
     schema["$schema"] = "https://json-schema.org/draft/2020-12/schema"
     return schema
+
+
+def report_schemas() -> dict[str, dict]:
+    """File name -> JSON Schema of every report nnd-suites writes (shipped in
+    nnd_suites/schemas/; regenerate with `nnd-suites schema --reports`)."""
+    from nnd_suites.evaluation.comparison import Comparison
+    from nnd_suites.evaluation.multi import Leaderboard
+
+    return {
+        "evaluation_report.schema.json": report_schema(),
+        "leaderboard.schema.json": _schema(Leaderboard),
+        "comparison.schema.json": _schema(Comparison),
+    }
+
+
+def export_report_schemas(folder: str | Path) -> list[Path]:
+    folder = Path(folder)
+    written = []
+    for name, schema in report_schemas().items():
+        atomic_write_text(folder / name, json.dumps(schema, indent=2) + "\n")
+        written.append(folder / name)
+    return written
 
 
 def write_outcomes(path: Path, outcomes: list[TestOutcome]) -> None:
@@ -66,7 +94,8 @@ def check_out_folder(out: str | Path) -> Path:
     out = Path(out)
     if out.exists() and not out.is_dir():
         raise NNDError(f"--out {out}: exists and is not a folder; choose a folder for the report")
-    if out.is_dir() and any(out.iterdir()) and not (out / REPORT_FILE).is_file():
+    ours = any((out / marker).is_file() for marker in (REPORT_FILE, LEADERBOARD_FILE))
+    if out.is_dir() and any(out.iterdir()) and not ours:
         raise NNDError(
             f"--out {out}: the folder holds files that are not an nnd-suites report; "
             "choose a new or empty folder (an earlier report folder is replaced as a whole)"
@@ -86,23 +115,29 @@ def write_report(report: EvaluationReport, out: str | Path) -> dict[str, Path]:
     """Write the whole report folder at once: readers see the old or the new report, never a mix
     (and no outcome file of an earlier run is left beside a new report)."""
     out = check_out_folder(out)
-    written: dict[str, Path] = {}
     with atomic_directory(out) as tmp:
-        for name, outcomes in report.outcomes.items():
-            relative = Path("outcomes") / f"{name}.parquet"
-            write_outcomes(tmp / relative, outcomes)
-            report.suites[name].outcomes_file = relative.as_posix()
-            written[f"outcomes:{name}"] = out / relative
-        files = {
-            "json": (REPORT_FILE, report.model_dump_json(indent=2) + "\n"),
-            "schema": ("report.schema.json", json.dumps(report_schema(), indent=2) + "\n"),
-            "markdown": ("report.md", markdown(report)),
-        }
-        for kind, (name, text) in files.items():
-            atomic_write_text(tmp / name, text)
-            written[kind] = out / name
-        write_chart(report, tmp / "pass_rates.png")
-        written["chart"] = out / "pass_rates.png"
+        written = write_report_files(report, tmp)
+    return {kind: out / path.relative_to(tmp) for kind, path in written.items()}
+
+
+def write_report_files(report: EvaluationReport, folder: Path) -> dict[str, Path]:
+    """Write a report's files into ``folder`` (a temporary folder that the caller swaps in)."""
+    written: dict[str, Path] = {}
+    for name, outcomes in report.outcomes.items():
+        relative = Path("outcomes") / f"{name}.parquet"
+        write_outcomes(folder / relative, outcomes)
+        report.suites[name].outcomes_file = relative.as_posix()
+        written[f"outcomes:{name}"] = folder / relative
+    files = {
+        "json": (REPORT_FILE, report.model_dump_json(indent=2) + "\n"),
+        "schema": ("report.schema.json", json.dumps(report_schema(), indent=2) + "\n"),
+        "markdown": ("report.md", markdown(report)),
+    }
+    for kind, (name, text) in files.items():
+        atomic_write_text(folder / name, text)
+        written[kind] = folder / name
+    write_chart(report, folder / "pass_rates.png")
+    written["chart"] = folder / "pass_rates.png"
     return written
 
 
@@ -129,7 +164,8 @@ def markdown(report: EvaluationReport) -> str:
         f"Backend `{backend.get('backend')}`, revision `{backend.get('revision')}`, dtype "
         f"{backend.get('dtype')}, scoring mode **{report.mode}**, strategy "
         f"{backend.get('strategy', 'n/a')}. {report.requests.scored:,} requests scored, "
-        f"{report.requests.cached:,} from the cache, {report.seconds:.1f} s.",
+        f"{report.requests.cached:,} from the cache, {report.seconds:.1f} s."
+        + (f" {report.parameters:,} parameters." if report.parameters else ""),
         "",
         "| suite | tests | passed | ties | degenerate | skipped | pass rate | 95% CI |",
         "|---|---:|---:|---:|---:|---:|---:|---|",
@@ -158,7 +194,43 @@ def markdown(report: EvaluationReport) -> str:
             if field == "label" and set(rates) == set(result.by_category):
                 continue  # the same table twice
             lines += ["", header[0].format(field), header[1], *_rows(rates)]
+        lines += _slice_tables(result, header)
+        lines += _baseline_table(result)
     return "\n".join(lines) + "\n"
+
+
+def _slice_tables(result: SuiteResult, header: list[str]) -> list[str]:
+    lines = []
+    for name, rates in result.by_slice.items():
+        field = name.removeprefix("breakdown.")
+        if name != field and field in result.by_breakdown:
+            continue  # a breakdown field's slice is its breakdown table above
+        lines += ["", header[0].format(f"slice {name}"), header[1], *_rows(rates)]
+    return lines
+
+
+def _baseline_table(result: SuiteResult) -> list[str]:
+    """The model's pass rates beside what each bias baseline achieves on the same tests."""
+    if not result.baselines:
+        return []
+    categories = list(result.by_category)
+    rows = [("**this model**", result.pass_rate, result.by_category)]
+    rows += [(f"{n}", b.overall.pass_rate, b.by_category) for n, b in result.baselines.items()]
+    lines = [
+        "",
+        "Bias baselines on the same tests (no model; a tie is not a pass): "
+        + "; ".join(f"{n}: {b.description}" for n, b in result.baselines.items())
+        + ".",
+        "",
+        "| scorer | overall | " + " | ".join(categories) + " |",
+        "|---|" + "---:|" * (len(categories) + 1),
+    ]
+    for label, overall, by_category in rows:
+        cells = [_percent(overall)] + [
+            _percent(by_category[c].pass_rate) if c in by_category else "n/a" for c in categories
+        ]
+        lines.append(f"| {label} | " + " | ".join(cells) + " |")
+    return lines
 
 
 def write_chart(report: EvaluationReport, path: Path) -> None:

@@ -1,4 +1,4 @@
-"""PNG charts for verification and model comparison, written atomically.
+"""PNG charts for verification, model comparison, leaderboards and scaling, written atomically.
 
 Matplotlib's object API (``Figure``) is used, never pyplot: no global state and no display, so
 charts can be drawn from threads, tests and headless machines alike.
@@ -16,6 +16,8 @@ from nnd_suites.io import atomic_path
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
+
+    from nnd_suites.evaluation.multi import Leaderboard
 
 
 def _save(figure: Figure, path: str | Path) -> Path:
@@ -138,4 +140,50 @@ def write_leaderboard(
     figure.legend(handles, names, loc="outside lower center", ncols=min(4, len(models)), fontsize=8)
     axes[-1].set_xlabel("pass rate (%), Wilson 95% interval")
     figure.suptitle("NND leaderboard", fontsize=11)
+    return _save(figure, path)
+
+
+def write_scaling(path: str | Path, board: Leaderboard) -> Path:
+    """Pass rate against parameter count (log scale), one panel per suite: a line for the
+    overall pass rate (with Wilson 95% intervals) and one per category."""
+    from matplotlib.figure import Figure
+
+    sized = sorted((m.parameters, m.label) for m in board.models if m.parameters is not None)
+    if len({size for size, _ in sized}) < 2:
+        raise NNDError("a scaling plot needs models of at least two known parameter counts")
+    figure = Figure(figsize=(7.5, 3.6 * len(board.suites) + 0.6), layout="constrained")
+    axes = figure.subplots(len(board.suites), 1, squeeze=False)[:, 0]
+    for axis, (suite, rows) in zip(axes, board.suites.items(), strict=True):
+        for index, (row, rates) in enumerate(rows.items()):
+            points = [(size, rates[label]) for size, label in sized if label in rates]
+            points = [(s, r) for s, r in points if r.pass_rate is not None and r.ci is not None]
+            if not points:
+                continue
+            xs = [s for s, _ in points]
+            ys = [100 * r.pass_rate for _, r in points]  # type: ignore[operator]
+            overall = row == "overall"
+            errors = [
+                [100 * (r.pass_rate - r.ci[0]) for _, r in points],  # type: ignore[operator,index]
+                [100 * (r.ci[1] - r.pass_rate) for _, r in points],  # type: ignore[operator,index]
+            ]
+            axis.errorbar(
+                xs,
+                ys,
+                yerr=errors if overall else None,
+                marker="o",
+                capsize=3,
+                linewidth=2.2 if overall else 1.0,
+                color="black" if overall else f"C{index % 10}",
+                label=row,
+            )
+        axis.set_xscale("log")
+        axis.set_ylim(0, 100)
+        axis.axhline(50, color="grey", linewidth=0.8, linestyle="--")
+        axis.set_title(suite, loc="left", fontsize=10)
+        axis.set_ylabel("pass rate (%)")
+        axis.grid(alpha=0.3)
+        axis.legend(fontsize=7, loc="best")
+    axes[-1].set_xlabel("parameters (log scale)")
+    labels = ", ".join(f"{label} ({size:,})" for size, label in sized)
+    figure.suptitle(f"NND pass rate against model size: {labels}", fontsize=9)
     return _save(figure, path)

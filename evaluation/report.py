@@ -57,6 +57,16 @@ class TestOutcome(BaseModel):
     outcome: Outcome
 
 
+class BaselineRates(BaseModel):
+    """What one bias baseline (a heuristic, no model) achieves on a suite's tests."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    description: str
+    overall: Rate
+    by_category: dict[str, Rate]
+
+
 class SuiteResult(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
@@ -80,6 +90,15 @@ class SuiteResult(BaseModel):
     by_breakdown: dict[str, dict[str, Rate]] = Field(
         description="field -> value -> rate: the low candidate's label, the aspect (when "
         "present) and each of the adapter's breakdown fields"
+    )
+    by_slice: dict[str, dict[str, Rate]] = Field(
+        default_factory=dict,
+        description="slice set -> subset -> rate, for every registered slice plugin (length "
+        "relation, context length quartiles, worse system, breakdown fields...)",
+    )
+    baselines: dict[str, BaselineRates] = Field(
+        default_factory=dict,
+        description="bias baselines (shorter, longer, overlap) on the same tests",
     )
     truncated_tests: int = Field(description="tests with a context cut to fit the window")
     truncated_tokens: int = Field(description="context tokens cut, summed over its requests")
@@ -111,6 +130,12 @@ class EvaluationReport(BaseModel):
     limit: int | None = Field(
         None, description="only the first N context groups of each suite were scored (--limit)"
     )
+    parameters: int | None = Field(
+        None, description="the model's parameter count (shared weights once), when known"
+    )
+    architecture: str | None = Field(
+        None, description="the model's architecture (its config's model_type), when known"
+    )
     _outcomes: dict[str, list[TestOutcome]] = PrivateAttr(default_factory=dict)
 
     @property
@@ -135,6 +160,7 @@ class EvaluationReport(BaseModel):
             },
             "requests": self.requests.model_dump(),
             "seconds": self.seconds,
+            "parameters": self.parameters,
         }
 
 
@@ -212,6 +238,10 @@ def suite_result(
     outcomes: list[TestOutcome],
     truncated_tokens: int,
 ) -> SuiteResult:
+    # imported here: both build on this module's Rate
+    from nnd_suites.evaluation.baselines import baseline_rates
+    from nnd_suites.evaluation.slicing import slice_rates
+
     manifest = suite.manifest
     overall = rate(o.outcome for o in outcomes)
     by_pair = {o.pair_id: o for o in outcomes}
@@ -238,6 +268,8 @@ def suite_result(
         ci=overall.ci,
         by_category=_rates(suite.pairs, lambda p: p.category, by_pair),
         by_breakdown=by_breakdown,
+        by_slice=slice_rates(suite, outcomes),
+        baselines=baseline_rates(suite),
         truncated_tests=sum(o.truncated for o in outcomes),
         truncated_tokens=truncated_tokens,
     )

@@ -41,11 +41,18 @@ def _backends() -> dict[str, str]:
     return BACKENDS.summaries(lambda cls: f"{cls.description} ({BACKENDS.origin(cls.name)})")
 
 
+def _slices() -> dict[str, str]:
+    from nnd_suites.slices import SLICES
+
+    return SLICES.summaries(lambda cls: f"{cls.metadata.summary} ({SLICES.origin(cls.name)})")
+
+
 CATALOGUE_SOURCES: dict[str, Callable[[], dict[str, str]]] = {
     "adapters": _adapters,
     "quality maps": _quality_maps,
     "transformations": _transformations,
     "backends": _backends,
+    "slices": _slices,
 }
 
 

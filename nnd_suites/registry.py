@@ -21,17 +21,20 @@ from __future__ import annotations
 
 import importlib
 import inspect
+import json
 import pkgutil
 import sys
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from importlib.metadata import entry_points
 from pathlib import Path
-from typing import ClassVar, Generic, TypeVar
+from typing import Any, ClassVar, Generic, TypeVar
 
 from nnd_suites.errors import PluginError, UnknownItemError
 
 T = TypeVar("T")
+#: Beside each built-in plugin's module: ``{"examples": [{KIND: NAME, ...}, ...]}``.
+EXAMPLES_FILE = "examples.json"
 
 
 @dataclass(frozen=True)
@@ -45,11 +48,59 @@ class Plugin:
     """What every plugin class shares: ``name`` (set by its registration) and its folder."""
 
     name: ClassVar[str]
+    #: the key naming the plugin in each entry of its examples file ("transformation", "slice")
+    examples_key: ClassVar[str] = "plugin"
 
     @classmethod
     def folder(cls) -> Path:
         """The folder of the module that defines the class (its data, fixtures, README)."""
         return Path(sys.modules[cls.__module__].__file__).parent  # type: ignore[arg-type]
+
+    @classmethod
+    def examples(cls) -> list[dict[str, Any]]:
+        """This plugin's examples from ``examples.json`` beside its module (plugins sharing a
+        folder pick theirs by ``examples_key``)."""
+        path = cls.folder() / EXAMPLES_FILE
+        if not path.is_file():
+            return []
+        data = json.loads(path.read_text(encoding="utf-8"))
+        return [example for example in data["examples"] if example[cls.examples_key] == cls.name]
+
+
+def plugin_folder_problems(registry: Registry[Any], root: Path, min_folders: int = 1) -> list[str]:
+    """What is wrong with the built-in plugin folders under ``root`` (the examples harness).
+
+    Every folder counts, with or without ``__init__.py``: a folder the registry cannot import
+    must fail rather than drop out of a test run (NL-Augmenter's hand-kept list did that). Each
+    must register a plugin, have a README.md, and an examples.json covering exactly its plugins.
+    """
+    registered: dict[str, list[str]] = {}
+    key = registry._base().examples_key
+    for name, cls in registry.items():
+        registered.setdefault(Path(cls.folder()).name, []).append(name)
+    folders = [p for p in root.iterdir() if p.is_dir() and not p.name.startswith(("_", "."))]
+    problems = [] if len(folders) >= min_folders else [f"{root}: fewer than {min_folders} folders"]
+    for folder in folders:
+        where = f"{root.name}/{folder.name}"
+        if not (folder / "__init__.py").is_file():
+            problems.append(f"{where}: no __init__.py")
+        if folder.name not in registered:
+            problems.append(f"{where} registers no {registry.kind}")
+            continue
+        if not (folder / "README.md").is_file():
+            problems.append(f"{where}: no README.md")
+        examples_path = folder / EXAMPLES_FILE
+        if not examples_path.is_file():
+            problems.append(f"{where}: no {EXAMPLES_FILE}")
+            continue
+        examples = json.loads(examples_path.read_text(encoding="utf-8"))["examples"]
+        names = {example[key] for example in examples}
+        if names != set(registered[folder.name]):
+            problems.append(
+                f"{where}/{EXAMPLES_FILE} covers {sorted(names)}, the folder registers "
+                f"{sorted(registered[folder.name])}"
+            )
+    return problems
 
 
 class Registry(Generic[T]):

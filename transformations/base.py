@@ -24,7 +24,6 @@ from nnd_suites.registry import Plugin, Registry
 
 Touches = Literal["context", "candidates", "both"]
 Kind = Literal["normalization", "perturbation"]
-EXAMPLES_FILE = "examples.json"
 
 
 class TransformationMetadata(BaseModel):
@@ -77,6 +76,7 @@ class Transformation(Plugin, ABC):
     """
 
     version: ClassVar[str] = "1.0.0"
+    examples_key: ClassVar[str] = "transformation"  # examples.json: {"transformation": NAME, ...}
     metadata: ClassVar[TransformationMetadata]
     Params: ClassVar[type[TransformationParams]] = TransformationParams
 
@@ -148,21 +148,6 @@ class Transformation(Plugin, ABC):
             f"{meta.kind}, {meta.touches}{', seeded' if meta.seeded else ''}"
             f"{f' ({params})' if params else ''}: {meta.summary}"
         )
-
-    # ----------------------------------------------------------------- examples
-
-    @classmethod
-    def examples(cls) -> list[dict[str, Any]]:
-        """This plugin's examples from ``examples.json`` beside its module.
-
-        The file holds ``{"examples": [{"transformation", "params", "input", "output"}, ...]}``;
-        plugins sharing a folder pick theirs by ``transformation``.
-        """
-        path = cls.folder() / EXAMPLES_FILE
-        if not path.is_file():
-            return []
-        data = json.loads(path.read_text(encoding="utf-8"))
-        return [example for example in data["examples"] if example["transformation"] == cls.name]
 
 
 def describe_params_error(name: str, params: type[BaseModel], exc: ValidationError) -> str:

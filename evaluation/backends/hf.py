@@ -214,6 +214,21 @@ class HFBackend(Backend):
             described["strategy_probe"] = self.probe_report
         return described
 
+    def model_size(self) -> tuple[int | None, str | None]:
+        """The loaded network's parameters, or, when every score came from the cache, those of
+        the same network built on the meta device (no weights read, no memory used)."""
+        architecture = getattr(self.config, "model_type", None)
+        if self.loaded:
+            network = self.model
+        else:
+            import torch
+            import transformers
+
+            auto = getattr(transformers, self.auto_class)
+            with torch.device("meta"):
+                network = auto.from_config(self.config, trust_remote_code=self.trust_remote_code)
+        return sum(p.numel() for p in network.parameters()), architecture
+
     @property
     def window(self) -> int | None:
         """The longest sequence the model takes (None: no limit known)."""

@@ -6,12 +6,18 @@ import argparse
 from pathlib import Path
 
 
-def add_scoring_options(parser: argparse.ArgumentParser, model: bool = True) -> None:
+def add_scoring_options(
+    parser: argparse.ArgumentParser, model: bool = True, several_models: bool = False
+) -> None:
     """The model and scoring options shared by `evaluate`, `robustness` (and, without --model,
-    `verify`)."""
+    `verify`); ``several_models``: ``--model`` may repeat, and ``args.model`` is a list."""
     if model:
         parser.add_argument(
-            "--model", required=True, help="Hub model id (e.g. distilgpt2) or a local model folder"
+            "--model",
+            required=True,
+            action="append" if several_models else "store",
+            help="Hub model id (e.g. distilgpt2) or a local model folder"
+            + (" (repeatable: a report per model and one leaderboard)" if several_models else ""),
         )
     parser.add_argument(
         "--compat", choices=["reference"], help="reproduce the paper's reference scoring exactly"

@@ -54,7 +54,7 @@ def test_schema_command_writes_the_quality_map_schema(tmp_path, capsys):
     assert written == generate_schema()
     assert main(["schema", "--out", str(tmp_path / "all")]) == 0
     names = sorted(p.name for p in (tmp_path / "all").iterdir())
-    assert "quality_map.schema.json" in names and len(names) == 4
+    assert "quality_map.schema.json" in names and len(names) == 7  # suites, map, verify, reports
 
 
 def test_shipped_maps_match_the_schema_and_the_rules_are_typed():

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from nnd_suites.errors import NNDError, PluginError, UnknownItemError
-from nnd_suites.registry import Registry
+from nnd_suites.registry import Registry, plugin_folder_problems
 from nnd_suites.transformations import (
     TRANSFORMATIONS,
     SeededParams,
@@ -57,23 +57,7 @@ def test_issue_names_are_registered():
 
 
 def test_every_folder_holds_a_registered_documented_plugin():
-    registered: dict[str, list[str]] = {}
-    for name, cls in TRANSFORMATIONS.items():
-        registered.setdefault(Path(cls.folder()).name, []).append(name)
-    # Every folder counts, with or without __init__.py: a folder the registry cannot import must
-    # fail here rather than drop out of the test run (NL-Augmenter's hand-kept list did that).
-    folders = [p for p in FOLDER.iterdir() if p.is_dir() and not p.name.startswith(("_", "."))]
-    assert len(folders) >= 7
-    for folder in folders:
-        assert (folder / "__init__.py").is_file(), f"transformations/{folder.name}: no __init__.py"
-        assert folder.name in registered, f"transformations/{folder.name} registers no plugin"
-        assert (folder / "README.md").is_file(), f"transformations/{folder.name}: no README.md"
-        examples = json.loads((folder / "examples.json").read_text(encoding="utf-8"))["examples"]
-        names = {example["transformation"] for example in examples}
-        assert names == set(registered[folder.name]), (
-            f"transformations/{folder.name}/examples.json covers {sorted(names)}, the folder "
-            f"registers {sorted(registered[folder.name])}"
-        )
+    assert plugin_folder_problems(TRANSFORMATIONS, FOLDER, min_folders=7) == []
 
 
 def test_seeded_output_is_the_same_in_another_process():

@@ -23,7 +23,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         metavar="SUITE",
         help="suite folder, built-in adapter name, hub:ORG/NAME/CONFIG, or all (repeatable)",
     )
-    add_scoring_options(parser)
+    add_scoring_options(parser, several_models=True)
     parser.add_argument(
         "--normalize",
         action="append",
@@ -34,7 +34,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument(
         "--out",
         type=Path,
-        help="write report.json, report.md, pass_rates.png and per-test outcomes there",
+        help="write report.json, report.md, pass_rates.png and per-test outcomes there (several "
+        "models: each model's report in a sub-folder, and leaderboard.json/.md/.png beside them)",
     )
     parser.add_argument(
         "--json", action="store_true", help="print one JSON object (progress goes to stderr)"
@@ -53,11 +54,13 @@ def run(args: argparse.Namespace) -> int:
     from nnd_suites.evaluation import evaluate
     from nnd_suites.evaluation.parallel import current_rank, launch
 
+    if len(args.model) > 1:
+        return _run_several(args)
     if args.data_parallel and current_rank() is None:
         return launch(_without_option(args.argv, "--data-parallel"), args.data_parallel)
 
     report = evaluate(
-        args.model,
+        args.model[0],
         expand_suite_specs(args.suite),
         out=args.out,
         normalize=args.normalize,
@@ -93,6 +96,38 @@ def run(args: argparse.Namespace) -> int:
             print(f"  contexts cut to fit the window: {result.truncated_tests:,} tests")
     if args.out:
         print(f"wrote {args.out}/report.json, report.md, pass_rates.png, outcomes/")
+    return 0
+
+
+def _run_several(args: argparse.Namespace) -> int:
+    from nnd_suites.errors import NNDError
+    from nnd_suites.evaluation.multi import evaluate_models, leaderboard_markdown
+
+    if args.data_parallel:
+        raise NNDError(
+            "--data-parallel scores one model: run one command per model, then "
+            "`nnd-suites compare` their folders"
+        )
+    board = evaluate_models(
+        args.model,
+        expand_suite_specs(args.suite),
+        out=args.out,
+        normalize=args.normalize,
+        **scoring_options(args),
+    )
+    if args.json:
+        reports = zip(board.models, board.reports, strict=True)
+        summary = {
+            "leaderboard": board.model_dump(mode="json"),
+            "reports": {m.label: r.summary() for m, r in reports},
+        }
+        print(json.dumps(summary, ensure_ascii=False))
+        return 0
+    print(leaderboard_markdown(board), end="")
+    if args.out:
+        extra = ", scaling.png" if board.family else ""
+        print(f"\nwrote {args.out}/leaderboard.json, leaderboard.md, leaderboard.png{extra}, and")
+        print("  a report folder per model: " + ", ".join(m.label for m in board.models))
     return 0
 
 

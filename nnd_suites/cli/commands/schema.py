@@ -1,4 +1,5 @@
-"""nnd-suites schema: write the JSON Schemas of suite files (manifest, pairs) and quality maps."""
+"""nnd-suites schema: write the JSON Schemas of suite files (manifest, pairs), quality maps and
+reports (evaluation report, leaderboard, comparison)."""
 
 from __future__ import annotations
 
@@ -19,17 +20,28 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         help="write only the quality-map schema, by default over the package's checked-in "
         "copy (nnd_suites/schemas/), which editors and the pre-commit hook use",
     )
+    parser.add_argument(
+        "--reports",
+        action="store_true",
+        help="write only the report schemas (evaluation report, leaderboard, comparison), by "
+        "default over the package's checked-in copies (nnd_suites/schemas/)",
+    )
     parser.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
-    if args.quality_map:
+    from nnd_suites.evaluation.outputs import export_report_schemas
+
+    if args.reports:
+        folder = args.out or Path(str(resources.files("nnd_suites.schemas")))
+        paths = export_report_schemas(folder)
+    elif args.quality_map:
         folder = args.out or Path(str(resources.files("nnd_suites.schemas")))
         paths = [write_schema(folder)]
     else:
         folder = args.out or Path(".")
         folder.mkdir(parents=True, exist_ok=True)
-        paths = [*export_json_schemas(folder), write_schema(folder)]
+        paths = [*export_json_schemas(folder), write_schema(folder), *export_report_schemas(folder)]
     for path in paths:
         print(f"wrote {path}")
     return 0

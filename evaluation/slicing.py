@@ -1,0 +1,58 @@
+"""Slices of a suite for reports and exports: the slice plugins' sets, and a pass rate for each
+subset (Wilson 95% interval), from a suite and (optionally) a model's per-test outcomes."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from nnd_suites.errors import NNDError
+from nnd_suites.evaluation.report import Rate, TestOutcome, rate
+from nnd_suites.slices import SliceInput, SliceSets, SliceTest, suite_slices
+from nnd_suites.suite import Suite
+
+
+def slice_input(suite: Suite, outcomes: Sequence[TestOutcome] | None = None) -> SliceInput:
+    """The suite's tests as slices see them; ``outcomes`` (of a run on this suite) add the
+    candidates' token counts."""
+    scored: dict[str, TestOutcome] = {}
+    if outcomes is not None:
+        scored = {o.pair_id: o for o in outcomes}
+        missing = [p.id for p in suite.pairs if p.id not in scored]
+        if missing:
+            raise NNDError(
+                f"suite {suite.name}: {len(missing)} test(s) have no outcome in the run given "
+                f"(first: {missing[0]}); give a run of this very suite"
+            )
+    tests = [
+        SliceTest(
+            id=pair.id,
+            context=pair.context,
+            high=pair.high.text,
+            low=pair.low.text,
+            low_systems=tuple(pair.low.systems),
+            breakdown=pair.breakdown,
+            n_high=scored[pair.id].n_high if scored else None,
+            n_low=scored[pair.id].n_low if scored else None,
+        )
+        for pair in suite.pairs
+    ]
+    return SliceInput(tests, tuple(suite.manifest.breakdown_fields))
+
+
+def gem_contrast_sets(
+    suite: Suite,
+    outcomes: Sequence[TestOutcome] | None = None,
+    names: Sequence[str] | None = None,
+) -> SliceSets:
+    """``{set: {subset: [test ids]}}``: GEM-metrics' contrast-set format, every slice."""
+    return suite_slices(slice_input(suite, outcomes), names)
+
+
+def slice_rates(suite: Suite, outcomes: Sequence[TestOutcome]) -> dict[str, dict[str, Rate]]:
+    """set -> subset -> pass rate of the run's outcomes (degenerate and skipped tests apart)."""
+    by_pair = {o.pair_id: o.outcome for o in outcomes}
+    sets = gem_contrast_sets(suite, outcomes)
+    return {
+        name: {subset: rate(by_pair[i] for i in ids) for subset, ids in subsets.items()}
+        for name, subsets in sets.items()
+    }

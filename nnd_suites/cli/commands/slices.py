@@ -1,0 +1,81 @@
+"""nnd-suites slices SUITE: a suite's subpopulations (slice plugins), and their GEM export."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    parser = subparsers.add_parser(
+        "slices",
+        help="a suite's slices (length relation, context length, worse system, breakdowns...)",
+        description="Cut a suite's tests into the subpopulations every slice plugin declares "
+        "(see `nnd-suites list`), and export them in GEM-metrics' contrast-set format "
+        "{set: {subset: [test ids]}}. With --run, the token-length slice (from the run's scored "
+        "token counts) and each subset's pass rate are added.",
+    )
+    parser.add_argument("suite", help="suite folder (or built-in adapter name)")
+    parser.add_argument(
+        "--run",
+        type=Path,
+        help="folder of an `nnd-suites evaluate --out` run on this suite: pass rates per subset",
+    )
+    parser.add_argument(
+        "--slice", action="append", metavar="NAME", help="only this slice plugin (repeatable)"
+    )
+    parser.add_argument(
+        "--gem-out", type=Path, metavar="FILE", help="write the contrast sets there (JSON)"
+    )
+    parser.add_argument("--json", action="store_true", help="print the contrast sets as JSON")
+    parser.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from nnd_suites.evaluation.report import rate
+    from nnd_suites.evaluation.slicing import gem_contrast_sets
+    from nnd_suites.io import atomic_write_text
+    from nnd_suites.suite.resolve import load_suite
+
+    suite = load_suite(args.suite)
+    outcomes = _run_outcomes(args.run, suite) if args.run else None
+    sets = gem_contrast_sets(suite, outcomes, args.slice)
+    if args.gem_out:
+        atomic_write_text(args.gem_out, json.dumps(sets, indent=1, ensure_ascii=False) + "\n")
+    if args.json:
+        print(json.dumps(sets, ensure_ascii=False))
+        return 0
+    by_pair = {o.pair_id: o.outcome for o in outcomes or ()}
+    print(f"slices of {suite.name} ({len(suite.pairs):,} tests)")
+    for name, subsets in sets.items():
+        print(name)
+        for subset, ids in subsets.items():
+            line = f"  {subset:<32} n={len(ids):,}"
+            if by_pair:
+                r = rate(by_pair[i] for i in ids)
+                if r.pass_rate is not None and r.ci is not None:
+                    line += (
+                        f"  pass {100 * r.pass_rate:.1f}% "
+                        f"[{100 * r.ci[0]:.1f}, {100 * r.ci[1]:.1f}]"
+                    )
+            print(line)
+    if args.gem_out:
+        print(f"wrote {args.gem_out}")
+    return 0
+
+
+def _run_outcomes(folder: Path, suite):  # type: ignore[no-untyped-def]
+    """The run's outcomes on ``suite`` (matched by content hash, so a renamed suite is found)."""
+    from nnd_suites.errors import NNDError
+    from nnd_suites.evaluation.saved import load_report
+
+    report = load_report(folder)
+    for name, result in report.suites.items():
+        if result.content_hash == suite.manifest.content_hash:
+            return report.outcomes[name]
+    raise NNDError(
+        f"{folder}: the run did not score suite {suite.name} (content hash "
+        f"{suite.manifest.content_hash[:12]}...; it scored {sorted(report.suites)}); give a run "
+        "of this suite"
+    )

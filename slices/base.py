@@ -1,0 +1,119 @@
+"""The Slice base class: a declared way of cutting a suite's tests into subpopulations.
+
+A slice plugin (GEM-style: Gehrmann et al. 2022) returns one or more *sets*, each a partition or
+cover of the tests into named *subsets*: ``{set: {subset: [test ids]}}``, which is also
+GEM-metrics' contrast-set format. Reports give a pass rate with a Wilson interval for every
+subset. A plugin sees each test through :class:`SliceTest` (texts, systems, breakdown values,
+and, once a model has scored the suite, the candidates' token counts), so its examples are plain
+JSON and it never depends on how a suite is stored.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, ClassVar
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from nnd_suites.errors import PluginError
+from nnd_suites.registry import Plugin, Registry
+
+#: set name -> subset name -> test ids (GEM-metrics' contrast-set format)
+SliceSets = dict[str, dict[str, list[str]]]
+
+
+@dataclass(frozen=True)
+class SliceTest:
+    """What a slice may look at in one test."""
+
+    id: str
+    context: Mapping[str, str]
+    high: str
+    low: str
+    low_systems: tuple[str, ...] = ()
+    breakdown: Mapping[str, str] = field(default_factory=dict)
+    n_high: int | None = None  # target tokens of each candidate, from a model's scored outcomes
+    n_low: int | None = None
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> SliceTest:
+        """From an example's JSON object (``low_systems`` a list)."""
+        return cls(**{**data, "low_systems": tuple(data.get("low_systems", ()))})
+
+    @property
+    def context_text(self) -> str:
+        return "\n".join(self.context.values())
+
+
+@dataclass(frozen=True)
+class SliceInput:
+    """The tests of one suite and the breakdown fields its manifest declares."""
+
+    tests: Sequence[SliceTest]
+    breakdown_fields: tuple[str, ...] = ()
+
+    @property
+    def scored(self) -> bool:
+        """Token counts are known for every test (a model scored the suite)."""
+        return bool(self.tests) and all(
+            t.n_high is not None and t.n_low is not None for t in self.tests
+        )
+
+
+class SliceMetadata(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    summary: str = Field(min_length=1, max_length=72, description="one line for listings")
+    description: str = Field(min_length=1)
+    needs_scores: bool = Field(
+        False, description="uses the model's token counts: empty until a model scored the suite"
+    )
+
+
+class Slice(Plugin, ABC):
+    """Cut a suite's tests into subpopulations; ``sets(data)`` returns ``{set: {subset: ids}}``."""
+
+    examples_key: ClassVar[str] = "slice"  # examples.json: {"slice": NAME, "tests": [...], ...}
+    metadata: ClassVar[SliceMetadata]
+
+    @abstractmethod
+    def sets(self, data: SliceInput) -> SliceSets:
+        """The slice's sets over ``data.tests``; none when it does not apply to the suite."""
+
+
+def grouped(pairs: Sequence[tuple[str, str]]) -> dict[str, list[str]]:
+    """(subset, test id) -> subset -> ids, largest subset first (ties by name), like reports."""
+    subsets: dict[str, list[str]] = {}
+    for subset, test_id in pairs:
+        subsets.setdefault(subset, []).append(test_id)
+    return dict(sorted(subsets.items(), key=lambda item: (-len(item[1]), item[0])))
+
+
+def validate_slice(cls: type[Slice]) -> None:
+    where = f"slice {getattr(cls, 'name', cls.__name__)} ({cls.__module__})"
+    if not isinstance(getattr(cls, "metadata", None), SliceMetadata):
+        raise PluginError(f"{where}: 'metadata' must be a SliceMetadata")
+
+
+SLICES: Registry[Slice] = Registry(
+    "slice",
+    "nnd_suites.slices",
+    base=lambda: Slice,
+    builtin_package="nnd_suites.slices",
+    validate=validate_slice,
+)
+#: ``@register_slice("name")`` on a Slice subclass registers it.
+register_slice = SLICES.register
+
+
+def suite_slices(data: SliceInput, names: Sequence[str] | None = None) -> SliceSets:
+    """Every (or the named) registered slice's sets over ``data``, in name order."""
+    found: SliceSets = {}
+    for name in names if names is not None else SLICES.names():
+        for set_name, subsets in SLICES.get(name)().sets(data).items():
+            if set_name in found:
+                raise PluginError(f"slice {name}: set {set_name!r} is produced twice")
+            found[set_name] = subsets
+    return found

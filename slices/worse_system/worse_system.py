@@ -1,0 +1,25 @@
+"""The system that produced the worse candidate: which systems' errors does a model catch?"""
+
+from __future__ import annotations
+
+from nnd_suites.slices.base import (
+    Slice,
+    SliceInput,
+    SliceMetadata,
+    SliceSets,
+    grouped,
+    register_slice,
+)
+
+
+@register_slice("worse_system")
+class WorseSystem(Slice):
+    metadata = SliceMetadata(
+        summary="the system that produced the worse candidate",
+        description="One subset per annotated system, holding the tests whose worse candidate "
+        "it produced; a candidate several systems produced word for word is in each of theirs.",
+    )
+
+    def sets(self, data: SliceInput) -> SliceSets:
+        pairs = [(system, t.id) for t in data.tests for system in t.low_systems]
+        return {"worse_system": grouped(pairs)} if pairs else {}

@@ -1,0 +1,146 @@
+"""Several models in one run: a report per model, the leaderboard, the scaling plot; and what
+every report now carries (slices, bias baselines, parameter count), schema-checked."""
+
+from __future__ import annotations
+
+import json
+from importlib import resources
+
+import jsonschema
+import pytest
+
+import nnd_suites
+from nnd_suites.cli import main
+from nnd_suites.evaluation.baselines import baseline_rates
+from nnd_suites.evaluation.multi import evaluate_models, is_family, model_labels
+from nnd_suites.evaluation.outputs import report_schemas
+from nnd_suites.evaluation.prepared import first_groups
+
+PNG = b"\x89PNG\r\n\x1a\n"
+
+
+def _shipped(name: str) -> dict:
+    return json.loads(resources.files("nnd_suites.schemas").joinpath(name).read_text())
+
+
+@pytest.fixture(scope="module")
+def wider_causal_model(tmp_path_factory, quiz_design_suite, challenge300_suite):
+    """A second member of the tiny family: the same architecture, 3 layers, width 96."""
+    from nnd_suites.evaluation.tiny import suite_texts, tiny_causal_lm
+
+    texts = suite_texts([quiz_design_suite, challenge300_suite])
+    return tiny_causal_lm(
+        tmp_path_factory.mktemp("tiny_wide") / "tiny_wide", texts, vocab_size=1024, n_layer=3,
+        n_embd=96, n_head=4, n_positions=512, seed=1,
+    )  # fmt: skip
+
+
+def _parameters(folder) -> int:
+    from transformers import AutoModelForCausalLM
+
+    return sum(p.numel() for p in AutoModelForCausalLM.from_pretrained(folder).parameters())
+
+
+def test_two_models_one_run(tiny_causal_model, wider_causal_model, tmp_path, capsys):
+    out = tmp_path / "run"
+
+    def argv(*models):
+        return [
+            "evaluate", "--suite", "challenge300", "--suite", "quiz_design",
+            *(item for model in models for item in ("--model", str(model))),
+            "--limit", "6", "--batch-size", "16", "--quiet", "--out", str(out),
+        ]  # fmt: skip
+
+    assert main([*argv(tiny_causal_model, wider_causal_model), "--json"]) == 0
+    summary = json.loads(capsys.readouterr().out)
+    labels = [tiny_causal_model.name, "tiny_wide"]
+    board = json.loads((out / "leaderboard.json").read_text())
+    assert summary["leaderboard"] == board and list(summary["reports"]) == labels
+    jsonschema.validate(board, _shipped("leaderboard.schema.json"))
+    assert [m["label"] for m in board["models"]] == labels
+    sizes = [m["parameters"] for m in board["models"]]
+    assert sizes == [_parameters(tiny_causal_model), _parameters(wider_causal_model)]
+    assert board["family"] is True and {m["architecture"] for m in board["models"]} == {"gpt2"}
+    for name in labels:  # each model's report folder, as a single-model run writes it
+        saved = json.loads((out / name / "report.json").read_text())
+        jsonschema.validate(saved, _shipped("evaluation_report.schema.json"))
+        for suite in ("challenge300", "quiz_design"):
+            result = saved["suites"][suite]
+            assert board["suites"][suite]["overall"][name]["passed"] == result["passed"]
+            assert (out / name / "outcomes" / f"{suite}.parquet").is_file()
+        assert saved["limit"] == 6
+    rows = board["suites"]["challenge300"]
+    assert next(iter(rows)) == "overall" and set(rows) - {"overall"} <= {
+        "Common Sense", "Science", "Entity", "Creativity", "Comparison",
+    }  # fmt: skip
+    assert set(board["baselines"]["quiz_design"]) == {"shorter", "longer", "overlap"}
+    for chart in ("leaderboard.png", "scaling.png"):
+        assert (out / chart).read_bytes()[:8] == PNG
+    markdown = (out / "leaderboard.md").read_text()
+    assert "## quiz_design" in markdown and "| *baseline: shorter* |" in markdown
+    assert f"| tiny_wide | {sizes[1]:,} |" in markdown
+    # the folder is ours: a second run replaces it as a whole
+    assert main(argv(tiny_causal_model, tiny_causal_model)) == 0
+    assert "a report folder per model" in capsys.readouterr().out
+    assert sorted(p.name for p in out.iterdir() if p.is_dir()) == [labels[0], f"{labels[0]}_2"]
+    assert not (out / "scaling.png").exists()  # two models of one size: not a family
+
+
+def test_report_carries_slices_baselines_and_size(tiny_causal_model, challenge300_suite, tmp_path):
+    report = nnd_suites.evaluate(
+        str(tiny_causal_model), challenge300_suite, limit=40, out=tmp_path, progress=False
+    )
+    result = report.suites["challenge300"]
+    scored = first_groups(challenge300_suite, 40)
+    assert result.pairs == len(scored.pairs)
+    assert result.baselines == baseline_rates(scored)
+    assert result.baselines["shorter"].overall.n == result.pairs
+    assert set(result.by_slice) >= {"length_chars", "length_tokens", "context_length"}
+    outcomes = report.outcomes["challenge300"]
+    same = [o for o in outcomes if o.n_high == o.n_low]
+    assert result.by_slice["length_tokens"].get("same length", None) is None or (
+        result.by_slice["length_tokens"]["same length"].n == len(same)
+    )
+    for subsets in (result.by_slice["length_chars"], result.by_slice["length_tokens"]):
+        assert sum(r.n for r in subsets.values()) == result.pairs
+        assert sum(r.passed for r in subsets.values()) == result.passed
+    assert report.parameters == _parameters(tiny_causal_model)
+    saved = json.loads((tmp_path / "report.json").read_text())
+    jsonschema.validate(saved, _shipped("evaluation_report.schema.json"))
+    markdown = (tmp_path / "report.md").read_text()
+    assert "| slice length_chars | n |" in markdown and "| **this model** |" in markdown
+    assert "| overlap |" in markdown and f"{report.parameters:,} parameters" in markdown
+    # every score now comes from the cache: the size is read from the config on the meta device
+    again = nnd_suites.evaluate(str(tiny_causal_model), challenge300_suite, limit=40)
+    assert again.requests.scored == 0 and again.parameters == report.parameters
+
+
+def test_labels_and_family_rules(tiny_causal_model):
+    from nnd_suites.evaluation.multi import LeaderboardModel
+
+    assert model_labels(["org/model", str(tiny_causal_model), "org/model", "a b"]) == [
+        "org__model", tiny_causal_model.name, "org__model_2", "a_b",
+    ]  # fmt: skip
+
+    def entry(size, kind="gpt2"):
+        return LeaderboardModel(label="x", model="x", mode="default", parameters=size,
+                                architecture=kind)  # fmt: skip
+
+    assert is_family([entry(10), entry(20)])
+    assert not is_family([entry(10), entry(10)])
+    assert not is_family([entry(10), entry(20, "bart")])
+    assert not is_family([entry(10), entry(None)])
+
+
+def test_multi_model_errors_before_scoring(tmp_path):
+    (tmp_path / "taken").mkdir()
+    (tmp_path / "taken" / "notes.txt").write_text("mine")
+    with pytest.raises(nnd_suites.NNDError, match="not an nnd-suites report"):
+        evaluate_models(["a", "b"], "challenge300", out=tmp_path / "taken")
+    assert main(["evaluate", "--suite", "challenge300", "--model", "a", "--model", "b",
+                 "--data-parallel", "2"]) == 2  # fmt: skip
+
+
+def test_shipped_report_schemas_are_up_to_date():
+    for name, schema in report_schemas().items():
+        assert _shipped(name) == schema, f"run `nnd-suites schema --reports` to refresh {name}"

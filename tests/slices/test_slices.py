@@ -1,0 +1,125 @@
+"""Slice plugins: the per-plugin examples harness, registration, and slices of real suites."""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+from nnd_suites.errors import PluginError
+from nnd_suites.evaluation.slicing import gem_contrast_sets, slice_input
+from nnd_suites.registry import Registry, plugin_folder_problems
+from nnd_suites.slices import SLICES, Slice, SliceInput, SliceMetadata, SliceTest, suite_slices
+from nnd_suites.slices.base import validate_slice
+
+FOLDER = Path(SLICES.get("length_chars").folder()).parent
+BUILT_IN = {"length_chars", "length_tokens", "context_length", "worse_system", "breakdown"}
+
+
+@pytest.mark.parametrize("name", SLICES.names())
+def test_slice_examples(name):
+    """One test case per registered slice: every example of its examples.json gives its output."""
+    cls = SLICES.get(name)
+    examples = cls.examples()
+    assert len(examples) >= 2, f"{name}: add at least two examples to {cls.folder()}/examples.json"
+    for example in examples:
+        data = SliceInput(
+            [SliceTest.from_dict(t) for t in example["tests"]],
+            tuple(example.get("breakdown_fields", ())),
+        )
+        assert cls().sets(data) == example["output"], example
+    assert any(example["output"] for example in examples), f"{name}: no example makes a set"
+
+
+def test_every_folder_holds_a_registered_documented_slice():
+    assert set(SLICES.names()) >= BUILT_IN
+    assert plugin_folder_problems(SLICES, FOLDER, min_folders=4) == []
+
+
+def test_an_unregistered_folder_fails_the_harness(tmp_path):
+    for name in ("length", "stray"):
+        (tmp_path / name).mkdir()
+    (tmp_path / "length" / "__init__.py").write_text("")
+    problems = plugin_folder_problems(SLICES, tmp_path)
+    assert f"{tmp_path.name}/stray: no __init__.py" in problems
+    assert f"{tmp_path.name}/stray registers no slice" in problems
+
+
+class Halves(Slice):  # registered by the test in a registry of its own
+    metadata = SliceMetadata(summary="halves", description="First and second half.")
+
+    def sets(self, data):
+        half = len(data.tests) // 2
+        ids = [t.id for t in data.tests]
+        return {"halves": {"first": ids[:half], "second": ids[half:]}}
+
+
+def test_a_third_party_slice_registers_and_bad_ones_are_refused():
+    registry: Registry[Slice] = Registry(
+        "slice", "nnd_suites.no_such_group", base=lambda: Slice, validate=validate_slice
+    )
+    registry.register("halves")(Halves)
+    tests = [SliceTest(id=str(i), context={"q": "x"}, high="a", low="b") for i in range(4)]
+    assert registry.get("halves")().sets(SliceInput(tests)) == {
+        "halves": {"first": ["0", "1"], "second": ["2", "3"]}
+    }
+    with pytest.raises(PluginError, match="'metadata' must be a SliceMetadata"):
+        registry.register("no_metadata")(type("NoMetadata", (Halves,), {"metadata": None}))
+    with pytest.raises(PluginError, match="'worse_system' is registered twice: by builtin"):
+        SLICES.register("worse_system")(type("Other", (Halves,), {}))
+
+
+def test_slices_of_challenge300(challenge300_suite):
+    pairs = challenge300_suite.pairs
+    sets = gem_contrast_sets(challenge300_suite)
+    assert "length_tokens" not in sets  # no model, no token counts
+    assert set(sets) == {
+        "length_chars", "context_length", "worse_system", "breakdown.group",
+        "breakdown.question_category",
+    }  # fmt: skip
+    every = sorted(p.id for p in pairs)
+    for name in ("length_chars", "context_length", "breakdown.question_category"):
+        assert sorted(i for ids in sets[name].values() for i in ids) == every, name
+    shorter = sum(len(p.high.text) < len(p.low.text) for p in pairs)
+    assert len(sets["length_chars"]["better shorter"]) == shorter
+    quartiles = [len(ids) for ids in sets["context_length"].values()]
+    assert len(quartiles) == 4 and max(quartiles) - min(quartiles) < 0.05 * len(pairs)
+    # a test is in the subset of every system that produced its worse candidate
+    systems = Counter(s for p in pairs for s in p.low.systems)
+    assert {s: len(ids) for s, ids in sets["worse_system"].items()} == dict(systems)
+
+
+def test_token_slice_needs_the_runs_outcomes(challenge300_suite):
+    from nnd_suites.errors import NNDError
+    from nnd_suites.evaluation.report import TestOutcome
+
+    outcomes = [
+        TestOutcome(
+            pair_id=p.id, group_id=p.group_id, category=p.category, label=p.label,
+            ll_high=-1.0, ll_low=-2.0, n_high=len(p.high.text.split()) + 1,
+            n_low=len(p.low.text.split()) + 1, truncated=False, outcome="pass",
+        )
+        for p in challenge300_suite.pairs
+    ]  # fmt: skip
+    sets = suite_slices(slice_input(challenge300_suite, outcomes), ["length_tokens"])
+    same = sum(o.n_high == o.n_low for o in outcomes)
+    assert len(sets["length_tokens"]["same length"]) == same
+    with pytest.raises(NNDError, match=r"challenge300: 1 test\(s\) have no outcome"):
+        slice_input(challenge300_suite, outcomes[1:])
+
+
+def test_cli_exports_gem_contrast_sets(tmp_path, capsys):
+    from nnd_suites.cli import main
+
+    out = tmp_path / "gem" / "quiz_design.json"
+    assert main(["slices", "quiz_design", "--gem-out", str(out)]) == 0
+    assert "length_chars" in capsys.readouterr().out
+    exported = json.loads(out.read_text())
+    assert set(exported) == {"length_chars", "context_length", "worse_system"}
+    assert sum(len(ids) for ids in exported["length_chars"].values()) == 2686
+    assert main(["slices", "quiz_design", "--slice", "length_chars", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out) == {"length_chars": exported["length_chars"]}
+    assert main(["slices", "quiz_design", "--slice", "lenght_chars"]) == 6
+    assert "did you mean" in capsys.readouterr().err
