@@ -165,10 +165,13 @@ def main(argv: list[str] | None = None) -> int:
         help="suite whose text trains the tokenizer (default: quiz_design, challenge300)",
     )
     parser.add_argument("--seq2seq", action="store_true", help="a BART-shaped model")
+    parser.add_argument(
+        "--seed", type=int, default=0, help="seed of the random weights (models that differ)"
+    )
     args = parser.parse_args(argv)
     texts = suite_texts(load_suite(s) for s in args.suite or ["quiz_design", "challenge300"])
     build = tiny_seq2seq_lm if args.seq2seq else tiny_causal_lm
-    print(f"wrote {build(args.out, texts)}")
+    print(f"wrote {build(args.out, texts, seed=args.seed)}")
     return 0
 
 

@@ -48,14 +48,25 @@ __all__ = [
 ]
 
 
+# The evaluator pulls in torch and transformers: its entry points are imported only when asked for.
+_LAZY = {
+    "evaluate": "nnd_suites.evaluation",
+    "evaluate_models": "nnd_suites.evaluation.multi",
+    "compare_reports": "nnd_suites.evaluation.comparison",
+    "verify_suite": "nnd_suites.evaluation.verify",
+    "place_in_verify": "nnd_suites.evaluation.verify",
+    "baselines": "nnd_suites.evaluation.baselines",
+    "NNDCallback": "nnd_suites.evaluation.training",  # needs transformers (and accelerate to train)
+}
+
+
 def __getattr__(name: str) -> Any:
-    # The evaluator pulls in torch and transformers: import it only when asked for.
-    if name == "evaluate":
-        from nnd_suites.evaluation import evaluate
+    if name in _LAZY:
+        from importlib import import_module
 
-        return evaluate
-    if name == "NNDCallback":  # needs transformers (and accelerate to train)
-        from nnd_suites.evaluation.training import NNDCallback
-
-        return NNDCallback
+        return getattr(import_module(_LAZY[name]), name)
     raise AttributeError(f"module 'nnd_suites' has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted([*globals(), *_LAZY])

@@ -254,3 +254,17 @@ def test_a_candidate_longer_than_the_window_is_a_skipped_test(tiny_causal_model,
         str(tiny_causal_model), Suite(suite.manifest, pairs), progress=False, out=tmp_path / "r"
     )
     assert rerun.requests.scored == 0 and rerun.suites["challenge300"].skipped == 1
+
+
+def test_the_package_exposes_the_evaluation_entry_points_lazily() -> None:
+    from nnd_suites.evaluation.comparison import compare_reports
+    from nnd_suites.evaluation.multi import evaluate_models
+    from nnd_suites.evaluation.verify import place_in_verify, verify_suite
+
+    assert nnd_suites.evaluate_models is evaluate_models
+    assert nnd_suites.compare_reports is compare_reports
+    assert nnd_suites.verify_suite is verify_suite
+    assert nnd_suites.place_in_verify is place_in_verify
+    assert {"evaluate", "verify_suite", "NNDCallback"} <= set(dir(nnd_suites))
+    with pytest.raises(AttributeError, match="no attribute 'evaluat'"):
+        nnd_suites.evaluat  # noqa: B018
