@@ -23,6 +23,10 @@ class PlacedScore(BaseModel):
     systems: int
     poor_fit: bool
     reason: str | None = Field(description="why the fit is flagged poor, if it is")
+    extrapolated: bool = Field(
+        description="the pass rate lies outside the annotated systems' range: the prediction "
+        "extends the fitted line beyond what was observed"
+    )
 
 
 class PlacementReport(BaseModel):
@@ -49,6 +53,7 @@ def _place(correlation: Correlation, pass_rate: float, confidence: float) -> Pla
         systems=placed.systems,
         poor_fit=placed.poor_fit,
         reason=placed.reason,
+        extrapolated=placed.extrapolated,
     )
 
 

@@ -163,6 +163,7 @@ class Placement:
     systems: int
     poor_fit: bool
     reason: str | None
+    extrapolated: bool = False
 
     def as_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -181,7 +182,8 @@ def place_model(
     new model's human score with a prediction interval (t distribution, n - 2 degrees of freedom).
 
     The fit is flagged ``poor_fit`` when r² < ``min_r_squared`` or fewer than ``min_systems``
-    systems were annotated: its prediction says little then.
+    systems were annotated: its prediction says little then. ``extrapolated``: the new pass rate
+    lies outside the systems' range, where a straight line is an assumption, not an observation.
     """
     names = _aligned(pass_rates, human)
     x = np.array([pass_rates[n] for n in names], dtype=float)
@@ -220,4 +222,5 @@ def place_model(
         systems=n,
         poor_fit=bool(reasons),
         reason="; ".join(reasons) or None,
+        extrapolated=not x.min() <= new_pass_rate <= x.max(),
     )

@@ -114,6 +114,8 @@ def test_placement_by_hand():
     assert placed.predicted == pytest.approx(0.75)
     assert placed.interval == pytest.approx((0.75 - 0.692947, 0.75 + 0.692947), abs=1e-6)
     assert (placed.systems, placed.poor_fit, placed.reason) == (4, False, None)
+    assert placed.extrapolated  # 0.8 is beyond the systems' 0.4-0.7
+    assert not place_model(RATES, HUMAN, 0.55).extrapolated
 
 
 def test_placement_flags_poor_fits():
