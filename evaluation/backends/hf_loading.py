@@ -102,16 +102,20 @@ def load_config(model: str, revision: str | None = None, trust_remote_code: bool
 
 
 def check_model_reference(model: str) -> None:
-    """A reference that looks like a local path (``./m``, ``/m``, ``~/m``, ``models/m`` where
-    ``models/`` exists here) must exist: it is never sent to the Hub, which would retry for long
-    and then blame the Hub. A Hub id is refused quickly when the Hub is unreachable and the model
-    is not cached."""
+    """A reference that looks like a local path (``./m``, ``/m``, ``~/m``, ``a/b/m``,
+    ``models/m`` where ``models/`` exists here) must exist: it is never sent to the Hub, which
+    would retry for long and then blame the Hub. A Hub id is refused quickly when the Hub is
+    unreachable and the model is not cached."""
     path = Path(model).expanduser()
     if path.exists():
         return
     parent = path.parent
-    looks_local = model.startswith((".", "/", "~")) or (
-        str(parent) not in ("", ".") and parent.is_dir()
+    # A Hub id is NAME or ORG/NAME: more than one "/" (or a backslash) can only be a path.
+    looks_local = (
+        model.startswith((".", "/", "~"))
+        or model.count("/") > 1
+        or "\\" in model
+        or (str(parent) not in ("", ".") and parent.is_dir())
     )
     if looks_local:
         near = ""

@@ -61,6 +61,8 @@ def test_a_missing_local_folder_is_named_at_once(tmp_path, monkeypatch, capsys):
     assert "model 'models/tinyy': no such folder (models holds: tiny)" in err
     with pytest.raises(ModelLoadError, match="no such folder"):
         load_backend("./nowhere")
+    with pytest.raises(ModelLoadError, match="'runs/models/tiny': no such folder"):
+        load_backend("runs/models/tiny")  # two slashes: no Hub id looks like that
 
 
 def test_an_unreachable_hub_is_said_once_with_the_offline_route(monkeypatch):
