@@ -5,7 +5,9 @@ llama-cpp-python scores correctly), converted to GGUF with llama.cpp's own conve
 ``--groups`` groups of Quiz Design scored by ``hf_causal`` and by ``served`` against
 ``python -m llama_cpp.server`` on localhost. Reported: requests/s for each, and the engine's own
 prompt throughput (llama.cpp's ``prompt eval`` timings from the server log) as the ceiling of
-what the server can do, beside the prompt tokens/s the served backend achieved.
+what the engine can do, beside the prompt tokens/s the served backend achieved; and the server
+alone (raw HTTP, one request at a time, no nnd-suites code) with and without ``echo``, which
+shows where a served request's time goes.
 
 Run: ``python benchmarks/bench_served.py --sdist llama_cpp_python-0.3.36.tar.gz``
 (needs ``.ci/engine_setup.sh``).
@@ -20,6 +22,26 @@ import statistics
 import tempfile
 import time
 from pathlib import Path
+
+
+def _raw_request_ms(url: str, prompts: list[str], echo: bool) -> float:
+    """Median milliseconds of one bare completion request to the server (urllib, sequential)."""
+    import json
+    import urllib.request
+
+    times = []
+    for prompt in prompts:
+        body = {"model": "tiny", "prompt": prompt, "max_tokens": 1, "temperature": 0}
+        if echo:
+            body |= {"echo": True, "logprobs": 1}
+        request = urllib.request.Request(
+            url + "/completions", json.dumps(body).encode(), {"Content-Type": "application/json"}
+        )
+        started = time.perf_counter()
+        urllib.request.urlopen(request, timeout=120).read()
+        times.append(time.perf_counter() - started)
+    return 1000 * statistics.median(times)
+
 
 PROMPT_EVAL = re.compile(r"prompt eval time =\s*([\d.]+) ms /\s*(\d+) tokens")
 
@@ -63,6 +85,9 @@ def main() -> None:
                 ours = evaluate(served, suite, **common)
                 served_runs.append(time.perf_counter() - started)
             hf_s, served_s = statistics.median(hf_runs), statistics.median(served_runs)
+            prompts = [f"{' '.join(p.context.values())} {p.high.text}" for p in suite.pairs[:20]]
+            raw_echo = _raw_request_ms(url, prompts, echo=True)
+            raw_plain = _raw_request_ms(url, prompts, echo=False)
         finally:
             process.terminate()
             process.wait(timeout=30)
@@ -88,6 +113,10 @@ def main() -> None:
             f"engine    : prompt eval {total * 1000 / ms:,.0f} tokens/s over {len(timings)} "
             f"evaluations ({total:,} tokens; the ceiling for served scoring)"
         )
+    print(
+        f"server alone: {raw_echo:.1f} ms per echo+logprobs request, {raw_plain:.1f} ms without "
+        "echo (median of 20 sequential raw requests: the server's own echo path sets the pace)"
+    )
     print(f"per-test outcomes identical: {same}")
 
 
