@@ -156,6 +156,9 @@ def launch(argv: list[str], processes: int) -> int:
             "MASTER_ADDR": "127.0.0.1",
             "MASTER_PORT": str(port),
         }
+        # N ranks on one machine share its cores: without this each would start a thread per
+        # core (torchrun sets 1); an explicit OMP_NUM_THREADS wins.
+        env.setdefault("OMP_NUM_THREADS", str(max(1, (os.cpu_count() or 1) // processes)))
         quiet = subprocess.DEVNULL if rank else None  # one rank speaks
         command = [sys.executable, "-m", "nnd_suites", *argv]
         children.append(subprocess.Popen(command, env=env, stdout=quiet))

@@ -100,3 +100,29 @@ def test_a_killed_rank_leaves_a_cache_the_rerun_resumes_from(tiny_causal_model, 
         timeout=300,
     )
     assert json.loads(clean.stdout)["suites"] == resumed["suites"]
+
+
+def test_local_ranks_share_the_cores_unless_told_otherwise(monkeypatch):
+    """--data-parallel N on one machine: each rank gets cores // N threads (on 2 cores, two
+    ranks with 2 threads each took 13.6 s against 8.7 s with 1: benchmarks/bench_data_parallel)."""
+    from nnd_suites.evaluation import parallel
+
+    seen: list[dict] = []
+
+    class Finished:
+        def __init__(self, command, env, stdout):
+            seen.append(env)
+
+        def poll(self):
+            return 0
+
+    monkeypatch.setattr(parallel.subprocess, "Popen", Finished)
+    monkeypatch.setattr(parallel.os, "cpu_count", lambda: 8)
+    monkeypatch.delenv("OMP_NUM_THREADS", raising=False)
+    assert parallel.launch(["evaluate"], 4) == 0
+    assert [e["OMP_NUM_THREADS"] for e in seen] == ["2"] * 4
+    assert [e["RANK"] for e in seen] == ["0", "1", "2", "3"]
+    seen.clear()
+    monkeypatch.setenv("OMP_NUM_THREADS", "3")
+    parallel.launch(["evaluate"], 2)
+    assert [e["OMP_NUM_THREADS"] for e in seen] == ["3", "3"]
