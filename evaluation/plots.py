@@ -35,9 +35,12 @@ def write_scatter(
     title: str = "NND pass rate against human score",
     human_label: str = "human score",
     fit: bool = True,
+    new: tuple[str, float, float, tuple[float, float] | None] | None = None,
 ) -> Path:
     """One labelled point per system: pass rate (x, %) against human score (y); with ``fit``,
-    the least-squares line the placement of new models uses."""
+    the least-squares line the placement of new models uses; ``new``: (name, pass rate,
+    predicted human score, prediction interval or None), a placed model drawn apart, the line
+    dashed where it extends beyond the systems."""
     from matplotlib.figure import Figure
 
     names = sorted(human_scores)
@@ -59,6 +62,23 @@ def write_scatter(
         line = linregress(x, y)
         ends = [min(x), max(x)]
         axis.plot(ends, [line.intercept + line.slope * e for e in ends], color="grey", lw=0.8)
+        if new is not None and not min(x) <= 100 * new[1] <= max(x):
+            edge = min(ends, key=lambda e: abs(e - 100 * new[1]))
+            reach = [edge, 100 * new[1]]
+            axis.plot(reach, [line.intercept + line.slope * e for e in reach], "--", color="grey")
+    if new is not None:
+        name, rate, predicted, interval = new
+        low, high = interval if interval is not None else (predicted, predicted)
+        axis.errorbar(
+            [100 * rate],
+            [predicted],
+            yerr=[[predicted - low], [high - predicted]],
+            fmt="D",
+            color="#dd8452",
+            capsize=4,
+            zorder=4,
+        )
+        axis.annotate(name, (100 * rate, predicted), textcoords="offset points", xytext=(5, -10))
     axis.set_xlabel("NND pass rate (%)")
     axis.set_ylabel(human_label)
     axis.set_title(f"{title} ({len(names)} systems)", fontsize=10)

@@ -1,7 +1,12 @@
 """Verification of a suite against human judgments (paper 2.3) and placement of new models (5.1)."""
 
 from nnd_suites.evaluation.verify.place import PlacedScore, PlacementReport, place_in_verify
-from nnd_suites.evaluation.verify.render import load_verify, verify_markdown, write_verify
+from nnd_suites.evaluation.verify.render import (
+    load_verify,
+    verify_markdown,
+    write_placement,
+    write_verify,
+)
 from nnd_suites.evaluation.verify.run import (
     Correlation,
     VerifyReport,
@@ -35,5 +40,6 @@ __all__ = [
     "read_systems_file",
     "verify_markdown",
     "verify_suite",
+    "write_placement",
     "write_verify",
 ]

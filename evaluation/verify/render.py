@@ -1,16 +1,23 @@
 """Verify and placement reports as files: JSON (+ JSON Schema), Markdown and a PNG scatter.
 
-A verify folder is written as a whole (a temporary folder swapped in)::
+A verify folder and a placement folder are each written as a whole (a temporary folder swapped
+in)::
 
-    verify.json         VerifyReport
-    verify.schema.json  its JSON Schema
-    verify.md           the correlations, overall and per category
-    verify.png          pass rate against human score, one labelled point per system
+    verify.json            VerifyReport
+    verify.schema.json     its JSON Schema
+    verify.md              the correlations, overall and per category
+    verify.png             pass rate against human score, one labelled point per system
+
+    placement.json         PlacementReport
+    placement.schema.json  its JSON Schema
+    placement.md           the predicted human score, overall and per category
+    placement.png          the systems, the fitted line and the new model with its interval
 """
 
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from pathlib import Path
 
 from pydantic import BaseModel, ValidationError
@@ -21,6 +28,7 @@ from nnd_suites.evaluation.verify.run import Correlation, VerifyReport
 from nnd_suites.io import atomic_directory, atomic_write_text
 
 VERIFY_FILE = "verify.json"
+PLACEMENT_FILE = "placement.json"
 
 
 def json_schema(model: type[BaseModel]) -> dict:
@@ -29,42 +37,93 @@ def json_schema(model: type[BaseModel]) -> dict:
     return schema
 
 
-def check_verify_folder(out: str | Path) -> Path:
-    """``out`` must be new, empty or an earlier verify folder (replaced as a whole)."""
+def check_verify_folder(out: str | Path, marker: str = VERIFY_FILE) -> Path:
+    """``out`` must be new, empty or an earlier folder of the same report (the one holding
+    ``marker``), which is replaced as a whole."""
     out = Path(out)
+    what = marker.removesuffix(".json")
     if out.exists() and not out.is_dir():
         raise NNDError(f"--out {out}: exists and is not a folder; choose a folder for the report")
-    if out.is_dir() and any(out.iterdir()) and not (out / VERIFY_FILE).is_file():
+    if out.is_dir() and any(out.iterdir()) and not (out / marker).is_file():
         raise NNDError(
-            f"--out {out}: the folder holds files that are not a verify report; choose a new "
-            "or empty folder (an earlier verify folder is replaced as a whole)"
+            f"--out {out}: the folder holds files that are not a {what} report; choose a new "
+            f"or empty folder (an earlier {what} folder is replaced as a whole)"
         )
     return out
 
 
-def write_verify(report: VerifyReport, out: str | Path) -> dict[str, Path]:
-    from nnd_suites.evaluation.plots import write_scatter
-
-    out = check_verify_folder(out)
-    files = {
-        "json": (VERIFY_FILE, report.model_dump_json(indent=2) + "\n"),
-        "schema": ("verify.schema.json", json.dumps(json_schema(VerifyReport), indent=2) + "\n"),
-        "markdown": ("verify.md", verify_markdown(report)),
-    }
+def _write_report_folder(
+    out: str | Path,
+    marker: str,
+    files: dict[str, tuple[str, str]],
+    chart: tuple[str, Callable[[Path], object]],
+) -> dict[str, Path]:
+    """Write ``files`` (kind -> (name, text)) and ``chart`` (name, draw(path)) into ``out`` as a
+    whole: a temporary folder swapped in."""
+    out = check_verify_folder(out, marker)
     written = {}
     with atomic_directory(out) as tmp:
         for kind, (name, text) in files.items():
             atomic_write_text(tmp / name, text)
             written[kind] = out / name
+        name, draw = chart
+        draw(tmp / name)
+        written["chart"] = out / name
+    return written
+
+
+def write_verify(report: VerifyReport, out: str | Path) -> dict[str, Path]:
+    from nnd_suites.evaluation.plots import write_scatter
+
+    files = {
+        "json": (VERIFY_FILE, report.model_dump_json(indent=2) + "\n"),
+        "schema": ("verify.schema.json", json.dumps(json_schema(VerifyReport), indent=2) + "\n"),
+        "markdown": ("verify.md", verify_markdown(report)),
+    }
+
+    def draw(path: Path) -> None:
         write_scatter(
-            tmp / "verify.png",
+            path,
             report.overall.pass_rates,
             report.overall.human_scores,
             title=f"{report.suite}: NND pass rate against human score",
             human_label=f"human score ({report.measure})",
         )
-        written["chart"] = out / "verify.png"
-    return written
+
+    return _write_report_folder(out, VERIFY_FILE, files, ("verify.png", draw))
+
+
+def write_placement(
+    placement: PlacementReport, verify: VerifyReport, out: str | Path
+) -> dict[str, Path]:
+    """The placement's files; the chart shows the verify run's systems, its fitted line and the
+    new model at its predicted score with the prediction interval."""
+    from nnd_suites.evaluation.plots import write_scatter
+
+    schema = json.dumps(json_schema(PlacementReport), indent=2) + "\n"
+    files = {
+        "json": (PLACEMENT_FILE, placement.model_dump_json(indent=2) + "\n"),
+        "schema": ("placement.schema.json", schema),
+        "markdown": ("placement.md", placement_markdown(placement)),
+    }
+    placed = placement.overall
+
+    def draw(path: Path) -> None:
+        write_scatter(
+            path,
+            verify.overall.pass_rates,
+            verify.overall.human_scores,
+            title=f"{placement.suite}: {placement.model} placed among the annotated systems",
+            human_label=f"human score ({placement.measure})",
+            new=(
+                placement.model,
+                placed.pass_rate,
+                placed.predicted_human_score,
+                placed.prediction_interval,
+            ),
+        )
+
+    return _write_report_folder(out, PLACEMENT_FILE, files, ("placement.png", draw))
 
 
 def load_verify(path: str | Path) -> VerifyReport:

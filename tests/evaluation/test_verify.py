@@ -121,6 +121,16 @@ def test_systems_file_and_placement(tiny_models, tmp_path, capsys):
     low, high = placed["prediction_interval"]
     assert low < placed["predicted_human_score"] < high
 
+    folder = tmp_path / "placement"
+    assert main(["place", str(out), str(run), "--out", str(folder)]) == 0
+    written = json.loads((folder / "placement.json").read_text())
+    jsonschema.validate(written, json.loads((folder / "placement.schema.json").read_text()))
+    assert written == placement
+    assert "| **overall** |" in (folder / "placement.md").read_text()
+    assert (folder / "placement.png").read_bytes().startswith(b"\x89PNG")
+    assert main(["place", str(out), str(run), "--out", str(out)]) == NNDError.exit_status
+    assert "not a placement report" in capsys.readouterr().err  # a verify folder is kept
+
     other = tmp_path / "other"
     assert (
         main([*argv[:-2], "--out", str(other), "--limit", "5", "--quiet", "--device", "cpu"]) == 0

@@ -17,6 +17,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )
     parser.add_argument("verify", type=Path, help="folder written by `nnd-suites verify --out`")
     parser.add_argument("report", type=Path, help="folder written by `nnd-suites evaluate --out`")
+    parser.add_argument(
+        "--out",
+        type=Path,
+        help="folder for placement.json (+ schema), placement.md and placement.png",
+    )
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     parser.set_defaults(func=run)
 
@@ -24,11 +29,27 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     from nnd_suites.evaluation.saved import load_report
     from nnd_suites.evaluation.verify.place import place_in_verify
-    from nnd_suites.evaluation.verify.render import load_verify, placement_markdown
+    from nnd_suites.evaluation.verify.render import (
+        PLACEMENT_FILE,
+        check_verify_folder,
+        load_verify,
+        placement_markdown,
+        write_placement,
+    )
 
-    placement = place_in_verify(load_verify(args.verify), load_report(args.report))
+    if args.out:
+        check_verify_folder(args.out, PLACEMENT_FILE)  # before reading anything
+    verify = load_verify(args.verify)
+    placement = place_in_verify(verify, load_report(args.report))
+    if args.out:
+        write_placement(placement, verify, args.out)
     if args.json:
         print(placement.model_dump_json(indent=2))
     else:
         print(placement_markdown(placement), end="")
+        if args.out:
+            print(
+                f"\nwrote {args.out}/{PLACEMENT_FILE}, placement.schema.json, placement.md, "
+                "placement.png"
+            )
     return 0
