@@ -5,6 +5,7 @@ from __future__ import annotations
 import importlib
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -92,6 +93,11 @@ def test_new_adapter_in_a_clean_checkout_is_picked_up_by_the_harness(tmp_path):
     assert "wrote adapters/demo_adapter/adapter.py" in made.stdout
     assert "wrote quality_maps/demo_adapter.yaml" in made.stdout
     assert "Next steps" in made.stdout
+    # every path the next steps name exists in a checkout (a moved test file once broke them)
+    for named in re.findall(
+        r"(?:tests|adapters|quality_maps)/[\w./{}]+\.(?:py|yaml|md)", made.stdout
+    ):
+        assert (root / named).is_file(), named
     for other in ("likert", "hierarchical", "graded", "numeric"):
         extra = run(
             ["-m", "nnd_suites", "new-adapter", f"demo_{other}", "--type", other], root, env

@@ -14,8 +14,8 @@ Next steps (CONTRIBUTING.md walks through each):
   3. adapters/{name}/fixtures/: replace sample.jsonl with a small sample of the real source,
      derive its pair counts by hand and write them into expected_stats.json.
   4. adapters/{name}/README.md: replace every TODO (source, license, citation, rule, pairs).
-  5. Run the harness: python -m pytest tests/test_adapter_harness.py -q -k {name}
-     then: pre-commit run --all-files
+  5. Run the harness: python -m pytest tests/adapters/test_harness.py -q -k {name}
+     then: git add -A && pre-commit run --all-files   (the hooks skip untracked files)
   6. Build the full source: nnd-suites build {name} --source PATH_OR_URL"""
 
 
