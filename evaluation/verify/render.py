@@ -187,7 +187,33 @@ def verify_markdown(report: VerifyReport) -> str:
             for c, r in report.by_category.items()
         ),
     ]
+    if any(
+        c.kendall_tau is None or c.gap_pearson is None
+        for c in [report.overall, *report.by_category.values()]
+    ):
+        lines += [
+            "",
+            "n/a: undefined there. Kendall's tau needs systems whose pass rates (and human "
+            "scores) are not all equal; the gap correlation needs at least 3 systems and gaps "
+            "that vary.",
+        ]
+    shared = _shared_models(report.systems)
+    if shared:
+        lines += [
+            "",
+            f"Note: one model stands for several systems ({shared}): they get the same "
+            "pass rate, so the correlations say nothing about those systems.",
+        ]
     return "\n".join(lines) + "\n"
+
+
+def _shared_models(systems: dict[str, str]) -> str:
+    by_model: dict[str, list[str]] = {}
+    for name, model in systems.items():
+        by_model.setdefault(model, []).append(name)
+    return "; ".join(
+        f"{model}: {', '.join(names)}" for model, names in by_model.items() if len(names) > 1
+    )
 
 
 def _placed_row(label: str, p: PlacedScore) -> str:

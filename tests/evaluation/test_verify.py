@@ -152,3 +152,14 @@ def test_one_system_is_not_enough(tiny_models, tmp_path, capsys):
     argv = ["verify", "quiz_design", "--system", f"mixqg={tiny_models[0]}"]
     assert main([*argv, "--out", str(tmp_path / "v"), *FAST]) == NNDError.exit_status
     assert "at least 2 systems" in capsys.readouterr().err
+
+
+def test_one_model_for_two_systems_says_why_the_correlations_are_undefined(
+    tiny_models, tmp_path, capsys
+):
+    argv = ["verify", "quiz_design", "--system", f"mixqg={tiny_models[0]}", "--system"]
+    assert main([*argv, f"dgpt2_sup={tiny_models[0]}", "--out", str(tmp_path / "v"), *FAST]) == 0
+    report = (tmp_path / "v" / "verify.md").read_text()
+    assert "| **overall** | " in report and "| n/a | n/a | n/a | n/a |" in report
+    assert "n/a: undefined there" in report
+    assert f"one model stands for several systems ({tiny_models[0]}: " in report
