@@ -156,6 +156,12 @@ def evaluate_models(
 
     if len(models) < 1:
         raise NNDError("give at least one model")
+    repeated = sorted({str(m) for m in models if [str(x) for x in models].count(str(m)) > 1})
+    if repeated:
+        raise NNDError(
+            f"model {', '.join(repeated)} given more than once: each --model is scored once; "
+            "drop the repeat"
+        )
     rank = current_rank()
     main = rank is None or rank.main
     if out is not None and main:

@@ -27,6 +27,8 @@ import time
 from collections.abc import Iterator
 from pathlib import Path
 
+from nnd_suites.errors import NNDError
+
 try:  # POSIX: a writer holds an advisory lock on its temporary file or folder.
     import fcntl
 except ImportError:  # pragma: no cover - Windows
@@ -194,12 +196,24 @@ def recover_leftovers(target: str | os.PathLike) -> None:
 
 # ------------------------------------------------------------------- writers
 @contextlib.contextmanager
+def _writable(target: Path) -> Iterator[None]:
+    """Name the target, not a temporary file, when its folder cannot be made or written."""
+    try:
+        yield
+    except OSError as exc:
+        raise NNDError(
+            f"cannot write {target} ({exc.strerror or exc}); choose a path in a writable folder"
+        ) from exc
+
+
+@contextlib.contextmanager
 def atomic_path(target: str | os.PathLike) -> Iterator[Path]:
     """Yield a temporary path beside ``target``; rename it onto ``target`` only on success."""
     target = Path(target)
-    target.parent.mkdir(parents=True, exist_ok=True)
-    recover_leftovers(target)
-    fd, tmp = tempfile.mkstemp(prefix=_temp_prefix(target), suffix=".tmp", dir=target.parent)
+    with _writable(target):
+        target.parent.mkdir(parents=True, exist_ok=True)
+        recover_leftovers(target)
+        fd, tmp = tempfile.mkstemp(prefix=_temp_prefix(target), suffix=".tmp", dir=target.parent)
     tmp_path = Path(tmp)
     _follow_umask(tmp_path, 0o666)
     try:
@@ -225,9 +239,10 @@ def atomic_directory(target: str | os.PathLike) -> Iterator[Path]:
     (see the module docstring for how, and for what happens to a killed run's leftovers).
     """
     target = Path(target)
-    target.parent.mkdir(parents=True, exist_ok=True)
-    recover_leftovers(target)
-    tmp = Path(tempfile.mkdtemp(prefix=_temp_prefix(target), suffix=".tmp", dir=target.parent))
+    with _writable(target):
+        target.parent.mkdir(parents=True, exist_ok=True)
+        recover_leftovers(target)
+        tmp = Path(tempfile.mkdtemp(prefix=_temp_prefix(target), suffix=".tmp", dir=target.parent))
     _follow_umask(tmp, 0o777)
     fd = os.open(tmp, os.O_RDONLY)
     try:

@@ -73,6 +73,14 @@ def main(argv: list[str] | None = None) -> int:
     except NNDError as exc:
         print(f"nnd-suites {args.command}: error: {exc}", file=sys.stderr)
         return exc.exit_status
+    except OSError as exc:  # a file the command reads or writes, named (never a traceback)
+        where = f" {exc.filename}" if exc.filename else ""
+        print(
+            f"nnd-suites {args.command}: error: cannot use{where}: {exc.strerror or exc}; check "
+            "the path and its permissions",
+            file=sys.stderr,
+        )
+        return NNDError.exit_status
     except KeyboardInterrupt:
         print("interrupted; completed work is kept in the cache", file=sys.stderr)
         return 130

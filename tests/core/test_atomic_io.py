@@ -102,3 +102,21 @@ def test_a_killed_file_write_is_cleaned_by_the_next(tmp_path):
     (tmp_path / f".report.json.{DEAD_PID}.abcd1234.tmp").write_text("partial")
     atomic_write_text(tmp_path / "report.json", "{}")
     assert sorted(p.name for p in tmp_path.iterdir()) == ["report.json"]
+
+
+def test_an_unwritable_target_is_named_not_its_temporary_file(tmp_path, capsys):
+    from nnd_suites.cli import main
+    from nnd_suites.errors import NNDError
+
+    blocker = tmp_path / "a_file"
+    blocker.write_text("not a folder")
+    with pytest.raises(NNDError, match=f"cannot write {blocker}/out.json .*writable folder"):
+        atomic_write_text(blocker / "out.json", "{}")
+    with (
+        pytest.raises(NNDError, match=f"cannot write {blocker}/folder"),
+        atomic_directory(blocker / "folder"),
+    ):
+        pass
+    target = blocker / "gem.json"
+    assert main(["slices", "challenge300", "--gem-out", str(target)]) == NNDError.exit_status
+    assert f"nnd-suites slices: error: cannot write {target}" in capsys.readouterr().err

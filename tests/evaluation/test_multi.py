@@ -139,6 +139,8 @@ def test_multi_model_errors_before_scoring(tmp_path):
         evaluate_models(["a", "b"], "challenge300", out=tmp_path / "taken")
     assert main(["evaluate", "--suite", "challenge300", "--model", "a", "--model", "b",
                  "--data-parallel", "2"]) == 2  # fmt: skip
+    with pytest.raises(nnd_suites.NNDError, match="model a given more than once"):
+        evaluate_models(["a", "b", "a"], "challenge300")
 
 
 def test_shipped_report_schemas_are_up_to_date():
