@@ -4,6 +4,7 @@ every report now carries (slices, bias baselines, parameter count), schema-check
 from __future__ import annotations
 
 import json
+import shutil
 from importlib import resources
 
 import jsonschema
@@ -80,7 +81,8 @@ def test_two_models_one_run(tiny_causal_model, wider_causal_model, tmp_path, cap
     assert "## quiz_design" in markdown and "| *baseline: shorter* |" in markdown
     assert f"| tiny_wide | {sizes[1]:,} |" in markdown
     # the folder is ours: a second run replaces it as a whole
-    assert main(argv(tiny_causal_model, tiny_causal_model)) == 0
+    copy = shutil.copytree(tiny_causal_model, tmp_path / "copy" / tiny_causal_model.name)
+    assert main(argv(tiny_causal_model, copy)) == 0
     assert "a report folder per model" in capsys.readouterr().out
     assert sorted(p.name for p in out.iterdir() if p.is_dir()) == [labels[0], f"{labels[0]}_2"]
     assert not (out / "scaling.png").exists()  # two models of one size: not a family
