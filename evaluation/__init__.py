@@ -12,6 +12,7 @@ from nnd_suites.evaluation.backend import (
     Score,
     ScoreRequest,
     load_backend,
+    register_backend,
 )
 from nnd_suites.evaluation.cache import ScoreCache, default_cache_dir
 from nnd_suites.evaluation.evaluate import evaluate, resolve_mode, resolve_suites
@@ -45,6 +46,7 @@ __all__ = [
     "evaluate",
     "load_backend",
     "rate",
+    "register_backend",
     "resolve_mode",
     "resolve_suites",
     "test_outcomes",

@@ -243,3 +243,36 @@ def test_a_row_longer_than_the_token_budget_runs_alone(
     backend.strategy = "naive"
     naive = backend.score(requests)
     assert max(abs(a.mean - b.mean) for a, b in zip(fast, naive, strict=True)) < TOLERANCE
+
+
+def test_the_readme_backend_example_scores_what_its_formula_says():
+    """evaluation/README.md's "Writing a backend" example, run as a user would (own process:
+    the decorator registers into the global registry); its pass rate is recomputed here from
+    the suite's pairs with the same formula."""
+    import math
+    import re
+    import subprocess
+    import sys
+    from collections import Counter
+    from pathlib import Path
+
+    from nnd_suites import load_suite
+
+    readme = (Path(__file__).resolve().parents[2] / "evaluation" / "README.md").read_text()
+    section = readme[readme.index("## Writing a backend") :]
+    code = re.search(r"```python\n(.*?)```", section, re.S).group(1)
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=False, timeout=300
+    )
+    assert done.returncode == 0, done.stderr
+
+    def mean(context: str, candidate: str) -> float:
+        text, counts, total = candidate + "\n", Counter(context), len(context) + 256
+        return sum(math.log((counts[c] + 1) / total) for c in text) / len(text)
+
+    pairs = load_suite("challenge300").pairs
+    passed = sum(
+        mean(p.context["question"], p.high.text) > mean(p.context["question"], p.low.text)
+        for p in pairs
+    )
+    assert done.stdout.strip() == f"{passed / len(pairs):.3f}"

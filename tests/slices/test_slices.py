@@ -3,6 +3,10 @@
 from __future__ import annotations
 
 import json
+import re
+import subprocess
+import sys
+import textwrap
 from collections import Counter
 from pathlib import Path
 
@@ -123,3 +127,29 @@ def test_cli_exports_gem_contrast_sets(tmp_path, capsys):
     assert json.loads(capsys.readouterr().out) == {"length_chars": exported["length_chars"]}
     assert main(["slices", "quiz_design", "--slice", "lenght_chars"]) == 6
     assert "did you mean" in capsys.readouterr().err
+
+
+def test_the_readme_example_plugin_gives_its_examples_output(tmp_path):
+    """slices/README.md's plugin and examples.json, run as a contributor would (own process:
+    the decorator registers into the global registry)."""
+    readme = (FOLDER / "README.md").read_text("utf-8")
+    code = re.search(r"```python\n(.*?)```", readme, re.S).group(1)
+    examples = re.search(r"```json\n(.*?)```", readme, re.S).group(1)
+    (tmp_path / "examples.json").write_text(examples)
+    script = code + textwrap.dedent(
+        """
+        import json, sys
+        from nnd_suites.slices import SliceInput, SliceTest
+        for example in json.load(open(sys.argv[1]))["examples"]:
+            tests = [SliceTest.from_dict(t) for t in example["tests"]]
+            assert SharedFirstWord().sets(SliceInput(tests)) == example["output"], example
+        print("ok")
+        """
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script, str(tmp_path / "examples.json")],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert done.stdout.strip() == "ok", done.stderr
