@@ -197,6 +197,9 @@ def verify_markdown(report: VerifyReport) -> str:
             "scores) are not all equal; the gap correlation needs at least 3 systems and gaps "
             "that vary.",
         ]
+    if report.categories_left_out:
+        lines += ["", "Categories without a correlation:"]
+        lines += [f"- {c}: {why}" for c, why in report.categories_left_out.items()]
     shared = _shared_models(report.systems)
     if shared:
         lines += [

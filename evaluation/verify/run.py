@@ -72,6 +72,9 @@ class VerifyReport(BaseModel):
     overall: Correlation
     by_category: dict[str, Correlation]
     category_kinds: dict[str, str] = Field(description="error or context (see `systems`)")
+    categories_left_out: dict[str, str] = Field(
+        default_factory=dict, description="category -> why it has no correlation"
+    )
 
 
 def read_systems_file(path: str | Path) -> dict[str, str]:
@@ -185,13 +188,17 @@ def verify_suite(
     overall = _correlation(outcomes, human, None, **bootstrap)
     if overall is None:
         raise NNDError(f"{plan.name}: no test was scored by every system; nothing to correlate")
-    by_category = {}
+    by_category, left_out = {}, {}
     for category in scores.categories:
         per = {n: scores.systems[n].by_category.get(category) for n in systems}
-        if any(v is None for v in per.values()):
-            continue  # a system with no candidate there has no human score to compare
+        missing = sorted(n for n, v in per.items() if v is None)
+        if missing:  # a system with no candidate there has no human score to compare
+            left_out[category] = f"no human score for {', '.join(missing)} (no candidate there)"
+            continue
         found = _correlation(outcomes, per, category, **bootstrap)  # type: ignore[arg-type]
-        if found is not None:
+        if found is None:
+            left_out[category] = "no test of this category among the tests every system scored"
+        else:
             by_category[category] = found
     report = VerifyReport(
         nnd_suites_version=__version__,
@@ -205,6 +212,7 @@ def verify_suite(
         overall=overall,
         by_category=by_category,
         category_kinds={c: scores.categories[c] for c in by_category},
+        categories_left_out=left_out,
         **bootstrap,
     )
     if out is not None:

@@ -163,3 +163,18 @@ def test_one_model_for_two_systems_says_why_the_correlations_are_undefined(
     assert "| **overall** | " in report and "| n/a | n/a | n/a | n/a |" in report
     assert "n/a: undefined there" in report
     assert f"one model stands for several systems ({tiny_models[0]}: " in report
+
+
+def test_categories_without_a_correlation_are_listed_with_the_reason(tiny_models, tmp_path):
+    argv = ["verify", "challenge300", *_system_args(tiny_models)]
+    argv = [a.replace("mixqg", "Macaw-11B").replace("gpt2b_sup", "GPT3-davinci") for a in argv]
+    argv = [a.replace("dgpt2_sup", "T5-XXL-SSM-NQ") for a in argv]
+    assert main([*argv, "--out", str(tmp_path / "v"), *FAST]) == 0
+    report = json.loads((tmp_path / "v" / "verify.json").read_text())
+    # the first 4 groups of Challenge 300 hold Common Sense questions only
+    assert set(report["by_category"]) == {"Common Sense"}
+    why = "no test of this category among the tests every system scored"
+    assert report["categories_left_out"] == dict.fromkeys(
+        ["Science", "Entity", "Creativity", "Comparison"], why
+    )
+    assert f"- Science: {why}" in (tmp_path / "v" / "verify.md").read_text()
