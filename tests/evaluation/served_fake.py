@@ -29,6 +29,7 @@ def tokenize(text: str) -> list[tuple[str, int]]:
 class FakeServer:
     def __init__(self) -> None:
         self.misaligned = False
+        self.echo = "full"  # or "ignored" (llama-server), "tokens only" (no prompt logprobs)
         self.fail: list[int] = []
         self.drop = 0
         self.delay = 0.0
@@ -52,12 +53,14 @@ class FakeServer:
         prompt = body["prompt"]
         tokens = tokenize(prompt)
         generated = (" ok", len(prompt))
-        if body.get("echo"):  # a different next token, so that a shift shows
+        if body.get("echo") and self.echo != "ignored":  # a different next token: shifts show
             shown = [*tokens, (" fin", len(prompt))]
             values = [logprob(t) for t, _ in shown]
             if self.misaligned:  # each token gets the next one's value
                 values = [*values[1:], logprob(" and so on")]
             values[0] = None
+            if self.echo == "tokens only":
+                values = [None] * len(tokens) + values[len(tokens) :]
         else:
             shown, values = [generated], [logprob(" ok")]
         return {

@@ -6,6 +6,7 @@ from __future__ import annotations
 import importlib.util
 import json
 import random
+import re
 from pathlib import Path
 
 import pytest
@@ -118,6 +119,21 @@ def test_a_failure_keeps_what_finished_in_the_sink(server):
 def test_probe_refuses_a_misaligned_engine(server):
     server.misaligned = True
     with pytest.raises(ScoringError, match="failed its consistency probe.*misaligned"):
+        _load(server)
+
+
+@pytest.mark.parametrize(
+    ("echo", "message"),
+    [
+        ("ignored", "returned none of the prompt's tokens: it ignores `echo`"),
+        ("tokens only", "gives none of them a log-probability"),
+    ],
+)
+def test_probe_refuses_an_engine_without_prompt_logprobs(server, echo, message):
+    """Engines seen in the wild: llama.cpp's llama-server answers echo with the generated token
+    only; others echo the prompt's tokens with null log-probabilities."""
+    server.echo = echo
+    with pytest.raises(ScoringError, match=f"failed its consistency probe: .*{re.escape(message)}"):
         _load(server)
 
 

@@ -56,7 +56,19 @@ def _check_prompt(client: Client, model: str, prompt: str, tolerance: float) -> 
     # Generated tokens are told apart by offset, not by usage counts: a shifted echo can also be
     # one entry short, and what it holds is what the check must see.
     echoed = [t for t in echoed_tokens(answer, echo=False) if t.offset < len(text)]
+    if not echoed:
+        raise _refuse(
+            "asked to echo the prompt with log-probabilities, the server returned none of the "
+            "prompt's tokens: it ignores `echo` (llama.cpp's own llama-server does); serve the "
+            "model with an engine that echoes prompt log-probabilities (vLLM, SGLang, "
+            "llama-cpp-python)"
+        )
     _check_reassembly(echoed, text)
+    if all(t.logprob is None for t in echoed):
+        raise _refuse(
+            "the server echoes the prompt's tokens but gives none of them a log-probability, "
+            "so no candidate can be scored"
+        )
     first = echoed[0]  # BOS when the engine echoes it, else the first text token
     if first.logprob is not None:
         raise _refuse(
