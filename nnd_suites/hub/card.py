@@ -19,7 +19,7 @@ from huggingface_hub import DatasetCard, DatasetCardData
 from nnd_suites import __version__
 from nnd_suites.hub.configs import ConfigInfo
 from nnd_suites.hub.layout import CARD_TAG, DATA_GLOB, SPLIT
-from nnd_suites.suite import MANIFEST_FILE
+from nnd_suites.suite import CANDIDATES_FILE, MANIFEST_FILE
 
 NND_CITATION = "\n".join(
     [
@@ -276,6 +276,12 @@ def _body(configs: list[ConfigInfo], title: str, repo_id: str | None) -> str:
         f'  # or "hub:{repo}/{first}"; revision="v1.0" pins a tag\n```',
         "Score a model on it:",
         f"```bash\nnnd-suites evaluate --suite hub:{repo}/{first} --model MODEL\n```",
+        f"Every annotated candidate, paired or not (`text`, `systems`, `label`, `ratings`, "
+        f"`category`, per `group_id`), is in each config's `{CANDIDATES_FILE}`: the human "
+        "score of each annotated system comes from it (`nnd-suites systems`), and so does "
+        "the verification of a suite against human judgments (`nnd-suites verify`):",
+        f'```python\ncandidates = load_dataset("parquet", data_files='
+        f'"hf://datasets/{repo}/{first}/{CANDIDATES_FILE}", split="train")\n```',
         "## Licenses and citations",
         "The tests are derived from the source annotations and keep their licenses. Each "
         f"config's `{MANIFEST_FILE}` records the source files (with sha256), the quality map "

@@ -26,7 +26,11 @@ CANDIDATES_SCHEMA = pa.schema(
         ("text", pa.string()),
         ("systems", pa.list_(pa.string())),
         ("label", pa.string()),
-        ("ratings", pa.map_(pa.string(), pa.list_(pa.float64()))),
+        # a list of (aspect, values) structs, not an Arrow map: `datasets` has no map feature
+        (
+            "ratings",
+            pa.list_(pa.struct([("aspect", pa.string()), ("values", pa.list_(pa.float64()))])),
+        ),
         ("category", pa.string()),
     ]
 )
@@ -72,9 +76,9 @@ class SuiteCandidate(BaseModel):
 
 def candidates_to_table(candidates: Iterable[SuiteCandidate]) -> pa.Table:
     rows = [c.model_dump() for c in candidates]
-    for row in rows:  # a map column takes (key, value) pairs
+    for row in rows:
         if row["ratings"] is not None:
-            row["ratings"] = list(row["ratings"].items())
+            row["ratings"] = [{"aspect": k, "values": v} for k, v in row["ratings"].items()]
     return pa.Table.from_pylist(rows, schema=CANDIDATES_SCHEMA)
 
 
@@ -82,12 +86,22 @@ def candidates_from_rows(rows: list[dict[str, Any]], where: str) -> list[SuiteCa
     candidates = []
     for index, row in enumerate(rows):
         if row.get("ratings") is not None:
-            row = {**row, "ratings": dict(row["ratings"])}
+            row = {**row, "ratings": _ratings(row["ratings"])}
         try:
             candidates.append(SuiteCandidate.model_validate(row))
         except ValidationError as exc:
             raise SuiteValidationError(f"{where}: row {index}: invalid candidate: {exc}") from exc
     return candidates
+
+
+def _ratings(stored: Any) -> Any:
+    """aspect -> values from the stored (aspect, values) structs; anything else is left for
+    validation to refuse with the row named."""
+    if isinstance(stored, list) and all(
+        isinstance(item, dict) and set(item) == {"aspect", "values"} for item in stored
+    ):
+        return {item["aspect"]: item["values"] for item in stored}
+    return stored
 
 
 def candidates_hash(candidates: Iterable[SuiteCandidate]) -> str:

@@ -141,6 +141,19 @@ def test_card_text_describes_how_the_tests_were_built(exported):
     assert 'load_dataset("org/nnd", ' in text
     assert "nnd-suites evaluate --suite hub:org/nnd/" in text
     assert "credit 0.5 takes no part" in text  # Challenge 300's skipped items, with counts
+    assert 'data_files="hf://datasets/org/nnd/' in text and "/candidates.parquet" in text
+
+
+def test_candidates_load_as_the_card_says(exported):
+    from datasets import load_dataset
+
+    folder, suites = exported
+    for name, suite in suites.items():
+        rows = load_dataset(
+            "parquet", data_files=str(folder / name / "candidates.parquet"), split="train"
+        )
+        assert len(rows) == len(suite.candidates) == suite.manifest.counts.candidates
+        assert {"group_id", "text", "systems", "label"} <= set(rows.column_names)
 
 
 def test_manifest_travels_with_each_config(exported):
