@@ -53,6 +53,11 @@ class HumanScores(BaseModel):
         description="each test category and how it is scored (error: share without it)"
     )
     systems: dict[str, SystemScore]
+    score_range: tuple[float, float] | None = Field(
+        None,
+        description="lowest and highest value one candidate was given (0 and 1 for a share): "
+        "every human score lies within it",
+    )
 
 
 class _Judged:
@@ -119,8 +124,13 @@ def human_scores(suite: Suite) -> HumanScores:
             by_system[system].append(judgement)
     scores = {system: _system_score(judgements, kinds) for system, judgements in by_system.items()}
     ordered = sorted(scores.items(), key=lambda item: (-item[1].human_score, item[0]))
+    values = [v for _, j in judged for v in j.values.values() if v is not None]
     return HumanScores(
-        suite=suite.name, measure=_measure(quality_map), categories=kinds, systems=dict(ordered)
+        suite=suite.name,
+        measure=_measure(quality_map),
+        categories=kinds,
+        systems=dict(ordered),
+        score_range=(0.0, 1.0) if not rated else (min(values), max(values)) if values else None,
     )
 
 

@@ -27,6 +27,11 @@ class PlacedScore(BaseModel):
         description="the pass rate lies outside the annotated systems' range: the prediction "
         "extends the fitted line beyond what was observed"
     )
+    clipped: bool = Field(
+        False,
+        description="the prediction or its interval reached beyond the range a human score can "
+        "take and was cut to it",
+    )
 
 
 class PlacementReport(BaseModel):
@@ -41,14 +46,29 @@ class PlacementReport(BaseModel):
     skipped: dict[str, str] = Field(description="category -> why it could not be placed")
 
 
-def _place(correlation: Correlation, pass_rate: float, confidence: float) -> PlacedScore:
+def _clip(value: float, bounds: tuple[float, float] | None) -> float:
+    return value if bounds is None else min(max(value, bounds[0]), bounds[1])
+
+
+def _place(
+    correlation: Correlation,
+    pass_rate: float,
+    confidence: float,
+    bounds: tuple[float, float] | None = None,
+) -> PlacedScore:
+    """The fit's prediction, cut to ``bounds`` (the range a human score can take) if given."""
     placed = place_model(
         correlation.pass_rates, correlation.human_scores, pass_rate, confidence=confidence
     )
+    predicted = _clip(placed.predicted, bounds)
+    interval = placed.interval
+    if interval is not None:
+        interval = (_clip(interval[0], bounds), _clip(interval[1], bounds))
     return PlacedScore(
         pass_rate=pass_rate,
-        predicted_human_score=placed.predicted,
-        prediction_interval=placed.interval,
+        predicted_human_score=predicted,
+        prediction_interval=interval,
+        clipped=predicted != placed.predicted or interval != placed.interval,
         r_squared=placed.r_squared,
         systems=placed.systems,
         poor_fit=placed.poor_fit,
@@ -81,7 +101,9 @@ def place_in_verify(verify: VerifyReport, report: EvaluationReport) -> Placement
             skipped[category] = "the new model has no pass rate in this category"
             continue
         try:
-            by_category[category] = _place(correlation, rate.pass_rate, verify.confidence)
+            by_category[category] = _place(
+                correlation, rate.pass_rate, verify.confidence, verify.score_range
+            )
         except NNDError as exc:  # every system with the same pass rate: nothing to fit
             skipped[category] = str(exc)
     return PlacementReport(
@@ -89,7 +111,7 @@ def place_in_verify(verify: VerifyReport, report: EvaluationReport) -> Placement
         suite=verify.suite,
         measure=verify.measure,
         confidence=verify.confidence,
-        overall=_place(verify.overall, result.pass_rate, verify.confidence),
+        overall=_place(verify.overall, result.pass_rate, verify.confidence, verify.score_range),
         by_category=by_category,
         skipped=skipped,
     )

@@ -228,6 +228,8 @@ def _placed_row(label: str, p: PlacedScore) -> str:
     flag = f"poor fit: {p.reason}" if p.poor_fit else "ok"
     if p.extrapolated:
         flag += "; extrapolated (pass rate outside the systems' range)"
+    if p.clipped:
+        flag += "; cut to the range a human score can take"
     return (
         f"| {label} | {100 * p.pass_rate:.1f}% | {p.predicted_human_score:.3f} | {interval} | "
         f"{p.r_squared:.2f} | {p.systems} | {flag} |"

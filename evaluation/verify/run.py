@@ -63,6 +63,9 @@ class VerifyReport(BaseModel):
     suite: str
     content_hash: str
     measure: str = Field(description="what the human score is (from the quality map)")
+    score_range: tuple[float, float] | None = Field(
+        None, description="the range every human score lies in (see `systems --json`)"
+    )
     systems: dict[str, str] = Field(description="annotated system -> model scored for it")
     limit: int | None = Field(None, description="only the first N context groups were scored")
     resamples: int
@@ -206,6 +209,7 @@ def verify_suite(
         suite=plan.name,
         content_hash=plan.suite.manifest.content_hash,
         measure=scores.measure,
+        score_range=scores.score_range,
         systems={n: str(m) for n, m in systems.items()},
         limit=limit,
         note=FEW_SYSTEMS.format(n=len(systems)),

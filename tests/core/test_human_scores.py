@@ -70,6 +70,9 @@ def test_likert_scores_are_mean_ratings():
     assert scores.systems["M0"].by_category["coherence"] == pytest.approx(
         sum(coherence) / len(coherence)
     )
+    every = [sum(v) / len(v) for c in suite.candidates for v in (c.ratings or {}).values()]
+    assert scores.score_range == (min(every), max(every))  # mean ratings lie within
+    assert human_scores(build_suite("quiz_design")).score_range == (0.0, 1.0)  # a share
 
 
 def test_systems_command(capsys):
