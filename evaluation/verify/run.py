@@ -82,11 +82,18 @@ class VerifyReport(BaseModel):
 
 def read_systems_file(path: str | Path) -> dict[str, str]:
     """``NAME: MODEL`` lines (YAML), optionally under a ``systems:`` key."""
+    from nnd_suites.quality_map.loading import strict_yaml
+
     path = Path(path)
     try:
-        data = yaml.safe_load(path.read_text("utf-8"))
-    except (OSError, yaml.YAMLError) as exc:
+        data = strict_yaml(path.read_text("utf-8"))
+    except (OSError, UnicodeDecodeError) as exc:
         raise NNDError(f"{path}: unreadable systems file ({exc})") from exc
+    except yaml.YAMLError as exc:  # a repeated system would silently take the last model
+        mark = getattr(exc, "problem_mark", None)
+        where = f"{path}:{mark.line + 1}" if mark else str(path)
+        problem = getattr(exc, "problem", None) or str(exc)
+        raise NNDError(f"{where}: cannot read the systems file: {problem}") from exc
     if isinstance(data, dict) and set(data) == {"systems"}:
         data = data["systems"]
     if not isinstance(data, dict) or not all(

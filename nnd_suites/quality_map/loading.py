@@ -35,7 +35,7 @@ class _Loader(yaml.SafeLoader):
             raise yaml.composer.ComposerError(
                 None,
                 None,
-                f"alias *{event.anchor} is not allowed in a quality map; write the value out",
+                f"alias *{event.anchor} is not allowed (no anchors or aliases); write it out",
                 event.start_mark,
             )
         return super().compose_node(parent, index)
@@ -96,6 +96,16 @@ def _refuse_repeats(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     if repeated:
         raise ValueError(f"key(s) {repeated} appear twice in one object; keep one")
     return dict(pairs)
+
+
+def strict_yaml(raw: str) -> Any:
+    """Parse YAML as quality maps are parsed: a repeated key, an alias or a non-scalar key is a
+    ``yaml.YAMLError`` (with its mark), never a silent choice. For any small YAML data file."""
+    loader = _Loader(raw)
+    try:
+        return loader.get_single_data()
+    finally:
+        loader.dispose()
 
 
 def read_map_file(path: Path) -> tuple[Any, Lines]:

@@ -178,3 +178,17 @@ def test_categories_without_a_correlation_are_listed_with_the_reason(tiny_models
         ["Science", "Entity", "Creativity", "Comparison"], why
     )
     assert f"- Science: {why}" in (tmp_path / "v" / "verify.md").read_text()
+
+
+def test_a_systems_file_naming_a_system_twice_is_refused_with_its_line(tmp_path, capsys):
+    from nnd_suites.evaluation.verify.run import read_systems_file
+
+    mapping = tmp_path / "systems.yaml"
+    mapping.write_text("mixqg: ./a\ndgpt2_sup: ./b\nmixqg: ./c\n")
+    with pytest.raises(NNDError, match=r"systems.yaml:3: .*'mixqg' appears twice"):
+        read_systems_file(mapping)
+    mapping.write_text("base: &m ./a\nmixqg: *m\n")
+    with pytest.raises(NNDError, match=r"systems.yaml:2: .*alias"):
+        read_systems_file(mapping)
+    mapping.write_text("systems:\n  mixqg: ./a\n  dgpt2_sup: ./b\n")
+    assert read_systems_file(mapping) == {"mixqg": "./a", "dgpt2_sup": "./b"}
