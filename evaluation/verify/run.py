@@ -181,9 +181,12 @@ def verify_suite(
     the report folder. ``scoring`` takes :func:`nnd_suites.evaluate`'s options (device,
     dtype, batch_size, cache, progress, ...)."""
     from nnd_suites.evaluation.evaluate import evaluate, prepare_suites
+    from nnd_suites.evaluation.parallel import current_rank
     from nnd_suites.evaluation.verify.render import check_verify_folder, write_verify
 
-    if out is not None:
+    rank = current_rank()  # data parallel: every rank scores, rank 0 alone writes
+    main = rank is None or rank.main
+    if out is not None and main:
         check_verify_folder(out)  # before any scoring: a bad --out must not cost a run
     prepared = prepare_suites([suite], template=template, limit=limit)
     plan = prepared.plans[0]
@@ -226,6 +229,6 @@ def verify_suite(
         categories_left_out=left_out,
         **bootstrap,
     )
-    if out is not None:
+    if out is not None and main:
         write_verify(report, out)
     return report

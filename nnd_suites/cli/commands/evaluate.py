@@ -102,6 +102,7 @@ def run(args: argparse.Namespace) -> int:
 def _run_several(args: argparse.Namespace) -> int:
     from nnd_suites.errors import NNDError
     from nnd_suites.evaluation.multi import evaluate_models, leaderboard_markdown
+    from nnd_suites.evaluation.parallel import current_rank
 
     if args.data_parallel:
         raise NNDError(
@@ -115,6 +116,9 @@ def _run_several(args: argparse.Namespace) -> int:
         normalize=args.normalize,
         **scoring_options(args),
     )
+    rank = current_rank()
+    if rank is not None and not rank.main:
+        return 0  # rank 0 prints (and wrote the leaderboard)
     if args.json:
         reports = zip(board.models, board.reports, strict=True)
         summary = {

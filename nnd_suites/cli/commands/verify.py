@@ -59,6 +59,11 @@ def run(args: argparse.Namespace) -> int:
         seed=args.seed,
         **scoring_options(args),
     )
+    from nnd_suites.evaluation.parallel import current_rank
+
+    rank = current_rank()
+    if rank is not None and not rank.main:
+        return 0  # under accelerate/torchrun, rank 0 prints (and wrote the report)
     if args.json:
         print(report.model_dump_json(indent=2))
     else:
