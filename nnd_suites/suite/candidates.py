@@ -101,6 +101,10 @@ def _ratings(stored: Any) -> Any:
         isinstance(item, dict) and set(item) == {"aspect", "values"} for item in stored
     ):
         return {item["aspect"]: item["values"] for item in stored}
+    if isinstance(stored, list) and all(
+        isinstance(item, tuple) and len(item) == 2 for item in stored
+    ):  # an Arrow map column (how early 2.1 suites stored them) reads as (key, value) pairs
+        return dict(stored)
     return stored
 
 

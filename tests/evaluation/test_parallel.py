@@ -146,3 +146,16 @@ def test_verify_in_two_processes_equals_one_and_rank_0_alone_writes(
     for report in (one, two):
         report.pop("created")
     assert one == two
+
+
+def test_several_models_in_two_processes_give_the_one_process_leaderboard(
+    tiny_causal_model, tmp_path
+):
+    other = tmp_path / "other"
+    shutil.copytree(tiny_causal_model, other)
+    argv = ["evaluate", "--suite", "challenge300", "--model", str(tiny_causal_model), "--model"]
+    argv += [str(other), "--limit", "8", "--quiet", "--no-cache"]
+    assert main([*argv, "--out", str(tmp_path / "one")]) == 0
+    assert main([*argv, "--out", str(tmp_path / "two"), "--data-parallel", "2"]) == 0
+    one, two = (json.loads((tmp_path / d / "leaderboard.json").read_text()) for d in ("one", "two"))
+    assert one["suites"] == two["suites"] and one["models"] == two["models"]

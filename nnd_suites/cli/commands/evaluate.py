@@ -54,10 +54,10 @@ def run(args: argparse.Namespace) -> int:
     from nnd_suites.evaluation import evaluate
     from nnd_suites.evaluation.parallel import current_rank, launch
 
-    if len(args.model) > 1:
-        return _run_several(args)
     if args.data_parallel and current_rank() is None:
         return launch(_without_option(args.argv, "--data-parallel"), args.data_parallel)
+    if len(args.model) > 1:
+        return _run_several(args)
 
     report = evaluate(
         args.model[0],
@@ -100,15 +100,9 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _run_several(args: argparse.Namespace) -> int:
-    from nnd_suites.errors import NNDError
     from nnd_suites.evaluation.multi import evaluate_models, leaderboard_markdown
     from nnd_suites.evaluation.parallel import current_rank
 
-    if args.data_parallel:
-        raise NNDError(
-            "--data-parallel scores one model: run one command per model, then "
-            "`nnd-suites compare` their folders"
-        )
     board = evaluate_models(
         args.model,
         expand_suite_specs(args.suite),
