@@ -157,3 +157,34 @@ def expand_suite_specs(specs: list[str]) -> list[str]:
         else:
             expanded.append(spec)
     return expanded
+
+
+def add_data_parallel_option(parser: argparse.ArgumentParser, command: str) -> None:
+    parser.add_argument(
+        "--data-parallel",
+        type=int,
+        metavar="N",
+        help="score in N local processes (one model copy each, requests sharded by context); "
+        f"for several nodes use `accelerate launch -m nnd_suites {command} ...`",
+    )
+
+
+def relaunch_data_parallel(args: argparse.Namespace) -> int:
+    """Run this command again in ``args.data_parallel`` local ranks (without the option, so the
+    ranks do not relaunch); its exit status."""
+    from nnd_suites.evaluation.parallel import launch
+
+    return launch(_without_option(args.argv, "--data-parallel"), args.data_parallel)
+
+
+def _without_option(argv: list[str], option: str) -> list[str]:
+    """``argv`` without ``option N`` / ``option=N``."""
+    kept, skip = [], False
+    for item in argv:
+        if skip:
+            skip = False
+        elif item == option:
+            skip = True
+        elif not item.startswith(option + "="):
+            kept.append(item)
+    return kept

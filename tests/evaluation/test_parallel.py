@@ -132,15 +132,13 @@ def test_local_ranks_share_the_cores_unless_told_otherwise(monkeypatch):
 def test_verify_in_two_processes_equals_one_and_rank_0_alone_writes(
     tiny_causal_model, tmp_path, capfd
 ):
-    from nnd_suites.evaluation.parallel import launch
-
     other = tmp_path / "other"
     shutil.copytree(tiny_causal_model, other)  # a second "system" (same weights: same rates)
     argv = ["verify", "quiz_design", "--system", f"mixqg={tiny_causal_model}", "--system"]
     argv += [f"dgpt2_sup={other}", "--limit", "6", "--quiet", "--no-cache", "--resamples", "50"]
     assert main([*argv, "--out", str(tmp_path / "one")]) == 0
     capfd.readouterr()
-    assert launch([*argv, "--out", str(tmp_path / "two")], 2) == 0
+    assert main([*argv, "--out", str(tmp_path / "two"), "--data-parallel", "2"]) == 0
     assert capfd.readouterr().out.count("# Verification of quiz_design") == 1  # rank 0 prints
     one, two = (json.loads((tmp_path / d / "verify.json").read_text()) for d in ("one", "two"))
     for report in (one, two):

@@ -6,7 +6,13 @@ import argparse
 import json
 from pathlib import Path
 
-from nnd_suites.cli.options import add_scoring_options, expand_suite_specs, scoring_options
+from nnd_suites.cli.options import (
+    add_data_parallel_option,
+    add_scoring_options,
+    expand_suite_specs,
+    relaunch_data_parallel,
+    scoring_options,
+)
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -40,22 +46,16 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument(
         "--json", action="store_true", help="print one JSON object (progress goes to stderr)"
     )
-    parser.add_argument(
-        "--data-parallel",
-        type=int,
-        metavar="N",
-        help="score in N local processes (one model copy each, requests sharded by context); "
-        "for several nodes use `accelerate launch -m nnd_suites evaluate ...`",
-    )
+    add_data_parallel_option(parser, "evaluate")
     parser.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
     from nnd_suites.evaluation import evaluate
-    from nnd_suites.evaluation.parallel import current_rank, launch
+    from nnd_suites.evaluation.parallel import current_rank
 
     if args.data_parallel and current_rank() is None:
-        return launch(_without_option(args.argv, "--data-parallel"), args.data_parallel)
+        return relaunch_data_parallel(args)
     if len(args.model) > 1:
         return _run_several(args)
 
@@ -127,19 +127,6 @@ def _run_several(args: argparse.Namespace) -> int:
         print(f"\nwrote {args.out}/leaderboard.json, leaderboard.md, leaderboard.png{extra}, and")
         print("  a report folder per model: " + ", ".join(m.label for m in board.models))
     return 0
-
-
-def _without_option(argv: list[str], option: str) -> list[str]:
-    """``argv`` without ``option N`` / ``option=N`` (the children must not relaunch)."""
-    kept, skip = [], False
-    for item in argv:
-        if skip:
-            skip = False
-        elif item == option:
-            skip = True
-        elif not item.startswith(option + "="):
-            kept.append(item)
-    return kept
 
 
 def _rate(value: float | None, ci: tuple[float, float] | None) -> str:

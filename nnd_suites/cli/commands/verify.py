@@ -5,7 +5,12 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from nnd_suites.cli.options import add_scoring_options, scoring_options
+from nnd_suites.cli.options import (
+    add_data_parallel_option,
+    add_scoring_options,
+    relaunch_data_parallel,
+    scoring_options,
+)
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -37,13 +42,18 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--seed", type=int, default=0, help="bootstrap seed")
     parser.add_argument("--json", action="store_true", help="print verify.json's object")
     add_scoring_options(parser, model=False)
+    add_data_parallel_option(parser, "verify")
     parser.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
     from nnd_suites.errors import NNDError
+    from nnd_suites.evaluation.parallel import current_rank
     from nnd_suites.evaluation.verify.render import verify_markdown
     from nnd_suites.evaluation.verify.run import parse_system, read_systems_file, verify_suite
+
+    if args.data_parallel and current_rank() is None:
+        return relaunch_data_parallel(args)
 
     systems = read_systems_file(args.systems_file) if args.systems_file else {}
     for text in args.system:
@@ -59,8 +69,6 @@ def run(args: argparse.Namespace) -> int:
         seed=args.seed,
         **scoring_options(args),
     )
-    from nnd_suites.evaluation.parallel import current_rank
-
     rank = current_rank()
     if rank is not None and not rank.main:
         return 0  # under accelerate/torchrun, rank 0 prints (and wrote the report)
