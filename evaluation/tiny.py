@@ -169,6 +169,9 @@ def main(argv: list[str] | None = None) -> int:
         "--seed", type=int, default=0, help="seed of the random weights (models that differ)"
     )
     args = parser.parse_args(argv)
+    from nnd_suites.evaluation.backends.hf_loading import quiet_transformers_off_terminal
+
+    quiet_transformers_off_terminal()
     texts = suite_texts(load_suite(s) for s in args.suite or ["quiz_design", "challenge300"])
     build = tiny_seq2seq_lm if args.seq2seq else tiny_causal_lm
     print(f"wrote {build(args.out, texts, seed=args.seed)}")

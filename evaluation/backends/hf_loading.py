@@ -84,15 +84,21 @@ def load_error(model: str, exc: Exception) -> ModelLoadError:
     )
 
 
+def quiet_transformers_off_terminal() -> None:
+    """transformers' own loading and saving bars would fill a log with escapes: off unless
+    stderr is a terminal."""
+    if not sys.stderr.isatty():
+        from transformers.utils import logging as transformers_logging
+
+        transformers_logging.disable_progress_bar()
+
+
 def load_config(model: str, revision: str | None = None, trust_remote_code: bool = False):
     """The model's config; a path-like reference that does not exist fails at once."""
     check_model_reference(model)
     from transformers import AutoConfig
-    from transformers.utils import logging as transformers_logging
 
-    if not sys.stderr.isatty():  # transformers' own loading bars would fill a log with escapes
-        transformers_logging.disable_progress_bar()
-
+    quiet_transformers_off_terminal()
     try:
         return AutoConfig.from_pretrained(
             model, revision=revision, trust_remote_code=trust_remote_code
