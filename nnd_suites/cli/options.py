@@ -169,6 +169,15 @@ def add_data_parallel_option(parser: argparse.ArgumentParser, command: str) -> N
     )
 
 
+def rank_zero() -> bool:
+    """True unless this process is a data-parallel rank other than 0 (which neither writes nor
+    prints)."""
+    from nnd_suites.evaluation.parallel import current_rank
+
+    rank = current_rank()
+    return rank is None or rank.main
+
+
 def relaunch_data_parallel(args: argparse.Namespace) -> int:
     """Run this command again in ``args.data_parallel`` local ranks (without the option, so the
     ranks do not relaunch); its exit status."""

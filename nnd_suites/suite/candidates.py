@@ -8,7 +8,6 @@ category) and the systems that produced it.
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Iterable
 from typing import Any
 
@@ -106,11 +105,3 @@ def _ratings(stored: Any) -> Any:
     ):  # an Arrow map column (how early 2.1 suites stored them) reads as (key, value) pairs
         return dict(stored)
     return stored
-
-
-def candidates_hash(candidates: Iterable[SuiteCandidate]) -> str:
-    digest = hashlib.sha256()
-    for candidate in candidates:
-        digest.update(candidate.model_dump_json().encode("utf-8", "surrogatepass"))
-        digest.update(b"\n")
-    return digest.hexdigest()

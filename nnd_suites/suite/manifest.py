@@ -247,19 +247,19 @@ def _is_version(value: str) -> bool:
 def compute_section_hashes(
     manifest: SuiteManifest, pairs: Iterable[Pair], candidates: Iterable[SuiteCandidate]
 ) -> dict[str, str]:
-    from nnd_suites.suite.candidates import candidates_hash
-
     data = manifest.model_dump(mode="json", exclude=set(UNHASHED))
     sections = {name: _sha256(json.dumps(value, sort_keys=True)) for name, value in data.items()}
-    sections[PAIRS_SECTION] = pairs_hash(pairs)
-    sections[CANDIDATES_SECTION] = candidates_hash(candidates)
+    sections[PAIRS_SECTION] = rows_hash(pairs)
+    sections[CANDIDATES_SECTION] = rows_hash(candidates)
     return sections
 
 
-def pairs_hash(pairs: Iterable[Pair]) -> str:
+def rows_hash(rows: Iterable[BaseModel]) -> str:
+    """sha256 over each row's JSON, one line each: the hash of pairs and of candidates, which
+    does not depend on how a table stores them."""
     digest = hashlib.sha256()
-    for pair in pairs:
-        digest.update(pair.model_dump_json().encode("utf-8", "surrogatepass"))
+    for row in rows:
+        digest.update(row.model_dump_json().encode("utf-8", "surrogatepass"))
         digest.update(b"\n")
     return digest.hexdigest()
 

@@ -10,6 +10,7 @@ from nnd_suites.cli.options import (
     add_data_parallel_option,
     add_scoring_options,
     expand_suite_specs,
+    rank_zero,
     relaunch_data_parallel,
     scoring_options,
 )
@@ -66,8 +67,7 @@ def run(args: argparse.Namespace) -> int:
         normalize=args.normalize,
         **scoring_options(args),
     )
-    rank = current_rank()
-    if rank is not None and not rank.main:
+    if not rank_zero():
         return 0  # rank 0 prints (and wrote the report)
     if args.json:
         print(json.dumps(report.summary(), ensure_ascii=False))
@@ -101,7 +101,6 @@ def run(args: argparse.Namespace) -> int:
 
 def _run_several(args: argparse.Namespace) -> int:
     from nnd_suites.evaluation.multi import evaluate_models, leaderboard_markdown
-    from nnd_suites.evaluation.parallel import current_rank
 
     board = evaluate_models(
         args.model,
@@ -110,8 +109,7 @@ def _run_several(args: argparse.Namespace) -> int:
         normalize=args.normalize,
         **scoring_options(args),
     )
-    rank = current_rank()
-    if rank is not None and not rank.main:
+    if not rank_zero():
         return 0  # rank 0 prints (and wrote the leaderboard)
     if args.json:
         reports = zip(board.models, board.reports, strict=True)

@@ -8,6 +8,7 @@ from pathlib import Path
 from nnd_suites.cli.options import (
     add_data_parallel_option,
     add_scoring_options,
+    rank_zero,
     relaunch_data_parallel,
     scoring_options,
 )
@@ -69,8 +70,7 @@ def run(args: argparse.Namespace) -> int:
         seed=args.seed,
         **scoring_options(args),
     )
-    rank = current_rank()
-    if rank is not None and not rank.main:
+    if not rank_zero():
         return 0  # under accelerate/torchrun, rank 0 prints (and wrote the report)
     if args.json:
         print(report.model_dump_json(indent=2))
