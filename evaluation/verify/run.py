@@ -29,6 +29,10 @@ FEW_SYSTEMS = (
     "{n} systems. Human evaluations usually annotate 3 to 7 systems; correlations over so few "
     "points have wide bootstrap intervals: read the intervals before the point values."
 )
+MANY_SYSTEMS = (
+    "{n} systems. The bootstrap intervals resample tests, not systems: they say how stable the "
+    "correlation is on this suite, not how it would hold for other systems."
+)
 SCORED = ("pass", "fail", "tie")
 
 
@@ -222,7 +226,7 @@ def verify_suite(
         score_range=scores.score_range,
         systems={n: str(m) for n, m in systems.items()},
         limit=limit,
-        note=FEW_SYSTEMS.format(n=len(systems)),
+        note=(FEW_SYSTEMS if len(systems) <= 7 else MANY_SYSTEMS).format(n=len(systems)),
         overall=overall,
         by_category=by_category,
         category_kinds={c: scores.categories[c] for c in by_category},
