@@ -122,9 +122,13 @@ def baselines_markdown(result: Mapping[str, Any]) -> str:
     first = next(iter(result["baselines"].values()))
     categories = list(first["by_category"])
     sizes = [f"{c} (n={first['by_category'][c]['n']})" for c in categories]
+    degenerate = first["overall"]["degenerate"]
+    left_out = (
+        f", {degenerate:,} degenerate (identical texts) left out of every rate" if degenerate else ""
+    )
     lines = [
-        f"Bias baselines on {result['suite']} ({result['tests']:,} tests; a tie is not a pass; "
-        "pass rate [Wilson 95% interval])",
+        f"Bias baselines on {result['suite']} ({result['tests']:,} tests{left_out}; a tie is not "
+        "a pass; pass rate [Wilson 95% interval])",
         "",
         f"| baseline | overall (n={first['overall']['n']}) | " + " | ".join(sizes) + " |",
         "|---|" + "---|" * (len(categories) + 1),

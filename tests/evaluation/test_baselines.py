@@ -136,3 +136,11 @@ def test_cli_table_and_json(capsys):
     assert data["baselines"]["longer"]["overall"]["passed"] == 398
     assert main(["baselines", "no_such_suite"]) == 6
     assert "no_such_suite" in capsys.readouterr().err
+
+
+def test_table_says_how_many_degenerate_tests_every_rate_leaves_out(capsys):
+    # wmt_mqm: 2,080 of its 17,722 tests compare two identical texts (paper: counted apart)
+    assert main(["baselines", "wmt_mqm"]) == 0
+    table = capsys.readouterr().out
+    assert "17,722 tests, 2,080 degenerate (identical texts) left out of every rate" in table
+    assert "| baseline | overall (n=15642) |" in table
