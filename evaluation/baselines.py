@@ -123,9 +123,9 @@ def baselines_markdown(result: Mapping[str, Any]) -> str:
     categories = list(first["by_category"])
     sizes = [f"{c} (n={first['by_category'][c]['n']})" for c in categories]
     degenerate = first["overall"]["degenerate"]
-    left_out = (
-        f", {degenerate:,} degenerate (identical texts) left out of every rate" if degenerate else ""
-    )
+    left_out = ""
+    if degenerate:
+        left_out = f", {degenerate:,} degenerate (identical texts) left out of every rate"
     lines = [
         f"Bias baselines on {result['suite']} ({result['tests']:,} tests{left_out}; a tie is not "
         "a pass; pass rate [Wilson 95% interval])",

@@ -4,6 +4,10 @@ Tokens are words with their leading space (and ``</s>``); a token's log-probabil
 its text only, so generating and echoing agree. Switches make it misbehave: ``misaligned``
 (echo shifted by one position), ``fail`` (statuses to answer before succeeding), ``drop``
 (connections to close unanswered), ``delay`` (seconds per request, or a function of the prompt).
+``offsets`` imitates how engines report token positions: ``"openai"`` (true offsets), ``"sglang"``
+(``text_offset`` -1 for every token) and ``"vllm"`` (a BOS token echoed with its text ``<s>`` and
+counted into every later offset); ``lossy`` decodes each token alone, so that a non-ASCII
+character comes back as U+FFFD.
 """
 
 from __future__ import annotations
@@ -30,6 +34,8 @@ class FakeServer:
     def __init__(self) -> None:
         self.misaligned = False
         self.echo = "full"  # or "ignored" (llama-server), "tokens only" (no prompt logprobs)
+        self.offsets = "openai"  # or "sglang", "vllm"
+        self.lossy = False
         self.fail: list[int] = []
         self.drop = 0
         self.delay = 0.0
@@ -61,8 +67,15 @@ class FakeServer:
             values[0] = None
             if self.echo == "tokens only":
                 values = [None] * len(tokens) + values[len(tokens) :]
+            if self.offsets == "vllm":  # BOS first, unpredicted; the first word now is
+                shown = [("<s>", 0)] + [(t, o + len("<s>")) for t, o in shown]
+                values = [None, logprob(shown[1][0]), *values[1:]]
         else:
             shown, values = [generated], [logprob(" ok")]
+        if self.offsets == "sglang":
+            shown = [(t, -1) for t, _ in shown]
+        if self.lossy:
+            shown = [(re.sub(r"[^\x00-\x7f]", "\ufffd", t), o) for t, o in shown]
         return {
             "object": "text_completion",
             "model": body["model"],

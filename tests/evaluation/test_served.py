@@ -116,6 +116,48 @@ def test_a_failure_keeps_what_finished_in_the_sink(server):
     assert sorted(kept) == list(range(15))
 
 
+@pytest.mark.parametrize("offsets", ["sglang", "vllm"])
+def test_offsets_come_from_the_token_texts(server, offsets):
+    """SGLang reports every text_offset as -1 and vLLM counts an echoed BOS text into the
+    offsets: the candidate is still found, by the texts, with the same scores as true offsets."""
+    requests = [
+        ScoreRequest("Q: x?", "yes no"),
+        ScoreRequest("", "first words"),  # empty context: BOS, then the candidate from 0
+        ScoreRequest("Q: où?", "là-bas"),
+    ]
+    expected = _load(server).score(requests)
+    server.offsets = offsets
+    assert _load(server).score(requests) == expected
+    total, n = _expected("Q: x?", "yes no")
+    assert expected[0].n_targets == n and expected[0].logprob_sum == pytest.approx(total)
+
+
+@pytest.mark.parametrize(
+    ("offsets", "message"),
+    [
+        ("sglang", "no token offsets"),  # nothing to fall back on
+        ("vllm", "the server's offsets disagree with them"),  # shifted by the BOS text
+        ("openai", None),  # true offsets: the fallback scores as before
+    ],
+)
+def test_texts_that_do_not_reassemble_fall_back_on_offsets_only_where_they_agree(
+    server, offsets, message
+):
+    request = ScoreRequest("Q: où?", "là-bas")
+    [expected] = _load(server).score([request])
+    server.offsets, server.lossy = offsets, True  # each token decoded alone: "où" -> "o\ufffd"
+    backend = _load(server)  # the probe's prompts are ASCII: it passes
+    assert backend.score([ScoreRequest("Q: x?", "yes")])[0].n_targets == 2
+    if message is None:
+        assert backend.score([request]) == [expected]
+        return
+    with pytest.raises(ScoringError) as refused:
+        backend.score([request])
+    said = str(refused.value)
+    assert said.startswith("request context='Q: où?' candidate='là-bas': ")
+    assert message in said and "from character 2 on (the prompt reads ' où? là-bas" in said
+
+
 def test_probe_refuses_a_misaligned_engine(server):
     server.misaligned = True
     with pytest.raises(ScoringError, match="failed its consistency probe.*misaligned"):

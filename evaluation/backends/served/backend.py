@@ -144,8 +144,11 @@ class ServedBackend(Backend):
             context = self.bos_text if self.bos_text is not None else self.eos_text
         prompt = context + candidate + self.eos_text
         answer = self.client.post("completions", completion_payload(self.model, prompt, echo=True))
-        tokens = echoed_tokens(answer, echo=True)
         describe = f"request context={request.context[-60:]!r} candidate={request.candidate!r}"
+        try:
+            tokens = echoed_tokens(answer, echo=True, prompt=prompt)
+        except ScoringError as error:
+            raise ScoringError(f"{describe}: {error}") from None
         return candidate_score(
             tokens, len(context), len(context) + len(candidate), self.eos_text, describe
         )

@@ -46,7 +46,9 @@ def probe_engine(client: Client, model: str, eos_text: str, tolerance: float = 1
 
 def _check_prompt(client: Client, model: str, prompt: str, tolerance: float) -> dict | None:
     generated = echoed_tokens(
-        client.post("completions", completion_payload(model, prompt, echo=False)), echo=False
+        client.post("completions", completion_payload(model, prompt, echo=False)),
+        echo=False,
+        prompt="",  # the answer holds the generated token only
     )
     if not generated or not generated[0].text or generated[0].logprob is None:
         return None  # the greedy token was EOS or empty: try another prompt
@@ -55,7 +57,7 @@ def _check_prompt(client: Client, model: str, prompt: str, tolerance: float) -> 
     answer = client.post("completions", completion_payload(model, text, echo=True))
     # Generated tokens are told apart by offset, not by usage counts: a shifted echo can also be
     # one entry short, and what it holds is what the check must see.
-    echoed = [t for t in echoed_tokens(answer, echo=False) if t.offset < len(text)]
+    echoed = [t for t in echoed_tokens(answer, echo=False, prompt=text) if t.offset < len(text)]
     if not echoed:
         raise _refuse(
             "asked to echo the prompt with log-probabilities, the server returned none of the "
@@ -108,7 +110,9 @@ def _check_reassembly(echoed: list[EchoToken], text: str) -> None:
 def _check_eos(client: Client, model: str, prompt: str, eos_text: str) -> None:
     text = prompt + eos_text
     echoed = echoed_tokens(
-        client.post("completions", completion_payload(model, text, echo=True)), echo=True
+        client.post("completions", completion_payload(model, text, echo=True)),
+        echo=True,
+        prompt=text,
     )
     last = echoed[-1] if echoed else None
     if (

@@ -1,10 +1,17 @@
 """OpenAI ``/v1/completions`` with ``echo`` and ``logprobs``: build requests, read the echoed
 prompt's tokens and find a candidate's tokens in it by character offsets.
 
-Engines tokenise context and candidate together, so the candidate is located by the
-``text_offset`` of each echoed token: a target is every token that holds at least one
-character of the candidate (a token straddling the boundary counts as the candidate's, see
-evaluation/README.md), followed by the EOS token appended to the prompt.
+Engines tokenise context and candidate together, so the candidate is located by the character
+offset of each echoed token: a target is every token that holds at least one character of the
+candidate (a token straddling the boundary counts as the candidate's, see evaluation/README.md),
+followed by the EOS token appended to the prompt.
+
+Offsets are taken from the token texts wherever these reassemble the prompt, not from the
+server's ``text_offset``: servers disagree on it. SGLang sends -1 for every token, and vLLM counts
+the text of a leading BOS token (``<|begin_of_text|>``) into the offsets of every token after it,
+so both would place the candidate wrongly. Only where the texts do not reassemble the prompt (a
+character split over byte-level tokens, decoded one token at a time) are the server's offsets
+used, and a server that has none is a named error.
 """
 
 from __future__ import annotations
@@ -36,28 +43,94 @@ def completion_payload(model: str, prompt: str, *, echo: bool) -> dict[str, Any]
     }
 
 
-def echoed_tokens(answer: dict[str, Any], *, echo: bool) -> list[EchoToken]:
-    """The tokens of a completion answer; with ``echo`` only the prompt's (generated ones, counted
-    by ``usage.completion_tokens``, are dropped)."""
+def echoed_tokens(answer: dict[str, Any], *, echo: bool, prompt: str) -> list[EchoToken]:
+    """The tokens of a completion answer for ``prompt``, at their character offsets in it; with
+    ``echo`` only the prompt's (generated ones, counted by ``usage.completion_tokens``, are
+    dropped)."""
     try:
         logprobs = answer["choices"][0]["logprobs"]
-        texts, offsets = logprobs["tokens"], logprobs["text_offset"]
+        texts, offsets = logprobs["tokens"], logprobs.get("text_offset")
         values = logprobs["token_logprobs"]
-    except (KeyError, IndexError, TypeError) as error:
+    except (KeyError, IndexError, TypeError, AttributeError) as error:
         raise ScoringError(
-            f"the server's completion has no logprobs.tokens/text_offset/token_logprobs "
+            f"the server's completion has no logprobs.tokens/token_logprobs "
             f"({type(error).__name__}: {error}); it must support echo=true with logprobs"
         ) from None
+    if offsets is None:
+        offsets = [-1] * len(texts)
     if not len(texts) == len(offsets) == len(values):
         raise ScoringError("the server's logprobs lists have different lengths")
-    tokens = [
-        EchoToken(t, int(o), None if v is None else float(v))
-        for t, o, v in zip(texts, offsets, values, strict=True)
-    ]
     if echo:
         generated = int((answer.get("usage") or {}).get("completion_tokens") or 0)
-        tokens = tokens[: len(tokens) - generated] if generated else tokens
-    return tokens
+        kept = len(texts) - generated if generated else len(texts)
+        texts, offsets, values = texts[:kept], offsets[:kept], values[:kept]
+    unpredicted = bool(values) and values[0] is None  # as a BOS token is
+    texts, placed = _place([str(t) for t in texts], [int(o) for o in offsets], prompt, unpredicted)
+    return [
+        EchoToken(t, o, None if v is None else float(v))
+        for t, o, v in zip(texts, placed, values, strict=True)
+    ]
+
+
+def _place(
+    texts: list[str], offsets: list[int], prompt: str, unpredicted: bool
+) -> tuple[list[str], list[int]]:
+    """Each token's text and offset in ``prompt``: from the texts where they reassemble it, else
+    the server's offsets. A leading token without a log-probability whose text is not the
+    prompt's (or is, when the prompt itself starts with BOS and the server adds one more) is a
+    special token such as BOS: it becomes an empty token at 0. Tokens past the prompt's end
+    (generated ones) follow it."""
+    for special_first in (False, True) if unpredicted else (False,):
+        placed = _align(texts, prompt, special_first)
+        if placed is not None:
+            return (["", *texts[1:]] if special_first else texts), placed
+    return _server_offsets(texts, offsets, prompt, unpredicted)
+
+
+def _align(texts: list[str], prompt: str, special_first: bool) -> list[int] | None:
+    placed, position = [], 0
+    for i, text in enumerate(texts):
+        if i == 0 and special_first:
+            placed.append(0)
+            continue
+        if position < len(prompt) and not prompt.startswith(text, position):
+            return None
+        placed.append(position)
+        position += len(text)
+    return placed
+
+
+def _server_offsets(
+    texts: list[str], offsets: list[int], prompt: str, unpredicted: bool
+) -> tuple[list[str], list[int]]:
+    """The server's offsets, trusted only where they agree with every token text that decoded
+    cleanly (vLLM's offsets add up the texts, so a lossy text shifts all that follow)."""
+    position = 0
+    for i, text in enumerate(texts):  # where reassembly from the texts stops, for the message
+        if i == 0 and unpredicted and not prompt.startswith(text):
+            continue  # BOS
+        if position >= len(prompt) or not prompt.startswith(text, position):
+            break
+        position += len(text)
+    where = f"from character {position} on (the prompt reads {prompt[position : position + 20]!r})"
+    if any(o < 0 for o in offsets):
+        raise ScoringError(
+            f"the server gives no token offsets (text_offset -1, as SGLang sends) and its token "
+            f"texts do not reassemble the prompt {where}: the candidate cannot be located; serve "
+            "the model with an engine that reports offsets (vLLM) or a tokenizer whose tokens "
+            "decode one at a time (byte-level BPE)"
+        )
+    for i, (text, offset) in enumerate(zip(texts, offsets, strict=True)):
+        clean = (
+            text and "\ufffd" not in text and offset < len(prompt) and not (i == 0 and unpredicted)
+        )
+        if clean and prompt[offset : offset + len(text)] != text:
+            raise ScoringError(
+                f"the token texts do not reassemble the prompt {where}, and the server's offsets "
+                f"disagree with them (token {text!r} at offset {offset}, where the prompt reads "
+                f"{prompt[offset : offset + len(text)]!r}): the candidate cannot be located"
+            )
+    return texts, offsets
 
 
 def candidate_score(
