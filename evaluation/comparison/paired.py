@@ -127,6 +127,10 @@ def paired(pairs: Iterable[tuple[TestOutcome, TestOutcome]]) -> PairedResult:
     )
 
 
+def _groups(limit: int | None) -> str:
+    return "every group" if limit is None else f"the first {limit} groups (--limit {limit})"
+
+
 def _suite_names(a: EvaluationReport, b: EvaluationReport, only: Sequence[str] | None) -> list[str]:
     if only:
         missing = [s for s in only if s not in a.suites or s not in b.suites]
@@ -181,6 +185,11 @@ def compare_reports(
 ) -> Comparison:
     """Compare two runs test by test, per suite and per category (reports with outcomes, as
     :func:`nnd_suites.evaluation.saved.load_report` or ``evaluate`` return them)."""
+    if a.limit != b.limit:
+        raise IncomparableRunsError(
+            f"run A scored {_groups(a.limit)} of each suite, run B {_groups(b.limit)}: they "
+            "cover different tests; score both models with the same --limit"
+        )
     compared: dict[str, SuiteComparison] = {}
     for name in _suite_names(a, b, suites):
         matched = _matched(name, a, b)

@@ -134,6 +134,14 @@ def test_refuses_runs_over_different_tests(runs, tmp_path, challenge300_suite):
     other.outcomes["challenge300"][0].pair_id = "f" * 16
     with pytest.raises(IncomparableRunsError, match=r"1 test id\(s\) only in A"):
         compare_reports(c300, other)
+    limited = load_report(runs["c300"])
+    limited.limit = 50  # named before the test ids, which a limit also makes differ
+    with pytest.raises(
+        IncomparableRunsError,
+        match=r"run A scored every group .* run B the "
+        r"first 50 groups \(--limit 50\).*same --limit",
+    ):
+        compare_reports(c300, limited)
     assert isinstance(IncomparableRunsError("x"), NNDError)
 
 
