@@ -206,7 +206,23 @@ def _slice_tables(result: SuiteResult, header: list[str]) -> list[str]:
         if name != field and field in result.by_breakdown:
             continue  # a breakdown field's slice is its breakdown table above
         lines += ["", header[0].format(f"slice {name}"), header[1], *_rows(rates)]
+        lines += _coverage_note(result, rates)
     return lines
+
+
+def _coverage_note(result: SuiteResult, rates: dict[str, Rate]) -> list[str]:
+    """Say when a slice's subsets overlap or leave tests out, so their sizes are not misread."""
+    in_subsets = sum(r.n + r.degenerate + r.skipped for r in rates.values())
+    if in_subsets > result.pairs:
+        return [
+            "",
+            f"The subsets overlap: their sizes add up to {in_subsets:,} for {result.pairs:,} "
+            "tests (a test can belong to several, e.g. when several systems produced its worse "
+            "candidate word for word).",
+        ]
+    if in_subsets < result.pairs:
+        return ["", f"The subsets hold {in_subsets:,} of the {result.pairs:,} tests."]
+    return []
 
 
 def _baseline_table(result: SuiteResult) -> list[str]:

@@ -153,3 +153,36 @@ def test_the_readme_example_plugin_gives_its_examples_output(tmp_path):
         check=False,
     )
     assert done.stdout.strip() == "ok", done.stderr
+
+
+def test_report_says_when_subsets_overlap(quiz_design_suite):
+    """Quiz Design merges word-for-word identical questions of several systems into one
+    candidate, so a test can sit in several worse_system subsets; the report says so under that
+    table only (the length subsets partition the tests)."""
+    from nnd_suites import __version__
+    from nnd_suites.evaluation.backend import Score
+    from nnd_suites.evaluation.outputs import markdown
+    from nnd_suites.evaluation.report import EvaluationReport, RequestCounts, suite_result
+    from nnd_suites.evaluation.report import test_outcomes as outcomes_of
+
+    suite = quiz_design_suite
+    template = suite.manifest.default_template
+    outcomes = outcomes_of(suite.pairs, template, lambda c, x: Score(float(len(x)), 1))
+    result = suite_result(suite.name, suite, "default", template, outcomes, 0)
+    report = EvaluationReport(
+        nnd_suites_version=__version__,
+        created="2024-01-01T00:00:00+00:00",
+        model="length",
+        backend={"backend": "heuristic"},
+        mode="default",
+        suites={suite.name: result},
+        requests=RequestCounts(tests=0, unique=0, cached=0, scored=0),
+        seconds=0.0,
+    )
+    text = markdown(report)
+    worse = sum(r.n + r.degenerate for r in result.by_slice["worse_system"].values())
+    assert worse > result.pairs == 2686
+    note = f"The subsets overlap: their sizes add up to {worse:,} for 2,686 tests"
+    worse_table = text.split("| slice worse_system |")[1].split("\n\n|")[0]
+    assert note in worse_table and text.count("The subsets overlap") == 1
+    assert "The subsets hold" not in text
