@@ -39,6 +39,10 @@ def build_parser() -> argparse.ArgumentParser:
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
     for info in sorted(pkgutil.iter_modules(commands.__path__), key=lambda m: m.name):
         importlib.import_module(f"{commands.__name__}.{info.name}").register(subparsers)
+    for listed in subparsers._choices_actions:  # `COMMAND --help` opens with what `-h` lists
+        command = subparsers.choices[listed.dest]
+        if not command.description and listed.help:
+            command.description = listed.help[0].upper() + listed.help[1:] + "."
     return parser
 
 

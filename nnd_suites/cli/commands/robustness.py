@@ -15,7 +15,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         help="evaluate a model on suites and their transformed children; paired deltas",
         description="Evaluate one model on every suite untouched and under every transformation "
         "(GEM's Transformation-Parent sets): per (suite, transformation), the parent and "
-        "transformed pass rates on the same tests, the delta with a 95%% interval, an exact "
+        "transformed pass rates on the same tests, the delta with a 95% interval, an exact "
         "McNemar test, and the tests the transformation changed or made degenerate.",
     )
     parser.add_argument(
