@@ -5,9 +5,16 @@ from __future__ import annotations
 import os
 
 import pytest
+from hypothesis import settings
 
 # Tests never reach the Hugging Face Hub.
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
+
+# Fuzzing profiles for every hypothesis test: `ci` (the test command: fixed seed, 200 examples per
+# target) and `thorough` (HYPOTHESIS_PROFILE=thorough: 5,000 fresh examples per target).
+settings.register_profile("ci", max_examples=200, derandomize=True, deadline=None)
+settings.register_profile("thorough", max_examples=5000, deadline=None)
+FUZZ_PROFILE = settings.get_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
 
 
 @pytest.fixture(scope="session")

@@ -26,11 +26,9 @@ from nnd_suites.quality_map import QualityMap
 from nnd_suites.quality_map.core import builtin_quality_maps
 
 QUIET = [HealthCheck.too_slow, HealthCheck.function_scoped_fixture]
-settings.register_profile("ci", max_examples=200, derandomize=True, deadline=None)
-settings.register_profile("thorough", max_examples=5000, deadline=None)
 PROFILE = settings(
     settings.get_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci")), suppress_health_check=QUIET
-)
+)  # the profiles are registered in tests/conftest.py
 MAPS = builtin_quality_maps()
 VALUES = ["[", "{a: 1}", "null", "1e999", "-1", "0", "[]", "{}", "x" * 5000, "*missing"]
 VALUES += ["!!python/object/apply:os.system ['true']", "'\\ud800'", "&a [*a]", "2001-01-01"]

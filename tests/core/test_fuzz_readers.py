@@ -47,11 +47,9 @@ from nnd_suites.adapter import get_adapter
 from nnd_suites.suite import Suite
 
 QUIET = [HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.large_base_example]
-settings.register_profile(
-    "ci", max_examples=200, derandomize=True, deadline=None, suppress_health_check=QUIET
-)
-settings.register_profile("thorough", max_examples=5000, deadline=None, suppress_health_check=QUIET)
-PROFILE = settings.get_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
+PROFILE = settings(
+    settings.get_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci")), suppress_health_check=QUIET
+)  # the profiles are registered in tests/conftest.py
 
 
 @dataclass(frozen=True)

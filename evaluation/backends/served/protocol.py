@@ -43,33 +43,54 @@ def completion_payload(model: str, prompt: str, *, echo: bool) -> dict[str, Any]
     }
 
 
-def echoed_tokens(answer: dict[str, Any], *, echo: bool, prompt: str) -> list[EchoToken]:
+def echoed_tokens(answer: Any, *, echo: bool, prompt: str) -> list[EchoToken]:
     """The tokens of a completion answer for ``prompt``, at their character offsets in it; with
     ``echo`` only the prompt's (generated ones, counted by ``usage.completion_tokens``, are
-    dropped)."""
+    dropped). Whatever the server sent, the result is tokens or a :class:`ScoringError`."""
     try:
-        logprobs = answer["choices"][0]["logprobs"]
-        texts, offsets = logprobs["tokens"], logprobs.get("text_offset")
-        values = logprobs["token_logprobs"]
-    except (KeyError, IndexError, TypeError, AttributeError) as error:
+        texts, offsets, values, generated = _read_logprobs(answer)
+    except (KeyError, IndexError, TypeError, ValueError, AttributeError) as error:
         raise ScoringError(
-            f"the server's completion has no logprobs.tokens/token_logprobs "
-            f"({type(error).__name__}: {error}); it must support echo=true with logprobs"
+            "the server's answer is not a completion with logprobs.tokens and "
+            f"logprobs.token_logprobs ({type(error).__name__}: {error}); it must support "
+            "echo=true with logprobs"
         ) from None
-    if offsets is None:
-        offsets = [-1] * len(texts)
     if not len(texts) == len(offsets) == len(values):
         raise ScoringError("the server's logprobs lists have different lengths")
     if echo:
-        generated = int((answer.get("usage") or {}).get("completion_tokens") or 0)
-        kept = len(texts) - generated if generated else len(texts)
+        if generated > len(texts):
+            raise ScoringError(
+                f"the server counts {generated} generated tokens in an answer of {len(texts)}"
+            )
+        kept = len(texts) - generated
         texts, offsets, values = texts[:kept], offsets[:kept], values[:kept]
     unpredicted = bool(values) and values[0] is None  # as a BOS token is
-    texts, placed = _place([str(t) for t in texts], [int(o) for o in offsets], prompt, unpredicted)
-    return [
-        EchoToken(t, o, None if v is None else float(v))
-        for t, o, v in zip(texts, placed, values, strict=True)
-    ]
+    texts, placed = _place(texts, offsets, prompt, unpredicted)
+    return [EchoToken(t, o, v) for t, o, v in zip(texts, placed, values, strict=True)]
+
+
+def _read_logprobs(answer: Any) -> tuple[list[str], list[int], list[float | None], int]:
+    """Texts, offsets (-1: none), values and generated count, type-checked (no coercion: a
+    token that is not a string, or an offset that is not an integer, is an error)."""
+    logprobs = answer["choices"][0]["logprobs"]
+    texts, values = list(logprobs["tokens"]), list(logprobs["token_logprobs"])
+    if not all(isinstance(t, str) for t in texts):
+        raise TypeError("a token is not a string")
+    if not all(v is None or _is_number(v) for v in values):
+        raise TypeError("a token log-probability is neither a number nor null")
+    raw = logprobs.get("text_offset")
+    offsets = [-1] * len(texts) if raw is None else list(raw)
+    if not all(isinstance(o, int) and not isinstance(o, bool) for o in offsets):
+        raise TypeError("a text offset is not an integer")
+    usage = answer.get("usage") or {}
+    generated = usage.get("completion_tokens") or 0
+    if not isinstance(generated, int) or isinstance(generated, bool) or generated < 0:
+        raise ValueError(f"usage.completion_tokens is {generated!r}")
+    return texts, offsets, [None if v is None else float(v) for v in values], generated
+
+
+def _is_number(value: Any) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool)
 
 
 def _place(
