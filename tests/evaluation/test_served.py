@@ -243,3 +243,24 @@ def test_cli_refuses_hf_only_options_for_a_server(server, capsys):
     status = main(["evaluate", "--suite", "quiz_design", *served, "--trust-remote-code", "--quiet"])
     assert status == NNDError.exit_status
     assert "does not take trust_remote_code" in capsys.readouterr().err
+
+
+def test_a_token_missing_from_the_candidate_is_an_error_not_a_smaller_sum():
+    """llama.cpp leaves out echoed tokens equal to BOS: summing the rest would score another
+    candidate. The candidate's characters must all be held by echoed tokens."""
+    from nnd_suites.evaluation.backends.served.protocol import EchoToken, candidate_score
+
+    prompt = "Q: x? yes no</s>"
+    whole = [
+        EchoToken("Q:", 0, None),
+        EchoToken(" x?", 2, -1.0),
+        EchoToken(" yes", 5, -2.0),
+        EchoToken(" no", 9, -3.0),
+        EchoToken("</s>", 12, -4.0),
+    ]
+    assert prompt[5:12] == " yes no"
+    assert candidate_score(whole, 5, 12, "</s>", "r").logprob_sum == -9.0
+    with pytest.raises(ScoringError, match=r"r: no echoed token holds character 9 .*5-11"):
+        candidate_score([*whole[:3], whole[4]], 5, 12, "</s>", "r")
+    with pytest.raises(ScoringError, match=r"holds character 5 of"):
+        candidate_score([*whole[:2], whole[3], whole[4]], 5, 12, "</s>", "r")

@@ -141,10 +141,11 @@ def _server_offsets(
             "the model with an engine that reports offsets (vLLM) or a tokenizer whose tokens "
             "decode one at a time (byte-level BPE)"
         )
-    for i, (text, offset) in enumerate(zip(texts, offsets, strict=True)):
-        clean = (
-            text and "\ufffd" not in text and offset < len(prompt) and not (i == 0 and unpredicted)
-        )
+    texts = list(texts)
+    if unpredicted and texts and prompt[offsets[0] : offsets[0] + len(texts[0])] != texts[0]:
+        texts[0] = ""  # BOS echoed with its own text: it holds no prompt character
+    for text, offset in zip(texts, offsets, strict=True):
+        clean = text and "\ufffd" not in text and offset < len(prompt)
         if clean and prompt[offset : offset + len(text)] != text:
             raise ScoringError(
                 f"the token texts do not reassemble the prompt {where}, and the server's offsets "
@@ -166,6 +167,7 @@ def candidate_score(
             f"(last token {last}); the server must parse special tokens in prompts"
         )
     targets = [t for t in tokens[:-1] if t.offset < end and t.offset + len(t.text) > boundary]
+    _check_covered(targets, boundary, end, describe)
     targets.append(tokens[-1])
     values = [t.logprob for t in targets]
     if any(v is None or not math.isfinite(v) for v in values):
@@ -174,3 +176,20 @@ def candidate_score(
             f"({[t.text for t in targets]} -> {values}); an empty context needs a BOS token"
         )
     return Score(sum(values), len(values))  # type: ignore[arg-type]
+
+
+def _check_covered(targets: list[EchoToken], boundary: int, end: int, describe: str) -> None:
+    """Every character of the candidate must be in a target token: a gap means the server
+    dropped a token (llama.cpp drops tokens equal to BOS), and summing the rest would score a
+    different candidate."""
+    covered = boundary
+    for token in sorted(targets, key=lambda t: t.offset):
+        if token.offset > covered:
+            break
+        covered = max(covered, token.offset + len(token.text))
+    if covered < end:
+        raise ScoringError(
+            f"{describe}: no echoed token holds character {covered} of the prompt, inside the "
+            f"candidate (characters {boundary}-{end - 1}): the server left a token out or decoded "
+            "it lossily, so the candidate cannot be scored whole"
+        )
