@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import contextlib
 import copy
+import itertools
 import os
 
 from hypothesis import HealthCheck, given, settings
@@ -135,3 +136,44 @@ def test_damaged_answers_score_or_are_a_scoring_error(answer):
             assert PROMPT[token.offset : token.offset + len(token.text)] == token.text, token
     with contextlib.suppress(ScoringError):
         score(answer)
+
+
+@st.composite
+def tokenised_prompts(draw: st.DrawFn) -> tuple[str, list[str], bool]:
+    """A prompt cut into tokens at random places, perhaps after an echoed BOS text."""
+    prompt = draw(st.text(min_size=1, max_size=40))
+    cuts = (
+        sorted(draw(st.sets(st.integers(1, len(prompt) - 1), max_size=12)))
+        if len(prompt) > 1
+        else []
+    )
+    bounds = [0, *cuts, len(prompt)]
+    tokens = [prompt[a:b] for a, b in itertools.pairwise(bounds)]
+    return prompt, tokens, draw(st.booleans())
+
+
+@PROFILE
+@given(case=tokenised_prompts(), offsets=st.sampled_from(["true", "none", "bos-counted"]))
+def test_offsets_from_texts_are_the_true_offsets(case, offsets):
+    """However an engine cuts the prompt and reports offsets (true, -1 as SGLang, or counting an
+    echoed BOS text as vLLM), each token lands at its true place in the prompt."""
+    prompt, tokens, bos = case
+    true = [sum(map(len, tokens[:i])) for i in range(len(tokens))]
+    texts = (["<|bos|>"] if bos else []) + tokens
+    if offsets == "true":
+        sent = ([0] if bos else []) + true
+    elif offsets == "none":
+        sent = [-1] * len(texts)
+    else:
+        sent = [sum(map(len, texts[:i])) for i in range(len(texts))]
+    values = [None] + [-1.0] * (len(texts) - 1)
+    answer = {
+        "choices": [{"logprobs": {"tokens": texts, "text_offset": sent, "token_logprobs": values}}]
+    }
+    placed = echoed_tokens(answer, echo=True, prompt=prompt)
+    if bos and not prompt.startswith("<|bos|>"):
+        assert placed[0].text == "" and placed[0].offset == 0
+        placed = placed[1:]
+    assert [(t.text, t.offset) for t in placed][-len(tokens) :] == list(
+        zip(tokens, true, strict=True)
+    )
