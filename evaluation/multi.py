@@ -149,6 +149,7 @@ def evaluate_models(
 ) -> Leaderboard:
     """Score each of ``models`` on ``suites`` (see :func:`nnd_suites.evaluate` for the options)
     and return their leaderboard; ``out`` receives every report and the leaderboard files."""
+    from nnd_suites.evaluation.backends.hf_loading import check_model_references
     from nnd_suites.evaluation.evaluate import evaluate
     from nnd_suites.evaluation.outputs import check_out_folder
     from nnd_suites.evaluation.parallel import current_rank
@@ -166,6 +167,7 @@ def evaluate_models(
     main = rank is None or rank.main
     if out is not None and main:
         check_out_folder(out)  # before any scoring: a bad --out must not cost a run
+    check_model_references(models, options.get("backend"))
     prepared = prepare_suites(suites, template=template, normalize=normalize, limit=limit)
     labels = model_labels([str(m) for m in models])
     reports = [evaluate(model, prepared, **options) for model in models]

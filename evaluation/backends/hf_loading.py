@@ -10,6 +10,7 @@ import re
 import socket
 import sys
 import urllib.parse
+from collections.abc import Iterable
 from functools import lru_cache
 from pathlib import Path
 
@@ -105,6 +106,20 @@ def load_config(model: str, revision: str | None = None, trust_remote_code: bool
         )
     except Exception as exc:  # transformers raises OSError, ValueError, KeyError, ...
         raise load_error(model, exc) from exc
+
+
+#: The backends that load a model reference through transformers (a folder or a Hub id).
+HF_BACKENDS = frozenset({"hf", "hf_causal", "hf_seq2seq"})
+
+
+def check_model_references(models: Iterable[object], backend: str | None) -> None:
+    """Before a run that scores several models one after another: every reference an HF backend
+    will load must be there, so that a typo in the last one fails at once rather than after the
+    others were scored."""
+    if (backend or "hf") in HF_BACKENDS:
+        for model in models:
+            if isinstance(model, str | Path):
+                check_model_reference(str(model))
 
 
 def check_model_reference(model: str) -> None:

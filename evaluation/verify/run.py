@@ -184,6 +184,7 @@ def verify_suite(
     correlate pass rates with human scores overall and per category, and (with ``out``) write
     the report folder. ``scoring`` takes :func:`nnd_suites.evaluate`'s options (device,
     dtype, batch_size, cache, progress, ...)."""
+    from nnd_suites.evaluation.backends.hf_loading import check_model_references
     from nnd_suites.evaluation.evaluate import evaluate, prepare_suites
     from nnd_suites.evaluation.parallel import current_rank
     from nnd_suites.evaluation.verify.render import check_verify_folder, write_verify
@@ -196,6 +197,7 @@ def verify_suite(
     plan = prepared.plans[0]
     scores = human_scores(plan.suite)
     check_systems(systems, scores)
+    check_model_references(systems.values(), scoring.get("backend"))
     outcomes = {
         name: evaluate(str(model), prepared, **scoring).outcomes[plan.name]
         for name, model in systems.items()

@@ -141,6 +141,11 @@ def test_multi_model_errors_before_scoring(tmp_path):
         evaluate_models(["a", "b"], "challenge300", out=tmp_path / "taken")
     with pytest.raises(nnd_suites.NNDError, match="model a given more than once"):
         evaluate_models(["a", "b", "a"], "challenge300")
+    # the last model's folder is missing: said before the first model is scored (a real folder
+    # that is not a model would only fail when loaded, so the first one here is one too)
+    first = tmp_path / "taken"
+    with pytest.raises(nnd_suites.errors.ModelLoadError, match="no such folder"):
+        evaluate_models([str(first), str(tmp_path / "models" / "tinyy")], "challenge300")
 
 
 def test_shipped_report_schemas_are_up_to_date():

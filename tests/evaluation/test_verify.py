@@ -148,6 +148,25 @@ def test_unknown_system_suggests_the_annotated_ones(tiny_models, tmp_path, capsy
     assert not (tmp_path / "v").exists()
 
 
+def test_a_missing_model_folder_fails_before_any_system_is_scored(
+    tiny_models, tmp_path, capsys, monkeypatch
+):
+    import importlib
+
+    evaluation = importlib.import_module("nnd_suites.evaluation.evaluate")  # the module
+
+    def must_not_score(*args, **kwargs):
+        raise AssertionError("a system was scored before the missing folder was named")
+
+    monkeypatch.setattr(evaluation, "evaluate", must_not_score)
+    missing = tmp_path / "models" / "tinyy"
+    (tmp_path / "models").mkdir()
+    argv = ["verify", "quiz_design", "--system", f"mixqg={tiny_models[0]}", "--system"]
+    status = main([*argv, f"dgpt2_sup={missing}", "--out", str(tmp_path / "v"), *FAST])
+    assert status == 9  # ModelLoadError
+    assert f"model '{missing}': no such folder" in capsys.readouterr().err
+
+
 def test_one_system_is_not_enough(tiny_models, tmp_path, capsys):
     argv = ["verify", "quiz_design", "--system", f"mixqg={tiny_models[0]}"]
     assert main([*argv, "--out", str(tmp_path / "v"), *FAST]) == NNDError.exit_status
