@@ -11,7 +11,6 @@ from collections.abc import Callable, Iterable
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr
-from scipy.stats import binomtest
 
 from nnd_suites.evaluation.backend import Score
 from nnd_suites.evaluation.templates import render
@@ -168,6 +167,8 @@ def wilson(passed: int, n: int, confidence: float = 0.95) -> tuple[float, float]
     """Wilson score interval of a pass rate (None when there is nothing to rate)."""
     if n == 0:
         return None
+    from scipy.stats import binomtest  # scipy.stats takes 0.5 s to import: not for `list`
+
     interval = binomtest(passed, n).proportion_ci(confidence, method="wilson")
     return float(interval.low), float(interval.high)
 
