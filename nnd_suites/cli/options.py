@@ -5,6 +5,8 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from nnd_suites.errors import NNDError
+
 
 def add_scoring_options(
     parser: argparse.ArgumentParser, model: bool = True, several_models: bool = False
@@ -183,6 +185,13 @@ def relaunch_data_parallel(args: argparse.Namespace) -> int:
     ranks do not relaunch); its exit status."""
     from nnd_suites.evaluation.parallel import launch
 
+    if args.data_parallel < 1:
+        raise NNDError(f"--data-parallel {args.data_parallel}: give 1 or more processes")
+    if getattr(args, "base_url", None) or getattr(args, "backend", None) == "served":
+        raise NNDError(
+            "--data-parallel runs local copies of a Hugging Face model; a served model is "
+            "sharded by its engine, so send it more requests at once with --concurrency N instead"
+        )
     return launch(_without_option(args.argv, "--data-parallel"), args.data_parallel)
 
 

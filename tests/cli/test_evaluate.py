@@ -203,3 +203,14 @@ def test_every_command_help_reads_clean():
         text = sub.format_help()
         assert "%%" not in text and "%(" not in text, name
         assert sub.description, f"{name} has no description"
+
+
+def test_data_parallel_is_refused_where_it_cannot_help(tmp_path, capsys):
+    served = ["evaluate", "--suite", "challenge300", "--model", "m", "--base-url"]
+    assert main([*served, "http://127.0.0.1:9/v1", "--data-parallel", "2"]) == NNDError.exit_status
+    assert "sharded by its engine, so send it more requests at once with --concurrency N" in (
+        capsys.readouterr().err
+    )
+    verify = ["verify", "quiz_design", "--system", "mixqg=a", "--system", "dgpt2_sup=b"]
+    assert main([*verify, "--out", str(tmp_path / "v"), "--data-parallel", "0"]) == 2
+    assert "--data-parallel 0: give 1 or more processes" in capsys.readouterr().err

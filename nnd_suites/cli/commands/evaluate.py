@@ -55,7 +55,7 @@ def run(args: argparse.Namespace) -> int:
     from nnd_suites.evaluation import evaluate
     from nnd_suites.evaluation.parallel import current_rank
 
-    if args.data_parallel and current_rank() is None:
+    if args.data_parallel is not None and current_rank() is None:
         return relaunch_data_parallel(args)
     if len(args.model) > 1:
         return _run_several(args)

@@ -53,7 +53,7 @@ def run(args: argparse.Namespace) -> int:
     from nnd_suites.evaluation.verify.render import verify_markdown
     from nnd_suites.evaluation.verify.run import parse_system, read_systems_file, verify_suite
 
-    if args.data_parallel and current_rank() is None:
+    if args.data_parallel is not None and current_rank() is None:
         return relaunch_data_parallel(args)
 
     systems = read_systems_file(args.systems_file) if args.systems_file else {}
