@@ -264,3 +264,11 @@ def test_a_token_missing_from_the_candidate_is_an_error_not_a_smaller_sum():
         candidate_score([*whole[:3], whole[4]], 5, 12, "</s>", "r")
     with pytest.raises(ScoringError, match=r"holds character 5 of"):
         candidate_score([*whole[:2], whole[3], whole[4]], 5, 12, "</s>", "r")
+
+
+def test_eos_text_without_a_tokenizer_says_there_is_no_bos(server, caplog):
+    with caplog.at_level("WARNING"):
+        backend = _load(server)  # tokenizer "no-such-tokenizer", eos_text "</s>"
+    assert backend.bos_text is None
+    assert "cannot load the tokenizer 'no-such-tokenizer'" in caplog.text
+    assert "an empty context follows the EOS text" in caplog.text

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 import os
 import urllib.parse
 from collections.abc import Callable, Sequence
@@ -17,6 +18,8 @@ from nnd_suites.evaluation.backends.served.protocol import (
     echoed_tokens,
 )
 from nnd_suites.evaluation.scoring import TokenizerTraits, boundary_texts
+
+logger = logging.getLogger(__name__)
 
 #: Served prompts are one text: a candidate starts a new word (the space HF's byte-level and
 #: SentencePiece tokenizers imply) unless the context ends a line or the candidate brings its own.
@@ -162,6 +165,14 @@ def _special_texts(tokenizer: str, eos_text: str | None) -> tuple[str, str | Non
         loaded = AutoTokenizer.from_pretrained(tokenizer, trust_remote_code=False)
     except Exception as error:  # any failure means the same to the user
         if eos_text:
+            logger.warning(
+                "cannot load the tokenizer %r (%s); scoring with --eos-text %r and no BOS text: "
+                "a candidate with an empty context follows the EOS text (pass --tokenizer to "
+                "use the model's BOS)",
+                tokenizer,
+                type(error).__name__,
+                eos_text,
+            )
             return eos_text, None
         raise NNDError(
             f"cannot load the tokenizer {tokenizer!r} to learn the EOS token text "
