@@ -101,38 +101,36 @@ def _place(
     prompt's (or is, when the prompt itself starts with BOS and the server adds one more) is a
     special token such as BOS: it becomes an empty token at 0. Tokens past the prompt's end
     (generated ones) follow it."""
+    reached = 0  # how far the texts reassemble the prompt, for an error message
     for special_first in (False, True) if unpredicted else (False,):
-        placed = _align(texts, prompt, special_first)
+        placed, stop = _align(texts, prompt, special_first)
         if placed is not None:
             return (["", *texts[1:]] if special_first else texts), placed
-    return _server_offsets(texts, offsets, prompt, unpredicted)
+        reached = max(reached, stop)
+    return _server_offsets(texts, offsets, prompt, unpredicted, reached)
 
 
-def _align(texts: list[str], prompt: str, special_first: bool) -> list[int] | None:
+def _align(texts: list[str], prompt: str, special_first: bool) -> tuple[list[int] | None, int]:
+    """Offsets of ``texts`` laid end to end over ``prompt`` (None where one does not match),
+    and the character where they stopped matching."""
     placed, position = [], 0
     for i, text in enumerate(texts):
         if i == 0 and special_first:
             placed.append(0)
             continue
         if position < len(prompt) and not prompt.startswith(text, position):
-            return None
+            return None, position
         placed.append(position)
         position += len(text)
-    return placed
+    return placed, position
 
 
 def _server_offsets(
-    texts: list[str], offsets: list[int], prompt: str, unpredicted: bool
+    texts: list[str], offsets: list[int], prompt: str, unpredicted: bool, position: int
 ) -> tuple[list[str], list[int]]:
     """The server's offsets, trusted only where they agree with every token text that decoded
-    cleanly (vLLM's offsets add up the texts, so a lossy text shifts all that follow)."""
-    position = 0
-    for i, text in enumerate(texts):  # where reassembly from the texts stops, for the message
-        if i == 0 and unpredicted and not prompt.startswith(text):
-            continue  # BOS
-        if position >= len(prompt) or not prompt.startswith(text, position):
-            break
-        position += len(text)
+    cleanly (vLLM's offsets add up the texts, so a lossy text shifts all that follow);
+    ``position`` is where the texts stopped reassembling the prompt."""
     where = f"from character {position} on (the prompt reads {prompt[position : position + 20]!r})"
     if any(o < 0 for o in offsets):
         raise ScoringError(
