@@ -14,7 +14,6 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 # target) and `thorough` (HYPOTHESIS_PROFILE=thorough: 5,000 fresh examples per target).
 settings.register_profile("ci", max_examples=200, derandomize=True, deadline=None)
 settings.register_profile("thorough", max_examples=5000, deadline=None)
-FUZZ_PROFILE = settings.get_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
 
 
 @pytest.fixture(scope="session")
@@ -71,3 +70,35 @@ def tiny_seq2seq_model(tmp_path_factory, quiz_design_suite, challenge300_suite):
         ffn=128,
         max_positions=512,
     )
+
+
+@pytest.fixture(scope="session")
+def heuristic_report():
+    """``build(suites, model, score)``: an evaluation report whose 'model' scores each candidate
+    by ``score(text)``, made by the evaluator's own outcome and report code (no model needed)."""
+    from nnd_suites import __version__
+    from nnd_suites.evaluation.backend import Score
+    from nnd_suites.evaluation.report import EvaluationReport, RequestCounts, suite_result
+    from nnd_suites.evaluation.report import test_outcomes as outcomes_of
+
+    def build(suites, model, score):
+        report = EvaluationReport(
+            nnd_suites_version=__version__,
+            created="2024-01-01T00:00:00+00:00",
+            model=model,
+            backend={"backend": "heuristic"},
+            mode="default",
+            suites={},
+            requests=RequestCounts(tests=0, unique=0, cached=0, scored=0),
+            seconds=0.0,
+        )
+        for suite in suites:
+            template = suite.manifest.default_template
+            outcomes = outcomes_of(suite.pairs, template, lambda c, x: Score(score(x), 1))
+            report.suites[suite.name] = suite_result(
+                suite.name, suite, "default", template, outcomes, 0
+            )
+            report.outcomes[suite.name] = outcomes
+        return report
+
+    return build

@@ -12,10 +12,8 @@ from pathlib import Path
 import jsonschema
 import pytest
 
-from nnd_suites import __version__
 from nnd_suites.cli import main
 from nnd_suites.errors import NNDError
-from nnd_suites.evaluation.backend import Score
 from nnd_suites.evaluation.comparison import (
     IncomparableRunsError,
     compare_reports,
@@ -23,12 +21,6 @@ from nnd_suites.evaluation.comparison import (
     mcnemar_exact,
 )
 from nnd_suites.evaluation.outputs import write_report
-from nnd_suites.evaluation.report import (
-    EvaluationReport,
-    RequestCounts,
-    suite_result,
-)
-from nnd_suites.evaluation.report import test_outcomes as outcomes_of  # not a test to collect
 from nnd_suites.evaluation.saved import load_report
 
 
@@ -38,29 +30,6 @@ def chars(text: str) -> float:
 
 def words(text: str) -> float:
     return float(len(text.split()))
-
-
-def save_run(out: Path, suites: list, model: str, score: Callable[[str], float]) -> Path:
-    """A run whose 'model' scores each candidate by ``score(text)``, saved like evaluate."""
-    report = EvaluationReport(
-        nnd_suites_version=__version__,
-        created="2024-01-01T00:00:00+00:00",
-        model=model,
-        backend={"backend": "heuristic"},
-        mode="default",
-        suites={},
-        requests=RequestCounts(tests=0, unique=0, cached=0, scored=0),
-        seconds=0.0,
-    )
-    for suite in suites:
-        template = suite.manifest.default_template
-        outcomes = outcomes_of(suite.pairs, template, lambda c, x: Score(score(x), 1))
-        report.suites[suite.name] = suite_result(
-            suite.name, suite, "default", template, outcomes, 0
-        )
-        report.outcomes[suite.name] = outcomes
-    write_report(report, out)
-    return out
 
 
 def test_mcnemar_and_holm_by_hand():
@@ -76,13 +45,19 @@ def test_mcnemar_and_holm_by_hand():
 
 
 @pytest.fixture(scope="module")
-def runs(tmp_path_factory, challenge300_suite, quiz_design_suite):
+def runs(tmp_path_factory, challenge300_suite, quiz_design_suite, heuristic_report):
+    """Runs whose 'model' scores each candidate by a text heuristic, saved like evaluate."""
     root = tmp_path_factory.mktemp("runs")
     suites = [challenge300_suite, quiz_design_suite]
+
+    def save_run(name: str, suites: list, model: str, score: Callable[[str], float]) -> Path:
+        write_report(heuristic_report(suites, model, score), root / name)
+        return root / name
+
     return {
-        "chars": save_run(root / "chars", suites, "prefer-longer", chars),
-        "words": save_run(root / "words", suites, "prefer-more-words", words),
-        "c300": save_run(root / "c300", [challenge300_suite], "prefer-longer", chars),
+        "chars": save_run("chars", suites, "prefer-longer", chars),
+        "words": save_run("words", suites, "prefer-more-words", words),
+        "c300": save_run("c300", [challenge300_suite], "prefer-longer", chars),
     }
 
 

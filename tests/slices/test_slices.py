@@ -155,30 +155,14 @@ def test_the_readme_example_plugin_gives_its_examples_output(tmp_path):
     assert done.stdout.strip() == "ok", done.stderr
 
 
-def test_report_says_when_subsets_overlap(quiz_design_suite):
+def test_report_says_when_subsets_overlap(quiz_design_suite, heuristic_report):
     """Quiz Design merges word-for-word identical questions of several systems into one
     candidate, so a test can sit in several worse_system subsets; the report says so under that
     table only (the length subsets partition the tests)."""
-    from nnd_suites import __version__
-    from nnd_suites.evaluation.backend import Score
     from nnd_suites.evaluation.outputs import markdown
-    from nnd_suites.evaluation.report import EvaluationReport, RequestCounts, suite_result
-    from nnd_suites.evaluation.report import test_outcomes as outcomes_of
 
-    suite = quiz_design_suite
-    template = suite.manifest.default_template
-    outcomes = outcomes_of(suite.pairs, template, lambda c, x: Score(float(len(x)), 1))
-    result = suite_result(suite.name, suite, "default", template, outcomes, 0)
-    report = EvaluationReport(
-        nnd_suites_version=__version__,
-        created="2024-01-01T00:00:00+00:00",
-        model="length",
-        backend={"backend": "heuristic"},
-        mode="default",
-        suites={suite.name: result},
-        requests=RequestCounts(tests=0, unique=0, cached=0, scored=0),
-        seconds=0.0,
-    )
+    report = heuristic_report([quiz_design_suite], "length", lambda text: float(len(text)))
+    result = report.suites["quiz_design"]
     text = markdown(report)
     worse = sum(r.n + r.degenerate for r in result.by_slice["worse_system"].values())
     assert worse > result.pairs == 2686
