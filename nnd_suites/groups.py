@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 
 class Candidate(BaseModel):
@@ -22,9 +22,30 @@ class Candidate(BaseModel):
     systems: list[str] = Field(min_length=1, description="system(s) that produced this text")
     label: str | None = None
     ratings: dict[str, list[float]] | None = None
+    raters: list[str] | None = Field(
+        None,
+        description="who gave each rating: raters[i] gave ratings[aspect][i] in every aspect "
+        "(None: raters unknown or unnamed)",
+    )
     category: str | None = None
     breakdown: dict[str, str] = Field(default_factory=dict)
     where: str = Field("", description="file:line (or item id) for messages")
+
+    @model_validator(mode="after")
+    def _one_rater_per_rating(self) -> Candidate:
+        if self.raters is None:
+            return self
+        if self.ratings is None:
+            raise ValueError("raters are given but no ratings: name raters only with ratings")
+        if len(set(self.raters)) != len(self.raters):
+            raise ValueError(f"a rater is named twice in {self.raters}: one rating each")
+        for aspect, values in self.ratings.items():
+            if len(values) != len(self.raters):
+                raise ValueError(
+                    f"aspect {aspect!r} has {len(values)} rating(s) for {len(self.raters)} "
+                    "rater(s): raters[i] must have given ratings[aspect][i] in every aspect"
+                )
+        return self
 
 
 class Group(BaseModel):

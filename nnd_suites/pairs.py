@@ -12,6 +12,7 @@ import json
 from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -33,6 +34,21 @@ class PairCandidate(BaseModel):
     score: float | None = None
 
 
+class Vote(BaseModel):
+    """One rater's judgment of a test's two candidates, kept so a report can weigh the test.
+
+    From a comparative source: the rater's verdict on these two texts (``strength``: the stated
+    strength or confidence). From ratings: the same rater's two ratings compared (``strength``:
+    that rater's score gap, high minus low).
+    """
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    rater: str | None = Field(None, description="rater id as the source names it; None: unnamed")
+    prefers: Literal["high", "low", "tie"]
+    strength: float | None = Field(None, allow_inf_nan=False)
+
+
 class Pair(BaseModel):
     """An NND test: (context, high candidate, low candidate).
 
@@ -52,6 +68,15 @@ class Pair(BaseModel):
     category_path: list[str] = Field(min_length=1)
     aspect: str | None = None
     score_gap: float | None = None
+    votes: list[Vote] = Field(
+        default_factory=list, description="each rater's judgment of this test (empty: unknown)"
+    )
+    margin: float | None = Field(
+        None,
+        allow_inf_nan=False,
+        description="how clearly humans preferred high, in the suite's margin_kind "
+        "(share of raters, score gap or stated confidence); None: not known",
+    )
     breakdown: dict[str, str] = Field(default_factory=dict)
     parent_id: str | None = Field(None, description="id of the untransformed test, if any")
 

@@ -31,6 +31,7 @@ CANDIDATES_SCHEMA = pa.schema(
             pa.list_(pa.struct([("aspect", pa.string()), ("values", pa.list_(pa.float64()))])),
         ),
         ("category", pa.string()),
+        ("raters", pa.list_(pa.string())),
     ]
 )
 
@@ -46,6 +47,7 @@ class SuiteCandidate(BaseModel):
     label: str | None = None
     ratings: dict[str, list[float]] | None = None
     category: str | None = Field(None, description="error or context category, as annotated")
+    raters: list[str] | None = Field(None, description="who gave each rating (by position)")
 
     @classmethod
     def from_group(cls, group: Group) -> list[SuiteCandidate]:
@@ -57,6 +59,7 @@ class SuiteCandidate(BaseModel):
                 label=c.label,
                 ratings=c.ratings,
                 category=c.category,
+                raters=c.raters,
             )
             for c in group.candidates
         ]
@@ -69,6 +72,7 @@ class SuiteCandidate(BaseModel):
             label=self.label,
             ratings=self.ratings,
             category=self.category,
+            raters=self.raters,
             where=f"group {self.group_id} {self.systems}",
         )
 

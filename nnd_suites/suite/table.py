@@ -47,6 +47,15 @@ def pairs_arrow_schema(context_fields: Iterable[str], breakdown_fields: Iterable
             ("category_path", pa.list_(strings)),
             ("aspect", strings),
             ("score_gap", pa.float64()),
+            (
+                "votes",
+                pa.list_(
+                    pa.struct(
+                        [("rater", strings), ("prefers", strings), ("strength", pa.float64())]
+                    )
+                ),
+            ),
+            ("margin", pa.float64()),
             *breakdown,
             ("parent_id", strings),
         ]
