@@ -13,9 +13,16 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, model_validator
 
 from nnd_suites.errors import NNDError
+from nnd_suites.evaluation.agreement import (
+    AgreementCeiling,
+    MarginStrata,
+    agreement_ceiling,
+    margin_strata,
+)
 from nnd_suites.evaluation.backend import Score
 from nnd_suites.evaluation.baselines import BaselineRates, baseline_rates
 from nnd_suites.evaluation.outcomes import Rate, TestOutcome, rate, rates_by, test_outcome
+from nnd_suites.evaluation.samples import Sample
 from nnd_suites.evaluation.scorers import DEFAULT_SCORER, Scorer, make_scorer
 from nnd_suites.evaluation.scorers.base import CandidateScores
 from nnd_suites.evaluation.sensitivity import Sensitivity
@@ -50,6 +57,16 @@ class SuiteResult(BaseModel):
     baselines: dict[str, BaselineRates] = Field(
         default_factory=dict,
         description="bias baselines (shorter, longer, overlap) on the same tests",
+    )
+    by_margin: MarginStrata | None = Field(
+        None,
+        description="pass rates by human margin band (null: no test has a margin, or the "
+        "report predates margins)",
+    )
+    agreement_ceiling: AgreementCeiling | None = Field(
+        None,
+        description="how often one rater agrees with the majority of the others (leave one "
+        "out), beside the model's pass rate on the same tests (null: no test has 2 votes)",
     )
     truncated_tests: int = Field(description="tests with a context cut to fit the window")
     truncated_tokens: int = Field(description="context tokens cut, summed over its requests")
@@ -146,10 +163,16 @@ class EvaluationReport(BaseModel):
         None, description="the model's architecture (its config's model_type), when known"
     )
     _outcomes: dict[str, list[TestOutcome]] = PrivateAttr(default_factory=dict)
+    _samples: dict[str, list[Sample]] = PrivateAttr(default_factory=dict)
 
     @property
     def outcomes(self) -> dict[str, list[TestOutcome]]:
         return self._outcomes
+
+    @property
+    def samples(self) -> dict[str, list[Sample]]:
+        """Suite -> what the model saw per test (``log_samples=True``; empty otherwise)."""
+        return self._samples
 
     def summary(self) -> dict[str, Any]:
         """The ``--json`` object: every suite's counts, pass rate and per-category rates."""
@@ -274,6 +297,12 @@ def suite_result(
         by_breakdown=by_breakdown,
         by_slice=slice_rates(suite, outcomes),
         baselines=baselines if baselines is not None else baseline_rates(suite),
+        by_margin=margin_strata(
+            suite.pairs, lambda p: by_pair[p.id].outcome, getattr(manifest, "margin_kind", None)
+        ),
+        agreement_ceiling=agreement_ceiling(
+            suite.pairs, {pair_id: o.outcome for pair_id, o in by_pair.items()}
+        ),
         truncated_tests=sum(o.truncated for o in outcomes),
         truncated_tokens=truncated_tokens,
     )

@@ -107,7 +107,9 @@ def _suite_section(name: str, result: SuiteResult) -> list[str]:
             f"{plural(result.truncated_tests, 'test')} had their context cut from the left "
             f"to fit the model's window ({plural(result.truncated_tokens, 'token')} cut)."
         )
+    lines += _agreement_lines(result)
     lines += ["", *_rate_table("category", result.by_category)]
+    lines += _margin_table(result)
     shown = []
     for field, rates in result.by_breakdown.items():
         if _redundant(rates, result.by_category):
@@ -117,6 +119,54 @@ def _suite_section(name: str, result: SuiteResult) -> list[str]:
     lines += _slice_tables(result, shown)
     lines += _baseline_table(result)
     return lines
+
+
+def _agreement_lines(result: SuiteResult) -> list[str]:
+    """The model's pass rate beside what one rater reaches against the others, same tests."""
+    found = result.agreement_ceiling
+    if found is None:
+        return []
+    level = f"{100 * found.confidence:g}%"
+    left = [
+        f"{plural(n, 'test')} {why}"
+        for n, why in [
+            (found.tests_one_vote, "with fewer than 2 votes"),
+            (found.tests_not_rated, "not rated by the model (degenerate or skipped)"),
+            (found.tests_all_tied, "where every rater's others were tied"),
+        ]
+        if n
+    ]
+    return [
+        "",
+        f"**Human agreement: model {percent(found.model.pass_rate)} vs raters' agreement "
+        f"{rate_with_interval(found.ceiling, found.ci)} on the same "
+        f"{plural(found.tests, 'test')}.** The model's pass rate on these tests is its agreement "
+        "with the suite's label (all raters' judgments combined); the raters' agreement is the "
+        "share of the "
+        f"{plural(found.cases, 'rater vote')} that prefer the side the majority of the other "
+        f"raters on the test prefer (leave one rater out; a tie vote does not agree; "
+        f"{plural(found.others_tied, 'vote')} whose others were tied left out), with a {level} "
+        f"bootstrap interval over tests ({found.resamples} resamples, seed {found.seed})."
+        + (f" Not compared: {'; '.join(left)}." if left else ""),
+    ]
+
+
+def _margin_table(result: SuiteResult) -> list[str]:
+    """Pass rates by how clearly the humans preferred the better candidate."""
+    strata = result.by_margin
+    if strata is None:
+        return []
+    rates = {
+        band.label
+        + ("" if band.low is None else f" ({_margin_range(band.low, band.high)})"): band.rate
+        for band in strata.bands
+    }
+    kind = strata.kind or "kind not stated"
+    return ["", f"By human margin ({kind}; {strata.rule}):", "", *_rate_table("margin", rates)]
+
+
+def _margin_range(low: float, high: float | None) -> str:
+    return f"{low:.4g}" if high is None or high == low else f"{low:.4g} to {high:.4g}"
 
 
 def _redundant(rates: dict[str, Rate], categories: dict[str, Rate]) -> bool:
