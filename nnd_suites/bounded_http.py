@@ -225,13 +225,37 @@ def _short(received: int, length: int | None) -> str:
     return f"the body ended after {received:,} of the {length:,} bytes announced (Content-Length)"
 
 
+def resolve(host: str, port: int, seconds: float) -> list[tuple]:
+    """``socket.getaddrinfo(host, port)`` within ``seconds``: the resolver cannot be interrupted
+    and no socket exists yet for the watchdog to shut, so it runs in a daemon thread that is left
+    behind (to finish on its own) when the time is up. Raises ``TimeoutError`` then."""
+    found: dict[str, Any] = {}
+
+    def lookup() -> None:
+        try:
+            found["infos"] = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
+        except OSError as error:
+            found["error"] = error
+
+    worker = threading.Thread(target=lookup, name=f"resolve {host}", daemon=True)
+    worker.start()
+    worker.join(max(seconds, 0.0))
+    if worker.is_alive():
+        raise TimeoutError(f"resolving {host} did not finish within {max(seconds, 0.0):.3g} s")
+    if "error" in found:
+        raise found["error"]
+    return found["infos"]
+
+
 class _Watchdog:
     """Shuts the connection's sockets down when the deadline passes, wherever the client waits
-    (connecting, reading the status line and headers one byte at a time, or the body)."""
+    (connecting, reading the status line and headers one byte at a time, or the body); the host
+    name is resolved within the same deadline."""
 
     def __init__(self, seconds: float) -> None:
         self.sockets: list[socket.socket] = []
         self.fired = False
+        self.deadline = time.monotonic() + max(seconds, 0.0)
         self._timer = threading.Timer(max(seconds, 0.0), self._fire)
         self._timer.daemon = True
 
@@ -248,8 +272,32 @@ class _Watchdog:
     def __exit__(self, *exc: object) -> None:
         self._timer.cancel()
 
+    def create_connection(
+        self,
+        address: tuple[str, int],
+        timeout: float | None = None,
+        source_address: tuple[str, int] | None = None,
+        **_: Any,
+    ) -> socket.socket:
+        """``socket.create_connection`` with the name lookup bounded by the deadline."""
+        infos = resolve(address[0], address[1], self.deadline - time.monotonic())
+        errors: list[OSError] = []
+        for family, kind, proto, _name, where in infos:
+            sock = socket.socket(family, kind, proto)
+            try:
+                sock.settimeout(timeout)
+                if source_address:
+                    sock.bind(source_address)
+                sock.connect(where)
+                return sock
+            except OSError as error:
+                sock.close()
+                errors.append(error)
+        raise errors[0] if errors else OSError(f"{address[0]} resolves to no address")
+
     def watched(self, base: type[http.client.HTTPConnection]) -> Callable[..., Any]:
         def connect(connection: http.client.HTTPConnection) -> None:
+            connection._create_connection = self.create_connection  # type: ignore[attr-defined]
             base.connect(connection)
             self.sockets.append(connection.sock)
             if self.fired:
