@@ -16,6 +16,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from nnd_suites.errors import SourceFormatError
+from nnd_suites.sources.lines import not_utf8, numbered_lines
 
 GZIP_MAGIC = b"\x1f\x8b"
 #: the longest decompressed line (characters): 64 KiB of gzip can inflate to a 64 MiB line
@@ -44,16 +45,9 @@ def read_gzip_text_lines(path: Path) -> Iterator[tuple[int, str]]:
             gzip.open(path, "rb") as raw,
             io.TextIOWrapper(raw, encoding="utf-8-sig", newline="") as handle,
         ):
-            while line := handle.readline(LINE_LIMIT + 1):
-                number += 1
-                if len(line) > LINE_LIMIT:  # a gzip bomb is refused before it fills memory
-                    raise SourceFormatError(
-                        str(path),
-                        number,
-                        f"a line longer than {LINE_LIMIT:,} characters once decompressed",
-                        "is this the right file?",
-                    )
-                yield number, line.rstrip("\r\n")
+            # a gzip bomb's line is refused before it fills memory
+            for number, line in numbered_lines(handle, path, LINE_LIMIT, " once decompressed"):
+                yield number, line
     except UnicodeDecodeError:
         raise _not_utf8(path) from None
     except (OSError, EOFError, zlib.error) as exc:
@@ -76,11 +70,4 @@ def _not_utf8(path: Path) -> SourceFormatError:
         data = gzip.decompress(path.read_bytes())
     except (OSError, EOFError, zlib.error) as exc:
         return _damaged(path, 0, exc)
-    try:
-        data.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        line = data.count(b"\n", 0, exc.start) + 1
-        return SourceFormatError(
-            str(path), line, f"not UTF-8 text: {exc.reason} (byte {exc.start})", "save it as UTF-8"
-        )
-    return SourceFormatError(str(path), None, "not UTF-8 text")
+    return not_utf8(path, data)

@@ -18,6 +18,7 @@ from typing import Any
 from nnd_suites.errors import SourceFormatError
 from nnd_suites.reading import DataFileError, bounded_int, open_regular_file
 from nnd_suites.sources.compressed import is_gzip, read_gzip_text_lines
+from nnd_suites.sources.lines import not_utf8, numbered_lines
 from nnd_suites.sources.log import ReadLog
 
 #: csv refuses fields over 131,072 characters by default; long documents are real data.
@@ -55,24 +56,9 @@ def read_text_lines(path: Path, log: ReadLog | None = None) -> Iterator[tuple[in
         return
     try:
         with open(fd, encoding="utf-8-sig", newline="") as handle:
-            for number, line in enumerate(handle, start=1):
-                yield number, line.rstrip("\r\n")
+            yield from numbered_lines(handle, path)
     except UnicodeDecodeError:
-        raise _not_utf8(path) from None
-
-
-def _not_utf8(path: Path) -> SourceFormatError:
-    """The error for a file that is not UTF-8, at the line of its first bad byte (decoding runs
-    ahead in blocks, so the line being read when it failed is not it)."""
-    data = path.read_bytes()
-    try:
-        data.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        line = data.count(b"\n", 0, exc.start) + 1
-        return SourceFormatError(
-            str(path), line, f"not UTF-8 text: {exc.reason} (byte {exc.start})", "save it as UTF-8"
-        )
-    return SourceFormatError(str(path), None, "not UTF-8 text")
+        raise not_utf8(path, path.read_bytes()) from None
 
 
 def _has_lone_surrogate(value: Any) -> bool:
