@@ -40,6 +40,7 @@ from nnd_suites.evaluation.report import (
     suite_result,
     test_outcomes,
 )
+from nnd_suites.evaluation.samples import plan_samples
 from nnd_suites.evaluation.scorers import DEFAULT_SCORER
 from nnd_suites.evaluation.scorers.resolve import (
     backend_for,
@@ -89,6 +90,7 @@ def evaluate(
     backend_options: dict[str, Any] | None = None,
     scorers: str | Sequence[str] = DEFAULT_SCORER,
     reference_model: str | Path | Backend | None = None,
+    log_samples: bool = False,
 ) -> EvaluationReport:
     """Score ``model`` on ``suites`` and return a typed report (also written to ``out``).
 
@@ -108,7 +110,8 @@ def evaluate(
     candidates of a test: the first gives the report's pass rates, all of them its
     ``sensitivity`` (every scorer reads the same scores: no model call more); ``pmi`` adds a
     request per distinct candidate, ``ratio`` scores every request with ``reference_model``
-    too (loaded like ``model``, cached in its own scope).
+    too (loaded like ``model``, cached in its own scope). ``log_samples`` keeps what the model
+    saw per test in ``report.samples`` (written to ``out`` as ``samples/SUITE.jsonl``).
     """
     started = time.perf_counter()
     mode = resolve_mode(compat)
@@ -225,6 +228,10 @@ def evaluate(
             plan.baselines,
         )
         report.outcomes[plan.name] = outcomes
+        if log_samples and main:
+            report.samples[plan.name] = plan_samples(
+                plan, outcomes, lambda c, x: scores[(c, x)], scorer, chosen[0].spec
+            )
         check_ties(report.suites[plan.name], model_name)
     report.parameters, report.architecture = scorer.model_size()
     report.seconds = round(time.perf_counter() - started, 3)

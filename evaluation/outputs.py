@@ -1,4 +1,5 @@
-"""Write a report to a folder: JSON (+ its JSON Schema), Markdown, a PNG chart, outcome parquets.
+"""Write a report to a folder: JSON (+ its JSON Schema), Markdown, a PNG chart, outcome parquets
+(and, asked for, samples).
 
 The folder is written by the one output-folder writer (:mod:`nnd_suites.output_folder`: guarded,
 swapped in as a whole)::
@@ -9,6 +10,9 @@ swapped in as a whole)::
     pass_rates.png          pass rate per suite and category, with Wilson 95% intervals,
                             beside the bias baselines
     outcomes/SUITE.parquet  one row per test: scores and outcome, to compare runs test by test
+    samples/SUITE.jsonl     with log_samples: one line per test, what the model saw (its rendered
+                            context, both candidates as scored, their scores; joins the outcomes
+                            on pair_id; evaluation/samples.py)
 """
 
 from __future__ import annotations
@@ -22,6 +26,7 @@ import pyarrow.parquet as pq
 from nnd_suites.evaluation.plots import write_pass_rates
 from nnd_suites.evaluation.report import EvaluationReport, TestOutcome
 from nnd_suites.evaluation.report_markdown import markdown
+from nnd_suites.evaluation.samples import samples_file, write_samples
 from nnd_suites.io import atomic_path
 from nnd_suites.output_folder import Charts, check_output_folder, write_report_folder
 from nnd_suites.output_folder import write_report_files as write_report_files_of_kind
@@ -93,6 +98,10 @@ def _outcome_writer(report: EvaluationReport) -> Callable[[Path], dict[str, Path
             write_outcomes(folder / relative, outcomes)
             report.suites[name].outcomes_file = relative.as_posix()
             written[f"outcomes:{name}"] = folder / relative
+        for name, samples in report.samples.items():  # with log_samples: what the model saw
+            relative = samples_file(name)
+            write_samples(folder / relative, samples)
+            written[f"samples:{name}"] = folder / relative
         return written
 
     return write

@@ -42,6 +42,12 @@ LM_EVAL_MODEL_TYPES = {
 }
 
 _OUTCOMES = "did you mean --out DIR? (its outcomes/ folder holds each test's log-likelihoods)"
+#: ``evaluate``'s option, and lm-eval's spellings of it, accepted as they are.
+LOG_SAMPLES_OPTIONS = ("--log-samples", "--log_samples", "--write_out")
+_SAMPLES = (
+    "only `nnd-suites evaluate ... --out DIR --log-samples` takes it (samples/SUITE.jsonl: "
+    "what the model saw per test)"
+)
 _CACHE = "did you mean --cache-dir DIR? (the score cache is on by default; --no-cache: off)"
 _TEMPLATE = "did you mean --template NAME|FORMAT? (NND tests are zero-shot: it sets the prompt)"
 _TASKS = "did you mean --suite SUITE? (repeatable; NND suites play the part of tasks)"
@@ -49,8 +55,8 @@ _TASKS = "did you mean --suite SUITE? (repeatable; NND suites play the part of t
 SUGGESTIONS = {
     "--tasks": _TASKS,
     "--task": _TASKS,
-    "--log_samples": _OUTCOMES,
-    "--write_out": _OUTCOMES,
+    "--log_samples": _SAMPLES,  # on evaluate these are aliases of --log-samples
+    "--write_out": _SAMPLES,
     "--predict_only": _OUTCOMES,
     "--use_cache": _CACHE,
     "--cache_requests": _CACHE,

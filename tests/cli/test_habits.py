@@ -26,8 +26,6 @@ def _usage_error(argv: list[str], capsys) -> str:
     [
         (["--tasks", "quiz_design"], "did you mean --suite SUITE?"),
         (["--task", "quiz_design"], "did you mean --suite SUITE?"),
-        (["--log_samples"], "did you mean --out DIR?"),
-        (["--write_out"], "did you mean --out DIR?"),
         (["--seed", "1"], "not needed: scoring draws nothing at random"),
         (["--use_cache", "x"], "did you mean --cache-dir DIR?"),
         (["--num_fewshot", "5"], "did you mean --template NAME|FORMAT?"),

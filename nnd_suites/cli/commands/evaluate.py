@@ -7,6 +7,7 @@ import json
 import sys
 from pathlib import Path
 
+from nnd_suites.cli.habits import LOG_SAMPLES_OPTIONS
 from nnd_suites.cli.options import (
     add_data_parallel_option,
     add_scoring_options,
@@ -17,6 +18,7 @@ from nnd_suites.cli.options import (
     scoring_options,
     wants_data_parallel,
 )
+from nnd_suites.errors import NNDError
 from nnd_suites.formatting import plural, rate_with_interval
 
 
@@ -52,6 +54,15 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument(
         "--json", action="store_true", help="print one JSON object (progress goes to stderr)"
     )
+    parser.add_argument(
+        *LOG_SAMPLES_OPTIONS,
+        dest="log_samples",
+        action="store_true",
+        help="also write samples/SUITE.jsonl into --out, one line per test: the rendered context "
+        "exactly as the model received it, both candidates (and, for in-process models, their "
+        "scored tokens + EOS decoded), each side's scores and the verdict; joins "
+        "outcomes/SUITE.parquet on pair_id (lm-eval's --log_samples / --write_out)",
+    )
     add_data_parallel_option(parser, "evaluate")
     parser.set_defaults(func=run)
 
@@ -60,6 +71,10 @@ def run(args: argparse.Namespace) -> int:
     from nnd_suites.evaluation import evaluate
     from nnd_suites.evaluation.tiny import EMBEDDED_NOTE
 
+    if args.log_samples and args.out is None:
+        raise NNDError(
+            "--log-samples writes samples/SUITE.jsonl into the report folder: give --out DIR"
+        )
     if wants_data_parallel(args):
         return relaunch_data_parallel(args)
     args.model, embedded = resolve_embedded(args.model)
@@ -73,6 +88,7 @@ def run(args: argparse.Namespace) -> int:
         expand_suite_specs(args.suite),
         out=args.out,
         normalize=args.normalize,
+        log_samples=args.log_samples,
         **scoring_options(args),
     )
     if not rank_zero():
@@ -106,7 +122,8 @@ def run(args: argparse.Namespace) -> int:
         if result.truncated_tests:
             print(f"  contexts cut to fit the window: {plural(result.truncated_tests, 'test')}")
     if args.out:
-        print(f"wrote {args.out}/report.json, report.md, pass_rates.png, outcomes/")
+        samples = ", samples/" if args.log_samples else ""
+        print(f"wrote {args.out}/report.json, report.md, pass_rates.png, outcomes/{samples}")
     return 0
 
 
@@ -118,6 +135,7 @@ def _run_several(args: argparse.Namespace) -> int:
         expand_suite_specs(args.suite),
         out=args.out,
         normalize=args.normalize,
+        log_samples=args.log_samples,
         **scoring_options(args),
     )
     if not rank_zero():

@@ -1,0 +1,218 @@
+"""What the model saw, test by test (``--log-samples``, lm-evaluation-harness's ``--log_samples``).
+
+A report folder written with samples holds ``samples/SUITE.jsonl``: one JSON line per test, in
+suite order, joinable 1:1 with ``outcomes/SUITE.parquet`` on ``pair_id``. A line holds the
+rendered context exactly as the backend received it, each candidate exactly as sent, each side's
+score (sum of target log-probabilities, number of targets: the candidate's tokens plus EOS, the
+scorer's value) and the verdict. When the backend tokenises in process (Hugging Face, llama.cpp)
+a line also holds ``tokens``: the context and each candidate's scored targets decoded back from
+the very tokens the model read and was scored on (leading space, BOS and the EOS token shown as
+the model's own texts, a context cut to fit the window as cut).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from nnd_suites.errors import NNDError
+from nnd_suites.evaluation.backend import Backend, Score, ScoreRequest
+from nnd_suites.evaluation.outcomes import Outcome, TestOutcome
+from nnd_suites.io import atomic_path
+
+if TYPE_CHECKING:
+    from nnd_suites.evaluation.prepared import Plan
+
+SAMPLES_FOLDER = "samples"
+
+
+class ScoredSide(BaseModel):
+    """One candidate of a test as it was scored."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    text: str = Field(description="the candidate exactly as sent to the backend")
+    logprob_sum: float | None = Field(
+        description="sum of the log-probabilities of its targets (null: skipped)"
+    )
+    n_targets: int = Field(description="targets scored: the candidate's tokens + EOS")
+    score: float | None = Field(
+        description="the run's scorer's value, compared with the other side's (null: skipped)"
+    )
+    truncated_tokens: int = Field(description="context tokens cut from the left to fit")
+    skipped: str = Field("", description="why the request could not be scored ('' if it was)")
+
+
+class ScoredTokens(BaseModel):
+    """The tokens of a test decoded back to text: what the model read and was scored on."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    context: str = Field(
+        description="the context tokens the model read (the encoder's input for seq2seq), "
+        "special tokens included, after any cut to fit the window"
+    )
+    high: str = Field(description="the high candidate's targets: its tokens and EOS")
+    low: str = Field(description="the low candidate's targets: its tokens and EOS")
+
+
+class Sample(BaseModel):
+    """One line of ``samples/SUITE.jsonl``."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    suite: str
+    pair_id: str = Field(description="the test's id, as in outcomes/SUITE.parquet")
+    group_id: str
+    category: str
+    label: str
+    template: str = Field(description="the template that rendered the context (its name)")
+    context: str = Field(description="the rendered context exactly as the backend received it")
+    high: ScoredSide
+    low: ScoredSide
+    scorer: str
+    outcome: Outcome
+    tokens: ScoredTokens | None = Field(
+        None, description="the tokens decoded (null: the backend does not tokenise in process)"
+    )
+
+
+def plan_samples(
+    plan: Plan,
+    outcomes: Sequence[TestOutcome],
+    lookup: Callable[[str, str], Score],
+    backend: Backend,
+    scorer: str,
+) -> list[Sample]:
+    """The samples of a prepared suite's tests as ``backend`` scored them."""
+    return suite_samples(
+        plan.name,
+        plan.template_name,
+        plan.contexts,
+        outcomes,
+        [(pair.high.text, pair.low.text) for pair in plan.suite.pairs],
+        lookup,
+        scorer,
+        decoded_tokens(backend, plan.requests()),
+    )
+
+
+def suite_samples(
+    suite: str,
+    template_name: str,
+    contexts: Sequence[str],
+    outcomes: Sequence[TestOutcome],
+    texts: Sequence[tuple[str, str]],
+    lookup: Callable[[str, str], Score],
+    scorer: str,
+    tokens: Mapping[tuple[str, str], tuple[str, str]] | None = None,
+) -> list[Sample]:
+    """The samples of one suite's tests: ``contexts`` as rendered, ``texts`` the (high, low)
+    candidate texts, ``outcomes`` the tests' outcomes, all in suite order; ``lookup`` gives a
+    request's score; ``tokens`` maps a request to its (context, targets) decoded, when known."""
+    samples = []
+    for context, outcome, pair_texts in zip(contexts, outcomes, texts, strict=True):
+        sides = [
+            _side(text, lookup(context, text), value)
+            for text, value in zip(pair_texts, (outcome.ll_high, outcome.ll_low), strict=True)
+        ]
+        decoded = None
+        if tokens is not None:
+            (read, high), (_, low) = (tokens[(context, text)] for text in pair_texts)
+            decoded = ScoredTokens(context=read, high=high, low=low)
+        samples.append(
+            Sample(
+                suite=suite,
+                pair_id=outcome.pair_id,
+                group_id=outcome.group_id,
+                category=outcome.category,
+                label=outcome.label,
+                template=template_name,
+                context=context,
+                high=sides[0],
+                low=sides[1],
+                scorer=scorer,
+                outcome=outcome.outcome,
+                tokens=decoded,
+            )
+        )
+    return samples
+
+
+def _side(text: str, score: Score, value: float) -> ScoredSide:
+    return ScoredSide(
+        text=text,
+        logprob_sum=None if score.skipped else score.logprob_sum,
+        n_targets=score.n_targets,
+        score=value if math.isfinite(value) else None,
+        truncated_tokens=score.truncated_tokens,
+        skipped=score.skipped,
+    )
+
+
+def decoded_tokens(
+    backend: Backend, requests: Iterable[tuple[str, str]]
+) -> dict[tuple[str, str], tuple[str, str]] | None:
+    """(context, candidate) -> (context tokens read, targets scored), decoded by the backend's
+    own tokenizer from the layouts it scores; None when the backend does not tokenise in
+    process (a served engine, a wrapper) or cannot decode."""
+    layouts = getattr(backend, "layouts", None)
+    decode = _decoder(getattr(backend, "tokenizer", None)) if layouts is not None else None
+    if layouts is None or decode is None:
+        return None
+    wanted = [ScoreRequest(context, candidate) for context, candidate in requests]
+    found: dict[tuple[str, str], tuple[str, str]] = {}
+    for request, layout in zip(wanted, layouts(wanted), strict=True):
+        if isinstance(layout, str):  # not scored (too long): the texts say what was asked
+            found[(request.context, request.candidate)] = (request.context, request.candidate)
+            continue
+        found[(request.context, request.candidate)] = (
+            decode(layout.prefix),
+            decode(layout.targets),
+        )
+    return found
+
+
+def _decoder(tokenizer: Any) -> Callable[[Sequence[int]], str] | None:
+    """Token ids -> text with special tokens shown: a transformers tokenizer's ``decode``, or a
+    GGUF tokenizer's pieces joined."""
+    if tokenizer is None:
+        return None
+    if callable(getattr(tokenizer, "decode", None)):
+        return lambda ids: tokenizer.decode(list(ids), skip_special_tokens=False)
+    if callable(getattr(tokenizer, "piece", None)):
+        return lambda ids: "".join(tokenizer.piece(i) for i in ids)
+    return None
+
+
+def samples_file(suite: str) -> Path:
+    """Where a report folder keeps a suite's samples (relative to the folder)."""
+    return Path(SAMPLES_FOLDER) / f"{suite}.jsonl"
+
+
+def write_samples(path: Path, samples: Sequence[Sample]) -> None:
+    """One JSON line per sample, written atomically (a reader sees all of them or none)."""
+    with atomic_path(path) as tmp, open(tmp, "w", encoding="utf-8") as handle:
+        for sample in samples:
+            handle.write(sample.model_dump_json() + "\n")
+
+
+def read_samples(path: str | Path) -> list[Sample]:
+    """The samples of a ``samples/SUITE.jsonl`` file; a bad line is an error naming it."""
+    path = Path(path)
+    samples = []
+    with open(path, encoding="utf-8") as handle:
+        for number, line in enumerate(handle, start=1):
+            try:
+                samples.append(Sample.model_validate_json(line))
+            except ValueError as exc:  # pydantic's ValidationError is a ValueError
+                first = str(exc).splitlines()[0]
+                raise NNDError(
+                    f"{path}, line {number}: not a sample ({first}); write the samples again "
+                    "with `nnd-suites evaluate --log-samples`"
+                ) from exc
+    return samples
