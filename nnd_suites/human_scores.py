@@ -24,7 +24,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from nnd_suites.quality_map import MajorityTopRule, NumericRule, QualityMap
+from nnd_suites.quality_map import QualityMap
 from nnd_suites.suite import Suite, SuiteCandidate
 
 CategoryKind = Literal["error", "context"]
@@ -73,35 +73,23 @@ class _Judged:
         return statistics.fmean(rated) if rated else None
 
 
-def _measure(quality_map: QualityMap) -> str:
-    if isinstance(quality_map.rule, NumericRule):  # short: verify's tables head columns with it
-        rule = quality_map.rule
-        if rule.aspects:
-            return f"{rule.aggregate} over raters, averaged over aspects and candidates"
-        return f"{rule.aggregate} {rule.rating!r} over raters, averaged over candidates"
-    if isinstance(quality_map.rule, MajorityTopRule):
-        return "mean rating over the aspects"
-    return "share of candidates labelled " + " or ".join(quality_map.top_labels())
-
-
 def _judge(quality_map: QualityMap, top: set[str], candidate: SuiteCandidate) -> _Judged:
     annotated = candidate.as_candidate()
     values: dict[str | None, float | None] = {}
     roots: dict[str | None, str] = {}
     for view in quality_map.views:
         assessment = quality_map.assess(annotated, view)  # a data error is raised, named
-        rule = quality_map.rule
-        if isinstance(rule, MajorityTopRule):
-            ratings = (candidate.ratings or {}).get(rule.rating_key(view))
-            values[view] = statistics.fmean(ratings) if ratings else None
-        elif isinstance(rule, NumericRule):
-            values[view] = assessment.score
-        else:
-            values[view] = 1.0 if assessment.label in top else 0.0
+        # the rule says what the candidate is worth to a human score (rating, share of the top)
+        values[view] = quality_map.human_value(annotated.ratings, assessment, view, top)
         label = assessment.label or candidate.label or ""
-        roots[view] = (
-            view if view is not None else quality_map.category_path(label, candidate.category)[0]
-        )
+        if view is not None:
+            roots[view] = view
+        elif candidate.category is None and (assessment.label is None or label in top):
+            # a top or excluded label is no error category: a strict hierarchy (FRANK's) does
+            # not list it, and it must not stop the scores
+            roots[view] = label
+        else:
+            roots[view] = quality_map.category_path(label, candidate.category)[0]
     return _Judged(values, roots)
 
 
@@ -110,7 +98,7 @@ def human_scores(suite: Suite) -> HumanScores:
     quality_map = QualityMap.from_dict(
         suite.manifest.quality_map.definition, origin=f"quality map of suite {suite.name}"
     )
-    rated = isinstance(quality_map.rule, (NumericRule, MajorityTopRule))
+    rated = quality_map.rated
     top = set(quality_map.top_labels())
     judged = [(c, _judge(quality_map, top, c)) for c in suite.candidates]
     tested = list(suite.manifest.counts.breakdowns.get("category", {}))
@@ -130,7 +118,7 @@ def human_scores(suite: Suite) -> HumanScores:
     values = [v for _, j in judged for v in j.values.values() if v is not None]
     return HumanScores(
         suite=suite.name,
-        measure=_measure(quality_map),
+        measure=quality_map.human_measure(),
         categories=kinds,
         systems=dict(ordered),
         score_range=(0.0, 1.0) if not rated else (min(values), max(values)) if values else None,

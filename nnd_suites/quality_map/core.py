@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+from collections.abc import Collection
 from functools import cached_property
 from importlib import resources
 from pathlib import Path
@@ -16,7 +17,13 @@ from nnd_suites.groups import Candidate
 from nnd_suites.quality_map.loading import Lines, place, read_map_file, schema_error
 from nnd_suites.quality_map.model import QualityMapDefinition
 from nnd_suites.quality_map.order import Order, hierarchy_cycle, show_chain
-from nnd_suites.quality_map.rules import Assessment, NumericRule, RatingFault
+from nnd_suites.quality_map.rules import (
+    Assessment,
+    RatingFault,
+    Ratings,
+    top_tier_measure,
+    top_tier_value,
+)
 
 
 def builtin_quality_maps() -> dict[str, Path]:
@@ -204,7 +211,31 @@ class QualityMap:
 
     @property
     def numeric(self) -> bool:
-        return isinstance(self.rule, NumericRule)
+        """Candidates carry scores compared by the rule's gap, not labels in the order."""
+        return self.rule is not None and self.rule.scored
+
+    @property
+    def rated(self) -> bool:
+        """A system's human score averages ratings rather than counting its top-tier share."""
+        return self.rule is not None and self.rule.rated
+
+    def human_measure(self) -> str:
+        """What a system's human score is under this map, in few words."""
+        top = self.top_labels()
+        return self.rule.measure_description(top) if self.rule else top_tier_measure(top)
+
+    def human_value(
+        self,
+        ratings: Ratings | None,
+        assessment: Assessment,
+        view: str | None,
+        top_labels: Collection[str],
+    ) -> float | None:
+        """One candidate's value in ``view`` for its systems' human score (None: unrated);
+        ``top_labels`` is :meth:`top_labels`, computed once by the caller."""
+        if self.rule is None:
+            return top_tier_value(assessment, top_labels)
+        return self.rule.human_value(ratings, assessment, view, top_labels)
 
     def top_labels(self) -> list[str]:
         """The labels no other label beats (the best tier): a human score counts these."""
@@ -256,9 +287,8 @@ class QualityMap:
 
     def better(self, high: Assessment, low: Assessment) -> bool:
         """Is ``high`` of known strictly better quality than ``low``?"""
-        if isinstance(self.rule, NumericRule):
-            assert high.score is not None and low.score is not None
-            return self.rule.beats(high.score, low.score)
+        if self.rule is not None:
+            return self.rule.better(high, low, self._order.beats)
         assert high.label is not None and low.label is not None
         return self._order.beats(high.label, low.label)
 

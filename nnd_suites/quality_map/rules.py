@@ -8,9 +8,9 @@ from __future__ import annotations
 
 import math
 import statistics
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, ClassVar, Literal
 
 from pydantic import (
     BaseModel,
@@ -69,8 +69,30 @@ def _canonical_levels(values: Sequence[Any], what: str) -> list[str]:
     return list(spelled)
 
 
+#: A candidate's ratings: rating key -> one value per rater (``Candidate.ratings``).
+Ratings = Mapping[str, Sequence[float]]
+
+
+def top_tier_measure(top_labels: Sequence[str]) -> str:
+    """The human score of labelled candidates (no rule, or a rule that gives labels), in words."""
+    return "share of candidates labelled " + " or ".join(top_labels)
+
+
+def top_tier_value(assessment: Assessment, top_labels: Collection[str]) -> float:
+    """1 for a candidate in the best tier, else 0: an excluded or unlabelled candidate is in the
+    denominator of the share (partial credit is not top quality)."""
+    return 1.0 if assessment.label in top_labels else 0.0
+
+
 class _Rule(BaseModel):
+    """A rating rule owns what its ratings mean: the label or score of a candidate, which of two
+    is better, and a system's human score (``nnd-suites systems``), so a new rule is one class."""
+
     model_config = ConfigDict(extra="forbid")
+    #: candidates carry a score (compared by the rule's gap) instead of a label in the order
+    scored: ClassVar[bool] = False
+    #: a system's human score averages ratings (True) rather than counting its top-tier share
+    rated: ClassVar[bool] = False
 
     def views(self) -> list[str | None]:
         """Independent quality views; ``None`` is the single unnamed view."""
@@ -92,6 +114,28 @@ class _Rule(BaseModel):
         """A label, a score or an exclusion for one candidate's ``values`` (never empty)."""
         raise NotImplementedError
 
+    def better(
+        self, high: Assessment, low: Assessment, label_beats: Callable[[str, str], bool]
+    ) -> bool:
+        """Is ``high`` strictly better than ``low``? Labels compare by the map's order."""
+        assert high.label is not None and low.label is not None
+        return label_beats(high.label, low.label)
+
+    def measure_description(self, top_labels: Sequence[str]) -> str:
+        """What a system's human score is, in few words (verify's tables head columns with it)."""
+        return top_tier_measure(top_labels)
+
+    def human_value(
+        self,
+        ratings: Ratings | None,
+        assessment: Assessment,
+        view: str | None,
+        top_labels: Collection[str],
+    ) -> float | None:
+        """One candidate's contribution to its systems' human score in ``view`` (None: unrated
+        there); the map has already given it ``assessment``."""
+        return top_tier_value(assessment, top_labels)
+
 
 class MajorityTopRule(_Rule):
     """Likert: per aspect, high iff a strict majority of the annotators gave the top score."""
@@ -109,12 +153,28 @@ class MajorityTopRule(_Rule):
         assert view is not None
         return view
 
+    rated: ClassVar[bool] = True
+
     def produces(self) -> list[str]:
         return [self.high_label, self.low_label]
 
     def rate(self, values: list[float], key: str) -> Assessment:
         tops = sum(1 for value in values if value == self.top)
         return Assessment(label=self.high_label if tops * 2 > len(values) else self.low_label)
+
+    def measure_description(self, top_labels: Sequence[str]) -> str:
+        return "mean rating over the aspects"
+
+    def human_value(
+        self,
+        ratings: Ratings | None,
+        assessment: Assessment,
+        view: str | None,
+        top_labels: Collection[str],
+    ) -> float | None:
+        # the annotators' mean score, not the majority label the pairs are built from
+        values = (ratings or {}).get(self.rating_key(view))
+        return statistics.fmean(values) if values else None
 
 
 class GradedRule(_Rule):
@@ -237,6 +297,9 @@ class NumericRule(_Rule):
             )
         return self
 
+    scored: ClassVar[bool] = True
+    rated: ClassVar[bool] = True
+
     def beats(self, high: float, low: float) -> bool:
         """Is aggregate ``high`` better than ``low`` by the rule's gap (see GAP_TOLERANCE)?"""
         if self.minimum_gap is not None:
@@ -266,6 +329,26 @@ class NumericRule(_Rule):
 
     def rate(self, values: list[float], key: str) -> Assessment:
         return Assessment(label=self.low_label, score=float(_AGGREGATES[self.aggregate](values)))
+
+    def better(
+        self, high: Assessment, low: Assessment, label_beats: Callable[[str, str], bool]
+    ) -> bool:
+        assert high.score is not None and low.score is not None
+        return self.beats(high.score, low.score)
+
+    def measure_description(self, top_labels: Sequence[str]) -> str:
+        if self.aspects:  # short: verify's tables head columns with it
+            return f"{self.aggregate} over raters, averaged over aspects and candidates"
+        return f"{self.aggregate} {self.rating!r} over raters, averaged over candidates"
+
+    def human_value(
+        self,
+        ratings: Ratings | None,
+        assessment: Assessment,
+        view: str | None,
+        top_labels: Collection[str],
+    ) -> float | None:
+        return assessment.score  # the rule's own aggregate over the raters
 
 
 RatingRule = Annotated[MajorityTopRule | GradedRule | NumericRule, Field(discriminator="kind")]

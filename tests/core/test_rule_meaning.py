@@ -1,0 +1,91 @@
+"""Rating rules own their human-score meaning: what a system's human score is under each rule
+kind, checked against figures counted here from the raw candidates."""
+
+from __future__ import annotations
+
+import statistics
+
+import pytest
+
+from nnd_suites import build_suite
+from nnd_suites.human_scores import human_scores
+from nnd_suites.quality_map import Assessment, QualityMap
+
+FRANK_SOURCE = "adapters/frank/fixtures/human_annotations_sentence.json"
+NUMERIC_CREDIT = """\
+name: credit_numeric
+description: Credit as a number, better by at least 0.5.
+labels: [worse]
+rating_rule: {kind: numeric, rating: credit, aggregate: mean, minimum_gap: 0.5, low_label: worse}
+"""
+
+
+def test_each_rule_kind_says_what_its_human_score_is():
+    measures = {name: QualityMap.load(name) for name in ("quiz_design", "challenge300", "summeval")}
+    assert measures["quiz_design"].human_measure() == "share of candidates labelled No error"
+    assert measures["challenge300"].human_measure().startswith("share of candidates labelled")
+    assert measures["summeval"].human_measure() == "mean rating over the aspects"
+    assert [m.rated for m in measures.values()] == [False, False, True]
+    assert not any(m.numeric for m in measures.values())
+
+
+def test_a_likert_rule_scores_the_mean_rating_not_its_majority_label():
+    rule = QualityMap.load("summeval").rule
+    ratings = {"coherence": [5.0, 5.0, 2.0], "fluency": [1.0]}
+    high = rule.rate(ratings["coherence"], "coherence")
+    assert high.label == rule.high_label  # two of three gave the top score
+    assert rule.human_value(ratings, high, "coherence", set()) == pytest.approx(4.0)
+    assert rule.human_value(ratings, high, "relevance", set()) is None  # unrated there
+
+
+def test_a_numeric_rule_scores_its_aggregate_per_system(tmp_path):
+    """Credit read as a number: partial credit counts half, where the graded map's share of
+    credit 1 leaves it out; the same candidates, a different measure."""
+    (tmp_path / "credit.yaml").write_text(NUMERIC_CREDIT)
+    suite = build_suite("challenge300", quality_map=tmp_path / "credit.yaml")
+    scores = human_scores(suite)
+    assert scores.measure == "mean 'credit' over raters, averaged over candidates"
+    assert scores.score_range == (0.0, 1.0)
+    graded = human_scores(build_suite("challenge300"))
+    for system in ("Macaw-11B", "GPT3-davinci", "T5-XXL-SSM-NQ"):
+        mine = [c for c in suite.candidates if system in c.systems]
+        credits = [statistics.fmean(c.ratings["credit"]) for c in mine]
+        assert scores.systems[system].human_score == pytest.approx(statistics.fmean(credits))
+        full = sum(credit == 1.0 for credit in credits) / len(credits)
+        assert graded.systems[system].human_score == pytest.approx(full)
+        assert 0.5 in credits  # so the two measures differ for this system
+        assert scores.systems[system].human_score > graded.systems[system].human_score
+
+
+def test_a_numeric_rule_compares_scores_by_its_gap(tmp_path):
+    (tmp_path / "credit.yaml").write_text(NUMERIC_CREDIT)
+    quality_map = QualityMap.load(tmp_path / "credit.yaml")
+    assert quality_map.numeric and quality_map.rated
+    full, half, none = (Assessment(label="worse", score=s) for s in (1.0, 0.5, 0.0))
+    assert quality_map.better(full, half) and quality_map.better(half, none)
+    assert not quality_map.better(half, full)
+    assert quality_map.better(full, Assessment(label="worse", score=0.5 + 1e-13))  # tolerance
+
+
+def test_frank_scores_with_its_strict_hierarchy():
+    """Top (NoE) and excluded (OtherE) candidates carry no error category: FRANK's strict
+    hierarchy does not list them, and the human scores must not stop on them."""
+    suite = build_suite("frank", FRANK_SOURCE)
+    scores = human_scores(suite)
+    quality_map = QualityMap.load("frank")
+    assert scores.measure == "share of candidates labelled NoE"
+    assert set(scores.categories) == {"Semantic Frame", "Discourse", "Verifiability"}
+    assert set(scores.categories.values()) == {"error"}
+    for system, result in scores.systems.items():
+        mine = [c for c in suite.candidates if system in c.systems]
+        assert result.candidates == len(mine)
+        assert result.human_score == pytest.approx(sum(c.label == "NoE" for c in mine) / len(mine))
+        errors = [
+            quality_map.category_path(c.label)[0]
+            for c in mine
+            if c.label not in ("NoE", "OtherE", "Other")
+        ]
+        for category in scores.categories:
+            without = 1 - errors.count(category) / len(mine)
+            assert result.by_category[category] == pytest.approx(without), (system, category)
+    assert any(c.label == "NoE" for c in suite.candidates)
