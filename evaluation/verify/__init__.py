@@ -22,6 +22,7 @@ from nnd_suites.evaluation.verify.stats import (
     pairwise_gaps,
     place_model,
     rank_correlation,
+    weighted_pass_rates,
 )
 
 __all__ = [
@@ -41,6 +42,7 @@ __all__ = [
     "read_systems_file",
     "verify_markdown",
     "verify_suite",
+    "weighted_pass_rates",
     "write_placement",
     "write_verify",
 ]

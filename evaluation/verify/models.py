@@ -24,6 +24,12 @@ class Correlation(BaseModel):
     undefined_resamples: dict[str, int] = Field(
         description="resamples where a correlation was undefined, left out of its interval"
     )
+    margin_weighted: Correlation | None = Field(
+        None,
+        description="the same correlations with each system's pass rate weighted by the tests' "
+        "human margins (see VerifyReport.margins); its tests: those with a weight; null: the "
+        "suite's margins give no weight",
+    )
 
 
 class VerifyReport(BaseModel):
@@ -61,6 +67,11 @@ class VerifyReport(BaseModel):
     category_kinds: dict[str, str] = Field(description="error or context (see `systems`)")
     categories_left_out: dict[str, str] = Field(
         default_factory=dict, description="category -> why it has no correlation"
+    )
+    margins: str | None = Field(
+        None,
+        description="how the tests' human margins entered (the weight of a test), or why they "
+        "did not; null: written before margins",
     )
 
 

@@ -196,6 +196,7 @@ def verify_markdown(report: VerifyReport) -> str:
             for c, r in report.by_category.items()
         ),
     ]
+    lines += _margin_lines(report, level)
     if any(
         c.kendall_tau is None or c.gap_pearson is None
         for c in [report.overall, *report.by_category.values()]
@@ -217,6 +218,42 @@ def verify_markdown(report: VerifyReport) -> str:
             "pass rate, so the correlations say nothing about those systems.",
         ]
     return "\n".join(lines) + "\n"
+
+
+def _margin_lines(report: VerifyReport, level: str) -> list[str]:
+    """How the human margins entered, and the margin-weighted figures beside the plain ones."""
+    if report.margins is None:
+        return []
+    lines = ["", f"Human margins: {report.margins}"]
+    weighted = report.overall.margin_weighted
+    if weighted is None:
+        return lines
+    lines += [
+        "",
+        row(["system", "pass rate (%)", "margin-weighted pass rate (%)"]),
+        "|---|---:|---:|",
+        *(
+            row(
+                [
+                    name,
+                    f"{100 * report.overall.pass_rates[name]:.1f}",
+                    f"{100 * weighted.pass_rates[name]:.1f}",
+                ]
+            )
+            for name in sorted(weighted.pass_rates, key=lambda n: -weighted.human_scores[n])
+        ),
+        "",
+        f"| margin-weighted, tests of | n | systems | Kendall tau | {level} CI | gap Pearson | "
+        f"{level} CI |",
+        "|---|---:|---:|---:|---|---:|---|",
+        _row("**overall**", weighted),
+        *(
+            _row(c, r.margin_weighted)
+            for c, r in report.by_category.items()
+            if r.margin_weighted is not None
+        ),
+    ]
+    return lines
 
 
 def _shared_models(systems: dict[str, str]) -> str:

@@ -4,6 +4,15 @@ suite, then correlate the pass rates with the systems' human scores, overall and
 ``verify_suite(suite, {"mixqg": "Salesforce/mixqg-base", ...})`` returns a :class:`VerifyReport`
 (written with ``out`` as verify.json, its schema, verify.md and verify.png); ``place_in_verify``
 then places a new model's evaluation report among the annotated systems (paper 5.1).
+
+How verify uses the tests' human margins (issue 22 §2): a test decided 51/49 is weaker evidence of
+which candidate is better than a unanimous one, so beside the plain correlations verify gives the
+same correlations over *margin-weighted* pass rates: each system's sum(weight x passed) /
+sum(weight) over the tests every system scored, the weight being how decisive the humans were
+(:func:`nnd_suites.evaluation.agreement.margin_weight`): ``|2 x share - 1|`` for rater shares,
+the score gap for score gaps. Stated confidences (no common zero across sources) and margins of
+an unstated kind are not used; tests without a margin are left out of the weighted figures.
+``VerifyReport.margins`` says which applied; ``Correlation.margin_weighted`` holds the figures.
 """
 
 from __future__ import annotations
@@ -18,15 +27,32 @@ import yaml
 
 from nnd_suites import __version__
 from nnd_suites.errors import NNDError, UnknownItemError
+from nnd_suites.evaluation.agreement import margin_weight
 from nnd_suites.evaluation.evaluator import evaluate
 from nnd_suites.evaluation.outcomes import RATED, TestOutcome
 from nnd_suites.evaluation.parallel import current_rank
 from nnd_suites.evaluation.prepared import prepare_suites
 from nnd_suites.evaluation.verify.models import Correlation, VerifyReport
 from nnd_suites.evaluation.verify.render import check_verify_folder, write_verify
-from nnd_suites.evaluation.verify.stats import bootstrap_correlations
+from nnd_suites.evaluation.verify.stats import bootstrap_correlations, weighted_pass_rates
+from nnd_suites.formatting import plural
 from nnd_suites.human_scores import HumanScores, human_scores
 from nnd_suites.suite import Suite
+
+#: How verify weighs a test by its human margin, per margin kind (see agreement.margin_weight).
+WEIGHT_RULES = {
+    "rater_share": "Each test weighs |2 x share - 1|, share being the share of raters who "
+    "preferred the better candidate: a unanimous test weighs 1, a 2-to-1 vote 1/3, a 50/50 "
+    "vote 0 (it says nothing about which candidate is better).",
+    "score_gap": "Each test weighs its human score gap: a test whose candidates' human scores "
+    "are twice as far apart weighs twice as much (the weighted mean does not depend on the "
+    "score's unit).",
+}
+WEIGHTED_MEAN = (
+    " A system's margin-weighted pass rate is sum(weight x passed) / sum(weight) over the tests "
+    "every system scored; Kendall's tau and the gap correlation are computed on it beside the "
+    "unweighted ones, with the same resampling of tests."
+)
 
 #: Said in every report: a correlation over a handful of systems is a rough signal.
 FEW_SYSTEMS = (
@@ -75,10 +101,35 @@ def _nan_to_none(value: float) -> float | None:
     return None if math.isnan(value) else value
 
 
+def margin_weights(suite: Suite) -> tuple[dict[str, float] | None, str]:
+    """Each test's weight by its human margin (pair id -> weight), and how margins entered."""
+    kind = getattr(suite.manifest, "margin_kind", None)
+    if all(pair.margin is None for pair in suite.pairs):
+        return None, "not used: no test of the suite has a human margin"
+    weights = {
+        pair.id: weight
+        for pair in suite.pairs
+        if (weight := margin_weight(pair.margin, kind)) is not None
+    }
+    if kind not in WEIGHT_RULES or not weights:
+        return None, (
+            f"not used: margins of kind {kind or '(not stated)'} give no weight (a stated "
+            "confidence has no common zero across sources; a margin of unstated kind is "
+            "unreadable)"
+        )
+    without = len(suite.pairs) - len(weights)
+    return weights, WEIGHT_RULES[kind] + WEIGHTED_MEAN + (
+        f" {plural(without, 'test')} without a margin are left out of the weighted figures."
+        if without
+        else ""
+    )
+
+
 def _correlation(
     outcomes: Mapping[str, list[TestOutcome]],
     human: Mapping[str, float],
     category: str | None,
+    weights: Mapping[str, float] | None = None,
     **bootstrap: Any,
 ) -> Correlation | None:
     names = sorted(human)
@@ -92,11 +143,37 @@ def _correlation(
     if not keep:
         return None
     passes = {n: [outcomes[n][i].outcome == "pass" for i in keep] for n in names}
-    result = bootstrap_correlations(passes, human, **bootstrap)
+    found = _fit(passes, human, None, **bootstrap)
+    if weights is not None:
+        weighed = [
+            (j, weights[pair_id])
+            for j, i in enumerate(keep)
+            if (pair_id := first[i].pair_id) in weights
+        ]
+        if sum(w for _, w in weighed) > 0:
+            chosen = {n: [p[j] for j, _ in weighed] for n, p in passes.items()}
+            found.margin_weighted = _fit(chosen, human, [w for _, w in weighed], **bootstrap)
+    return found
+
+
+def _fit(
+    passes: Mapping[str, list[bool]],
+    human: Mapping[str, float],
+    weights: list[float] | None,
+    **bootstrap: Any,
+) -> Correlation:
+    """The correlations of the systems' (weighted) pass rates on these tests with human scores."""
+    names = sorted(human)
+    tests = len(passes[names[0]])
+    result = bootstrap_correlations(passes, human, weights=weights, **bootstrap)
     return Correlation(
-        tests=len(keep),
+        tests=tests,
         systems=len(names),
-        pass_rates={n: sum(p) / len(p) for n, p in passes.items()},
+        pass_rates=(
+            weighted_pass_rates(passes, weights)
+            if weights is not None
+            else {n: sum(p) / len(p) for n, p in passes.items()}
+        ),
         human_scores=dict(human),
         kendall_tau=_nan_to_none(result.rank),
         kendall_tau_ci=result.rank_ci,
@@ -158,7 +235,8 @@ def verify_suite(
     scorer = next(iter(reports.values())).scorer
     bootstrap = {"resamples": resamples, "seed": seed, "confidence": confidence}
     human = {n: scores.systems[n].human_score for n in systems}
-    overall = _correlation(outcomes, human, None, **bootstrap)
+    weights, margins = margin_weights(plan.suite)
+    overall = _correlation(outcomes, human, None, weights, **bootstrap)
     if overall is None:
         raise NNDError(f"{plan.name}: no test was scored by every system; nothing to correlate")
     by_category, left_out = {}, {}
@@ -168,7 +246,7 @@ def verify_suite(
         if missing:  # a system with no candidate there has no human score to compare
             left_out[category] = f"no human score for {', '.join(missing)} (no candidate there)"
             continue
-        found = _correlation(outcomes, per, category, **bootstrap)  # type: ignore[arg-type]
+        found = _correlation(outcomes, per, category, weights, **bootstrap)  # type: ignore[arg-type]
         if found is None:
             left_out[category] = "no test of this category among the tests every system scored"
         else:
@@ -190,6 +268,7 @@ def verify_suite(
         by_category=by_category,
         category_kinds={c: scores.categories[c] for c in by_category},
         categories_left_out=left_out,
+        margins=margins,
         **bootstrap,
     )
     if out is not None and main:

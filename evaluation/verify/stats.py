@@ -97,11 +97,14 @@ def bootstrap_correlations(
     resamples: int = 1000,
     seed: int = 0,
     confidence: float = 0.95,
+    weights: Sequence[float] | None = None,
 ) -> Bootstrap:
     """Resample tests with replacement, recompute every system's pass rate and both correlations.
 
     ``passes[system][i]`` says whether the system passed test ``i`` (a tie is not a pass): every
     system must be scored on the same tests in the same order. Intervals are percentile intervals.
+    With ``weights`` (one per test, >= 0) a pass rate is the weighted share of tests passed
+    (:func:`weighted_pass_rates`); a resample whose weights sum to 0 leaves both undefined.
     """
     names = _aligned(passes, human)
     lengths = {len(passes[n]) for n in names}
@@ -112,19 +115,19 @@ def bootstrap_correlations(
         )
     matrix = np.array([np.asarray(passes[n], dtype=float) for n in names])
     tests = matrix.shape[1]
+    weight = np.ones(tests) if weights is None else _checked_weights(weights, tests)
 
-    def correlations(rates: np.ndarray) -> tuple[float, float]:
+    def correlations(drawn: np.ndarray) -> tuple[float, float]:
+        total = weight[drawn].sum()
+        if total == 0:
+            return math.nan, math.nan
+        rates = matrix[:, drawn] @ weight[drawn] / total
         by_name = dict(zip(names, rates.tolist(), strict=True))
         return rank_correlation(by_name, human), gap_correlation(by_name, human)
 
-    rank, gap = correlations(matrix.mean(axis=1))
+    rank, gap = correlations(np.arange(tests))
     rng = np.random.default_rng(seed)
-    draws = np.array(
-        [
-            correlations(matrix[:, rng.integers(0, tests, tests)].mean(axis=1))
-            for _ in range(resamples)
-        ]
-    )
+    draws = np.array([correlations(rng.integers(0, tests, tests)) for _ in range(resamples)])
     tail = 100 * (1 - confidence) / 2
 
     def interval(values: np.ndarray) -> tuple[float, float] | None:
@@ -147,6 +150,29 @@ def bootstrap_correlations(
         rank_undefined=int(np.isnan(draws[:, 0]).sum()),
         gap_undefined=int(np.isnan(draws[:, 1]).sum()),
     )
+
+
+def _checked_weights(weights: Sequence[float], tests: int) -> np.ndarray:
+    weight = np.asarray(weights, dtype=float)
+    if weight.shape != (tests,) or not np.all(np.isfinite(weight)) or np.any(weight < 0):
+        raise NNDError(f"weights must be {tests} finite numbers >= 0, one per test")
+    return weight
+
+
+def weighted_pass_rates(
+    passes: Mapping[str, Sequence[bool]], weights: Sequence[float]
+) -> dict[str, float]:
+    """Each system's share of the tests' total weight that it passed: sum(w * pass) / sum(w)
+    (the plain pass rate when every weight is equal)."""
+    weight = _checked_weights(weights, len(weights))
+    if any(len(passed) != len(weight) for passed in passes.values()):
+        raise NNDError(f"every system needs an outcome for each of the {len(weight)} tests")
+    if weight.sum() == 0:
+        raise NNDError("every test weighs 0: no weighted pass rate")
+    return {
+        name: float(np.asarray(passed, dtype=float) @ weight / weight.sum())
+        for name, passed in passes.items()
+    }
 
 
 @dataclass(frozen=True)
