@@ -183,14 +183,23 @@ BACKENDS.add_lazy(
 )
 
 
+def backend_name(model: str, backend: str | None = None, **options: Any) -> str:
+    """The backend that scores ``model``: the one named; without a name, ``served`` when a
+    server's ``base_url`` is given, ``llama_cpp`` for a ``.gguf`` file, else ``hf`` (which reads
+    the model's config and picks ``hf_causal`` or ``hf_seq2seq``)."""
+    if backend is not None:
+        return backend
+    if options.get("base_url"):
+        return "served"
+    return "llama_cpp" if str(model).lower().endswith(".gguf") else "hf"
+
+
 def load_backend(
     model: str, backend: str | None = None, *, mode: str = "default", **options: Any
 ) -> Backend:
-    """Load ``model`` with the named backend; without a name, ``llama_cpp`` for a ``.gguf``
-    file, else ``hf`` (which reads the model's config and picks ``hf_causal`` or
-    ``hf_seq2seq``). ``options`` are checked against the backend's ``Params`` first."""
-    if backend is None:
-        backend = "llama_cpp" if str(model).lower().endswith(".gguf") else "hf"
-    cls = BACKENDS.get(backend)
+    """Load ``model`` with the backend :func:`backend_name` picks (``base_url=...`` alone
+    selects the served backend). ``options`` are checked against the backend's ``Params``
+    first."""
+    cls = BACKENDS.get(backend_name(model, backend, **options))
     params = parse_params("backend", cls.name, cls.Params, options)
     return cls.load(model, mode=mode, **{key: getattr(params, key) for key in options})

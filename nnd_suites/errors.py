@@ -9,18 +9,19 @@ import unicodedata
 _BIDI_CONTROLS = set(range(0x202A, 0x202F)) | set(range(0x2066, 0x206A)) | {0x200E, 0x200F}
 
 
-def printable(text: str) -> str:
+def printable(text: str, *, json: bool = False) -> str:
     """``text`` safe to print on a terminal: control characters (ESC, BEL, CR, NUL: escape
     sequences that retitle a window or rewrite a line) and bidirectional controls escaped as
     ``\\x1b`` or ``\\u202e``; line breaks and tabs kept. For every message and line that quotes
-    source data (a column name, a label, a file name)."""
+    source data (a column name, a label, a file name). ``json=True``: ``text`` is a JSON
+    document, and each one is written ``\\u001b`` (the same JSON value, nothing raw)."""
     if text.isascii() and text.isprintable():
         return text
     return "".join(
         char
         if char in "\n\t" or not (unicodedata.category(char) == "Cc" or ord(char) in _BIDI_CONTROLS)
         else char.encode("unicode_escape").decode("ascii")
-        if ord(char) < 0x100
+        if ord(char) < 0x100 and not json
         else f"\\u{ord(char):04x}"
         for char in text
     )

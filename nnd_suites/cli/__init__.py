@@ -13,7 +13,7 @@ import sys
 from nnd_suites import __version__
 from nnd_suites.cli import commands
 from nnd_suites.cli.habits import apply_model_args, expand_config, unrecognized
-from nnd_suites.errors import NNDError
+from nnd_suites.errors import NNDError, printable
 
 LOG_LEVELS = ["debug", "info", "warning", "error"]
 
@@ -105,7 +105,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"nnd-suites {args.command}: error: {exc}", file=sys.stderr)
         return exc.exit_status
     except OSError as exc:  # a file the command reads or writes, named (never a traceback)
-        where = f" {exc.filename}" if exc.filename else ""
+        where = f" {printable(str(exc.filename))}" if exc.filename else ""
         print(
             f"nnd-suites {args.command}: error: cannot use{where}: {exc.strerror or exc}; check "
             "the path and its permissions",

@@ -205,14 +205,11 @@ def add_scoring_options(
     )
     served.add_argument(
         "--api-key-env",
-        default="OPENAI_API_KEY",
         metavar="VAR",
         help="environment variable holding the API key (default: OPENAI_API_KEY); the key is "
         "never written to a report, cache key or log",
     )
-    served.add_argument(
-        "--concurrency", type=positive_int, default=16, help="requests in flight (default: 16)"
-    )
+    served.add_argument("--concurrency", type=positive_int, help="requests in flight (default: 16)")
     served.add_argument(
         "--tokenizer",
         help="Hub id or folder of the served model's tokenizer, to read its BOS/EOS texts "
@@ -223,14 +220,12 @@ def add_scoring_options(
     served.add_argument(
         "--request-timeout",
         type=positive_seconds,
-        default=300.0,
         metavar="S",
         help="total seconds one request may take, retries included (default: 300)",
     )
     served.add_argument(
         "--retries",
         type=non_negative_int,
-        default=5,
         help="retries on 429/5xx/connection errors (default: 5)",
     )
 
@@ -246,22 +241,28 @@ def resolve_embedded(models: list[str]) -> tuple[list[str], bool]:
     return [folder if model == EMBEDDED else model for model in models], True
 
 
+#: The backend options of :func:`add_scoring_options`: option dest -> the backend's parameter.
+#: Only those given are passed: the library picks the backend (``base_url`` alone: served) and
+#: its defaults, and a backend that does not take one refuses it with a usage error.
+BACKEND_OPTIONS = {
+    "base_url": "base_url",
+    "api_key_env": "api_key_env",
+    "concurrency": "concurrency",
+    "tokenizer": "tokenizer",
+    "eos_text": "eos_text",
+    "request_timeout": "timeout",
+    "retries": "retries",
+}
+
+
+def backend_options(args: argparse.Namespace) -> dict:
+    """The backend options given on the command line, by the backend's parameter names."""
+    given = {key: getattr(args, dest, None) for dest, key in BACKEND_OPTIONS.items()}
+    return {key: value for key, value in given.items() if value is not None}
+
+
 def scoring_options(args: argparse.Namespace) -> dict:
     """Keyword arguments of ``nnd_suites.evaluate`` from :func:`add_scoring_options`."""
-    backend, backend_options = args.backend, {}
-    if args.base_url or backend == "served":
-        backend = backend or "served"
-        backend_options = {
-            "base_url": args.base_url,
-            "api_key_env": args.api_key_env,
-            "concurrency": args.concurrency,
-            "tokenizer": args.tokenizer,
-            "eos_text": args.eos_text,
-            "timeout": args.request_timeout,
-            "retries": args.retries,
-        }
-    elif args.tokenizer:  # llama_cpp checks a Hugging Face tokenizer against the GGUF's own
-        backend_options = {"tokenizer": args.tokenizer}
     return {
         "template": args.template,
         "compat": args.compat,
@@ -271,8 +272,8 @@ def scoring_options(args: argparse.Namespace) -> dict:
         "cache": not args.no_cache,
         "cache_dir": args.cache_dir,
         "progress": not args.quiet,
-        "backend": backend,
-        "backend_options": backend_options,
+        "backend": args.backend,
+        "backend_options": backend_options(args),
         "revision": args.revision,
         "strategy": args.strategy,
         "limit": args.limit,
@@ -281,13 +282,6 @@ def scoring_options(args: argparse.Namespace) -> dict:
         **({"scorers": args.scorer} if args.scorer else {}),
         **({"reference_model": args.reference_model} if args.reference_model else {}),
     }
-
-
-def expand_suite_specs(specs: list[str]) -> list[str]:
-    """``all`` stands for every built-in suite whose source ships with nnd-suites."""
-    from nnd_suites.suite.resolve import expand_suite_specs as expand
-
-    return [str(spec) for spec in expand(list(specs))]
 
 
 def add_data_parallel_option(parser: argparse.ArgumentParser, command: str) -> None:
@@ -320,9 +314,10 @@ def wants_data_parallel(args: argparse.Namespace) -> bool:
 def relaunch_data_parallel(args: argparse.Namespace) -> int:
     """Run this command again in ``args.data_parallel`` local ranks (without the option, so the
     ranks do not relaunch); its exit status."""
+    from nnd_suites.evaluation.backend import backend_name
     from nnd_suites.evaluation.parallel import launch
 
-    if getattr(args, "base_url", None) or getattr(args, "backend", None) == "served":
+    if backend_name("", args.backend, **backend_options(args)) == "served":
         raise NNDError(
             "--data-parallel runs local copies of a Hugging Face model; a served model is "
             "sharded by its engine, so send it more requests at once with --concurrency N instead"

@@ -151,12 +151,14 @@ def test_out_is_checked_before_scoring_and_replaced_whole(tiny_causal_model, tmp
     assert not [p for p in tmp_path.iterdir() if p.name.startswith(".")]
 
 
-def test_suite_all_is_every_shipped_suite():
-    from nnd_suites.cli.options import expand_suite_specs
+def test_suite_all_is_every_shipped_suite_expanded_by_the_library_alone():
+    from nnd_suites.cli import options
+    from nnd_suites.suite.resolve import expand_suite_specs
 
     shipped = ["challenge300", "hh_rlhf", "quiz_design", "wmt_mqm"]
     assert expand_suite_specs(["all"]) == shipped
     assert expand_suite_specs(["quiz_design", "all"]) == ["quiz_design", *shipped[:2], shipped[3]]
+    assert not hasattr(options, "expand_suite_specs")  # the CLI passes `all` on as it is
 
 
 def test_list_into_a_closed_pipe_is_quiet():

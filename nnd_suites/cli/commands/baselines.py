@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 
+from nnd_suites.cli.printing import say, say_json
 from nnd_suites.suite.resolve import load_suite
 
 
@@ -26,7 +27,7 @@ def run(args: argparse.Namespace) -> int:
 
     result = baselines(load_suite(args.suite))
     if args.json:
-        print(json.dumps(result, indent=2, ensure_ascii=False))
+        say_json(json.dumps(result, indent=2, ensure_ascii=False))
     else:
-        print(baselines_markdown(result), end="")
+        say(baselines_markdown(result), end="")
     return 0

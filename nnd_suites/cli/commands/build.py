@@ -8,6 +8,7 @@ from pathlib import Path
 from nnd_suites.adapter import ADAPTERS
 from nnd_suites.build import build_suite
 from nnd_suites.cli.commands.stats import print_stats
+from nnd_suites.cli.printing import say
 from nnd_suites.errors import NNDError
 from nnd_suites.formatting import plural
 from nnd_suites.key_values import parse_key_values
@@ -94,7 +95,7 @@ def run(args: argparse.Namespace) -> int:
         max_pairs=args.max_pairs,
         **parse_options(args.option),
     )
-    print(f"wrote {out} ({plural(len(suite), 'pair')})")
+    say(f"wrote {out} ({plural(len(suite), 'pair')})")
     print_stats(suite.stats())
     return 0
 
@@ -105,10 +106,10 @@ def build_all(parent: Path, skip_malformed: bool = False) -> int:
             check_output_folder(parent / name, "suite")
     for name, cls in ADAPTERS.items():
         if cls.default_source_path() is None:
-            print(f"{name}: no shipped source; build it with --source PATH_OR_URL\n")
+            say(f"{name}: no shipped source; build it with --source PATH_OR_URL\n")
             continue
         suite = build_suite(name, out=parent / name, skip_malformed=skip_malformed)
-        print(f"wrote {parent / name} ({plural(len(suite), 'pair')})")
+        say(f"wrote {parent / name} ({plural(len(suite), 'pair')})")
         print_stats(suite.stats())
-        print()
+        say()
     return 0

@@ -6,6 +6,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from nnd_suites.cli.printing import say
 from nnd_suites.suite.resolve import load_suite
 
 
@@ -40,7 +41,7 @@ def run(args: argparse.Namespace) -> int:
     chat = with_chat_prompts(suite, load_tokenizer(args.tokenizer, revision=args.revision))
     out = args.out or Path("suites") / f"{suite.name}.chat"
     chat.save(out)
-    print(
+    say(
         f"wrote {out} ({len(chat):,} tests, contexts rendered by the chat template of "
         f"{args.tokenizer}); score it with: nnd-suites evaluate --suite {out} --template chat "
         f"--model {args.tokenizer}"

@@ -5,6 +5,8 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from nnd_suites.cli.printing import say, say_json
+
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser(
@@ -56,9 +58,9 @@ def run(args: argparse.Namespace) -> int:
     if args.out:
         write_comparison(comparison, args.out)
     if args.json:
-        print(comparison.model_dump_json(indent=2))
+        say_json(comparison.model_dump_json(indent=2))
     else:
-        print(comparison_markdown(comparison), end="")
+        say(comparison_markdown(comparison), end="")
         if args.out:
-            print(f"\nwrote {args.out}/comparison.json, comparison.md, differences.png")
+            say(f"\nwrote {args.out}/comparison.json, comparison.md, differences.png")
     return 0

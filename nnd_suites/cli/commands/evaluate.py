@@ -11,13 +11,13 @@ from nnd_suites.cli.habits import LOG_SAMPLES_OPTIONS
 from nnd_suites.cli.options import (
     add_data_parallel_option,
     add_scoring_options,
-    expand_suite_specs,
     rank_zero,
     relaunch_data_parallel,
     resolve_embedded,
     scoring_options,
     wants_data_parallel,
 )
+from nnd_suites.cli.printing import say, say_json
 from nnd_suites.errors import NNDError
 from nnd_suites.formatting import plural, rate_with_interval
 
@@ -79,13 +79,13 @@ def run(args: argparse.Namespace) -> int:
         return relaunch_data_parallel(args)
     args.model, embedded = resolve_embedded(args.model)
     if embedded and rank_zero():  # said first, and again under the figures
-        print(EMBEDDED_NOTE, file=sys.stderr)
+        say(EMBEDDED_NOTE, file=sys.stderr)
     if len(args.model) > 1:
         return _run_several(args)
 
     report = evaluate(
         args.model[0],
-        expand_suite_specs(args.suite),
+        args.suite,
         out=args.out,
         normalize=args.normalize,
         log_samples=args.log_samples,
@@ -94,18 +94,18 @@ def run(args: argparse.Namespace) -> int:
     if not rank_zero():
         return 0  # rank 0 prints (and wrote the report)
     if args.json:
-        print(json.dumps(report.summary(), ensure_ascii=False))
+        say_json(json.dumps(report.summary(), ensure_ascii=False))
         return 0
     if embedded:
-        print(EMBEDDED_NOTE)
+        say(EMBEDDED_NOTE)
     how = [report.backend.get("backend"), f"{report.mode} scoring", report.backend.get("dtype")]
-    print(
+    say(
         f"model {report.model} ({', '.join(str(h) for h in how if h)}): "
         f"{plural(report.requests.scored, 'request')} scored, "
         f"{report.requests.cached:,} from the cache, {report.seconds:.1f} s"
     )
     for name, result in report.suites.items():
-        print(
+        say(
             f"{name}: {rate_with_interval(result.pass_rate, result.ci)} of "
             f"{plural(result.pairs, 'test')} "
             f"({result.passed:,} passed, {plural(result.ties, 'tie')}"
@@ -118,12 +118,12 @@ def run(args: argparse.Namespace) -> int:
             + ")"
         )
         for category, rate in result.by_category.items():
-            print(f"  {category:<24} {rate_with_interval(rate.pass_rate, rate.ci)}  n={rate.n:,}")
+            say(f"  {category:<24} {rate_with_interval(rate.pass_rate, rate.ci)}  n={rate.n:,}")
         if result.truncated_tests:
-            print(f"  contexts cut to fit the window: {plural(result.truncated_tests, 'test')}")
+            say(f"  contexts cut to fit the window: {plural(result.truncated_tests, 'test')}")
     if args.out:
         samples = ", samples/" if args.log_samples else ""
-        print(f"wrote {args.out}/report.json, report.md, pass_rates.png, outcomes/{samples}")
+        say(f"wrote {args.out}/report.json, report.md, pass_rates.png, outcomes/{samples}")
     return 0
 
 
@@ -132,7 +132,7 @@ def _run_several(args: argparse.Namespace) -> int:
 
     board = evaluate_models(
         args.model,
-        expand_suite_specs(args.suite),
+        args.suite,
         out=args.out,
         normalize=args.normalize,
         log_samples=args.log_samples,
@@ -146,11 +146,11 @@ def _run_several(args: argparse.Namespace) -> int:
             "leaderboard": board.model_dump(mode="json"),
             "reports": {m.label: r.summary() for m, r in reports},
         }
-        print(json.dumps(summary, ensure_ascii=False))
+        say_json(json.dumps(summary, ensure_ascii=False))
         return 0
-    print(leaderboard_markdown(board), end="")
+    say(leaderboard_markdown(board), end="")
     if args.out:
         extra = ", scaling.png" if board.family else ""
-        print(f"\nwrote {args.out}/leaderboard.json, leaderboard.md, leaderboard.png{extra}, and")
-        print("  a report folder per model: " + ", ".join(m.label for m in board.models))
+        say(f"\nwrote {args.out}/leaderboard.json, leaderboard.md, leaderboard.png{extra}, and")
+        say("  a report folder per model: " + ", ".join(m.label for m in board.models))
     return 0

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from nnd_suites.cli.printing import say
 from nnd_suites.suite.resolve import load_suite
 
 
@@ -43,9 +44,9 @@ def run(args: argparse.Namespace) -> int:
     result = export_suites([load_suite(spec) for spec in args.suites], args.to, args.repo)
     for config in result.configs:
         state = "written" if config.name in result.written else "kept"
-        print(f"  {config.name}: {config.num_examples:,} tests ({state})")
-    print(f"wrote {result.folder} ({len(result.configs)} configs; card {result.folder}/README.md)")
-    print(
+        say(f"  {config.name}: {config.num_examples:,} tests ({state})")
+    say(f"wrote {result.folder} ({len(result.configs)} configs; card {result.folder}/README.md)")
+    say(
         f'load with datasets.load_dataset("{result.folder}", "{result.configs[0].name}", '
         'split="test")'
     )

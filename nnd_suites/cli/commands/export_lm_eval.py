@@ -6,6 +6,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from nnd_suites.cli.printing import say
 from nnd_suites.suite.resolve import load_suite
 
 SCORERS = ("sum", "per_char", "per_byte")
@@ -68,10 +69,10 @@ def run(args: argparse.Namespace) -> int:
     suites = [load_suite(spec) for spec in args.suites]
     result = export_lm_eval(suites, args.to, tokenizer, scorer=args.scorer, template=args.template)
     for name, task in result.suites.items():
-        print(f"  {name}: task {task} ({result.tasks[task]:,} tests), group {task}_by_category")
-    print(f"wrote {args.to} (scorer {result.scorer}, tokenizer {result.tokenizer})")
+        say(f"  {name}: task {task} ({result.tasks[task]:,} tests), group {task}_by_category")
+    say(f"wrote {args.to} (scorer {result.scorer}, tokenizer {result.tokenizer})")
     tasks = ",".join(result.suites.values())
-    print(
+    say(
         f"run with: lm_eval --model hf --model_args pretrained={result.tokenizer} "
         f"--include_path {args.to} --tasks {tasks}"
     )

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 
+from nnd_suites.cli.printing import say, say_json
 from nnd_suites.plugins import catalogue
 
 
@@ -20,10 +21,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     found = catalogue()
     if args.json:
-        print(json.dumps(found, indent=2))
+        say_json(json.dumps(found, indent=2))
         return 0
     for kind, entries in found.items():
-        print(f"{kind.replace('_', ' ')}:")
+        say(f"{kind.replace('_', ' ')}:")
         for name, summary in entries.items():
-            print(f"  {name:<24} {summary}")
+            say(f"  {name:<24} {summary}")
     return 0

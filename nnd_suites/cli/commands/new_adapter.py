@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from nnd_suites.cli.printing import say
 from nnd_suites.scaffold.writer import ANNOTATION_TYPES, write_adapter
 
 NEXT_STEPS = """\
@@ -45,6 +46,6 @@ def run(args: argparse.Namespace) -> int:
     written = write_adapter(args.root, args.name, args.annotation_type)
     root = args.root.resolve()
     for path in written:
-        print(f"wrote {path.resolve().relative_to(root)}")
-    print(NEXT_STEPS.format(name=args.name))
+        say(f"wrote {path.resolve().relative_to(root)}")
+    say(NEXT_STEPS.format(name=args.name))
     return 0

@@ -5,6 +5,8 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from nnd_suites.cli.printing import say, say_json
+
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser(
@@ -44,11 +46,11 @@ def run(args: argparse.Namespace) -> int:
     if args.out:
         write_placement(placement, verify, args.out)
     if args.json:
-        print(placement.model_dump_json(indent=2))
+        say_json(placement.model_dump_json(indent=2))
     else:
-        print(placement_markdown(placement), end="")
+        say(placement_markdown(placement), end="")
         if args.out:
-            print(
+            say(
                 f"\nwrote {args.out}/{PLACEMENT_FILE}, placement.schema.json, placement.md, "
                 "placement.png"
             )

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from nnd_suites.cli.printing import say
 from nnd_suites.suite.resolve import load_suite
 
 
@@ -57,22 +58,20 @@ def run(args: argparse.Namespace) -> int:
         commit_message=args.message,
     )
     if result.dry_run:
-        print(f"dry run: would upload to {result.url} (nothing was sent):")
+        say(f"dry run: would upload to {result.url} (nothing was sent):")
     else:
-        print(
-            f"published to {result.url}" + (f" ({result.commit_url})" if result.commit_url else "")
-        )
+        say(f"published to {result.url}" + (f" ({result.commit_url})" if result.commit_url else ""))
     for name in result.files:
         size = (result.folder / name).stat().st_size if result.folder.exists() else None
-        print(f"  {name}" + (f" ({size:,} bytes)" if size is not None else ""))
-    print(f"configs in the card: {', '.join(result.configs)}")
+        say(f"  {name}" + (f" ({size:,} bytes)" if size is not None else ""))
+    say(f"configs in the card: {', '.join(result.configs)}")
     if result.dry_run:
-        print(f"folder kept for inspection: {result.folder}")
-        print("when published, configs already in the repository are kept and listed too")
+        say(f"folder kept for inspection: {result.folder}")
+        say("when published, configs already in the repository are kept and listed too")
         if result.tag:
-            print(f"would tag the commit {result.tag}")
+            say(f"would tag the commit {result.tag}")
     elif result.tag:
-        print(
+        say(
             f"tagged {result.tag}: load it with revision={result.tag!r} or "
             f"hub:{result.repo_id}/CONFIG@{result.tag}"
         )

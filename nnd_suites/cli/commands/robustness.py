@@ -9,11 +9,11 @@ from pathlib import Path
 
 from nnd_suites.cli.options import (
     add_scoring_options,
-    expand_suite_specs,
     probability,
     resolve_embedded,
     scoring_options,
 )
+from nnd_suites.cli.printing import say, say_json
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -65,25 +65,25 @@ def run(args: argparse.Namespace) -> int:
 
     (model,), embedded = resolve_embedded([args.model])
     if embedded:
-        print(EMBEDDED_NOTE, file=sys.stderr)
+        say(EMBEDDED_NOTE, file=sys.stderr)
     report = robustness(
         model,
-        expand_suite_specs(args.suite),
+        args.suite,
         args.transform,
         out=args.out,
         alpha=args.alpha,
         **scoring_options(args),
     )
     if args.json:
-        print(json.dumps(report.summary(), ensure_ascii=False))
+        say_json(json.dumps(report.summary(), ensure_ascii=False))
         return 0
     # The overall table (the per-category tables are in robustness.md).
-    print(to_markdown(report).split("\n## Per category")[0].rstrip())
+    say(to_markdown(report).split("\n## Per category")[0].rstrip())
     requests = report.evaluation.get("requests", {})
-    print(
+    say(
         f"\n{requests.get('scored', 0):,} requests scored, {requests.get('cached', 0):,} from "
         f"the cache, {report.evaluation.get('seconds', 0):.1f} s"
     )
     if args.out:
-        print(f"wrote {args.out}/robustness.json, robustness.md, robustness.png, evaluation/")
+        say(f"wrote {args.out}/robustness.json, robustness.md, robustness.png, evaluation/")
     return 0

@@ -7,6 +7,7 @@ import argparse
 from importlib import resources
 from pathlib import Path
 
+from nnd_suites.cli.printing import say
 from nnd_suites.quality_map import write_schema
 from nnd_suites.suite import export_json_schemas
 
@@ -44,5 +45,5 @@ def run(args: argparse.Namespace) -> int:
         folder.mkdir(parents=True, exist_ok=True)
         paths = [*export_json_schemas(folder), write_schema(folder), *export_report_schemas(folder)]
     for path in paths:
-        print(f"wrote {path}")
+        say(f"wrote {path}")
     return 0

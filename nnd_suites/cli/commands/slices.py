@@ -6,6 +6,7 @@ import argparse
 import json
 from pathlib import Path
 
+from nnd_suites.cli.printing import say, say_json
 from nnd_suites.formatting import plural
 
 
@@ -49,12 +50,12 @@ def run(args: argparse.Namespace) -> int:
     if args.gem_out:
         atomic_write_text(args.gem_out, json.dumps(sets, indent=1, ensure_ascii=False) + "\n")
     if args.json:
-        print(json.dumps(sets, ensure_ascii=False))
+        say_json(json.dumps(sets, ensure_ascii=False))
         return 0
     by_pair = {o.pair_id: o.outcome for o in outcomes or ()}
-    print(f"slices of {suite.name} ({plural(len(suite.pairs), 'test')})")
+    say(f"slices of {suite.name} ({plural(len(suite.pairs), 'test')})")
     for name, subsets in sets.items():
-        print(name)
+        say(name)
         for subset, ids in subsets.items():
             line = f"  {subset:<32} n={len(ids):,}"
             if by_pair:
@@ -64,9 +65,9 @@ def run(args: argparse.Namespace) -> int:
                         f"  pass {100 * r.pass_rate:.1f}% "
                         f"[{100 * r.ci[0]:.1f}, {100 * r.ci[1]:.1f}]"
                     )
-            print(line)
+            say(line)
     if args.gem_out:
-        print(f"wrote {args.gem_out}")
+        say(f"wrote {args.gem_out}")
     return 0
 
 

@@ -7,6 +7,7 @@ import json
 import re
 from typing import Any
 
+from nnd_suites.cli.printing import say, say_json
 from nnd_suites.formatting import plural
 from nnd_suites.suite.resolve import load_suite
 
@@ -19,29 +20,29 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def print_stats(stats: dict[str, Any]) -> None:
-    print(
+    say(
         f"suite {stats['name']} (adapter {stats['adapter']}): {plural(stats['pairs'], 'pair')} "
         f"from {plural(stats['groups'], 'group')}, {plural(stats['candidates'], 'candidate')}"
     )
     for field, values in stats["breakdowns"].items():
-        print(f"  {field}: " + ", ".join(f"{k} {v:,}" for k, v in values.items()))
+        say(f"  {field}: " + ", ".join(f"{k} {v:,}" for k, v in values.items()))
     if stats["pairs_repeating_texts"]:
-        print(
+        say(
             f"  pairs repeating another pair's texts (identical system outputs): "
             f"{stats['pairs_repeating_texts']:,}"
         )
     # each reason says "conflicting ratings" (numeric maps) or "conflicting labels"
     for reason, count in stats.get("conflicts", {}).items():
-        print(f"  kept by the quality map: {reason}: {count:,}")
+        say(f"  kept by the quality map: {reason}: {count:,}")
     if stats["degenerate_pairs"]:
-        print(
+        say(
             f"  degenerate pairs (identical texts, counted apart from pass rates): "
             f"{stats['degenerate_pairs']:,}"
         )
     if stats["groups_without_pairs"]:
-        print(f"  groups without any pair: {stats['groups_without_pairs']:,}")
+        say(f"  groups without any pair: {stats['groups_without_pairs']:,}")
     for reason, count in _grouped_reasons(stats["skipped"]).items():
-        print(f"  skipped: {reason}: {count}")
+        say(f"  skipped: {reason}: {count}")
 
 
 _NAMED = re.compile(r"^(?P<head>.*?) \((?P<name>[^()]*)\)(?P<tail>.*)$")
@@ -70,7 +71,7 @@ def _grouped_reasons(skipped: dict[str, int]) -> dict[str, str]:
 def run(args: argparse.Namespace) -> int:
     stats = load_suite(args.suite).stats()
     if args.json:
-        print(json.dumps(stats, indent=2, ensure_ascii=False))
+        say_json(json.dumps(stats, indent=2, ensure_ascii=False))
     else:
         print_stats(stats)
     return 0

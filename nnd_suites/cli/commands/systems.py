@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 
+from nnd_suites.cli.printing import say, say_json
 from nnd_suites.suite.resolve import load_suite
 
 
@@ -29,7 +30,7 @@ def run(args: argparse.Namespace) -> int:
 
     scores = human_scores(load_suite(args.suite))
     if args.json:
-        print(scores.model_dump_json(indent=2))
+        say_json(scores.model_dump_json(indent=2))
     else:
-        print(human_scores_markdown(scores), end="")
+        say(human_scores_markdown(scores), end="")
     return 0

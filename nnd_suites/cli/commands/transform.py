@@ -6,6 +6,7 @@ import argparse
 import json
 from pathlib import Path
 
+from nnd_suites.cli.printing import say, say_json
 from nnd_suites.suite.resolve import load_suite
 
 
@@ -42,7 +43,7 @@ def run(args: argparse.Namespace) -> int:
     assert info is not None
     refused = [s for s in child.manifest.skipped if s.reason.startswith(f"{info.name} would")]
     if args.json:
-        print(
+        say_json(
             json.dumps(
                 {
                     "suite": child.name,
@@ -56,11 +57,11 @@ def run(args: argparse.Namespace) -> int:
             )
         )
         return 0
-    print(f"wrote {out} ({child.name}, {len(child):,} tests, parent {info.parent_suite})")
-    print(
+    say(f"wrote {out} ({child.name}, {len(child):,} tests, parent {info.parent_suite})")
+    say(
         f"  changed {info.changed:,}, identical {info.identical:,}, degenerate {info.degenerate:,}"
         " (both candidates became the same text: excluded from pass rates, counted apart)"
     )
     for skipped in refused:
-        print(f"  {skipped.reason}: {skipped.count:,}")
+        say(f"  {skipped.reason}: {skipped.count:,}")
     return 0

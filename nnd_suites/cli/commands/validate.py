@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 
+from nnd_suites.cli.printing import say
 from nnd_suites.suite import Suite
 
 
@@ -15,7 +16,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     suite = Suite.load(args.suite)  # raises SuiteValidationError naming the fault
-    print(
+    say(
         f"{args.suite}: valid suite {suite.name!r}, {len(suite):,} pairs, "
         f"content hash {suite.manifest.content_hash[:12]}"
     )

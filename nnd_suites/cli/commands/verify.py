@@ -15,6 +15,7 @@ from nnd_suites.cli.options import (
     scoring_options,
     wants_data_parallel,
 )
+from nnd_suites.cli.printing import say, say_json
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -83,8 +84,8 @@ def run(args: argparse.Namespace) -> int:
     if not rank_zero():
         return 0  # under accelerate/torchrun, rank 0 prints (and wrote the report)
     if args.json:
-        print(report.model_dump_json(indent=2))
+        say_json(report.model_dump_json(indent=2))
     else:
-        print(verify_markdown(report), end="")
-        print(f"\nwrote {args.out}/verify.json, verify.schema.json, verify.md, verify.png")
+        say(verify_markdown(report), end="")
+        say(f"\nwrote {args.out}/verify.json, verify.schema.json, verify.md, verify.png")
     return 0
