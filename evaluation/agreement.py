@@ -5,10 +5,13 @@ Two views of a suite whose tests carry human margins (``Pair.margin``, read in t
 rule (:mod:`nnd_suites.evaluation.outcomes`):
 
 - **Margin strata** (:func:`margin_strata`): pass rates by how decisive the humans were.
-  ``rater_share`` margins (the share of raters who preferred the better candidate) are cut into
-  *unanimous* (every rater) and *split*. Score gaps, stated confidences and margins of an unstated
-  kind live on scales that differ from source to source (0-100 ratings, 1-5 Likert means, MQM
-  penalties, confidence scales), so no fixed cut point fits them all: they are cut at the
+  ``rater_share`` margins (the share of raters' votes that prefer the better candidate; a tie
+  vote counts as not preferring it) are cut into *unanimous* (every rater), *majority* (more
+  than half, not all) and *half or fewer* (ties or opposite votes weigh as much as the
+  preferring ones: the humans did not clearly prefer the suite's better candidate). Score
+  gaps, stated confidences and margins of an unstated kind live on scales that differ from
+  source to source (0-100 ratings, 1-5 Likert means, MQM penalties, confidence scales), so no
+  fixed cut point fits them all: they are cut at the
   tertiles of the suite's own margins, into *narrow*, *medium* and *clear* bands of about a
   third of the tests each (each band gets a usable interval). A band holds every test whose
   margin is at most its upper cut point, so tests with equal margins stay in one band (and a
@@ -54,7 +57,10 @@ class MarginBand(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    label: str = Field(description="unanimous, split, narrow, medium, clear or 'no margin'")
+    label: str = Field(
+        description="unanimous, majority, half or fewer (rater shares); narrow, medium, clear "
+        "(tertiles); or 'no margin'"
+    )
     low: float | None = Field(description="the smallest margin in the band (null: no margin)")
     high: float | None = Field(description="the largest margin in the band (null: no margin)")
     rate: Rate
@@ -109,8 +115,11 @@ def margin_strata(
     if not len(margins):
         return None
     if kind == "rater_share":
-        rule = "unanimous: every rater preferred the better candidate; split: not every rater"
-        cuts = [(1 - _UNANIMOUS, "split"), (np.inf, "unanimous")]
+        rule = (
+            "share of raters' votes preferring the better candidate: half or fewer <= 0.5 < "
+            "majority < 1 = unanimous"
+        )
+        cuts = [(0.5, "half or fewer"), (1 - _UNANIMOUS, "majority"), (np.inf, "unanimous")]
     else:
         first, second = np.quantile(margins, [1 / 3, 2 / 3])
         rule = (
@@ -232,14 +241,17 @@ def bootstrap_share(
 def margin_weight(margin: float | None, kind: str | None) -> float | None:
     """How decisive the humans were on a test, as a weight for ``verify`` (None: no weight).
 
-    ``rater_share``: ``|2 * share - 1|`` (0 for a 50/50 vote, 1 when unanimous). ``score_gap``:
-    the gap itself (a weighted mean does not depend on the scale's unit). A stated confidence has
-    no common zero across sources (a 1-9 scale's 1 is not "no preference"), and a margin of an
-    unstated kind is unreadable: neither gets a weight."""
+    ``rater_share``: ``max(0, 2 * share - 1)``, the majority's lead (1 when unanimous, 1/3 for
+    2 of 3 votes, 0 when at most half the votes prefer the better candidate: such a test is no
+    evidence for its own label, and a test most raters decided the other way must not weigh as
+    a decisive one). ``score_gap``: the gap itself, 0 if not positive (a weighted mean does not
+    depend on the scale's unit). A stated confidence has no common zero across sources (a 1-9
+    scale's 1 is not "no preference"), and a margin of an unstated kind is unreadable: neither
+    gets a weight."""
     if margin is None:
         return None
     if kind == "rater_share":
-        return abs(2 * margin - 1)
+        return max(0.0, 2 * margin - 1)
     if kind == "score_gap":
-        return abs(margin)
+        return max(0.0, margin)
     return None

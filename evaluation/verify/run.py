@@ -9,16 +9,17 @@ How verify uses the tests' human margins (issue 22 §2): a test decided 51/49 is
 which candidate is better than a unanimous one, so beside the plain correlations verify gives the
 same correlations over *margin-weighted* pass rates: each system's sum(weight x passed) /
 sum(weight) over the tests every system scored, the weight being how decisive the humans were
-(:func:`nnd_suites.evaluation.agreement.margin_weight`): ``|2 x share - 1|`` for rater shares,
-the score gap for score gaps. Stated confidences (no common zero across sources) and margins of
-an unstated kind are not used; tests without a margin are left out of the weighted figures.
+(:func:`nnd_suites.evaluation.agreement.margin_weight`): ``max(0, 2 x share - 1)`` for rater
+shares (a test at most half the raters preferred weighs 0), the score gap for score gaps.
+Stated confidences (no common zero across sources) and margins of an unstated kind are not used;
+tests without a margin are left out of the weighted figures.
 ``VerifyReport.margins`` says which applied; ``Correlation.margin_weighted`` holds the figures.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
@@ -41,12 +42,13 @@ from nnd_suites.suite import Suite
 
 #: How verify weighs a test by its human margin, per margin kind (see agreement.margin_weight).
 WEIGHT_RULES = {
-    "rater_share": "Each test weighs |2 x share - 1|, share being the share of raters who "
-    "preferred the better candidate: a unanimous test weighs 1, a 2-to-1 vote 1/3, a 50/50 "
-    "vote 0 (it says nothing about which candidate is better).",
-    "score_gap": "Each test weighs its human score gap: a test whose candidates' human scores "
-    "are twice as far apart weighs twice as much (the weighted mean does not depend on the "
-    "score's unit).",
+    "rater_share": "Each test weighs max(0, 2 x share - 1), share being the share of raters' "
+    "votes preferring the better candidate (a tie vote does not prefer it): a unanimous test "
+    "weighs 1, a 2-to-1 vote 1/3, a test that at most half the votes prefer weighs 0 (it is no "
+    "evidence of which candidate is better).",
+    "score_gap": "Each test weighs its human score gap (0 if not positive): a test whose "
+    "candidates' human scores are twice as far apart weighs twice as much (the weighted mean "
+    "does not depend on the score's unit).",
 }
 WEIGHTED_MEAN = (
     " A system's margin-weighted pass rate is sum(weight x passed) / sum(weight) over the tests "
@@ -95,6 +97,20 @@ def parse_system(text: str) -> tuple[str, str]:
     if not sep or not name or not model:
         raise NNDError(f"--system {text!r}: write NAME=MODEL (an annotated system, a model)")
     return name, model
+
+
+def collect_systems(
+    given: Sequence[str] = (), systems_file: str | Path | None = None
+) -> dict[str, str]:
+    """The systems of a verify run: the file's ``NAME: MODEL`` lines, then each ``NAME=MODEL``
+    of ``given``; a system given twice is an error (which model would stand for it?)."""
+    systems = read_systems_file(systems_file) if systems_file is not None else {}
+    for text in given:
+        name, model = parse_system(text)
+        if name in systems:
+            raise NNDError(f"--system {name} is given twice; give each system one model")
+        systems[name] = model
+    return systems
 
 
 def _nan_to_none(value: float) -> float | None:

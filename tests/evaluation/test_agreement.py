@@ -107,16 +107,20 @@ def test_the_interval_resamples_tests_not_votes():
 
 
 def test_rater_share_strata():
-    pairs = [_pair(1, margin=1.0), _pair(2, margin=2 / 3), _pair(3, margin=1.0), _pair(4)]
-    pairs += [_pair(5, margin=0.5)]
-    outcome = {1: "pass", 2: "fail", 3: "degenerate", 4: "pass", 5: "pass"}
+    # shares: 1 (x2), 2/3, 1/2, 1/3 (one vote high, two ties), none
+    shares = {1: 1.0, 2: 2 / 3, 3: 1.0, 4: None, 5: 0.5, 6: 1 / 3}
+    pairs = [_pair(n, margin=share) for n, share in shares.items()]
+    outcome = {1: "pass", 2: "fail", 3: "degenerate", 4: "pass", 5: "pass", 6: "tie"}
     strata = margin_strata(pairs, lambda p: outcome[int(p.id, 16)], "rater_share")
-    assert strata.kind == "rater_share" and "unanimous" in strata.rule
+    assert strata.kind == "rater_share" and "0.5 < majority < 1 = unanimous" in strata.rule
     bands = {b.label: b for b in strata.bands}
-    assert [b.label for b in strata.bands] == ["split", "unanimous", NO_MARGIN]
+    assert list(bands) == ["half or fewer", "majority", "unanimous", NO_MARGIN]
+    # unanimous: tests 1 (pass) and 3 (degenerate, counted apart from n)
     assert (bands["unanimous"].rate.n, bands["unanimous"].rate.degenerate) == (1, 1)
-    assert bands["split"].rate.passed == 1 and bands["split"].rate.n == 2
-    assert (bands["split"].low, bands["split"].high) == (0.5, pytest.approx(2 / 3))
+    assert (bands["majority"].rate.n, bands["majority"].rate.failed) == (1, 1)  # test 2
+    # half or fewer: tests 5 (pass) and 6 (tie)
+    assert (bands["half or fewer"].rate.n, bands["half or fewer"].rate.passed) == (2, 1)
+    assert (bands["half or fewer"].low, bands["half or fewer"].high) == (pytest.approx(1 / 3), 0.5)
     assert bands[NO_MARGIN].rate.n == 1 and bands[NO_MARGIN].low is None
     assert margin_strata([_pair(1)], lambda p: "pass", "rater_share") is None
 
@@ -138,7 +142,9 @@ def test_score_gap_tertiles_keep_equal_margins_together():
 def test_margin_weights():
     assert margin_weight(0.5, "rater_share") == 0 and margin_weight(1.0, "rater_share") == 1
     assert margin_weight(0.75, "rater_share") == pytest.approx(0.5)
-    assert margin_weight(-2.5, "score_gap") == 2.5
+    # at most half the votes for the better candidate: no evidence for the label, weight 0
+    assert margin_weight(1 / 3, "rater_share") == 0 and margin_weight(0.0, "rater_share") == 0
+    assert margin_weight(2.5, "score_gap") == 2.5 and margin_weight(-1.0, "score_gap") == 0
     assert margin_weight(7.0, "confidence") is None and margin_weight(None, "score_gap") is None
 
 
@@ -172,7 +178,7 @@ def test_report_gives_margins_and_ceiling(quiz_design_suite, heuristic_report):
     assert ceiling.tests_not_rated == len(pairs) - len(rated)
     bands = {b.label: b.rate for b in result.by_margin.bands}
     assert bands["unanimous"].tests == sum(i % 3 == 0 for i in range(len(pairs)))
-    assert bands["split"].tests + bands["unanimous"].tests == len(pairs)
+    assert bands["majority"].tests + bands["unanimous"].tests == len(pairs)
 
     text = markdown(report)
     assert (
@@ -180,7 +186,7 @@ def test_report_gives_margins_and_ceiling(quiz_design_suite, heuristic_report):
         f"{100 * ceiling.ceiling:.1f}% [{100 * ceiling.ci[0]:.1f}, {100 * ceiling.ci[1]:.1f}] "
         f"on the same {ceiling.tests:,} tests"
     ) in text
-    assert "| unanimous (1) |" in text and "| split (0.6667) |" in text
+    assert "| unanimous (1) |" in text and "| majority (0.6667) |" in text
 
     # reports written before margins still load, and render without these lines
     saved = json.loads(report.model_dump_json())

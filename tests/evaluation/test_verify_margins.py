@@ -21,7 +21,7 @@ from nnd_suites.pairs import Vote
 from nnd_suites.suite import Suite
 
 HUMAN = {"A": 3.0, "B": 2.0, "C": 1.0}
-# four tests; test 3 was a 50/50 vote (weight 0), test 4 a 3-to-1 vote (weight |2 x 3/4 - 1|)
+# four tests; test 3 was a 50/50 vote (weight 0), test 4 a 3-to-1 vote (weight 2 x 3/4 - 1)
 PASSES = {"A": [1, 1, 0, 0], "B": [1, 0, 1, 1], "C": [0, 0, 1, 1]}
 WEIGHTS = [1.0, 1.0, 0.0, 0.5]
 
@@ -77,7 +77,7 @@ def test_which_margins_give_weights(quiz_design_suite):
     assert weights[quiz_design_suite.pairs[0].id] == pytest.approx(1.0)
     assert weights[quiz_design_suite.pairs[1].id] == pytest.approx(1 / 3)
     assert quiz_design_suite.pairs[4].id not in weights
-    assert "|2 x share - 1|" in how and "without a margin are left out" in how
+    assert "max(0, 2 x share - 1)" in how and "without a margin are left out" in how
     for kind in ("confidence", None):
         weights, how = margin_weights(_with_shares(quiz_design_suite, kind))
         assert weights is None and how.startswith("not used: margins of kind")
@@ -94,7 +94,7 @@ def test_verify_weighs_tests_by_margin(quiz_design_suite, tiny_causal_model, tin
     report = verify_suite(suite, systems, resamples=30, **options)
     weight = {p.id: 1.0 if i % 3 == 0 else 1 / 3 for i, p in enumerate(suite.pairs) if i % 5 != 4}
     weighted = report.overall.margin_weighted
-    assert weighted is not None and "|2 x share - 1|" in report.margins
+    assert weighted is not None and "max(0, 2 x share - 1)" in report.margins
     for name, model in systems.items():
         outcomes = evaluate(str(model), suite, **options).outcomes[suite.name]
         rated = [o for o in outcomes if o.outcome in {"pass", "fail", "tie"}]
@@ -106,7 +106,7 @@ def test_verify_weighs_tests_by_margin(quiz_design_suite, tiny_causal_model, tin
         )
         assert weighted.pass_rates[name] == pytest.approx(expected)
     text = verify_markdown(report)
-    assert "Human margins: Each test weighs |2 x share - 1|" in text
+    assert "Human margins: Each test weighs max(0, 2 x share - 1)" in text
     assert "| margin-weighted, tests of |" in text
     # the same verify on the suite without margins says so, and has no weighted figures
     plain = verify_suite(quiz_design_suite, systems, resamples=30, **options)
