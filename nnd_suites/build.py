@@ -117,6 +117,7 @@ def build_suite(
         breakdown_fields=list(cls.breakdown_fields),
         allow_empty_candidates=cls.allow_empty_candidates,
         text_equivalence=TEXT_EQUIVALENCE,
+        margin_kind=result.margin_kind,
         skipped=[SkippedItems(**record) for record in log.skipped.records()],
         conflicts=[SkippedItems(**record) for record in result.conflicts.records()],
         license=cls.metadata.license,

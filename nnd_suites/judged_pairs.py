@@ -5,6 +5,12 @@ from labels given to candidates, so a response that won one comparison is never 
 response that lost another comparison on the same context. Several verdicts on the same two
 texts combine by the map's ``pairwise.combine``; a pair judged both ways is counted in the
 manifest's ``conflicts`` with the rule applied, and whatever is left out is counted in ``skipped``.
+
+Every test keeps the verdicts on its two texts as votes (``Pair.votes``: the rater, ``high``,
+``low`` or ``tie`` as the rule reads the verdict, so a weak preference under ``minimum_strength``
+is a tie, and the stated strength); under ``combine: each`` every test of a pair holds all of the
+pair's verdicts. Margins follow :mod:`nnd_suites.votes` (the share of the verdicts preferring the
+high response, or the stated confidence).
 """
 
 from __future__ import annotations
@@ -29,6 +35,7 @@ from nnd_suites.quality_map.pairwise import PairwiseRule
 from nnd_suites.sources import SkipLog
 from nnd_suites.suite import SuiteCandidate
 from nnd_suites.texts import equivalence_key, is_blank, same_text
+from nnd_suites.votes import Vote, with_margins
 
 
 def suite_candidates(group: Group | JudgedGroup, quality_map: QualityMap) -> list[SuiteCandidate]:
@@ -112,6 +119,7 @@ def build_judged_pairs(
         result.pairs.extend(made)
         result.counts["groups_without_pairs"] += not made
     result.counts["pairs"] = len(result.pairs)
+    result.margin_kind = with_margins(result.pairs, ["rater_share", "confidence"])
     return result
 
 
@@ -190,11 +198,28 @@ def _group_pairs(
             pair = _make_pair(
                 group, vote, first, rule, quality_map, breakdown_fields, rule.combine == "each"
             )
+            pair.votes = _as_votes(votes, high_is_first=vote.sign == 1)
             texts = (pair.high.text, pair.low.text)
             result.counts["pairs_repeating_texts"] += texts in seen_texts
             seen_texts.add(texts)
             made.append(pair)
     return made
+
+
+def _as_votes(votes: list[_Vote], high_is_first: bool) -> list[Vote]:
+    """Every verdict on a test's two texts, read from the test's high side."""
+    return [
+        Vote(
+            rater=vote.judgment.rater,
+            prefers="tie"
+            if not vote.sign
+            else "high"
+            if (vote.sign == 1) == high_is_first
+            else "low",
+            strength=vote.judgment.strength,
+        )
+        for vote in votes
+    ]
 
 
 def _make_pair(

@@ -2,7 +2,10 @@
 
 The builder is generic over adapters: it validates each group, lets the quality map assess every
 candidate, merges identical texts, and emits every (high, low) pair the map orders. Whatever it
-leaves out is counted in a :class:`~nnd_suites.sources.SkipLog` with its reason.
+leaves out is counted in a :class:`~nnd_suites.sources.SkipLog` with its reason. Under a numeric
+rule that pools them, identical texts are judged on their pooled ratings
+(:mod:`nnd_suites.pooled_ratings`); each test keeps its raters' votes and gets the suite's kind
+of human margin (:mod:`nnd_suites.votes`).
 """
 
 from __future__ import annotations
@@ -12,15 +15,17 @@ import json
 from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from nnd_suites.errors import NNDError, PairBudgetError
 from nnd_suites.groups import Candidate, Group
+from nnd_suites.merged_texts import Merged, count_pairs
+from nnd_suites.pooled_ratings import pooled_by_text
 from nnd_suites.quality_map import Assessment, NumericRule, QualityMap
 from nnd_suites.sources import SkipLog
 from nnd_suites.texts import equivalence_key, is_blank, same_text
+from nnd_suites.votes import MarginKind, Vote, votes_from_ratings, with_margins
 
 
 class PairCandidate(BaseModel):
@@ -32,21 +37,6 @@ class PairCandidate(BaseModel):
     label: str
     systems: list[str] = Field(min_length=1)
     score: float | None = None
-
-
-class Vote(BaseModel):
-    """One rater's judgment of a test's two candidates, kept so a report can weigh the test.
-
-    From a comparative source: the rater's verdict on these two texts (``strength``: the stated
-    strength or confidence). From ratings: the same rater's two ratings compared (``strength``:
-    that rater's score gap, high minus low).
-    """
-
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
-    rater: str | None = Field(None, description="rater id as the source names it; None: unnamed")
-    prefers: Literal["high", "low", "tie"]
-    strength: float | None = Field(None, allow_inf_nan=False)
 
 
 class Pair(BaseModel):
@@ -90,27 +80,6 @@ def pair_id(*parts: object) -> str:
             f"a text of group {parts[0]!r} is not valid Unicode (a lone surrogate near "
             f"{exc.object[max(0, exc.start - 30) : exc.end + 30]!r}); fix the source"
         ) from None
-
-
-@dataclass
-class _Merged:
-    """A distinct (text, quality) within a group and view, with every candidate that gave it."""
-
-    assessment: Assessment
-    #: the annotated candidates with this text and quality (one may list several systems)
-    records: list[Candidate] = field(default_factory=list)
-
-    @property
-    def candidate(self) -> Candidate:
-        return self.records[0]
-
-    @property
-    def text(self) -> str:
-        return self.records[0].text
-
-    @property
-    def systems(self) -> list[str]:
-        return list(dict.fromkeys(s for record in self.records for s in record.systems))
 
 
 def is_degenerate(pair: Pair) -> bool:
@@ -164,39 +133,6 @@ def check_pair_budget(
         )
 
 
-def count_pairs(entries: list[_Merged], quality_map: QualityMap, per_record: bool) -> int:
-    """How many pairs :func:`_build_group` makes of ``entries`` (one view), without making them:
-    entries of one quality are counted together, so the cost is that of sorting the qualities
-    (numeric maps) or of comparing the few labels, never one step per pair."""
-    weights: Counter = Counter()
-    for entry in entries:
-        weights[entry.assessment] += len(entry.records) if per_record else 1
-    qualities = list(weights)
-    better = quality_map.better
-    if not quality_map.numeric:
-        pairs = (weights[h] * weights[lo] for h in qualities for lo in qualities if better(h, lo))
-        return sum(pairs) - _self_pairs(entries, quality_map, per_record)
-    # h.score - l.score is monotonic in l.score, so one pass over the sorted scores suffices.
-    qualities.sort(key=lambda a: a.score)
-    total = below = low = 0
-    for high in qualities:
-        while low < len(qualities) and better(high, qualities[low]):
-            below += weights[qualities[low]]
-            low += 1
-        total += weights[high] * below
-    return total - _self_pairs(entries, quality_map, per_record)
-
-
-def _self_pairs(entries: list[_Merged], quality_map: QualityMap, per_record: bool) -> int:
-    """What :func:`count_pairs` counted of an entry with itself, which the builder never pairs
-    (only a numeric map whose minimum gap is within rounding of 0 beats its own quality)."""
-    return sum(
-        len(entry.records) ** 2 if per_record else 1
-        for entry in entries
-        if quality_map.better(entry.assessment, entry.assessment)
-    )
-
-
 @dataclass
 class BuildResult:
     pairs: list[Pair]
@@ -204,6 +140,8 @@ class BuildResult:
     counts: Counter = field(default_factory=Counter)
     #: texts given conflicting labels that the map keeps (reported, not skipped)
     conflicts: SkipLog = field(default_factory=SkipLog)
+    #: what every pair's ``margin`` holds (:mod:`nnd_suites.votes`); None: no margin
+    margin_kind: MarginKind | None = None
 
 
 def build_pairs(
@@ -237,6 +175,8 @@ def build_pairs(
         if len(result.pairs) == before:
             result.counts["groups_without_pairs"] += 1
     result.counts["pairs"] = len(result.pairs)
+    kinds: list[MarginKind] = ["rater_share", "score_gap"] if quality_map.numeric else []
+    result.margin_kind = with_margins(result.pairs, kinds or ["rater_share"])
     return result
 
 
@@ -273,19 +213,21 @@ def _merge(
     quality_map: QualityMap,
     view: str | None,
     result: BuildResult,
-) -> list[_Merged]:
+    pooled: dict[str, Candidate],
+) -> list[Merged]:
     """One entry per distinct (text, quality), texts compared by their equivalence key. A text
     given conflicting labels (or scores) is left out and counted, or kept and counted when the
-    map says ``conflicting_labels: keep``."""
-    merged: dict[tuple[str, Assessment], _Merged] = {}
+    map says ``conflicting_labels: keep``. A text in ``pooled`` is judged on its pooled ratings
+    (:mod:`nnd_suites.pooled_ratings`), so identical texts share one quality."""
+    merged: dict[tuple[str, Assessment], Merged] = {}
     suffix = f" [{view}]" if view else ""
     for cand in candidates:
-        assessment = quality_map.assess(cand, view)
+        assessment = quality_map.assess(pooled.get(equivalence_key(cand.text), cand), view)
         if assessment.excluded:
             result.skipped.add(assessment.excluded + suffix, cand.where or f"group {group.id}")
             continue
         key = (equivalence_key(cand.text), assessment)
-        merged.setdefault(key, _Merged(assessment)).records.append(cand)
+        merged.setdefault(key, Merged(assessment)).records.append(cand)
     qualities = Counter(text for text, _ in merged)
     reason = "same text given conflicting " + ("ratings" if quality_map.numeric else "labels")
     for text in (t for t, n in qualities.items() if n > 1):
@@ -314,7 +256,11 @@ def _build_group(
     if not candidates:
         return
     per_record = quality_map.pairs_per == "candidate"
-    views = [(v, _merge(group, candidates, quality_map, v, result)) for v in quality_map.views]
+    pools = isinstance(quality_map.rule, NumericRule) and quality_map.rule.identical_texts == "pool"
+    pooled = pooled_by_text(candidates) if pools else {}
+    views = [
+        (v, _merge(group, candidates, quality_map, v, result, pooled)) for v in quality_map.views
+    ]
     expected = sum(count_pairs(entries, quality_map, per_record) for _, entries in views)
     check_pair_budget(expected, group.where or f"group {group.id}", len(result.pairs), budget)
     for view, entries in views:
@@ -338,13 +284,21 @@ def _build_group(
                     result.counts["pairs_repeating_texts"] += texts in seen_texts
                     result.counts["degenerate_pairs"] += same_text(high.text, low.text)
                     seen_texts.add(texts)
-                    result.pairs.append(
-                        _make_pair(group, view, high_side, low_side, quality_map, breakdown_fields)
+                    pair = _make_pair(group, view, high_side, low_side, quality_map)
+                    pair.breakdown = _breakdown(group, low_side[1], breakdown_fields)
+                    # a test of two records is voted on by their own raters, else by every
+                    # rater of the two (pooled or merged) texts
+                    whole = not per_record or bool(pooled)
+                    pair.votes = votes_from_ratings(
+                        high.records if whole else [high_side[1]],
+                        low.records if whole else [low_side[1]],
+                        quality_map.rule.rating_key(view) if quality_map.rule else None,
                     )
+                    result.pairs.append(pair)
 
 
 #: one side of a pair in the making: the merged entry, the record it stands for, its systems
-_Side = tuple[_Merged, Candidate, list[str]]
+_Side = tuple[Merged, Candidate, list[str]]
 
 
 def _side(side: _Side, label: str | None = None) -> PairCandidate:
@@ -363,20 +317,12 @@ def _make_pair(
     high: _Side,
     low: _Side,
     quality_map: QualityMap,
-    breakdown_fields: tuple[str, ...],
 ) -> Pair:
     low_entry, low_record, _ = low
     label = low_entry.assessment.label or ""
     path = quality_map.category_path(label, low_record.category)
     if view is not None:  # a Likert aspect is the error category: "not consistent", ...
         path = [view, *path]
-    values = {**group.breakdown, **low_record.breakdown}
-    missing = [name for name in breakdown_fields if name not in values]
-    if missing:
-        raise NNDError(
-            f"{low_record.where or group.id}: breakdown field(s) {missing} missing; "
-            "the adapter must set every field it declares in breakdown_fields"
-        )
     high_entry = high[0]
     # a numeric rule grades every candidate low_label; the high side reads as the better one
     high_label = quality_map.rule.high_label if isinstance(quality_map.rule, NumericRule) else None
@@ -394,5 +340,16 @@ def _make_pair(
         category_path=path,
         aspect=view,
         score_gap=gap,
-        breakdown={name: values[name] for name in breakdown_fields},
     )
+
+
+def _breakdown(group: Group, low: Candidate, fields: tuple[str, ...]) -> dict[str, str]:
+    """The test's breakdown values: the low candidate's, else its group's."""
+    values = {**group.breakdown, **low.breakdown}
+    missing = [name for name in fields if name not in values]
+    if missing:
+        raise NNDError(
+            f"{low.where or group.id}: breakdown field(s) {missing} missing; "
+            "the adapter must set every field it declares in breakdown_fields"
+        )
+    return {name: values[name] for name in fields}

@@ -25,6 +25,10 @@ CITATION = """@article{fabbri2021summeval,
 ASPECTS = ("consistency", "coherence", "fluency", "relevance")
 SCALE = range(1, 6)
 ANNOTATOR_FIELDS = {"expert": "expert_annotations", "turker": "turker_annotations"}
+#: The same three experts rated every summary, the i-th annotation being the i-th expert's
+#: (SummEval section 4.1; the file lists them in a fixed order), so they are named by position.
+#: The crowd workers differed from summary to summary and are not identified: no raters.
+EXPERTS = ("expert1", "expert2", "expert3")
 
 
 class SummEvalOptions(BaseModel):
@@ -76,6 +80,7 @@ class SummEvalAdapter(Adapter):
                     "summary record",
                 )
                 ratings = self._ratings(row[ratings_field], path, line)
+                raters = self._raters(ratings, path, line)
             except SourceFormatError as error:
                 log.malformed(error)
                 continue
@@ -103,10 +108,24 @@ class SummEvalAdapter(Adapter):
                     text=row["decoded"],
                     systems=[str(row["model_id"])],
                     ratings=ratings,
+                    raters=raters,
                     where=where,
                 )
             )
         yield from groups.values()
+
+    def _raters(self, ratings: dict[str, list[float]], path: Path, line: int) -> list[str] | None:
+        """The experts by position (see EXPERTS); the crowd workers are not identified."""
+        if self.options.annotators != "expert":
+            return None
+        if len(ratings[ASPECTS[0]]) != len(EXPERTS):
+            raise SourceFormatError(
+                str(path),
+                line,
+                f"expert_annotations holds {len(ratings[ASPECTS[0]])} annotations; SummEval's "
+                f"{len(EXPERTS)} experts rated every summary, one annotation each",
+            )
+        return list(EXPERTS)
 
     @staticmethod
     def _ratings(annotations: object, path: Path, line: int) -> dict[str, list[float]]:

@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import re
+import statistics
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import ClassVar
+from typing import Any, ClassVar
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -25,8 +26,13 @@ CITATION = """@article{freitag2021experts,
 }"""  # noqa: E501
 
 COLUMNS = ("system", "doc", "doc_id", "seg_id", "rater", "source", "target", "category", "severity")
-#: Required columns that may be blank: the pair builder counts empty texts; the rater is unused.
+#: Required columns that may be blank: the pair builder counts empty texts; a candidate with a
+#: blank rater on any of its rows names no raters (its rows cannot all be attributed).
 MAY_BE_EMPTY = ("rater", "source", "target")
+#: Each rater's own judgment of a candidate, kept as its rating (``Candidate.ratings``): minus the
+#: MQM score of that rater's rows (the sum of their error weights), so higher is better and 0 is
+#: no error; the pair builder compares a rater's two scores to give that rater's vote on a test.
+RATER_SCORE = "mqm"
 #: Released files end with a free-text comment column, or do not have it at all.
 OPTIONAL_TRAILING = ("comment",)
 SEVERITIES = {
@@ -88,6 +94,21 @@ class _Annotated:
     ignored_rows: int = 0
     #: (weight, severity, category) of each translation error, in file order
     errors: list[tuple[float, str, str]] = field(default_factory=list)
+    #: (rater, system) -> the MQM score (sum of error weights) of that rater's rows
+    penalties: dict[tuple[str, str], float] = field(default_factory=dict)
+    #: a row had a blank rater: the rows cannot all be attributed, so no rater is named
+    unnamed_rows: int = 0
+
+    def rater_scores(self) -> dict[str, Any]:
+        """``ratings`` and ``raters`` of the candidate (see RATER_SCORE): a rater who rated the
+        text for several systems (judge_identical_together) gets the mean of those scores."""
+        if self.unnamed_rows or not self.penalties:
+            return {}
+        by_rater: dict[str, list[float]] = {}
+        for (rater, _), penalty in self.penalties.items():
+            by_rater.setdefault(rater, []).append(-penalty)
+        scores = [statistics.fmean(values) + 0.0 for values in by_rater.values()]  # no -0.0
+        return {"ratings": {RATER_SCORE: scores}, "raters": list(by_rater)}
 
 
 @dataclass
@@ -216,6 +237,10 @@ class WmtMqmAdapter(Adapter):
     def _add_row(annotated: _Annotated, row: dict[str, str], where: str, log: ReadLog) -> None:
         severity = SEVERITIES[row["severity"].strip().lower()]
         category = row["category"].strip()
+        rater = row["rater"].strip()
+        annotated.unnamed_rows += not rater
+        scored = (rater, row["system"])
+        annotated.penalties.setdefault(scored, 0.0)  # a rater with only No-error rows scores 0
         if severity == "No-error":
             annotated.no_error_rows += 1
         elif category.lower().split("/")[0] in SOURCE_CATEGORIES:
@@ -225,7 +250,9 @@ class WmtMqmAdapter(Adapter):
             annotated.ignored_rows += 1
             log.skip("annotation row ignored: Neutral severity (weight 0, a preference)", where)
         else:
-            annotated.errors.append((error_weight(severity, category), severity, category))
+            weight = error_weight(severity, category)
+            annotated.errors.append((weight, severity, category))
+            annotated.penalties[scored] += weight
 
     @staticmethod
     def _judge(annotated: _Annotated, path: Path, log: ReadLog) -> Candidate | None:
@@ -240,6 +267,7 @@ class WmtMqmAdapter(Adapter):
                 category=category,
                 breakdown={"severity": severity},
                 where=where,
+                **annotated.rater_scores(),
             )
         if annotated.ignored_rows:
             log.skip(
@@ -253,4 +281,5 @@ class WmtMqmAdapter(Adapter):
             label="No-error",
             breakdown={"severity": "No-error"},
             where=where,
+            **annotated.rater_scores(),
         )

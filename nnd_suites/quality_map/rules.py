@@ -272,6 +272,14 @@ class NumericRule(_Rule):
     high_label: str = Field(
         "better", description="how a pair's high (better) side reads in pairs.parquet"
     )
+    identical_texts: Literal["pool", "separate"] = Field(
+        "pool",
+        description="candidates of one group with the same text (identical outputs of several "
+        "systems): pool (default): their ratings are one text's ratings, so the text gets one "
+        "score from all of them and never conflicts with itself (a rater who rated it twice "
+        "counts once, with the mean); separate: each is scored on its own ratings, and identical "
+        "texts given different scores are conflicts that conflicting_labels excludes or keeps",
+    )
 
     @field_validator("minimum_gap", "minimum_gap_exclusive", mode="before")
     @classmethod

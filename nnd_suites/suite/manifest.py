@@ -21,12 +21,15 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from nnd_suites.errors import SuiteValidationError
 from nnd_suites.io import atomic_write_text
 from nnd_suites.reading import MANIFEST_FILE_LIMIT, DataFileError, read_json_file
+from nnd_suites.votes import MarginKind
 
 if TYPE_CHECKING:
     from nnd_suites.pairs import Pair
     from nnd_suites.suite.candidates import SuiteCandidate
 
-FORMAT_VERSION = "2.2"  # 2.1: candidates.parquet beside the pairs; 2.2: text_equivalence
+#: 2.1: candidates.parquet beside the pairs; 2.2: text_equivalence; 2.3: per-rater votes and
+#: margins of tests (margin_kind), raters of candidates
+FORMAT_VERSION = "2.3"
 MANIFEST_FILE = "manifest.json"
 #: Manifest fields that are not hashed: the hashes themselves.
 UNHASHED = ("section_hashes", "content_hash")
@@ -150,6 +153,14 @@ class SuiteManifest(BaseModel):
         "tests) and a text is empty (nnd_suites.texts.TEXT_EQUIVALENCE); absent from suites "
         "built before format 2.2, which compared texts as exact strings",
     )
+    margin_kind: MarginKind | None = Field(
+        None,
+        description="what each test's margin holds (nnd_suites.votes): rater_share, the share "
+        "of its raters' votes preferring the better candidate (ties count as not preferring "
+        "it); score_gap, the numeric rule's gap of aggregated scores; confidence, the mean "
+        "stated strength of the verdicts preferring it. Null: no test has a margin (and in "
+        "suites built before format 2.3)",
+    )
     counts: SuiteCounts
     skipped: list[SkippedItems] = Field(default_factory=list)
     conflicts: list[SkippedItems] = Field(
@@ -247,8 +258,9 @@ def compute_section_hashes(
     manifest: SuiteManifest, pairs: Iterable[Pair], candidates: Iterable[SuiteCandidate]
 ) -> dict[str, str]:
     data = manifest.model_dump(mode="json", exclude=set(UNHASHED))
-    if data.get("text_equivalence") is None:  # suites built before the field keep their hashes
-        data.pop("text_equivalence", None)
+    for later in ("text_equivalence", "margin_kind"):  # suites built before them keep hashes
+        if data.get(later) is None:
+            data.pop(later, None)
     sections = {name: _sha256(json.dumps(value, sort_keys=True)) for name, value in data.items()}
     sections[PAIRS_SECTION] = rows_hash(pairs)
     sections[CANDIDATES_SECTION] = rows_hash(candidates)

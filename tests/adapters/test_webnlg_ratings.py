@@ -127,7 +127,12 @@ def test_kept_conflicts_of_scores_are_called_conflicting_ratings(webnlg, tmp_pat
     texts["Id1"] = json.loads((RELEASE / "outputs" / "sys04.json").read_text())["Id1"]
     copied.write_text(json.dumps(texts))
     keep = tmp_path / "keep.yaml"
-    keep.write_text((FOLDER / "quality_map.yaml").read_text() + "conflicting_labels: keep\n")
+    separate = (
+        (FOLDER / "quality_map.yaml")
+        .read_text()
+        .replace("  low_label: worse\n", "  low_label: worse\n  identical_texts: separate\n")
+    )
+    keep.write_text(separate + "conflicting_labels: keep\n")
     build_suite("webnlg_ratings", release, tmp_path / "suite", quality_map=keep)
     assert main(["stats", str(tmp_path / "suite")]) == 0
     printed = capsys.readouterr().out

@@ -95,7 +95,7 @@ def test_single_rating_numeric_skips_a_candidate_without_it():
     assert all(p.aspect is None and p.category == "lower" for p in result.pairs)
 
 
-def test_identical_texts_with_different_scores_are_conflicting_ratings():
+def test_identical_texts_scored_separately_with_different_scores_are_conflicting_ratings():
     group = Group(
         id="g",
         context={"input": "i"},
@@ -105,10 +105,11 @@ def test_identical_texts_with_different_scores_are_conflicting_ratings():
             Candidate(text="other", systems=["C"], ratings={"overall": [10]}),
         ],
     )
-    result = build_pairs([group], numeric_map(rating="overall"))
+    separate = numeric_map(rating="overall", identical_texts="separate")
+    result = build_pairs([group], separate)
     assert result.skipped.counts == {"same text given conflicting ratings": 2}
     assert result.pairs == []
-    data = {**numeric_map(rating="overall").data, "conflicting_labels": "keep"}
+    data = {**separate.data, "conflicting_labels": "keep"}
     kept = build_pairs([group], QualityMap.from_dict(data))
     assert kept.conflicts.counts == {"same text given conflicting ratings": 1}
     assert [(p.high.systems, p.low.text) for p in kept.pairs] == [

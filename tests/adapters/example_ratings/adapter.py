@@ -50,8 +50,10 @@ class ExampleRatingsAdapter(Adapter):
         scores: dict[tuple[str, str], dict[str, list[float]]] = defaultdict(
             lambda: defaultdict(list)
         )
+        raters: dict[tuple[str, str], list[str]] = defaultdict(list)  # who gave each score
         for file in sorted((path / "ratings").glob("*.tsv")):
             for line, row in read_tsv(file, required=("doc_id", "rater", *ASPECTS), log=log):
+                raters[row["doc_id"], file.stem].append(row["rater"])
                 for aspect in ASPECTS:
                     value = parse_number(row[aspect], file, line, aspect, low=0, high=100)
                     scores[row["doc_id"], file.stem][aspect].append(value)
@@ -61,6 +63,7 @@ class ExampleRatingsAdapter(Adapter):
                     text=text,
                     systems=[system],
                     ratings=dict(scores.get((row["id"], system), {})) or None,
+                    raters=raters.get((row["id"], system)),
                     where=where,
                 )
                 for system, (text, where) in sorted(outputs[row["id"]].items())

@@ -8,6 +8,7 @@ The release is a folder: ``inputs.json`` ({id: an HTML table of subject/property
 from __future__ import annotations
 
 from collections.abc import Iterator
+from functools import partial
 from pathlib import Path
 
 from nnd_suites.adapter import Adapter, AdapterMetadata, register_adapter
@@ -16,6 +17,7 @@ from nnd_suites.groups import Candidate, Group
 from nnd_suites.sources import ReadLog, parse_html_table, parse_number, read_json_object
 
 ASPECTS = ("fluency", "grammar", "semantics", "correctness", "data_coverage")
+score = partial(parse_number, low=0, high=100)
 
 
 @register_adapter("webnlg_ratings")
@@ -38,36 +40,34 @@ class WebNLGRatingsAdapter(Adapter):
     )
 
     def read(self, path: Path, log: ReadLog) -> Iterator[Group]:
-        outputs = {
-            file.stem: {
-                key: (text, f"{file.name}:{line}")
-                for line, key, text in read_json_object(file, log)
-            }
+        outputs = {  # system -> input id -> (text, file:line)
+            file.stem: {k: (text, f"{file.name}:{n}") for n, k, text in read_json_object(file, log)}
             for file in sorted((path / "outputs").glob("*.json"))
         }
-        ratings: dict[tuple[str, str], dict[str, list[float]]] = {}
+        scores: dict[tuple[str, str], dict[str, dict[str, float]]] = {}  # rater -> aspect -> score
         for file in sorted((path / "ratings").glob("*.json")):
             for line, item, raters in read_json_object(file, log):
-                scores = ratings.setdefault((item, file.stem), {aspect: [] for aspect in ASPECTS})
-                for rater, given in raters.items():
-                    if not isinstance(given, dict):
+                for rater, got in raters.items():
+                    if not isinstance(got, dict):
                         raise SourceFormatError(file, line, f"{item}.{rater}: not an object")
-                    for aspect in ASPECTS:
-                        key = f"{item}.{rater}.{aspect}"
-                        value = parse_number(
-                            given.get(aspect), file, line, key=key, low=0, high=100
-                        )
-                        scores[aspect].append(value)
+                    scores.setdefault((item, file.stem), {})[rater] = {
+                        a: score(got.get(a), file, line, key=f"{item}.{rater}.{a}") for a in ASPECTS
+                    }
         inputs = path / "inputs.json"
         for line, item, table in read_json_object(inputs, log):
             rows = parse_html_table(table, inputs, line, key=item, log=log)
             candidates = [
                 Candidate(
-                    text=text, systems=[system], ratings=ratings.get((item, system)), where=where
+                    text=text,
+                    systems=[system],
+                    ratings={a: [r[a] for r in rated.values()] for a in ASPECTS} if rated else None,
+                    raters=list(rated) or None,
+                    where=where,
                 )
                 for system, texts in outputs.items()
                 if item in texts
                 for text, where in [texts[item]]
+                for rated in [scores.get((item, system), {})]
             ]
             triples = "\n".join(" | ".join(row.values()) for _, row in rows)
             yield Group(
