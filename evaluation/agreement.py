@@ -89,6 +89,9 @@ class AgreementCeiling(BaseModel):
     cases: int = Field(description="(vote, test) cases compared with the others' majority")
     agreed: int = Field(description="cases whose vote prefers the side the others' majority does")
     others_tied: int = Field(description="cases skipped: the other votes were tied")
+    tie_cases: int = Field(
+        0, description="cases whose own vote is a tie (never agreeing; common on Likert ratings)"
+    )
     tests_all_tied: int = Field(description="tests with >= 2 votes whose every case was skipped")
     tests_one_vote: int = Field(description="rated tests with fewer than 2 votes: not compared")
     tests_not_rated: int = Field(
@@ -152,11 +155,12 @@ def margin_strata(
     return MarginStrata(kind=kind, rule=rule, bands=bands)
 
 
-def leave_one_out(votes: Sequence[Vote]) -> tuple[int, int, int]:
-    """``(cases, agreed, others_tied)`` of one test: each vote against the others' majority."""
+def leave_one_out(votes: Sequence[Vote]) -> tuple[int, int, int, int]:
+    """``(cases, agreed, others_tied, tie_cases)`` of one test: each vote against the others'
+    majority (``tie_cases``: cases whose own vote is a tie, none of them agreeing)."""
     high = sum(v.prefers == "high" for v in votes)
     low = sum(v.prefers == "low" for v in votes)
-    cases = agreed = tied = 0
+    cases = agreed = tied = tie_cases = 0
     for vote in votes:
         others_high = high - (vote.prefers == "high")
         others_low = low - (vote.prefers == "low")
@@ -164,8 +168,9 @@ def leave_one_out(votes: Sequence[Vote]) -> tuple[int, int, int]:
             tied += 1
             continue
         cases += 1
+        tie_cases += vote.prefers == "tie"
         agreed += vote.prefers == ("high" if others_high > others_low else "low")
-    return cases, agreed, tied
+    return cases, agreed, tied, tie_cases
 
 
 def agreement_ceiling(
@@ -181,7 +186,7 @@ def agreement_ceiling(
     pass rate on the same tests; None when no test has two votes or no case could be compared."""
     per_test: list[tuple[int, int]] = []
     compared: list[str] = []
-    tied = all_tied = one_vote = not_rated = 0
+    tied = tie_cases = all_tied = one_vote = not_rated = 0
     for pair in pairs:
         rated = outcomes[pair.id] in RATED
         if len(pair.votes) < 2:
@@ -190,8 +195,9 @@ def agreement_ceiling(
         if not rated:
             not_rated += 1
             continue
-        cases, agreed, skipped = leave_one_out(pair.votes)
+        cases, agreed, skipped, ties = leave_one_out(pair.votes)
         tied += skipped
+        tie_cases += ties
         if not cases:
             all_tied += 1
             continue
@@ -206,6 +212,7 @@ def agreement_ceiling(
         cases=total_cases,
         agreed=total_agreed,
         others_tied=tied,
+        tie_cases=tie_cases,
         tests_all_tied=all_tied,
         tests_one_vote=one_vote,
         tests_not_rated=not_rated,

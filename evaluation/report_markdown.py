@@ -144,7 +144,8 @@ def _agreement_lines(result: SuiteResult) -> list[str]:
         "with the suite's label (all raters' judgments combined); the raters' agreement is the "
         "share of the "
         f"{plural(found.cases, 'rater vote')} that prefer the side the majority of the other "
-        f"raters on the test prefer (leave one rater out; a tie vote does not agree; "
+        f"raters on the test prefer (leave one rater out; a tie vote does not agree: "
+        f"{count(found.tie_cases)} of them are ties; "
         f"{plural(found.others_tied, 'vote')} whose others were tied left out), with a {level} "
         f"bootstrap interval over tests ({found.resamples} resamples, seed {found.seed})."
         + (f" Not compared: {'; '.join(left)}." if left else ""),

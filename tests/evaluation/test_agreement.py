@@ -39,20 +39,21 @@ def _pair(n: int, votes: str = "", margin: float | None = None) -> Pair:
 
 
 def test_leave_one_rater_out_by_hand():
-    # (cases, agreed, others tied) per test, each vote against the majority of the other votes:
-    assert leave_one_out(_pair(1, "hhh").votes) == (3, 3, 0)  # others always 2 high: all agree
+    # (cases, agreed, others tied, tie votes among the cases) per test, each vote against the
+    # majority of the other votes:
+    assert leave_one_out(_pair(1, "hhh").votes) == (3, 3, 0, 0)  # others always 2 high: all agree
     # h, h: others (h, l) tie, skipped twice; l: others (h, h) say high, disagrees
-    assert leave_one_out(_pair(2, "hhl").votes) == (1, 0, 2)
-    assert leave_one_out(_pair(3, "hl").votes) == (2, 0, 0)  # each against the other: disagree
+    assert leave_one_out(_pair(2, "hhl").votes) == (1, 0, 2, 0)
+    assert leave_one_out(_pair(3, "hl").votes) == (2, 0, 0, 0)  # each against the other: disagree
     # h, h: others (h, t): the tie abstains, high wins: agree; t: others (h, h): a tie never agrees
-    assert leave_one_out(_pair(4, "hht").votes) == (3, 2, 0)
+    assert leave_one_out(_pair(4, "hht").votes) == (3, 2, 0, 1)
     # h: others (t) tied (nothing for either side): skipped; t: others (h): disagrees
-    assert leave_one_out(_pair(7, "ht").votes) == (1, 0, 1)
-    assert leave_one_out(_pair(8, "tt").votes) == (0, 0, 2)  # every case skipped
+    assert leave_one_out(_pair(7, "ht").votes) == (1, 0, 1, 1)
+    assert leave_one_out(_pair(8, "tt").votes) == (0, 0, 2, 0)  # every case skipped
     # l, l: others (l, h) tie, skipped; h: others (l, l) say low: disagrees
-    assert leave_one_out(_pair(9, "llh").votes) == (1, 0, 2)
+    assert leave_one_out(_pair(9, "llh").votes) == (1, 0, 2, 0)
     # an even split of 10: each h sees 4 h against 5 l, each l 5 h against 4 l: none agrees
-    assert leave_one_out(_pair(10, "hhhhhlllll").votes) == (10, 0, 0)
+    assert leave_one_out(_pair(10, "hhhhhlllll").votes) == (10, 0, 0, 0)
 
 
 def test_agreement_ceiling_by_hand():
@@ -74,6 +75,7 @@ def test_agreement_ceiling_by_hand():
     # cases 3 + 1 + 2 + 3 + 1 = 10, agreed 3 + 0 + 0 + 2 + 0 = 5: the ceiling is 5 / 10
     assert (found.tests, found.cases, found.agreed, found.ceiling) == (5, 10, 5, 0.5)
     assert found.others_tied == 2 + 1 + 2  # tests 2, 7 and 8
+    assert found.tie_cases == 2  # the tie votes of tests 4 and 7, both disagreeing
     assert (found.tests_all_tied, found.tests_one_vote, found.tests_not_rated) == (1, 2, 1)
     # the model on the same 5 tests (1, 2, 3, 4, 7): pass, fail, tie, pass, pass -> 3 / 5
     assert (found.model.n, found.model.passed, found.model.ties) == (5, 3, 1)
