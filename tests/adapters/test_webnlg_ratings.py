@@ -141,3 +141,56 @@ def test_kept_conflicts_of_scores_are_called_conflicting_ratings(webnlg, tmp_pat
         assert (
             f"kept by the quality map: same text given conflicting ratings [{aspect}]: 1" in printed
         )
+
+
+def test_identical_texts_are_pooled_by_default(webnlg, tmp_path):
+    """sys05 given sys04's Id1 text: pooled (the default), the text's score is the mean over its
+    raters of each rater's mean of the two ratings; separate, both candidates are conflicts."""
+    release = tmp_path / "release"
+    shutil.copytree(RELEASE, release)
+    copied = release / "outputs" / "sys05.json"
+    texts = json.loads(copied.read_text())
+    texts["Id1"] = json.loads((RELEASE / "outputs" / "sys04.json").read_text())["Id1"]
+    copied.write_text(json.dumps(texts))
+    ratings = {f.stem: json.loads(f.read_text()) for f in (RELEASE / "ratings").glob("*.json")}
+    ratings = {system: by_item["Id1"] for system, by_item in ratings.items() if "Id1" in by_item}
+    given = ratings.pop("sys04"), ratings.pop("sys05")
+    # e.g. fluency: w1 (45 + 95) / 2 = 70, w2 (35 + 95) / 2 = 65 -> 67.5
+    pooled_mean = {
+        aspect: statistics.mean(
+            statistics.mean(Fraction(g[rater][aspect]) for g in given) for rater in given[0]
+        )
+        for aspect in ASPECTS
+    }
+    assert pooled_mean["fluency"] == Fraction(135, 2)
+    others = {  # the other systems rated on Id1 (sys15's text was never rated)
+        system: {a: statistics.mean(Fraction(r[a]) for r in by.values()) for a in ASPECTS}
+        for system, by in ratings.items()
+    }
+    expected = Counter()  # the pooled text's tests: its two candidates against each other text
+    for aspect in ASPECTS:
+        for means in others.values():
+            gap = pooled_mean[aspect] - means[aspect]
+            expected[aspect] += 2 * ((gap > 20) + (-gap > 20))
+    pooled = build_suite("webnlg_ratings", release, tmp_path / "pooled")
+    mine = [
+        p
+        for p in pooled.pairs
+        if p.group_id == "Id1" and {"sys04", "sys05"} & {*p.high.systems, *p.low.systems}
+    ]
+    assert Counter(p.aspect for p in mine) == expected and sum(expected.values()) > 0
+    for pair in mine:
+        side = pair.high if {"sys04", "sys05"} & set(pair.high.systems) else pair.low
+        assert side.score == pytest.approx(float(pooled_mean[pair.aspect]))
+        assert [vote.rater for vote in pair.votes] == ["w1", "w2"]
+    assert pooled.manifest.conflicts == [] and "conflicting" not in str(pooled.manifest.skipped)
+    separate_map = tmp_path / "separate.yaml"
+    separate_map.write_text(
+        (FOLDER / "quality_map.yaml")
+        .read_text()
+        .replace("  low_label: worse\n", "  low_label: worse\n  identical_texts: separate\n")
+    )
+    separate = build_suite("webnlg_ratings", release, tmp_path / "sep", quality_map=separate_map)
+    skipped = {s.reason: s.count for s in separate.manifest.skipped}
+    assert all(skipped[f"same text given conflicting ratings [{a}]"] == 2 for a in ASPECTS)
+    assert len(pooled) - len(separate) == len(mine)
