@@ -16,6 +16,7 @@ from nnd_suites.evaluation.outcomes import TestOutcome
 from nnd_suites.evaluation.outputs import read_outcomes
 from nnd_suites.evaluation.report import EvaluationReport
 from nnd_suites.reading import DataFileError, check_regular_file, parse_json, read_data_text
+from nnd_suites.suite import Suite
 
 #: a report holds per-category figures, never per-test rows (those are in parquet files)
 REPORT_FILE_LIMIT = 64 * 2**20
@@ -66,6 +67,20 @@ def load_report(path: str | Path) -> EvaluationReport:
             )
         report.outcomes[name] = outcomes
     return report
+
+
+def outcomes_for(path: str | Path, suite: Suite) -> list[TestOutcome]:
+    """The per-test outcomes of the run saved at ``path`` on ``suite``, matched by content hash
+    (so a renamed suite is found); a run that did not score it is a named error."""
+    report = load_report(path)
+    for name, result in report.suites.items():
+        if result.content_hash == suite.manifest.content_hash:
+            return report.outcomes[name]
+    raise NNDError(
+        f"{path}: the run did not score suite {suite.name} (content hash "
+        f"{suite.manifest.content_hash[:12]}...; it scored {sorted(report.suites)}); give a run "
+        "of this suite"
+    )
 
 
 def _inside_run(file: Path, suite: str, named: str) -> Path:

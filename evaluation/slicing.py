@@ -48,10 +48,13 @@ def gem_contrast_sets(
     return suite_slices(slice_input(suite, outcomes), names)
 
 
-def slice_rates(suite: Suite, outcomes: Sequence[TestOutcome]) -> dict[str, dict[str, Rate]]:
-    """set -> subset -> pass rate of the run's outcomes (degenerate and skipped tests apart)."""
+def slice_rates(
+    suite: Suite, outcomes: Sequence[TestOutcome], names: Sequence[str] | None = None
+) -> dict[str, dict[str, Rate]]:
+    """set -> subset -> pass rate of the run's outcomes (degenerate and skipped tests apart);
+    ``names``: only these slices (with their parameters), as :func:`gem_contrast_sets`."""
     by_pair = {o.pair_id: o.outcome for o in outcomes}
-    sets = gem_contrast_sets(suite, outcomes)
+    sets = gem_contrast_sets(suite, outcomes, names)
     return {
         name: {subset: rate(by_pair[i] for i in ids) for subset, ids in subsets.items()}
         for name, subsets in sets.items()

@@ -6,11 +6,12 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
-from nnd_suites.adapter import Adapter, get_adapter
+from nnd_suites.adapter import ADAPTERS, Adapter, get_adapter
 from nnd_suites.errors import NNDError, SourceFormatError
 from nnd_suites.groups import Group
 from nnd_suites.judged_pairs import build_judged_pairs, suite_candidates
 from nnd_suites.judgments import JudgedGroup
+from nnd_suites.output_folder import check_output_folder
 from nnd_suites.pairs import (
     DEFAULT_MAX_PAIRS,
     DEFAULT_MAX_PAIRS_PER_GROUP,
@@ -61,6 +62,8 @@ def build_suite(
     its pairs are built (``None``: no limit).
     A build that gives no pair is an error saying what was read and why nothing paired.
     """
+    if out is not None:  # before reading the source: a foreign folder costs nothing
+        check_output_folder(out, "suite")
     instance = get_adapter(adapter)(**options) if isinstance(adapter, str) else adapter
     cls = type(instance)
     given = source if source is not None else cls.default_source_path()
@@ -128,6 +131,24 @@ def build_suite(
     if out is not None:
         suite.save(out)
     return suite
+
+
+def build_shipped_suites(
+    parent: str | Path, *, skip_malformed: bool = False
+) -> Iterator[tuple[str, Suite | None]]:
+    """Build every built-in adapter whose source ships with nnd-suites into ``parent/NAME``,
+    yielding ``(name, suite)`` as each is written, and ``(name, None)`` for an adapter that
+    ships no source (it needs one given). Every target folder is checked before the first
+    build."""
+    parent = Path(parent)
+    shipped = {name: cls.default_source_path() is not None for name, cls in ADAPTERS.items()}
+    for name in (name for name, has_source in shipped.items() if has_source):
+        check_output_folder(parent / name, "suite")
+    for name, has_source in shipped.items():
+        if not has_source:
+            yield name, None
+            continue
+        yield name, build_suite(name, out=parent / name, skip_malformed=skip_malformed)
 
 
 def recorded_source_name(source: str | Path) -> str:

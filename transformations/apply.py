@@ -23,10 +23,23 @@ from nnd_suites.conversation import conversation_fields, rewrite_turns
 from nnd_suites.errors import NNDError
 from nnd_suites.pairs import Pair, is_degenerate
 from nnd_suites.sources import SkipLog
-from nnd_suites.suite import Suite, TransformationInfo
+from nnd_suites.suite import SkippedItems, Suite, TransformationInfo
 from nnd_suites.texts import is_blank
 from nnd_suites.transformations.base import TRANSFORMATIONS, Transformation
 from nnd_suites.transformations.spec import make_transformation
+
+#: The manifest's skip reason for a rewrite refused because it would empty a text.
+REFUSED = "{name} would leave an empty text; kept unchanged"
+
+
+def refused_rewrites(child: Suite) -> list[SkippedItems]:
+    """The child suite's skip records for rewrites its transformation was refused (texts kept
+    unchanged), one per reason."""
+    info = child.manifest.transformation
+    if info is None:
+        return []
+    reason = REFUSED.format(name=info.name)
+    return [skipped for skipped in child.manifest.skipped if skipped.reason == reason]
 
 
 def child_suite_name(parent: str, transformation: Transformation) -> str:
@@ -49,9 +62,7 @@ class _Rewriter:
             new = self.transformation.apply(text)
             self.memo[text] = new
         if is_blank(new) and not is_blank(text):
-            self.log.add(
-                f"{self.transformation.name} would leave an empty text; kept unchanged", where()
-            )
+            self.log.add(REFUSED.format(name=self.transformation.name), where())
             return text
         return new
 

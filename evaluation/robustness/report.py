@@ -49,7 +49,8 @@ def _row(
     )
 
 
-def to_markdown(report: RobustnessReport) -> str:
+def to_markdown(report: RobustnessReport, per_category: bool = True) -> str:
+    """The report in Markdown: the overall table, then (``per_category``) a table per cell."""
     p_holm = holm_p_values(report)
     lines = [
         f"# Robustness of `{report.model}`",
@@ -71,6 +72,8 @@ def to_markdown(report: RobustnessReport) -> str:
         key = (cell.suite, cell.transform, None)
         first = [cell.suite, cell.transform]
         lines.append(_row(first, cell, p_holm.get(key), report.alpha, count(cell.changed)))
+    if not per_category:
+        return "\n".join(lines)
     lines += ["", "## Per category", ""]
     for cell in report.cells:
         lines += [

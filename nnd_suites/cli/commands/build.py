@@ -5,14 +5,12 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from nnd_suites.adapter import ADAPTERS
-from nnd_suites.build import build_suite
+from nnd_suites.build import build_shipped_suites, build_suite
 from nnd_suites.cli.commands.stats import print_stats
 from nnd_suites.cli.printing import say
 from nnd_suites.errors import NNDError
 from nnd_suites.formatting import plural
 from nnd_suites.key_values import parse_key_values
-from nnd_suites.output_folder import check_output_folder
 from nnd_suites.pairs import DEFAULT_MAX_PAIRS, DEFAULT_MAX_PAIRS_PER_GROUP
 
 
@@ -82,7 +80,6 @@ def run(args: argparse.Namespace) -> int:
             )
         return build_all(args.out or Path("suites"), args.skip_malformed)
     out = args.out or Path("suites") / (args.name or args.adapter)
-    check_output_folder(out, "suite")  # before reading the source: a foreign --out costs nothing
     suite = build_suite(
         args.adapter,
         args.source,
@@ -101,14 +98,10 @@ def run(args: argparse.Namespace) -> int:
 
 
 def build_all(parent: Path, skip_malformed: bool = False) -> int:
-    for name, cls in ADAPTERS.items():  # every target checked before the first build
-        if cls.default_source_path() is not None:
-            check_output_folder(parent / name, "suite")
-    for name, cls in ADAPTERS.items():
-        if cls.default_source_path() is None:
+    for name, suite in build_shipped_suites(parent, skip_malformed=skip_malformed):
+        if suite is None:
             say(f"{name}: no shipped source; build it with --source PATH_OR_URL\n")
             continue
-        suite = build_suite(name, out=parent / name, skip_malformed=skip_malformed)
         say(f"wrote {parent / name} ({plural(len(suite), 'pair')})")
         print_stats(suite.stats())
         say()

@@ -78,7 +78,7 @@ def run(args: argparse.Namespace) -> int:
         say_json(json.dumps(report.summary(), ensure_ascii=False))
         return 0
     # The overall table (the per-category tables are in robustness.md).
-    say(to_markdown(report).split("\n## Per category")[0].rstrip())
+    say(to_markdown(report, per_category=False))
     requests = report.evaluation.get("requests", {})
     say(
         f"\n{requests.get('scored', 0):,} requests scored, {requests.get('cached', 0):,} from "

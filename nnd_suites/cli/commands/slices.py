@@ -7,7 +7,7 @@ import json
 from pathlib import Path
 
 from nnd_suites.cli.printing import say, say_json
-from nnd_suites.formatting import plural
+from nnd_suites.formatting import plural, rate_with_interval
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -39,49 +39,29 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from nnd_suites.evaluation.report import rate
-    from nnd_suites.evaluation.slicing import gem_contrast_sets
+    from nnd_suites.evaluation.saved import outcomes_for
+    from nnd_suites.evaluation.slicing import gem_contrast_sets, slice_rates
     from nnd_suites.io import atomic_write_text
     from nnd_suites.suite.resolve import load_suite
 
     suite = load_suite(args.suite)
-    outcomes = _run_outcomes(args.run, suite) if args.run else None
+    outcomes = outcomes_for(args.run, suite) if args.run else None
     sets = gem_contrast_sets(suite, outcomes, args.slice)
     if args.gem_out:
         atomic_write_text(args.gem_out, json.dumps(sets, indent=1, ensure_ascii=False) + "\n")
     if args.json:
         say_json(json.dumps(sets, ensure_ascii=False))
         return 0
-    by_pair = {o.pair_id: o.outcome for o in outcomes or ()}
+    rates = slice_rates(suite, outcomes, args.slice) if outcomes else {}
     say(f"slices of {suite.name} ({plural(len(suite.pairs), 'test')})")
     for name, subsets in sets.items():
         say(name)
         for subset, ids in subsets.items():
             line = f"  {subset:<32} n={len(ids):,}"
-            if by_pair:
-                r = rate(by_pair[i] for i in ids)
-                if r.pass_rate is not None and r.ci is not None:
-                    line += (
-                        f"  pass {100 * r.pass_rate:.1f}% "
-                        f"[{100 * r.ci[0]:.1f}, {100 * r.ci[1]:.1f}]"
-                    )
+            if name in rates:
+                rate = rates[name][subset]
+                line += f"  pass {rate_with_interval(rate.pass_rate, rate.ci)}"
             say(line)
     if args.gem_out:
         say(f"wrote {args.gem_out}")
     return 0
-
-
-def _run_outcomes(folder: Path, suite):  # type: ignore[no-untyped-def]
-    """The run's outcomes on ``suite`` (matched by content hash, so a renamed suite is found)."""
-    from nnd_suites.errors import NNDError
-    from nnd_suites.evaluation.saved import load_report
-
-    report = load_report(folder)
-    for name, result in report.suites.items():
-        if result.content_hash == suite.manifest.content_hash:
-            return report.outcomes[name]
-    raise NNDError(
-        f"{folder}: the run did not score suite {suite.name} (content hash "
-        f"{suite.manifest.content_hash[:12]}...; it scored {sorted(report.suites)}); give a run "
-        "of this suite"
-    )

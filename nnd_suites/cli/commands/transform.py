@@ -34,14 +34,14 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from nnd_suites.transformations import transform_suite
+    from nnd_suites.transformations.apply import refused_rewrites, transform_suite
 
     child = transform_suite(load_suite(args.suite), args.transform)
     out = args.out or Path("suites") / child.name
     child.save(out)
     info = child.manifest.transformation
     assert info is not None
-    refused = [s for s in child.manifest.skipped if s.reason.startswith(f"{info.name} would")]
+    refused = refused_rewrites(child)
     if args.json:
         say_json(
             json.dumps(

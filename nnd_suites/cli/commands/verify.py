@@ -60,22 +60,15 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from nnd_suites.errors import NNDError
     from nnd_suites.evaluation.verify.render import verify_markdown
-    from nnd_suites.evaluation.verify.run import parse_system, read_systems_file, verify_suite
+    from nnd_suites.evaluation.verify.run import collect_systems, verify_suite
 
     if wants_data_parallel(args):
         return relaunch_data_parallel(args)
 
-    systems = read_systems_file(args.systems_file) if args.systems_file else {}
-    for text in args.system:
-        name, model = parse_system(text)
-        if name in systems:
-            raise NNDError(f"--system {name} is given twice; give each system one model")
-        systems[name] = model
     report = verify_suite(
         args.suite,
-        systems,
+        collect_systems(args.system, args.systems_file),
         out=args.out,
         resamples=args.resamples,
         seed=args.seed,

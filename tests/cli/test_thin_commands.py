@@ -1,0 +1,159 @@
+"""What the commands used to compute themselves is the library's now, and the commands print
+what it returns: a run matched to its suite, slice pass rates, verify's systems, the rewrites a
+transformation refused, robustness's overall table, the shipped-suite build, grouped reasons."""
+
+from __future__ import annotations
+
+import pytest
+
+from nnd_suites.cli import main
+from nnd_suites.errors import NNDError, OutputFolderError
+
+
+@pytest.fixture(scope="module")
+def saved_run(tmp_path_factory, challenge300_suite, heuristic_report):
+    """A run folder written like `evaluate --out` (a heuristic prefers the longer text)."""
+    from nnd_suites.evaluation.outputs import write_report
+
+    folder = tmp_path_factory.mktemp("runs") / "run"
+    write_report(heuristic_report([challenge300_suite], "prefer-longer", len), folder)
+    return folder
+
+
+def test_a_run_is_matched_to_its_suite_by_content_hash(
+    saved_run, challenge300_suite, quiz_design_suite
+):
+    from nnd_suites.evaluation.saved import load_report, outcomes_for
+
+    outcomes = outcomes_for(saved_run, challenge300_suite)
+    assert outcomes == load_report(saved_run).outcomes["challenge300"] and len(outcomes) == 807
+    with pytest.raises(NNDError, match=r"did not score suite quiz_design .*challenge300"):
+        outcomes_for(saved_run, quiz_design_suite)
+
+
+def test_slices_prints_the_library_slice_rates(saved_run, challenge300_suite, capsys):
+    from nnd_suites.evaluation.saved import outcomes_for
+    from nnd_suites.evaluation.slicing import slice_rates
+    from nnd_suites.formatting import rate_with_interval
+
+    rates = slice_rates(challenge300_suite, outcomes_for(saved_run, challenge300_suite))
+    only = slice_rates(
+        challenge300_suite, outcomes_for(saved_run, challenge300_suite), ["length_chars"]
+    )
+    assert list(only) == ["length_chars"] and only["length_chars"] == rates["length_chars"]
+    capsys.readouterr()
+    assert main(["slices", "challenge300", "--run", str(saved_run)]) == 0
+    out = capsys.readouterr().out
+    for subset, r in rates["length_chars"].items():
+        assert f"pass {rate_with_interval(r.pass_rate, r.ci)}" in next(
+            line for line in out.splitlines() if line.strip().startswith(subset + " ")
+        )
+
+
+def test_verify_systems_from_arguments_and_file(tmp_path):
+    from nnd_suites.evaluation.verify.run import collect_systems
+
+    mapping = tmp_path / "systems.yaml"
+    mapping.write_text("mixqg: models/a\nbartl_sup: models/b\n", encoding="utf-8")
+    systems = collect_systems(["dgpt2_sup=models/c"], mapping)
+    assert systems == {"mixqg": "models/a", "bartl_sup": "models/b", "dgpt2_sup": "models/c"}
+    with pytest.raises(NNDError, match="--system mixqg is given twice"):
+        collect_systems(["mixqg=models/x"], mapping)
+    with pytest.raises(NNDError, match="write NAME=MODEL"):
+        collect_systems(["mixqg"])
+
+
+def test_refused_rewrites_are_the_transformations_own(challenge300_suite, tmp_path, capsys):
+    from nnd_suites.transformations import transform_suite
+    from nnd_suites.transformations.apply import refused_rewrites
+
+    first = challenge300_suite.pairs[0]
+    odd = first.model_copy(
+        update={"id": "0" * 16, "high": first.high.model_copy(update={"text": "?!"})}
+    )
+    suite = challenge300_suite.derive([*challenge300_suite.pairs, odd])
+    child = transform_suite(suite, "no_punctuation")
+    (kept,) = refused_rewrites(child)  # the parent's own skip records are not among them
+    assert kept.reason == "no_punctuation would leave an empty text; kept unchanged"
+    assert kept.count == 1 and refused_rewrites(suite) == []  # not a child suite
+    again = transform_suite(child, "lowercase")  # a chain: the parent's refusals are not its own
+    assert refused_rewrites(again) == []
+    suite.save(tmp_path / "odd")
+    capsys.readouterr()
+    argv = ["transform", str(tmp_path / "odd"), "--transform", "no_punctuation"]
+    assert main([*argv, "--out", str(tmp_path / "child")]) == 0
+    assert f"  {kept.reason}: 1" in capsys.readouterr().out
+
+
+def test_robustness_overall_table_is_the_reports_first_part(quiz_design_suite):
+    from nnd_suites.evaluation.outcomes import rate
+    from nnd_suites.evaluation.robustness import RobustnessReport, make_cell, to_markdown
+    from nnd_suites.evaluation.robustness.stats import paired_tests
+    from nnd_suites.transformations import transform_suite
+
+    def shorter(suite):
+        return {p.id: "pass" if len(p.high.text) < len(p.low.text) else "fail" for p in suite.pairs}
+
+    child = transform_suite(quiz_design_suite, "lowercase")
+    cell = make_cell(
+        "quiz_design",
+        "lowercase",
+        child.name,
+        paired_tests(quiz_design_suite, child, shorter(quiz_design_suite), shorter(child)),
+    )
+    report = RobustnessReport(
+        model="shorter",
+        suites={"quiz_design": rate(shorter(quiz_design_suite).values())},
+        transforms=["lowercase"],
+        cells=[cell],
+    )
+    overall = to_markdown(report, per_category=False)
+    assert to_markdown(report).startswith(overall + "\n\n## Per category")
+    assert "| quiz_design | lowercase |" in overall and "Per category" not in overall
+
+
+def test_shipped_suites_check_every_target_before_the_first_build(tmp_path):
+    from nnd_suites.build import build_shipped_suites
+    from nnd_suites.suite.resolve import shipped_suites
+
+    last = shipped_suites()[-1]
+    (tmp_path / last).mkdir()
+    (tmp_path / last / "notes.txt").write_text("mine", encoding="utf-8")
+    with pytest.raises(OutputFolderError):
+        next(build_shipped_suites(tmp_path))
+    assert sorted(p.name for p in tmp_path.iterdir()) == [last]  # nothing built
+    assert (tmp_path / last / "notes.txt").read_text(encoding="utf-8") == "mine"
+
+
+def test_a_single_build_refuses_a_foreign_folder_before_reading(tmp_path, capsys):
+    from nnd_suites.build import build_suite
+
+    foreign = tmp_path / "mine"
+    foreign.mkdir()
+    (foreign / "notes.txt").write_text("mine", encoding="utf-8")
+    with pytest.raises(OutputFolderError):
+        build_suite("quiz_design", tmp_path / "no-such-source.jsonl", foreign)  # never read
+
+
+def test_stats_lines_group_reasons_that_differ_by_a_name():
+    from nnd_suites.suite.stats_text import stats_lines
+
+    stats = {
+        "name": "s",
+        "adapter": "a",
+        "pairs": 3,
+        "groups": 2,
+        "candidates": 5,
+        "breakdowns": {"category": {"x": 2, "y": 1}},
+        "pairs_repeating_texts": 0,
+        "degenerate_pairs": 1,
+        "groups_without_pairs": 0,
+        "skipped": {"no rating (sysA)": 2, "no rating (sysB)": 3, "empty text": 1},
+    }
+    assert stats_lines(stats) == [
+        "suite s (adapter a): 3 pairs from 2 groups, 5 candidates",
+        "  category: x 2, y 1",
+        "  degenerate pairs (identical texts, counted apart from pass rates): 1",
+        "  skipped: no rating: 5 rows (sysA 2, sysB 3)",
+        "  skipped: empty text: 1",
+    ]
