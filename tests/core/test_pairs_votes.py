@@ -7,11 +7,12 @@ or from the raw rows of the shipped files.
 from __future__ import annotations
 
 import gzip
+import hashlib
 import json
 
 import pytest
 
-from nnd_suites import build_suite
+from nnd_suites import Suite, build_suite
 from nnd_suites.adapter import get_adapter
 from nnd_suites.groups import Candidate, Group
 from nnd_suites.judged_pairs import build_judged_pairs
@@ -258,3 +259,30 @@ def test_hh_rlhf_tests_carry_the_one_unnamed_verdict():
     suite = build_suite("hh_rlhf", sample)
     assert {tuple(p.votes) for p in suite.pairs} == {(Vote(prefers="high"),)}
     assert suite.manifest.margin_kind is None and {p.margin for p in suite.pairs} == {None}
+
+
+def test_a_manifest_written_before_margin_kind_still_loads(tmp_path):
+    """A format 2.2 manifest has no margin_kind key; its hashes, computed here as 2.2 did (a
+    sha256 per field's sorted JSON, the content hash over them less created_with), still hold."""
+    sample = get_adapter("hh_rlhf").folder() / "fixtures" / "hh_sample.jsonl.gz"
+    build_suite("hh_rlhf", sample, tmp_path / "hh")
+    path = tmp_path / "hh" / "manifest.json"
+    written = json.loads(path.read_text())
+    assert written.pop("margin_kind") is None
+    written["format_version"] = "2.2"
+    sections = {
+        name: hashlib.sha256(json.dumps(value, sort_keys=True).encode()).hexdigest()
+        for name, value in written.items()
+        if name not in ("section_hashes", "content_hash")
+    }
+    rows = {k: written["section_hashes"][k] for k in ("pairs", "candidates")}
+    sections.update(rows)
+    content = {k: v for k, v in sections.items() if k != "created_with"}
+    written["section_hashes"] = sections
+    written["content_hash"] = hashlib.sha256(
+        json.dumps(content, sort_keys=True).encode()
+    ).hexdigest()
+    path.write_text(json.dumps(written, indent=2))
+    old = Suite.load(tmp_path / "hh")
+    assert old.manifest.margin_kind is None and old.manifest.format_version == "2.2"
+    assert old.manifest.content_hash == written["content_hash"]
