@@ -38,15 +38,14 @@ as often as a typical rater does, and a model above it is not "better than human
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from typing import Literal
 
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field
 
 from nnd_suites.evaluation.outcomes import RATED, Rate, rate
-from nnd_suites.pairs import Pair, Vote
+from nnd_suites.pairs import Pair
+from nnd_suites.votes import MarginKind, Vote
 
-MarginKind = Literal["rater_share", "score_gap", "confidence"]
 NO_MARGIN = "no margin"
 #: a share within this of 1 is unanimous (shares are ratios of small counts, stored as floats)
 _UNANIMOUS = 1e-9
@@ -71,7 +70,7 @@ class MarginStrata(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    kind: str | None = Field(
+    kind: MarginKind | None = Field(
         description="the suite's margin_kind (rater_share, score_gap, confidence); null: the "
         "suite does not say"
     )
@@ -111,7 +110,7 @@ class AgreementCeiling(BaseModel):
 
 
 def margin_strata(
-    pairs: Sequence[Pair], outcome: Callable[[Pair], str], kind: str | None
+    pairs: Sequence[Pair], outcome: Callable[[Pair], str], kind: MarginKind | None
 ) -> MarginStrata | None:
     """Pass rates by human margin band (None when no test has a margin)."""
     margins = np.array([p.margin for p in pairs if p.margin is not None], dtype=float)
@@ -245,7 +244,7 @@ def bootstrap_share(
     return float(low), float(high)
 
 
-def margin_weight(margin: float | None, kind: str | None) -> float | None:
+def margin_weight(margin: float | None, kind: MarginKind | None) -> float | None:
     """How decisive the humans were on a test, as a weight for ``verify`` (None: no weight).
 
     ``rater_share``: ``max(0, 2 * share - 1)``, the majority's lead (1 when unanimous, 1/3 for

@@ -297,9 +297,7 @@ def suite_result(
         by_breakdown=by_breakdown,
         by_slice=slice_rates(suite, outcomes),
         baselines=baselines if baselines is not None else baseline_rates(suite),
-        by_margin=margin_strata(
-            suite.pairs, lambda p: by_pair[p.id].outcome, getattr(manifest, "margin_kind", None)
-        ),
+        by_margin=margin_strata(suite.pairs, lambda p: by_pair[p.id].outcome, manifest.margin_kind),
         agreement_ceiling=agreement_ceiling(
             suite.pairs, {pair_id: o.outcome for pair_id, o in by_pair.items()}
         ),

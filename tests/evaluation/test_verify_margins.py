@@ -68,7 +68,7 @@ def _with_shares(suite: Suite, kind: str | None = "rater_share") -> Suite:
                 }
             )
         )
-    # margin_kind: set on a copy (the field comes with the raters' part of issue 22)
+    # the kind as the builder would set it for these shares (or another, to see it refused)
     return Suite(suite.manifest.model_copy(update={"margin_kind": kind}), pairs, suite.candidates)
 
 
