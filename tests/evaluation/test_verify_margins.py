@@ -4,6 +4,7 @@ models of the shared fixtures standing in for two annotated systems."""
 
 from __future__ import annotations
 
+import json
 import math
 
 import pytest
@@ -11,6 +12,7 @@ import pytest
 from nnd_suites.errors import NNDError
 from nnd_suites.evaluation import evaluate
 from nnd_suites.evaluation.verify import (
+    VerifyReport,
     bootstrap_correlations,
     verify_markdown,
     verify_suite,
@@ -113,3 +115,13 @@ def test_verify_weighs_tests_by_margin(quiz_design_suite, tiny_causal_model, tin
     assert plain.overall.margin_weighted is None
     assert plain.margins == "not used: no test of the suite has a human margin"
     assert plain.overall.pass_rates == report.overall.pass_rates
+    # a verify.json written before margins still loads, and renders without them
+    saved = json.loads(report.model_dump_json())
+    del saved["margins"], saved["overall"]["margin_weighted"]
+    for category in saved["by_category"].values():
+        del category["margin_weighted"]
+    old = VerifyReport.model_validate(saved)
+    assert old.margins is None and old.overall.margin_weighted is None
+    assert "Human margins" not in verify_markdown(old) and "margin-weighted" not in verify_markdown(
+        old
+    )
