@@ -19,7 +19,7 @@ from pydantic import Field
 
 from nnd_suites.errors import PluginError
 from nnd_suites.params import PluginParams, parse_params
-from nnd_suites.registry import Registry
+from nnd_suites.registry import Plugin, PluginMetadata, Registry
 
 #: Bump when a change in tokenisation or scoring changes any score: it is part of every cache key.
 SCORING_VERSION = "1"
@@ -84,13 +84,19 @@ class BackendParams(PluginParams):
     strategy: str = Field("auto", description="batching strategy")
 
 
-class Backend(ABC):
-    """Computes log-likelihoods. Subclasses set ``name`` and ``description`` (and ``Params``
-    when they take options beyond :class:`BackendParams`) and implement :meth:`load` (from a
-    model reference) and :meth:`score`."""
+class BackendMetadata(PluginMetadata):
+    """What ``nnd-suites list`` and a reader need to know about a backend. A built-in backend is a
+    lazy entry (listing must not import torch): its entry's summary is this summary."""
 
-    name: ClassVar[str]
-    description: ClassVar[str] = ""
+
+class Backend(Plugin, ABC):
+    """Computes log-likelihoods. Subclasses declare ``metadata`` (and ``Params`` when they take
+    options beyond :class:`BackendParams`), register with ``@register_backend(NAME)`` or a lazy
+    entry, and implement :meth:`load` (from a model reference) and :meth:`score`. Harness cases
+    (a tiny model scored, the contract checked) are in the examples.json beside the module."""
+
+    examples_key: ClassVar[str] = "backend"
+    metadata: ClassVar[BackendMetadata]
     Params: ClassVar[type[BackendParams]] = BackendParams
     mode: str = "default"
 
@@ -131,8 +137,8 @@ class Backend(ABC):
 
 def _validate_backend(cls: type) -> None:
     where = f"backend {cls.__module__}.{cls.__name__}"
-    if not isinstance(getattr(cls, "description", None), str) or not cls.description:
-        raise PluginError(f"{where}: set a one-line 'description'")
+    if not isinstance(getattr(cls, "metadata", None), BackendMetadata):
+        raise PluginError(f"{where}: 'metadata' must be a BackendMetadata (summary, description)")
     params = getattr(cls, "Params", None)
     if not (isinstance(params, type) and issubclass(params, BackendParams)):
         raise PluginError(f"{where}: 'Params' must subclass BackendParams")
@@ -147,39 +153,33 @@ register_backend = BACKENDS.register
 BACKENDS.add_lazy(
     "hf",
     "nnd_suites.evaluation.backends.hf_auto:HFAutoBackend",
-    summary="Hugging Face model (Hub id or folder): hf_seq2seq for encoder-decoders, "
-    "hf_causal otherwise (the default)",
+    summary="Hugging Face model: hf_seq2seq for encoder-decoders, else hf_causal",
 )
 BACKENDS.add_lazy(
     "hf_causal",
     "nnd_suites.evaluation.backends.hf_causal:HFCausalBackend",
-    summary="Hugging Face decoder-only LM (AutoModelForCausalLM): contexts encoded once per "
-    "group, LM head at targets only",
+    summary="Hugging Face decoder-only LM, each context encoded once per group",
 )
 BACKENDS.add_lazy(
     "hf_seq2seq",
     "nnd_suites.evaluation.backends.hf_seq2seq:HFSeq2SeqBackend",
-    summary="Hugging Face encoder-decoder LM (AutoModelForSeq2SeqLM): encoder once per context, "
-    "decoder batched over its candidates",
+    summary="Hugging Face encoder-decoder LM, encoder run once per context",
 )
 BACKENDS.add_lazy(
     "hf_reward",
     "nnd_suites.evaluation.backends.hf_reward:HFRewardBackend",
-    summary="Hugging Face reward model (sequence classification, one output): a scalar per "
-    "(context, candidate), for --scorer reward",
+    summary="Hugging Face reward model's scalar per candidate (--scorer reward)",
 )
 
 BACKENDS.add_lazy(
     "served",
     "nnd_suites.evaluation.backends.served.backend:ServedBackend",
-    summary="OpenAI-compatible completion server (vLLM, SGLang, llama.cpp) echoing prompt "
-    "log-probabilities; the engine is checked by a probe before any score is trusted",
+    summary="OpenAI-compatible server (vLLM, SGLang, llama.cpp), probed before use",
 )
 BACKENDS.add_lazy(
     "llama_cpp",
     "nnd_suites.evaluation.backends.llama_cpp:LlamaCppBackend",
-    summary="GGUF model in process with llama.cpp (pip install 'nnd-suites[llama]'; a --model "
-    "ending in .gguf picks it): each context decoded once, its candidates on its cache",
+    summary="a .gguf model in llama.cpp, in process (pip install 'nnd-suites[llama]')",
 )
 
 

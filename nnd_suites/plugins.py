@@ -39,7 +39,7 @@ def _backends() -> dict[str, str]:
     from nnd_suites.evaluation.backend import BACKENDS
 
     # Lazy entries are listed by their declared summary: torch is not imported.
-    return BACKENDS.summaries(lambda cls: f"{cls.description} ({BACKENDS.origin(cls.name)})")
+    return BACKENDS.summaries(lambda cls: f"{cls.metadata.summary} ({BACKENDS.origin(cls.name)})")
 
 
 def _slices() -> dict[str, str]:

@@ -30,11 +30,24 @@ from importlib.metadata import entry_points
 from pathlib import Path
 from typing import Any, ClassVar, Generic, TypeVar
 
+from pydantic import BaseModel, ConfigDict, Field
+
 from nnd_suites.errors import PluginError, UnknownItemError
 
 T = TypeVar("T")
 #: Beside each built-in plugin's module: ``{"examples": [{KIND: NAME, ...}, ...]}``.
 EXAMPLES_FILE = "examples.json"
+
+
+class PluginMetadata(BaseModel):
+    """What every plugin kind declares about a plugin (a kind's model adds its own fields)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    summary: str = Field(min_length=1, max_length=72, description="one line for listings")
+    description: str = Field(
+        min_length=1, description="what the plugin does and when a user would pick it"
+    )
 
 
 @dataclass(frozen=True)
@@ -100,6 +113,69 @@ def plugin_folder_problems(registry: Registry[Any], root: Path, min_folders: int
                 f"{where}/{EXAMPLES_FILE} covers {sorted(names)}, the folder registers "
                 f"{sorted(registered[folder.name])}"
             )
+    return problems
+
+
+def plugin_module_problems(
+    registry: Registry[Any], package: str, min_examples: int = 2
+) -> list[str]:
+    """What is wrong with the built-in plugins defined in ``package``'s modules (the examples
+    harness of kinds whose plugins share a folder: scorers, backends).
+
+    Every module is imported: a concrete plugin class that no name registers fails rather than
+    drop out of the tests (NL-Augmenter's flaw). Each registered plugin needs ``min_examples``
+    harness cases in the examples.json beside its module, a lazy entry's declared summary must
+    be its class's, and no examples file may name a plugin that is not registered.
+    """
+    base = registry._base()
+    key = base.examples_key
+    problems: list[str] = []
+    root = importlib.import_module(package)
+    modules = [root] + [
+        importlib.import_module(info.name)
+        for info in pkgutil.walk_packages(root.__path__, prefix=root.__name__ + ".")
+    ]
+    registered = {_target_of(cls): name for name, cls in registry.items()}
+    folders: set[Path] = set()
+    for module in modules:
+        folders.add(Path(module.__file__).parent)  # type: ignore[arg-type]
+        for cls in vars(module).values():
+            if not (inspect.isclass(cls) and issubclass(cls, base) and cls is not base):
+                continue
+            if cls.__module__ != module.__name__ or inspect.isabstract(cls):
+                continue
+            if _target_of(cls) not in registered:
+                problems.append(
+                    f"{_target_of(cls)} is a {registry.kind} registered under no name: decorate "
+                    f"it with @register_{registry.kind}(NAME) (or add it as a lazy entry)"
+                )
+    for target, name in sorted(registered.items(), key=lambda item: item[1]):
+        cls = registry.get(name)
+        if not target.startswith(package + "."):
+            continue  # a third-party plugin has its own harness
+        found = len(cls.examples())
+        if found < min_examples:
+            problems.append(
+                f"{registry.kind} {name}: {found} harness case(s) in "
+                f"{cls.folder() / EXAMPLES_FILE}; add at least {min_examples} "
+                f'({{"{key}": "{name}", ...}})'
+            )
+        lazy = registry._lazy.get(name)
+        summary = getattr(getattr(cls, "metadata", None), "summary", None)
+        if lazy is not None and lazy.summary != summary:
+            problems.append(
+                f"{registry.kind} {name}: the lazy entry's summary {lazy.summary!r} is not its "
+                f"metadata.summary {summary!r}; make them the same (listings show the first)"
+            )
+    names = set(registry.names())
+    for folder in sorted(folders):
+        path = folder / EXAMPLES_FILE
+        if path.is_file():
+            named = {ex[key] for ex in json.loads(path.read_text(encoding="utf-8"))["examples"]}
+            problems += [
+                f"{path}: example for {other!r}, which is no registered {registry.kind}"
+                for other in sorted(named - names)
+            ]
     return problems
 
 

@@ -73,6 +73,43 @@ def tiny_seq2seq_model(tmp_path_factory, quiz_design_suite, challenge300_suite):
 
 
 @pytest.fixture(scope="session")
+def reward_model(tiny_causal_model, tmp_path_factory):
+    """A tiny reward model: the tiny LM's body with a one-output head (random weights)."""
+    import torch
+    from transformers import AutoConfig, AutoTokenizer, GPT2ForSequenceClassification
+
+    tokenizer = AutoTokenizer.from_pretrained(tiny_causal_model)
+    config = AutoConfig.from_pretrained(tiny_causal_model, num_labels=1)
+    config.pad_token_id = tokenizer.pad_token_id or tokenizer.eos_token_id
+    torch.manual_seed(0)
+    model = GPT2ForSequenceClassification(config)
+    folder = tmp_path_factory.mktemp("reward") / "reward"
+    model.save_pretrained(folder)
+    tokenizer.save_pretrained(folder)
+    return folder
+
+
+@pytest.fixture(scope="session")
+def ggufs(tmp_path_factory, tiny_causal_model):
+    """{"f32": path, "q8_0": path} of the tiny causal model (window 512) as GGUF files."""
+    from nnd_suites.evaluation.tiny_gguf import (
+        converter_root,
+        find_sdist,
+        hf_to_gguf,
+        quantize_gguf,
+    )
+
+    sdist = find_sdist()
+    if sdist is None:
+        if os.environ.get("NND_REQUIRE_ENGINE") == "1":
+            raise RuntimeError("NND_REQUIRE_ENGINE=1 but LLAMA_CPP_SDIST names no sdist")
+        pytest.skip("the llama-cpp-python sdist (its GGUF converter) was not found")
+    folder = tmp_path_factory.mktemp("gguf")
+    f32 = hf_to_gguf(tiny_causal_model, folder / "tiny-f32.gguf", converter_root(sdist, folder))
+    return {"f32": f32, "q8_0": quantize_gguf(f32, folder / "tiny-q8_0.gguf", "Q8_0")}
+
+
+@pytest.fixture(scope="session")
 def heuristic_report():
     """``build(suites, model, score)``: an evaluation report whose 'model' scores each candidate
     by ``score(text)``, made by the evaluator's own outcome and report code (no model needed)."""

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from nnd_suites.evaluation.backend import Backend
+from nnd_suites.evaluation.backend import Backend, BackendMetadata
 from nnd_suites.evaluation.backends.hf_loading import HFParams, load_config
 
 
@@ -14,7 +14,12 @@ class HFAutoBackend(Backend):
     """Not a scorer itself: ``load`` returns an ``hf_causal`` or ``hf_seq2seq`` backend."""
 
     name = "hf"
-    description = "Hugging Face model: hf_seq2seq for encoder-decoders, hf_causal otherwise"
+    metadata = BackendMetadata(
+        summary="Hugging Face model: hf_seq2seq for encoder-decoders, else hf_causal",
+        description="A Hugging Face model (Hub id or folder), the default backend: its config "
+        "decides, hf_seq2seq for an encoder-decoder and hf_causal otherwise (a path ending in "
+        ".gguf goes to llama_cpp). Pick it unless you need one of them by name.",
+    )
     Params = HFParams
 
     @classmethod

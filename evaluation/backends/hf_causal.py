@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import torch
 
+from nnd_suites.evaluation.backend import BackendMetadata
 from nnd_suites.evaluation.backends.hf import HFBackend
 from nnd_suites.evaluation.backends.packing import (
     cached_mask,
@@ -47,9 +48,11 @@ EXPAND_CANDIDATES = 64
 
 class HFCausalBackend(HFBackend):
     name = "hf_causal"
-    description = (
-        "Hugging Face decoder-only LM (AutoModelForCausalLM): contexts encoded once "
-        "per group (shared-prefix rows or key/value cache), LM head at targets only"
+    metadata = BackendMetadata(
+        summary="Hugging Face decoder-only LM, each context encoded once per group",
+        description="A Hugging Face decoder-only LM (AutoModelForCausalLM): contexts encoded "
+        "once per group (shared-prefix rows or key/value cache), LM head at targets only. "
+        "The backend of every causal LM on the Hub or on disk.",
     )
     auto_class = "AutoModelForCausalLM"
     strategies = ("packed", "kv", "expand", "naive")

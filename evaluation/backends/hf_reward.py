@@ -16,7 +16,14 @@ from typing import Any
 import torch
 
 from nnd_suites.errors import ModelLoadError, ParameterError
-from nnd_suites.evaluation.backend import SCORING_VERSION, Backend, Score, ScoreRequest, ScoreSink
+from nnd_suites.evaluation.backend import (
+    SCORING_VERSION,
+    Backend,
+    BackendMetadata,
+    Score,
+    ScoreRequest,
+    ScoreSink,
+)
 from nnd_suites.evaluation.backends.hf_loading import (
     load_error,
     load_tokenizer,
@@ -32,9 +39,11 @@ BATCH = 16
 
 class HFRewardBackend(Backend):
     name = "hf_reward"
-    description = (
-        "Hugging Face reward model (sequence classification, one output): the scalar for "
-        "(context, candidate), for the reward scorer"
+    metadata = BackendMetadata(
+        summary="Hugging Face reward model's scalar per candidate (--scorer reward)",
+        description="A Hugging Face reward model (sequence classification, one output) reading "
+        "(context, candidate) as a text pair; its scalar is stored as the score's sum, for the "
+        "reward scorer.",
     )
 
     def __init__(self, model: str, *, device: torch.device, dtype: torch.dtype, revision: str):

@@ -7,6 +7,7 @@ over all candidates of those contexts at once, each reading its context's encode
 
 from __future__ import annotations
 
+from nnd_suites.evaluation.backend import BackendMetadata
 from nnd_suites.evaluation.backends.hf import HFBackend
 from nnd_suites.evaluation.backends.padding import pad_rows
 from nnd_suites.evaluation.batching import Budget, Chunk
@@ -24,9 +25,10 @@ CANDIDATES_PER_CHUNK = 64
 
 class HFSeq2SeqBackend(HFBackend):
     name = "hf_seq2seq"
-    description = (
-        "Hugging Face encoder-decoder LM (AutoModelForSeq2SeqLM): encoder once per "
-        "context, decoder batched over its candidates"
+    metadata = BackendMetadata(
+        summary="Hugging Face encoder-decoder LM, encoder run once per context",
+        description="A Hugging Face encoder-decoder LM (AutoModelForSeq2SeqLM, e.g. BART, T5): "
+        "the encoder runs once per context, the decoder batched over its candidates.",
     )
     auto_class = "AutoModelForSeq2SeqLM"
     strategies = ("shared", "naive")

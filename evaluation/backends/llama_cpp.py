@@ -31,6 +31,7 @@ from nnd_suites.evaluation.backend import (
     MODES,
     SCORING_VERSION,
     Backend,
+    BackendMetadata,
     BackendParams,
     Score,
     ScoreRequest,
@@ -84,10 +85,11 @@ class LlamaCppParams(BackendParams):
 
 class LlamaCppBackend(Backend):
     name: ClassVar[str] = "llama_cpp"
-    description: ClassVar[str] = (
-        "GGUF model (a .gguf path; pip install 'nnd-suites[llama]') in process with llama.cpp: "
-        "each context decoded once, the cache rolled back per candidate, fp32 log-softmax at "
-        "target positions only"
+    metadata = BackendMetadata(
+        summary="a .gguf model in llama.cpp, in process (pip install 'nnd-suites[llama]')",
+        description="A GGUF model (a --model ending in .gguf picks it) in process with "
+        "llama.cpp: each context decoded once, the cache rolled back per candidate, fp32 "
+        "log-softmax at target positions only. Pick it for quantised models on a CPU.",
     )
     Params = LlamaCppParams
 

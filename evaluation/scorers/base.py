@@ -6,12 +6,10 @@ from abc import ABC, abstractmethod
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
-from pydantic import BaseModel, ConfigDict, Field
-
 from nnd_suites.errors import PluginError
 from nnd_suites.evaluation.backend import Score
 from nnd_suites.params import PluginParams, parse_params, parse_plugin_spec
-from nnd_suites.registry import Plugin, Registry
+from nnd_suites.registry import Plugin, PluginMetadata, Registry
 
 #: the paper's scorer: the mean log-probability of the candidate's targets (tokens + EOS)
 DEFAULT_SCORER = "mean"
@@ -31,18 +29,14 @@ class CandidateScores:
         return any(s is not None and s.skipped for s in (self.model, self.neutral, self.reference))
 
 
-class ScorerMetadata(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
-    summary: str = Field(min_length=1, max_length=72, description="one line for listings")
-    description: str = Field(
-        min_length=1, description="what the scorer measures and when a user would pick it"
-    )
+class ScorerMetadata(PluginMetadata):
+    """What ``nnd-suites list`` shows of a scorer, and what it measures."""
 
 
 class Scorer(Plugin, ABC):
     """Turns one candidate's score (and its text) into the number a test compares: the better
-    candidate passes iff its number is strictly higher."""
+    candidate passes iff its number is strictly higher. Harness cases (known scores of two
+    candidates -> the verdict) are in evaluation/scorers/examples.json."""
 
     examples_key: ClassVar[str] = "scorer"
     metadata: ClassVar[ScorerMetadata]

@@ -34,26 +34,6 @@ Q8_TOLERANCE = 2e-3
 NOISE = 1e-4
 
 
-@pytest.fixture(scope="session")
-def ggufs(tmp_path_factory, tiny_causal_model):
-    """{"f32": path, "q8_0": path} of the tiny causal model (window 512) as GGUF files."""
-    from nnd_suites.evaluation.tiny_gguf import (
-        converter_root,
-        find_sdist,
-        hf_to_gguf,
-        quantize_gguf,
-    )
-
-    sdist = find_sdist()
-    if sdist is None:
-        if REQUIRED:
-            raise RuntimeError("NND_REQUIRE_ENGINE=1 but LLAMA_CPP_SDIST names no sdist")
-        pytest.skip("the llama-cpp-python sdist (its GGUF converter) was not found")
-    folder = tmp_path_factory.mktemp("gguf")
-    f32 = hf_to_gguf(tiny_causal_model, folder / "tiny-f32.gguf", converter_root(sdist, folder))
-    return {"f32": f32, "q8_0": quantize_gguf(f32, folder / "tiny-q8_0.gguf", "Q8_0")}
-
-
 def _run(model, suite, **options):
     from nnd_suites.evaluation import evaluate
 

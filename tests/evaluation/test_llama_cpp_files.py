@@ -16,7 +16,7 @@ from nnd_suites.evaluation.backends.llama_cpp_files import HASHES_FILE, check_gg
 
 def test_backend_is_registered_with_its_extra():
     assert "llama_cpp" in BACKENDS.names()
-    summary = BACKENDS.summaries(lambda cls: cls.description)["llama_cpp"]
+    summary = BACKENDS.summaries(lambda cls: cls.metadata.summary)["llama_cpp"]
     assert "nnd-suites[llama]" in summary and ".gguf" in summary
 
 

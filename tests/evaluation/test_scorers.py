@@ -236,23 +236,6 @@ def test_ratio_without_a_reference_model_is_refused(backend, suite, reference_mo
         nnd_suites.evaluate(backend, [suite], reference_model=reference_model, cache=False)
 
 
-@pytest.fixture(scope="module")
-def reward_model(tiny_causal_model, tmp_path_factory):
-    """A tiny reward model: the tiny LM's body with a one-output head (random weights)."""
-    import torch
-    from transformers import AutoConfig, AutoTokenizer, GPT2ForSequenceClassification
-
-    tokenizer = AutoTokenizer.from_pretrained(tiny_causal_model)
-    config = AutoConfig.from_pretrained(tiny_causal_model, num_labels=1)
-    config.pad_token_id = tokenizer.pad_token_id or tokenizer.eos_token_id
-    torch.manual_seed(0)
-    model = GPT2ForSequenceClassification(config)
-    folder = tmp_path_factory.mktemp("reward") / "reward"
-    model.save_pretrained(folder)
-    tokenizer.save_pretrained(folder)
-    return folder
-
-
 def test_reward_is_the_reward_models_scalar_for_each_candidate(reward_model, suite):
     import torch
     from transformers import AutoModelForSequenceClassification, AutoTokenizer

@@ -13,6 +13,7 @@ from nnd_suites.bounded_http import redact
 from nnd_suites.errors import NNDError, ScoringError
 from nnd_suites.evaluation.backend import (
     Backend,
+    BackendMetadata,
     BackendParams,
     Score,
     ScoreRequest,
@@ -78,9 +79,11 @@ class ServedParams(BackendParams):
 
 class ServedBackend(Backend):
     name: ClassVar[str] = "served"
-    description: ClassVar[str] = (
-        "OpenAI-compatible completion server with prompt log-probabilities "
-        "(vLLM, SGLang, llama.cpp), checked by a probe before use"
+    metadata = BackendMetadata(
+        summary="OpenAI-compatible server (vLLM, SGLang, llama.cpp), probed before use",
+        description="An OpenAI-compatible completion server (vLLM, SGLang, llama.cpp's server) "
+        "echoing prompt log-probabilities; the engine is checked by a probe before any score "
+        "is trusted. Pick it to score at scale on an engine you run (--base-url).",
     )
     Params = ServedParams
 
