@@ -41,6 +41,12 @@ class AdapterMetadata(BaseModel):
         default_factory=list, description="pip extras a heavy dependency of this adapter needs"
     )
 
+    @property
+    def summary(self) -> str:
+        """One line for listings, like every plugin kind's: derived, so manifests and dataset
+        cards that record this model are unchanged."""
+        return f"{self.annotation_type}: {self.task}"
+
     @field_validator("languages")
     @classmethod
     def _bcp47(cls, codes: list[str]) -> list[str]:

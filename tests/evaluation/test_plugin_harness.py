@@ -187,11 +187,20 @@ def test_every_plugin_is_registered_and_has_harness_cases(registry, package):
     assert plugin_module_problems(registry, package) == []
 
 
-def test_every_backend_and_scorer_declares_metadata():
+def test_every_plugin_of_every_kind_declares_a_summary_and_a_description():
+    from nnd_suites.adapter import ADAPTERS
+    from nnd_suites.slices import SLICES
+    from nnd_suites.transformations import TRANSFORMATIONS
+
     for name, cls in BACKENDS.items():
         assert isinstance(cls.metadata, BackendMetadata), name
     for name, cls in SCORERS.items():
         assert isinstance(cls.metadata, ScorerMetadata), name
+    for registry in (ADAPTERS, TRANSFORMATIONS, SLICES, SCORERS, BACKENDS):
+        for name, cls in registry.items():
+            summary, description = cls.metadata.summary, cls.metadata.description
+            assert 0 < len(summary) <= 72 and "\n" not in summary, (registry.kind, name)
+            assert description.strip(), (registry.kind, name)
 
 
 def _package(root: Path, name: str, files: dict[str, str]) -> str:
