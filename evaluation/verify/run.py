@@ -119,7 +119,7 @@ def _nan_to_none(value: float) -> float | None:
 
 def margin_weights(suite: Suite) -> tuple[dict[str, float] | None, str]:
     """Each test's weight by its human margin (pair id -> weight), and how margins entered."""
-    kind = getattr(suite.manifest, "margin_kind", None)
+    kind = suite.manifest.margin_kind
     if all(pair.margin is None for pair in suite.pairs):
         return None, "not used: no test of the suite has a human margin"
     weights = {
@@ -135,7 +135,7 @@ def margin_weights(suite: Suite) -> tuple[dict[str, float] | None, str]:
         )
     without = len(suite.pairs) - len(weights)
     return weights, WEIGHT_RULES[kind] + WEIGHTED_MEAN + (
-        f" {plural(without, 'test')} without a margin are left out of the weighted figures."
+        f" Left out of the weighted figures: {plural(without, 'test')} without a margin."
         if without
         else ""
     )

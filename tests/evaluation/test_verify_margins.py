@@ -79,7 +79,7 @@ def test_which_margins_give_weights(quiz_design_suite):
     assert weights[quiz_design_suite.pairs[0].id] == pytest.approx(1.0)
     assert weights[quiz_design_suite.pairs[1].id] == pytest.approx(1 / 3)
     assert quiz_design_suite.pairs[4].id not in weights
-    assert "max(0, 2 x share - 1)" in how and "without a margin are left out" in how
+    assert "max(0, 2 x share - 1)" in how and "Left out of the weighted figures: " in how
     for kind in ("confidence", None):
         weights, how = margin_weights(_with_shares(quiz_design_suite, kind))
         assert weights is None and how.startswith("not used: margins of kind")
