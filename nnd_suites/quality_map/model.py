@@ -18,7 +18,7 @@ from pydantic_core import core_schema
 
 from nnd_suites.io import atomic_write_text
 from nnd_suites.quality_map.pairwise import PairwiseRule
-from nnd_suites.quality_map.rules import GradedRule, MajorityTopRule, NumericRule, RatingRule
+from nnd_suites.quality_map.rules import RULE_KINDS, RatingRule
 
 SCHEMA_FILE = "quality_map.schema.json"
 SCHEMA_ID = "https://github.com/nnd-suites/nnd-suites/schemas/quality_map.schema.json"
@@ -137,7 +137,7 @@ ALLOWED_KEYS: dict[str, list[str]] = {
     "pairwise": list(PairwiseRule.model_fields),
     **{
         get_args(rule.model_fields["kind"].annotation)[0]: list(rule.model_fields)
-        for rule in (MajorityTopRule, GradedRule, NumericRule)
+        for rule in RULE_KINDS
     },
 }
 

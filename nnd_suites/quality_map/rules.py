@@ -84,7 +84,7 @@ def top_tier_value(assessment: Assessment, top_labels: Collection[str]) -> float
     return 1.0 if assessment.label in top_labels else 0.0
 
 
-class _Rule(BaseModel):
+class BaseRule(BaseModel):
     """A rating rule owns what its ratings mean: the label or score of a candidate, which of two
     is better, and a system's human score (``nnd-suites systems``), so a new rule is one class."""
 
@@ -137,7 +137,7 @@ class _Rule(BaseModel):
         return top_tier_value(assessment, top_labels)
 
 
-class MajorityTopRule(_Rule):
+class MajorityTopRule(BaseRule):
     """Likert: per aspect, high iff a strict majority of the annotators gave the top score."""
 
     kind: Literal["majority_top"]
@@ -177,7 +177,7 @@ class MajorityTopRule(_Rule):
         return statistics.fmean(values) if values else None
 
 
-class GradedRule(_Rule):
+class GradedRule(BaseRule):
     """Graded credit: which credit levels compare, and which are left out."""
 
     kind: Literal["graded"]
@@ -238,7 +238,7 @@ class GradedRule(_Rule):
 GAP_TOLERANCE = 1e-12
 
 
-class NumericRule(_Rule):
+class NumericRule(BaseRule):
     """Continuous or averaged ratings: a candidate beats another when its aggregated score is
     higher by at least ``minimum_gap`` or by more than ``minimum_gap_exclusive`` (one of the two).
     One ``rating``, or ``aspects`` (one independent view each)."""
@@ -359,4 +359,6 @@ class NumericRule(_Rule):
         return assessment.score  # the rule's own aggregate over the raters
 
 
+#: Every rule kind; a new kind is one class above, named here and in the union below.
+RULE_KINDS: tuple[type[BaseRule], ...] = (MajorityTopRule, GradedRule, NumericRule)
 RatingRule = Annotated[MajorityTopRule | GradedRule | NumericRule, Field(discriminator="kind")]

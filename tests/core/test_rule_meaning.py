@@ -1,15 +1,23 @@
 """Rating rules own their human-score meaning: what a system's human score is under each rule
-kind, checked against figures counted here from the raw candidates."""
+kind, checked against figures counted here from the raw candidates; and CONTRIBUTING's worked
+examples of a rating rule and a scorer run as written."""
 
 from __future__ import annotations
 
+import json
+import re
 import statistics
+import subprocess
+import sys
+import typing
+from pathlib import Path
 
 import pytest
 
 from nnd_suites import build_suite
 from nnd_suites.human_scores import human_scores
-from nnd_suites.quality_map import Assessment, QualityMap
+from nnd_suites.quality_map import Assessment, QualityMap, RatingRule
+from nnd_suites.quality_map.rules import RULE_KINDS, BaseRule
 
 FRANK_SOURCE = "adapters/frank/fixtures/human_annotations_sentence.json"
 NUMERIC_CREDIT = """\
@@ -89,3 +97,58 @@ def test_frank_scores_with_its_strict_hierarchy():
             without = 1 - errors.count(category) / len(mine)
             assert result.by_category[category] == pytest.approx(without), (system, category)
     assert any(c.label == "NoE" for c in suite.candidates)
+
+
+def test_every_rule_kind_is_in_the_union_the_loader_reads():
+    union = typing.get_args(typing.get_args(RatingRule)[0])
+    assert set(union) == set(RULE_KINDS)
+    assert all(issubclass(kind, BaseRule) for kind in RULE_KINDS)
+
+
+def _contributing_section() -> str:
+    text = (Path(__file__).resolve().parents[2] / "CONTRIBUTING.md").read_text(encoding="utf-8")
+    return text[text.index("## 9. Worked examples") :]
+
+
+def _blocks(language: str) -> list[str]:
+    return re.findall(rf"```{language}\n(.*?)```", _contributing_section(), re.S)
+
+
+def _run(code: str) -> str:
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=False, timeout=300
+    )
+    assert done.returncode == 0, done.stderr
+    return done.stdout
+
+
+def test_contributing_rule_example_labels_and_scores_as_it_says():
+    _, rule = _blocks("python")
+    check = """
+rule = PassMarkRule(kind="pass_mark", rating="overall", mark=4)
+ratings = {"overall": [5.0, 4.0, 2.0]}
+assessment = rule.rate(ratings["overall"], "overall")
+print(assessment.label, round(rule.human_value(ratings, assessment, None, {"pass"}), 4))
+print(rule.rate([4.0, 4.0], "overall").label, rule.measure_description(["pass"]))
+"""
+    assert _run(rule + check).splitlines() == [
+        "fail 3.6667",
+        "pass mean 'overall' over raters, averaged over candidates",
+    ]
+
+
+def test_contributing_scorer_example_gives_its_harness_case():
+    scorer, _ = _blocks("python")
+    (case,) = [json.loads(block) for block in _blocks("json")]
+    check = f"""
+from nnd_suites.evaluation import Score, verdict
+from nnd_suites.evaluation.scorers import SCORERS, CandidateScores, make_scorer
+case = {case!r}
+scorer = make_scorer(case["scorer"])
+values = [
+    scorer.value(CandidateScores(Score(*case[side]["model"])), case[side]["text"])
+    for side in ("high", "low")
+]
+print(values == case["values"], verdict(*values) == case["verdict"], SCORERS.origin("per_word"))
+"""
+    assert _run(scorer + check).split() == ["True", "True", "__main__"]
