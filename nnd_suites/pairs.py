@@ -22,7 +22,7 @@ from nnd_suites.errors import NNDError, PairBudgetError
 from nnd_suites.groups import Candidate, Group
 from nnd_suites.merged_texts import Merged, count_pairs
 from nnd_suites.pooled_ratings import pooled_by_text
-from nnd_suites.quality_map import Assessment, NumericRule, QualityMap
+from nnd_suites.quality_map import Assessment, QualityMap
 from nnd_suites.sources import SkipLog
 from nnd_suites.texts import equivalence_key, is_blank, same_text
 from nnd_suites.votes import MarginKind, Vote, votes_from_ratings, with_margins
@@ -256,7 +256,7 @@ def _build_group(
     if not candidates:
         return
     per_record = quality_map.pairs_per == "candidate"
-    pools = isinstance(quality_map.rule, NumericRule) and quality_map.rule.identical_texts == "pool"
+    pools = quality_map.rule is not None and quality_map.rule.pools_identical_texts()
     pooled = pooled_by_text(candidates) if pools else {}
     views = [
         (v, _merge(group, candidates, quality_map, v, result, pooled)) for v in quality_map.views
@@ -324,8 +324,7 @@ def _make_pair(
     if view is not None:  # a Likert aspect is the error category: "not consistent", ...
         path = [view, *path]
     high_entry = high[0]
-    # a numeric rule grades every candidate low_label; the high side reads as the better one
-    high_label = quality_map.rule.high_label if isinstance(quality_map.rule, NumericRule) else None
+    high_label = quality_map.rule.pair_high_label() if quality_map.rule else None
     gap = None
     if high_entry.assessment.score is not None and low_entry.assessment.score is not None:
         gap = high_entry.assessment.score - low_entry.assessment.score

@@ -114,6 +114,14 @@ class BaseRule(BaseModel):
         """A label, a score or an exclusion for one candidate's ``values`` (never empty)."""
         raise NotImplementedError
 
+    def pools_identical_texts(self) -> bool:
+        """Identical texts of one group are rated as one text (their ratings pooled)."""
+        return False
+
+    def pair_high_label(self) -> str | None:
+        """How a pair's high side reads when the rule grades it with no label of its own."""
+        return None
+
     def better(
         self, high: Assessment, low: Assessment, label_beats: Callable[[str, str], bool]
     ) -> bool:
@@ -337,6 +345,12 @@ class NumericRule(BaseRule):
 
     def rate(self, values: list[float], key: str) -> Assessment:
         return Assessment(label=self.low_label, score=float(_AGGREGATES[self.aggregate](values)))
+
+    def pools_identical_texts(self) -> bool:
+        return self.identical_texts == "pool"
+
+    def pair_high_label(self) -> str | None:
+        return self.high_label  # every candidate is graded low_label; the better reads so
 
     def better(
         self, high: Assessment, low: Assessment, label_beats: Callable[[str, str], bool]

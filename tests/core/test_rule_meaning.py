@@ -73,6 +73,11 @@ def test_a_numeric_rule_compares_scores_by_its_gap(tmp_path):
     assert quality_map.better(full, half) and quality_map.better(half, none)
     assert not quality_map.better(half, full)
     assert quality_map.better(full, Assessment(label="worse", score=0.5 + 1e-13))  # tolerance
+    # its pairs' high side reads high_label; identical texts pool their ratings by default
+    assert quality_map.rule.pair_high_label() == "better"
+    assert quality_map.rule.pools_identical_texts()
+    likert = QualityMap.load("summeval").rule
+    assert likert.pair_high_label() is None and not likert.pools_identical_texts()
 
 
 def test_frank_scores_with_its_strict_hierarchy():
