@@ -33,6 +33,7 @@ from nnd_suites.evaluation.prepared import (
     prepare_suites,
     with_neutral_requests,
 )
+from nnd_suites.evaluation.progress import ProgressLines
 from nnd_suites.evaluation.report import (
     EvaluationReport,
     RequestCounts,
@@ -348,7 +349,6 @@ def _log_progress(total: int, progress: bool) -> Callable[[int], None] | None:
     """Off a terminal (a log: CI, nohup, SLURM), plain progress lines instead of a bar."""
     if not progress or sys.stderr.isatty():
         return None
-    from nnd_suites.evaluation.progress import ProgressLines
 
     return ProgressLines(total).update
 
@@ -360,6 +360,7 @@ def _run_with_progress(
     if lines is not None:
         scorer.score(todo, sink=sink, progress=lines)
         return
+    # lazy: tqdm only when a progress bar is drawn on a terminal
     from tqdm.auto import tqdm
 
     with tqdm(

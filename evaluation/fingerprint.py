@@ -35,6 +35,7 @@ def weights_fingerprint(model: Any) -> str:
     Weights on the meta device (offloaded by accelerate) cannot be read: the fingerprint is then
     unique to this call, so their scores are never reused from the cache (said in a warning).
     """
+    # lazy: torch loads with a model only (`import nnd_suites` and `list` stay torch-free)
     import torch
 
     state = model.state_dict(keep_vars=False)
@@ -58,6 +59,7 @@ def weights_fingerprint(model: Any) -> str:
 
 def _bytes_of(tensor: Any) -> memoryview:
     """The tensor's values as raw bytes, on the CPU, in row-major order (any dtype, bf16 too)."""
+    # lazy: torch loads with a model only (`import nnd_suites` and `list` stay torch-free)
     import torch
 
     flat = tensor.detach().contiguous().reshape(-1)

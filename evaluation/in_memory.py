@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from nnd_suites.errors import ModelLoadError
+from nnd_suites.evaluation.fingerprint import tokenizer_fingerprint, weights_fingerprint
 
 
 def backend_for_model(
@@ -26,6 +27,7 @@ def backend_for_model(
     (evaluation/fingerprint.py): after changing the weights, make a new backend or call its
     ``refresh_identity()``, never reuse its scores. ``revision`` is a label for the report.
     """
+    # lazy: transformers and the HF backends (torch) load with an in-memory model only
     from transformers import PreTrainedModel
 
     from nnd_suites.evaluation.backends.hf_causal import HFCausalBackend
@@ -67,8 +69,6 @@ class InMemoryIdentity:
 
     def refresh_identity(self) -> dict[str, str]:
         """Fingerprint the weights and tokenizer as they are now (after a training step)."""
-        from nnd_suites.evaluation.fingerprint import tokenizer_fingerprint, weights_fingerprint
-
         self.fingerprints = {
             "weights": weights_fingerprint(self.model),  # type: ignore[attr-defined]
             "tokenizer": tokenizer_fingerprint(self.tokenizer),  # type: ignore[attr-defined]

@@ -19,8 +19,14 @@ from pathlib import Path
 from typing import Any
 
 from nnd_suites.errors import NNDError
+from nnd_suites.evaluation.evaluator import evaluate
 from nnd_suites.evaluation.leaderboard import TIE_RULE, Leaderboard, leaderboard, model_labels
 from nnd_suites.evaluation.outcomes import Rate
+from nnd_suites.evaluation.outputs import write_report_files
+from nnd_suites.evaluation.parallel import current_rank
+from nnd_suites.evaluation.plots import write_leaderboard, write_scaling
+from nnd_suites.evaluation.prepared import prepare_suites
+from nnd_suites.evaluation.report_markdown import limit_note
 from nnd_suites.formatting import count, percent, plural, rate_with_interval, row
 from nnd_suites.output_folder import check_output_folder, write_report_folder
 
@@ -37,10 +43,8 @@ def evaluate_models(
 ) -> Leaderboard:
     """Score each of ``models`` on ``suites`` (see :func:`nnd_suites.evaluate` for the options)
     and return their leaderboard; ``out`` receives every report and the leaderboard files."""
+    # lazy: hf_loading imports torch; `import nnd_suites.evaluation` stays torch-free
     from nnd_suites.evaluation.backends.hf_loading import check_model_references
-    from nnd_suites.evaluation.evaluator import evaluate
-    from nnd_suites.evaluation.parallel import current_rank
-    from nnd_suites.evaluation.prepared import prepare_suites
 
     if len(models) < 1:
         raise NNDError("give at least one model")
@@ -68,8 +72,6 @@ def evaluate_models(
 def write_leaderboard_folder(board: Leaderboard, out: str | Path) -> dict[str, Path]:
     """Every model's report in its sub-folder, and the leaderboard files, swapped in at once
     (:mod:`nnd_suites.output_folder`)."""
-    from nnd_suites.evaluation.outputs import write_report_files
-    from nnd_suites.evaluation.plots import write_leaderboard, write_scaling
 
     def write_reports(folder: Path) -> dict[str, Path]:
         return {
@@ -94,8 +96,6 @@ def _cell(rate: Rate | None) -> str:
 
 def leaderboard_markdown(board: Leaderboard) -> str:
     """A table per suite: a row per model, best overall first, then one per bias baseline."""
-    from nnd_suites.evaluation.report_markdown import limit_note
-
     sizes = {m.label: m for m in board.models}
     lines = [
         f"# NND leaderboard ({plural(len(board.models), 'model')})",

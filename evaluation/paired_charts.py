@@ -3,9 +3,12 @@ heatmap (Matplotlib's object API only, like :mod:`nnd_suites.evaluation.plots`).
 
 from __future__ import annotations
 
+import textwrap
 from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING
+
+import numpy as np
 
 from nnd_suites.evaluation.plots import save, short_name
 from nnd_suites.formatting import count
@@ -19,6 +22,7 @@ def write_differences(comparison: Comparison, path: str | Path, alpha: float = 0
     """What ``compare`` computed: A's pass rate minus B's per suite and category, in points,
     with its Newcombe 95% interval; ``*`` marks p < ``alpha`` (a category's p after Holm's
     correction across its suite's categories, the overall row's exact McNemar p)."""
+    # lazy: matplotlib loads only when a chart is drawn
     from matplotlib.figure import Figure
 
     panels = []
@@ -89,8 +93,7 @@ def write_heatmap(
     """Delta in points (transformed - parent) per suite x transformation, then one panel per
     suite with its categories; a cell is marked (``*``, framed) when its Holm-adjusted p
     (``p_holm``, adjusted across the cells of its panel) is below the report's alpha."""
-    import textwrap
-
+    # lazy: matplotlib loads only when a chart is drawn
     from matplotlib.figure import Figure
 
     suites, transforms = list(report.suites), report.transforms
@@ -134,7 +137,7 @@ def write_heatmap(
 
 def _delta_panel(axis, keys, found, p_holm, alpha, limit):  # type: ignore[no-untyped-def]
     """One grid of deltas: colour and text per cell, marked cells framed."""
-    import numpy as np
+    # lazy: matplotlib loads only when a chart is drawn
     from matplotlib.patches import Rectangle
 
     grid = np.full((len(keys), len(keys[0]) if keys else 0), np.nan)

@@ -59,6 +59,7 @@ def current_rank() -> Rank | None:
 
 def init_group(rank: Rank) -> None:
     """Join the process group (gloo on CPU, nccl when every rank has a GPU)."""
+    # lazy: torch loads with a model only (`import nnd_suites` and `list` stay torch-free)
     import torch
     import torch.distributed as dist
 
@@ -72,6 +73,7 @@ def init_group(rank: Rank) -> None:
 
 def device_for_rank(device: str, rank: Rank) -> str:
     """``auto`` on a GPU machine means this rank's own GPU (``cuda:LOCAL_RANK``)."""
+    # lazy: torch loads with a model only (`import nnd_suites` and `list` stay torch-free)
     import torch
 
     if device == "auto" and torch.cuda.is_available():
@@ -81,6 +83,7 @@ def device_for_rank(device: str, rank: Rank) -> str:
 
 def broadcast(value: object, rank: Rank) -> object:
     """Rank 0's ``value`` on every rank."""
+    # lazy: torch loads with a model only (`import nnd_suites` and `list` stay torch-free)
     import torch.distributed as dist
 
     box = [value if rank.main else None]
@@ -116,6 +119,7 @@ def score_data_parallel(
 ) -> list[Score]:
     """Score ``requests`` (the same list on every rank) with ``score`` on this rank's shard;
     rank 0's ``sink`` receives every round's scores from all ranks; all ranks get all scores."""
+    # lazy: torch loads with a model only (`import nnd_suites` and `list` stay torch-free)
     import torch.distributed as dist
 
     shards = shard_by_context(requests, rank.world_size)

@@ -8,6 +8,7 @@ charts can be drawn from threads, tests and headless machines alike.
 
 from __future__ import annotations
 
+import textwrap
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -38,6 +39,7 @@ BASELINE_MARKERS = {"shorter": "<", "longer": ">", "overlap": "x"}
 def write_pass_rates(report: EvaluationReport, path: str | Path) -> Path:
     """Horizontal bars per suite: overall and per category pass rates with 95% intervals, and
     a marker per bias baseline (shorter, longer, overlap: no model) on the same tests."""
+    # lazy: matplotlib loads only when a chart is drawn
     from matplotlib.figure import Figure
 
     panels = [
@@ -108,6 +110,7 @@ def write_scatter(
     dashed where it extends beyond the systems; ``intervals``: each system's pass-rate interval
     (drawn as horizontal bars); ``note``: statistics printed in a box (tau, r); ``warning``:
     printed in red under the title (a poor fit)."""
+    # lazy: matplotlib loads only when a chart is drawn
     from matplotlib.figure import Figure
 
     names = sorted(human_scores)
@@ -130,6 +133,7 @@ def write_scatter(
     for name, xi, yi in zip(names, x, y, strict=True):
         axis.annotate(name, (xi, yi), textcoords="offset points", xytext=(5, 4), fontsize=8)
     if fit and len(set(x)) > 1:
+        # lazy: scipy.stats only when a scaling fit is drawn
         from scipy.stats import linregress
 
         line = linregress(x, y)
@@ -167,8 +171,6 @@ def write_scatter(
             bbox={"boxstyle": "round", "facecolor": "white", "alpha": 0.85},
         )
     if warning:
-        import textwrap
-
         figure.suptitle(textwrap.fill(warning, 64), color="#c44e52", fontsize=9, fontweight="bold")
     axis.grid(alpha=0.3)
     return save(figure, path)
@@ -206,6 +208,7 @@ def write_leaderboard(
 ) -> Path:
     """Grouped horizontal bars, one panel per suite: a bar per model for the overall pass rate
     and each category, with Wilson 95% intervals."""
+    # lazy: matplotlib loads only when a chart is drawn
     from matplotlib.figure import Figure
 
     if not reports:
@@ -259,6 +262,7 @@ def write_scaling(path: str | Path, board: Leaderboard) -> Path:
     """Pass rate against parameter count, one panel per suite: a line for the overall pass rate
     and one per category, each point with its Wilson 95% interval. A log axis only when the
     sizes span more than a factor 10; ticks read as parameters (K, M, B)."""
+    # lazy: matplotlib loads only when a chart is drawn
     from matplotlib.figure import Figure
     from matplotlib.ticker import FuncFormatter
 

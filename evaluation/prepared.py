@@ -17,6 +17,7 @@ from nnd_suites.evaluation.templates import neutral_context, resolve_template
 from nnd_suites.suite import Suite
 from nnd_suites.suite.resolve import resolve_suites
 from nnd_suites.templates import render_template as render
+from nnd_suites.transformations import normalize_suite
 
 SuiteSpec = str | Path | Suite
 #: ``--limit``: N first context groups of each suite, or a fraction 0 < x < 1 of its groups
@@ -78,8 +79,6 @@ def prepare_suites(
     the template and list the distinct requests, once."""
     loaded = resolve_suites(suites)
     for spec in normalize:
-        from nnd_suites.transformations import normalize_suite
-
         loaded = [normalize_suite(suite, spec) for suite in loaded]
     if limit is not None:
         loaded = [first_groups(suite, limit) for suite in loaded]

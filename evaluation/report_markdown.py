@@ -5,7 +5,9 @@ from __future__ import annotations
 
 import json
 
+from nnd_suites.errors import NNDError
 from nnd_suites.evaluation.report import EvaluationReport, Rate, SuiteResult
+from nnd_suites.evaluation.scorers import SCORERS
 from nnd_suites.evaluation.sensitivity import Sensitivity
 from nnd_suites.evaluation.tiny import EMBEDDED, EMBEDDED_FOLDER, EMBEDDED_NOTE
 from nnd_suites.formatting import (
@@ -234,9 +236,6 @@ def _baseline_table(result: SuiteResult) -> list[str]:
 
 def scorer_description(spec: str) -> str:
     """What a scorer measures, from its plugin metadata (the text of the scorers' README)."""
-    from nnd_suites.errors import NNDError
-    from nnd_suites.evaluation.scorers import SCORERS
-
     try:
         return SCORERS.get(spec.split(":", 1)[0]).metadata.description
     except (NNDError, KeyError, AttributeError):

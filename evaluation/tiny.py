@@ -8,10 +8,16 @@ rows, so its LM head costs what a model of that vocabulary costs.
 
 from __future__ import annotations
 
+import argparse
+import os
+import shutil
+import tempfile
 from collections.abc import Iterable
 from pathlib import Path
 
+from nnd_suites.paths import cache_root
 from nnd_suites.suite import Suite
+from nnd_suites.suite.resolve import load_suite
 
 GPT2_SPECIAL = "<|endoftext|>"
 BART_SPECIALS = ("<s>", "<pad>", "</s>", "<unk>")
@@ -44,6 +50,7 @@ def train_tokenizer(texts: Iterable[str], vocab_size: int, style: str = "gpt2"):
     """A byte-level BPE tokenizer (GPT-2 style: one ``<|endoftext|>``; BART style:
     ``<s> text </s>``; ``bos`` style: ``<s> text`` with a distinct ``</s>`` EOS, as Llama adds a
     BOS) as a transformers fast tokenizer."""
+    # lazy: transformers loads with a model only (`import nnd_suites` stays torch-free)
     from tokenizers import Tokenizer, decoders, models, pre_tokenizers, processors, trainers
     from transformers import PreTrainedTokenizerFast
 
@@ -97,6 +104,7 @@ def tiny_causal_lm(
 ) -> Path:
     """Save a GPT-2-shaped model with random weights and its tokenizer into ``folder``
     (``bos``: a Llama-like tokenizer that puts ``<s>`` before every text and ends with ``</s>``)."""
+    # lazy: transformers loads with a model only (`import nnd_suites` stays torch-free)
     import torch
     from transformers import GPT2Config, GPT2LMHeadModel
 
@@ -131,6 +139,7 @@ def tiny_seq2seq_lm(
     seed: int = 0,
 ) -> Path:
     """Save a BART-shaped encoder-decoder with random weights and its tokenizer into ``folder``."""
+    # lazy: transformers loads with a model only (`import nnd_suites` stays torch-free)
     import torch
     from transformers import BartConfig, BartForConditionalGeneration
 
@@ -164,13 +173,8 @@ def embedded_model(cache: Path | None = None) -> Path:
     """The embedded model's folder (``EMBEDDED``), made on first use under the nnd-suites cache
     from the shipped Quiz Design and Challenge 300 texts; later calls reuse it. Concurrent
     callers (data-parallel ranks) each build into a temporary folder and rename it into place."""
-    import os
-    import shutil
-    import tempfile
-
+    # lazy: hf_loading imports torch, which `import nnd_suites.evaluation` must not
     from nnd_suites.evaluation.backends.hf_loading import quiet_transformers_off_terminal
-    from nnd_suites.paths import cache_root
-    from nnd_suites.suite.resolve import load_suite
 
     folder = (cache or cache_root()) / "models" / EMBEDDED_FOLDER
     if (folder / "config.json").is_file():
@@ -192,10 +196,6 @@ def embedded_model(cache: Path | None = None) -> Path:
 
 def main(argv: list[str] | None = None) -> int:
     """``python -m nnd_suites.evaluation.tiny OUT``: a tiny random model for offline smoke runs."""
-    import argparse
-
-    from nnd_suites.suite.resolve import load_suite
-
     parser = argparse.ArgumentParser(
         prog="python -m nnd_suites.evaluation.tiny", description=main.__doc__
     )
@@ -211,6 +211,7 @@ def main(argv: list[str] | None = None) -> int:
         "--seed", type=int, default=0, help="seed of the random weights (models that differ)"
     )
     args = parser.parse_args(argv)
+    # lazy: hf_loading imports torch, which `import nnd_suites.evaluation` must not
     from nnd_suites.evaluation.backends.hf_loading import quiet_transformers_off_terminal
 
     quiet_transformers_off_terminal()

@@ -10,12 +10,16 @@ GPT-2-style, so it is told ``gpt-2``).
 
 from __future__ import annotations
 
+import ctypes
 import json
 import os
 import shutil
+import socket
 import subprocess
 import sys
 import tarfile
+import time
+import urllib.request
 from pathlib import Path
 
 # Run in a child process: the converter imports its own ``conversion`` and ``gguf`` packages.
@@ -89,8 +93,7 @@ def hf_to_gguf(model: str | Path, out: str | Path, root: str | Path) -> Path:
 def quantize_gguf(source: str | Path, out: str | Path, kind: str = "Q8_0") -> Path:
     """Write ``source`` (a GGUF file) quantised to ``kind`` (``Q8_0``, ``Q4_K_M``...: a
     ``LLAMA_FTYPE_MOSTLY_*`` name) as ``out``, with llama.cpp's own quantiser."""
-    import ctypes
-
+    # lazy: optional extra (pip install 'nnd-suites[llama]'), only for GGUF models
     import llama_cpp
 
     ftype = getattr(llama_cpp, f"LLAMA_FTYPE_MOSTLY_{kind.upper()}", None)
@@ -108,6 +111,7 @@ def quantize_gguf(source: str | Path, out: str | Path, kind: str = "Q8_0") -> Pa
 
 
 def _adds_bos(folder: Path) -> bool:
+    # lazy: transformers loads with a model only (`import nnd_suites` stays torch-free)
     from transformers import AutoTokenizer
 
     tokenizer = AutoTokenizer.from_pretrained(folder)
@@ -120,10 +124,6 @@ def start_llama_server(
 ) -> tuple[subprocess.Popen, str]:
     """Start ``python -m llama_cpp.server`` on a free localhost port; return it and its base URL
     once ``/v1/models`` answers (the server's output, timings included, goes to ``log``)."""
-    import socket
-    import time
-    import urllib.request
-
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]

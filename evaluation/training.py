@@ -31,6 +31,8 @@ from typing import Any
 from transformers import TrainerCallback
 
 from nnd_suites.errors import NNDError
+from nnd_suites.evaluation.evaluator import evaluate
+from nnd_suites.evaluation.in_memory import backend_for_model
 from nnd_suites.evaluation.prepared import PreparedSuites, SuiteSpec, prepare_suites
 
 
@@ -103,9 +105,6 @@ class NNDCallback(TrainerCallback):
 
     def score(self, model: Any, tokenizer: Any, step: int) -> dict[str, float]:
         """Pass rates of ``model`` now, as ``{"nnd/<suite>/pass_rate": ..., ...}``."""
-        from nnd_suites.evaluation.evaluator import evaluate
-        from nnd_suites.evaluation.in_memory import backend_for_model
-
         model = getattr(model, "module", model)  # DistributedDataParallel and friends
         reuse = self._backend is not None and self._backend.model is model
         if reuse and self._backend.tokenizer is tokenizer:

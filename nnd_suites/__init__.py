@@ -60,6 +60,7 @@ _LAZY = {
 
 def __getattr__(name: str) -> object:
     if name in _LAZY:
+        # lazy attribute (PEP 562): the evaluator loads on first use
         from importlib import import_module
 
         return getattr(import_module(_LAZY[name]), name)

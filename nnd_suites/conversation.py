@@ -16,6 +16,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, TypeAdapter, ValidationError
 
 from nnd_suites.errors import TemplateError
+from nnd_suites.templates import parse_template
 
 Role = Literal["system", "user", "assistant"]
 #: How the transcript rule names each role (HH-RLHF's own names).
@@ -63,8 +64,6 @@ def render_transcript(value: str, field: str = "conversation") -> str:
 
 def conversation_fields(template: str) -> set[str]:
     """The context fields ``template`` renders as conversations (``{field:transcript}``)."""
-    from nnd_suites.templates import parse_template
-
     return {field for _, field, rule in parse_template(template) if rule == "transcript"}
 
 

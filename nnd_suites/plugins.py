@@ -24,6 +24,7 @@ def _quality_maps() -> dict[str, str]:
 
 
 def _transformations() -> dict[str, str]:
+    # lazy: each kind's registry loads when listed (`import nnd_suites` stays light)
     from nnd_suites.transformations import TRANSFORMATIONS
 
     return TRANSFORMATIONS.summaries(
@@ -32,6 +33,7 @@ def _transformations() -> dict[str, str]:
 
 
 def _backends() -> dict[str, str]:
+    # lazy: each kind's registry loads when listed (`import nnd_suites` stays light)
     from nnd_suites.evaluation.backend import BACKENDS
 
     # Lazy entries are listed by their declared summary: torch is not imported.
@@ -39,12 +41,14 @@ def _backends() -> dict[str, str]:
 
 
 def _slices() -> dict[str, str]:
+    # lazy: each kind's registry loads when listed (`import nnd_suites` stays light)
     from nnd_suites.slices import SLICES
 
     return SLICES.summaries(lambda cls: f"{cls.metadata.summary} ({SLICES.origin(cls.name)})")
 
 
 def _scorers() -> dict[str, str]:
+    # lazy: each kind's registry loads when listed (`import nnd_suites` stays light)
     from nnd_suites.evaluation.scorers import SCORERS
 
     return SCORERS.summaries(lambda cls: f"{cls.metadata.summary} ({SCORERS.origin(cls.name)})")

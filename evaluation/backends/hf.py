@@ -147,7 +147,7 @@ class HFBackend(Backend):
 
     @cached_property
     def model(self):
-        import transformers
+        import transformers  # lazy: loads with a model only (`import nnd_suites` stays torch-free)
 
         auto = getattr(transformers, self.auto_class)
         placement = {"device_map": self.device_map} if self.device_map else {}
@@ -223,7 +223,7 @@ class HFBackend(Backend):
         if self.loaded:
             network = self.model
         else:
-            import torch
+            import torch  # lazy: torch loads with a model only (`import nnd_suites` stays light)
             import transformers
 
             auto = getattr(transformers, self.auto_class)

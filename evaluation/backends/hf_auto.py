@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from nnd_suites.evaluation.backend import Backend, BackendMetadata
+from nnd_suites.evaluation.backend import BACKENDS, Backend, BackendMetadata
 from nnd_suites.evaluation.backends.hf_loading import HFParams, load_config
 
 
@@ -24,8 +24,6 @@ class HFAutoBackend(Backend):
 
     @classmethod
     def load(cls, model: str, **options: Any) -> Backend:
-        from nnd_suites.evaluation.backend import BACKENDS
-
         if str(model).lower().endswith(".gguf"):  # a llama.cpp model file, not a HF folder
             return BACKENDS.get("llama_cpp").load(model, **options)
         config = load_config(

@@ -213,6 +213,7 @@ class HFCausalBackend(HFBackend):
     def _run_expand(
         self, batch: list[Chunk], layouts: list[Layout], budget: Budget
     ) -> list[tuple[int, float]]:
+        # lazy: transformers loads with a model only (`import nnd_suites` stays torch-free)
         from transformers import DynamicCache
 
         prefixes = [chunk.prefix for chunk in batch]

@@ -82,6 +82,7 @@ def resolve_dtype(dtype: str | torch.dtype, device: torch.device) -> torch.dtype
 
 
 def load_error(model: str, exc: Exception) -> ModelLoadError:
+    # lazy: the Hub layer imports datasets; only the offline check needs it
     from nnd_suites.hub.remote import offline as hub_offline
 
     offline = hub_offline()
@@ -106,6 +107,7 @@ def quiet_transformers_off_terminal() -> None:
     """transformers' own loading and saving bars would fill a log with escapes: off unless
     stderr is a terminal."""
     if not sys.stderr.isatty():
+        # lazy: transformers loads with a model only (`import nnd_suites` stays torch-free)
         from transformers.utils import logging as transformers_logging
 
         transformers_logging.disable_progress_bar()
@@ -114,6 +116,7 @@ def quiet_transformers_off_terminal() -> None:
 def load_config(model: str, revision: str | None = None, trust_remote_code: bool = False):
     """The model's config; a path-like reference that does not exist fails at once."""
     check_model_reference(model)
+    # lazy: transformers loads with a model only (`import nnd_suites` stays torch-free)
     from transformers import AutoConfig
 
     quiet_transformers_off_terminal()
@@ -165,6 +168,7 @@ def check_model_reference(model: str) -> None:
             "model id such as ORG/NAME"
         )
     if not hub_offline() and not hub_reachable() and not cached_on_this_machine(model):
+        # lazy: huggingface_hub imports only when the Hub is asked
         from huggingface_hub import constants
 
         raise ModelLoadError(
@@ -176,6 +180,7 @@ def check_model_reference(model: str) -> None:
 
 
 def hub_offline() -> bool:
+    # lazy: huggingface_hub imports only when the Hub is asked
     from huggingface_hub import constants
 
     return bool(constants.HF_HUB_OFFLINE)
@@ -184,6 +189,7 @@ def hub_offline() -> bool:
 @lru_cache(maxsize=1)
 def hub_reachable(timeout: float = 3.0) -> bool:
     """One quick TCP connection to the Hub's host (once per process)."""
+    # lazy: huggingface_hub imports only when the Hub is asked
     from huggingface_hub import constants
 
     parsed = urllib.parse.urlparse(constants.ENDPOINT)
@@ -196,6 +202,7 @@ def hub_reachable(timeout: float = 3.0) -> bool:
 
 
 def cached_on_this_machine(model: str) -> bool:
+    # lazy: huggingface_hub imports only when the Hub is asked
     from huggingface_hub import try_to_load_from_cache
 
     try:
@@ -227,6 +234,7 @@ def model_revision(model: str, revision: str | None) -> str:
     path = Path(model)
     if path.is_dir():
         return "sha256:" + folder_fingerprint(path)
+    # lazy: huggingface_hub imports only when the Hub is asked
     from huggingface_hub import hf_hub_download
 
     try:
@@ -240,6 +248,7 @@ def model_revision(model: str, revision: str | None) -> str:
 def load_tokenizer(model: str, revision: str | None = None, trust_remote_code: bool = False):
     """The model's tokenizer, refused when it encodes ordinary text to (almost) nothing: a model
     folder without its tokenizer files gets a placeholder tokenizer that ties every test."""
+    # lazy: transformers loads with a model only (`import nnd_suites` stays torch-free)
     from transformers import AutoTokenizer
 
     try:

@@ -98,6 +98,7 @@ class HFRewardBackend(Backend):
 
     @cached_property
     def model(self):
+        # lazy: transformers loads with a model only (`import nnd_suites` stays torch-free)
         from transformers import AutoModelForSequenceClassification
 
         try:

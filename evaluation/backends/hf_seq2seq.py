@@ -99,6 +99,7 @@ class HFSeq2SeqBackend(HFBackend):
     def run_batch(
         self, batch: list[Chunk], layouts: list[Layout], budget: Budget, strategy: str
     ) -> list[tuple[int, float]]:
+        # lazy: transformers loads with a model only (`import nnd_suites` stays torch-free)
         from transformers.modeling_outputs import BaseModelOutput
 
         ids, mask = pad_rows([chunk.prefix for chunk in batch], self.pad_id)

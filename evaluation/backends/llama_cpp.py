@@ -65,6 +65,7 @@ INSTALL = "pip install 'nnd-suites[llama]'"
 
 def _llama_cpp():
     try:
+        # lazy: optional extra (pip install 'nnd-suites[llama]'), only for GGUF models
         import llama_cpp
     except ImportError as exc:
         raise ModelLoadError(
@@ -97,6 +98,7 @@ class LlamaCppBackend(Backend):
         self, path: Path, model_ref: str, *, mode: str, n_ctx: int | None, threads: int | None
     ) -> None:
         llama_cpp = _llama_cpp()
+        # lazy: optional extra (pip install 'nnd-suites[llama]'), only for GGUF models
         from llama_cpp._internals import LlamaModel
 
         self.path, self.model_ref, self.mode = path, model_ref, mode
@@ -155,6 +157,7 @@ class LlamaCppBackend(Backend):
         backend = cls(check_gguf(model), str(model), mode=mode, n_ctx=n_ctx, threads=threads)
         backend.hf_tokenizer = tokenizer
         if tokenizer:
+            # lazy: a Hugging Face tokenizer (torch) only when --tokenizer is given
             from nnd_suites.evaluation.backends.hf_loading import load_tokenizer
 
             hf = load_tokenizer(tokenizer, None, False)
@@ -206,6 +209,7 @@ class LlamaCppBackend(Backend):
         """The file type llama.cpp records (``MOSTLY_Q8_0``, ``ALL_F32``...)."""
         code = self.metadata.get("general.file_type", "unknown")
         try:
+            # lazy: optional extra (pip install 'nnd-suites[llama]'), only for GGUF models
             from gguf import LlamaFileType
 
             return LlamaFileType(int(code)).name
@@ -225,6 +229,7 @@ class LlamaCppBackend(Backend):
         }
 
     def describe(self) -> dict[str, Any]:
+        # lazy: optional extra (pip install 'nnd-suites[llama]'), only for GGUF models
         import llama_cpp
 
         described: dict[str, Any] = {

@@ -100,6 +100,7 @@ class GGUFTokenizer:
         self.eos_token_id = eos if eos >= 0 else None
 
     def encode(self, text: str, add_special_tokens: bool = True) -> list[int]:
+        # lazy: optional extra (pip install 'nnd-suites[llama]'), only for GGUF models
         import llama_cpp
 
         data = text.encode("utf-8")

@@ -38,6 +38,8 @@ from nnd_suites.evaluation.verify.render import check_verify_folder, write_verif
 from nnd_suites.evaluation.verify.stats import bootstrap_correlations, weighted_pass_rates
 from nnd_suites.formatting import plural
 from nnd_suites.human_scores import HumanScores, human_scores
+from nnd_suites.quality_map.loading import strict_yaml
+from nnd_suites.reading import read_data_text
 from nnd_suites.suite import Suite
 
 #: How verify weighs a test by its human margin, per margin kind (see agreement.margin_weight).
@@ -69,9 +71,6 @@ MANY_SYSTEMS = (
 
 def read_systems_file(path: str | Path) -> dict[str, str]:
     """``NAME: MODEL`` lines (YAML), optionally under a ``systems:`` key."""
-    from nnd_suites.quality_map.loading import strict_yaml
-    from nnd_suites.reading import read_data_text
-
     path = Path(path)
     try:  # a regular file of bounded size (/dev/zero would be read forever)
         data = strict_yaml(read_data_text(path, "systems file"))

@@ -193,6 +193,7 @@ def expand_config(parser: argparse.ArgumentParser, argv: list[str]) -> list[str]
 
 
 def _read_config(command: argparse.ArgumentParser, path: Path) -> dict:
+    # lazy: only a --config file needs yaml
     import yaml
 
     try:

@@ -233,6 +233,7 @@ def add_scoring_options(
 def resolve_embedded(models: list[str]) -> tuple[list[str], bool]:
     """``models`` with the embedded model's name (the README's default, no download) replaced by
     its folder, made on first use; and whether it was among them."""
+    # lazy: the evaluator package is slow to import; `nnd-suites list` stays < 1 s
     from nnd_suites.evaluation.tiny import EMBEDDED, embedded_model
 
     if EMBEDDED not in models:
@@ -297,6 +298,7 @@ def add_data_parallel_option(parser: argparse.ArgumentParser, command: str) -> N
 def rank_zero() -> bool:
     """True unless this process is a data-parallel rank other than 0 (which neither writes nor
     prints)."""
+    # lazy: the evaluator package is slow to import; `nnd-suites list` stays < 1 s
     from nnd_suites.evaluation.parallel import current_rank
 
     rank = current_rank()
@@ -306,6 +308,7 @@ def rank_zero() -> bool:
 def wants_data_parallel(args: argparse.Namespace) -> bool:
     """``--data-parallel N`` with N > 1 given to a process that is not already a rank (N = 1 is
     one process: this one)."""
+    # lazy: the evaluator package is slow to import; `nnd-suites list` stays < 1 s
     from nnd_suites.evaluation.parallel import current_rank
 
     return (args.data_parallel or 1) > 1 and current_rank() is None
@@ -314,6 +317,7 @@ def wants_data_parallel(args: argparse.Namespace) -> bool:
 def relaunch_data_parallel(args: argparse.Namespace) -> int:
     """Run this command again in ``args.data_parallel`` local ranks (without the option, so the
     ranks do not relaunch); its exit status."""
+    # lazy: the evaluator package is slow to import; `nnd-suites list` stays < 1 s
     from nnd_suites.evaluation.backend import backend_name
     from nnd_suites.evaluation.parallel import launch
 

@@ -252,6 +252,7 @@ def export_lm_eval(
 ) -> LmEvalExport:
     """Write ``suites`` as an lm-eval task folder at ``to`` (replaced only if it is one)."""
     check_scorer(scorer)
+    # lazy: hf_loading imports torch; an export without a tokenizer needs none
     from nnd_suites.evaluation.backends.hf_loading import load_tokenizer
 
     boundary = tokenizer_boundary(load_tokenizer(tokenizer), tokenizer)

@@ -80,6 +80,7 @@ def download_config(repo_id: str, config: str, revision: str | None = None) -> P
 
 def card_config_names(folder: Path) -> list[str]:
     """Config names the card of an export folder declares (empty without a card)."""
+    # lazy: datasets loads only when an exported suite is read
     from datasets.utils.metadata import MetadataConfigs
 
     card = folder / CARD_FILE

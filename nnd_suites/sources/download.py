@@ -19,6 +19,7 @@ from nnd_suites.bounded_http import Limits, TransportError, check_url, redact, r
 from nnd_suites.errors import NNDError, SourceFormatError
 from nnd_suites.io import atomic_path
 from nnd_suites.paths import cache_root
+from nnd_suites.sources.archive import ARCHIVE_SUFFIXES, extract_archive, is_archive
 
 #: Seconds a whole download may take (not per read: a server dripping bytes cannot hang a build).
 DEFAULT_DOWNLOAD_TIMEOUT = 300.0
@@ -106,8 +107,6 @@ def resolve_source_folder(
 ) -> tuple[Path, Path | None]:
     """Return ``(folder, archive)`` for a folder source: a local folder (``archive`` None), or a
     local or downloaded archive extracted into the cache (``sha256`` then pins the archive)."""
-    from nnd_suites.sources.archive import ARCHIVE_SUFFIXES, extract_archive, is_archive
-
     path = _fetch(source, check_sha256(sha256), folder_ok=True)
     if path.is_dir():
         return path, None

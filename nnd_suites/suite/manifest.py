@@ -20,7 +20,9 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from nnd_suites.errors import SuiteValidationError
 from nnd_suites.io import atomic_write_text
+from nnd_suites.pairs import Pair
 from nnd_suites.reading import MANIFEST_FILE_LIMIT, DataFileError, read_json_file
+from nnd_suites.suite.candidates import SuiteCandidate
 from nnd_suites.votes import MarginKind
 
 if TYPE_CHECKING:
@@ -289,9 +291,6 @@ def _sha256(text: str) -> str:
 def export_json_schemas(folder: str | Path) -> list[Path]:
     """Write the JSON Schemas of suite files (manifest, one pair row, one candidate row) into
     ``folder``."""
-    from nnd_suites.pairs import Pair
-    from nnd_suites.suite.candidates import SuiteCandidate
-
     folder = Path(folder)
     written = []
     models = (("suite_manifest", SuiteManifest), ("pair", Pair), ("candidate", SuiteCandidate))

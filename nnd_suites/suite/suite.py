@@ -22,6 +22,7 @@ from typing import Any
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from nnd_suites import __version__
 from nnd_suites.errors import SuiteValidationError, TemplateError
 from nnd_suites.output_folder import output_folder
 from nnd_suites.pairs import Pair, is_degenerate
@@ -96,8 +97,6 @@ class Suite:
         """The one constructor: ``fields`` are the manifest's given fields (name, adapter, quality
         map, sources, templates, ...); counts from the pairs, version and hashes are computed.
         ``candidates`` are every annotated candidate read (``counts.candidates`` of them)."""
-        from nnd_suites import __version__
-
         given = {name: value for name, value in fields.items() if name not in COMPUTED}
         breakdown_fields = given.get("breakdown_fields", [])
         full = SuiteCounts(

@@ -1,9 +1,12 @@
 """The code's shape: data flows one way through the evaluator (no import circle, even through
-imports inside functions), and no module grows past 400 lines."""
+imports inside functions), every import inside a function says why it is there, and no module
+grows past 400 lines."""
 
 from __future__ import annotations
 
 import ast
+import io
+import tokenize
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -138,5 +141,64 @@ def test_the_evaluator_readme_lists_every_module():
         if f"`{path.name}`" not in table
         and f"`{path.parent.name}/`" not in table  # a folder listed as a whole
         and f"{path.stem}.py" not in table
+    ]
+    assert missing == []
+
+
+def _function_import_blocks(tree: ast.AST) -> list[list[ast.stmt]]:
+    """Runs of consecutive import statements inside function bodies (a run shares one reason)."""
+    blocks: list[list[ast.stmt]] = []
+    for function in ast.walk(tree):
+        if not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            continue
+        for node in ast.walk(function):
+            for field in ("body", "orelse", "finalbody"):
+                body = getattr(node, field, None)
+                if not isinstance(body, list):
+                    continue
+                run: list[ast.stmt] = []
+                for statement in [*body, None]:
+                    if isinstance(statement, (ast.Import, ast.ImportFrom)):
+                        run.append(statement)
+                    elif run:
+                        blocks.append(run)
+                        run = []
+    unique = {id(block[0]): block for block in blocks}  # nested bodies are walked twice
+    return list(unique.values())
+
+
+def _unexplained_imports(text: str) -> list[int]:
+    """Lines of function-level imports without a comment on their line or the line above."""
+    comments = {
+        token.start[0]
+        for token in tokenize.generate_tokens(io.StringIO(text).readline)
+        if token.type == tokenize.COMMENT
+    }
+    return sorted(
+        block[0].lineno
+        for block in _function_import_blocks(ast.parse(text))
+        if not comments & set(range(block[0].lineno - 1, block[0].end_lineno + 1))
+    )
+
+
+def test_the_reason_check_finds_an_import_without_a_comment():
+    text = (
+        "def a():\n    import os\n\n    return os\n\n\n"
+        "def b():\n    # lazy: keeps start-up light\n    import json\n    import csv\n"
+        "    return json, csv\n\n\n"
+        "def c():\n    if True:\n        import re  # lazy: only here\n"
+    )
+    assert _unexplained_imports(text) == [2]
+
+
+def test_every_function_level_import_says_why():
+    """Imports inside functions remain only where they keep start-up light (`nnd-suites list`,
+    `import nnd_suites` without torch), each with a one-line reason on its line or the line
+    above."""
+    missing = [
+        f"{path.relative_to(ROOT)}:{line}"
+        for folder in ("nnd_suites", "evaluation")
+        for path in sorted((ROOT / folder).rglob("*.py"))
+        for line in _unexplained_imports(path.read_text(encoding="utf-8"))
     ]
     assert missing == []

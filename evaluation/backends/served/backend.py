@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import logging
 import os
 from collections.abc import Callable, Sequence
@@ -221,6 +222,7 @@ def _given(value: Any, default: int) -> Any:
 def _special_texts(tokenizer: str, eos_text: str | None) -> tuple[str, str | None]:
     """The EOS and BOS token texts appended to prompts: from ``eos_text`` or the tokenizer."""
     try:
+        # lazy: transformers only to read a tokenizer's special texts
         from transformers import AutoTokenizer
 
         loaded = AutoTokenizer.from_pretrained(tokenizer, trust_remote_code=False)
@@ -275,8 +277,6 @@ def _server_identity(client: Client, model: str) -> dict[str, str]:
 
 
 def _flat(value: Any) -> str:
-    import json
-
     return json.dumps(value, sort_keys=True, default=str)[:2000]
 
 

@@ -23,6 +23,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    # lazy: the evaluator package is slow to import; `nnd-suites list` stays < 1 s
     from nnd_suites.evaluation.baselines import baselines, baselines_markdown
 
     result = baselines(load_suite(args.suite))

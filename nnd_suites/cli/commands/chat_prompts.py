@@ -34,6 +34,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    # lazy: hf_loading imports torch; `nnd-suites list` must not
     from nnd_suites.conversation import with_chat_prompts
     from nnd_suites.evaluation.backends.hf_loading import load_tokenizer
 

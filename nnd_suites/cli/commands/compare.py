@@ -42,6 +42,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    # lazy: the evaluator package is slow to import; `nnd-suites list` stays < 1 s
     from nnd_suites.evaluation.comparison import (
         compare_reports,
         comparison_markdown,

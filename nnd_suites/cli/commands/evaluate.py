@@ -68,6 +68,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    # lazy: the evaluator package is slow to import; `nnd-suites list` stays < 1 s
     from nnd_suites.evaluation import evaluate
     from nnd_suites.evaluation.tiny import EMBEDDED_NOTE
 
@@ -128,6 +129,7 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _run_several(args: argparse.Namespace) -> int:
+    # lazy: the evaluator package is slow to import; `nnd-suites list` stays < 1 s
     from nnd_suites.evaluation.multi import evaluate_models, leaderboard_markdown
 
     board = evaluate_models(

@@ -39,6 +39,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    # lazy: the Hub layer imports datasets and huggingface_hub; `nnd-suites list` must not
     from nnd_suites.hub import export_suites
 
     result = export_suites([load_suite(spec) for spec in args.suites], args.to, args.repo)

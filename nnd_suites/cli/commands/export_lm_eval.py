@@ -60,6 +60,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    # lazy: the Hub layer imports datasets and huggingface_hub; `nnd-suites list` must not
     from nnd_suites.cli.options import resolve_embedded
     from nnd_suites.hub.lm_eval_task import check_scorer, export_lm_eval
 

@@ -29,6 +29,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    # lazy: the evaluator package is slow to import; `nnd-suites list` stays < 1 s
     from nnd_suites.evaluation.saved import load_report
     from nnd_suites.evaluation.verify.place import place_in_verify
     from nnd_suites.evaluation.verify.render import (

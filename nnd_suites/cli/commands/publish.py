@@ -45,6 +45,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    # lazy: the Hub layer imports datasets and huggingface_hub; `nnd-suites list` must not
     from nnd_suites.hub import publish_suites
 
     suites = [load_suite(spec) for spec in args.suites]

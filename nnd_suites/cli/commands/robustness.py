@@ -60,6 +60,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    # lazy: the evaluator package is slow to import; `nnd-suites list` stays < 1 s
     from nnd_suites.evaluation.robustness import robustness, to_markdown
     from nnd_suites.evaluation.tiny import EMBEDDED_NOTE
 

@@ -39,6 +39,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    # lazy: the evaluator package is slow to import; `nnd-suites list` stays < 1 s
     from nnd_suites.evaluation.saved import outcomes_for
     from nnd_suites.evaluation.slicing import gem_contrast_sets, slice_rates
     from nnd_suites.io import atomic_write_text

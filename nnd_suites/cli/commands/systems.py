@@ -26,6 +26,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    # lazy: human scores pull in the quality-map rules; `nnd-suites list` stays < 1 s
     from nnd_suites.human_scores import human_scores, human_scores_markdown
 
     scores = human_scores(load_suite(args.suite))

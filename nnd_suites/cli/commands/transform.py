@@ -34,6 +34,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    # lazy: loads every transformation plugin; `nnd-suites list` stays < 1 s
     from nnd_suites.transformations.apply import refused_rewrites, transform_suite
 
     child = transform_suite(load_suite(args.suite), args.transform)

@@ -60,6 +60,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    # lazy: verify imports scipy.stats; `nnd-suites list` must not
     from nnd_suites.evaluation.verify.render import verify_markdown
     from nnd_suites.evaluation.verify.run import collect_systems, verify_suite
 
