@@ -7,6 +7,7 @@ import re
 from collections.abc import Sequence
 from datetime import datetime, timezone
 from pathlib import Path
+from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr
 
@@ -53,6 +54,14 @@ class Leaderboard(BaseModel):
     def reports(self) -> list[EvaluationReport]:
         """Each model's full report, in the order of ``models``."""
         return self._reports
+
+    def summary(self) -> dict[str, Any]:
+        """The leaderboard and each model's report summary, by label (``evaluate --json``)."""
+        reports = zip(self.models, self.reports, strict=True)
+        return {
+            "leaderboard": self.model_dump(mode="json"),
+            "reports": {model.label: report.summary() for model, report in reports},
+        }
 
 
 def model_labels(models: Sequence[str]) -> list[str]:

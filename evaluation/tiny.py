@@ -194,6 +194,15 @@ def embedded_model(cache: Path | None = None) -> Path:
     return folder
 
 
+def resolve_embedded(models: list[str]) -> tuple[list[str], bool]:
+    """``models`` with the embedded model's name (:data:`EMBEDDED`, the README's default, no
+    download) replaced by its folder, made on first use; and whether it was among them."""
+    if EMBEDDED not in models:
+        return models, False
+    folder = str(embedded_model())
+    return [folder if model == EMBEDDED else model for model in models], True
+
+
 def main(argv: list[str] | None = None) -> int:
     """``python -m nnd_suites.evaluation.tiny OUT``: a tiny random model for offline smoke runs."""
     parser = argparse.ArgumentParser(

@@ -10,6 +10,7 @@ from nnd_suites.evaluation.comparison.paired import (
     PairedResult,
     SuiteComparison,
     compare_reports,
+    compare_runs,
 )
 from nnd_suites.evaluation.comparison.render import comparison_markdown, write_comparison
 from nnd_suites.evaluation.paired_stats import holm, mcnemar_exact
@@ -20,6 +21,7 @@ __all__ = [
     "PairedResult",
     "SuiteComparison",
     "compare_reports",
+    "compare_runs",
     "comparison_markdown",
     "holm",
     "mcnemar_exact",

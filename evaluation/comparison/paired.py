@@ -10,6 +10,7 @@ report leaves it out.
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -17,6 +18,7 @@ from nnd_suites.errors import NNDError
 from nnd_suites.evaluation.outcomes import TestOutcome
 from nnd_suites.evaluation.paired_stats import MCNEMAR, PairedCounts, holm, paired_counts
 from nnd_suites.evaluation.report import EvaluationReport, scoring_differences
+from nnd_suites.evaluation.saved import load_report, report_file
 
 TIE_RULE = (
     "a tie (equal scores for both candidates) is not a pass; ties are counted per run; tests "
@@ -217,3 +219,22 @@ def compare_reports(
         scoring_differences=differences,
         suites=compared,
     )
+
+
+def compare_runs(
+    a: str | Path,
+    b: str | Path,
+    *,
+    suites: Sequence[str] | None = None,
+    allow_different_scoring: bool = False,
+) -> Comparison:
+    """:func:`compare_reports` of two saved runs (folders written by ``evaluate --out``, or
+    their report.json), the comparison recording which report file each side came from."""
+    comparison = compare_reports(
+        load_report(a),
+        load_report(b),
+        suites=suites,
+        allow_different_scoring=allow_different_scoring,
+    )
+    comparison.source_a, comparison.source_b = str(report_file(a)), str(report_file(b))
+    return comparison

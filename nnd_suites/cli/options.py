@@ -230,18 +230,6 @@ def add_scoring_options(
     )
 
 
-def resolve_embedded(models: list[str]) -> tuple[list[str], bool]:
-    """``models`` with the embedded model's name (the README's default, no download) replaced by
-    its folder, made on first use; and whether it was among them."""
-    # lazy: the evaluator package is slow to import; `nnd-suites list` stays < 1 s
-    from nnd_suites.evaluation.tiny import EMBEDDED, embedded_model
-
-    if EMBEDDED not in models:
-        return models, False
-    folder = str(embedded_model())
-    return [folder if model == EMBEDDED else model for model in models], True
-
-
 #: The backend options of :func:`add_scoring_options`: option dest -> the backend's parameter.
 #: Only those given are passed: the library picks the backend (``base_url`` alone: served) and
 #: its defaults, and a backend that does not take one refuses it with a usage error.

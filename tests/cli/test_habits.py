@@ -226,8 +226,8 @@ def test_data_parallel_1_is_this_process(monkeypatch):
 
 
 def test_the_embedded_model_name_resolves_to_its_folder(monkeypatch, tmp_path):
-    from nnd_suites.cli.options import resolve_embedded
     from nnd_suites.evaluation import tiny
+    from nnd_suites.evaluation.tiny import resolve_embedded
 
     monkeypatch.setattr(tiny, "embedded_model", lambda: tmp_path / tiny.EMBEDDED_FOLDER)
     assert resolve_embedded(["gpt2", "org/m"]) == (["gpt2", "org/m"], False)

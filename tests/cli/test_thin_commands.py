@@ -157,3 +157,16 @@ def test_stats_lines_group_reasons_that_differ_by_a_name():
         "  skipped: no rating: 5 rows (sysA 2, sysB 3)",
         "  skipped: empty text: 1",
     ]
+
+
+def test_compare_runs_records_where_each_side_came_from(saved_run, capsys):
+    from nnd_suites.evaluation.comparison import compare_runs
+
+    comparison = compare_runs(saved_run, saved_run / "report.json")
+    assert comparison.source_a == comparison.source_b == str(saved_run / "report.json")
+    (result,) = comparison.suites.values()
+    assert result.overall.passed_a == result.overall.passed_b > 0  # a run against itself
+    assert result.overall.difference == 0
+    capsys.readouterr()
+    assert main(["compare", str(saved_run), str(saved_run), "--json"]) == 0
+    assert capsys.readouterr().out.strip() == comparison.model_dump_json(indent=2)

@@ -43,19 +43,14 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     # lazy: the evaluator package is slow to import; `nnd-suites list` stays < 1 s
-    from nnd_suites.evaluation.comparison import (
-        compare_reports,
-        comparison_markdown,
-        write_comparison,
-    )
-    from nnd_suites.evaluation.saved import load_report, report_file
+    from nnd_suites.evaluation.comparison import compare_runs, comparison_markdown, write_comparison
 
-    a, b = load_report(args.report_a), load_report(args.report_b)
-    comparison = compare_reports(
-        a, b, suites=args.suite, allow_different_scoring=args.allow_different_scoring
+    comparison = compare_runs(
+        args.report_a,
+        args.report_b,
+        suites=args.suite,
+        allow_different_scoring=args.allow_different_scoring,
     )
-    comparison.source_a = str(report_file(args.report_a))
-    comparison.source_b = str(report_file(args.report_b))
     if args.out:
         write_comparison(comparison, args.out)
     if args.json:

@@ -13,7 +13,6 @@ from nnd_suites.cli.options import (
     add_scoring_options,
     rank_zero,
     relaunch_data_parallel,
-    resolve_embedded,
     scoring_options,
     wants_data_parallel,
 )
@@ -70,7 +69,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     # lazy: the evaluator package is slow to import; `nnd-suites list` stays < 1 s
     from nnd_suites.evaluation import evaluate
-    from nnd_suites.evaluation.tiny import EMBEDDED_NOTE
+    from nnd_suites.evaluation.tiny import EMBEDDED_NOTE, resolve_embedded
 
     if args.log_samples and args.out is None:
         raise NNDError(
@@ -143,12 +142,7 @@ def _run_several(args: argparse.Namespace) -> int:
     if not rank_zero():
         return 0  # rank 0 prints (and wrote the leaderboard)
     if args.json:
-        reports = zip(board.models, board.reports, strict=True)
-        summary = {
-            "leaderboard": board.model_dump(mode="json"),
-            "reports": {m.label: r.summary() for m, r in reports},
-        }
-        say_json(json.dumps(summary, ensure_ascii=False))
+        say_json(json.dumps(board.summary(), ensure_ascii=False))
         return 0
     say(leaderboard_markdown(board), end="")
     if args.out:

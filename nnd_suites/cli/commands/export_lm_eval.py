@@ -61,7 +61,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     # lazy: the Hub layer imports datasets and huggingface_hub; `nnd-suites list` must not
-    from nnd_suites.cli.options import resolve_embedded
+    from nnd_suites.evaluation.tiny import resolve_embedded
     from nnd_suites.hub.lm_eval_task import check_scorer, export_lm_eval
 
     check_scorer(args.scorer)  # before any suite is loaded or built

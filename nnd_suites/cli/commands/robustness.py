@@ -10,7 +10,6 @@ from pathlib import Path
 from nnd_suites.cli.options import (
     add_scoring_options,
     probability,
-    resolve_embedded,
     scoring_options,
 )
 from nnd_suites.cli.printing import say, say_json
@@ -62,7 +61,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     # lazy: the evaluator package is slow to import; `nnd-suites list` stays < 1 s
     from nnd_suites.evaluation.robustness import robustness, to_markdown
-    from nnd_suites.evaluation.tiny import EMBEDDED_NOTE
+    from nnd_suites.evaluation.tiny import EMBEDDED_NOTE, resolve_embedded
 
     (model,), embedded = resolve_embedded([args.model])
     if embedded:
