@@ -49,6 +49,7 @@ from nnd_suites.evaluation.scorers.resolve import (
     resolve_scorers,
 )
 from nnd_suites.evaluation.sensitivity import sensitivity
+from nnd_suites.evaluation.tiny import resolve_embedded
 from nnd_suites.suite import Suite
 from nnd_suites.suite.resolve import resolve_suites
 
@@ -95,7 +96,8 @@ def evaluate(
 ) -> EvaluationReport:
     """Score ``model`` on ``suites`` and return a typed report (also written to ``out``).
 
-    ``model`` is a Hub id, a local folder, an already-loaded :class:`Backend` (so a robustness
+    ``model`` is a Hub id, a local folder, ``nnd-suites:tiny-random`` (the embedded pipeline-check
+    model, made on first use), an already-loaded :class:`Backend` (so a robustness
     run loads it once) or a ``(PreTrainedModel, tokenizer)`` pair already in memory (scored
     where it sits, without gradients, its train/eval mode restored after). ``suites`` are suite
     folders, built-in adapter names (built on the fly), :class:`Suite` objects, or the output of
@@ -150,8 +152,9 @@ def evaluate(
         model_name = scorer.model_ref
     else:
         model_name = str(model)
+        (folder,), _ = resolve_embedded([model_name])  # the README's default, made on the spot
         scorer = load_backend(
-            model_name,
+            folder,
             backend,
             mode=mode,
             device=device,

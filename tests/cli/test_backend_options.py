@@ -84,3 +84,17 @@ def test_data_parallel_refuses_a_server_given_by_its_url_alone(server, capsys):
     assert main([*argv, "--data-parallel", "2", "--quiet"]) != 0
     assert "sharded by its engine" in capsys.readouterr().err
     assert server.requests == 0  # refused before anything was sent
+
+
+def test_the_embedded_model_name_works_in_python_as_on_the_command_line(
+    monkeypatch, tiny_causal_model, quiz_design_suite
+):
+    """`nnd-suites:tiny-random` is resolved by the library (made on first use; here the
+    session's tiny model stands in for it, so nothing is built)."""
+    from nnd_suites.evaluation import evaluate, tiny
+    from nnd_suites.evaluation.report_markdown import markdown
+
+    monkeypatch.setattr(tiny, "embedded_model", lambda: tiny_causal_model)
+    report = evaluate(tiny.EMBEDDED, quiz_design_suite, limit=1, cache=False, progress=False)
+    assert report.model == tiny.EMBEDDED and report.requests.scored > 0
+    assert "PIPELINE CHECK" in markdown(report)
