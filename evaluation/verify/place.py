@@ -3,13 +3,22 @@ human score against pass rate over the systems and predict the new model's human
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from nnd_suites.errors import NNDError
 from nnd_suites.evaluation.report import EvaluationReport
+from nnd_suites.evaluation.saved import load_report
 from nnd_suites.evaluation.verify.models import (
     Correlation,
     PlacedScore,
     PlacementReport,
     VerifyReport,
+)
+from nnd_suites.evaluation.verify.render import (
+    PLACEMENT_FILE,
+    check_verify_folder,
+    load_verify,
+    write_placement,
 )
 from nnd_suites.evaluation.verify.stats import place_model
 
@@ -103,3 +112,18 @@ def place_in_verify(verify: VerifyReport, report: EvaluationReport) -> Placement
         by_category=by_category,
         skipped=skipped,
     )
+
+
+def place_saved(
+    verify_folder: str | Path, report: str | Path, out: str | Path | None = None
+) -> PlacementReport:
+    """:func:`place_in_verify` for a verify folder and a saved ``evaluate --out`` run; with
+    ``out``, the placement folder is written there (a foreign ``out`` is refused before anything
+    is read)."""
+    if out is not None:
+        check_verify_folder(out, PLACEMENT_FILE)
+    verify = load_verify(verify_folder)
+    placement = place_in_verify(verify, load_report(report))
+    if out is not None:
+        write_placement(placement, verify, out)
+    return placement

@@ -2,22 +2,25 @@
 
 ``export_suites`` writes one config per suite (parquet with explicit Features, the manifest, a
 generated card); ``publish_suites`` pushes that folder with huggingface_hub;
-``load_exported_suite`` (and ``nnd_suites.load_suite``) return the typed, validated suite from a
-folder or a repository; ``datasets.load_dataset`` reads the same folder or repository as rows.
+``nnd_suites.load_suite`` returns the typed, validated suite of a config from a folder or a
+repository (through ``read_exported_config`` and ``load_hub_config``); ``datasets.load_dataset``
+reads the same folder or repository as rows.
 """
 
 from __future__ import annotations
 
 from nnd_suites.hub.export import ExportResult, export_suites, refresh_card
-from nnd_suites.hub.layout import SPLIT, exported_configs, suite_features, validate_config_name
+from nnd_suites.hub.layout import exported_configs, validate_config_name
 from nnd_suites.hub.load import (
     HUB_PREFIX,
     HubSpec,
     is_hub_spec,
-    load_exported_suite,
+    load_hub_config,
     parse_hub_spec,
+    read_exported_config,
 )
 from nnd_suites.hub.publish import PublishResult, publish_suites
+from nnd_suites.suite import SPLIT, suite_features
 
 __all__ = [
     "HUB_PREFIX",
@@ -28,9 +31,10 @@ __all__ = [
     "export_suites",
     "exported_configs",
     "is_hub_spec",
-    "load_exported_suite",
+    "load_hub_config",
     "parse_hub_spec",
     "publish_suites",
+    "read_exported_config",
     "refresh_card",
     "suite_features",
     "validate_config_name",

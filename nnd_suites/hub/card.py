@@ -22,10 +22,10 @@ from huggingface_hub.repocard import REGEX_YAML_BLOCK
 from nnd_suites import __version__
 from nnd_suites.errors import NNDError
 from nnd_suites.hub.configs import ConfigInfo
-from nnd_suites.hub.layout import CARD_TAG, DATA_GLOB, SPLIT
+from nnd_suites.hub.layout import CARD_TAG
 from nnd_suites.hub.remote import check_repo_id
 from nnd_suites.reading import DataFileError, parse_yaml, read_data_text
-from nnd_suites.suite import CANDIDATES_FILE, MANIFEST_FILE
+from nnd_suites.suite import CANDIDATES_FILE, DATA_GLOB, MANIFEST_FILE, SPLIT
 
 NND_CITATION = "\n".join(
     [

@@ -1,23 +1,16 @@
-"""One config of an export folder: its manifest and parquet shards, checked against each other."""
+"""One config of an export folder: a suite folder named after its suite, described for the card."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
 
-import pyarrow as pa
+import datasets
 import pyarrow.parquet as pq
 
 from nnd_suites.errors import SuiteValidationError
-from nnd_suites.hub.layout import DATA_GLOB, data_files, suite_features
-from nnd_suites.suite import (
-    CANDIDATES_FILE,
-    MANIFEST_FILE,
-    Suite,
-    SuiteManifest,
-    pairs_from_rows,
-    read_candidates,
-)
+from nnd_suites.suite import DATA_GLOB, MANIFEST_FILE, Suite, SuiteManifest
+from nnd_suites.suite.storage import check_pairs_schema, data_files
 
 
 @dataclass(frozen=True)
@@ -29,10 +22,7 @@ class ConfigInfo:
     num_examples: int
     num_bytes: int  # in-memory Arrow size of the split
     download_size: int  # parquet bytes on disk
-
-    @property
-    def features(self):  # datasets.Features
-        return suite_features(self.manifest)
+    features: datasets.Features  # as the data files hold them (older files lack later columns)
 
 
 def read_manifest(config_dir: Path) -> SuiteManifest:
@@ -42,51 +32,26 @@ def read_manifest(config_dir: Path) -> SuiteManifest:
             f"{config_dir}: no {MANIFEST_FILE}; not an exported suite config"
         )
     manifest = SuiteManifest.from_directory(config_dir)
-    if manifest.name != config_dir.name:
-        raise SuiteValidationError(
-            f"{path}: the folder of config {config_dir.name!r} holds suite "
-            f"{manifest.name!r}; a config folder is named after its suite"
-        )
+    _check_named_after_its_suite(config_dir, manifest)
     return manifest
 
 
-def _shards(config_dir: Path) -> list[Path]:
-    shards = data_files(config_dir)
-    if not shards:
-        raise SuiteValidationError(f"{config_dir}: no {DATA_GLOB} data file beside the manifest")
-    return shards
-
-
-def check_schema(shards: list[Path], manifest: SuiteManifest) -> None:
-    """Every shard must have exactly the columns and types the manifest's fields declare."""
-    expected = suite_features(manifest).arrow_schema
-    for shard in shards:
-        try:
-            actual = pq.read_schema(shard)
-        except (OSError, pa.ArrowException) as exc:
-            raise SuiteValidationError(f"{shard}: unreadable parquet: {exc}") from exc
-        if actual.equals(expected, check_metadata=False):
-            continue
-        wanted = {f.name: str(f.type) for f in expected}
-        found = {f.name: str(f.type) for f in actual}
-        differences = [
-            f"{name}: {found.get(name, 'missing')} (expected {wanted.get(name, 'no such column')})"
-            for name in dict.fromkeys([*wanted, *found])
-            if found.get(name) != wanted.get(name)
-        ]
+def _check_named_after_its_suite(config_dir: Path, manifest: SuiteManifest) -> None:
+    if manifest.name != config_dir.name:
         raise SuiteValidationError(
-            f"{shard}: schema does not match the manifest of suite {manifest.name!r} (context "
-            f"fields {manifest.context_fields}, breakdown fields {manifest.breakdown_fields}): "
-            + ("; ".join(differences) or "column order differs")
-            + "; export the suite again with `nnd-suites export`"
+            f"{config_dir / MANIFEST_FILE}: the folder of config {config_dir.name!r} holds suite "
+            f"{manifest.name!r}; a config folder is named after its suite"
         )
 
 
 def describe_config(config_dir: Path) -> ConfigInfo:
     """Manifest, schema and row count checked against each other, without reading the texts."""
     manifest = read_manifest(config_dir)
-    shards = _shards(config_dir)
-    check_schema(shards, manifest)
+    shards = data_files(config_dir)
+    if not shards:
+        raise SuiteValidationError(f"{config_dir}: no {DATA_GLOB} data file beside the manifest")
+    for shard in shards:
+        check_pairs_schema(shard, manifest)
     metadata = [pq.read_metadata(shard) for shard in shards]
     rows = sum(m.num_rows for m in metadata)
     if rows != manifest.counts.pairs:
@@ -101,19 +66,13 @@ def describe_config(config_dir: Path) -> ConfigInfo:
         num_examples=rows,
         num_bytes=num_bytes,
         download_size=sum(s.stat().st_size for s in shards),
+        features=datasets.Features.from_arrow_schema(pq.read_schema(shards[0])),
     )
 
 
 def read_config(config_dir: Path) -> Suite:
-    """The typed suite of one exported config, validated (content hash included)."""
-    manifest = read_manifest(config_dir)
-    shards = _shards(config_dir)
-    check_schema(shards, manifest)
-    rows = [row for shard in shards for row in pq.read_table(shard).to_pylist()]
-    suite = Suite(
-        manifest,
-        pairs_from_rows(rows, f"{config_dir}/{DATA_GLOB}"),
-        read_candidates(config_dir / CANDIDATES_FILE, manifest.format_version),
-    )
-    suite.validate()
+    """The validated suite of one exported config (content hash included), which must be
+    named after the folder that holds it."""
+    suite = Suite.load(config_dir)
+    _check_named_after_its_suite(config_dir, suite.manifest)
     return suite

@@ -6,25 +6,14 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import pyarrow as pa
-import pyarrow.parquet as pq
-
 from nnd_suites.errors import NNDError, SuiteValidationError
 from nnd_suites.hub.card import build_card, load_card
 from nnd_suites.hub.configs import ConfigInfo, describe_config, read_config
-from nnd_suites.hub.layout import (
-    CARD_FILE,
-    CARD_TAG,
-    DATA_FILE,
-    exported_configs,
-    suite_features,
-    validate_config_name,
-)
+from nnd_suites.hub.layout import CARD_FILE, CARD_TAG, exported_configs, validate_config_name
 from nnd_suites.hub.remote import check_repo_id
 from nnd_suites.io import atomic_write_text
-from nnd_suites.output_folder import check_output_folder, folder_lock, output_folder
-from nnd_suites.suite import CANDIDATES_FILE, Suite, pair_rows
-from nnd_suites.suite.candidates import candidates_to_table
+from nnd_suites.output_folder import check_output_folder, folder_lock
+from nnd_suites.suite import Suite
 
 
 @dataclass
@@ -110,15 +99,9 @@ def _write_card(folder: Path, configs: list[ConfigInfo], repo_id: str | None) ->
 
 
 def write_config(suite: Suite, config_dir: Path) -> Path:
-    """``<config>/test-00000-of-00001.parquet`` (Features embedded), ``candidates.parquet`` and
-    ``manifest.json``; an existing folder is replaced only when it is a config or a suite."""
-    schema = suite_features(suite.manifest).arrow_schema  # carries the `datasets` features
-    table = pa.Table.from_pylist(pair_rows(suite.pairs), schema=schema)
-    with output_folder(config_dir, "export-config") as tmp:
-        pq.write_table(table, tmp / DATA_FILE)
-        pq.write_table(candidates_to_table(suite.candidates), tmp / CANDIDATES_FILE)
-        suite.manifest.write_to_directory(tmp)
-    return config_dir
+    """The suite's folder as ``build`` writes it (:mod:`nnd_suites.suite.storage`), under the
+    suite's name; an existing folder is replaced only when it is a config or a suite."""
+    return suite.save(config_dir, kind="export-config")
 
 
 def _check_unique(names: list[str], what: str) -> None:

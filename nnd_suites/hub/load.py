@@ -1,7 +1,8 @@
-"""Load a typed suite from an exported folder or a Hub dataset repository.
+"""Read a typed suite from a config of an export folder or of a Hub dataset repository.
 
 On the command line a suite exported to the Hub is named ``hub:ORG/NAME/CONFIG[@REVISION]``;
-one in a local export folder is named by its config folder, ``FOLDER/CONFIG``.
+one in a local export folder is named by its config folder, ``FOLDER/CONFIG``. Which of these a
+name means is decided above this module, by :func:`nnd_suites.suite.resolve.load_suite`.
 """
 
 from __future__ import annotations
@@ -49,20 +50,12 @@ def parse_hub_spec(spec: str) -> HubSpec:
     return HubSpec(check_repo_id(f"{parts[0]}/{parts[1]}"), parts[2], revision or None)
 
 
-def load_exported_suite(source: str | Path, config: str, revision: str | None = None) -> Suite:
-    """The validated suite of ``config`` in an export folder, or in a Hub dataset repository.
-
-    ``source`` is a local folder written by ``nnd-suites export`` when it exists, else a Hub
-    repository id ``ORG/NAME`` (downloaded at ``revision`` into the Hugging Face cache).
-    """
-    folder = Path(source)
-    if folder.is_dir():
-        if revision is not None:
-            raise NNDError(f"{folder}: a revision applies to Hub repositories, not to a folder")
-        return _read(folder, config, str(folder))
-    repo_id = check_repo_id(str(source))
+def load_hub_config(repo_id: str, config: str, revision: str | None = None) -> Suite:
+    """The validated suite of ``config`` in the Hub dataset repository ``repo_id``, downloaded
+    at ``revision`` (a tag, branch or commit) into the Hugging Face cache."""
+    repo_id = check_repo_id(repo_id)
     location = f"{HUB_PREFIX}{repo_id}" + (f"@{revision}" if revision else "")
-    return _read(download_config(repo_id, config, revision), config, location)
+    return read_exported_config(download_config(repo_id, config, revision), config, location)
 
 
 def download_config(repo_id: str, config: str, revision: str | None = None) -> Path:
@@ -92,8 +85,10 @@ def card_config_names(folder: Path) -> list[str]:
         return []
 
 
-def _read(folder: Path, config: str, location: str) -> Suite:
-    """``location`` names ``folder`` for the user: the folder itself or hub:ORG/NAME."""
+def read_exported_config(folder: Path, config: str, location: str | None = None) -> Suite:
+    """The validated suite of ``config`` in the export folder ``folder``; ``location`` names
+    the folder for the user (hub:ORG/NAME for a download; the folder itself by default)."""
+    location = location or str(folder)
     # A config is a name, never a path: "../../x" must not reach outside the export.
     validate_config_name(config)
     if not (folder / config / MANIFEST_FILE).is_file():

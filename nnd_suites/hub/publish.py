@@ -17,9 +17,9 @@ from huggingface_hub import HfApi, get_token
 
 from nnd_suites.errors import HubError, NNDError
 from nnd_suites.hub.export import export_suites, is_nnd_card, refresh_card
-from nnd_suites.hub.layout import CARD_FILE, DATA_GLOB
+from nnd_suites.hub.layout import CARD_FILE
 from nnd_suites.hub.remote import LOGIN_HINT, check_repo_id, hub_errors, offline
-from nnd_suites.suite import CANDIDATES_FILE, MANIFEST_FILE, Suite
+from nnd_suites.suite import CANDIDATES_FILE, DATA_GLOB, MANIFEST_FILE, Suite
 
 #: What an upload sends from the staging folder (never download metadata or stray files).
 UPLOAD_PATTERNS = [CARD_FILE, f"*/{MANIFEST_FILE}", f"*/{DATA_GLOB}", f"*/{CANDIDATES_FILE}"]

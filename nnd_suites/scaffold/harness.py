@@ -19,13 +19,12 @@ import re
 from pathlib import Path
 from typing import Any
 
-import pyarrow.parquet as pq
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from nnd_suites.adapter import Adapter
 from nnd_suites.build import build_suite
 from nnd_suites.errors import NNDError
-from nnd_suites.suite import MANIFEST_FILE, PAIRS_FILE, export_json_schemas
+from nnd_suites.suite import MANIFEST_FILE, export_json_schemas, read_pair_rows
 
 FIXTURES = "fixtures"
 EXPECTED_STATS = "expected_stats.json"
@@ -89,7 +88,7 @@ def stats_differences(expected: ExpectedStats, stats: dict[str, Any]) -> list[st
 
 
 def validate_suite_files(folder: Path, schema_folder: Path) -> None:
-    """Validate manifest.json and every row of pairs.parquet against the exported JSON Schemas."""
+    """Validate manifest.json and every pair row against the exported JSON Schemas."""
     import jsonschema  # 0.1 s to import: not for every CLI start (new-adapter imports this module)
 
     schema_folder.mkdir(parents=True, exist_ok=True)
@@ -100,10 +99,11 @@ def validate_suite_files(folder: Path, schema_folder: Path) -> None:
     manifest = json.loads((folder / MANIFEST_FILE).read_text("utf-8"))
     jsonschema.validate(manifest, schemas["suite_manifest"], cls=jsonschema.Draft202012Validator)
     pair_validator = jsonschema.Draft202012Validator(schemas["pair"])
-    for index, row in enumerate(pq.read_table(folder / PAIRS_FILE).to_pylist()):
-        error = next(iter(pair_validator.iter_errors(row)), None)
-        if error is not None:
-            raise jsonschema.ValidationError(f"{folder / PAIRS_FILE} row {index}: {error.message}")
+    for path, rows in read_pair_rows(folder):
+        for index, row in enumerate(rows):
+            error = next(iter(pair_validator.iter_errors(row)), None)
+            if error is not None:
+                raise jsonschema.ValidationError(f"{path} row {index}: {error.message}")
 
 
 def check_fixture(cls: type[Adapter], workdir: Path) -> list[str]:

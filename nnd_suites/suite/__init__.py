@@ -1,6 +1,7 @@
 """Suites: the manifest (``manifest.py``), the pairs table (``table.py``), the ``Suite`` class
-(``suite.py``), its annotated candidates (``candidates.py``) and what a user may call a suite
-(``resolve.py``: folders, built-in names, Hub)."""
+(``suite.py``), its annotated candidates (``candidates.py``), the one on-disk layout and its
+reader (``storage.py``: what `build` writes is an exported config) and what a user may call a
+suite (``resolve.py``: folders, built-in names, exports, the Hub)."""
 
 from nnd_suites.suite.candidates import CANDIDATES_FILE, SuiteCandidate
 from nnd_suites.suite.manifest import (
@@ -16,20 +17,30 @@ from nnd_suites.suite.manifest import (
     TransformationInfo,
     export_json_schemas,
 )
-from nnd_suites.suite.suite import Suite, breakdown_counts, pair_counts, read_candidates
+from nnd_suites.suite.storage import (
+    DATA_FILE,
+    DATA_GLOB,
+    LEGACY_PAIRS_FILE,
+    SPLIT,
+    read_candidates,
+    read_pair_rows,
+    suite_features,
+)
+from nnd_suites.suite.suite import Suite, breakdown_counts, pair_counts
 from nnd_suites.suite.table import (
-    PAIRS_FILE,
     pair_rows,
     pairs_arrow_schema,
     pairs_from_rows,
-    pairs_to_table,
 )
 
 __all__ = [
     "CANDIDATES_FILE",
+    "DATA_FILE",
+    "DATA_GLOB",
     "FORMAT_VERSION",
+    "LEGACY_PAIRS_FILE",
     "MANIFEST_FILE",
-    "PAIRS_FILE",
+    "SPLIT",
     "AdapterInfo",
     "BuildCounts",
     "QualityMapInfo",
@@ -46,6 +57,7 @@ __all__ = [
     "pair_rows",
     "pairs_arrow_schema",
     "pairs_from_rows",
-    "pairs_to_table",
     "read_candidates",
+    "read_pair_rows",
+    "suite_features",
 ]

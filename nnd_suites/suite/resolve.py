@@ -1,11 +1,15 @@
-"""Resolve what a user calls a suite, in one place.
+"""Resolve what a user calls a suite, in one place: the evaluator, every CLI command and
+``nnd_suites.load_suite`` come through :func:`load_suite`.
 
-- a folder written by ``nnd-suites build`` (``manifest.json`` + ``pairs.parquet``);
-- a built-in adapter name, built on the fly from its shipped source;
-- a config of a folder written by ``nnd-suites export``: ``FOLDER/CONFIG``, or
-  ``load_suite(FOLDER, CONFIG)``;
+- a suite folder: what ``nnd-suites build`` writes, which is also a config folder of an export
+  (``FOLDER/CONFIG``), read by the one reader :meth:`Suite.load` (older layouts included);
+- a built-in adapter name, built on the fly from its shipped source (``nnd_suites.build``);
+- a config of a folder written by ``nnd-suites export``: ``load_suite(FOLDER, CONFIG)``;
 - a config of a Hub dataset repository: ``hub:ORG/NAME/CONFIG[@REVISION]``, or
-  ``load_suite("ORG/NAME", CONFIG, revision=...)``.
+  ``load_suite("ORG/NAME", CONFIG, revision=...)`` (``nnd_suites.hub``).
+
+This module sits above the builders and the Hub, which never resolve names themselves; it
+imports them where they are used, so that importing it stays light (no datasets, no Hub client).
 """
 
 from __future__ import annotations
@@ -17,10 +21,11 @@ from nnd_suites.errors import NNDError, UnknownItemError
 from nnd_suites.suite import MANIFEST_FILE, Suite
 
 SPEC_FORMS = [
-    "a folder written by `nnd-suites build`",
-    "FOLDER/CONFIG of a folder written by `nnd-suites export`",
+    "a folder written by `nnd-suites build` (or FOLDER/CONFIG of one written by `nnd-suites "
+    "export`)",
     "hub:ORG/NAME/CONFIG[@REVISION] for a suite published on the Hugging Face Hub",
 ]
+HUB_PREFIX = "hub:"  # nnd_suites.hub.HUB_PREFIX, not imported: it would import the Hub client
 
 
 def load_suite(spec: str | Path, name: str | None = None, revision: str | None = None) -> Suite:
@@ -30,32 +35,22 @@ def load_suite(spec: str | Path, name: str | None = None, revision: str | None =
     (the suite's name); ``revision`` (tag, branch or commit) applies to Hub repositories only.
     """
     text = str(spec)
-    if text.startswith("hub:"):
+    if text.startswith(HUB_PREFIX):
         return _load_hub_spec(text, name, revision)
     path = Path(spec)
     if name is not None and not (path / MANIFEST_FILE).is_file():
-        from nnd_suites.hub import load_exported_suite
-
-        return load_exported_suite(spec, name, revision)
+        return _load_config(path, name, revision)
     if revision is not None:
         raise NNDError(f"{text}: a revision applies to suites on the Hub (hub:ORG/NAME/CONFIG)")
     if (path / MANIFEST_FILE).is_file():
-        suite = _load_folder(path)
+        suite = Suite.load(path)
         if name is not None and suite.name != name:
             raise NNDError(f"{path} holds suite {suite.name!r}, not {name!r}")
         return suite
     if text in ADAPTERS.names():
-        from nnd_suites.build import build_suite
-
-        if ADAPTERS.get(text).default_source_path() is None:
-            raise NNDError(
-                f"suite {text!r}: its annotation source is not shipped; build it first "
-                f"(`nnd-suites build {text} --source PATH_OR_URL --out suites/{text}`) and pass "
-                f"that folder (suites/{text})"
-            )
-        return build_suite(text)
+        return _build_shipped(text)
     if path.is_dir():
-        from nnd_suites.hub import exported_configs
+        from nnd_suites.hub.layout import exported_configs  # the Hub client: only when needed
 
         configs = exported_configs(path)
         if configs:
@@ -63,7 +58,6 @@ def load_suite(spec: str | Path, name: str | None = None, revision: str | None =
                 f"{path} is an export folder with configs {configs}; name one: "
                 f"{path / configs[0]} (or load_suite({str(path)!r}, {configs[0]!r}))"
             )
-    if path.is_dir():
         raise NNDError(f"{path}: a folder, but not a suite (no {MANIFEST_FILE}); " + _FORMS)
     if _looks_like_a_path(text):
         raise NNDError(f"{path}: no such folder; " + _FORMS)
@@ -109,22 +103,35 @@ def resolve_suites(suites: object) -> list[Suite]:
     return resolved
 
 
-def _load_folder(path: Path) -> Suite:
-    from nnd_suites.hub.layout import is_exported_config
+def _build_shipped(name: str) -> Suite:
+    from nnd_suites.build import build_suite  # the builders import every adapter's readers
 
-    if is_exported_config(path):  # FOLDER/CONFIG of an export: test-*.parquet, no pairs.parquet
-        from nnd_suites.hub.configs import read_config
+    if ADAPTERS.get(name).default_source_path() is None:
+        raise NNDError(
+            f"suite {name!r}: its annotation source is not shipped; build it first "
+            f"(`nnd-suites build {name} --source PATH_OR_URL --out suites/{name}`) and pass "
+            f"that folder (suites/{name})"
+        )
+    return build_suite(name)
 
-        return read_config(path)
-    return Suite.load(path)
+
+def _load_config(source: Path, config: str, revision: str | None) -> Suite:
+    """``config`` of an export folder when ``source`` is a folder, else of a Hub repository."""
+    from nnd_suites.hub import load_hub_config, read_exported_config  # the Hub client, datasets
+
+    if source.is_dir():
+        if revision is not None:
+            raise NNDError(f"{source}: a revision applies to Hub repositories, not to a folder")
+        return read_exported_config(source, config)
+    return load_hub_config(str(source), config, revision)
 
 
 def _load_hub_spec(text: str, name: str | None, revision: str | None) -> Suite:
-    from nnd_suites.hub import load_exported_suite, parse_hub_spec
+    from nnd_suites.hub import load_hub_config, parse_hub_spec  # the Hub client, datasets
 
     hub = parse_hub_spec(text)
     if name is not None and name != hub.config:
         raise NNDError(f"{text} names config {hub.config!r}, the call asks for {name!r}")
     if revision is not None and hub.revision is not None and revision != hub.revision:
         raise NNDError(f"{text} pins revision {hub.revision!r}, the call asks for {revision!r}")
-    return load_exported_suite(hub.repo_id, hub.config, hub.revision or revision)
+    return load_hub_config(hub.repo_id, hub.config, hub.revision or revision)

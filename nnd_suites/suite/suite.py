@@ -1,14 +1,14 @@
 """Suites: a validated set of pairs plus its manifest, stored as a folder.
 
-Layout of a suite folder::
+The folder's layout (:mod:`nnd_suites.suite.storage`) is the one an export gives each config::
 
-    manifest.json       # SuiteManifest (provenance, quality map, counts, skipped items, hashes)
-    pairs.parquet       # one row per Pair
-    candidates.parquet  # one row per annotated candidate (SuiteCandidate), paired or not
+    manifest.json                  # SuiteManifest (provenance, quality map, counts, hashes)
+    test-00000-of-00001.parquet    # one row per Pair, the `datasets` Features embedded
+    candidates.parquet             # one row per annotated candidate (SuiteCandidate)
 
 Every suite is made by :meth:`Suite.from_pairs` (a build) or :meth:`Suite.derive` (a child of
 another suite), which compute the counts and the hashes; written atomically (a temporary folder
-swapped into place) and validated again on load.
+swapped into place) and validated again on load, whichever layout wrote it.
 """
 
 from __future__ import annotations
@@ -19,27 +19,18 @@ from functools import cached_property
 from pathlib import Path
 from typing import Any
 
-import pyarrow as pa
-import pyarrow.parquet as pq
-
 from nnd_suites import __version__
 from nnd_suites.errors import SuiteValidationError, TemplateError
 from nnd_suites.output_folder import output_folder
 from nnd_suites.pairs import Pair, is_degenerate
-from nnd_suites.suite.candidates import (
-    CANDIDATES_FILE,
-    SuiteCandidate,
-    candidates_from_rows,
-    candidates_to_table,
-)
+from nnd_suites.suite.candidates import SuiteCandidate
 from nnd_suites.suite.manifest import (
-    MANIFEST_FILE,
     BuildCounts,
     PairCounts,
     SuiteCounts,
     SuiteManifest,
 )
-from nnd_suites.suite.table import PAIRS_FILE, pairs_from_rows, pairs_to_table
+from nnd_suites.suite.storage import read_suite_files, write_suite_files
 from nnd_suites.templates import check_template
 from nnd_suites.texts import is_blank
 
@@ -217,37 +208,20 @@ class Suite:
         return []
 
     # ---------------------------------------------------------------- storage
-    def save(self, folder: str | Path) -> Path:
+    def save(self, folder: str | Path, *, kind: str = "suite") -> Path:
         """Write the suite folder as a whole; an existing folder is replaced only when it is
-        empty or a suite (:mod:`nnd_suites.output_folder`), any other is refused untouched."""
+        empty or a suite (:mod:`nnd_suites.output_folder`), any other is refused untouched.
+        ``kind`` names the folder in those messages (``export-config`` for an export)."""
         self.validate()
         folder = Path(folder)
-        manifest = self.manifest
-        with output_folder(folder, "suite") as tmp:
-            table = pairs_to_table(self.pairs, manifest.context_fields, manifest.breakdown_fields)
-            pq.write_table(table, tmp / PAIRS_FILE)
-            pq.write_table(candidates_to_table(self.candidates), tmp / CANDIDATES_FILE)
-            manifest.write_to_directory(tmp)
+        with output_folder(folder, kind) as tmp:
+            write_suite_files(tmp, self.manifest, self.pairs, self.candidates)
         return folder
 
     @classmethod
     def load(cls, folder: str | Path) -> Suite:
-        folder = Path(folder)
-        if not (folder / MANIFEST_FILE).is_file():
-            raise SuiteValidationError(
-                f"{folder}: not a suite folder (no {MANIFEST_FILE}); build "
-                "one with `nnd-suites build ADAPTER --out DIR`"
-            )
-        manifest = SuiteManifest.from_directory(folder)
-        try:
-            rows = pq.read_table(folder / PAIRS_FILE).to_pylist()
-        except (OSError, pa.ArrowException) as exc:
-            raise SuiteValidationError(f"{folder / PAIRS_FILE}: unreadable pairs: {exc}") from exc
-        suite = cls(
-            manifest,
-            pairs_from_rows(rows, f"{folder / PAIRS_FILE}"),
-            read_candidates(folder / CANDIDATES_FILE, manifest.format_version),
-        )
+        """The validated suite of a folder that `build` or `export` wrote, in any release."""
+        suite = cls(*read_suite_files(Path(folder)))
         suite.validate()
         return suite
 
@@ -265,18 +239,3 @@ class Suite:
             ),
             "content_hash": self.manifest.content_hash,
         }
-
-
-def read_candidates(path: Path, format_version: str) -> list[SuiteCandidate]:
-    """The annotated candidates of a suite folder or exported config, named in any error."""
-    if not path.is_file():
-        raise SuiteValidationError(
-            f"{path.parent}: no {CANDIDATES_FILE} (suite format {format_version}; suites keep "
-            "their annotated candidates since format 2.1); rebuild the suite with "
-            "`nnd-suites build`"
-        )
-    try:
-        rows = pq.read_table(path).to_pylist()
-    except (OSError, pa.ArrowException) as exc:
-        raise SuiteValidationError(f"{path}: unreadable candidates: {exc}") from exc
-    return candidates_from_rows(rows, str(path))

@@ -11,7 +11,9 @@ from pydantic import ValidationError
 from nnd_suites.errors import SuiteValidationError
 from nnd_suites.pairs import Pair
 
-PAIRS_FILE = "pairs.parquet"
+#: Columns added after suites were first written: a file written before them lacks them (its
+#: pairs take the fields' defaults, and the pairs' hash checks that nothing else was lost).
+LATER_COLUMNS = ("votes", "margin")
 
 
 def _candidate_type() -> pa.DataType:
@@ -70,13 +72,6 @@ def pair_rows(pairs: Iterable[Pair]) -> list[dict[str, Any]]:
             del row["breakdown"]
         rows.append(row)
     return rows
-
-
-def pairs_to_table(
-    pairs: list[Pair], context_fields: Iterable[str], breakdown_fields: Iterable[str]
-) -> pa.Table:
-    schema = pairs_arrow_schema(context_fields, breakdown_fields)
-    return pa.Table.from_pylist(pair_rows(pairs), schema=schema)
 
 
 def pairs_from_rows(rows: list[dict[str, Any]], where: str) -> list[Pair]:

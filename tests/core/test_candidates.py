@@ -8,9 +8,9 @@ import json
 import pyarrow.parquet as pq
 import pytest
 
-from nnd_suites import build_suite
+from nnd_suites import build_suite, load_suite
 from nnd_suites.errors import SuiteValidationError
-from nnd_suites.hub import export_suites, load_exported_suite
+from nnd_suites.hub import export_suites
 from nnd_suites.suite import CANDIDATES_FILE, MANIFEST_FILE, Suite
 from nnd_suites.suite.candidates import candidates_to_table
 
@@ -72,7 +72,7 @@ def test_hub_export_round_trips_the_candidates(challenge300_suite, tmp_path):
     config = tmp_path / "nnd" / "challenge300"
     assert (config / CANDIDATES_FILE).is_file()
     assert json.loads((config / MANIFEST_FILE).read_text())["counts"]["candidates"] == 1500
-    loaded = load_exported_suite(tmp_path / "nnd", "challenge300")
+    loaded = load_suite(tmp_path / "nnd", "challenge300")
     assert loaded.candidates == challenge300_suite.candidates
 
 

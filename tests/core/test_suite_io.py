@@ -14,8 +14,8 @@ from nnd_suites.cli import main
 from nnd_suites.errors import NNDError, UnknownItemError
 from nnd_suites.suite import (
     CANDIDATES_FILE,
+    DATA_FILE,
     MANIFEST_FILE,
-    PAIRS_FILE,
     SuiteManifest,
     export_json_schemas,
 )
@@ -32,7 +32,7 @@ def test_written_files_validate_against_exported_json_schemas(quiz_design_suite,
         json.loads(p.read_text()) for p in export_json_schemas(tmp_path)
     )
     jsonschema.validate(json.loads((folder / MANIFEST_FILE).read_text()), manifest_schema)
-    rows = pq.read_table(folder / PAIRS_FILE).to_pylist()
+    rows = pq.read_table(folder / DATA_FILE).to_pylist()
     assert len(rows) == 2686
     validator = jsonschema.Draft202012Validator(pair_schema)
     for row in rows:
@@ -57,10 +57,10 @@ def test_shipped_schemas_are_up_to_date(tmp_path):
 
 def test_tampered_pairs_are_rejected(challenge300_suite, tmp_path):
     folder = challenge300_suite.save(tmp_path / "s")
-    table = pq.read_table(folder / PAIRS_FILE)
+    table = pq.read_table(folder / DATA_FILE)
     rows = table.to_pylist()
     rows[0]["high"]["text"] = "tampered"
-    pq.write_table(type(table).from_pylist(rows, schema=table.schema), folder / PAIRS_FILE)
+    pq.write_table(type(table).from_pylist(rows, schema=table.schema), folder / DATA_FILE)
     with pytest.raises(SuiteValidationError, match="edited after it was written: the pairs"):
         Suite.load(folder)
     assert main(["validate", str(folder)]) == SuiteValidationError.exit_status
@@ -87,7 +87,7 @@ def test_failed_write_leaves_previous_suite_intact(challenge300_suite, tmp_path,
     def boom(*args, **kwargs):
         raise OSError("disk full")
 
-    monkeypatch.setattr("nnd_suites.suite.suite.pq.write_table", boom)
+    monkeypatch.setattr("nnd_suites.suite.storage.pq.write_table", boom)
     with pytest.raises(OSError, match="disk full"):
         challenge300_suite.save(folder)
     assert (folder / MANIFEST_FILE).read_text() == before

@@ -16,7 +16,8 @@ from nnd_suites import NNDError, Suite, SuiteValidationError, build_suite, load_
 from nnd_suites.adapter import ADAPTERS
 from nnd_suites.cli import main
 from nnd_suites.hub import export_suites, suite_features
-from nnd_suites.hub.layout import CARD_FILE, DATA_FILE
+from nnd_suites.hub.layout import CARD_FILE
+from nnd_suites.suite import DATA_FILE
 
 #: Built-in adapters that ship their source: the round trip covers every one of them.
 SHIPPED = [n for n in ADAPTERS.names() if ADAPTERS.get(n).default_source_path() is not None]

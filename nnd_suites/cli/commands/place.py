@@ -30,22 +30,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     # lazy: the evaluator package is slow to import; `nnd-suites list` stays < 1 s
-    from nnd_suites.evaluation.saved import load_report
-    from nnd_suites.evaluation.verify.place import place_in_verify
-    from nnd_suites.evaluation.verify.render import (
-        PLACEMENT_FILE,
-        check_verify_folder,
-        load_verify,
-        placement_markdown,
-        write_placement,
-    )
+    from nnd_suites.evaluation.verify.place import place_saved
+    from nnd_suites.evaluation.verify.render import PLACEMENT_FILE, placement_markdown
 
-    if args.out:
-        check_verify_folder(args.out, PLACEMENT_FILE)  # before reading anything
-    verify = load_verify(args.verify)
-    placement = place_in_verify(verify, load_report(args.report))
-    if args.out:
-        write_placement(placement, verify, args.out)
+    placement = place_saved(args.verify, args.report, out=args.out)
     if args.json:
         say_json(placement.model_dump_json(indent=2))
     else:

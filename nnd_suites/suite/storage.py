@@ -1,0 +1,188 @@
+"""The one on-disk layout of a suite and its one reader.
+
+``nnd-suites build`` writes it, and an export folder holds one such folder per suite (named
+after the suite) beside a generated card, so a built suite *is* an exported config::
+
+    manifest.json                  # SuiteManifest (provenance, counts, skipped items, hashes)
+    test-00000-of-00001.parquet    # the pairs (split "test"), the `datasets` Features embedded
+    candidates.parquet             # every annotated candidate, paired or not
+
+``datasets.load_dataset(FOLDER, split="test")`` reads the pairs of any suite folder.
+Suites written before this layout hold the same pair rows in ``pairs.parquet`` (no Features);
+they load as they are, with the same content hash: no hash depends on a file name.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from nnd_suites.errors import SuiteValidationError
+from nnd_suites.suite.candidates import (
+    CANDIDATES_FILE,
+    SuiteCandidate,
+    candidates_from_rows,
+    candidates_to_table,
+)
+from nnd_suites.suite.manifest import (
+    CANDIDATES_SECTION,
+    MANIFEST_FILE,
+    PAIRS_SECTION,
+    SuiteManifest,
+    compute_section_hashes,
+)
+from nnd_suites.suite.table import LATER_COLUMNS, pair_rows, pairs_arrow_schema, pairs_from_rows
+
+if TYPE_CHECKING:
+    import datasets
+
+    from nnd_suites.pairs import Pair
+
+SPLIT = "test"
+DATA_FILE = f"{SPLIT}-00000-of-00001.parquet"
+DATA_GLOB = f"{SPLIT}-*.parquet"
+#: Where suites written before the one layout keep their pairs (read, never written).
+LEGACY_PAIRS_FILE = "pairs.parquet"
+
+
+def suite_features(manifest: SuiteManifest) -> datasets.Features:
+    """The explicit `datasets` Features of a suite, derived from the suite's parquet schema."""
+    import datasets  # 1 s to import: only where a suite is written or described
+
+    schema = pairs_arrow_schema(manifest.context_fields, manifest.breakdown_fields)
+    return datasets.Features.from_arrow_schema(schema)
+
+
+def write_suite_files(
+    folder: Path, manifest: SuiteManifest, pairs: list[Pair], candidates: list[SuiteCandidate]
+) -> None:
+    """Fill ``folder`` (a temporary folder the caller swaps into place) with the suite's files."""
+    schema = suite_features(manifest).arrow_schema  # carries the Features as metadata
+    pq.write_table(pa.Table.from_pylist(pair_rows(pairs), schema=schema), folder / DATA_FILE)
+    pq.write_table(candidates_to_table(candidates), folder / CANDIDATES_FILE)
+    manifest.write_to_directory(folder)
+
+
+def data_files(folder: Path) -> list[Path]:
+    """The ``test-*.parquet`` shards of a suite folder, in order."""
+    return sorted(folder.glob(DATA_GLOB))
+
+
+def pairs_files(folder: Path) -> list[Path]:
+    """The parquet files holding a suite's pairs: its shards, or an older suite's
+    ``pairs.parquet``; an error names the folder when there are none, or both kinds."""
+    shards, legacy = data_files(folder), folder / LEGACY_PAIRS_FILE
+    if shards and legacy.exists():
+        raise SuiteValidationError(
+            f"{folder}: holds both {shards[0].name} and {LEGACY_PAIRS_FILE}, so which pairs "
+            "are the suite's is unclear; rebuild the suite into a new folder"
+        )
+    if shards:
+        return shards
+    if legacy.is_file():
+        return [legacy]
+    raise SuiteValidationError(
+        f"{folder}: no pairs beside {MANIFEST_FILE} (expected {DATA_FILE}, or "
+        f"{LEGACY_PAIRS_FILE} in a suite written by an older nnd-suites); rebuild the suite with "
+        "`nnd-suites build`"
+    )
+
+
+def check_pairs_schema(path: Path, manifest: SuiteManifest) -> None:
+    """The file must have the columns and types the manifest's fields declare, in order; only
+    columns added since suites were first written (:data:`LATER_COLUMNS`) may be missing."""
+    expected = pairs_arrow_schema(manifest.context_fields, manifest.breakdown_fields)
+    try:
+        actual = pq.read_schema(path)
+    except (OSError, pa.ArrowException) as exc:
+        raise SuiteValidationError(f"{path}: unreadable parquet: {exc}") from exc
+    wanted = [f for f in expected if f.name in actual.names or f.name not in LATER_COLUMNS]
+    if [f.name for f in wanted] == actual.names and all(
+        f.type.equals(actual.field(f.name).type) for f in wanted
+    ):
+        return
+    found = {f.name: f.type for f in actual}
+    types = {f.name: f.type for f in wanted}
+    differences = [
+        f"{name}: {found.get(name, 'missing')} (expected {types.get(name, 'no such column')})"
+        for name in dict.fromkeys([*types, *found])
+        if name not in found or name not in types or not found[name].equals(types[name])
+    ]
+    raise SuiteValidationError(
+        f"{path}: schema does not match the manifest of suite {manifest.name!r} (context "
+        f"fields {manifest.context_fields}, breakdown fields {manifest.breakdown_fields}): "
+        + ("; ".join(differences) or "column order differs")
+        + "; write the suite again (`nnd-suites build`, or `nnd-suites export`)"
+    )
+
+
+def read_suite_files(
+    folder: Path,
+) -> tuple[SuiteManifest, list[Pair], list[SuiteCandidate]]:
+    """Manifest, pairs and candidates of a suite folder in either layout, each file's schema
+    checked and any error naming the file (the caller validates the suite as a whole)."""
+    if not (folder / MANIFEST_FILE).is_file():
+        raise SuiteValidationError(
+            f"{folder}: not a suite folder (no {MANIFEST_FILE}); build one with "
+            "`nnd-suites build ADAPTER --out DIR`"
+        )
+    manifest = SuiteManifest.from_directory(folder)
+    pairs: list[Pair] = []
+    for path, rows in read_pair_rows(folder, manifest):
+        pairs += pairs_from_rows(rows, str(path))
+    return manifest, pairs, read_candidates(folder / CANDIDATES_FILE, manifest.format_version)
+
+
+def read_pair_rows(
+    folder: Path, manifest: SuiteManifest | None = None
+) -> Iterator[tuple[Path, list[dict[str, Any]]]]:
+    """Each file of a suite's pairs with its rows as stored; with ``manifest``, the file's schema
+    is checked against it first."""
+    for path in pairs_files(folder):
+        if manifest is not None:
+            try:
+                check_pairs_schema(path, manifest)
+            except SuiteValidationError as exc:
+                _name_edited_fields(manifest, folder, exc)
+                raise
+        yield path, _rows(path, "pairs")
+
+
+def _name_edited_fields(manifest: SuiteManifest, folder: Path, cause: Exception) -> None:
+    """A file that no longer matches its manifest because the manifest was edited (its
+    context fields, say) is reported as that edit, which is what a user has to undo."""
+    actual = compute_section_hashes(manifest, [], [])
+    edited = [
+        name
+        for name, recorded in manifest.section_hashes.items()
+        if name not in (PAIRS_SECTION, CANDIDATES_SECTION) and actual.get(name) != recorded
+    ]
+    if edited:
+        fields = ", ".join(f"manifest field {name!r}" for name in edited)
+        raise SuiteValidationError(
+            f"{folder / MANIFEST_FILE}: suite {manifest.name!r} edited after it was written: "
+            f"{fields} no longer match(es) the recorded hashes ({cause}); rebuild the suite "
+            "instead of editing it"
+        ) from cause
+
+
+def read_candidates(path: Path, format_version: str) -> list[SuiteCandidate]:
+    """The annotated candidates of a suite folder, named in any error."""
+    if not path.is_file():
+        raise SuiteValidationError(
+            f"{path.parent}: no {CANDIDATES_FILE} (suite format {format_version}; suites keep "
+            "their annotated candidates since format 2.1); rebuild the suite with "
+            "`nnd-suites build`"
+        )
+    return candidates_from_rows(_rows(path, "candidates"), str(path))
+
+
+def _rows(path: Path, what: str) -> list[dict[str, Any]]:
+    try:
+        return pq.read_table(path).to_pylist()
+    except (OSError, pa.ArrowException) as exc:
+        raise SuiteValidationError(f"{path}: unreadable {what}: {exc}") from exc
