@@ -17,7 +17,9 @@ from collections import Counter
 from collections.abc import Iterable, Sequence
 from functools import cached_property
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+import pyarrow as pa
 
 from nnd_suites import __version__
 from nnd_suites.errors import SuiteValidationError, TemplateError
@@ -30,9 +32,14 @@ from nnd_suites.suite.manifest import (
     SuiteCounts,
     SuiteManifest,
 )
-from nnd_suites.suite.storage import read_suite_files, write_suite_files
+from nnd_suites.suite.storage import read_suite_files, suite_features, write_suite_files
+from nnd_suites.suite.table import pair_rows, pairs_arrow_schema
 from nnd_suites.templates import check_template
 from nnd_suites.texts import is_blank
+
+if TYPE_CHECKING:
+    import datasets
+    import pandas
 
 
 def breakdown_counts(pairs: list[Pair], fields: Iterable[str]) -> dict[str, dict[str, int]]:
@@ -239,3 +246,23 @@ class Suite:
             ),
             "content_hash": self.manifest.content_hash,
         }
+
+    # ------------------------------------------------------------- dataframes
+    def to_pandas(self) -> pandas.DataFrame:
+        """One row per pair, its columns as the suite's parquet file has them (``context``,
+        ``high``, ``low`` and ``breakdown`` as dicts of their fields): what
+        ``load_dataset(...).to_pandas()`` gives for the exported suite."""
+        manifest = self.manifest
+        schema = pairs_arrow_schema(manifest.context_fields, manifest.breakdown_fields)
+        # pyarrow imports pandas here only: `nnd-suites list` never loads it
+        return pa.Table.from_pylist(pair_rows(self.pairs), schema=schema).to_pandas()
+
+    def to_dataset(self) -> datasets.Dataset:
+        """The pairs as a ``datasets.Dataset`` (split ``test``) with the suite's explicit
+        Features: the rows and Features ``load_dataset`` gives for the exported suite."""
+        import datasets  # lazy: 1 s to import, which `nnd-suites list` must not pay
+
+        features = suite_features(self.manifest)
+        table = pa.Table.from_pylist(pair_rows(self.pairs), schema=features.arrow_schema)
+        info = datasets.DatasetInfo(features=features, config_name=self.name)
+        return datasets.Dataset(table, info=info, split=datasets.Split.TEST)
