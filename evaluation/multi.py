@@ -59,7 +59,7 @@ def evaluate_models(
     if out is not None and main:
         # before any scoring: a bad --out must not cost a run
         check_output_folder(out, "leaderboard")
-    check_model_references(models, options.get("backend"))
+    check_model_references(models, options.get("backend"), options.get("backend_options"))
     prepared = prepare_suites(suites, template=template, normalize=normalize, limit=limit)
     labels = model_labels([str(m) for m in models])
     reports = [evaluate(model, prepared, **options) for model in models]

@@ -10,7 +10,7 @@ import re
 import socket
 import sys
 import urllib.parse
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping
 from functools import lru_cache
 from pathlib import Path
 from typing import Any, Literal
@@ -19,7 +19,7 @@ import torch
 from pydantic import Field
 
 from nnd_suites.errors import ModelLoadError, NNDError
-from nnd_suites.evaluation.backend import BackendParams
+from nnd_suites.evaluation.backend import BackendParams, backend_name
 
 DTYPES = {
     "fp32": torch.float32,
@@ -132,11 +132,13 @@ def load_config(model: str, revision: str | None = None, trust_remote_code: bool
 HF_BACKENDS = frozenset({"hf", "hf_causal", "hf_seq2seq"})
 
 
-def check_model_references(models: Iterable[object], backend: str | None) -> None:
+def check_model_references(
+    models: Iterable[object], backend: str | None, options: Mapping[str, Any] | None = None
+) -> None:
     """Before a run that scores several models one after another: every reference an HF backend
     will load must be there, so that a typo in the last one fails at once rather than after the
-    others were scored."""
-    if (backend or "hf") in HF_BACKENDS:
+    others were scored. ``options`` are the backend options (a ``base_url``: served models)."""
+    if backend_name("", backend, **(options or {})) in HF_BACKENDS:
         for model in models:
             if isinstance(model, str | Path):
                 check_model_reference(str(model))

@@ -241,7 +241,7 @@ def verify_suite(
     plan = prepared.plans[0]
     scores = human_scores(plan.suite)
     check_systems(systems, scores)
-    check_model_references(systems.values(), scoring.get("backend"))
+    check_model_references(systems.values(), scoring.get("backend"), scoring.get("backend_options"))
     reports = {name: evaluate(str(model), prepared, **scoring) for name, model in systems.items()}
     outcomes = {name: report.outcomes[plan.name] for name, report in reports.items()}
     modes = {report.mode for report in reports.values()}

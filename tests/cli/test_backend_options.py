@@ -98,3 +98,17 @@ def test_the_embedded_model_name_works_in_python_as_on_the_command_line(
     report = evaluate(tiny.EMBEDDED, quiz_design_suite, limit=1, cache=False, progress=False)
     assert report.model == tiny.EMBEDDED and report.requests.scored > 0
     assert "PIPELINE CHECK" in markdown(report)
+
+
+def test_served_model_ids_are_not_checked_as_local_models(tmp_path):
+    """Several served models (evaluate --model A --model B --base-url, verify): the ids are the
+    server's, never looked up as folders or Hub models, whether --backend served is given or a
+    base_url alone."""
+    from nnd_suites.errors import NNDError
+    from nnd_suites.evaluation.backends.hf_loading import check_model_references
+
+    missing = str(tmp_path / "no" / "such" / "model")
+    with pytest.raises(NNDError, match="model"):
+        check_model_references([missing], None)
+    check_model_references([missing], None, {"base_url": "http://127.0.0.1:9/v1"})
+    check_model_references([missing], "served")
