@@ -230,3 +230,20 @@ def test_several_models_each_get_their_samples(
         assert [s.pair_id for s in samples] == [o.pair_id for o in outcomes]
         eos = AutoTokenizer.from_pretrained(model).eos_token
         assert all(s.tokens and s.tokens.high.endswith(eos) for s in samples)
+
+
+def test_tokens_show_a_context_cut_to_fit_the_window(tiny_causal_model, challenge300_suite):
+    from nnd_suites.evaluation.samples import decoded_tokens
+
+    backend = load_backend(str(tiny_causal_model), batch_size=8)
+    words = " ".join(p.high.text for p in challenge300_suite.pairs[:300])  # > 512 tokens
+    assert len(backend.tokenizer(words)["input_ids"]) > backend.window
+    decoded = decoded_tokens(backend, [(words, "a candidate")])
+    assert decoded is not None
+    context, targets = decoded[(words, "a candidate")]
+    assert targets == " a candidate" + backend.tokenizer.eos_token
+    assert len(context) < len(words) and words.endswith(context)  # cut from the left
+    score = backend.score([ScoreRequest(words, "a candidate")])[0]
+    assert score.truncated_tokens > 0
+    kept = len(backend.tokenizer(context, add_special_tokens=False)["input_ids"])
+    assert kept + score.n_targets - 1 == backend.window  # context + candidate fill the window
