@@ -15,6 +15,11 @@ that reproduces the plain forward on a small probe when the model is loaded:
 
 All three compute hidden states only, then apply the LM head at the positions that predict a
 target. ``naive`` is the reference loop (one plain forward per request, batch 1).
+
+A row of ``packed`` and ``kv`` holds as many of a context's candidates as is cheapest (row_span in
+packing.py): a long context keeps all its candidates in one row, a short one shared by many
+candidates (pmi's neutral context) is repeated over short rows rather than attending over a row
+thousands of tokens long.
 """
 
 from __future__ import annotations
@@ -28,6 +33,7 @@ from nnd_suites.evaluation.backends.packing import (
     packed_mask,
     packed_row,
     pad_packed,
+    row_span,
     shared_split,
 )
 from nnd_suites.evaluation.backends.padding import pad_rows
@@ -114,14 +120,19 @@ class HFCausalBackend(HFBackend):
                 for part in _split(members, EXPAND_CANDIDATES)
                 for longest in [max(len(shared_split(layouts[i])[1]) for i in part)]
             ]
-        # A row may exceed the per-batch token budget (it then runs alone): splitting it would
-        # repeat the context. Only the attention scores of one row bound its length.
+        # A row may exceed the per-batch token budget (it then runs alone): the attention scores
+        # of one row bound its length, and below that the cost of repeating the context against
+        # attending over the row's every pair (row_span).
         budget = self.budget()
-        cap = int(budget.attention**0.5) if budget.attention else DEFAULT_ROW_CAP
+        memory_cap = int(budget.attention**0.5) if budget.attention else DEFAULT_ROW_CAP
+        # per token a layer's projections and 4x-wide MLP take ~12 width**2 multiply-adds, its
+        # attention 2 width per pair of tokens: linear work per token / work per pair ~ 6 width
+        pair_ratio = 6 * self.model.get_input_embeddings().weight.shape[1]
         chunks = []
         for prefix, members in groups.items():
             # packed: the row holds the context too; kv: the candidates' row follows the cache
             start = len(prefix) if strategy == "packed" else 0
+            cap = min(memory_cap, start + row_span(len(prefix), pair_ratio))
             row: list[int] = []
             length = start
             for index in sorted(members, key=lambda i: len(layouts[i].inputs)):

@@ -6,6 +6,8 @@ the context and themselves, never another candidate (segment ids say which is wh
 
 from __future__ import annotations
 
+import math
+
 import torch
 
 from nnd_suites.evaluation.backends.padding import pad_rows
@@ -19,6 +21,21 @@ def shared_split(layout: Layout) -> tuple[tuple[int, ...], tuple[int, ...]]:
     if layout.prefix or not layout.inputs:
         return layout.prefix, layout.inputs
     return layout.inputs[:1], layout.inputs[1:]
+
+
+def row_span(prefix_length: int, pair_ratio: float) -> int:
+    """Candidate tokens per row that make a row cheapest per candidate token.
+
+    A row pays for its prefix again (linear work) and for attention over every pair of its tokens
+    (quadratic, although a candidate needs only the context and itself). With P prefix tokens, S
+    candidate tokens and ``pair_ratio`` = linear work per token / attention work per pair, the work
+    per candidate token is proportional to (ratio * P + P**2) / S + S + a constant, least at
+    S = sqrt(P**2 + ratio * P): a short context shared by many candidates (pmi's neutral context,
+    2 tokens for 1,480 candidates) gets many short rows instead of a few rows thousands of tokens
+    long, and a long context keeps all its candidates in one row. The same optimum holds for kv
+    (the prefix runs in its own pass, the candidates attend over it and their own row).
+    """
+    return max(1, math.isqrt(prefix_length**2 + int(pair_ratio * prefix_length)))
 
 
 def packed_row(chunk: Chunk, layouts: list[Layout], with_prefix: bool):

@@ -276,3 +276,55 @@ def test_the_readme_backend_example_scores_what_its_formula_says():
         for p in pairs
     )
     assert done.stdout.strip() == f"{passed / len(pairs):.3f}"
+
+
+def test_row_span_is_the_cheapest_row_by_brute_force():
+    """A row of P context and S candidate tokens costs a(P + S) + b(P + S)**2 (linear work per
+    token, attention per pair); row_span gives the S that is cheapest per candidate token."""
+    from nnd_suites.evaluation.backends.packing import row_span
+
+    for prefix, a, b in ((2, 1536.0, 1.0), (180, 1536.0, 1.0), (40, 384.0, 1.0), (1, 6.0, 1.0)):
+
+        def per_token(s: int, p: int = prefix, a: float = a, b: float = b) -> float:
+            return (a * (p + s) + b * (p + s) ** 2) / s
+
+        best = min(range(1, 5000), key=per_token)
+        span = row_span(prefix, a / b)
+        assert abs(span - best) <= 1, (prefix, span, best)
+    assert row_span(2, 1536) == 55  # pmi's 2-token neutral context on the bench model
+    assert row_span(180, 1536) == 555  # a Quiz Design context keeps its candidates in one row
+
+
+def test_a_short_context_shared_by_many_candidates_runs_in_short_rows(
+    tiny_causal_model, quiz_design_suite
+):
+    """pmi's neutral context (the template with empty fields, a few tokens) is shared by every
+    distinct candidate: packed in rows of about row_span candidate tokens, not in rows thousands
+    of tokens long whose attention is mostly masked out; scores still equal the naive loop."""
+    from nnd_suites.evaluation.backends.packing import row_span
+    from nnd_suites.evaluation.templates import neutral_context
+
+    suite = quiz_design_suite
+    neutral = neutral_context(suite.manifest.default_template, suite.manifest.context_fields)
+    texts = dict.fromkeys(x for pair in suite.pairs[:400] for x in (pair.high.text, pair.low.text))
+    requests = [ScoreRequest(neutral, text) for text in texts]
+    backend = load_backend(str(tiny_causal_model))
+    layouts = backend.layouts(requests)
+    prefix = layouts[0].prefix
+    assert {layout.prefix for layout in layouts} == {prefix} and len(prefix) < 10
+    span = row_span(len(prefix), 6 * backend.model.get_input_embeddings().weight.shape[1])
+    candidate_tokens = sum(len(layout.inputs) for layout in layouts)
+    for strategy, start in (("packed", len(prefix)), ("kv", 0)):
+        chunks = backend.chunks(layouts, strategy)
+        assert sorted(i for chunk in chunks for i in chunk.requests) == list(range(len(requests)))
+        assert len(chunks) >= candidate_tokens // span
+        for chunk in chunks:
+            row = chunk.passes[-1][1] - start
+            assert row <= span or len(chunk.requests) == 1, (strategy, row, span)
+    backend.strategy = "naive"
+    naive = backend.score(requests)
+    for strategy in ("packed", "kv"):
+        backend.strategy, backend.forward_passes = strategy, 0
+        fast = backend.score(requests)
+        assert backend.forward_passes < len(requests) / 3
+        assert max(abs(a.mean - b.mean) for a, b in zip(naive, fast, strict=True)) < TOLERANCE
