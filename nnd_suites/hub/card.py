@@ -289,6 +289,11 @@ def _body(configs: list[ConfigInfo], title: str, repo_id: str | None) -> str:
                 ],
                 ["`aspect`", "quality aspect, for suites judged on several"],
                 ["`score_gap`", "high minus low score, when scores exist"],
+                [
+                    "`votes`, `margin`",
+                    "each rater's judgment of the two candidates (`rater`, `prefers` high, low "
+                    "or tie, `strength`) and the test's human margin, in the config's margin kind",
+                ],
                 ["`breakdown`", "the suite's sub-population fields (absent if it has none)"],
                 ["`parent_id`", "for a transformed suite, the id of the untouched test"],
             ],
@@ -325,6 +330,15 @@ def _body(configs: list[ConfigInfo], title: str, repo_id: str | None) -> str:
     return "\n\n".join(parts) + "\n"
 
 
+#: what a config's `margin` column holds, per margin kind (nnd_suites.votes)
+_MARGIN_KINDS = {
+    "rater_share": "`rater_share`, the share of raters' votes preferring the high candidate "
+    "(ties count as not preferring)",
+    "score_gap": "`score_gap`, high minus low aggregated score",
+    "confidence": "`confidence`, the mean stated strength of the verdicts preferring high",
+}
+
+
 def _config_section(config: ConfigInfo) -> str:
     m = config.manifest
     options = ", ".join(f"{k}={v}" for k, v in m.adapter.options.items())
@@ -348,6 +362,12 @@ def _config_section(config: ConfigInfo) -> str:
             "group (identical outputs annotated separately)"
             if counts.pairs_repeating_texts
             else ""
+        ),
+        "- Human margin of each test: "
+        + (
+            _MARGIN_KINDS[m.margin_kind]
+            if m.margin_kind
+            else "none (no rater votes, scores or confidences)"
         ),
         f"- Context fields: {', '.join(f'`{f}`' for f in m.context_fields)}; default template "
         f"`{m.default_template!r}`"
