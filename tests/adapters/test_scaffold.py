@@ -129,6 +129,14 @@ def test_new_adapter_in_a_clean_checkout_is_picked_up_by_the_harness(tmp_path):
     for name in [*demos, "demo_pairwise", "hh_rlhf", "example_ratings", "wmt_mqm"]:
         case = f"test_fixture_builds_validates_and_gives_expected_stats[{name}]"
         assert f"PASSED tests/adapters/test_harness.py::{case}" in tests.stdout
+    # the numeric stub names its raters, so its tests carry per-rater votes and margins
+    probe = (
+        "from nnd_suites import build_suite; from nnd_suites.adapter import get_adapter; "
+        "s = build_suite('demo_numeric', get_adapter('demo_numeric').folder() / 'fixtures' / "
+        "'release'); print(s.manifest.margin_kind, all(len(p.votes) >= 2 for p in s.pairs))"
+    )
+    built = run(["-c", probe], root, env)
+    assert built.stdout.split() == ["rater_share", "True"], built.stderr[-2000:]
     # the shared checkout was not touched
     assert not (REPO / "adapters" / "demo_adapter").exists()
     assert not (REPO / "quality_maps" / "demo_adapter.yaml").exists()
