@@ -41,6 +41,14 @@ if TYPE_CHECKING:
 
 MarginKind = Literal["rater_share", "score_gap", "confidence"]
 
+#: what a test's ``margin`` holds, per kind, in words (dataset cards say it)
+MARGIN_MEANINGS: dict[MarginKind, str] = {
+    "rater_share": "`rater_share`, the share of raters' votes preferring the high candidate "
+    "(ties count as not preferring)",
+    "score_gap": "`score_gap`, high minus low aggregated score",
+    "confidence": "`confidence`, the mean stated strength of the verdicts preferring high",
+}
+
 
 class Vote(BaseModel):
     """One rater's judgment of a test's two candidates, kept so a report can weigh the test.

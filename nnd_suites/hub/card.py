@@ -26,6 +26,7 @@ from nnd_suites.hub.layout import CARD_TAG
 from nnd_suites.hub.remote import check_repo_id
 from nnd_suites.reading import DataFileError, parse_yaml, read_data_text
 from nnd_suites.suite import CANDIDATES_FILE, DATA_GLOB, MANIFEST_FILE, SPLIT
+from nnd_suites.votes import MARGIN_MEANINGS
 
 NND_CITATION = "\n".join(
     [
@@ -330,15 +331,6 @@ def _body(configs: list[ConfigInfo], title: str, repo_id: str | None) -> str:
     return "\n\n".join(parts) + "\n"
 
 
-#: what a config's `margin` column holds, per margin kind (nnd_suites.votes)
-_MARGIN_KINDS = {
-    "rater_share": "`rater_share`, the share of raters' votes preferring the high candidate "
-    "(ties count as not preferring)",
-    "score_gap": "`score_gap`, high minus low aggregated score",
-    "confidence": "`confidence`, the mean stated strength of the verdicts preferring high",
-}
-
-
 def _config_section(config: ConfigInfo) -> str:
     m = config.manifest
     options = ", ".join(f"{k}={v}" for k, v in m.adapter.options.items())
@@ -365,7 +357,7 @@ def _config_section(config: ConfigInfo) -> str:
         ),
         "- Human margin of each test: "
         + (
-            _MARGIN_KINDS[m.margin_kind]
+            MARGIN_MEANINGS[m.margin_kind]
             if m.margin_kind
             else "none (no rater votes, scores or confidences)"
         ),

@@ -10,9 +10,8 @@ import pyarrow.parquet as pq
 from nnd_suites import Suite, build_suite, load_suite
 from nnd_suites.adapter import get_adapter
 from nnd_suites.hub import export_suites
-from nnd_suites.hub.card import _MARGIN_KINDS
 from nnd_suites.suite import CANDIDATES_FILE
-from nnd_suites.votes import MarginKind, Vote
+from nnd_suites.votes import MARGIN_MEANINGS, MarginKind, Vote
 
 SUMMEVAL = (
     get_adapter("summeval").folder() / "fixtures" / "model_annotations.aligned.paired.sample.jsonl"
@@ -48,7 +47,7 @@ def test_raters_votes_and_margins_round_trip_through_folder_and_export(tmp_path)
 
 
 def test_the_dataset_card_says_what_each_margin_kind_means(tmp_path):
-    assert set(_MARGIN_KINDS) == set(get_args(MarginKind))  # a new kind must be described
+    assert set(MARGIN_MEANINGS) == set(get_args(MarginKind))  # a new kind must be described
     suite = build_suite("summeval", SUMMEVAL, tmp_path / "summeval")
     export_suites([suite], tmp_path / "nnd")
     card = (tmp_path / "nnd" / "README.md").read_text()
