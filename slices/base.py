@@ -15,12 +15,12 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
 
 from nnd_suites.errors import PluginError
 from nnd_suites.grouping import largest_first
 from nnd_suites.params import PluginParams, parse_params, parse_plugin_spec
-from nnd_suites.registry import Plugin, Registry
+from nnd_suites.registry import Plugin, PluginMetadata, Registry
 
 #: set name -> subset name -> test ids (GEM-metrics' contrast-set format)
 SliceSets = dict[str, dict[str, list[str]]]
@@ -64,11 +64,9 @@ class SliceInput:
         )
 
 
-class SliceMetadata(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
+class SliceMetadata(PluginMetadata):
+    """A slice's metadata: the summary and description every plugin kind has, and its needs."""
 
-    summary: str = Field(min_length=1, max_length=72, description="one line for listings")
-    description: str = Field(min_length=1)
     needs_scores: bool = Field(
         False, description="uses the model's token counts: empty until a model scored the suite"
     )

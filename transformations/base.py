@@ -21,16 +21,15 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from nnd_suites.errors import PluginError
 from nnd_suites.params import parse_params
-from nnd_suites.registry import Plugin, Registry
+from nnd_suites.registry import Plugin, PluginMetadata, Registry
 
 Touches = Literal["context", "candidates", "both"]
 Kind = Literal["normalization", "perturbation"]
 
 
-class TransformationMetadata(BaseModel):
-    """What a transformation rewrites and how; shown by `nnd-suites list` and in manifests."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True)
+class TransformationMetadata(PluginMetadata):
+    """What a transformation rewrites and how (beside every plugin kind's summary and
+    description); shown by `nnd-suites list` and in manifests."""
 
     touches: Touches = Field(description="what it rewrites by default (parameter `on` overrides)")
     kind: Kind = Field(
@@ -39,8 +38,6 @@ class TransformationMetadata(BaseModel):
     )
     seeded: bool = Field(description="draws random choices from a seeded generator")
     languages: list[str] = Field(min_length=1, description="BCP-47 codes, or ['*'] for any")
-    summary: str = Field(min_length=1, max_length=72, description="one line for listings")
-    description: str = Field(min_length=1)
 
 
 class TransformationParams(BaseModel):
