@@ -1,21 +1,29 @@
-"""nnd-suites validate SUITE: check a suite folder against its schema and invariants."""
+"""nnd-suites validate SUITE: check a suite (folder, exported config, Hub suite) against its
+schema, its content hash and its invariants."""
 
 from __future__ import annotations
 
 import argparse
+from pathlib import Path
 
 from nnd_suites.cli.printing import say
 from nnd_suites.suite import Suite
+from nnd_suites.suite.resolve import load_suite
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
-    parser = subparsers.add_parser("validate", help="validate a suite folder")
-    parser.add_argument("suite", help="suite folder")
+    parser = subparsers.add_parser("validate", help="validate a suite (folder or any suite name)")
+    parser.add_argument(
+        "suite",
+        help="suite folder, exported config folder, hub:ORG/NAME/CONFIG, or a built-in name",
+    )
     parser.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
-    suite = Suite.load(args.suite)  # raises SuiteValidationError naming the fault
+    # a folder is read as one (a damaged or foreign folder is named as such); any other
+    # spec goes through the resolver (hub:ORG/NAME/CONFIG, a built-in name)
+    suite = Suite.load(args.suite) if Path(args.suite).is_dir() else load_suite(args.suite)
     say(
         f"{args.suite}: valid suite {suite.name!r}, {len(suite):,} pairs, "
         f"content hash {suite.manifest.content_hash[:12]}"
