@@ -14,7 +14,7 @@ import hashlib
 import json
 from collections.abc import Iterable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
@@ -24,10 +24,6 @@ from nnd_suites.pairs import Pair
 from nnd_suites.reading import MANIFEST_FILE_LIMIT, DataFileError, read_json_file
 from nnd_suites.suite.candidates import SuiteCandidate
 from nnd_suites.votes import MarginKind
-
-if TYPE_CHECKING:
-    from nnd_suites.pairs import Pair
-    from nnd_suites.suite.candidates import SuiteCandidate
 
 #: 2.1: candidates.parquet beside the pairs; 2.2: text_equivalence; 2.3: per-rater votes and
 #: margins of tests (margin_kind), raters of candidates
