@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import importlib.util
 import os
+from pathlib import Path
 
 import pytest
 from hypothesis import settings
@@ -14,6 +16,20 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 # target) and `thorough` (HYPOTHESIS_PROFILE=thorough: 5,000 fresh examples per target).
 settings.register_profile("ci", max_examples=200, derandomize=True, deadline=None)
 settings.register_profile("thorough", max_examples=5000, deadline=None)
+
+
+@pytest.fixture
+def fake_server():
+    """A fake OpenAI-compatible server on 127.0.0.1 (tests/evaluation/served_fake.py), closed
+    after the test."""
+    spec = importlib.util.spec_from_file_location(
+        "served_fake", Path(__file__).parent / "evaluation" / "served_fake.py"
+    )
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    running = module.FakeServer()
+    yield running
+    running.close()
 
 
 @pytest.fixture(scope="session")

@@ -4,40 +4,26 @@ the chosen backend does not take is a usage error naming it."""
 
 from __future__ import annotations
 
-import importlib.util
-from pathlib import Path
-
 import pytest
 
 from nnd_suites.cli import main
 from nnd_suites.errors import ParameterError
 
-_spec = importlib.util.spec_from_file_location(
-    "served_fake", Path(__file__).parents[1] / "evaluation" / "served_fake.py"
-)
-fake = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(fake)
 
-
-@pytest.fixture
-def server():
-    running = fake.FakeServer()
-    yield running
-    running.close()
-
-
-def test_base_url_alone_selects_the_served_backend_in_python(server, tmp_path, quiz_design_suite):
+def test_base_url_alone_selects_the_served_backend_in_python(
+    fake_server, tmp_path, quiz_design_suite
+):
     from nnd_suites.evaluation import evaluate, load_backend
     from nnd_suites.evaluation.backend import backend_name
 
-    assert backend_name("fake", base_url=server.url) == "served"
+    assert backend_name("fake", base_url=fake_server.url) == "served"
     assert backend_name("m.gguf") == "llama_cpp" and backend_name("gpt2") == "hf"
-    assert backend_name("fake", "hf_causal", base_url=server.url) == "hf_causal"  # named wins
-    assert load_backend("fake", base_url=server.url, eos_text="</s>").name == "served"
+    assert backend_name("fake", "hf_causal", base_url=fake_server.url) == "hf_causal"  # named wins
+    assert load_backend("fake", base_url=fake_server.url, eos_text="</s>").name == "served"
     report = evaluate(
         "fake",
         quiz_design_suite,
-        backend_options={"base_url": server.url, "eos_text": "</s>"},
+        backend_options={"base_url": fake_server.url, "eos_text": "</s>"},
         limit=2,
         cache=False,
         progress=False,
@@ -45,18 +31,18 @@ def test_base_url_alone_selects_the_served_backend_in_python(server, tmp_path, q
     assert report.backend["backend"] == "served" and report.requests.scored > 0
 
 
-def test_cli_and_python_give_the_same_report(server, tmp_path, quiz_design_suite):
+def test_cli_and_python_give_the_same_report(fake_server, tmp_path, quiz_design_suite):
     from nnd_suites.evaluation import evaluate
     from nnd_suites.evaluation.saved import load_report
 
-    argv = ["evaluate", "--suite", "quiz_design", "--model", "fake", "--base-url", server.url]
+    argv = ["evaluate", "--suite", "quiz_design", "--model", "fake", "--base-url", fake_server.url]
     argv += ["--eos-text", "</s>", "--limit", "2", "--no-cache", "--quiet"]
     assert main([*argv, "--out", str(tmp_path / "cli")]) == 0
     by_cli = load_report(tmp_path / "cli")
     by_python = evaluate(
         "fake",
         "quiz_design",
-        backend_options={"base_url": server.url, "eos_text": "</s>"},
+        backend_options={"base_url": fake_server.url, "eos_text": "</s>"},
         limit=2,
         cache=False,
         progress=False,
@@ -79,11 +65,11 @@ def test_a_served_option_given_to_a_local_model_is_a_usage_error(tiny_causal_mod
     assert "unknown parameter 'concurrency'" in err and "backend hf" in err
 
 
-def test_data_parallel_refuses_a_server_given_by_its_url_alone(server, capsys):
-    argv = ["evaluate", "--suite", "quiz_design", "--model", "fake", "--base-url", server.url]
+def test_data_parallel_refuses_a_server_given_by_its_url_alone(fake_server, capsys):
+    argv = ["evaluate", "--suite", "quiz_design", "--model", "fake", "--base-url", fake_server.url]
     assert main([*argv, "--data-parallel", "2", "--quiet"]) != 0
     assert "sharded by its engine" in capsys.readouterr().err
-    assert server.requests == 0  # refused before anything was sent
+    assert fake_server.requests == 0  # refused before anything was sent
 
 
 def test_the_embedded_model_name_works_in_python_as_on_the_command_line(
@@ -102,7 +88,7 @@ def test_the_embedded_model_name_works_in_python_as_on_the_command_line(
 
 def test_served_model_ids_are_not_checked_as_local_models(tmp_path):
     """Several served models (evaluate --model A --model B --base-url, verify): the ids are the
-    server's, never looked up as folders or Hub models, whether --backend served is given or a
+    fake_server's, never looked up as folders or Hub models, whether --backend served is given or a
     base_url alone."""
     from nnd_suites.errors import NNDError
     from nnd_suites.evaluation.backends.hf_loading import check_model_references

@@ -3,20 +3,12 @@ within the deadline, like every other wait of the bounded HTTP client."""
 
 from __future__ import annotations
 
-import importlib.util
 import socket
 import time
-from pathlib import Path
 
 import pytest
 
 from nnd_suites.bounded_http import Limits, TransportError, request, resolve
-
-_spec = importlib.util.spec_from_file_location(
-    "served_fake", Path(__file__).parents[1] / "evaluation" / "served_fake.py"
-)
-fake = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(fake)
 
 
 @pytest.fixture
@@ -51,14 +43,10 @@ def test_resolve_gives_the_addresses_in_time_and_refuses_when_late(slow_resolver
     assert time.monotonic() - started < 2
 
 
-def test_a_name_that_resolves_in_time_is_served(slow_resolver):
-    server = fake.FakeServer()
-    try:
-        port = server.httpd.server_address[1]
-        got = request(f"http://localhost:{port}/v1/models", Limits(time.monotonic() + 10, 1 << 20))
-        assert got.status == 200 and b"fake" in got.body
-    finally:
-        server.close()
+def test_a_name_that_resolves_in_time_is_served(slow_resolver, fake_server):
+    port = fake_server.httpd.server_address[1]
+    got = request(f"http://localhost:{port}/v1/models", Limits(time.monotonic() + 10, 1 << 20))
+    assert got.status == 200 and b"fake" in got.body
 
 
 def test_a_name_that_does_not_exist_is_a_transport_error_naming_the_url(monkeypatch):
