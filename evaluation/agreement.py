@@ -37,11 +37,14 @@ as often as a typical rater does, and a model above it is not "better than human
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field
 
+from nnd_suites.evaluation.bootstrap import bootstrap_draws, percentile_interval
 from nnd_suites.evaluation.outcomes import RATED, Rate, rate
 from nnd_suites.pairs import Pair
 from nnd_suites.votes import MarginKind, Vote
@@ -78,13 +81,15 @@ class MarginStrata(BaseModel):
     bands: list[MarginBand] = Field(description="in order of margin, 'no margin' last")
 
 
-class AgreementCeiling(BaseModel):
-    """How often one rater agrees with the majority of the others, beside the model's pass rate
-    on the same tests (see the module's docstring for the rule)."""
+class RaterAgreement(BaseModel):
+    """How often one rater agrees with the majority of the others on a set of tests (see the
+    module's docstring for the rule); needs no model (a dataset card shows it)."""
 
     model_config = ConfigDict(extra="forbid")
 
-    tests: int = Field(description="tests compared: rated by the model, >= 2 votes, >= 1 case")
+    tests: int = Field(
+        description="tests compared: >= 2 votes, >= 1 case (in a report: rated by the model too)"
+    )
     cases: int = Field(description="(vote, test) cases compared with the others' majority")
     agreed: int = Field(description="cases whose vote prefers the side the others' majority does")
     others_tied: int = Field(description="cases skipped: the other votes were tied")
@@ -92,10 +97,7 @@ class AgreementCeiling(BaseModel):
         0, description="cases whose own vote is a tie (never agreeing; common on Likert ratings)"
     )
     tests_all_tied: int = Field(description="tests with >= 2 votes whose every case was skipped")
-    tests_one_vote: int = Field(description="rated tests with fewer than 2 votes: not compared")
-    tests_not_rated: int = Field(
-        description="tests with >= 2 votes the model did not rate (degenerate, skipped)"
-    )
+    tests_one_vote: int = Field(description="tests with fewer than 2 votes: not compared")
     ceiling: float = Field(description="agreed / cases")
     ci: tuple[float, float] | None = Field(
         description="percentile bootstrap interval over tests (null: a single test)"
@@ -103,9 +105,29 @@ class AgreementCeiling(BaseModel):
     resamples: int
     seed: int
     confidence: float
+
+
+class AgreementCeiling(RaterAgreement):
+    """The raters' agreement on the tests a model rated, beside the model's pass rate on the
+    same tests and the paired difference of the two."""
+
+    tests_not_rated: int = Field(
+        description="tests with >= 2 votes the model did not rate (degenerate, skipped)"
+    )
     model: Rate = Field(
         description="the model's pass rate on the same tests (against the suite's label: the "
         "combined judgment of all raters)"
+    )
+    difference: float | None = Field(
+        None,
+        description="model pass rate minus the ceiling, on the same tests (null: the report "
+        "predates it)",
+    )
+    difference_ci: tuple[float, float] | None = Field(
+        None,
+        description="paired percentile bootstrap interval of the difference: each resample "
+        "draws tests and recomputes both terms on them (same resamples and seed as ci; null: "
+        "a single test, or the report predates it)",
     )
 
 
@@ -157,19 +179,92 @@ def margin_strata(
 def leave_one_out(votes: Sequence[Vote]) -> tuple[int, int, int, int]:
     """``(cases, agreed, others_tied, tie_cases)`` of one test: each vote against the others'
     majority (``tie_cases``: cases whose own vote is a tie, none of them agreeing)."""
-    high = sum(v.prefers == "high" for v in votes)
-    low = sum(v.prefers == "low" for v in votes)
+    return _leave_one_out([vote.prefers for vote in votes])
+
+
+def _leave_one_out(prefers: Sequence[str]) -> tuple[int, int, int, int]:
+    high, low = prefers.count("high"), prefers.count("low")
     cases = agreed = tied = tie_cases = 0
-    for vote in votes:
-        others_high = high - (vote.prefers == "high")
-        others_low = low - (vote.prefers == "low")
+    for vote in prefers:
+        others_high = high - (vote == "high")
+        others_low = low - (vote == "low")
         if others_high == others_low:
             tied += 1
             continue
         cases += 1
-        tie_cases += vote.prefers == "tie"
-        agreed += vote.prefers == ("high" if others_high > others_low else "low")
+        tie_cases += vote == "tie"
+        agreed += vote == ("high" if others_high > others_low else "low")
     return cases, agreed, tied, tie_cases
+
+
+@dataclass
+class _Tally:
+    """Leave-one-rater-out counts over tests; ``counts`` has a row (cases, agreed) per compared
+    test, ``compared`` their positions in the input."""
+
+    counts: list[tuple[int, int]] = field(default_factory=list)
+    compared: list[int] = field(default_factory=list)
+    others_tied: int = 0
+    tie_cases: int = 0
+    all_tied: int = 0
+    one_vote: int = 0
+    not_rated: int = 0
+
+    def figures(self) -> dict[str, Any]:
+        cases, agreed = (sum(column) for column in zip(*self.counts, strict=True))
+        return {
+            "tests": len(self.counts),
+            "cases": cases,
+            "agreed": agreed,
+            "others_tied": self.others_tied,
+            "tie_cases": self.tie_cases,
+            "tests_all_tied": self.all_tied,
+            "tests_one_vote": self.one_vote,
+            "ceiling": agreed / cases,
+        }
+
+
+def _tally(tests: Iterable[tuple[Sequence[str], bool]]) -> _Tally:
+    """Leave one rater out over ``(each vote's prefers, rated by the model)`` of each test."""
+    tally = _Tally()
+    for position, (prefers, rated) in enumerate(tests):
+        if len(prefers) < 2:
+            tally.one_vote += rated
+            continue
+        if not rated:
+            tally.not_rated += 1
+            continue
+        cases, agreed, skipped, ties = _leave_one_out(prefers)
+        tally.others_tied += skipped
+        tally.tie_cases += ties
+        if not cases:
+            tally.all_tied += 1
+            continue
+        tally.counts.append((cases, agreed))
+        tally.compared.append(position)
+    return tally
+
+
+def rater_agreement(
+    votes: Iterable[Sequence[str]],
+    *,
+    resamples: int = 1000,
+    seed: int = 0,
+    confidence: float = 0.95,
+) -> RaterAgreement | None:
+    """The leave-one-rater-out agreement over every test, no model involved (``votes``: each
+    test's votes as their ``prefers``: high, low or tie); None when no case could be compared."""
+    tally = _tally((prefers, True) for prefers in votes)
+    if not tally.counts:
+        return None
+    counts = np.array(tally.counts, dtype=float)
+    return RaterAgreement(
+        **tally.figures(),
+        ci=bootstrap_share(counts, resamples=resamples, seed=seed, confidence=confidence),
+        resamples=resamples,
+        seed=seed,
+        confidence=confidence,
+    )
 
 
 def agreement_ceiling(
@@ -181,46 +276,47 @@ def agreement_ceiling(
     confidence: float = 0.95,
 ) -> AgreementCeiling | None:
     """The leave-one-rater-out agreement of ``pairs``' votes on the tests the model rated
-    (``outcomes``: pair id -> outcome), with a bootstrap-over-tests interval and the model's
-    pass rate on the same tests; None when no test has two votes or no case could be compared."""
-    per_test: list[tuple[int, int]] = []
-    compared: list[str] = []
-    tied = tie_cases = all_tied = one_vote = not_rated = 0
-    for pair in pairs:
-        rated = outcomes[pair.id] in RATED
-        if len(pair.votes) < 2:
-            one_vote += rated
-            continue
-        if not rated:
-            not_rated += 1
-            continue
-        cases, agreed, skipped, ties = leave_one_out(pair.votes)
-        tied += skipped
-        tie_cases += ties
-        if not cases:
-            all_tied += 1
-            continue
-        per_test.append((cases, agreed))
-        compared.append(pair.id)
-    if not per_test:
+    (``outcomes``: pair id -> outcome), with a bootstrap-over-tests interval, the model's pass
+    rate on the same tests and the paired difference model minus ceiling; None when no test has
+    two votes or no case could be compared."""
+    tally = _tally(([v.prefers for v in p.votes], outcomes[p.id] in RATED) for p in pairs)
+    if not tally.counts:
         return None
-    counts = np.array(per_test, dtype=float)
-    total_cases, total_agreed = (int(x) for x in counts.sum(axis=0))
+    verdicts = [outcomes[pairs[position].id] for position in tally.compared]
+    model = rate(verdicts)
+    counts = np.array(tally.counts, dtype=float)
+    passed = np.array([v == "pass" for v in verdicts], dtype=float)
+    ci = difference_ci = None
+    if len(counts) >= 2:
+        ci, difference_ci = _paired_bootstrap(counts, passed, resamples, seed, confidence)
+    figures = tally.figures()
     return AgreementCeiling(
-        tests=len(per_test),
-        cases=total_cases,
-        agreed=total_agreed,
-        others_tied=tied,
-        tie_cases=tie_cases,
-        tests_all_tied=all_tied,
-        tests_one_vote=one_vote,
-        tests_not_rated=not_rated,
-        ceiling=total_agreed / total_cases,
-        ci=bootstrap_share(counts, resamples=resamples, seed=seed, confidence=confidence),
+        **figures,
+        tests_not_rated=tally.not_rated,
+        ci=ci,
         resamples=resamples,
         seed=seed,
         confidence=confidence,
-        model=rate(outcomes[pair_id] for pair_id in compared),
+        model=model,
+        difference=model.pass_rate - figures["ceiling"],  # type: ignore[operator]
+        difference_ci=difference_ci,
+    )
+
+
+def _paired_bootstrap(
+    counts: np.ndarray, passed: np.ndarray, resamples: int, seed: int, confidence: float
+) -> tuple[tuple[float, float] | None, tuple[float, float] | None]:
+    """Intervals of the ceiling and of model minus ceiling from the same resamples of tests
+    (the ceiling's draws are those of :func:`bootstrap_share` with the same seed)."""
+
+    def both(rows: np.ndarray) -> np.ndarray:
+        sums = counts[rows].sum(axis=1)
+        share = sums[:, 1] / sums[:, 0]
+        return np.column_stack([share, passed[rows].mean(axis=1) - share])
+
+    draws = bootstrap_draws(both, len(counts), resamples=resamples, seed=seed)
+    return percentile_interval(draws[:, 0], confidence), percentile_interval(
+        draws[:, 1], confidence
     )
 
 
@@ -229,19 +325,15 @@ def bootstrap_share(
 ) -> tuple[float, float] | None:
     """Percentile interval of ``sum(agreed) / sum(cases)`` when whole tests (rows of ``counts``:
     cases, agreed) are resampled with replacement; None with a single test."""
-    tests = len(counts)
-    if tests < 2:
+    if len(counts) < 2:
         return None
-    rng = np.random.default_rng(seed)
-    shares = []
-    chunk = max(1, 2_000_000 // tests)  # bounded memory on suites of many thousand tests
-    for start in range(0, resamples, chunk):
-        drawn = rng.integers(0, tests, (min(chunk, resamples - start), tests))
-        sums = counts[drawn].sum(axis=1)
-        shares.append(sums[:, 1] / sums[:, 0])
-    tail = 100 * (1 - confidence) / 2
-    low, high = np.percentile(np.concatenate(shares), [tail, 100 - tail])
-    return float(low), float(high)
+
+    def share(rows: np.ndarray) -> np.ndarray:
+        sums = counts[rows].sum(axis=1)
+        return sums[:, 1] / sums[:, 0]
+
+    draws = bootstrap_draws(share, len(counts), resamples=resamples, seed=seed)
+    return percentile_interval(draws, confidence)
 
 
 def margin_weight(margin: float | None, kind: MarginKind | None) -> float | None:

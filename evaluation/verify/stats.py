@@ -18,6 +18,7 @@ import numpy as np
 from scipy import stats
 
 from nnd_suites.errors import NNDError
+from nnd_suites.evaluation.bootstrap import bootstrap_draws, percentile_interval
 
 
 def _aligned(pass_rates: Mapping[str, float], human: Mapping[str, float]) -> list[str]:
@@ -126,16 +127,12 @@ def bootstrap_correlations(
         return rank_correlation(by_name, human), gap_correlation(by_name, human)
 
     rank, gap = correlations(np.arange(tests))
-    rng = np.random.default_rng(seed)
-    draws = np.array([correlations(rng.integers(0, tests, tests)) for _ in range(resamples)])
-    tail = 100 * (1 - confidence) / 2
-
-    def interval(values: np.ndarray) -> tuple[float, float] | None:
-        values = values[~np.isnan(values)]
-        if not len(values):
-            return None
-        low, high = np.percentile(values, [tail, 100 - tail])
-        return float(low), float(high)
+    draws = bootstrap_draws(
+        lambda rows: np.array([correlations(drawn) for drawn in rows]),
+        tests,
+        resamples=resamples,
+        seed=seed,
+    )
 
     return Bootstrap(
         systems=len(names),
@@ -144,9 +141,9 @@ def bootstrap_correlations(
         seed=seed,
         confidence=confidence,
         rank=rank,
-        rank_ci=interval(draws[:, 0]),
+        rank_ci=percentile_interval(draws[:, 0], confidence),
         gap=gap,
-        gap_ci=interval(draws[:, 1]),
+        gap_ci=percentile_interval(draws[:, 1], confidence),
         rank_undefined=int(np.isnan(draws[:, 0]).sum()),
         gap_undefined=int(np.isnan(draws[:, 1]).sum()),
     )
