@@ -97,7 +97,9 @@ class RaterAgreement(BaseModel):
         0, description="cases whose own vote is a tie (never agreeing; common on Likert ratings)"
     )
     tests_all_tied: int = Field(description="tests with >= 2 votes whose every case was skipped")
-    tests_one_vote: int = Field(description="tests with fewer than 2 votes: not compared")
+    tests_one_vote: int = Field(
+        description="tests with fewer than 2 votes, not compared (in a report: the rated ones)"
+    )
     ceiling: float = Field(description="agreed / cases")
     ci: tuple[float, float] | None = Field(
         description="percentile bootstrap interval over tests (null: a single test)"

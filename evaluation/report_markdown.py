@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 
 from nnd_suites.errors import NNDError
+from nnd_suites.evaluation.agreement import AgreementCeiling
 from nnd_suites.evaluation.report import EvaluationReport, Rate, SuiteResult
 from nnd_suites.evaluation.scorers import SCORERS
 from nnd_suites.evaluation.sensitivity import Sensitivity
@@ -13,6 +14,7 @@ from nnd_suites.evaluation.tiny import EMBEDDED, EMBEDDED_FOLDER, EMBEDDED_NOTE
 from nnd_suites.formatting import (
     cell,
     count,
+    difference_with_interval,
     percent,
     plural,
     rate_with_interval,
@@ -151,7 +153,47 @@ def _agreement_lines(result: SuiteResult) -> list[str]:
         f"{plural(found.others_tied, 'vote')} whose others were tied left out), with a {level} "
         f"bootstrap interval over tests ({found.resamples} resamples, seed {found.seed})."
         + (f" Not compared: {'; '.join(left)}." if left else ""),
+        *_gap_lines(found),
     ]
+
+
+def _gap_lines(found: AgreementCeiling) -> list[str]:
+    """Model minus ceiling with its paired interval (reports before it have no difference)."""
+    if found.difference is None:
+        return []
+    return [
+        "",
+        f"Model minus raters' agreement: {ceiling_gap(found)}; a paired "
+        f"{100 * found.confidence:g}% bootstrap interval: each resample draws the same tests "
+        "for both terms.",
+    ]
+
+
+def ceiling_gap(found: AgreementCeiling) -> str:
+    """``-5.0 [-9.1, -1.2] points: below the raters' agreement``: the paired difference and what
+    its interval says (a one-line summary, e.g. for the CLI)."""
+    text = f"{difference_with_interval(found.difference, found.difference_ci)} points"
+    if found.difference_ci is None:
+        return f"{text} (a single test: no interval)"
+    low, high = found.difference_ci
+    if high < 0:
+        return f"{text}: below the raters' agreement"
+    if low > 0:
+        return f"{text}: above the raters' agreement (a rater's target is slightly harder)"
+    return f"{text}: no clear gap on these tests"
+
+
+def ceiling_summary(result: SuiteResult) -> str | None:
+    """One line for a summary: the model's pass rate and the raters' agreement on the same
+    tests, and the paired gap (None: the suite has no agreement ceiling)."""
+    found = result.agreement_ceiling
+    if found is None:
+        return None
+    line = (
+        f"human agreement on {plural(found.tests, 'test')}: model "
+        f"{percent(found.model.pass_rate)} vs raters {rate_with_interval(found.ceiling, found.ci)}"
+    )
+    return line if found.difference is None else f"{line}; model - raters {ceiling_gap(found)}"
 
 
 def _margin_table(result: SuiteResult) -> list[str]:
