@@ -145,7 +145,12 @@ def _validate_backend(cls: type) -> None:
 
 
 BACKENDS: Registry[Backend] = Registry(
-    "backend", "nnd_suites.backends", base=lambda: Backend, validate=_validate_backend
+    "backend",
+    "nnd_suites.backends",
+    base=lambda: Backend,
+    builtin_package="nnd_suites.evaluation.backends",
+    import_builtins=False,  # lazy entries below: listing must not import torch
+    validate=_validate_backend,
 )
 #: ``@register_backend("name")`` on a Backend subclass registers it (third-party backends).
 register_backend = BACKENDS.register

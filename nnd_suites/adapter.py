@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import re
 from abc import ABC, abstractmethod
 from collections.abc import Iterator
@@ -110,6 +111,11 @@ class Adapter(Plugin, ABC):
     allow_empty_candidates: ClassVar[bool] = False
     metadata: ClassVar[AdapterMetadata]
     Options: ClassVar[type[BaseModel]] = NoOptions
+    #: One harness case: the fixture and its expected statistics (nnd_suites.scaffold.harness
+    #: builds it). The file names no adapter: the one adapter of its folder owns it.
+    examples_key: ClassVar[str] = "adapter"
+    examples_file: ClassVar[str] = "fixtures/expected_stats.json"
+    min_examples: ClassVar[int] = 1
 
     def __init__(self, **options: Any) -> None:
         self.options = parse_params("adapter", self.name, self.Options, options)
@@ -119,6 +125,17 @@ class Adapter(Plugin, ABC):
         """Yield the groups of the source at ``path`` (a file, or a folder for ``source_kind =
         "folder"``); report skips and bad rows to ``log``. A pairwise source (its quality map has
         a ``pairwise`` rule) yields :class:`~nnd_suites.judgments.JudgedGroup` objects instead."""
+
+    @classmethod
+    def examples_in(cls, folder: Path) -> list[dict[str, Any]]:
+        """None named: expected statistics name no adapter, so none can name a wrong one."""
+        return []
+
+    @classmethod
+    def examples(cls) -> list[dict[str, Any]]:
+        """The adapter's one harness case: its expected statistics, if the file is there."""
+        path = cls.folder() / cls.examples_file
+        return [json.loads(path.read_text(encoding="utf-8"))] if path.is_file() else []
 
     @classmethod
     def default_source_path(cls) -> Path | None:

@@ -63,6 +63,10 @@ class Plugin:
     name: ClassVar[str]
     #: the key naming the plugin in each entry of its examples file ("transformation", "slice")
     examples_key: ClassVar[str] = "plugin"
+    #: the harness cases' file, beside the plugin's module
+    examples_file: ClassVar[str] = EXAMPLES_FILE
+    #: harness cases every built-in plugin of the kind needs (nnd_suites.plugin_harness)
+    min_examples: ClassVar[int] = 2
 
     @classmethod
     def folder(cls) -> Path:
@@ -70,113 +74,19 @@ class Plugin:
         return Path(sys.modules[cls.__module__].__file__).parent  # type: ignore[arg-type]
 
     @classmethod
-    def examples(cls) -> list[dict[str, Any]]:
-        """This plugin's examples from ``examples.json`` beside its module (plugins sharing a
-        folder pick theirs by ``examples_key``)."""
-        path = cls.folder() / EXAMPLES_FILE
+    def examples_in(cls, folder: Path) -> list[dict[str, Any]]:
+        """Every harness case in ``folder``'s examples file, each naming its plugin under
+        ``examples_key`` (several plugins may share a folder and its file)."""
+        path = folder / cls.examples_file
         if not path.is_file():
             return []
-        data = json.loads(path.read_text(encoding="utf-8"))
-        return [example for example in data["examples"] if example[cls.examples_key] == cls.name]
+        return json.loads(path.read_text(encoding="utf-8"))["examples"]
 
-
-def plugin_folder_problems(registry: Registry[Any], root: Path, min_folders: int = 1) -> list[str]:
-    """What is wrong with the built-in plugin folders under ``root`` (the examples harness).
-
-    Every folder counts, with or without ``__init__.py``: a folder the registry cannot import
-    must fail rather than drop out of a test run (NL-Augmenter's hand-kept list did that). Each
-    must register a plugin, have a README.md, and an examples.json covering exactly its plugins.
-    """
-    registered: dict[str, list[str]] = {}
-    key = registry._base().examples_key
-    for name, cls in registry.items():
-        registered.setdefault(Path(cls.folder()).name, []).append(name)
-    folders = [p for p in root.iterdir() if p.is_dir() and not p.name.startswith(("_", "."))]
-    problems = [] if len(folders) >= min_folders else [f"{root}: fewer than {min_folders} folders"]
-    for folder in folders:
-        where = f"{root.name}/{folder.name}"
-        if not (folder / "__init__.py").is_file():
-            problems.append(f"{where}: no __init__.py")
-        if folder.name not in registered:
-            problems.append(f"{where} registers no {registry.kind}")
-            continue
-        if not (folder / "README.md").is_file():
-            problems.append(f"{where}: no README.md")
-        examples_path = folder / EXAMPLES_FILE
-        if not examples_path.is_file():
-            problems.append(f"{where}: no {EXAMPLES_FILE}")
-            continue
-        examples = json.loads(examples_path.read_text(encoding="utf-8"))["examples"]
-        names = {example[key] for example in examples}
-        if names != set(registered[folder.name]):
-            problems.append(
-                f"{where}/{EXAMPLES_FILE} covers {sorted(names)}, the folder registers "
-                f"{sorted(registered[folder.name])}"
-            )
-    return problems
-
-
-def plugin_module_problems(
-    registry: Registry[Any], package: str, min_examples: int = 2
-) -> list[str]:
-    """What is wrong with the built-in plugins defined in ``package``'s modules (the examples
-    harness of kinds whose plugins share a folder: scorers, backends).
-
-    Every module is imported: a concrete plugin class that no name registers fails rather than
-    drop out of the tests (NL-Augmenter's flaw). Each registered plugin needs ``min_examples``
-    harness cases in the examples.json beside its module, a lazy entry's declared summary must
-    be its class's, and no examples file may name a plugin that is not registered.
-    """
-    base = registry._base()
-    key = base.examples_key
-    problems: list[str] = []
-    root = importlib.import_module(package)
-    modules = [root] + [
-        importlib.import_module(info.name)
-        for info in pkgutil.walk_packages(root.__path__, prefix=root.__name__ + ".")
-    ]
-    registered = {_target_of(cls): name for name, cls in registry.items()}
-    folders: set[Path] = set()
-    for module in modules:
-        folders.add(Path(module.__file__).parent)  # type: ignore[arg-type]
-        for cls in vars(module).values():
-            if not (inspect.isclass(cls) and issubclass(cls, base) and cls is not base):
-                continue
-            if cls.__module__ != module.__name__ or inspect.isabstract(cls):
-                continue
-            if _target_of(cls) not in registered:
-                problems.append(
-                    f"{_target_of(cls)} is a {registry.kind} registered under no name: decorate "
-                    f"it with @register_{registry.kind}(NAME) (or add it as a lazy entry)"
-                )
-    for target, name in sorted(registered.items(), key=lambda item: item[1]):
-        cls = registry.get(name)
-        if not target.startswith(package + "."):
-            continue  # a third-party plugin has its own harness
-        found = len(cls.examples())
-        if found < min_examples:
-            problems.append(
-                f"{registry.kind} {name}: {found} harness case(s) in "
-                f"{cls.folder() / EXAMPLES_FILE}; add at least {min_examples} "
-                f'({{"{key}": "{name}", ...}})'
-            )
-        lazy = registry._lazy.get(name)
-        summary = getattr(getattr(cls, "metadata", None), "summary", None)
-        if lazy is not None and lazy.summary != summary:
-            problems.append(
-                f"{registry.kind} {name}: the lazy entry's summary {lazy.summary!r} is not its "
-                f"metadata.summary {summary!r}; make them the same (listings show the first)"
-            )
-    names = set(registry.names())
-    for folder in sorted(folders):
-        path = folder / EXAMPLES_FILE
-        if path.is_file():
-            named = {ex[key] for ex in json.loads(path.read_text(encoding="utf-8"))["examples"]}
-            problems += [
-                f"{path}: example for {other!r}, which is no registered {registry.kind}"
-                for other in sorted(named - names)
-            ]
-    return problems
+    @classmethod
+    def examples(cls) -> list[dict[str, Any]]:
+        """This plugin's harness cases, from the examples file beside its module."""
+        key = cls.examples_key
+        return [example for example in cls.examples_in(cls.folder()) if example[key] == cls.name]
 
 
 class Registry(Generic[T]):
@@ -187,9 +97,13 @@ class Registry(Generic[T]):
         base: Callable[[], type],
         *,
         builtin_package: str | None = None,
+        import_builtins: bool = True,
         validate: Callable[[type], None] | None = None,
     ) -> None:
+        # where the built-in plugins live (the harness checks that package); discovery imports
+        # it unless they are lazy entries (backends: importing them would load torch)
         self.kind, self.group, self.builtin_package = kind, group, builtin_package
+        self.import_builtins = import_builtins
         self._base = base  # a callable, so the base class module may import this one
         self._validate = validate
         self._classes: dict[str, type[T]] = {}
@@ -228,7 +142,7 @@ class Registry(Generic[T]):
             raise PluginError(f"{origin}: {cls!r} is not a {base.__name__} subclass")
         self._check_name(name, origin)
         lazy = self._lazy.get(name)
-        if self._classes.get(name) is cls or (lazy is not None and lazy.target == _target_of(cls)):
+        if self._classes.get(name) is cls or (lazy is not None and lazy.target == target_of(cls)):
             claimed = True  # a module imported twice, or a lazy entry's module registering it
         if not claimed:
             self._claim(name, aliases, origin)
@@ -268,7 +182,7 @@ class Registry(Generic[T]):
             return
         self._discovered = True
         try:
-            if self.builtin_package:
+            if self.builtin_package and self.import_builtins:
                 package = importlib.import_module(self.builtin_package)
                 prefix = package.__name__ + "."
                 for info in pkgutil.walk_packages(package.__path__, prefix=prefix):
@@ -315,6 +229,15 @@ class Registry(Generic[T]):
         return self._classes[name]
 
     # ------------------------------------------------------------------ queries
+    def base_class(self) -> type:
+        """The class every plugin of the kind subclasses."""
+        return self._base()
+
+    def lazy_summary(self, name: str) -> str | None:
+        """The summary a lazy entry declares (what listings show without importing it)."""
+        entry = self._lazy.get(name)
+        return None if entry is None else entry.summary
+
     def names(self) -> list[str]:
         self._discover()
         return sorted({*self._classes, *self._lazy})
@@ -356,5 +279,5 @@ def _origin_of(module: str) -> str:
     return "builtin" if module.startswith("nnd_suites.") else module
 
 
-def _target_of(cls: type) -> str:
+def target_of(cls: type) -> str:
     return f"{cls.__module__}:{cls.__qualname__}"

@@ -1,7 +1,8 @@
 """The per-adapter checks the test suite runs on every registered adapter (and a third-party
 package can run on its own): build the adapter's fixture, validate the written suite files against
-the JSON Schemas of the data model, compare its statistics with the expected ones, check the README
-and that every adapter folder is registered.
+the JSON Schemas of the data model, compare its statistics with the expected ones, check the
+README's sections. (That every adapter folder is a registered, documented package with its case
+is the check every plugin kind runs: ``nnd_suites.plugin_harness``.)
 
 Contribution unit::
 
@@ -141,18 +142,3 @@ def readme_problems(folder: Path) -> list[str]:
                 f"{path}: section '## {section}' still holds the scaffold's TODO; write it"
             )
     return problems
-
-
-def adapter_folders(package_folder: Path) -> list[Path]:
-    """Sub-folders of the adapters package that hold Python code (data folders do not count)."""
-    return sorted(
-        folder
-        for folder in package_folder.iterdir()
-        if folder.is_dir() and not folder.name.startswith(("_", ".")) and any(folder.glob("*.py"))
-    )
-
-
-def unregistered_folders(package_folder: Path, registered: list[type[Adapter]]) -> list[Path]:
-    """Adapter folders with Python code but no registered adapter class defined in them."""
-    homes = {cls.folder().resolve() for cls in registered}
-    return [folder for folder in adapter_folders(package_folder) if folder.resolve() not in homes]

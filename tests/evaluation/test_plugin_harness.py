@@ -26,7 +26,8 @@ from nnd_suites.evaluation.report import test_outcomes as outcomes_of
 from nnd_suites.evaluation.scorers import SCORERS, Scorer, ScorerMetadata
 from nnd_suites.evaluation.templates import neutral_context
 from nnd_suites.pairs import Pair, PairCandidate
-from nnd_suites.registry import Registry, plugin_module_problems
+from nnd_suites.plugin_harness import plugin_problems
+from nnd_suites.registry import Registry
 from nnd_suites.templates import render_template
 
 OUTCOMES = {"pass", "fail", "tie", "skipped"}
@@ -178,13 +179,9 @@ def test_backend_examples(name, harness_model):
 
 
 # ------------------------------------------------------------------------------- coverage
-@pytest.mark.parametrize(
-    ("registry", "package"),
-    [(SCORERS, "nnd_suites.evaluation.scorers"), (BACKENDS, "nnd_suites.evaluation.backends")],
-    ids=["scorers", "backends"],
-)
-def test_every_plugin_is_registered_and_has_harness_cases(registry, package):
-    assert plugin_module_problems(registry, package) == []
+@pytest.mark.parametrize("registry", [SCORERS, BACKENDS], ids=["scorers", "backends"])
+def test_every_plugin_is_registered_and_has_harness_cases(registry):
+    assert plugin_problems(registry) == []
 
 
 def test_every_plugin_of_every_kind_declares_a_summary_and_a_description():
@@ -250,38 +247,55 @@ def test_an_unregistered_or_untested_plugin_fails_the_harness(
 ):
     monkeypatch.syspath_prepend(str(tmp_path))
     package = _package(tmp_path, f"harness_{kind}s", {"plugin.py": source})
-    registry: Registry = Registry(kind, "nnd_suites.no_such_group", base=lambda: base)
+    registry: Registry = Registry(
+        kind, "nnd_suites.no_such_group", base=lambda: base, builtin_package=package
+    )
     try:
-        problems = plugin_module_problems(registry, package)
+        problems = plugin_problems(registry)
         module = vars(sys.modules[f"{package}.plugin"])
         cls = module["Forgotten"] if kind == "scorer" else module["Stray"]
         target = f"{package}.plugin:{cls.__name__}"
         assert problems == [
+            f"{package} registers no {kind}",
             f"{target} is a {kind} registered under no name: decorate it with "
-            f"@register_{kind}(NAME) (or add it as a lazy entry)"
+            f"@register_{kind}(NAME) (or add it as a lazy entry)",
         ]
-        # registered but without harness cases: still a failure, naming the file to write
+        # registered but without harness cases or a README: still failures, naming what to write
         registry.register("mine")(cls)
-        (problem,) = plugin_module_problems(registry, package)
-        assert problem.startswith(f"{kind} mine: 0 harness case(s) in {tmp_path / package}")
+        no_cases, no_readme = plugin_problems(registry)
+        assert no_cases.startswith(f"{kind} mine: 0 harness case(s) in {tmp_path / package}")
+        assert no_readme.startswith(f"{(tmp_path / package).resolve()}: no README.md; write one")
+        (tmp_path / package / "README.md").write_text("# mine\n")
+        (problem,) = plugin_problems(registry)
+        assert problem == no_cases
         # cases for a plugin that is not registered are named too
         examples = {"examples": [{kind: "mine"}, {kind: "mine"}, {kind: "gone"}]}
         (tmp_path / package / "examples.json").write_text(json.dumps(examples))
-        (problem,) = plugin_module_problems(registry, package)
-        assert problem.endswith(f"example for 'gone', which is no registered {kind}")
+        (problem,) = plugin_problems(registry)
+        assert problem.endswith(
+            f"example for 'gone', which is no registered {kind}; remove it or fix its name"
+        )
     finally:
         for module in [m for m in sys.modules if m.startswith(package)]:
             del sys.modules[module]
 
 
 def test_a_lazy_summary_must_be_the_backends_metadata_summary(monkeypatch):
-    registry: Registry = Registry("backend", "nnd_suites.no_such_group", base=lambda: Backend)
+    registry: Registry = Registry(
+        "backend",
+        "nnd_suites.no_such_group",
+        base=lambda: Backend,
+        builtin_package="nnd_suites.evaluation.backends",
+        import_builtins=False,
+    )
     registry.add_lazy(
         "hf_causal",
         "nnd_suites.evaluation.backends.hf_causal:HFCausalBackend",
         summary="an old summary",
     )
-    problems = plugin_module_problems(registry, "nnd_suites.evaluation.backends", 0)
-    assert any(
-        "the lazy entry's summary 'an old summary' is not its metadata" in p for p in problems
-    )
+    problems = plugin_problems(registry)
+    assert (
+        "backend hf_causal: the lazy entry's summary 'an old summary' is not its metadata.summary "
+        f"{BACKENDS.get('hf_causal').metadata.summary!r}; make them the same (listings show the "
+        "first)"
+    ) in problems

@@ -1,0 +1,171 @@
+"""The one plugin harness check catches planted defects in every kind, whatever its layout: an
+unregistered class in an adapter folder, a folder without README.md or __init__.py, a plugin
+short of harness cases, cases naming a plugin of no folder or of another folder, a lazy summary
+that is not the class's. Each planted package lives in tmp_path with a registry of its own."""
+
+from __future__ import annotations
+
+import importlib
+import json
+import sys
+import textwrap
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from types import ModuleType
+
+import pytest
+
+from nnd_suites.adapter import Adapter
+from nnd_suites.plugin_harness import plugin_problems
+from nnd_suites.registry import Registry
+from nnd_suites.slices import Slice
+from nnd_suites.transformations import TRANSFORMATIONS, Transformation
+
+ADAPTER_MODULE = """
+    from nnd_suites.adapter import Adapter, AdapterMetadata
+
+    class Quiz(Adapter):
+        quality_map = "quiz_design"
+        context_fields = ("question",)
+        default_template = "{question}"
+        metadata = AdapterMetadata(
+            task="question answering", languages=["en"], annotation_type="single_label",
+            license="MIT", citation="@misc{x}", source_urls=["https://example.org"],
+            description="A planted adapter.",
+        )
+
+        def read(self, path, log):
+            return iter(())
+
+    class Forgotten(Quiz):  # concrete, defined in the adapter's folder, registered by no name
+        pass
+"""
+SLICE_MODULE = """
+    from nnd_suites.slices import Slice, SliceMetadata
+
+    class {name}(Slice):
+        metadata = SliceMetadata(summary="{name}", description="A planted slice.")
+
+        def sets(self, data):
+            return {{}}
+"""
+
+
+@pytest.fixture
+def planted(tmp_path, monkeypatch) -> Iterator[Callable[[str, dict[str, str]], Path]]:
+    """``plant(package, files)`` writes a package under tmp_path (files: relative path -> text)
+    importable by name; its modules are forgotten afterwards."""
+    monkeypatch.syspath_prepend(str(tmp_path))
+    packages: list[str] = []
+
+    def plant(package: str, files: dict[str, str]) -> Path:
+        packages.append(package)
+        for relative, text in {"__init__.py": "", **files}.items():
+            path = tmp_path / package / relative
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(textwrap.dedent(text), encoding="utf-8")
+        importlib.invalidate_caches()
+        return tmp_path / package
+
+    yield plant
+    for name in [m for m in sys.modules if m.split(".")[0] in packages]:
+        del sys.modules[name]
+
+
+def _registry(kind: str, base: type, package: str) -> Registry:
+    return Registry(kind, "nnd_suites.no_such_group", base=lambda: base, builtin_package=package)
+
+
+def _module(name: str) -> ModuleType:
+    return importlib.import_module(name)
+
+
+def test_an_adapter_folder_with_an_unregistered_class_or_no_readme_or_case_fails(planted):
+    expected = {"source": "tiny.jsonl", "pairs": 1, "groups": 1, "candidates": 2, "breakdowns": {}}
+    root = planted(
+        "planted_adapters",
+        {
+            "quiz/__init__.py": "",
+            "quiz/adapter.py": ADAPTER_MODULE,
+            "quiz/README.md": "# quiz\n",
+            "quiz/fixtures/expected_stats.json": json.dumps(expected),
+            "notes/todo.md": "a folder the registry cannot import\n",
+        },
+    )
+    registry = _registry("adapter", Adapter, "planted_adapters")
+    module = _module("planted_adapters.quiz.adapter")
+    registry.register("quiz")(module.Quiz)
+    assert plugin_problems(registry) == [
+        "planted_adapters/notes: no __init__.py; add one so the registry imports it",
+        "planted_adapters.quiz.adapter:Forgotten is a adapter registered under no name: "
+        "decorate it with @register_adapter(NAME) (or add it as a lazy entry)",
+    ]
+    (root / "notes" / "todo.md").unlink()
+    (root / "notes").rmdir()
+    registry.register("forgotten")(module.Forgotten)  # two adapters, one folder: both covered
+    assert plugin_problems(registry) == []
+    # the folder's README and its one harness case are required too
+    (root / "quiz" / "README.md").unlink()
+    (root / "quiz" / "fixtures" / "expected_stats.json").unlink()
+    folder = (root / "quiz").resolve()
+    assert plugin_problems(registry) == [
+        f"adapter forgotten: 0 harness case(s) in {folder / 'fixtures/expected_stats.json'}; "
+        'add at least 1 ({"adapter": "forgotten", ...})',
+        f"adapter quiz: 0 harness case(s) in {folder / 'fixtures/expected_stats.json'}; "
+        'add at least 1 ({"adapter": "quiz", ...})',
+        f"{folder}: no README.md; write one saying what forgotten, quiz (its adapter plugins) "
+        "do and when a user would pick each",
+    ]
+
+
+def test_a_slice_folder_short_of_cases_or_readme_or_plugin_fails(planted):
+    cases = [{"slice": "halves"}, {"slice": "thirds"}, {"slice": "gone"}]
+    root = planted(
+        "planted_slices",
+        {
+            "halves/__init__.py": "",
+            "halves/halves.py": SLICE_MODULE.format(name="Halves"),
+            "halves/examples.json": json.dumps({"examples": cases}),
+            "thirds/__init__.py": "",
+            "thirds/thirds.py": SLICE_MODULE.format(name="Thirds"),
+            "thirds/README.md": "# thirds\n",
+            "thirds/examples.json": json.dumps({"examples": [{"slice": "thirds"}] * 2}),
+            "empty/__init__.py": "",
+        },
+    )
+    registry = _registry("slice", Slice, "planted_slices")
+    registry.register("halves")(_module("planted_slices.halves.halves").Halves)
+    registry.register("thirds")(_module("planted_slices.thirds.thirds").Thirds)
+    halves = (root / "halves").resolve()
+    assert plugin_problems(registry) == [
+        "planted_slices/empty registers no slice: decorate its class with "
+        "@register_slice(NAME), or move the folder out of planted_slices/",
+        f"slice halves: 1 harness case(s) in {halves / 'examples.json'}; add at least 2 "
+        '({"slice": "halves", ...})',
+        f"{halves}: no README.md; write one saying what halves (its slice plugins) do and when "
+        "a user would pick each",
+        f"{halves / 'examples.json'}: example for 'gone', which is no registered slice; "
+        "remove it or fix its name",
+        f"{halves / 'examples.json'}: example for 'thirds', a slice of another folder; move it "
+        "beside that plugin",
+    ]
+
+
+def test_a_lazy_transformation_whose_summary_is_not_its_class_fails():
+    """Any kind may register a plugin lazily; its declared summary must be the class's."""
+    registry = _registry("transformation", Transformation, "nnd_suites.transformations")
+    for name, cls in TRANSFORMATIONS.items():
+        registry.register(name)(cls)
+    assert plugin_problems(registry) == []
+    fresh = _registry("transformation", Transformation, "nnd_suites.transformations")
+    for name, cls in TRANSFORMATIONS.items():
+        if name == "lowercase":
+            target = f"{cls.__module__}:{cls.__qualname__}"
+            fresh.add_lazy(name, target, summary="an old summary")
+        else:
+            fresh.register(name)(cls)
+    summary = TRANSFORMATIONS.get("lowercase").metadata.summary
+    assert plugin_problems(fresh) == [
+        f"transformation lowercase: the lazy entry's summary 'an old summary' is not its "
+        f"metadata.summary {summary!r}; make them the same (listings show the first)"
+    ]
