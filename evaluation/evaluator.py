@@ -234,7 +234,12 @@ def evaluate(
         report.outcomes[plan.name] = outcomes
         if log_samples and main:
             report.samples[plan.name] = plan_samples(
-                plan, outcomes, lambda c, x: scores[(c, x)], scorer, chosen[0].spec
+                plan,
+                outcomes,
+                lambda c, x: scores[(c, x)],
+                scorer,
+                chosen,
+                None if reference is None else lambda c, x: reference[(c, x)],
             )
         check_ties(report.suites[plan.name], model_name)
     report.parameters, report.architecture = scorer.model_size()

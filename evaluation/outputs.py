@@ -11,8 +11,9 @@ swapped in as a whole)::
                             beside the bias baselines
     outcomes/SUITE.parquet  one row per test: scores and outcome, to compare runs test by test
     samples/SUITE.jsonl     with log_samples: one line per test, what the model saw (its rendered
-                            context, both candidates as scored, their scores; joins the outcomes
-                            on pair_id; evaluation/samples.py)
+                            context, both candidates as scored, every score the scorers read;
+                            joins the outcomes on pair_id; evaluation/samples.py); report.json
+                            names it (SuiteResult.samples_file)
 """
 
 from __future__ import annotations
@@ -70,6 +71,7 @@ def check_out_folder(out: str | Path) -> Path:
 def write_report(report: EvaluationReport, out: str | Path) -> dict[str, Path]:
     """Write the whole report folder at once: readers see the old or the new report, never a mix
     (and no outcome file of an earlier run is left beside a new report)."""
+    _name_samples(report)
     return write_report_folder(
         out, "report", report, markdown(report), _charts(report), _outcome_writer(report)
     )
@@ -78,10 +80,18 @@ def write_report(report: EvaluationReport, out: str | Path) -> dict[str, Path]:
 def write_report_files(report: EvaluationReport, folder: Path) -> dict[str, Path]:
     """Write a report's files into ``folder`` (a report inside a folder being written, such as a
     leaderboard's per-model sub-folder)."""
+    _name_samples(report)
     written = dict(_outcome_writer(report)(folder))
     return written | write_report_files_of_kind(
         folder, "report", report, markdown(report), _charts(report)
     )
+
+
+def _name_samples(report: EvaluationReport) -> None:
+    """Name in each suite's result the samples file the folder will hold (None: no samples),
+    before report.md is made (it names them too)."""
+    for name, result in report.suites.items():
+        result.samples_file = samples_file(name).as_posix() if name in report.samples else None
 
 
 def _charts(report: EvaluationReport) -> Charts:

@@ -71,6 +71,12 @@ class SuiteResult(BaseModel):
     truncated_tests: int = Field(description="tests with a context cut to fit the window")
     truncated_tokens: int = Field(description="context tokens cut, summed over its requests")
     outcomes_file: str | None = None
+    samples_file: str | None = Field(
+        None,
+        description="samples/SUITE.jsonl, relative to the report folder: what the model saw "
+        "and every score it gave, test by test (null: the run did not log samples, "
+        "--log-samples)",
+    )
 
     @model_validator(mode="before")
     @classmethod

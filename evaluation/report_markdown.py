@@ -106,6 +106,8 @@ def _suite_section(name: str, result: SuiteResult) -> list[str]:
         "",
         f"Template `{result.template_name}`: `{json.dumps(result.template)[1:-1]}`.",
     ]
+    if result.samples_file:  # --log-samples: what the model saw and scored, test by test
+        lines.append(f"What the model saw and every score, test by test: `{result.samples_file}`.")
     if result.truncated_tests:
         lines.append(
             f"{plural(result.truncated_tests, 'test')} had their context cut from the left "

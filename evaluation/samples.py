@@ -4,7 +4,11 @@ A report folder written with samples holds ``samples/SUITE.jsonl``: one JSON lin
 suite order, joinable 1:1 with ``outcomes/SUITE.parquet`` on ``pair_id``. A line holds the
 rendered context exactly as the backend received it, each candidate exactly as sent, each side's
 score (sum of target log-probabilities, number of targets: the candidate's tokens plus EOS, the
-scorer's value) and the verdict. When the backend tokenises in process (Hugging Face, llama.cpp)
+scorer's value) and the verdict. Every other score the run's scorers read is there too, so the
+verdict can be recomputed from the line alone: each side's ``neutral`` score (after
+``neutral_context``, the template with empty fields: ``pmi``) and ``reference`` score (under the
+report's ``reference_model``: ``ratio``). Log-probabilities are natural logs (nats).
+When the backend tokenises in process (Hugging Face, llama.cpp)
 a line also holds ``tokens``: the context and each candidate's scored targets decoded back from
 the very tokens the model read and was scored on (leading space, BOS and the EOS token shown as
 the model's own texts, a context cut to fit the window as cut).
@@ -22,12 +26,30 @@ from pydantic import BaseModel, ConfigDict, Field
 from nnd_suites.errors import NNDError
 from nnd_suites.evaluation.backend import Backend, Score, ScoreRequest
 from nnd_suites.evaluation.outcomes import Outcome, TestOutcome
+from nnd_suites.evaluation.scorers.base import Scorer
+from nnd_suites.evaluation.templates import neutral_context
 from nnd_suites.io import atomic_path
 
 if TYPE_CHECKING:
     from nnd_suites.evaluation.prepared import Plan
 
 SAMPLES_FOLDER = "samples"
+#: A score lookup: (rendered context, candidate) -> its Score.
+Lookup = Callable[[str, str], Score]
+
+
+class OtherScore(BaseModel):
+    """Another score of the candidate that a scorer of the run read beside the model's after
+    the context: after the neutral context (``pmi``), or under the reference model (``ratio``)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    logprob_sum: float | None = Field(
+        description="sum of the natural-log probabilities of its targets, in nats (null: skipped)"
+    )
+    n_targets: int = Field(description="targets scored: the candidate's tokens + EOS")
+    truncated_tokens: int = Field(description="context tokens cut from the left to fit")
+    skipped: str = Field("", description="why the request could not be scored ('' if it was)")
 
 
 class ScoredSide(BaseModel):
@@ -37,14 +59,28 @@ class ScoredSide(BaseModel):
 
     text: str = Field(description="the candidate exactly as sent to the backend")
     logprob_sum: float | None = Field(
-        description="sum of the log-probabilities of its targets (null: skipped)"
+        description="sum of the natural-log probabilities of its targets after the context, in "
+        "nats (null: skipped)"
     )
     n_targets: int = Field(description="targets scored: the candidate's tokens + EOS")
     score: float | None = Field(
-        description="the run's scorer's value, compared with the other side's (null: skipped)"
+        description="the run's scorer's value, compared with the other side's (mean: nats per "
+        "target; sum, pmi, ratio: nats; per_char, per_byte: nats per character, per byte; "
+        "null: skipped)"
     )
     truncated_tokens: int = Field(description="context tokens cut from the left to fit")
     skipped: str = Field("", description="why the request could not be scored ('' if it was)")
+    neutral: OtherScore | None = Field(
+        None,
+        description="its score after the sample's neutral_context, read by pmi: score = "
+        "logprob_sum - neutral.logprob_sum (null: no scorer of the run reads it)",
+    )
+    reference: OtherScore | None = Field(
+        None,
+        description="its score under the report's reference_model, read by ratio: score = "
+        "logprob_sum - reference.logprob_sum (normalise=mean: each one divided by its own "
+        "n_targets) (null: no scorer of the run reads it)",
+    )
 
 
 class ScoredTokens(BaseModel):
@@ -72,9 +108,14 @@ class Sample(BaseModel):
     label: str
     template: str = Field(description="the template that rendered the context (its name)")
     context: str = Field(description="the rendered context exactly as the backend received it")
+    neutral_context: str | None = Field(
+        None,
+        description="the template with every field empty, as the backend received it, after "
+        "which each side's neutral score was taken (null: no scorer of the run reads it)",
+    )
     high: ScoredSide
     low: ScoredSide
-    scorer: str
+    scorer: str = Field(description="the scorer whose values are the sides' scores (its spec)")
     outcome: Outcome
     tokens: ScoredTokens | None = Field(
         None, description="the tokens decoded (null: the backend does not tokenise in process)"
@@ -84,11 +125,18 @@ class Sample(BaseModel):
 def plan_samples(
     plan: Plan,
     outcomes: Sequence[TestOutcome],
-    lookup: Callable[[str, str], Score],
+    lookup: Lookup,
     backend: Backend,
-    scorer: str,
+    scorers: Sequence[Scorer],
+    reference: Lookup | None = None,
 ) -> list[Sample]:
-    """The samples of a prepared suite's tests as ``backend`` scored them."""
+    """The samples of a prepared suite's tests as ``backend`` scored them, compared by
+    ``scorers`` (the first one's values are the sides' scores); ``reference`` looks up the
+    reference model's scores. Every score a scorer reads is logged, so each verdict can be
+    recomputed from its line."""
+    neutral = None
+    if any(one.needs_neutral for one in scorers):
+        neutral = [neutral_context(plan.template, pair.context) for pair in plan.suite.pairs]
     return suite_samples(
         plan.name,
         plan.template_name,
@@ -96,8 +144,10 @@ def plan_samples(
         outcomes,
         [(pair.high.text, pair.low.text) for pair in plan.suite.pairs],
         lookup,
-        scorer,
+        scorers[0].spec,
         decoded_tokens(backend, plan.requests()),
+        neutral_contexts=neutral,
+        reference=reference if any(one.needs_reference for one in scorers) else None,
     )
 
 
@@ -107,17 +157,30 @@ def suite_samples(
     contexts: Sequence[str],
     outcomes: Sequence[TestOutcome],
     texts: Sequence[tuple[str, str]],
-    lookup: Callable[[str, str], Score],
+    lookup: Lookup,
     scorer: str,
     tokens: Mapping[tuple[str, str], tuple[str, str]] | None = None,
+    *,
+    neutral_contexts: Sequence[str] | None = None,
+    reference: Lookup | None = None,
 ) -> list[Sample]:
     """The samples of one suite's tests: ``contexts`` as rendered, ``texts`` the (high, low)
     candidate texts, ``outcomes`` the tests' outcomes, all in suite order; ``lookup`` gives a
-    request's score; ``tokens`` maps a request to its (context, targets) decoded, when known."""
+    request's score; ``tokens`` maps a request to its (context, targets) decoded, when known;
+    ``neutral_contexts`` (suite order) and ``reference`` when a scorer read those scores."""
+    neutrals = neutral_contexts if neutral_contexts is not None else [None] * len(contexts)
     samples = []
-    for context, outcome, pair_texts in zip(contexts, outcomes, texts, strict=True):
+    for context, empty, outcome, pair_texts in zip(
+        contexts, neutrals, outcomes, texts, strict=True
+    ):
         sides = [
-            _side(text, lookup(context, text), value)
+            ScoredSide(
+                text=text,
+                score=value if math.isfinite(value) else None,
+                **_logged(lookup(context, text)),
+                neutral=_other(None if empty is None else lookup(empty, text)),
+                reference=_other(None if reference is None else reference(context, text)),
+            )
             for text, value in zip(pair_texts, (outcome.ll_high, outcome.ll_low), strict=True)
         ]
         decoded = None
@@ -133,6 +196,7 @@ def suite_samples(
                 label=outcome.label,
                 template=template_name,
                 context=context,
+                neutral_context=empty,
                 high=sides[0],
                 low=sides[1],
                 scorer=scorer,
@@ -143,15 +207,18 @@ def suite_samples(
     return samples
 
 
-def _side(text: str, score: Score, value: float) -> ScoredSide:
-    return ScoredSide(
-        text=text,
-        logprob_sum=None if score.skipped else score.logprob_sum,
-        n_targets=score.n_targets,
-        score=value if math.isfinite(value) else None,
-        truncated_tokens=score.truncated_tokens,
-        skipped=score.skipped,
-    )
+def _other(score: Score | None) -> OtherScore | None:
+    return None if score is None else OtherScore(**_logged(score))
+
+
+def _logged(score: Score) -> dict[str, Any]:
+    """A score's logged fields (a skipped one has no sum: null, never a NaN JSON refuses)."""
+    return {
+        "logprob_sum": None if score.skipped else score.logprob_sum,
+        "n_targets": score.n_targets,
+        "truncated_tokens": score.truncated_tokens,
+        "skipped": score.skipped,
+    }
 
 
 def decoded_tokens(

@@ -157,7 +157,10 @@ def test_a_skipped_candidate_has_no_score_in_its_sample(challenge300_suite, tmp_
         "score": None,
         "truncated_tokens": 0,
         "skipped": "too long",
+        "neutral": None,  # the mean scorer reads neither of the other scores
+        "reference": None,
     }
+    assert first["neutral_context"] is None
     assert first["high"]["score"] is None  # a skipped test has no verdict on either side
     others = report.samples[suite.name][1:]
     # the pairs that share the unscorable candidate are skipped too; every other one is rated
@@ -230,6 +233,8 @@ def test_several_models_each_get_their_samples(
         assert [s.pair_id for s in samples] == [o.pair_id for o in outcomes]
         eos = AutoTokenizer.from_pretrained(model).eos_token
         assert all(s.tokens and s.tokens.high.endswith(eos) for s in samples)
+        named = json.loads((folder / "report.json").read_text("utf-8"))  # each report its own
+        assert named["suites"]["challenge300"]["samples_file"] == "samples/challenge300.jsonl"
 
 
 def test_tokens_show_a_context_cut_to_fit_the_window(tiny_causal_model, challenge300_suite):
