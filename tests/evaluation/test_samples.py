@@ -184,6 +184,23 @@ def test_a_damaged_samples_file_is_named_with_its_line(tmp_path, challenge300_su
         read_samples(path)
 
 
+def test_samples_written_before_the_neutral_and_reference_fields_still_read(
+    tmp_path, challenge300_suite
+):
+    suite = _first(challenge300_suite, 3)
+    report = nnd_suites.evaluate(
+        LengthBackend("-"), suite, out=tmp_path / "r", progress=False, log_samples=True
+    )
+    path = tmp_path / "r" / "samples" / f"{suite.name}.jsonl"
+    old = [json.loads(line) for line in path.read_text("utf-8").splitlines()]
+    for line in old:  # as written before every score a scorer reads was logged
+        del line["neutral_context"]
+        for side in (line["high"], line["low"]):
+            del side["neutral"], side["reference"]
+    path.write_text("".join(json.dumps(line) + "\n" for line in old), "utf-8")
+    assert read_samples(path) == report.samples[suite.name]
+
+
 def test_without_log_samples_nothing_is_kept(challenge300_suite, tmp_path):
     suite = _first(challenge300_suite, 3)
     report = nnd_suites.evaluate(LengthBackend("-"), suite, out=tmp_path / "r", progress=False)
