@@ -17,7 +17,7 @@ from nnd_suites.groups import Candidate
 from nnd_suites.quality_map.loading import Lines, place, read_map_file, schema_error
 from nnd_suites.quality_map.model import QualityMapDefinition
 from nnd_suites.quality_map.order import Order, hierarchy_cycle, show_chain
-from nnd_suites.quality_map.rules import (
+from nnd_suites.quality_map.rule_base import (
     Assessment,
     RatingFault,
     Ratings,

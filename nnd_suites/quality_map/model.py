@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 from importlib import resources
 from pathlib import Path
-from typing import Annotated, Any, Literal, get_args
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 from pydantic.json_schema import GenerateJsonSchema, JsonSchemaValue, SkipJsonSchema
@@ -18,6 +18,7 @@ from pydantic_core import core_schema
 
 from nnd_suites.io import atomic_write_text
 from nnd_suites.quality_map.pairwise import PairwiseRule
+from nnd_suites.quality_map.rule_base import kind_tag
 from nnd_suites.quality_map.rules import RULE_KINDS, RatingRule
 
 SCHEMA_FILE = "quality_map.schema.json"
@@ -135,10 +136,7 @@ ALLOWED_KEYS: dict[str, list[str]] = {
     "": [field.alias or name for name, field in QualityMapDefinition.model_fields.items()],
     "hierarchy": list(Hierarchy.model_fields),
     "pairwise": list(PairwiseRule.model_fields),
-    **{
-        get_args(rule.model_fields["kind"].annotation)[0]: list(rule.model_fields)
-        for rule in RULE_KINDS
-    },
+    **{kind_tag(rule): list(rule.model_fields) for rule in RULE_KINDS},
 }
 
 

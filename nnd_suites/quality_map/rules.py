@@ -2,18 +2,19 @@
 
 A map's ``rating_rule`` is one of these models, chosen by its ``kind`` (a pydantic discriminated
 union), so the loader names an unknown key of the rule and the map dispatches on the rule object.
+A kind is one class here, a :class:`~nnd_suites.quality_map.rule_base.BaseRule` decorated with
+``@rule_kind`` above the end of the module, where the union and :data:`RULE_KINDS` are built
+from the decorated classes.
 """
 
 from __future__ import annotations
 
 import math
 import statistics
-from collections.abc import Callable, Collection, Mapping, Sequence
-from dataclasses import dataclass
-from typing import Annotated, Any, ClassVar, Literal
+from collections.abc import Callable, Collection, Sequence
+from typing import Annotated, Any, ClassVar, Literal, Union
 
 from pydantic import (
-    BaseModel,
     ConfigDict,
     Field,
     ValidationInfo,
@@ -22,6 +23,16 @@ from pydantic import (
 )
 from pydantic.json_schema import SkipJsonSchema
 
+from nnd_suites.quality_map.rule_base import (
+    Assessment,
+    BaseRule,
+    RatingFault,
+    Ratings,
+    close_rule_kinds,
+    level_key,
+    rule_kind,
+)
+
 _AGGREGATES: dict[str, Callable[[Sequence[float]], float]] = {
     "mean": statistics.fmean,
     "median": statistics.median,
@@ -29,31 +40,6 @@ _AGGREGATES: dict[str, Callable[[Sequence[float]], float]] = {
     "max": max,
     "sum": sum,
 }
-
-
-@dataclass(frozen=True)
-class Assessment:
-    """The quality a map gives one candidate in one view (an aspect, or the only view)."""
-
-    label: str | None = None
-    score: float | None = None
-    excluded: str | None = None  # reason the candidate takes no part, if any
-
-
-class RatingFault(Exception):
-    """A candidate's ratings do not fit the rule; the map turns it into an error naming both."""
-
-    def __init__(self, message: str, labels: Sequence[str] = ()) -> None:
-        super().__init__(message)
-        self.labels = list(labels)
-
-
-def level_key(value: float | str) -> str:
-    """Canonical text of a credit level: 1, 1.0 and "1" are all "1"; 0.5 is "0.5"."""
-    try:
-        return f"{float(value):g}"
-    except (TypeError, ValueError):
-        return str(value)
 
 
 def _canonical_levels(values: Sequence[Any], what: str) -> list[str]:
@@ -69,82 +55,7 @@ def _canonical_levels(values: Sequence[Any], what: str) -> list[str]:
     return list(spelled)
 
 
-#: A candidate's ratings: rating key -> one value per rater (``Candidate.ratings``).
-Ratings = Mapping[str, Sequence[float]]
-
-
-def top_tier_measure(top_labels: Sequence[str]) -> str:
-    """The human score of labelled candidates (no rule, or a rule that gives labels), in words."""
-    return "share of candidates labelled " + " or ".join(top_labels)
-
-
-def top_tier_value(assessment: Assessment, top_labels: Collection[str]) -> float:
-    """1 for a candidate in the best tier, else 0: an excluded or unlabelled candidate is in the
-    denominator of the share (partial credit is not top quality)."""
-    return 1.0 if assessment.label in top_labels else 0.0
-
-
-class BaseRule(BaseModel):
-    """A rating rule owns what its ratings mean: the label or score of a candidate, which of two
-    is better, and a system's human score (``nnd-suites systems``), so a new rule is one class."""
-
-    model_config = ConfigDict(extra="forbid")
-    #: candidates carry a score (compared by the rule's gap) instead of a label in the order
-    scored: ClassVar[bool] = False
-    #: a system's human score averages ratings (True) rather than counting its top-tier share
-    rated: ClassVar[bool] = False
-
-    def views(self) -> list[str | None]:
-        """Independent quality views; ``None`` is the single unnamed view."""
-        return [None]
-
-    def rating_key(self, view: str | None) -> str:
-        """The candidate rating this rule reads in ``view``."""
-        raise NotImplementedError
-
-    def produces(self) -> list[str]:
-        """Every label the rule can give."""
-        raise NotImplementedError
-
-    def scored_labels(self) -> set[str]:
-        """Labels whose candidates are ordered by score rather than by the label order."""
-        return set()
-
-    def rate(self, values: list[float], key: str) -> Assessment:
-        """A label, a score or an exclusion for one candidate's ``values`` (never empty)."""
-        raise NotImplementedError
-
-    def pools_identical_texts(self) -> bool:
-        """Identical texts of one group are rated as one text (their ratings pooled)."""
-        return False
-
-    def pair_high_label(self) -> str | None:
-        """How a pair's high side reads when the rule grades it with no label of its own."""
-        return None
-
-    def better(
-        self, high: Assessment, low: Assessment, label_beats: Callable[[str, str], bool]
-    ) -> bool:
-        """Is ``high`` strictly better than ``low``? Labels compare by the map's order."""
-        assert high.label is not None and low.label is not None
-        return label_beats(high.label, low.label)
-
-    def measure_description(self, top_labels: Sequence[str]) -> str:
-        """What a system's human score is, in few words (verify's tables head columns with it)."""
-        return top_tier_measure(top_labels)
-
-    def human_value(
-        self,
-        ratings: Ratings | None,
-        assessment: Assessment,
-        view: str | None,
-        top_labels: Collection[str],
-    ) -> float | None:
-        """One candidate's contribution to its systems' human score in ``view`` (None: unrated
-        there); the map has already given it ``assessment``."""
-        return top_tier_value(assessment, top_labels)
-
-
+@rule_kind
 class MajorityTopRule(BaseRule):
     """Likert: per aspect, high iff a strict majority of the annotators gave the top score."""
 
@@ -185,6 +96,7 @@ class MajorityTopRule(BaseRule):
         return statistics.fmean(values) if values else None
 
 
+@rule_kind
 class GradedRule(BaseRule):
     """Graded credit: which credit levels compare, and which are left out."""
 
@@ -246,6 +158,7 @@ class GradedRule(BaseRule):
 GAP_TOLERANCE = 1e-12
 
 
+@rule_kind
 class NumericRule(BaseRule):
     """Continuous or averaged ratings: a candidate beats another when its aggregated score is
     higher by at least ``minimum_gap`` or by more than ``minimum_gap_exclusive`` (one of the two).
@@ -373,6 +286,8 @@ class NumericRule(BaseRule):
         return assessment.score  # the rule's own aggregate over the raters
 
 
-#: Every rule kind; a new kind is one class above, named here and in the union below.
-RULE_KINDS: tuple[type[BaseRule], ...] = (MajorityTopRule, GradedRule, NumericRule)
-RatingRule = Annotated[MajorityTopRule | GradedRule | NumericRule, Field(discriminator="kind")]
+#: Every rule kind: the classes decorated with @rule_kind above, in their order.
+RULE_KINDS: tuple[type[BaseRule], ...] = close_rule_kinds(__name__)
+#: A map's ``rating_rule``: one of the kinds, chosen by its ``kind`` tag.
+#: (Union[...] of a tuple: ``X | Y`` needs the classes written out, which is what this avoids.)
+RatingRule = Annotated[Union[RULE_KINDS], Field(discriminator="kind")]  # noqa: UP007

@@ -11,13 +11,24 @@ import subprocess
 import sys
 import typing
 from pathlib import Path
+from typing import Literal
 
 import pytest
 
 from nnd_suites import build_suite
+from nnd_suites.errors import PluginError
 from nnd_suites.human_scores import human_scores
-from nnd_suites.quality_map import Assessment, QualityMap, RatingRule
-from nnd_suites.quality_map.rules import RULE_KINDS, BaseRule
+from nnd_suites.quality_map import (
+    Assessment,
+    GradedRule,
+    MajorityTopRule,
+    NumericRule,
+    QualityMap,
+    RatingRule,
+)
+from nnd_suites.quality_map.model import ALLOWED_KEYS
+from nnd_suites.quality_map.rule_base import BaseRule, rule_kind
+from nnd_suites.quality_map.rules import RULE_KINDS
 
 FRANK_SOURCE = "adapters/frank/fixtures/human_annotations_sentence.json"
 NUMERIC_CREDIT = """\
@@ -104,10 +115,32 @@ def test_frank_scores_with_its_strict_hierarchy():
     assert any(c.label == "NoE" for c in suite.candidates)
 
 
-def test_every_rule_kind_is_in_the_union_the_loader_reads():
+def test_the_union_the_loader_reads_is_built_from_the_decorated_kinds():
     union = typing.get_args(typing.get_args(RatingRule)[0])
-    assert set(union) == set(RULE_KINDS)
-    assert all(issubclass(kind, BaseRule) for kind in RULE_KINDS)
+    assert union == RULE_KINDS == (MajorityTopRule, GradedRule, NumericRule)
+    assert ALLOWED_KEYS["graded"] == list(GradedRule.model_fields)
+
+
+def test_a_rule_kind_declared_twice_late_or_untagged_is_refused():
+    class Again(BaseRule):
+        kind: Literal["numeric"]
+
+    class Late(BaseRule):
+        kind: Literal["late"]
+
+    class Untagged(BaseRule):
+        pass
+
+    with pytest.raises(PluginError, match="kind 'numeric' is declared twice: by NumericRule and"):
+        rule_kind(Again)
+    with pytest.raises(
+        PluginError,
+        match=r"rating rule Late \(.*\): the kinds were fixed when nnd_suites.quality_map.rules "
+        "built the union; define the class there, above RULE_KINDS",
+    ):
+        rule_kind(Late)
+    with pytest.raises(PluginError, match="rating rule Untagged: declare its tag as one field"):
+        rule_kind(Untagged)
 
 
 def _contributing_section() -> str:
@@ -127,18 +160,53 @@ def _run(code: str) -> str:
     return done.stdout
 
 
-def test_contributing_rule_example_labels_and_scores_as_it_says():
-    _, rule = _blocks("python")
-    check = """
-rule = PassMarkRule(kind="pass_mark", rating="overall", mark=4)
-ratings = {"overall": [5.0, 4.0, 2.0]}
-assessment = rule.rate(ratings["overall"], "overall")
-print(assessment.label, round(rule.human_value(ratings, assessment, None, {"pass"}), 4))
-print(rule.rate([4.0, 4.0], "overall").label, rule.measure_description(["pass"]))
+#: Imports rules.py with the worked example's class pasted where CONTRIBUTING says (above
+#: RULE_KINDS), as a contributor would: nothing else is edited.
+WITH_PASTED_RULE = """
+import importlib.abc, importlib.util, sys
+RULES = {rules!r}
+source = open(RULES, encoding="utf-8").read()
+at = source.index("\\n#: Every rule kind:")
+pasted = source[:at] + "\\n\\n" + {rule!r} + source[at:]
+
+class Pasted(importlib.abc.MetaPathFinder, importlib.abc.Loader):
+    def find_spec(self, name, path, target=None):
+        if name == "nnd_suites.quality_map.rules":
+            return importlib.util.spec_from_loader(name, self, origin=RULES)
+
+    def exec_module(self, module):
+        module.__file__ = RULES
+        exec(compile(pasted, RULES, "exec"), module.__dict__)
+
+sys.meta_path.insert(0, Pasted())
+from nnd_suites.quality_map.rules import PassMarkRule
 """
-    assert _run(rule + check).splitlines() == [
+
+
+def test_contributing_rule_example_is_one_class_maps_can_name(tmp_path):
+    _, rule = _blocks("python")
+    rules = Path(__file__).resolve().parents[2] / "nnd_suites" / "quality_map" / "rules.py"
+    (tmp_path / "pass_mark.yaml").write_text(
+        "name: pass_mark\ndescription: Passes at a mean overall rating of 4.\n"
+        "labels: [pass, fail]\ntiers: [[pass], [fail]]\n"
+        "rating_rule: {kind: pass_mark, rating: overall, mark: 4}\n"
+    )
+    check = f"""
+rule = PassMarkRule(kind="pass_mark", rating="overall", mark=4)
+ratings = {{"overall": [5.0, 4.0, 2.0]}}
+assessment = rule.rate(ratings["overall"], "overall")
+print(assessment.label, round(rule.human_value(ratings, assessment, None, {{"pass"}}), 4))
+print(rule.rate([4.0, 4.0], "overall").label, rule.measure_description(["pass"]))
+from nnd_suites.quality_map import QualityMap, generate_schema
+loaded = QualityMap.load({str(tmp_path / "pass_mark.yaml")!r})
+print(type(loaded.rule).__name__, loaded.rule.mark, loaded.rated, loaded.human_measure())
+print(generate_schema()["properties"]["rating_rule"]["properties"]["kind"]["enum"])
+"""
+    assert _run(WITH_PASTED_RULE.format(rules=str(rules), rule=rule) + check).splitlines() == [
         "fail 3.6667",
         "pass mean 'overall' over raters, averaged over candidates",
+        "PassMarkRule 4.0 True mean 'overall' over raters, averaged over candidates",
+        "['majority_top', 'graded', 'numeric', 'pass_mark']",
     ]
 
 
