@@ -34,6 +34,7 @@ from nnd_suites.evaluation.prepared import (
     with_neutral_requests,
 )
 from nnd_suites.evaluation.progress import ProgressLines
+from nnd_suites.evaluation.rank_job import rank_job, refuse_before_ranks, run_in_ranks, wants_ranks
 from nnd_suites.evaluation.report import (
     EvaluationReport,
     RequestCounts,
@@ -93,6 +94,7 @@ def evaluate(
     scorers: str | Sequence[str] = DEFAULT_SCORER,
     reference_model: str | Path | Backend | None = None,
     log_samples: bool = False,
+    data_parallel: int | None = None,
 ) -> EvaluationReport:
     """Score ``model`` on ``suites`` and return a typed report (also written to ``out``).
 
@@ -115,7 +117,11 @@ def evaluate(
     request per distinct candidate, ``ratio`` scores every request with ``reference_model``
     too (loaded like ``model``, cached in its own scope). ``log_samples`` keeps what the model
     saw per test in ``report.samples`` (written to ``out`` as ``samples/SUITE.jsonl``).
+    ``data_parallel=N`` scores in N local processes, each with its own copy of the model
+    (:mod:`~nnd_suites.evaluation.rank_job`): the same report, from models and suites given by name.
     """
+    # taken before any parameter is reassigned: this call, as each rank will make it
+    job = rank_job(evaluate, locals()) if wants_ranks(data_parallel) else None
     started = time.perf_counter()
     mode = resolve_mode(compat)
     chosen = resolve_scorers(scorers)
@@ -129,6 +135,15 @@ def evaluate(
         from nnd_suites.evaluation.outputs import check_out_folder
 
         check_out_folder(out)
+    if job is not None:  # N local ranks make this call; what would fail in each fails here
+        # lazy: hf_loading imports torch; `import nnd_suites.evaluation` stays torch-free
+        from nnd_suites.evaluation.backends.hf_loading import check_model_references
+
+        refuse_before_ranks(suites, backend, backend_options)
+        # the embedded model is made once, here, rather than by N ranks at once
+        (job.arguments["model"],), _ = resolve_embedded([str(model)])
+        check_model_references([job.arguments["model"]], backend, backend_options)
+        return run_in_ranks(job, data_parallel, EvaluationReport)  # type: ignore[arg-type]
     prepared: PreparedSuites | None = None
     if isinstance(suites, PreparedSuites):
         if template is not None or normalize or limit is not None:

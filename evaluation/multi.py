@@ -26,6 +26,7 @@ from nnd_suites.evaluation.outputs import write_report_files
 from nnd_suites.evaluation.parallel import current_rank
 from nnd_suites.evaluation.plots import write_leaderboard, write_scaling
 from nnd_suites.evaluation.prepared import prepare_suites
+from nnd_suites.evaluation.rank_job import rank_job, refuse_before_ranks, run_in_ranks, wants_ranks
 from nnd_suites.evaluation.report_markdown import limit_note
 from nnd_suites.formatting import count, percent, plural, rate_with_interval, row
 from nnd_suites.output_folder import check_output_folder, write_report_folder
@@ -39,10 +40,14 @@ def evaluate_models(
     template: str | None = None,
     normalize: Sequence[str] = (),
     limit: int | float | None = None,
+    data_parallel: int | None = None,
     **options: Any,
 ) -> Leaderboard:
     """Score each of ``models`` on ``suites`` (see :func:`nnd_suites.evaluate` for the options)
-    and return their leaderboard; ``out`` receives every report and the leaderboard files."""
+    and return their leaderboard; ``out`` receives every report and the leaderboard files.
+    ``data_parallel=N``: each model is scored in N local processes (the same leaderboard)."""
+    # taken before any parameter is reassigned: this call, as each rank will make it
+    job = rank_job(evaluate_models, locals()) if wants_ranks(data_parallel) else None
     # lazy: hf_loading imports torch; `import nnd_suites.evaluation` stays torch-free
     from nnd_suites.evaluation.backends.hf_loading import check_model_references
 
@@ -60,6 +65,9 @@ def evaluate_models(
         # before any scoring: a bad --out must not cost a run
         check_output_folder(out, "leaderboard")
     check_model_references(models, options.get("backend"), options.get("backend_options"))
+    if job is not None:  # N local ranks make this call; what would fail in each fails here
+        refuse_before_ranks(suites, options.get("backend"), options.get("backend_options"))
+        return run_in_ranks(job, data_parallel, Leaderboard)  # type: ignore[arg-type]
     prepared = prepare_suites(suites, template=template, normalize=normalize, limit=limit)
     labels = model_labels([str(m) for m in models])
     reports = [evaluate(model, prepared, **options) for model in models]

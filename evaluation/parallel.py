@@ -1,12 +1,16 @@
 """Data-parallel scoring: one model copy per process, requests sharded by context.
 
-Started by ``accelerate launch -m nnd_suites evaluate ...`` (or ``torchrun``, or the
-``--data-parallel N`` shortcut, which starts N local processes the same way), every process runs
-the same evaluation. Rank 0 reads the score cache and broadcasts what is left to score; the
-requests are split by rendered context, so each context is encoded once on one rank (context
-sharing survives the split), and contexts are dealt to ranks balancing their text length. Ranks
-score their shards in rounds; after each round rank 0 gathers the finished scores and writes them
-to the cache at once, so a run stopped anywhere (a killed rank stops them all) resumes from the
+Every process of a group runs the same evaluation. The group is started either by
+``accelerate launch -m nnd_suites evaluate ...`` (or ``torchrun``), whose ranks run the command
+line, or by the library itself: ``evaluate(..., data_parallel=N)`` (and ``evaluate_models``,
+``verify_suite``; the CLI's ``--data-parallel N``) hands its own call to :func:`launch` through
+:mod:`nnd_suites.evaluation.rank_job`, which starts N local ranks of the library module
+``python -m nnd_suites.evaluation.rank JOB`` (no command line is parsed there) and returns rank
+0's result. Rank 0 reads the score cache and broadcasts what is left to score; the requests are
+split by rendered context, so each context is encoded once on one rank (context sharing
+survives the split), and contexts are dealt to ranks balancing their text length. Ranks score
+their shards in rounds; after each round rank 0 gathers the finished scores and writes them to
+the cache at once, so a run stopped anywhere (a killed rank stops them all) resumes from the
 cache. Only rank 0 writes the cache, the report and the outcome files; every rank returns the
 same report.
 """
@@ -25,11 +29,13 @@ import time
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 
-from nnd_suites.errors import NNDError
+from nnd_suites.errors import NNDError, ScoringError
 from nnd_suites.evaluation.backend import Score, ScoreRequest, ScoreSink
 
 #: Contexts each rank scores between two gathers (each gather is one cache transaction on rank 0).
 CONTEXTS_PER_ROUND = 32
+#: The module each rank started by :func:`launch` runs: a library entry point, not the CLI.
+RANK_MODULE = "nnd_suites.evaluation.rank"
 #: Set by :func:`launch` in each rank's environment: the launcher's process id.
 LAUNCHER_PID = "NND_SUITES_LAUNCHER_PID"
 #: Seconds a rank has to stop after the launcher forwards SIGTERM before it is killed.
@@ -172,36 +178,67 @@ def free_port() -> int:
         return probe.getsockname()[1]
 
 
-def launch(argv: list[str], processes: int) -> int:
-    """``--data-parallel N``: run this command in N local processes, as torchrun would; a rank
-    that fails stops the others (their finished rounds are in the cache). Each rank leads its own
+class RankFailedError(ScoringError):
+    """A data-parallel rank died of something other than an error on bad input (which comes
+    back as its own class): killed, out of memory, a bug."""
+
+    def __init__(self, rank: int, processes: int, status: int) -> None:
+        how = (
+            f"was killed by {signal.Signals(-status).name}"
+            if status < 0 and -status in signal.valid_signals()
+            else f"ended with exit status {status} (its messages are above)"
+        )
+        super().__init__(
+            f"data-parallel rank {rank} of {processes} {how}; the other ranks were stopped. "
+            "Finished rounds are in the score cache: the same run resumes from them"
+        )
+
+
+class StoppedError(NNDError):
+    """The launcher was sent SIGTERM: every rank was stopped and reaped. Its exit status is the
+    shell's for that signal (128 + 15)."""
+
+    def __init__(self, signum: int) -> None:
+        self.exit_status = 128 + signum
+        super().__init__(
+            f"stopped by {signal.Signals(signum).name}: every data-parallel rank was stopped; "
+            "finished rounds are in the score cache: the same run resumes from them"
+        )
+
+
+def launch(job: str | os.PathLike, processes: int) -> tuple[int, int] | None:
+    """Run ``python -m nnd_suites.evaluation.rank JOB`` in N local processes, as torchrun would:
+    None when every rank succeeded, else ``(rank, exit status)`` of the first that failed (the
+    others are then stopped; their finished rounds are in the cache). Each rank leads its own
     process group and dies with the launcher; SIGTERM/SIGINT sent to the launcher are forwarded
-    to every rank's group, and every rank is reaped before this returns."""
+    to every rank's group (then :class:`StoppedError`, or KeyboardInterrupt), and every rank is
+    reaped before this returns."""
     if processes < 2:
-        raise NNDError(f"--data-parallel {processes}: give 2 or more processes")
+        raise NNDError(f"data parallel over {processes} process(es): give 2 or more")
+    command = [sys.executable, "-m", RANK_MODULE, os.fspath(job)]
     port = free_port()
     children: list[subprocess.Popen] = []
     received: list[int] = []
     with _forwarding_signals(children, received):
         try:
             for rank in range(processes):
-                children.append(_start_rank(argv, rank, processes, port))
+                children.append(_start_rank(command, rank, processes, port))
             while not received:
                 codes = [child.poll() for child in children]
-                failed = [code for code in codes if code not in (None, 0)]
+                failed = [(rank, code) for rank, code in enumerate(codes) if code not in (None, 0)]
                 if failed:
                     return failed[0]
                 if all(code == 0 for code in codes):
-                    return 0
+                    return None
                 time.sleep(0.2)
         finally:
             _stop(children)
     if received[0] == signal.SIGINT:
         raise KeyboardInterrupt
-    return 128 + received[0]
+    raise StoppedError(received[0])
 
 
-def _start_rank(argv: list[str], rank: int, processes: int, port: int) -> subprocess.Popen:
+def _start_rank(command: list[str], rank: int, processes: int, port: int) -> subprocess.Popen:
     env = {
         **os.environ,
         "RANK": str(rank),
@@ -216,7 +253,6 @@ def _start_rank(argv: list[str], rank: int, processes: int, port: int) -> subpro
     # core (torchrun sets 1); an explicit OMP_NUM_THREADS wins.
     env.setdefault("OMP_NUM_THREADS", str(max(1, (os.cpu_count() or 1) // processes)))
     quiet = subprocess.DEVNULL if rank else None  # one rank speaks
-    command = [sys.executable, "-m", "nnd_suites", *argv]
     # Its own session and process group: a terminal's Ctrl-C reaches the launcher, which
     # forwards it, and a stop signal reaches whatever the rank itself started.
     return subprocess.Popen(command, env=env, stdout=quiet, start_new_session=True)

@@ -33,6 +33,7 @@ from nnd_suites.evaluation.evaluator import evaluate
 from nnd_suites.evaluation.outcomes import RATED, TestOutcome
 from nnd_suites.evaluation.parallel import current_rank
 from nnd_suites.evaluation.prepared import prepare_suites
+from nnd_suites.evaluation.rank_job import rank_job, refuse_before_ranks, run_in_ranks, wants_ranks
 from nnd_suites.evaluation.verify.models import Correlation, VerifyReport
 from nnd_suites.evaluation.verify.render import check_verify_folder, write_verify
 from nnd_suites.evaluation.verify.stats import bootstrap_correlations, weighted_pass_rates
@@ -224,12 +225,15 @@ def verify_suite(
     confidence: float = 0.95,
     template: str | None = None,
     limit: int | float | None = None,
+    data_parallel: int | None = None,
     **scoring: Any,
 ) -> VerifyReport:
     """Score ``systems[name]`` (a model: Hub id or folder) for each annotated system ``name``,
     correlate pass rates with human scores overall and per category, and (with ``out``) write
     the report folder. ``scoring`` takes :func:`nnd_suites.evaluate`'s options (device,
-    dtype, batch_size, cache, progress, ...)."""
+    dtype, batch_size, cache, progress, ...); ``data_parallel=N`` scores in N local processes."""
+    # taken before any parameter is reassigned: this call, as each rank will make it
+    job = rank_job(verify_suite, locals()) if wants_ranks(data_parallel) else None
     # imported here: the HF loading helpers import torch, which `import nnd_suites` must not
     from nnd_suites.evaluation.backends.hf_loading import check_model_references
 
@@ -237,6 +241,12 @@ def verify_suite(
     main = rank is None or rank.main
     if out is not None and main:
         check_verify_folder(out)  # before any scoring: a bad --out must not cost a run
+    if job is not None:  # N local ranks make this call; what would fail in each fails here
+        check_model_references(
+            systems.values(), scoring.get("backend"), scoring.get("backend_options")
+        )
+        refuse_before_ranks(suite, scoring.get("backend"), scoring.get("backend_options"))
+        return run_in_ranks(job, data_parallel, VerifyReport)  # type: ignore[arg-type]
     prepared = prepare_suites([suite], template=template, limit=limit)
     plan = prepared.plans[0]
     scores = human_scores(plan.suite)

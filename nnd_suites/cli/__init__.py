@@ -79,10 +79,6 @@ def configure_output(args: argparse.Namespace) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    if "NND_SUITES_LAUNCHER_PID" in os.environ:  # a --data-parallel rank: die with its launcher
-        from nnd_suites.evaluation.parallel import die_with_launcher
-
-        die_with_launcher()
     argv = sys.argv[1:] if argv is None else list(argv)
     parser = build_parser()
     argv = expand_config(parser, argv)
@@ -92,7 +88,6 @@ def main(argv: list[str] | None = None) -> int:
         command.error(unrecognized(command, extras))
     if hasattr(args, "model_args"):
         apply_model_args(command, args)
-    args.argv = argv  # a command that relaunches itself (--data-parallel) needs it
     configure_output(args)
     try:
         return int(args.func(args) or 0)

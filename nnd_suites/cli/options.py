@@ -7,7 +7,6 @@ import math
 from pathlib import Path
 
 from nnd_suites.cli.habits import DTYPE_ALIASES, parse_model_args
-from nnd_suites.errors import NNDError
 
 # Range checks run while the command line is parsed (a usage error, exit 2), never after scoring.
 
@@ -291,40 +290,3 @@ def rank_zero() -> bool:
 
     rank = current_rank()
     return rank is None or rank.main
-
-
-def wants_data_parallel(args: argparse.Namespace) -> bool:
-    """``--data-parallel N`` with N > 1 given to a process that is not already a rank (N = 1 is
-    one process: this one)."""
-    # lazy: the evaluator package is slow to import; `nnd-suites list` stays < 1 s
-    from nnd_suites.evaluation.parallel import current_rank
-
-    return (args.data_parallel or 1) > 1 and current_rank() is None
-
-
-def relaunch_data_parallel(args: argparse.Namespace) -> int:
-    """Run this command again in ``args.data_parallel`` local ranks (without the option, so the
-    ranks do not relaunch); its exit status."""
-    # lazy: the evaluator package is slow to import; `nnd-suites list` stays < 1 s
-    from nnd_suites.evaluation.backend import backend_name
-    from nnd_suites.evaluation.parallel import launch
-
-    if backend_name("", args.backend, **backend_options(args)) == "served":
-        raise NNDError(
-            "--data-parallel runs local copies of a Hugging Face model; a served model is "
-            "sharded by its engine, so send it more requests at once with --concurrency N instead"
-        )
-    return launch(_without_option(args.argv, "--data-parallel"), args.data_parallel)
-
-
-def _without_option(argv: list[str], option: str) -> list[str]:
-    """``argv`` without ``option N`` / ``option=N``."""
-    kept, skip = [], False
-    for item in argv:
-        if skip:
-            skip = False
-        elif item == option:
-            skip = True
-        elif not item.startswith(option + "="):
-            kept.append(item)
-    return kept

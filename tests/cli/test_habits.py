@@ -213,16 +213,18 @@ def test_config_of_another_command_takes_that_commands_options(tmp_path):
 
 
 def test_data_parallel_1_is_this_process(monkeypatch):
-    """`--data-parallel 1` runs here (no launcher); 2 or more relaunch; a rank never relaunches."""
-    import argparse
+    """`--data-parallel 1` runs here (no launcher); 2 or more start ranks; a rank never starts
+    ranks; 0 (from Python: the CLI refuses it while parsing) is a named error."""
+    from nnd_suites.errors import NNDError
+    from nnd_suites.evaluation.rank_job import wants_ranks
 
-    from nnd_suites.cli.options import wants_data_parallel
-
-    assert not wants_data_parallel(argparse.Namespace(data_parallel=None))
-    assert not wants_data_parallel(argparse.Namespace(data_parallel=1))
-    assert wants_data_parallel(argparse.Namespace(data_parallel=2))
+    assert not wants_ranks(None)
+    assert not wants_ranks(1)
+    assert wants_ranks(2)
+    with pytest.raises(NNDError, match="data_parallel=0: give a number of processes >= 1"):
+        wants_ranks(0)
     monkeypatch.setenv("WORLD_SIZE", "2")
-    assert not wants_data_parallel(argparse.Namespace(data_parallel=2))
+    assert not wants_ranks(2)
 
 
 def test_the_embedded_model_name_resolves_to_its_folder(monkeypatch, tmp_path):

@@ -51,15 +51,37 @@ def _outcomes(folder):
 def test_two_processes_give_the_single_process_outcomes(tiny_causal_model, tmp_path, capsys):
     base = ["evaluate", "--suite", "quiz_design", "--suite", "challenge300"]
     base += ["--model", str(tiny_causal_model), "--quiet", "--no-cache", "--batch-size", "8"]
-    assert main([*base, "--out", str(tmp_path / "one")]) == 0
-    capsys.readouterr()
+    assert main([*base, "--out", str(tmp_path / "one"), "--json"]) == 0
+    printed_one = json.loads(capsys.readouterr().out)
     assert main([*base, "--out", str(tmp_path / "two"), "--data-parallel", "2", "--json"]) == 0
+    printed_two = json.loads(capsys.readouterr().out)  # the launcher prints rank 0's report
+    for printed in (printed_one, printed_two):
+        printed.pop("seconds")
+    assert printed_two == printed_one
     one, two = _outcomes(tmp_path / "one"), _outcomes(tmp_path / "two")
     assert set(one) == {"quiz_design", "challenge300"}
     for suite in one:
         assert [r["outcome"] for r in one[suite]] == [r["outcome"] for r in two[suite]]
         for a, b in zip(one[suite], two[suite], strict=True):
             assert abs(a["ll_high"] - b["ll_high"]) < 1e-5 and abs(a["ll_low"] - b["ll_low"]) < 1e-5
+
+
+@pytest.mark.slow
+def test_the_python_api_in_two_processes_returns_the_one_process_report(tiny_causal_model):
+    """``evaluate(..., data_parallel=2)`` returns the typed report one process gives: the same
+    results, counts and per-test outcomes (rank 0's, read back from JSON)."""
+    from nnd_suites.evaluation import evaluate
+
+    options = {"limit": 40, "cache": False, "progress": False, "batch_size": 8}
+    one = evaluate(str(tiny_causal_model), "quiz_design", **options)
+    two = evaluate(str(tiny_causal_model), "quiz_design", data_parallel=2, **options)
+    assert two.suites == one.suites and two.requests == one.requests
+    assert one.requests.scored > 0 and one.suites["quiz_design"].pairs > 0
+    assert [t.outcome for t in two.outcomes["quiz_design"]] == [
+        t.outcome for t in one.outcomes["quiz_design"]
+    ]
+    for a, b in zip(one.outcomes["quiz_design"], two.outcomes["quiz_design"], strict=True):
+        assert a.pair_id == b.pair_id and abs(a.ll_high - b.ll_high) < 1e-5
 
 
 #: Seconds a step of a multi-process test may take: generous, so that a loaded 2-core machine
@@ -206,18 +228,21 @@ def test_no_rank_outlives_a_killed_launcher_and_out_stays_untouched(
         launcher.wait()
 
 
-def test_local_ranks_share_the_cores_unless_told_otherwise(monkeypatch):
+def test_local_ranks_share_the_cores_unless_told_otherwise(monkeypatch, tmp_path):
     """--data-parallel N on one machine: each rank gets cores // N threads (on 2 cores, two
-    ranks with 2 threads each took 13.6 s against 8.7 s with 1: benchmarks/bench_data_parallel)."""
+    ranks with 2 threads each took 13.6 s against 8.7 s with 1: benchmarks/bench_data_parallel).
+    Every rank runs the library's rank module on the job folder: no rank parses a command line."""
     from nnd_suites.evaluation import parallel
 
     seen: list[dict] = []
+    commands: list[list[str]] = []
 
     class Finished:
         pid = 0
 
         def __init__(self, command, env, stdout, start_new_session):
             seen.append(env)
+            commands.append(command)
 
         def poll(self):
             return 0
@@ -228,12 +253,13 @@ def test_local_ranks_share_the_cores_unless_told_otherwise(monkeypatch):
     monkeypatch.setattr(parallel.subprocess, "Popen", Finished)
     monkeypatch.setattr(parallel.os, "cpu_count", lambda: 8)
     monkeypatch.delenv("OMP_NUM_THREADS", raising=False)
-    assert parallel.launch(["evaluate"], 4) == 0
+    assert parallel.launch(tmp_path, 4) is None
     assert [e["OMP_NUM_THREADS"] for e in seen] == ["2"] * 4
     assert [e["RANK"] for e in seen] == ["0", "1", "2", "3"]
+    assert commands == [[sys.executable, "-m", "nnd_suites.evaluation.rank", str(tmp_path)]] * 4
     seen.clear()
     monkeypatch.setenv("OMP_NUM_THREADS", "3")
-    parallel.launch(["evaluate"], 2)
+    parallel.launch(tmp_path, 2)
     assert [e["OMP_NUM_THREADS"] for e in seen] == ["3", "3"]
 
 

@@ -12,9 +12,7 @@ from nnd_suites.cli.options import (
     add_data_parallel_option,
     add_scoring_options,
     rank_zero,
-    relaunch_data_parallel,
     scoring_options,
-    wants_data_parallel,
 )
 from nnd_suites.cli.printing import say, say_json
 from nnd_suites.errors import NNDError
@@ -75,8 +73,6 @@ def run(args: argparse.Namespace) -> int:
         raise NNDError(
             "--log-samples writes samples/SUITE.jsonl into the report folder: give --out DIR"
         )
-    if wants_data_parallel(args):
-        return relaunch_data_parallel(args)
     args.model, embedded = resolve_embedded(args.model)
     if embedded and rank_zero():  # said first, and again under the figures
         say(EMBEDDED_NOTE, file=sys.stderr)
@@ -89,6 +85,7 @@ def run(args: argparse.Namespace) -> int:
         out=args.out,
         normalize=args.normalize,
         log_samples=args.log_samples,
+        data_parallel=args.data_parallel,
         **scoring_options(args),
     )
     if not rank_zero():
@@ -137,6 +134,7 @@ def _run_several(args: argparse.Namespace) -> int:
         out=args.out,
         normalize=args.normalize,
         log_samples=args.log_samples,
+        data_parallel=args.data_parallel,
         **scoring_options(args),
     )
     if not rank_zero():

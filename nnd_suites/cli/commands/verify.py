@@ -10,10 +10,8 @@ from nnd_suites.cli.options import (
     add_data_parallel_option,
     add_scoring_options,
     rank_zero,
-    relaunch_data_parallel,
     resamples,
     scoring_options,
-    wants_data_parallel,
 )
 from nnd_suites.cli.printing import say, say_json
 
@@ -64,15 +62,13 @@ def run(args: argparse.Namespace) -> int:
     from nnd_suites.evaluation.verify.render import verify_markdown
     from nnd_suites.evaluation.verify.run import collect_systems, verify_suite
 
-    if wants_data_parallel(args):
-        return relaunch_data_parallel(args)
-
     report = verify_suite(
         args.suite,
         collect_systems(args.system, args.systems_file),
         out=args.out,
         resamples=args.resamples,
         seed=args.seed,
+        data_parallel=args.data_parallel,
         **scoring_options(args),
     )
     if not rank_zero():

@@ -1,0 +1,175 @@
+"""A library call in data-parallel ranks: what crosses the process boundary, what is refused
+before any rank starts, and how a rank's error reaches the caller."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from collections.abc import Sequence
+
+import pytest
+
+from nnd_suites.errors import (
+    ModelLoadError,
+    NNDError,
+    OutputFolderError,
+    SourceFormatError,
+    UnknownItemError,
+)
+from nnd_suites.evaluation import Backend, EvaluationReport, Score, ScoreRequest, evaluate
+from nnd_suites.evaluation import rank_job as jobs
+from nnd_suites.evaluation.multi import evaluate_models
+from nnd_suites.evaluation.parallel import RankFailedError, StoppedError
+from nnd_suites.evaluation.rank_job import RankJob, dump_result, load_result, run_in_ranks
+from nnd_suites.evaluation.verify.run import verify_suite
+
+
+class LengthBackend(Backend):
+    """Scores a candidate by its length: a real report without a model."""
+
+    name = "test_length"
+    description = "test double"
+
+    @classmethod
+    def load(cls, model, **options):  # pragma: no cover - never loaded by name
+        raise NotImplementedError
+
+    @property
+    def identity(self) -> dict[str, str]:
+        return {"backend": self.name}
+
+    def score(self, requests: Sequence[ScoreRequest], *, sink=None, progress=None):
+        scores = [Score(-len(r.candidate), len(r.candidate) % 3 + 1) for r in requests]
+        if sink is not None:
+            sink(list(range(len(requests))), scores)
+        return scores
+
+
+@pytest.fixture
+def no_ranks(monkeypatch):
+    """Fail the test if a rank would start: what is checked here must fail before."""
+
+    def launch(job, processes):
+        raise AssertionError("a rank was started")
+
+    monkeypatch.setattr(jobs, "launch", launch)
+
+
+def test_bad_input_is_refused_before_any_rank_starts(no_ranks, tmp_path, quiz_design_suite):
+    with pytest.raises(UnknownItemError, match="did you mean 'quiz_design'"):
+        evaluate("gpt2", "quiz_desing", data_parallel=2)
+    with pytest.raises(NNDError, match=r"no such folder"):
+        evaluate("gpt2", str(tmp_path / "missing"), data_parallel=2)
+    with pytest.raises(NNDError, match="sharded by its engine.*--concurrency N"):
+        evaluate(
+            "m",
+            "challenge300",
+            backend_options={"base_url": "http://127.0.0.1:9/v1"},
+            data_parallel=2,
+        )
+    with pytest.raises(UnknownItemError, match="unknown scorer 'meen'"):
+        evaluate("gpt2", "challenge300", scorers="meen", data_parallel=2)
+    with pytest.raises(ModelLoadError):
+        evaluate(str(tmp_path / "no" / "model"), "challenge300", data_parallel=2)
+    taken = tmp_path / "taken"
+    taken.mkdir()
+    (taken / "notes.txt").write_text("mine")
+    with pytest.raises(OutputFolderError):
+        evaluate("gpt2", "challenge300", out=taken, data_parallel=2)
+    with pytest.raises(NNDError, match="give each --model once|given more than once"):
+        evaluate_models(["gpt2", "gpt2"], "challenge300", data_parallel=2)
+    with pytest.raises(ModelLoadError):
+        verify_suite(
+            "quiz_design", {"mixqg": str(tmp_path / "no" / "a"), "b": "gpt2"}, data_parallel=2
+        )
+    with pytest.raises(NNDError, match="data_parallel=0"):
+        evaluate("gpt2", "challenge300", data_parallel=0)
+
+
+@pytest.mark.parametrize(
+    ("model", "suites", "held"),
+    [
+        (LengthBackend(), "challenge300", "LengthBackend"),
+        ((object(), object()), "challenge300", "object"),
+        ("gpt2", "QUIZ", "Suite"),
+    ],
+    ids=["backend", "in-memory model", "suite object"],
+)
+def test_what_lives_in_this_process_only_is_refused(
+    no_ranks, quiz_design_suite, model, suites, held
+):
+    suites = quiz_design_suite if suites == "QUIZ" else suites
+    with pytest.raises(NNDError, match=f"holds a {held} object, which cannot be sent"):
+        evaluate(model, suites, data_parallel=2)
+
+
+def test_a_job_holds_the_call_as_json_with_paths_as_strings(tmp_path):
+    def evaluate(model, suites, *, out=None, data_parallel=None, **options):  # a stand-in
+        return jobs.rank_job(evaluate, locals())
+
+    job = evaluate(tmp_path / "m", ["a", tmp_path / "s"], out=tmp_path, normalize=("lowercase",))
+    assert job.arguments == {
+        "model": str(tmp_path / "m"),
+        "suites": ["a", str(tmp_path / "s")],
+        "out": str(tmp_path),
+        "normalize": ["lowercase"],
+    }
+    assert RankJob.model_validate_json(job.model_dump_json()) == job
+
+
+def test_a_report_comes_back_from_json_with_its_outcomes(challenge300_suite):
+    report = evaluate(LengthBackend(), "challenge300", cache=False, progress=False, limit=6)
+    back = load_result(EvaluationReport, dump_result(report))
+    assert back == report
+    assert back.outcomes == report.outcomes and len(back.outcomes["challenge300"]) > 0
+
+
+def test_a_rank_error_is_raised_again_as_its_class_with_its_message(tmp_path):
+    error = SourceFormatError(tmp_path / "a.csv", 3, "column 'x' is missing", hint="add it")
+    jobs.write_failure(tmp_path, 1, error)
+    back = jobs._failure_of(tmp_path)
+    assert type(back) is SourceFormatError and str(back) == str(error)
+    assert (back.path, back.line, back.exit_status) == (error.path, 3, 3)
+    jobs.write_failure(tmp_path, 0, FileNotFoundError(2, "No such file or directory", "/x/y"))
+    back = jobs._failure_of(tmp_path)  # rank 0's error comes first
+    assert type(back) is FileNotFoundError and back.filename == "/x/y"
+
+
+def test_a_rank_that_dies_is_named_with_its_status(monkeypatch):
+    monkeypatch.setattr(jobs, "launch", lambda job, processes: (1, -9))
+    job = RankJob(entry="evaluate", arguments={})
+    with pytest.raises(RankFailedError, match="rank 1 of 2 was killed by SIGKILL") as died:
+        run_in_ranks(job, 2, EvaluationReport)
+    assert "Finished rounds are in the score cache" in str(died.value)
+    assert StoppedError(15).exit_status == 143
+
+
+def test_an_error_raised_inside_the_ranks_reaches_the_caller_as_itself():
+    """Two real ranks (python -m nnd_suites.evaluation.rank): both refuse the scorer name, rank
+    0's error comes back with its class, message and attributes; the job folder is removed."""
+    before = set(_job_folders())
+    job = RankJob(
+        entry="evaluate",
+        arguments={"model": "m", "suites": "challenge300", "scorers": "meen", "cache": False},
+    )
+    with pytest.raises(UnknownItemError) as raised:
+        run_in_ranks(job, 2, EvaluationReport)
+    assert str(raised.value).startswith("unknown scorer 'meen'; did you mean 'mean'?")
+    assert raised.value.name == "meen" and raised.value.exit_status == 6
+    assert set(_job_folders()) == before
+
+
+def _job_folders():
+    import tempfile
+    from pathlib import Path
+
+    return Path(tempfile.gettempdir()).glob("nnd-suites-ranks-*")
+
+
+def test_the_rank_module_does_not_load_the_cli():
+    code = (
+        "import sys, nnd_suites.evaluation.rank\n"
+        "print(sorted(m for m in sys.modules if m.startswith('nnd_suites.cli')))"
+    )
+    shown = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert shown.stdout.strip() == "[]"
