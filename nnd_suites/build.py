@@ -66,6 +66,7 @@ def build_suite(
         check_output_folder(out, "suite")
     instance = get_adapter(adapter)(**options) if isinstance(adapter, str) else adapter
     cls = type(instance)
+    in_dataset = out is not None and _joins_dataset_folder(Path(out), name or cls.name)
     given = source if source is not None else cls.default_source_path()
     if given is None:
         raise NNDError(f"adapter {cls.name} ships no source; pass --source PATH_OR_URL")
@@ -128,9 +129,30 @@ def build_suite(
         languages=list(cls.metadata.languages),
         task=cls.metadata.task,
     )
-    if out is not None:
+    if in_dataset:  # one of the configs of its parent folder: their card lists it too
+        from nnd_suites.hub.export import adding_configs  # imports datasets: not at start-up
+
+        with adding_configs(Path(out).parent, [suite.name], leave_out_misnamed=True) as dataset:
+            dataset.add(suite)
+    elif out is not None:
         suite.save(out)
     return suite
+
+
+def _joins_dataset_folder(out: Path, name: str) -> bool:
+    """Whether ``out`` is a config of a dataset folder: its parent holds the card nnd-suites
+    writes (``build --all``, ``export``), and it is named after the suite (configs are; a suite
+    folder named otherwise stays out of the card). The suite is then written as a config and
+    the card rewritten. A parent without a card, or with a README.md of its own (a project's),
+    is left as it is."""
+    # imports datasets (as writing the suite does): not at start-up
+    from nnd_suites.hub.export import holds_nnd_card
+    from nnd_suites.hub.layout import validate_config_name
+
+    if out.name != name or not holds_nnd_card(out.parent):
+        return False
+    validate_config_name(name)
+    return True
 
 
 def build_shipped_suites(
@@ -138,17 +160,24 @@ def build_shipped_suites(
 ) -> Iterator[tuple[str, Suite | None]]:
     """Build every built-in adapter whose source ships with nnd-suites into ``parent/NAME``,
     yielding ``(name, suite)`` as each is written, and ``(name, None)`` for an adapter that
-    ships no source (it needs one given). Every target folder is checked before the first
-    build."""
-    parent = Path(parent)
+    ships no source (it needs one given). ``parent`` is a dataset folder: its card (README.md)
+    lists every config there, those built and any other (``datasets.load_dataset(parent,
+    NAME)`` reads each; a suite folder not named after its suite is left out,
+    :func:`nnd_suites.hub.export.misnamed_suites`), and a README.md nnd-suites did not write
+    stops the build. Every target folder, the card and the configs kept are checked before the
+    first build."""
+    from nnd_suites.hub.export import adding_configs  # imports datasets: not at start-up
+
     shipped = {name: cls.default_source_path() is not None for name, cls in ADAPTERS.items()}
-    for name in (name for name, has_source in shipped.items() if has_source):
-        check_output_folder(parent / name, "suite")
-    for name, has_source in shipped.items():
-        if not has_source:
-            yield name, None
-            continue
-        yield name, build_suite(name, out=parent / name, skip_malformed=skip_malformed)
+    names = [name for name, has_source in shipped.items() if has_source]
+    with adding_configs(parent, names, leave_out_misnamed=True) as dataset:
+        for name, has_source in shipped.items():
+            if not has_source:
+                yield name, None
+                continue
+            suite = build_suite(name, skip_malformed=skip_malformed)
+            dataset.add(suite)
+            yield name, suite
 
 
 def recorded_source_name(source: str | Path) -> str:

@@ -2,18 +2,19 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+import contextlib
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from nnd_suites.errors import NNDError, SuiteValidationError
+from nnd_suites.errors import NNDError, OutputFolderError, SuiteValidationError
 from nnd_suites.hub.card import build_card, load_card
 from nnd_suites.hub.configs import ConfigInfo, describe_config, read_config
 from nnd_suites.hub.layout import CARD_FILE, CARD_TAG, exported_configs, validate_config_name
 from nnd_suites.hub.remote import check_repo_id
 from nnd_suites.io import atomic_write_text
 from nnd_suites.output_folder import check_output_folder, folder_lock
-from nnd_suites.suite import Suite
+from nnd_suites.suite import Suite, SuiteManifest
 
 
 @dataclass
@@ -42,34 +43,113 @@ def export_suites(
     suites = list(suites)
     if not suites:
         raise NNDError("nothing to export: give at least one suite")
-    if repo_id is not None:  # before anything is written: it goes into the card's snippets
-        check_repo_id(repo_id)
-    folder = Path(folder)
-    names = [validate_config_name(s.name) for s in suites]
-    _check_unique(names, "suite")
     for suite in suites:
         try:
             suite.validate()
         except SuiteValidationError as exc:
             raise SuiteValidationError(f"cannot export: {exc}; rebuild the suite") from exc
-    _check_card_is_ours(folder)  # before the lock creates the folder: fail fast
+    with adding_configs(folder, [s.name for s in suites], repo_id) as dataset:
+        for suite in suites:
+            dataset.add(suite)
+    return ExportResult(
+        folder=dataset.folder,
+        written=dataset.written,
+        configs=sorted(dataset.configs, key=lambda c: c.name),
+    )
+
+
+@dataclass
+class DatasetFolder:
+    """A dataset folder being added to under its lock (see :func:`adding_configs`)."""
+
+    folder: Path
+    names: list[str]  # the configs this writer may write
+    kept: list[ConfigInfo]  # configs already there that it does not replace, validated
+    #: suite folders left out of the card: folder name -> the suite it holds (named otherwise)
+    left_out: dict[str, str] = field(default_factory=dict)
+    written: list[str] = field(default_factory=list)
+    configs: list[ConfigInfo] = field(default_factory=list)  # what the card lists, once written
+
+    def add(self, suite: Suite) -> Path:
+        """Write ``suite`` as its config (swapped in atomically)."""
+        if suite.name not in self.names:  # the checks ran for these names only
+            raise NNDError(f"suite {suite.name!r} is not one of {self.names} this writer checked")
+        path = write_config(suite, self.folder / suite.name)
+        self.written.append(suite.name)
+        return path
+
+
+@contextlib.contextmanager
+def adding_configs(
+    folder: str | Path,
+    names: list[str],
+    repo_id: str | None = None,
+    *,
+    leave_out_misnamed: bool = False,
+) -> Iterator[DatasetFolder]:
+    """Check that ``folder`` can take configs ``names``, then hold its lock while the caller adds
+    the suites (``export``, ``build --all``, a build into a dataset folder), and write the card of
+    every config present at the end: after an error too, once a config was written, so the card
+    always lists what the folder holds. Nothing is written when a check fails: a name that is no
+    config name, a target sub-folder or a card nnd-suites did not write, a damaged config kept.
+    A config is named after its suite: a suite folder named otherwise (``build --out
+    suites/c300``, ``transform --out``) is an error, or with ``leave_out_misnamed`` (a build's
+    own folder, not one being exported) left as it is, out of the card, in ``left_out``."""
+    if repo_id is not None:  # before anything is written: it goes into the card's snippets
+        check_repo_id(repo_id)
+    folder = Path(folder)
+    names = [validate_config_name(name) for name in names]
+    _check_unique(names, "suite")
+    check_card_is_ours(folder)  # before the lock creates the folder: fail fast
     for name in names:
         check_output_folder(folder / name, "export-config")
     with folder_lock(folder):
-        _check_card_is_ours(folder)
-        kept = [_kept_config(folder / n) for n in exported_configs(folder) if n not in names]
+        check_card_is_ours(folder)
+        misnamed = misnamed_suites(folder) if leave_out_misnamed else {}
+        left_out = {n: suite for n, suite in misnamed.items() if n not in names}
+        kept = [
+            _kept_config(folder / n)
+            for n in exported_configs(folder)
+            if n not in names and n not in left_out
+        ]
         _check_unique([c.name for c in kept] + names, "config")
-        for suite in suites:
-            write_config(suite, folder / suite.name)
-        configs = kept + [describe_config(folder / n) for n in names]
-        _write_card(folder, configs, repo_id)
-    return ExportResult(folder=folder, written=names, configs=sorted(configs, key=lambda c: c.name))
+        dataset = DatasetFolder(folder, names, kept, left_out)
+        try:
+            yield dataset
+        finally:
+            if dataset.written:
+                dataset.configs = kept + [describe_config(folder / n) for n in dataset.written]
+                _write_card(folder, dataset.configs, repo_id)
+
+
+def misnamed_suites(folder: str | Path) -> dict[str, str]:
+    """The suite folders of ``folder`` that hold a suite of another name (folder name -> suite
+    name): no config of its card, though each loads as a suite folder of its own."""
+    found = {}
+    for name in exported_configs(Path(folder)):
+        try:
+            suite_name = SuiteManifest.from_directory(Path(folder) / name).name
+        except NNDError:  # a damaged manifest: reported by the config checks, not here
+            continue
+        if suite_name != name:
+            found[name] = suite_name
+    return found
+
+
+def holds_nnd_card(folder: str | Path) -> bool:
+    """Whether ``folder`` is a dataset folder nnd-suites wrote: its README.md is our card (a
+    user's README, even an unreadable one, is not)."""
+    card_path = Path(folder) / CARD_FILE
+    try:
+        return card_path.is_file() and is_nnd_card(card_path)
+    except NNDError:
+        return False
 
 
 def refresh_card(folder: str | Path, repo_id: str | None = None) -> list[ConfigInfo]:
     """Regenerate the card of an export folder from every config present; return them."""
     folder = Path(folder)
-    _check_card_is_ours(folder)
+    check_card_is_ours(folder)
     if not folder.is_dir():
         raise NNDError(f"{folder}: no such folder; give an export folder")
     with folder_lock(folder):
@@ -123,15 +203,19 @@ def is_nnd_card(card_path: Path) -> bool:
     try:
         tags = load_card(card_path).data.get("tags")
     except NNDError as exc:
-        raise NNDError(f"{exc}; export into an empty folder or remove the file") from None
+        raise NNDError(f"{exc}; {_FOREIGN_CARD_HINT}") from None
     return isinstance(tags, list) and CARD_TAG in tags
 
 
-def _check_card_is_ours(folder: Path) -> None:
+_FOREIGN_CARD_HINT = "write the suites into a new or empty folder, or move the file away"
+
+
+def check_card_is_ours(folder: Path) -> None:
+    """Stop when ``folder`` holds a README.md nnd-suites did not write: it is never replaced."""
     card_path = folder / CARD_FILE
     # anything there (a folder, a link to a device) is read as a card, and refused if not ours
     if (card_path.exists() or card_path.is_symlink()) and not is_nnd_card(card_path):
-        raise NNDError(
-            f"{card_path}: this card was not written by nnd-suites (no {CARD_TAG!r} "
-            "tag); export into an empty folder or move the file away"
+        raise OutputFolderError(
+            f"{card_path}: this card was not written by nnd-suites (no {CARD_TAG!r} tag) and "
+            f"the folder's dataset card goes there; nothing was written: {_FOREIGN_CARD_HINT}"
         )

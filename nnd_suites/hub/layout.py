@@ -7,6 +7,9 @@ Layout (one config per suite, split ``test``; each config folder is a suite fold
     <config>/test-00000-of-00001.parquet   # the pairs, with the datasets Features embedded
     <config>/candidates.parquet            # every annotated candidate (human scores per system)
     <config>/manifest.json                 # the suite's manifest, unchanged
+
+``nnd-suites export`` writes it, and so does ``nnd-suites build --all --out DIR`` (a build into
+``DIR/NAME`` then adds its config to the card): :func:`nnd_suites.hub.export.adding_configs`.
 """
 
 from __future__ import annotations

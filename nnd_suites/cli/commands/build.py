@@ -94,6 +94,16 @@ def run(args: argparse.Namespace) -> int:
     )
     say(f"wrote {out} ({plural(len(suite), 'pair')})")
     print_stats(suite.stats())
+    from nnd_suites.hub.export import holds_nnd_card  # Hub layer: not at start-up
+    from nnd_suites.hub.layout import CARD_FILE
+
+    if not holds_nnd_card(out.parent):
+        return 0
+    if out.name == suite.name:  # written as a config of a dataset folder
+        say(f"updated {out.parent / CARD_FILE}, the card of the configs beside it")
+        _say_how_to_load(out.parent, suite.name)
+    else:
+        _say_left_out(out.parent, {out.name: suite.name})
     return 0
 
 
@@ -105,4 +115,27 @@ def build_all(parent: Path, skip_malformed: bool = False) -> int:
         say(f"wrote {parent / name} ({plural(len(suite), 'pair')})")
         print_stats(suite.stats())
         say()
+    from nnd_suites.hub.export import misnamed_suites  # Hub layer: not at start-up
+    from nnd_suites.hub.layout import CARD_FILE, exported_configs
+
+    left_out = misnamed_suites(parent)
+    configs = [name for name in exported_configs(parent) if name not in left_out]
+    say(f"wrote {parent / CARD_FILE}, the dataset card of {plural(len(configs), 'config')}:")
+    say(f"  {', '.join(configs)}")
+    _say_left_out(parent, left_out)
+    _say_how_to_load(parent, configs[0])
     return 0
+
+
+def _say_left_out(folder: Path, left_out: dict[str, str]) -> None:
+    from nnd_suites.hub.layout import CARD_FILE  # Hub layer: not at start-up
+
+    for name, suite_name in left_out.items():
+        say(
+            f"not in {folder / CARD_FILE}: {folder / name} holds suite {suite_name!r}, and a "
+            f"config is named after its suite (build it with --name {name}, or move it away)"
+        )
+
+
+def _say_how_to_load(folder: Path, config: str) -> None:
+    say(f'load one with datasets.load_dataset("{folder}", "{config}", split="test")')

@@ -1,0 +1,128 @@
+"""What `build` writes is a dataset `datasets.load_dataset` reads as written (issue 20 §5): a
+folder of several suites gets the card `export` writes, listing every config present; a build
+into a dataset folder adds its config to the card; a README.md nnd-suites did not write is never
+replaced."""
+
+from __future__ import annotations
+
+import datasets
+import pytest
+import yaml
+
+from nnd_suites import NNDError, SuiteValidationError, load_suite
+from nnd_suites.build import build_shipped_suites, build_suite
+from nnd_suites.cli import main
+from nnd_suites.errors import OutputFolderError
+from nnd_suites.hub import export_suites
+from nnd_suites.hub.export import adding_configs, misnamed_suites
+from nnd_suites.hub.layout import CARD_FILE, exported_configs
+from nnd_suites.suite.resolve import shipped_suites
+
+USER_README = "# My project\n\nNotes about the suites we build here.\n"
+
+
+def card_configs(folder) -> list[str]:
+    front = (folder / CARD_FILE).read_text("utf-8").split("---\n", 2)[1]
+    return [c["config_name"] for c in yaml.safe_load(front)["configs"]]
+
+
+def rows(path, tmp_path, config: str | None = None) -> datasets.Dataset:
+    return datasets.load_dataset(str(path), config, split="test", cache_dir=str(tmp_path / "hf"))
+
+
+def test_build_all_then_one_more_build_through_the_cli(quiz_design_suite, tmp_path, capsys):
+    folder = tmp_path / "suites"
+    assert main(["build", "--all", "--out", str(folder)]) == 0
+    assert f'datasets.load_dataset("{folder}", "challenge300"' in capsys.readouterr().out
+    assert card_configs(folder) == sorted(shipped_suites()) == exported_configs(folder)
+    assert rows(folder, tmp_path, "quiz_design").num_rows == len(quiz_design_suite) == 2686
+    assert load_suite(folder, "quiz_design") == quiz_design_suite
+    assert rows(folder / "challenge300", tmp_path).num_rows == 807  # one suite's folder, alone
+
+    # a suite built into the dataset folder is added to its card
+    argv = ["build", "challenge300", "--name", "c300", "--out", str(folder / "c300")]
+    assert main(argv) == 0
+    assert f"updated {folder / CARD_FILE}" in capsys.readouterr().out
+    assert card_configs(folder) == sorted([*shipped_suites(), "c300"])
+    assert rows(folder, tmp_path, "c300").num_rows == 807
+    assert load_suite(folder, "c300").name == "c300"
+
+    # configs are named after their suites: a suite folder named otherwise stays out, said so
+    card = (folder / CARD_FILE).read_bytes()
+    assert main(["build", "challenge300", "--out", str(folder / "other")]) == 0
+    said = capsys.readouterr().out
+    assert f"not in {folder / CARD_FILE}: {folder / 'other'} holds suite 'challenge300'" in said
+    assert "--name other" in said
+    assert (folder / CARD_FILE).read_bytes() == card
+    assert load_suite(folder / "other").name == "challenge300"
+
+
+def test_build_all_keeps_the_configs_already_there(challenge300_suite, quiz_design_suite, tmp_path):
+    folder = tmp_path / "dataset"
+    mine = challenge300_suite.derive(challenge300_suite.pairs[:50], name="mine")
+    export_suites([mine], folder)
+    challenge300_suite.save(folder / "c300")  # `build challenge300 --out suites/c300`: no config
+    built = dict(build_shipped_suites(folder))
+    assert sorted(name for name, suite in built.items() if suite) == sorted(shipped_suites())
+    assert card_configs(folder) == sorted([*shipped_suites(), "mine"])
+    assert misnamed_suites(folder) == {"c300": "challenge300"}
+    assert load_suite(folder / "c300") == challenge300_suite  # left as it was
+    assert rows(folder, tmp_path, "quiz_design").num_rows == len(quiz_design_suite)
+    assert rows(folder, tmp_path, "mine").num_rows == 50
+    assert load_suite(folder, "quiz_design") == quiz_design_suite
+    assert load_suite(folder, "mine") == mine
+
+
+def test_build_all_never_replaces_a_readme_it_did_not_write(tmp_path, capsys):
+    folder = tmp_path / "project"
+    folder.mkdir()
+    (folder / CARD_FILE).write_text(USER_README)
+    assert main(["build", "--all", "--out", str(folder)]) == OutputFolderError.exit_status
+    error = capsys.readouterr().err
+    assert "README.md: this card was not written by nnd-suites" in error
+    assert "nothing was written" in error and "move the file away" in error
+    assert [p.name for p in folder.iterdir()] == [CARD_FILE]  # refused before any build
+    assert (folder / CARD_FILE).read_text() == USER_README
+
+
+def test_a_single_build_leaves_a_folder_that_is_no_dataset_as_it_is(tmp_path, capsys):
+    project = tmp_path / "project"
+    project.mkdir()
+    (project / CARD_FILE).write_text(USER_README)  # a project's README: not a card to refresh
+    assert main(["build", "challenge300", "--out", str(project / "challenge300")]) == 0
+    assert (project / CARD_FILE).read_text() == USER_README
+    assert "updated" not in capsys.readouterr().out
+    assert rows(project / "challenge300", tmp_path).num_rows == 807  # the suite's own folder
+
+    plain = tmp_path / "plain"  # two suites side by side, never made a dataset: no card
+    build_suite("challenge300", out=plain / "challenge300")
+    build_suite("quiz_design", out=plain / "quiz_design")
+    assert sorted(p.name for p in plain.iterdir()) == ["challenge300", "quiz_design"]
+    assert load_suite(plain, "quiz_design").name == "quiz_design"
+
+
+def test_a_library_build_into_a_dataset_folder_joins_its_card(challenge300_suite, tmp_path):
+    folder = tmp_path / "dataset"
+    export_suites([challenge300_suite], folder)
+    suite = build_suite("quiz_design", out=folder / "quiz_design")
+    assert card_configs(folder) == ["challenge300", "quiz_design"]
+    assert rows(folder, tmp_path, "quiz_design").num_rows == len(suite)
+    card = (folder / CARD_FILE).read_bytes()
+    assert build_suite("quiz_design", out=folder / "qd") == suite  # a suite folder, no config
+    assert (folder / CARD_FILE).read_bytes() == card
+    # export, whose folder is published as it is, refuses a suite folder named otherwise
+    with pytest.raises(SuiteValidationError, match="config 'qd' holds suite 'quiz_design'"):
+        export_suites([challenge300_suite], folder)
+
+
+def test_the_card_lists_what_was_written_when_a_writer_stops(challenge300_suite, tmp_path):
+    parts = [challenge300_suite.derive(challenge300_suite.pairs[:20], name=n) for n in "ab"]
+    folder = tmp_path / "dataset"
+    with pytest.raises(RuntimeError, match="stopped"), adding_configs(folder, ["a", "b"]) as d:
+        d.add(parts[0])
+        raise RuntimeError("stopped")  # a build failing after the first suite
+    assert card_configs(folder) == ["a"] == exported_configs(folder)
+    assert rows(folder, tmp_path, "a").num_rows == 20
+    with pytest.raises(NNDError, match="not one of"), adding_configs(folder, ["b"]) as d:
+        d.add(parts[0])  # only the names checked before the lock may be written
+    assert card_configs(folder) == ["a"]
