@@ -13,8 +13,10 @@ from pydantic import BaseModel, ConfigDict, Field, PrivateAttr
 
 from nnd_suites import __version__
 from nnd_suites.errors import NNDError
+from nnd_suites.evaluation.agreement import AgreementCeiling
 from nnd_suites.evaluation.outcomes import Rate
 from nnd_suites.evaluation.report import EvaluationReport, scoring_differences
+from nnd_suites.votes import MarginKind
 
 TIE_RULE = "a tie is not a pass"
 
@@ -27,6 +29,27 @@ class LeaderboardModel(BaseModel):
     mode: str
     parameters: int | None = None
     architecture: str | None = None
+
+
+class MarginBandRates(BaseModel):
+    """One human margin band of a suite (the same tests for every model) and each model's rate."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    label: str
+    low: float | None = Field(description="the smallest margin in the band (null: no margin)")
+    high: float | None = Field(description="the largest margin in the band (null: no margin)")
+    rates: dict[str, Rate] = Field(description="model label -> pass rate in the band")
+
+
+class LeaderboardMargins(BaseModel):
+    """Pass rates by human margin band, models side by side (see ``agreement.margin_strata``)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    kind: MarginKind | None
+    rule: str
+    bands: list[MarginBandRates] = Field(description="in order of margin, 'no margin' last")
 
 
 class Leaderboard(BaseModel):
@@ -46,6 +69,16 @@ class Leaderboard(BaseModel):
     )
     baselines: dict[str, dict[str, dict[str, float | None]]] = Field(
         description="suite -> bias baseline -> row (overall, then each category) -> pass rate"
+    )
+    agreement: dict[str, dict[str, AgreementCeiling]] = Field(
+        default_factory=dict,
+        description="suite -> model label -> the raters' agreement ceiling on the tests that "
+        "model rated, its pass rate there and the paired difference (suites with tests of >= 2 "
+        "votes only)",
+    )
+    by_margin: dict[str, LeaderboardMargins] = Field(
+        default_factory=dict,
+        description="suite -> pass rates by human margin band (suites with margins only)",
     )
     limit: int | float | None = None
     _reports: list[EvaluationReport] = PrivateAttr(default_factory=list)
@@ -151,6 +184,8 @@ def leaderboard(
         family=is_family(models),
         suites=leaderboard_rates(reports, labels),
         baselines=baselines,
+        agreement=leaderboard_agreement(reports, labels),
+        by_margin=leaderboard_margins(reports, labels),
         limit=reports[0].limit,
     )
     board._reports = list(reports)
@@ -178,4 +213,50 @@ def leaderboard_rates(
             rows.setdefault("overall", {})[label] = result.overall
             for category, rate in result.by_category.items():
                 rows.setdefault(category, {})[label] = rate
+    return table
+
+
+def leaderboard_agreement(
+    reports: Sequence[EvaluationReport], labels: Sequence[str]
+) -> dict[str, dict[str, AgreementCeiling]]:
+    """suite -> model label -> its report's agreement ceiling (each on the tests that model
+    rated, so models that rated the same tests share one ceiling)."""
+    table: dict[str, dict[str, AgreementCeiling]] = {}
+    for label, report in zip(labels, reports, strict=True):
+        for name, result in report.suites.items():
+            if result.agreement_ceiling is not None:
+                table.setdefault(name, {})[label] = result.agreement_ceiling
+    return table
+
+
+def leaderboard_margins(
+    reports: Sequence[EvaluationReport], labels: Sequence[str]
+) -> dict[str, LeaderboardMargins]:
+    """suite -> its margin bands with every model's rate; the bands are cut from the suite's
+    margins, which no model changes, so every report of a suite has the same bands."""
+    table: dict[str, LeaderboardMargins] = {}
+    for label, report in zip(labels, reports, strict=True):
+        for name, result in report.suites.items():
+            strata = result.by_margin
+            if strata is None:
+                continue
+            found = table.setdefault(
+                name,
+                LeaderboardMargins(
+                    kind=strata.kind,
+                    rule=strata.rule,
+                    bands=[
+                        MarginBandRates(label=b.label, low=b.low, high=b.high, rates={})
+                        for b in strata.bands
+                    ],
+                ),
+            )
+            if [b.label for b in found.bands] != [b.label for b in strata.bands]:
+                raise NNDError(
+                    f"{label}: suite {name} has margin bands {[b.label for b in strata.bands]}, "
+                    f"another model's report {[b.label for b in found.bands]}; the reports "
+                    "were made from different builds of the suite"
+                )
+            for column, band in zip(found.bands, strata.bands, strict=True):
+                column.rates[label] = band.rate
     return table

@@ -21,6 +21,7 @@ from typing import Any
 from nnd_suites.errors import NNDError
 from nnd_suites.evaluation.evaluator import evaluate
 from nnd_suites.evaluation.leaderboard import TIE_RULE, Leaderboard, leaderboard, model_labels
+from nnd_suites.evaluation.leaderboard_agreement import ceiling_row, human_sections
 from nnd_suites.evaluation.outcomes import Rate
 from nnd_suites.evaluation.outputs import write_report_files
 from nnd_suites.evaluation.parallel import current_rank
@@ -131,4 +132,6 @@ def leaderboard_markdown(board: Leaderboard) -> str:
         for baseline, figures in board.baselines.get(suite, {}).items():
             cells = [percent(figures.get(c)) for c in columns]
             lines.append(row([f"*baseline: {baseline}*", "", *cells]))
+        lines += ceiling_row(board, suite, len(columns))  # the table's last row
+        lines += human_sections(board, suite, order)
     return "\n".join(lines) + "\n"

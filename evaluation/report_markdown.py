@@ -203,17 +203,20 @@ def _margin_table(result: SuiteResult) -> list[str]:
     strata = result.by_margin
     if strata is None:
         return []
-    rates = {
-        band.label
-        + ("" if band.low is None else f" ({_margin_range(band.low, band.high)})"): band.rate
-        for band in strata.bands
-    }
+    rates = {band_heading(band.label, band.low, band.high): band.rate for band in strata.bands}
     kind = strata.kind or "kind not stated"
     return ["", f"By human margin ({kind}; {strata.rule}):", "", *_rate_table("margin", rates)]
 
 
-def _margin_range(low: float, high: float | None) -> str:
-    return f"{low:.4g}" if high is None or high == low else f"{low:.4g} to {high:.4g}"
+def band_heading(label: str, low: float | None, high: float | None) -> str:
+    """A margin band with its smallest and largest margin: ``majority (0.6667)``."""
+    if low is None:
+        return label
+    return (
+        f"{label} ({low:.4g})"
+        if high is None or high == low
+        else f"{label} ({low:.4g} to {high:.4g})"
+    )
 
 
 def _redundant(rates: dict[str, Rate], categories: dict[str, Rate]) -> bool:
