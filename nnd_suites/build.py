@@ -61,6 +61,8 @@ def build_suite(
     a group over ``max_pairs_per_group`` pairs, or a suite over ``max_pairs``, is refused before
     its pairs are built (``None``: no limit).
     A build that gives no pair is an error saying what was read and why nothing paired.
+    An ``out`` named after the suite in a dataset folder (one holding the card of ``build --all``
+    or ``export``) is written as one of its configs, and the card then lists it too.
     """
     if out is not None:  # before reading the source: a foreign folder costs nothing
         check_output_folder(out, "suite")
