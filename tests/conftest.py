@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-import importlib.util
 import os
-from pathlib import Path
 
 import pytest
 from hypothesis import settings
+from served_fake import FakeServer
 
 # Tests never reach the Hugging Face Hub.
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
@@ -20,14 +19,9 @@ settings.register_profile("thorough", max_examples=5000, deadline=None)
 
 @pytest.fixture
 def fake_server():
-    """A fake OpenAI-compatible server on 127.0.0.1 (tests/evaluation/served_fake.py), closed
+    """A fake OpenAI-compatible server on 127.0.0.1 (tests/support/served_fake.py), closed
     after the test."""
-    spec = importlib.util.spec_from_file_location(
-        "served_fake", Path(__file__).parent / "evaluation" / "served_fake.py"
-    )
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    running = module.FakeServer()
+    running = FakeServer()
     yield running
     running.close()
 

@@ -12,15 +12,14 @@ from __future__ import annotations
 
 import contextlib
 import copy
-import importlib.util
 import itertools
 import json
 import os
-from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from served_fake import FakeServer
 
 from nnd_suites.bounded_http import TransportError, parse_json
 from nnd_suites.errors import ScoringError
@@ -216,12 +215,7 @@ def test_any_answer_bytes_score_or_are_a_named_error(body):
 
 @pytest.fixture(scope="module")
 def fake_server():
-    spec = importlib.util.spec_from_file_location(
-        "served_fake", Path(__file__).with_name("served_fake.py")
-    )
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    running = module.FakeServer()
+    running = FakeServer()
     yield running
     running.close()
 

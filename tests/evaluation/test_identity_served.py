@@ -5,23 +5,16 @@ OpenAI-compatible server on 127.0.0.1."""
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import re
 import time
-from pathlib import Path
 
 import pytest
+import served_fake as fake
 
 from nnd_suites.errors import NNDError, ScoringError
 from nnd_suites.evaluation.backend import ScoreRequest
 from nnd_suites.evaluation.backends.served.client import Client, ServerError
-
-_spec = importlib.util.spec_from_file_location(
-    "served_fake", Path(__file__).with_name("served_fake.py")
-)
-fake = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(fake)
 
 REQUEST = ScoreRequest("Q: x?", "yes no")
 

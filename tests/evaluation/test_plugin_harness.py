@@ -13,6 +13,7 @@ import textwrap
 from pathlib import Path
 
 import pytest
+import served_fake
 
 from nnd_suites.evaluation.backend import (
     BACKENDS,
@@ -84,13 +85,6 @@ def test_scorer_examples(name):
 
 
 # --------------------------------------------------------------------------------- backends
-_fake_spec = importlib.util.spec_from_file_location(
-    "served_fake", Path(__file__).with_name("served_fake.py")
-)
-served_fake = importlib.util.module_from_spec(_fake_spec)
-_fake_spec.loader.exec_module(served_fake)
-
-
 @pytest.fixture
 def harness_model(request):
     """``make(kind) -> (model reference, extra options)``: the tiny model an example names."""

@@ -3,23 +3,16 @@ the probe's refusal, and an API key that never reaches a report or the cache."""
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import random
 import re
-from pathlib import Path
 
 import pytest
+import served_fake as fake
 
 from nnd_suites.errors import NNDError, ScoringError
 from nnd_suites.evaluation.backend import ScoreRequest
 from nnd_suites.evaluation.backends.served.client import Client, ServerError
-
-_spec = importlib.util.spec_from_file_location(
-    "served_fake", Path(__file__).with_name("served_fake.py")
-)
-fake = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(fake)
 
 
 @pytest.fixture
