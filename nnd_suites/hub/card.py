@@ -21,6 +21,7 @@ from huggingface_hub.repocard import REGEX_YAML_BLOCK
 
 from nnd_suites import __version__
 from nnd_suites.errors import NNDError
+from nnd_suites.hub.card_agreement import agreement_section
 from nnd_suites.hub.configs import ConfigInfo
 from nnd_suites.hub.layout import CARD_TAG
 from nnd_suites.hub.remote import check_repo_id
@@ -301,6 +302,7 @@ def _body(configs: list[ConfigInfo], title: str, repo_id: str | None) -> str:
         ),
         "## How the tests were built",
         *[_config_section(c) for c in configs],
+        *agreement_section((c.name, c.agreement) for c in configs),
         "## How to use",
         "With `datasets` (plain rows with the features above):",
         f'```python\nfrom datasets import load_dataset\n\ntests = load_dataset("{repo}", '

@@ -9,6 +9,8 @@ import datasets
 import pyarrow.parquet as pq
 
 from nnd_suites.errors import SuiteValidationError
+from nnd_suites.evaluation.agreement import RaterAgreement
+from nnd_suites.hub.card_agreement import config_agreement
 from nnd_suites.suite import DATA_GLOB, MANIFEST_FILE, Suite, SuiteManifest
 from nnd_suites.suite.storage import check_pairs_schema, data_files
 
@@ -23,6 +25,8 @@ class ConfigInfo:
     num_bytes: int  # in-memory Arrow size of the split
     download_size: int  # parquet bytes on disk
     features: datasets.Features  # as the data files hold them (older files lack later columns)
+    #: raters' leave-one-out agreement over the tests with >= 2 votes (None: no such test)
+    agreement: RaterAgreement | None = None
 
 
 def read_manifest(config_dir: Path) -> SuiteManifest:
@@ -67,6 +71,7 @@ def describe_config(config_dir: Path) -> ConfigInfo:
         num_bytes=num_bytes,
         download_size=sum(s.stat().st_size for s in shards),
         features=datasets.Features.from_arrow_schema(pq.read_schema(shards[0])),
+        agreement=config_agreement(shards),
     )
 
 
