@@ -209,7 +209,7 @@ def _writable(target: Path) -> Iterator[None]:
 @contextlib.contextmanager
 def atomic_path(target: str | os.PathLike) -> Iterator[Path]:
     """Yield a temporary path beside ``target``; rename it onto ``target`` only on success."""
-    target = Path(target)
+    target = Path(os.path.abspath(target))  # "." and ".." have no parent to write beside
     with _writable(target):
         target.parent.mkdir(parents=True, exist_ok=True)
         recover_leftovers(target)
@@ -238,7 +238,7 @@ def atomic_directory(target: str | os.PathLike) -> Iterator[Path]:
     An existing ``target`` is replaced as a whole, so readers see either the old or the new folder
     (see the module docstring for how, and for what happens to a killed run's leftovers).
     """
-    target = Path(target)
+    target = Path(os.path.abspath(target))  # "." and ".." have no parent to write beside
     with _writable(target):
         target.parent.mkdir(parents=True, exist_ok=True)
         recover_leftovers(target)

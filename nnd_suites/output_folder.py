@@ -5,48 +5,48 @@ a verification, a placement, a robustness report) is written through :func:`outp
 
 - **guard**: an existing folder is replaced only when it is empty or holds the same kind of output
   (a typed check: our marker file parsed with :class:`FolderMarker` naming the kind, or, for
-  folders written before markers and for suites, the kind's main file parsed with its model);
-  anything else stops with an :class:`~nnd_suites.errors.OutputFolderError` naming what is there;
+  folders written before markers and for suites, the kind's main file parsed with its model)
+  and holds nothing its writer did not put there (the marker lists every path written; a suite's
+  files are its writer's layout); anything else stops with an
+  :class:`~nnd_suites.errors.OutputFolderError` naming what is there. ``--out .`` and parents of
+  the current folder are refused (the swap would pull the folder from under the shell);
 - **swap**: the new folder is written beside the target and swapped in at once
   (:func:`nnd_suites.io.atomic_directory`), so a killed write leaves the old or the new folder.
 
 Report folders share one layout, written by :func:`write_report_files`::
 
     <kind>.json          the report (its pydantic model)
-    <kind>.schema.json   its JSON Schema (also shipped in nnd_suites/schemas/, see SCHEMA_FILES)
+    <kind>.schema.json   its JSON Schema (also shipped in nnd_suites/schemas/: output_kinds.py)
     <kind>.md            the report for people
     *.png                its charts
-    nnd-suites-output.json  the marker: which kind of folder this is, which version wrote it
+    nnd-suites-output.json  the marker: which kind of folder this is, which version wrote it,
+                            and every path it wrote
 """
 
 from __future__ import annotations
 
 import contextlib
-import importlib
 import json
 import os
 import shutil
 import tempfile
-import time
 from collections.abc import Callable, Iterator, Mapping
-from dataclasses import dataclass
+from fnmatch import fnmatch
 from pathlib import Path
 
-from pydantic import BaseModel, ConfigDict, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from nnd_suites import __version__
 from nnd_suites.errors import NNDError, OutputFolderError
+from nnd_suites.formatting import plural
 from nnd_suites.io import atomic_directory, atomic_write_text
-
-try:  # POSIX: writers of one folder serialise on a lock of the folder itself (no lock file)
-    import fcntl
-except ImportError:  # pragma: no cover - Windows: a lock file beside the folder
-    fcntl = None  # type: ignore[assignment]
+from nnd_suites.output_kinds import OutputKind, kind_of
 
 MARKER_FILE = "nnd-suites-output.json"
 #: A main file larger than this is not parsed to recognise a folder (it is then not ours).
 MAX_MAIN_FILE_BYTES = 512 * 2**20
-JSON_SCHEMA_DIALECT = "https://json-schema.org/draft/2020-12/schema"
+#: A marker larger than this is not ours (it lists every path of its folder: a few KB).
+MAX_MARKER_BYTES = 16 * 2**20
 
 
 #: A report's charts: role (the key in what the writers return) -> (file name, draw(path)).
@@ -60,122 +60,18 @@ class FolderMarker(BaseModel):
 
     kind: str
     nnd_suites_version: str
-
-
-@dataclass(frozen=True)
-class OutputKind:
-    """A kind of output folder: its main file and the pydantic model that file holds."""
-
-    name: str
-    title: str  # for messages: "an evaluation report"
-    main_file: str
-    model_path: str  # "module:Class", imported only when needed (keeps `nnd-suites list` fast)
-    schema_file: str | None = None  # the shipped copy in nnd_suites/schemas/
-    marked: bool = True  # suites and export configs are published as they are: no marker
-
-    def model(self) -> type[BaseModel]:
-        module, _, name = self.model_path.partition(":")
-        return getattr(importlib.import_module(module), name)
-
-    def schema(self) -> dict:
-        schema = self.model().model_json_schema(mode="serialization")
-        schema["$schema"] = JSON_SCHEMA_DIALECT
-        return schema
-
-
-_REPORT = "nnd_suites.evaluation"
-KINDS: dict[str, OutputKind] = {
-    kind.name: kind
-    for kind in [
-        OutputKind(
-            "suite", "a suite", "manifest.json", "nnd_suites.suite:SuiteManifest", None, False
-        ),
-        OutputKind(
-            "export-config",
-            "an exported suite config",
-            "manifest.json",
-            "nnd_suites.suite:SuiteManifest",
-            None,
-            False,
-        ),
-        OutputKind(
-            "report",
-            "an evaluation report",
-            "report.json",
-            f"{_REPORT}.report:EvaluationReport",
-            "evaluation_report.schema.json",
-        ),
-        OutputKind(
-            "leaderboard",
-            "a leaderboard",
-            "leaderboard.json",
-            f"{_REPORT}.multi:Leaderboard",
-            "leaderboard.schema.json",
-        ),
-        OutputKind(
-            "comparison",
-            "a comparison report",
-            "comparison.json",
-            f"{_REPORT}.comparison.paired:Comparison",
-            "comparison.schema.json",
-        ),
-        OutputKind(
-            "verify",
-            "a verify report",
-            "verify.json",
-            f"{_REPORT}.verify.run:VerifyReport",
-            "verify.schema.json",
-        ),
-        OutputKind(
-            "placement",
-            "a placement report",
-            "placement.json",
-            f"{_REPORT}.verify.place:PlacementReport",
-            "placement.schema.json",
-        ),
-        OutputKind(
-            "robustness",
-            "a robustness report",
-            "robustness.json",
-            f"{_REPORT}.robustness.report:RobustnessReport",
-            "robustness.schema.json",
-        ),
-        # an lm-evaluation-harness task folder (nnd-suites export-lm-eval); no shipped schema
-        OutputKind(
-            "lm-eval-task",
-            "an lm-eval task folder",
-            "nnd_lm_eval.json",
-            "nnd_suites.hub.lm_eval_task:LmEvalExport",
-        ),
-    ]
-}
-
-
-def kind_of(name: str) -> OutputKind:
-    try:
-        return KINDS[name]
-    except KeyError:
-        raise NNDError(f"no output kind {name!r} (known: {', '.join(KINDS)})") from None
-
-
-def report_schemas() -> dict[str, dict]:
-    """Shipped file name -> JSON Schema of every report kind: the one table that the `schema`
-    command writes and the staleness test compares with nnd_suites/schemas/."""
-    return {kind.schema_file: kind.schema() for kind in KINDS.values() if kind.schema_file}
-
-
-def export_report_schemas(folder: str | Path) -> list[Path]:
-    written = []
-    for name, schema in report_schemas().items():
-        atomic_write_text(Path(folder) / name, json.dumps(schema, indent=2) + "\n")
-        written.append(Path(folder) / name)
-    return written
+    files: list[str] | None = Field(
+        default=None,
+        description="every path the writer put in the folder (relative, '/'-separated; folders "
+        "end in '/'): a later run replaces the folder only when it holds nothing else (None: "
+        "written before inventories, by nnd-suites < 0.9)",
+    )
 
 
 # ------------------------------------------------------------------ recognition
 def _read_marker(folder: Path) -> FolderMarker | None:
     path = folder / MARKER_FILE
-    if not path.is_file() or path.stat().st_size > 4096:
+    if not path.is_file() or path.stat().st_size > MAX_MARKER_BYTES:
         return None
     try:
         return FolderMarker.model_validate_json(path.read_bytes())
@@ -218,10 +114,14 @@ def _entries(folder: Path) -> list[Path]:
         ) from exc
 
 
+def _first_five(names: list[str]) -> str:
+    return ", ".join(names[:5]) + (f" and {len(names) - 5} more" if len(names) > 5 else "")
+
+
 def _describe(folder: Path) -> str:
     # a name is shown as it is only when printable (no terminal escape sequences from a folder)
     entries = sorted(e.name if e.name.isprintable() else ascii(e.name) for e in _entries(folder))
-    shown = ", ".join(entries[:5]) + (f" and {len(entries) - 5} more" if len(entries) > 5 else "")
+    shown = _first_five(entries)
     marker = _read_marker(folder)
     what = f" (an nnd-suites {marker.kind} folder)" if marker else ""
     return f"{len(entries)} entr{'y' if len(entries) == 1 else 'ies'}{what}: {shown}"
@@ -241,8 +141,19 @@ def check_output_folder(
         raise OutputFolderError(
             f"{out}: exists and is {what}; choose a new folder for {spec.title}"
         )
+    _refuse_a_folder_that_holds_the_current_one(out)
     entries = _entries(out) if out.is_dir() else []
-    if entries and not holds_kind(out, kind):
+    if entries and holds_kind(out, kind):
+        foreign = _not_written_by_us(out, spec)
+        if foreign:
+            raise OutputFolderError(
+                f"{out}: {spec.title} written by nnd-suites, but it also holds "
+                f"{plural(len(foreign), 'entry', 'entries')} nnd-suites did not write there: "
+                f"{_first_five(foreign)}; nothing was written or deleted. Move them out of the "
+                f"folder, or choose a new folder (an earlier folder of {spec.title} is replaced "
+                "as a whole)"
+            )
+    elif entries:
         carried = carry or {}
         if not all(e.name in carried and holds_kind(e, carried[e.name]) for e in entries):
             raise OutputFolderError(
@@ -261,9 +172,55 @@ def check_output_folder(
     return out
 
 
-def mark_folder(folder: Path, kind: str) -> None:
-    """Write the marker that lets a later run replace ``folder`` (a report sub-folder too)."""
-    marker = FolderMarker(kind=kind_of(kind).name, nnd_suites_version=__version__)
+def _refuse_a_folder_that_holds_the_current_one(out: Path) -> None:
+    """``--out .`` (or a parent of the current folder): the swap would pull the folder away from
+    under the shell standing in it."""
+    try:
+        here, target = Path.cwd().resolve(), out.resolve()
+    except OSError:  # the current folder was deleted: nothing to protect
+        return
+    if target == here or target in here.parents:
+        what = "the current folder" if target == here else "a parent of the current folder"
+        raise OutputFolderError(
+            f"{out}: is {what}, and an output folder is replaced as a whole; give a new "
+            f"sub-folder instead (e.g. --out {out / 'run'})"
+        )
+
+
+def inventory(folder: Path) -> list[str]:
+    """Every path under ``folder`` but the marker: relative, '/'-separated, folders ending in
+    '/' (symbolic links are listed, never followed)."""
+    found = []
+    for root, folders, files in os.walk(folder):
+        here = Path(root).relative_to(folder)
+        found += [(here / name).as_posix() + "/" for name in folders]
+        found += [(here / name).as_posix() for name in files]
+    return sorted(path for path in found if path != MARKER_FILE)
+
+
+def _not_written_by_us(folder: Path, spec: OutputKind) -> list[str]:
+    """What an earlier output of ``spec`` holds that its writer did not put there (a foreign
+    folder is named once, not file by file)."""
+    if not spec.marked:  # suites: their writer's layout, files only
+        return [
+            entry.name + ("/" if entry.is_dir() else "")
+            for entry in sorted(_entries(folder))
+            if entry.is_dir() or not any(fnmatch(entry.name, name) for name in spec.layout)
+        ]
+    marker = _read_marker(folder)
+    if marker is None or marker.files is None:  # written before inventories: replaced whole
+        return []
+    written, foreign = set(marker.files), []
+    for path in inventory(folder):
+        if path not in written and not any(path.startswith(f) for f in foreign if f[-1] == "/"):
+            foreign.append(path if path.isprintable() else ascii(path))
+    return foreign
+
+
+def mark_folder(folder: Path, kind: str, files: list[str] | None = None) -> None:
+    """Write the marker that lets a later run replace ``folder`` (a report sub-folder too) when
+    it holds only ``files`` (see :func:`inventory`)."""
+    marker = FolderMarker(kind=kind_of(kind).name, nnd_suites_version=__version__, files=files)
     atomic_write_text(folder / MARKER_FILE, marker.model_dump_json() + "\n")
 
 
@@ -285,6 +242,8 @@ def output_folder(
             if holds_kind(out / name, sub_kind):
                 shutil.copytree(out / name, tmp / name, symlinks=True)
         yield tmp
+        if spec.marked:  # what a later run may replace: exactly what this one wrote
+            mark_folder(tmp, kind, files=inventory(tmp))
         check_output_folder(out, kind, carry=carry)
 
 
@@ -334,46 +293,3 @@ def write_report_folder(
         written = dict(extra(tmp)) if extra is not None else {}
         written |= write_report_files(tmp, kind, report, markdown, charts)
     return {role: out / os.path.relpath(path, tmp) for role, path in written.items()}
-
-
-@contextlib.contextmanager
-def folder_lock(folder: str | Path, timeout: float = 600.0) -> Iterator[Path]:
-    """Hold the exclusive lock of ``folder`` (created if missing): writers of one folder that
-    add to it (an export folder's configs and card) run one after the other."""
-    folder = Path(folder)
-    try:
-        folder.mkdir(parents=True, exist_ok=True)
-    except OSError as exc:
-        raise OutputFolderError(
-            f"{folder}: cannot create the folder ({exc.strerror or exc}); choose a writable one"
-        ) from exc
-    if fcntl is None:  # pragma: no cover - Windows
-        from filelock import FileLock, Timeout
-
-        try:
-            with FileLock(str(folder.parent / f".{folder.name}.lock"), timeout=timeout):
-                yield folder
-        except Timeout as exc:
-            raise OutputFolderError(_busy(folder, timeout)) from exc
-        return
-    fd = os.open(folder, os.O_RDONLY)
-    try:
-        deadline = time.monotonic() + timeout
-        while True:
-            try:
-                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-                break
-            except BlockingIOError:
-                if time.monotonic() > deadline:
-                    raise OutputFolderError(_busy(folder, timeout)) from None
-                time.sleep(0.05)
-        yield folder
-    finally:
-        os.close(fd)  # releases the lock
-
-
-def _busy(folder: Path, timeout: float) -> str:
-    return (
-        f"{folder}: another nnd-suites process has been writing there for over {timeout:.0f} s; "
-        "wait for it to finish, or write to another folder"
-    )

@@ -39,7 +39,8 @@ from nnd_suites.formatting import (
     rate_with_interval,
     row,
 )
-from nnd_suites.output_folder import JSON_SCHEMA_DIALECT, check_output_folder, write_report_folder
+from nnd_suites.output_folder import check_output_folder, write_report_folder
+from nnd_suites.output_kinds import JSON_SCHEMA_DIALECT
 
 VERIFY_FILE = "verify.json"
 PLACEMENT_FILE = "placement.json"

@@ -11,14 +11,8 @@ import pytest
 
 from nnd_suites.errors import OutputFolderError
 from nnd_suites.evaluation.outputs import REPORT_FILE, write_report
-from nnd_suites.output_folder import (
-    KINDS,
-    MARKER_FILE,
-    check_output_folder,
-    holds_kind,
-    output_folder,
-    report_schemas,
-)
+from nnd_suites.output_folder import MARKER_FILE, check_output_folder, holds_kind, output_folder
+from nnd_suites.output_kinds import KINDS, report_schemas
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -43,10 +37,69 @@ def test_a_report_folder_is_marked_and_replaced_whole(report, tmp_path):
     data = json.loads(written["json"].read_text())
     jsonschema.validate(data, json.loads(written["schema"].read_text()))
     assert written["json"] == out / REPORT_FILE
+    marker = json.loads((out / MARKER_FILE).read_text())
+    assert set(marker["files"]) == {"outcomes/", "outcomes/quiz_design.parquet", *_names(out)}
+    # a file an earlier run wrote (its marker lists it) goes with the folder it was part of
     (out / "outcomes" / "stale.parquet").write_bytes(b"an earlier run's file")
+    marker["files"].append("outcomes/stale.parquet")
+    (out / MARKER_FILE).write_text(json.dumps(marker))
     write_report(report, out)
     assert not (out / "outcomes" / "stale.parquet").exists()  # replaced as a whole
     assert json.loads((out / REPORT_FILE).read_text())["model"] == "length"
+
+
+def _names(folder: Path) -> set[str]:
+    return {p.name for p in folder.iterdir() if p.is_file() and p.name != MARKER_FILE}
+
+
+@pytest.mark.parametrize(
+    "added",
+    [
+        {"my_notes.md": b"my analysis"},
+        {"mydata/a.csv": b"x", "mydata/b.csv": b"y"},
+        {"outcomes/mine.parquet": b"a file of mine among the tool's"},
+    ],
+)
+def test_a_file_the_user_put_in_an_earlier_report_folder_stops_the_rewrite(report, tmp_path, added):
+    """The probe's finding: notes put into a report folder were deleted by the next run into it
+    (the marker said "report", so the whole folder was swapped)."""
+    out = tmp_path / "run"
+    write_report(report, out)
+    for name, data in added.items():
+        (out / name).parent.mkdir(parents=True, exist_ok=True)
+        (out / name).write_bytes(data)
+    before = snapshot(out)
+    with pytest.raises(OutputFolderError, match="did not write there") as caught:
+        write_report(report, out)
+    assert snapshot(out) == before
+    first = sorted(added)[0]
+    assert (first.split("/")[0] + "/" if first.startswith("mydata") else first) in str(caught.value)
+    assert "mydata/a.csv" not in str(caught.value)  # a foreign folder is named once
+
+
+def test_a_suite_folder_with_a_file_of_the_users_is_not_replaced(quiz_design_suite, tmp_path):
+    out = tmp_path / "suite"
+    quiz_design_suite.save(out)
+    (out / "notes.txt").write_text("mine")
+    before = snapshot(out)
+    with pytest.raises(OutputFolderError, match="notes.txt"):
+        quiz_design_suite.save(out)
+    assert snapshot(out) == before
+    (out / "notes.txt").unlink()
+    quiz_design_suite.save(out)  # only its own files: replaced
+
+
+@pytest.mark.parametrize("where", [".", "..", "sub/.."])
+def test_the_current_folder_and_its_parents_are_refused(report, tmp_path, monkeypatch, where):
+    """``--out .`` used to name its own temporary folder as the reason it refused, and an empty
+    current folder would have been swapped away from under the shell."""
+    here = tmp_path / "a" / "b"
+    (here / "sub").mkdir(parents=True)
+    monkeypatch.chdir(here)
+    with pytest.raises(OutputFolderError, match="current folder") as caught:
+        write_report(report, where)
+    assert ".tmp" not in str(caught.value)
+    assert sorted(p.name for p in here.iterdir()) == ["sub"]
 
 
 @pytest.mark.parametrize(

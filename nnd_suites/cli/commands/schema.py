@@ -32,7 +32,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from nnd_suites.output_folder import export_report_schemas  # imports the report models
+    from nnd_suites.output_kinds import export_report_schemas  # imports the report models
 
     if args.reports:
         folder = args.out or Path(str(resources.files("nnd_suites.schemas")))
