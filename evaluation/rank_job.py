@@ -245,11 +245,15 @@ def _failure_of(folder: Path) -> NNDError | OSError | None:
 
 def revive(module: str, name: str, message: str, attributes: Mapping[str, Any]) -> NNDError:
     """An error of class ``module.name`` (an NNDError; the base class otherwise) with ``message``
-    and ``attributes``, made without its own ``__init__`` (whose arguments differ by class)."""
-    try:
-        cls = functools.reduce(getattr, name.split("."), importlib.import_module(module))
-    except (ImportError, AttributeError):
-        cls = NNDError
+    and ``attributes``, made without its own ``__init__`` (whose arguments differ by class).
+    Only nnd-suites' own modules are looked up: a job folder's file never chooses what is
+    imported."""
+    cls: object = NNDError
+    if module == "nnd_suites" or module.startswith("nnd_suites."):
+        try:
+            cls = functools.reduce(getattr, name.split("."), importlib.import_module(module))
+        except (ImportError, AttributeError):
+            cls = NNDError
     if not (isinstance(cls, type) and issubclass(cls, NNDError)):
         cls = NNDError
     error = cls.__new__(cls)

@@ -135,6 +135,20 @@ def test_a_rank_error_is_raised_again_as_its_class_with_its_message(tmp_path):
     assert type(back) is FileNotFoundError and back.filename == "/x/y"
 
 
+def test_a_failure_file_never_chooses_what_is_imported(tmp_path, monkeypatch):
+    """The error's class is looked up in nnd-suites' own modules only: a failure file naming
+    another module gives a plain NNDError with the message, and imports nothing."""
+    imported = []
+    real = jobs.importlib.import_module
+    monkeypatch.setattr(jobs.importlib, "import_module", lambda m: imported.append(m) or real(m))
+    error = jobs.revive("antigravity", "Fly", "a rank said this", {})
+    assert type(error) is NNDError and str(error) == "a rank said this"
+    assert imported == []
+    assert type(jobs.revive("nnd_suites.errors", "UnknownItemError", "x", {})).__name__ == (
+        "UnknownItemError"
+    )
+
+
 def test_a_rank_that_dies_is_named_with_its_status(monkeypatch):
     monkeypatch.setattr(jobs, "launch", lambda job, processes: (1, -9))
     job = RankJob(entry="evaluate", arguments={})
