@@ -6,6 +6,7 @@ import argparse
 import json
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from nnd_suites.cli.habits import LOG_SAMPLES_OPTIONS
 from nnd_suites.cli.options import (
@@ -16,7 +17,10 @@ from nnd_suites.cli.options import (
 )
 from nnd_suites.cli.printing import say, say_json
 from nnd_suites.errors import NNDError
-from nnd_suites.formatting import plural, rate_with_interval
+from nnd_suites.formatting import count, plural, rate_with_interval
+
+if TYPE_CHECKING:
+    from nnd_suites.evaluation.outcomes import Rate
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -67,6 +71,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     # lazy: the evaluator package is slow to import; `nnd-suites list` stays < 1 s
     from nnd_suites.evaluation import evaluate
+    from nnd_suites.evaluation.report_markdown import ceiling_summary
     from nnd_suites.evaluation.tiny import EMBEDDED_NOTE, resolve_embedded
 
     if args.log_samples and args.out is None:
@@ -102,26 +107,33 @@ def run(args: argparse.Namespace) -> int:
         f"{report.requests.cached:,} from the cache, {report.seconds:.1f} s"
     )
     for name, result in report.suites.items():
-        say(
-            f"{name}: {rate_with_interval(result.pass_rate, result.ci)} of "
-            f"{plural(result.pairs, 'test')} "
-            f"({result.passed:,} passed, {plural(result.ties, 'tie')}"
-            + (f", {result.degenerate:,} degenerate" if result.degenerate else "")
-            + (
-                f", {result.skipped:,} skipped: a candidate longer than the window"
-                if result.skipped
-                else ""
-            )
-            + ")"
-        )
+        say(f"{name}: {rate_summary(result.overall)}")
         for category, rate in result.by_category.items():
             say(f"  {category:<24} {rate_with_interval(rate.pass_rate, rate.ci)}  n={rate.n:,}")
         if result.truncated_tests:
             say(f"  contexts cut to fit the window: {plural(result.truncated_tests, 'test')}")
+        ceiling = ceiling_summary(result)
+        if ceiling:  # the raters' own agreement on these tests: how high a pass rate can go
+            say(f"  {ceiling}")
     if args.out:
         samples = ", samples/" if args.log_samples else ""
         say(f"wrote {args.out}/report.json, report.md, pass_rates.png, outcomes/{samples}")
     return 0
+
+
+def rate_summary(rate: Rate) -> str:
+    """A pass rate with what it is over: the rated tests (pass, fail, tie), the degenerate and
+    skipped ones named as left out, so that no count beside the rate reads as its denominator."""
+    line = (
+        f"{rate_with_interval(rate.pass_rate, rate.ci)} of {plural(rate.n, 'rated test')} "
+        f"({count(rate.passed)} passed, {count(rate.failed)} failed, {plural(rate.ties, 'tie')})"
+    )
+    left_out = []
+    if rate.degenerate:
+        left_out.append(f"{count(rate.degenerate)} degenerate (the same text twice)")
+    if rate.skipped:
+        left_out.append(f"{count(rate.skipped)} skipped (a candidate longer than the window)")
+    return f"{line}; left out: {', '.join(left_out)}" if left_out else line
 
 
 def _run_several(args: argparse.Namespace) -> int:

@@ -1,0 +1,103 @@
+"""What `nnd-suites evaluate` prints under a run: the pass rate with the count it is over (the
+rated tests), the degenerate and skipped tests named as left out, and the raters' agreement when
+the suite has votes. Every printed count is checked against report.json's own."""
+
+from __future__ import annotations
+
+import json
+import re
+
+import pytest
+
+from nnd_suites.adapter import get_adapter
+from nnd_suites.cli import main
+from nnd_suites.evaluation.tiny import suite_texts, tiny_causal_lm
+
+SUMMARY = re.compile(
+    r"^(?P<suite>\S+): (?P<rate>[\d.]+)% \[[\d.]+, [\d.]+\] of (?P<n>[\d,]+) rated tests? "
+    r"\((?P<passed>[\d,]+) passed, (?P<failed>[\d,]+) failed, (?P<ties>[\d,]+) ties?\)"
+    r"(?:; left out: (?P<left_out>.*))?$",
+    re.MULTILINE,
+)
+
+
+def _evaluate(suite: str, model: str, out, capsys, *extra: str) -> tuple[re.Match, dict, str]:
+    """Run the command; its summary line (parsed), report.json's suite result, what it printed."""
+    capsys.readouterr()
+    argv = ["evaluate", "--suite", suite, "--model", model, "--out", str(out), *extra]
+    assert main([*argv, "--quiet"]) == 0
+    printed = capsys.readouterr().out
+    lines = SUMMARY.findall(printed)
+    assert len(lines) == 1, printed
+    line = SUMMARY.search(printed)
+    report = json.loads((out / "report.json").read_text())
+    (result,) = report["suites"].values()
+    return line, result, printed
+
+
+def _number(text: str) -> int:
+    return int(text.replace(",", ""))
+
+
+def test_the_rate_is_printed_over_the_rated_tests_with_the_degenerate_left_out(
+    tiny_causal_model, tmp_path, capsys
+):
+    # wmt_mqm's first 4 context groups hold tests whose two translations are the same text
+    line, result, _ = _evaluate(
+        "wmt_mqm", str(tiny_causal_model), tmp_path / "run", capsys, "--limit", "4"
+    )
+    overall = result["overall"]
+    assert overall["degenerate"] > 0 and overall["skipped"] == 0
+    assert _number(line["n"]) == overall["n"] < result["pairs"]
+    assert _number(line["n"]) == overall["passed"] + overall["failed"] + overall["ties"]
+    assert _number(line["passed"]) == overall["passed"]
+    assert _number(line["failed"]) == overall["failed"]
+    assert _number(line["ties"]) == overall["ties"]
+    assert float(line["rate"]) == pytest.approx(100 * overall["passed"] / overall["n"], abs=0.05)
+    assert line["left_out"] == f"{overall['degenerate']:,} degenerate (the same text twice)"
+    # every test of the run is either rated or named as left out
+    assert overall["n"] + overall["degenerate"] == result["pairs"]
+
+
+def test_skipped_tests_are_named_as_left_out(quiz_design_suite, tmp_path, capsys):
+    # a 24-token window: some candidates alone do not fit it, others do
+    model = tiny_causal_lm(
+        tmp_path / "small_window",
+        suite_texts([quiz_design_suite]),
+        n_layer=1,
+        n_embd=16,
+        n_head=2,
+        n_positions=24,
+    )
+    line, result, _ = _evaluate(
+        "quiz_design", str(model), tmp_path / "run", capsys, "--limit", "10", "--no-cache"
+    )
+    overall = result["overall"]
+    assert overall["skipped"] > 0 and overall["n"] > 0
+    assert _number(line["n"]) == overall["n"] == result["pairs"] - overall["skipped"]
+    assert _number(line["passed"]) == overall["passed"]
+    assert line["left_out"] == (
+        f"{overall['skipped']:,} skipped (a candidate longer than the window)"
+    )
+
+
+def test_the_human_agreement_line_is_printed_under_a_suite_with_votes(
+    tiny_causal_model, tmp_path, capsys
+):
+    source = (
+        get_adapter("summeval").folder()
+        / "fixtures"
+        / "model_annotations.aligned.paired.sample.jsonl"
+    )
+    suite = tmp_path / "summeval"
+    assert main(["build", "summeval", "--source", str(source), "--out", str(suite)]) == 0
+    line, result, printed = _evaluate(str(suite), str(tiny_causal_model), tmp_path / "run", capsys)
+    assert line["left_out"] is None  # every one of the 28 tests is rated
+    ceiling = result["agreement_ceiling"]
+    assert ceiling["tests"] == 28
+    agreement = (
+        f"  human agreement on 28 tests: model {100 * ceiling['model']['pass_rate']:.1f}% vs "
+        f"raters {100 * ceiling['ceiling']:.1f}% [{100 * ceiling['ci'][0]:.1f}, "
+        f"{100 * ceiling['ci'][1]:.1f}]; model - raters "
+    )
+    assert any(text.startswith(agreement) for text in printed.splitlines()), printed
