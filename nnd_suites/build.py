@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
@@ -37,6 +38,7 @@ from nnd_suites.suite import (
     Suite,
     SuiteCandidate,
 )
+from nnd_suites.suite.manifest import SUITE_NAME_PATTERN
 from nnd_suites.texts import TEXT_EQUIVALENCE
 
 
@@ -64,11 +66,14 @@ def build_suite(
     An ``out`` named after the suite in a dataset folder (one holding the card of ``build --all``
     or ``export``) is written as one of its configs, and the card then lists it too.
     """
+    if name is not None:  # before the build: the manifest would refuse it at the end
+        check_suite_name(name)
     if out is not None:  # before reading the source: a foreign folder costs nothing
         check_output_folder(out, "suite")
     instance = get_adapter(adapter)(**options) if isinstance(adapter, str) else adapter
     cls = type(instance)
-    in_dataset = out is not None and _joins_dataset_folder(Path(out), name or cls.name)
+    name = cls.name if name is None else name
+    in_dataset = out is not None and _joins_dataset_folder(Path(out), name)
     given = source if source is not None else cls.default_source_path()
     if given is None:
         raise NNDError(f"adapter {cls.name} ships no source; pass --source PATH_OR_URL")
@@ -100,7 +105,7 @@ def build_suite(
             pairs_repeating_texts=result.counts["pairs_repeating_texts"],
             conflicting_texts=result.counts["conflicting_texts"],
         ),
-        name=name or cls.name,
+        name=name,
         description=cls.metadata.description,
         adapter=AdapterInfo(
             name=cls.name, version=cls.version, options=instance.options.model_dump(mode="json")
@@ -139,6 +144,18 @@ def build_suite(
     elif out is not None:
         suite.save(out)
     return suite
+
+
+def check_suite_name(name: str) -> str:
+    """Return ``name`` if a manifest takes it as a suite name, else raise a usage error naming
+    the characters allowed (the manifest's own pattern; an empty name is refused, not ignored)."""
+    if not re.fullmatch(SUITE_NAME_PATTERN, name):
+        raise NNDError(
+            f"suite name {name!r} refused: use letters, digits, '_', '.' and '-' only, starting "
+            "with a letter or digit (no spaces, slashes or control characters; it names the "
+            "suite's folder and its Hub config), e.g. wmt_mqm_zhen"
+        )
+    return name
 
 
 def _joins_dataset_folder(out: Path, name: str) -> bool:

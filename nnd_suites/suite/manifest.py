@@ -28,6 +28,8 @@ from nnd_suites.votes import MarginKind
 #: 2.1: candidates.parquet beside the pairs; 2.2: text_equivalence; 2.3: per-rater votes and
 #: margins of tests (margin_kind), raters of candidates
 FORMAT_VERSION = "2.3"
+#: a suite name: also its folder and Hub config name, so no spaces, slashes or controls
+SUITE_NAME_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9_.-]*$"
 MANIFEST_FILE = "manifest.json"
 #: Manifest fields that are not hashed: the hashes themselves.
 UNHASHED = ("section_hashes", "content_hash")
@@ -133,7 +135,7 @@ class SuiteManifest(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     format_version: str = FORMAT_VERSION
-    name: str = Field(pattern=r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
+    name: str = Field(pattern=SUITE_NAME_PATTERN)
     description: str
     adapter: AdapterInfo
     quality_map: QualityMapInfo

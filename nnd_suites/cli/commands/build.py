@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from nnd_suites.build import build_shipped_suites, build_suite
+from nnd_suites.build import build_shipped_suites, build_suite, check_suite_name
 from nnd_suites.cli.commands.stats import print_stats
 from nnd_suites.cli.printing import say
 from nnd_suites.errors import NNDError
@@ -16,6 +16,15 @@ from nnd_suites.pairs import DEFAULT_MAX_PAIRS, DEFAULT_MAX_PAIRS_PER_GROUP
 
 def parse_options(items: list[str]) -> dict[str, str]:
     return parse_key_values(items, "--option", "--option KEY=VALUE, once per key")
+
+
+def suite_name(text: str) -> str:
+    """``--name``, checked while parsing: a name the manifest refuses stops the command before
+    the build (a usage error, exit status 2), not after it."""
+    try:
+        return check_suite_name(text)
+    except NNDError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -33,7 +42,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         metavar="HEX",
         help="refuse a source file (or download) whose sha256 differs from HEX",
     )
-    parser.add_argument("--name", help="suite name (default: the adapter name)")
+    parser.add_argument(
+        "--name",
+        type=suite_name,
+        help="suite name: letters, digits, '_', '.' and '-', starting with a letter or digit "
+        "(default: the adapter name)",
+    )
     parser.add_argument("--quality-map", help="override the adapter's quality map (name or file)")
     parser.add_argument(
         "--skip-malformed",
@@ -79,7 +93,7 @@ def run(args: argparse.Namespace) -> int:
                 "belong(s) to one build: run `nnd-suites build ADAPTER ...` for that one"
             )
         return build_all(args.out or Path("suites"), args.skip_malformed)
-    out = args.out or Path("suites") / (args.name or args.adapter)
+    out = args.out or Path("suites") / (args.adapter if args.name is None else args.name)
     suite = build_suite(
         args.adapter,
         args.source,
