@@ -194,13 +194,19 @@ def embedded_model(cache: Path | None = None) -> Path:
     return folder
 
 
+def embedded_or(model: str) -> str:
+    """``model``, or for the embedded model's name (:data:`EMBEDDED`) its folder, made on first
+    use. Every loader of a model reference calls it (``load_backend``, ``load_tokenizer``), so the
+    name works wherever a model is taken."""
+    return str(embedded_model()) if model == EMBEDDED else model
+
+
 def resolve_embedded(models: list[str]) -> tuple[list[str], bool]:
     """``models`` with the embedded model's name (:data:`EMBEDDED`, the README's default, no
     download) replaced by its folder, made on first use; and whether it was among them."""
     if EMBEDDED not in models:
         return models, False
-    folder = str(embedded_model())
-    return [folder if model == EMBEDDED else model for model in models], True
+    return [embedded_or(model) for model in models], True
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import torch
 
+from nnd_suites.batching_strategies import HF_STRATEGIES
 from nnd_suites.evaluation.backend import BackendMetadata
 from nnd_suites.evaluation.backends.hf import HFBackend
 from nnd_suites.evaluation.backends.packing import (
@@ -61,7 +62,7 @@ class HFCausalBackend(HFBackend):
         "The backend of every causal LM on the Hub or on disk.",
     )
     auto_class = "AutoModelForCausalLM"
-    strategies = ("packed", "kv", "expand", "naive")
+    strategies = HF_STRATEGIES["hf_causal"]
     causal = True
 
     @property

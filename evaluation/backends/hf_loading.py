@@ -20,6 +20,7 @@ from pydantic import Field
 
 from nnd_suites.errors import ModelLoadError, NNDError
 from nnd_suites.evaluation.backend import BackendParams, backend_name
+from nnd_suites.evaluation.tiny import EMBEDDED, embedded_or
 
 DTYPES = {
     "fp32": torch.float32,
@@ -114,8 +115,9 @@ def quiet_transformers_off_terminal() -> None:
 
 
 def load_config(model: str, revision: str | None = None, trust_remote_code: bool = False):
-    """The model's config; a path-like reference that does not exist fails at once."""
-    check_model_reference(model)
+    """The model's config; a path-like reference that does not exist, or a local folder with a
+    revision, fails at once."""
+    check_model_reference(model, revision)
     # lazy: transformers loads with a model only (`import nnd_suites` stays torch-free)
     from transformers import AutoConfig
 
@@ -133,24 +135,29 @@ HF_BACKENDS = frozenset({"hf", "hf_causal", "hf_seq2seq"})
 
 
 def check_model_references(
-    models: Iterable[object], backend: str | None, options: Mapping[str, Any] | None = None
+    models: Iterable[object],
+    backend: str | None,
+    options: Mapping[str, Any] | None = None,
+    revision: str | None = None,
 ) -> None:
     """Before a run that scores several models one after another: every reference an HF backend
-    will load must be there, so that a typo in the last one fails at once rather than after the
-    others were scored. ``options`` are the backend options (a ``base_url``: served models)."""
+    will load must be there (and take ``revision``), so that a typo in the last one fails at once
+    rather than after the others were scored. ``options`` are the backend options (a
+    ``base_url``: served models)."""
     if backend_name("", backend, **(options or {})) in HF_BACKENDS:
         for model in models:
             if isinstance(model, str | Path):
-                check_model_reference(str(model))
+                check_model_reference(str(model), revision)
 
 
-def check_model_reference(model: str) -> None:
+def check_model_reference(model: str, revision: str | None = None) -> None:
     """A reference that looks like a local path (``./m``, ``/m``, ``~/m``, ``a/b/m``,
     ``models/m`` where ``models/`` exists here) must exist: it is never sent to the Hub, which
     would retry for long and then blame the Hub. A Hub id is refused quickly when the Hub is
-    unreachable and the model is not cached."""
+    unreachable and the model is not cached. The embedded model (made on the spot) passes."""
+    refuse_revision_of_folder(model, revision)
     path = Path(model).expanduser()
-    if path.exists():
+    if model == EMBEDDED or path.exists():
         return
     parent = path.parent
     # A Hub id is NAME or ORG/NAME: more than one "/" (or a backslash) can only be a path.
@@ -230,9 +237,21 @@ def folder_fingerprint(folder: Path) -> str:
     return digest.hexdigest()
 
 
+def refuse_revision_of_folder(model: str, revision: str | None) -> None:
+    """A revision names a branch, tag or commit of a Hub repository: given with a local folder it
+    would be ignored while the run seemed to honour it, so it is a usage error."""
+    if revision is not None and (model == EMBEDDED or Path(model).expanduser().is_dir()):
+        raise NNDError(
+            f"model {model!r} is a local folder, and revision {revision!r} names a Hub revision "
+            "(branch, tag or commit): a folder has none. Drop the revision (--revision) to "
+            "score the folder, or pass the model's Hub id to score that revision"
+        )
+
+
 def model_revision(model: str, revision: str | None) -> str:
     """A local folder's content hash, or the commit a Hub id resolves to (from the local cache
-    when offline)."""
+    when offline). A revision given with a local folder is refused."""
+    refuse_revision_of_folder(model, revision)
     path = Path(model)
     if path.is_dir():
         return "sha256:" + folder_fingerprint(path)
@@ -249,10 +268,13 @@ def model_revision(model: str, revision: str | None) -> str:
 
 def load_tokenizer(model: str, revision: str | None = None, trust_remote_code: bool = False):
     """The model's tokenizer, refused when it encodes ordinary text to (almost) nothing: a model
-    folder without its tokenizer files gets a placeholder tokenizer that ties every test."""
+    folder without its tokenizer files gets a placeholder tokenizer that ties every test. The
+    embedded model's name is its folder; a revision given with a local folder is refused."""
     # lazy: transformers loads with a model only (`import nnd_suites` stays torch-free)
     from transformers import AutoTokenizer
 
+    model = embedded_or(model)
+    refuse_revision_of_folder(model, revision)
     try:
         tokenizer = AutoTokenizer.from_pretrained(
             model, revision=revision, trust_remote_code=trust_remote_code

@@ -7,6 +7,7 @@ over all candidates of those contexts at once, each reading its context's encode
 
 from __future__ import annotations
 
+from nnd_suites.batching_strategies import HF_STRATEGIES
 from nnd_suites.evaluation.backend import BackendMetadata
 from nnd_suites.evaluation.backends.hf import HFBackend
 from nnd_suites.evaluation.backends.padding import pad_rows
@@ -31,7 +32,7 @@ class HFSeq2SeqBackend(HFBackend):
         "the encoder runs once per context, the decoder batched over its candidates.",
     )
     auto_class = "AutoModelForSeq2SeqLM"
-    strategies = ("shared", "naive")
+    strategies = HF_STRATEGIES["hf_seq2seq"]
     causal = False
 
     @property

@@ -237,21 +237,26 @@ def verify_suite(
     # imported here: the HF loading helpers import torch, which `import nnd_suites` must not
     from nnd_suites.evaluation.backends.hf_loading import check_model_references
 
+    # every system's model must load (with the revision) before the first one is scored
+    references = (
+        systems.values(),
+        scoring.get("backend"),
+        scoring.get("backend_options"),
+        scoring.get("revision"),
+    )
     rank = current_rank()  # data parallel: every rank scores, rank 0 alone writes
     main = rank is None or rank.main
     if out is not None and main:
         check_verify_folder(out)  # before any scoring: a bad --out must not cost a run
     if job is not None:  # N local ranks make this call; what would fail in each fails here
-        check_model_references(
-            systems.values(), scoring.get("backend"), scoring.get("backend_options")
-        )
+        check_model_references(*references)
         refuse_before_ranks(suite, scoring.get("backend"), scoring.get("backend_options"))
         return run_in_ranks(job, data_parallel, VerifyReport)  # type: ignore[arg-type]
     prepared = prepare_suites([suite], template=template, limit=limit)
     plan = prepared.plans[0]
     scores = human_scores(plan.suite)
     check_systems(systems, scores)
-    check_model_references(systems.values(), scoring.get("backend"), scoring.get("backend_options"))
+    check_model_references(*references)
     reports = {name: evaluate(str(model), prepared, **scoring) for name, model in systems.items()}
     outcomes = {name: report.outcomes[plan.name] for name, report in reports.items()}
     modes = {report.mode for report in reports.values()}

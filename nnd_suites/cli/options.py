@@ -6,6 +6,7 @@ import argparse
 import math
 from pathlib import Path
 
+from nnd_suites.batching_strategies import strategy_help
 from nnd_suites.cli.habits import DTYPE_ALIASES, parse_model_args
 
 # Range checks run while the command line is parsed (a usage error, exit 2), never after scoring.
@@ -177,8 +178,7 @@ def add_scoring_options(
     parser.add_argument(
         "--strategy",
         default="auto",
-        help="batching strategy: auto, packed, kv, shared or naive (the "
-        "reference loop); auto picks the fastest one that passes a probe",
+        help=strategy_help(),
     )
     parser.add_argument(
         "--no-cache", action="store_true", help="do not read or write the score cache"
