@@ -21,6 +21,7 @@ from pydantic import Field
 from nnd_suites.errors import ModelLoadError, NNDError
 from nnd_suites.evaluation.backend import BackendParams, backend_name
 from nnd_suites.evaluation.tiny import EMBEDDED, embedded_or
+from nnd_suites.sources.download import file_stamp
 
 DTYPES = {
     "fp32": torch.float32,
@@ -220,16 +221,16 @@ def cached_on_this_machine(model: str) -> bool:
         return False
 
 
-_file_hashes: dict[tuple[str, int, int], str] = {}
+_file_hashes: dict[tuple[str, tuple[int, ...]], str] = {}
 
 
 def folder_fingerprint(folder: Path) -> str:
     """sha256 over the names and contents of a model folder's files (weights, config, tokenizer).
-    Memoised per (path, size, mtime) within the process."""
+    Memoised per path and :func:`file_stamp` (size, times, inode) within the process."""
     digest = hashlib.sha256()
     for path in sorted(p for p in folder.iterdir() if p.is_file() and not p.name.startswith(".")):
         stat = path.stat()
-        memo = (str(path.resolve()), stat.st_size, stat.st_mtime_ns)
+        memo = (str(path.resolve()), tuple(file_stamp(stat).values()))
         if memo not in _file_hashes:
             with path.open("rb") as handle:
                 _file_hashes[memo] = hashlib.file_digest(handle, "sha256").hexdigest()

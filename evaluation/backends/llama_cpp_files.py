@@ -21,7 +21,7 @@ from typing import Any
 from nnd_suites.errors import ModelLoadError, NNDError
 from nnd_suites.io import atomic_write_text
 from nnd_suites.paths import cache_root
-from nnd_suites.sources.download import sha256_file
+from nnd_suites.sources.download import file_stamp, sha256_file
 
 GGUF_MAGIC = b"GGUF"
 #: Remembered hashes of GGUF files, beside the score cache (``$NND_SUITES_CACHE``).
@@ -58,11 +58,12 @@ def check_gguf(path: str | os.PathLike) -> Path:
 
 def gguf_sha256(path: Path, remembered: Path | None = None) -> str:
     """The file's sha256, read from ``remembered`` (default: beside the score cache) when the
-    path, size and modification time are unchanged, else computed and remembered."""
+    path and the file's stamp (:func:`file_stamp`: size, times, inode) are unchanged, else
+    computed and remembered."""
     remembered = remembered or cache_root() / HASHES_FILE
     stat = path.stat()
     key = str(path.resolve())
-    stamp = {"size": stat.st_size, "mtime_ns": stat.st_mtime_ns}
+    stamp = file_stamp(stat)
     try:
         known = json.loads(remembered.read_text(encoding="utf-8"))
         if not isinstance(known, dict):

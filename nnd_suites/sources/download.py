@@ -84,6 +84,20 @@ def check_sha256(expected: str | None) -> str | None:
     return normal
 
 
+def file_stamp(stat: os.stat_result) -> dict[str, int]:
+    """What changes whenever a file's content may have: the size and modification time, and the
+    inode and change time, which no copy can carry over (``cp -p``, ``rsync -a``, ``tar x`` and
+    ``touch -r`` keep the first two, so a same-size checkpoint copied over the old path would
+    look unchanged)."""
+    return {
+        "size": stat.st_size,
+        "mtime_ns": stat.st_mtime_ns,
+        "ctime_ns": stat.st_ctime_ns,
+        "inode": stat.st_ino,
+        "device": stat.st_dev,
+    }
+
+
 def sha256_file(path: str | os.PathLike) -> str:
     digest = hashlib.sha256()
     with open(path, "rb") as handle:
