@@ -63,8 +63,16 @@ def template_fields(template: str) -> set[str]:
 
 
 def check_template(template: str, fields: list[str] | tuple[str, ...], where: str) -> None:
-    """Refuse a template that is unsafe or names a field outside ``fields``."""
-    unknown = template_fields(template) - set(fields)
+    """Refuse a template that is unsafe, names a field outside ``fields``, or names none of
+    them (every test would be scored after the same text: ``{{question}}`` is a literal)."""
+    named = template_fields(template)
+    if fields and not named:
+        raise TemplateError(
+            f"{where}: template {template!r} shows none of the context fields {list(fields)}, "
+            "so every test would be scored after the same text; name at least one field as "
+            "{name} (doubled braces {{name}} are literal text)"
+        )
+    unknown = named - set(fields)
     if unknown:
         raise TemplateError(
             f"{where}: template {template!r} uses unknown context field(s) {sorted(unknown)}; "

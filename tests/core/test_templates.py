@@ -55,3 +55,21 @@ def test_a_manifest_template_is_checked_when_the_suite_is_evaluated(tmp_path) ->
     suite.manifest.templates["evil"] = HOSTILE[2]
     with pytest.raises(TemplateError, match="not allowed"):
         resolve_template(suite, "evil")
+
+
+@pytest.mark.parametrize("template", ["{{question}}", "just text", "Q: {{question}}\nA:"])
+def test_a_template_that_shows_no_context_field_is_refused(template: str, capsys) -> None:
+    """The probe's finding: ``--template '{{question}}'`` (a literal) scored every test after the
+    same text, and a manifest's default template without a field was taken too, exit 0."""
+    from nnd_suites.build import build_suite
+    from nnd_suites.evaluation.templates import resolve_template
+
+    if "{" in template:  # on the command line, text without braces names a template
+        argv = ["evaluate", "--suite", "challenge300", "--model", "x", "--template", template]
+        assert main(argv) == TemplateError.exit_status
+        assert "shows none of the context fields ['question']" in capsys.readouterr().err
+    suite = build_suite("challenge300")
+    suite.manifest.default_template = template
+    with pytest.raises(TemplateError, match="none of the context fields"):
+        resolve_template(suite, None)
+    assert resolve_template(suite, "{question} {{literal}}")[1] == "{question} {{literal}}"
