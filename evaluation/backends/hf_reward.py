@@ -67,6 +67,11 @@ class HFRewardBackend(Backend):
                 f"backend {cls.name}: unknown option(s) {sorted(options)} (known: device, "
                 "dtype, batch_size, revision)"
             )
+        if strategy != "auto":  # the batching strategies are the LM backends' (F-G)
+            raise ParameterError(
+                f"backend {cls.name}: strategy {strategy!r}: a reward model reads each (context, "
+                "candidate) pair in one pass and has no batching strategies; leave --strategy out"
+            )
         resolved = resolve_device(device)
         backend = cls(
             model,

@@ -154,3 +154,11 @@ def test_a_strategy_the_help_does_not_name_for_a_backend_is_refused(tiny_causal_
     assert "shared" not in strategies_in_help()["hf_causal"]
     with pytest.raises(NNDError, match="unknown strategy 'shared' for hf_causal"):
         load_backend(str(tiny_causal_model), "hf_causal", strategy="shared")
+
+
+def test_the_reward_backend_refuses_a_strategy_rather_than_ignore_it(reward_model):
+    """The help names strategies for hf_causal and hf_seq2seq only."""
+    assert "hf_reward" not in strategies_in_help()
+    with pytest.raises(NNDError, match="has no batching strategies"):
+        load_backend(str(reward_model), "hf_reward", strategy="packed")
+    assert load_backend(str(reward_model), "hf_reward").name == "hf_reward"
