@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from nnd_suites.evaluation.leaderboard import Leaderboard, MarginBandRates
+from nnd_suites.evaluation.outcomes import Rate
 from nnd_suites.evaluation.report_markdown import band_heading, ceiling_gap
 from nnd_suites.formatting import count, percent, rate_with_interval, row
 
@@ -90,9 +91,21 @@ def _margin_table(board: Leaderboard, suite: str, order: Sequence[str]) -> list[
     ]
     for label in order:
         rates = [band.rates.get(label) for band in strata.bands]
-        cells = ["n/a" if r is None else rate_with_interval(r.pass_rate, r.ci) for r in rates]
+        cells = [rate_cell(r, _n(b)) for r, b in zip(rates, strata.bands, strict=True)]
         lines.append(row([label, *cells]))
     return lines
+
+
+def rate_cell(rate: Rate | None, column_n: int) -> str:
+    """A model's pass rate in a column headed by its largest ``n``; a model that rated fewer of
+    the column's tests (it skipped some) says its own ``n``, which its rate is over."""
+    if rate is None:
+        return "n/a"
+    text = rate_with_interval(rate.pass_rate, rate.ci)
+    if rate.n == column_n:
+        return text
+    skipped = f", {count(rate.skipped)} skipped" if rate.skipped else ""
+    return f"{text} (n={count(rate.n)}{skipped})"
 
 
 def _n(band: MarginBandRates) -> int:

@@ -21,15 +21,14 @@ from typing import Any
 from nnd_suites.errors import NNDError
 from nnd_suites.evaluation.evaluator import evaluate
 from nnd_suites.evaluation.leaderboard import TIE_RULE, Leaderboard, leaderboard, model_labels
-from nnd_suites.evaluation.leaderboard_agreement import ceiling_row, human_sections
-from nnd_suites.evaluation.outcomes import Rate
+from nnd_suites.evaluation.leaderboard_agreement import ceiling_row, human_sections, rate_cell
 from nnd_suites.evaluation.outputs import write_report_files
 from nnd_suites.evaluation.parallel import current_rank
 from nnd_suites.evaluation.plots import write_leaderboard, write_scaling
 from nnd_suites.evaluation.prepared import prepare_suites
 from nnd_suites.evaluation.rank_job import rank_job, refuse_before_ranks, run_in_ranks, wants_ranks
 from nnd_suites.evaluation.report_markdown import limit_note
-from nnd_suites.formatting import count, percent, plural, rate_with_interval, row
+from nnd_suites.formatting import count, percent, plural, row
 from nnd_suites.output_folder import check_output_folder, write_report_folder
 
 
@@ -99,17 +98,16 @@ def write_leaderboard_folder(board: Leaderboard, out: str | Path) -> dict[str, P
     )
 
 
-def _cell(rate: Rate | None) -> str:
-    return "n/a" if rate is None else rate_with_interval(rate.pass_rate, rate.ci)
-
-
 def leaderboard_markdown(board: Leaderboard) -> str:
     """A table per suite: a row per model, best overall first, then one per bias baseline."""
     sizes = {m.label: m for m in board.models}
     lines = [
         f"# NND leaderboard ({plural(len(board.models), 'model')})",
         "",
-        f"Pass rate [Wilson 95% interval]; {TIE_RULE}. Bias baselines score without a model."
+        f"Pass rate [Wilson 95% interval]; {TIE_RULE}. n: the tests rated (passed, failed or "
+        "tied; degenerate and skipped tests are left out), the most any model rated; a model "
+        "that rated fewer (a candidate did not fit its window) gives its own n beside its rate. "
+        "Bias baselines score without a model."
         + limit_note(board.limit)
         + (" scaling.png plots pass rate against size." if board.family else ""),
     ]
@@ -127,7 +125,7 @@ def leaderboard_markdown(board: Leaderboard) -> str:
         ]
         for label in order:
             size = sizes[label].parameters
-            cells = [_cell(rows[c].get(label)) for c in columns]
+            cells = [rate_cell(rows[c].get(label), n[c]) for c in columns]
             lines.append(row([label, count(size) if size else "n/a", *cells]))
         for baseline, figures in board.baselines.get(suite, {}).items():
             cells = [percent(figures.get(c)) for c in columns]

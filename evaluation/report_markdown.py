@@ -73,10 +73,23 @@ def markdown(report: EvaluationReport) -> str:
         f"scored, {count(report.requests.cached)} from the cache, {report.seconds:.1f} s."
         + (f" {count(report.parameters)} parameters." if report.parameters else "")
         + limit
-        + " A tie is not a pass; degenerate and skipped tests are counted apart.",
+        + " A tie is not a pass; the pass rate is passed / rated (rated: passed, failed or "
+        "tied), degenerate and skipped tests are left out of it and counted apart.",
         "",
-        row(["suite", "tests", "passed", "ties", "degenerate", "skipped", "pass rate [95% CI]"]),
-        "|---|---:|---:|---:|---:|---:|---:|",
+        row(
+            [
+                "suite",
+                "tests",
+                "rated",
+                "passed",
+                "failed",
+                "ties",
+                "degenerate",
+                "skipped",
+                "pass rate [95% CI]",
+            ]
+        ),
+        "|---|---:|---:|---:|---:|---:|---:|---:|---:|",
     ]
     for name, result in report.suites.items():
         lines.append(
@@ -84,7 +97,9 @@ def markdown(report: EvaluationReport) -> str:
                 [
                     name,
                     count(result.pairs),
+                    count(result.overall.n),
                     count(result.passed),
+                    count(result.overall.failed),
                     count(result.ties),
                     count(result.degenerate),
                     count(result.skipped),

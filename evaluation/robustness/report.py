@@ -37,6 +37,7 @@ def _row(
             *first,
             count(c.n),
             count(c.degenerate),
+            count(c.skipped),
             *([changed] if changed else []),
             percent(c.parent_pass_rate),
             percent(c.pass_rate),
@@ -61,12 +62,14 @@ def to_markdown(report: RobustnessReport, per_category: bool = True) -> str:
         "transformation cells (and, per category, across each suite's category cells), as "
         f"`compare` corrects; * marks p Holm < {report.alpha}. A delta's interval can exclude 0 "
         "without a * (the interval and the exact test answer different questions, and the mark "
-        "is corrected for the number of cells). Degenerate tests (both candidates became the "
-        "same text) are excluded from the rates and counted apart.",
+        "is corrected for the number of cells). n: the tests rated on both sides (passed, "
+        "failed or tied), which the rates are over; degenerate tests (both candidates became "
+        "the same text) and skipped ones (a candidate did not fit the model's window, on either "
+        "side) are left out of the rates and counted apart.",
         "",
-        "| suite | transform | n | degenerate | changed | parent | transformed | delta [95% CI] "
-        "| lost | gained | p | p Holm |",
-        "|---|---|---:|---:|---:|---:|---:|---|---:|---:|---:|---:|",
+        "| suite | transform | n | degenerate | skipped | changed | parent | transformed "
+        "| delta [95% CI] | lost | gained | p | p Holm |",
+        "|---|---|---:|---:|---:|---:|---:|---:|---|---:|---:|---:|---:|",
     ]
     for cell in report.cells:
         key = (cell.suite, cell.transform, None)
@@ -79,9 +82,9 @@ def to_markdown(report: RobustnessReport, per_category: bool = True) -> str:
         lines += [
             f"### {cell.suite} / {cell.transform}",
             "",
-            "| category | n | degenerate | parent | transformed | delta [95% CI] | lost | gained "
-            "| p | p Holm |",
-            "|---|---:|---:|---:|---:|---|---:|---:|---:|---:|",
+            "| category | n | degenerate | skipped | parent | transformed | delta [95% CI] | lost "
+            "| gained | p | p Holm |",
+            "|---|---:|---:|---:|---:|---:|---|---:|---:|---:|---:|",
         ]
         for category, c in cell.by_category.items():
             key = (cell.suite, cell.transform, category)

@@ -4,9 +4,19 @@ and a source can hold terminal escape sequences: every line passes through
 
 from __future__ import annotations
 
-from typing import IO
+from typing import IO, TYPE_CHECKING
 
 from nnd_suites.errors import printable
+from nnd_suites.formatting import count, plural, rate_with_interval
+
+if TYPE_CHECKING:
+    from nnd_suites.evaluation.outcomes import Rate
+
+#: why a test is left out of a pass rate (the one outcome rule's two kinds)
+LEFT_OUT_WHY = {
+    "degenerate": "the same text twice",
+    "skipped": "a candidate longer than the window",
+}
 
 
 def say(*values: object, sep: str = " ", end: str = "\n", file: IO[str] | None = None) -> None:
@@ -17,3 +27,24 @@ def say(*values: object, sep: str = " ", end: str = "\n", file: IO[str] | None =
 def say_json(document: str) -> None:
     """Print a JSON document with terminal controls written as JSON escapes."""
     print(printable(document, json=True))
+
+
+def left_out(rate: Rate, why: bool = True) -> str:
+    """The tests a pass rate leaves out, ``19 degenerate (the same text twice), 22 skipped
+    (...)`` ('' when none)."""
+    parts = []
+    for kind, reason in LEFT_OUT_WHY.items():
+        if number := getattr(rate, kind):
+            parts.append(f"{count(number)} {kind}" + (f" ({reason})" if why else ""))
+    return ", ".join(parts)
+
+
+def rate_summary(rate: Rate) -> str:
+    """A pass rate with what it is over: the rated tests (pass, fail, tie), the degenerate and
+    skipped ones named as left out, so that no count beside the rate reads as its denominator."""
+    line = (
+        f"{rate_with_interval(rate.pass_rate, rate.ci)} of {plural(rate.n, 'rated test')} "
+        f"({count(rate.passed)} passed, {count(rate.failed)} failed, {plural(rate.ties, 'tie')})"
+    )
+    missing = left_out(rate)
+    return f"{line}; left out: {missing}" if missing else line

@@ -59,16 +59,21 @@ def test_the_rate_is_printed_over_the_rated_tests_with_the_degenerate_left_out(
     assert overall["n"] + overall["degenerate"] == result["pairs"]
 
 
-def test_skipped_tests_are_named_as_left_out(quiz_design_suite, tmp_path, capsys):
-    # a 24-token window: some candidates alone do not fit it, others do
-    model = tiny_causal_lm(
-        tmp_path / "small_window",
-        suite_texts([quiz_design_suite]),
+@pytest.fixture(scope="module")
+def small_window_model(tmp_path_factory, quiz_design_suite, challenge300_suite):
+    """A 20-token window: some candidates alone do not fit it (skipped tests), others do."""
+    return tiny_causal_lm(
+        tmp_path_factory.mktemp("small_window"),
+        suite_texts([quiz_design_suite, challenge300_suite]),
         n_layer=1,
         n_embd=16,
         n_head=2,
-        n_positions=24,
+        n_positions=20,
     )
+
+
+def test_skipped_tests_are_named_as_left_out(small_window_model, tmp_path, capsys):
+    model = small_window_model
     line, result, _ = _evaluate(
         "quiz_design", str(model), tmp_path / "run", capsys, "--limit", "10", "--no-cache"
     )
@@ -101,3 +106,86 @@ def test_the_human_agreement_line_is_printed_under_a_suite_with_votes(
         f"{100 * ceiling['ci'][1]:.1f}]; model - raters "
     )
     assert any(text.startswith(agreement) for text in printed.splitlines()), printed
+
+
+def test_report_md_gives_the_rated_count_the_rate_is_over(small_window_model, tmp_path, capsys):
+    _, result, _ = _evaluate(
+        "quiz_design", str(small_window_model), tmp_path / "run", capsys, "--limit", "10"
+    )
+    o = result["overall"]
+    assert o["skipped"] > 0
+    cells = [
+        f"{result['pairs']:,}",
+        f"{o['n']:,}",
+        f"{o['passed']:,}",
+        f"{o['failed']:,}",
+        f"{o['ties']:,}",
+        f"{o['degenerate']:,}",
+        f"{o['skipped']:,}",
+    ]
+    report_md = (tmp_path / "run" / "report.md").read_text()
+    assert "| suite | tests | rated | passed | failed | ties | degenerate | skipped |" in report_md
+    assert f"| quiz_design | {' | '.join(cells)} | {100 * o['pass_rate']:.1f}% [" in report_md
+
+
+def test_a_leaderboard_cell_gives_the_n_of_a_model_that_rated_fewer(
+    tiny_causal_model, small_window_model, tmp_path, capsys
+):
+    out = tmp_path / "board"
+    models = ["--model", str(tiny_causal_model), "--model", str(small_window_model)]
+    argv = ["evaluate", "--suite", "quiz_design", *models, "--limit", "10", "--out", str(out)]
+    assert main([*argv, "--quiet"]) == 0
+    printed = capsys.readouterr().out
+    label = small_window_model.name
+    (result,) = json.loads((out / label / "report.json").read_text())["suites"].values()
+    (full,) = json.loads((out / tiny_causal_model.name / "report.json").read_text())[
+        "suites"
+    ].values()
+    small, whole = result["overall"], full["overall"]
+    assert small["skipped"] > 0 and whole["skipped"] == 0 and whole["n"] > small["n"]
+    assert f"| overall (n={whole['n']}) |" in printed
+    row = next(line for line in printed.splitlines() if line.startswith(f"| {label} |"))
+    overall_cell = row.split(" | ")[2]
+    assert overall_cell.startswith(f"{100 * small['pass_rate']:.1f}% [")
+    assert overall_cell.endswith(f"(n={small['n']}, {small['skipped']} skipped)")
+    full_row = next(
+        line for line in printed.splitlines() if line.startswith(f"| {tiny_causal_model.name} |")
+    )
+    assert "(n=" not in full_row  # it rated every test the header counts
+
+
+def test_robustness_prints_the_skipped_tests_it_left_out(small_window_model, tmp_path, capsys):
+    out = tmp_path / "robust"
+    argv = ["robustness", "--suite", "quiz_design", "--model", str(small_window_model)]
+    assert main([*argv, "--transform", "lowercase", "--limit", "10", "--out", str(out)]) == 0
+    printed = capsys.readouterr().out
+    (cell,) = json.loads((out / "robustness.json").read_text())["cells"]
+    assert cell["skipped"] > 0
+    assert "| suite | transform | n | degenerate | skipped | changed |" in printed
+    expected = (
+        f"| quiz_design | lowercase | {cell['n']} | {cell['degenerate']} | {cell['skipped']} |"
+    )
+    assert expected in printed
+
+
+def test_slices_say_which_tests_a_subset_rate_is_over(small_window_model, tmp_path, capsys):
+    run = tmp_path / "run"
+    argv = ["evaluate", "--suite", "challenge300", "--model", str(small_window_model)]
+    assert main([*argv, "--out", str(run), "--quiet"]) == 0
+    (result,) = json.loads((run / "report.json").read_text())["suites"].values()
+    capsys.readouterr()
+    assert main(["slices", "challenge300", "--run", str(run)]) == 0
+    printed = capsys.readouterr().out.splitlines()
+    groups = result["by_slice"]["breakdown.group"]
+    under = printed[printed.index("breakdown.group") + 1 :]
+    checked = 0
+    for subset, rate in groups.items():
+        line = next(text for text in under if text.strip().startswith(subset + " "))
+        tests = rate["n"] + rate["degenerate"] + rate["skipped"]
+        assert f"n={tests:,}  pass {100 * rate['pass_rate']:.1f}% [" in line
+        if rate["skipped"]:
+            checked += 1
+            assert line.endswith(f" of {rate['n']:,} rated (left out: {rate['skipped']:,} skipped)")
+        else:
+            assert "rated" not in line
+    assert checked > 0

@@ -174,7 +174,8 @@ def test_report_files(quiz_design_suite, challenge300_suite, tmp_path):
     markdown = paths["markdown"].read_text()
     assert markdown.count("| quiz_design | ") == 3 and "### challenge300 / lowercase" in markdown
     lower = report.cell("quiz_design", "lowercase")
-    assert "| quiz_design | lowercase | 2,660 | 26 | 2,686 |" in markdown
+    # n, degenerate, skipped, changed
+    assert "| quiz_design | lowercase | 2,660 | 26 | 0 | 2,686 |" in markdown
     assert f"{100 * lower.delta:+.1f} [" in to_markdown(report)
     image = matplotlib.image.imread(paths["heatmap"])
     assert image.ndim == 3 and image.shape[0] > 100 and image.shape[1] > 100

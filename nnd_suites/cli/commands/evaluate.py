@@ -6,7 +6,6 @@ import argparse
 import json
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from nnd_suites.cli.habits import LOG_SAMPLES_OPTIONS
 from nnd_suites.cli.options import (
@@ -15,12 +14,9 @@ from nnd_suites.cli.options import (
     rank_zero,
     scoring_options,
 )
-from nnd_suites.cli.printing import say, say_json
+from nnd_suites.cli.printing import rate_summary, say, say_json
 from nnd_suites.errors import NNDError
-from nnd_suites.formatting import count, plural, rate_with_interval
-
-if TYPE_CHECKING:
-    from nnd_suites.evaluation.outcomes import Rate
+from nnd_suites.formatting import plural, rate_with_interval
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -119,21 +115,6 @@ def run(args: argparse.Namespace) -> int:
         samples = ", samples/" if args.log_samples else ""
         say(f"wrote {args.out}/report.json, report.md, pass_rates.png, outcomes/{samples}")
     return 0
-
-
-def rate_summary(rate: Rate) -> str:
-    """A pass rate with what it is over: the rated tests (pass, fail, tie), the degenerate and
-    skipped ones named as left out, so that no count beside the rate reads as its denominator."""
-    line = (
-        f"{rate_with_interval(rate.pass_rate, rate.ci)} of {plural(rate.n, 'rated test')} "
-        f"({count(rate.passed)} passed, {count(rate.failed)} failed, {plural(rate.ties, 'tie')})"
-    )
-    left_out = []
-    if rate.degenerate:
-        left_out.append(f"{count(rate.degenerate)} degenerate (the same text twice)")
-    if rate.skipped:
-        left_out.append(f"{count(rate.skipped)} skipped (a candidate longer than the window)")
-    return f"{line}; left out: {', '.join(left_out)}" if left_out else line
 
 
 def _run_several(args: argparse.Namespace) -> int:

@@ -6,8 +6,8 @@ import argparse
 import json
 from pathlib import Path
 
-from nnd_suites.cli.printing import say, say_json
-from nnd_suites.formatting import plural, rate_with_interval
+from nnd_suites.cli.printing import left_out, say, say_json
+from nnd_suites.formatting import count, plural, rate_with_interval
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -62,6 +62,8 @@ def run(args: argparse.Namespace) -> int:
             if name in rates:
                 rate = rates[name][subset]
                 line += f"  pass {rate_with_interval(rate.pass_rate, rate.ci)}"
+                if rate.n != len(ids):  # the rate is over the rated tests only: say which
+                    line += f" of {count(rate.n)} rated (left out: {left_out(rate, why=False)})"
             say(line)
     if args.gem_out:
         say(f"wrote {args.gem_out}")
