@@ -62,3 +62,13 @@ def _duration(seconds: float) -> str:
     if seconds < 7200:
         return f"{seconds / 60:.0f} min"
     return f"{seconds / 3600:.1f} h"
+
+
+def quiet_transformers_off_terminal() -> None:
+    """transformers' own loading and saving bars would fill a log with escapes: off unless
+    stderr is a terminal."""
+    if not sys.stderr.isatty():
+        # lazy: transformers loads with a model only (`import nnd_suites` stays torch-free)
+        from transformers.utils import logging as transformers_logging
+
+        transformers_logging.disable_progress_bar()

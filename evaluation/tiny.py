@@ -15,6 +15,7 @@ import tempfile
 from collections.abc import Iterable
 from pathlib import Path
 
+from nnd_suites.evaluation.progress import quiet_transformers_off_terminal
 from nnd_suites.paths import cache_root
 from nnd_suites.suite import Suite
 from nnd_suites.suite.resolve import load_suite
@@ -173,9 +174,6 @@ def embedded_model(cache: Path | None = None) -> Path:
     """The embedded model's folder (``EMBEDDED``), made on first use under the nnd-suites cache
     from the shipped Quiz Design and Challenge 300 texts; later calls reuse it. Concurrent
     callers (data-parallel ranks) each build into a temporary folder and rename it into place."""
-    # lazy: hf_loading imports torch, which `import nnd_suites.evaluation` must not
-    from nnd_suites.evaluation.backends.hf_loading import quiet_transformers_off_terminal
-
     folder = (cache or cache_root()) / "models" / EMBEDDED_FOLDER
     if (folder / "config.json").is_file():
         return folder
@@ -226,9 +224,6 @@ def main(argv: list[str] | None = None) -> int:
         "--seed", type=int, default=0, help="seed of the random weights (models that differ)"
     )
     args = parser.parse_args(argv)
-    # lazy: hf_loading imports torch, which `import nnd_suites.evaluation` must not
-    from nnd_suites.evaluation.backends.hf_loading import quiet_transformers_off_terminal
-
     quiet_transformers_off_terminal()
     texts = suite_texts(load_suite(s) for s in args.suite or ["quiz_design", "challenge300"])
     build = tiny_seq2seq_lm if args.seq2seq else tiny_causal_lm

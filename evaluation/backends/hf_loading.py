@@ -8,7 +8,6 @@ import contextlib
 import hashlib
 import re
 import socket
-import sys
 import urllib.parse
 from collections.abc import Iterable, Iterator, Mapping
 from functools import lru_cache
@@ -20,6 +19,7 @@ from pydantic import Field
 
 from nnd_suites.errors import ModelLoadError, NNDError
 from nnd_suites.evaluation.backend import BackendParams, backend_name
+from nnd_suites.evaluation.progress import quiet_transformers_off_terminal
 from nnd_suites.evaluation.tiny import EMBEDDED, embedded_or
 from nnd_suites.sources.download import file_stamp
 
@@ -103,16 +103,6 @@ def load_error(model: str, exc: Exception) -> ModelLoadError:
     return ModelLoadError(
         f"cannot load model {model!r}: {where} ({type(exc).__name__}: {detail}).{hint}"
     )
-
-
-def quiet_transformers_off_terminal() -> None:
-    """transformers' own loading and saving bars would fill a log with escapes: off unless
-    stderr is a terminal."""
-    if not sys.stderr.isatty():
-        # lazy: transformers loads with a model only (`import nnd_suites` stays torch-free)
-        from transformers.utils import logging as transformers_logging
-
-        transformers_logging.disable_progress_bar()
 
 
 def load_config(model: str, revision: str | None = None, trust_remote_code: bool = False):

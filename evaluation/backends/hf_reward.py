@@ -80,9 +80,17 @@ class HFRewardBackend(Backend):
             revision=model_revision(model, revision),
         )
         backend.load_revision = revision
+        if batch_size != "auto":  # "auto": BATCH pairs (a reward pass has no long targets)
+            if isinstance(batch_size, bool) or not isinstance(batch_size, int) or batch_size < 1:
+                raise ParameterError(
+                    f"backend {cls.name}: batch_size {batch_size!r}: give a number of (context, "
+                    "candidate) pairs >= 1, or auto"
+                )
+            backend.batch = batch_size
         return backend
 
     load_revision: str | None = None
+    batch: int = BATCH
 
     @property
     def identity(self) -> dict[str, str]:
@@ -132,8 +140,8 @@ class HFRewardBackend(Backend):
         limit = min(tokenizer.model_max_length, 1 << 20)
         results: list[Score] = []
         with scoring_mode(network), torch.inference_mode():
-            for start in range(0, len(requests), BATCH):
-                part = requests[start : start + BATCH]
+            for start in range(0, len(requests), self.batch):
+                part = requests[start : start + self.batch]
                 encoded = tokenizer(
                     [r.context for r in part],
                     [r.candidate for r in part],

@@ -162,3 +162,30 @@ def test_the_reward_backend_refuses_a_strategy_rather_than_ignore_it(reward_mode
     with pytest.raises(NNDError, match="has no batching strategies"):
         load_backend(str(reward_model), "hf_reward", strategy="packed")
     assert load_backend(str(reward_model), "hf_reward").name == "hf_reward"
+
+
+def test_the_served_backends_tokenizer_takes_the_embedded_model(embedded_is_tiny, monkeypatch):
+    """``--tokenizer nnd-suites:tiny-random`` with a served model reads the embedded model's
+    tokenizer (its special texts), as every other loader does."""
+    from nnd_suites.evaluation.backends.served import backend as served
+
+    asked = []
+    real = served._special_texts
+    monkeypatch.setattr(served, "_special_texts", lambda t, e: asked.append(t) or real(t, e))
+    with pytest.raises(NNDError):  # nothing listens there; the tokenizer was read first
+        load_backend("m", base_url="http://127.0.0.1:9/v1", retries=0, tokenizer=tiny.EMBEDDED)
+    assert asked == [str(embedded_is_tiny)]
+
+
+def test_the_reward_backend_takes_its_batch_size(reward_model, quiz_design_suite):
+    """--batch-size was silently ignored by hf_reward (always 16); scores do not depend on it."""
+    requests = [ScoreRequest(p.context["answer"], p.high.text) for p in quiz_design_suite.pairs]
+    requests = requests[:7]
+    one = load_backend(str(reward_model), "hf_reward", batch_size=1)
+    assert one.batch == 1 and load_backend(str(reward_model), "hf_reward").batch == 16
+    scores = [s.logprob_sum for s in one.score(requests)]
+    three = load_backend(str(reward_model), "hf_reward", batch_size=3).score(requests)
+    assert [s.logprob_sum for s in three] == pytest.approx(scores, abs=1e-4)
+    for bad in (0, -2, "many"):
+        with pytest.raises(NNDError, match="batch_size"):
+            load_backend(str(reward_model), "hf_reward", batch_size=bad)

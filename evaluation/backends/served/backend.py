@@ -33,6 +33,7 @@ from nnd_suites.evaluation.backends.served.protocol import (
     echoed_tokens,
 )
 from nnd_suites.evaluation.scoring import TokenizerTraits, boundary_texts
+from nnd_suites.evaluation.tiny import embedded_or
 
 logger = logging.getLogger(__name__)
 
@@ -138,7 +139,9 @@ class ServedBackend(Backend):
             max_bytes=_given(options.get("max_answer_bytes"), DEFAULT_MAX_ANSWER_BYTES),
         )
         eos_text, bos_text = _special_texts(
-            options.get("tokenizer") or model, options.get("eos_text")
+            # a --tokenizer may be the embedded model; the model's own name is the server's
+            embedded_or(options["tokenizer"]) if options.get("tokenizer") else model,
+            options.get("eos_text"),
         )
         server = _server_identity(client, model)
         probe = probe_engine(client, model, eos_text, float(options.get("probe_tolerance", 1e-2)))
