@@ -142,7 +142,7 @@ def evaluate(
         refuse_before_ranks(suites, backend, backend_options)
         # the embedded model is made once, here, rather than by N ranks at once
         (job.arguments["model"],), _ = resolve_embedded([str(model)])
-        check_model_references([job.arguments["model"]], backend, backend_options)
+        check_model_references([job.arguments["model"]], backend, backend_options, revision)
         return run_in_ranks(job, data_parallel, EvaluationReport)  # type: ignore[arg-type]
     prepared: PreparedSuites | None = None
     if isinstance(suites, PreparedSuites):

@@ -64,7 +64,9 @@ def evaluate_models(
     if out is not None and main:
         # before any scoring: a bad --out must not cost a run
         check_output_folder(out, "leaderboard")
-    check_model_references(models, options.get("backend"), options.get("backend_options"))
+    check_model_references(
+        models, options.get("backend"), options.get("backend_options"), options.get("revision")
+    )
     if job is not None:  # N local ranks make this call; what would fail in each fails here
         refuse_before_ranks(suites, options.get("backend"), options.get("backend_options"))
         return run_in_ranks(job, data_parallel, Leaderboard)  # type: ignore[arg-type]

@@ -189,3 +189,19 @@ def test_the_reward_backend_takes_its_batch_size(reward_model, quiz_design_suite
     for bad in (0, -2, "many"):
         with pytest.raises(NNDError, match="batch_size"):
             load_backend(str(reward_model), "hf_reward", batch_size=bad)
+
+
+def test_several_models_and_data_parallel_refuse_a_revision_of_a_folder_before_scoring(
+    tiny_causal_model, monkeypatch
+):
+    """evaluate_models checked every reference but without the revision (so a Hub id then a
+    folder with --revision scored the first before refusing the second); the data-parallel
+    pre-check left the refusal to each rank."""
+    from nnd_suites.evaluation import evaluator, multi
+
+    monkeypatch.setattr(evaluator, "run_in_ranks", pytest.fail)
+    monkeypatch.setattr(multi, "evaluate", pytest.fail)  # nothing is scored
+    with pytest.raises(NNDError, match="revision"):
+        multi.evaluate_models(["gpt2", str(tiny_causal_model)], "challenge300", revision="main")
+    with pytest.raises(NNDError, match="revision"):
+        evaluator.evaluate(str(tiny_causal_model), "challenge300", revision="main", data_parallel=2)
