@@ -70,6 +70,8 @@ def copy_of_repository(tmp_path: Path) -> tuple[Path, dict[str, str]]:
     (root / "tests" / "adapters").mkdir(parents=True)
     for name in ("conftest.py", "adapters/test_harness.py"):
         shutil.copy2(REPO / "tests" / name, root / "tests" / name)
+    # the conftest imports helpers from tests/support (pyproject's pytest pythonpath)
+    shutil.copytree(REPO / "tests" / "support", root / "tests" / "support", ignore=ignore)
     shim = tmp_path / "shim"
     shim.mkdir()
     mapping = {name: str(root / folder) for name, folder in MAPPING.items()}
