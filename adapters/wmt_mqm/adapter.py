@@ -12,7 +12,7 @@ from typing import Any, ClassVar
 from pydantic import BaseModel, ConfigDict, Field
 
 from nnd_suites.adapter import Adapter, AdapterMetadata, register_adapter
-from nnd_suites.errors import SourceFormatError
+from nnd_suites.errors import ParameterError, SourceFormatError
 from nnd_suites.groups import Candidate, Group
 from nnd_suites.sources import ReadLog, read_tsv
 
@@ -144,10 +144,19 @@ class WmtMqmAdapter(Adapter):
     )
 
     def language_pair(self, path: Path) -> tuple[str, str]:
+        found = language_pair_from_name(path.name)
         if self.options.language_pair:
             source, target = self.options.language_pair.split("-")
+            # a pair that contradicts the file's own name would label every context wrongly
+            # (the instruct template would ask for a translation the candidates are not)
+            if found is not None and found != (source, target):
+                raise ParameterError(
+                    f"adapter wmt_mqm: --option language_pair={source}-{target} contradicts "
+                    f"the pair {'-'.join(found)} in the file name {path.name!r}; leave the "
+                    f"option out (or pass language_pair={'-'.join(found)}), or, if the name is "
+                    "wrong, rename the file"
+                )
             return source, target
-        found = language_pair_from_name(path.name)
         if found is None:
             raise SourceFormatError(
                 str(path),
