@@ -107,10 +107,11 @@ def evaluate(
     (``macaw``) or a template string; ``compat="reference"`` reproduces the paper's scoring.
     ``normalize`` lists normalisation specs (``lowercase``, ``whitespace``...; perturbations are
     refused) applied to every suite before scoring. ``limit`` scores only the first N context
-    groups of each suite (a smoke test; the report says so). ``trust_remote_code`` lets a
-    model repository run its own code (never by default); ``device_map="auto"`` spreads a
-    model larger than one device over all of them. ``backend_options`` go to the backend's
-    ``load`` (the served backend's ``base_url``, ``api_key_env``, ``concurrency``...).
+    groups with tests of each suite (or that share of them; a smoke test; the report says so).
+    ``trust_remote_code`` lets a model repository run its own code (never by default);
+    ``device_map="auto"`` spreads a model larger than one device over all of them.
+    ``backend_options`` go to the backend's ``load`` (the served backend's ``base_url``,
+    ``api_key_env``, ``concurrency``...).
     ``scorers`` (``mean``, ``sum``, ``per_char``, ``per_byte``; one or several) compare the two
     candidates of a test: the first gives the report's pass rates, all of them its
     ``sensitivity`` (every scorer reads the same scores: no model call more); ``pmi`` adds a

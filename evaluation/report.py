@@ -181,10 +181,17 @@ class EvaluationReport(BaseModel):
         return self._samples
 
     def summary(self) -> dict[str, Any]:
-        """The ``--json`` object: every suite's counts, pass rate and per-category rates."""
+        """The ``--json`` object: every suite's counts, pass rate and per-category rates, with
+        every field that changes what the figures mean (--limit, the scorers' sensitivity, the
+        reference model), so a script can tell a smoke test from a full run."""
         return {
+            "nnd_suites_version": self.nnd_suites_version,
+            "created": self.created,
             "model": self.model,
             "mode": self.mode,
+            "limit": self.limit,
+            "reference_model": self.reference_model,
+            "architecture": self.architecture,
             "backend": self.backend,
             "suites": {
                 name: result.model_dump(mode="json", exclude={"by_breakdown"})
@@ -200,11 +207,7 @@ class EvaluationReport(BaseModel):
             "seconds": self.seconds,
             "parameters": self.parameters,
             "scorer": self.scorer,
-            **(
-                {"sensitivity": {n: s.model_dump(mode="json") for n, s in self.sensitivity.items()}}
-                if self.sensitivity
-                else {}
-            ),
+            "sensitivity": {n: s.model_dump(mode="json") for n, s in self.sensitivity.items()},
         }
 
 

@@ -49,10 +49,13 @@ def limit_note(limit: float | None) -> str:
     if not limit:
         return ""
     if limit < 1:
-        kept = f"the first {percent(limit, 0)} of the context groups"
+        kept = f"the first {percent(limit, 0)} of the context groups with tests"
     else:
-        kept = f"the first {plural(int(limit), 'context group')}"
-    return f" Only {kept} of each suite were scored (`limit` counts context groups, not tests)."
+        kept = f"the first {plural(int(limit), 'context group')} with tests"
+    return (
+        f" Only {kept} of each suite were scored (`limit` counts context groups with tests, "
+        "not tests)."
+    )
 
 
 def is_embedded(model: str) -> bool:

@@ -192,9 +192,10 @@ def add_scoring_options(
         "--limit",
         type=group_limit,
         metavar="N",
-        help="score only the first N context groups of each suite, or that fraction of them "
-        "(0.1: the first 10%%; the unit is a context group: one input with all its candidates, "
-        "several tests; a smoke test)",
+        help="score only the first N context groups with tests of each suite, or that fraction "
+        "of them (0.1: the first 10%% of the context groups with tests; groups whose candidates "
+        "make no test are not counted; the unit is a context group: one input with all its "
+        "candidates, several tests; a smoke test)",
     )
     parser.add_argument("--quiet", action="store_true", help="no progress bar")
     served = parser.add_argument_group("served backend (--backend served)")

@@ -56,7 +56,7 @@ def test_two_processes_give_the_single_process_outcomes(tiny_causal_model, tmp_p
     assert main([*base, "--out", str(tmp_path / "two"), "--data-parallel", "2", "--json"]) == 0
     printed_two = json.loads(capsys.readouterr().out)  # the launcher prints rank 0's report
     for printed in (printed_one, printed_two):
-        printed.pop("seconds")
+        printed.pop("seconds"), printed.pop("created")  # when and how long: not a figure
     assert printed_two == printed_one
     one, two = _outcomes(tmp_path / "one"), _outcomes(tmp_path / "two")
     assert set(one) == {"quiz_design", "challenge300"}

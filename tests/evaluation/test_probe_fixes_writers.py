@@ -1,0 +1,41 @@
+"""Probe findings F-J, F-T (what --json and --limit say), F-N (a robustness folder keeps only its
+own evaluation), F-P and F-L (the tiny model's writer), F-M (slices and compare messages)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from nnd_suites import load_suite
+from nnd_suites.cli import main
+
+
+def test_json_summary_carries_what_tells_runs_apart(tiny_causal_model, tmp_path, capsys):
+    """F-J: --json printed no limit, so a 7-group smoke test read as a full run."""
+    out = tmp_path / "run"
+    argv = ["evaluate", "--suite", "challenge300", "--model", str(tiny_causal_model)]
+    assert main([*argv, "--limit", "7", "--json", "--quiet", "--out", str(out)]) == 0
+    summary = json.loads(capsys.readouterr().out)
+    written = json.loads((out / "report.json").read_text())
+    assert summary["limit"] == written["limit"] == 7
+    # every field of report.json that says how the figures were made is in --json, equal
+    for field in set(written) - {"suites", "requests", "backend"}:
+        assert summary[field] == written[field], field
+    assert summary["reference_model"] is None and summary["sensitivity"] == {}
+    # F-T: the limit counts the context groups that have tests, and report.md says so
+    suite = load_suite("challenge300")
+    with_tests = list(dict.fromkeys(p.group_id for p in suite.pairs))
+    assert suite.manifest.counts.groups > len(with_tests)  # some groups make no test
+    first = set(with_tests[:7])
+    assert summary["suites"]["challenge300"]["pairs"] == sum(
+        p.group_id in first for p in suite.pairs
+    )
+    assert "the first 7 context groups with tests of each suite" in (out / "report.md").read_text()
+
+
+def test_limit_help_says_groups_with_tests(capsys):
+    with pytest.raises(SystemExit):
+        main(["evaluate", "--help"])
+    help_text = " ".join(capsys.readouterr().out.split())
+    assert "first N context groups with tests of each suite" in help_text
