@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from nnd_suites.conversation import EMPTY_CONVERSATION, conversation_fields
 from nnd_suites.errors import UnknownItemError
 from nnd_suites.suite import Suite
 from nnd_suites.templates import check_template, render_template
@@ -35,5 +36,9 @@ def resolve_template(suite: Suite, template: str | None) -> tuple[str, str]:
 
 def neutral_context(template: str, fields: Iterable[str]) -> str:
     """The template with every field empty: the context a scorer such as ``pmi`` scores a
-    candidate after, to take out how likely the text is on its own."""
-    return render_template(template, dict.fromkeys(fields, ""))
+    candidate after, to take out how likely the text is on its own. A conversation field
+    (``{dialogue:transcript}``) is an empty conversation, which renders as nothing: the neutral
+    context of ``{dialogue:transcript}\\n\\nAssistant:`` is ``\\n\\nAssistant:``."""
+    conversations = conversation_fields(template)
+    empty = {field: EMPTY_CONVERSATION if field in conversations else "" for field in fields}
+    return render_template(template, empty)

@@ -41,6 +41,11 @@ def encode_turns(turns: Sequence[Turn]) -> str:
     return json.dumps([turn.model_dump() for turn in turns], ensure_ascii=False)
 
 
+#: A conversation field with no turns (the transcript rule renders it as nothing): the value
+#: of a conversation field in a neutral context (``pmi``), where every field is empty.
+EMPTY_CONVERSATION = encode_turns([])
+
+
 def decode_turns(value: str, field: str = "conversation") -> list[Turn]:
     """The turns held by a context field; a value that is not a list of turns is a TemplateError
     (the template asked for a conversation where the suite has none)."""
