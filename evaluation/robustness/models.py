@@ -3,7 +3,8 @@ computation from paired tests."""
 
 from __future__ import annotations
 
-from typing import Any
+import json
+from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -14,6 +15,9 @@ from nnd_suites.evaluation.robustness.stats import (
     PairedTest,
     compare_to_parent,
 )
+
+if TYPE_CHECKING:
+    from nnd_suites.evaluation.report import EvaluationReport
 
 ALPHA = 0.05
 #: a robustness cell: (suite, transformation, category or None for all the suite's tests)
@@ -60,6 +64,39 @@ class RobustnessReport(BaseModel):
     def summary(self) -> dict[str, Any]:
         """What ``--json`` prints: the report, cells first-class."""
         return self.model_dump(mode="json")
+
+
+def evaluation_record(report: EvaluationReport) -> dict[str, Any]:
+    """What a robustness report records of the evaluator's report it was computed from (its
+    ``evaluation`` field): enough to tell that report from any other run's."""
+    return {
+        "model": report.model,
+        "mode": report.mode,
+        "scorer": report.scorer,
+        "backend": report.backend,
+        "templates": {name: r.template_name for name, r in report.suites.items()},
+        "requests": report.requests.model_dump(),
+        "seconds": report.seconds,
+        "limit": report.limit,
+    }
+
+
+def computed_from(report: RobustnessReport, evaluation: EvaluationReport) -> bool:
+    """Whether ``report`` was computed from ``evaluation``: same model, scoring, limit, requests
+    and time, and the same untouched pass rate for every suite of the report."""
+    return (
+        report.model == evaluation.model
+        and _as_json(report.evaluation) == _as_json(evaluation_record(evaluation))
+        and all(
+            name in evaluation.suites and evaluation.suites[name].overall == rate
+            for name, rate in report.suites.items()
+        )
+    )
+
+
+def _as_json(value: dict[str, Any]) -> Any:
+    """``value`` as JSON reads it back (a report read from robustness.json compares equal)."""
+    return json.loads(json.dumps(value, default=str))
 
 
 def make_cell(

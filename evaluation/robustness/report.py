@@ -5,10 +5,16 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from nnd_suites.errors import NNDError
 from nnd_suites.evaluation.outputs import write_report_files
 from nnd_suites.evaluation.paired_charts import write_heatmap
-from nnd_suites.evaluation.robustness.models import RobustnessReport, holm_p_values
+from nnd_suites.evaluation.robustness.models import (
+    RobustnessReport,
+    computed_from,
+    holm_p_values,
+)
 from nnd_suites.evaluation.robustness.stats import PairedComparison
+from nnd_suites.evaluation.saved import load_report
 from nnd_suites.formatting import (
     count,
     difference_with_interval,
@@ -16,7 +22,7 @@ from nnd_suites.formatting import (
     percent,
     row,
 )
-from nnd_suites.output_folder import write_report_folder
+from nnd_suites.output_folder import holds_kind, write_report_folder
 
 if TYPE_CHECKING:
     from nnd_suites.evaluation.report import EvaluationReport
@@ -98,7 +104,10 @@ def write_report(
 ) -> dict[str, Path]:
     """Write robustness.json (+ schema), robustness.md and robustness.png into ``folder`` as a
     whole (:mod:`nnd_suites.output_folder`), with the evaluator's report under evaluation/:
-    ``evaluation`` when given, else the one an earlier step of the run wrote there (carried)."""
+    ``evaluation`` when given, else the one already in ``folder``/evaluation when ``report`` was
+    computed from it (:func:`computed_from`: same model, scoring, limit and untouched rates).
+    Any other evaluation/ (another model's, another run's) is left out: one folder, one run's
+    figures."""
 
     def write_evaluation(tmp: Path) -> dict[str, Path]:
         if evaluation is None:
@@ -108,6 +117,7 @@ def write_report(
     charts = {
         "heatmap": (HEATMAP_FILE, lambda path: write_heatmap(report, path, holm_p_values(report)))
     }
+    carried = evaluation is None and _earlier_evaluation_matches(report, Path(folder))
     return write_report_folder(
         folder,
         "robustness",
@@ -115,5 +125,17 @@ def write_report(
         to_markdown(report),
         charts,
         extra=write_evaluation,
-        carry=None if evaluation is not None else CARRIED,
+        carry=CARRIED if carried else None,
     )
+
+
+def _earlier_evaluation_matches(report: RobustnessReport, folder: Path) -> bool:
+    """Whether ``folder``/evaluation holds the evaluator's report ``report`` was computed from
+    (a damaged or foreign one does not)."""
+    earlier = folder / EVALUATION_FOLDER
+    if not holds_kind(earlier, CARRIED[EVALUATION_FOLDER]):
+        return False
+    try:
+        return computed_from(report, load_report(earlier))
+    except NNDError:  # damaged outcome files: not carried
+        return False

@@ -16,7 +16,13 @@ from nnd_suites.evaluation.evaluator import evaluate
 from nnd_suites.evaluation.outcomes import Rate
 from nnd_suites.evaluation.prepared import first_groups
 from nnd_suites.evaluation.report import EvaluationReport
-from nnd_suites.evaluation.robustness.models import ALPHA, RobustnessReport, corrected, make_cell
+from nnd_suites.evaluation.robustness.models import (
+    ALPHA,
+    RobustnessReport,
+    corrected,
+    evaluation_record,
+    make_cell,
+)
 from nnd_suites.evaluation.robustness.report import write_report
 from nnd_suites.evaluation.robustness.stats import paired_tests
 from nnd_suites.output_folder import check_output_folder
@@ -109,14 +115,5 @@ def _evaluate(
     if len(report.suites) != len(suites):  # the evaluator keeps one result per suite given
         raise NNDError(f"{len(suites)} suites scored, {len(report.suites)} results returned")
     outcomes = [{row.pair_id: row.outcome for row in rows} for rows in report.outcomes.values()]
-    evaluation = {
-        "model": report.model,
-        "mode": report.mode,
-        "scorer": report.scorer,
-        "backend": report.backend,
-        "templates": {name: r.template_name for name, r in report.suites.items()},
-        "requests": report.requests.model_dump(),
-        "seconds": report.seconds,
-        "limit": report.limit,
-    }
+    evaluation = evaluation_record(report)
     return outcomes, [r.overall for r in report.suites.values()], evaluation, report

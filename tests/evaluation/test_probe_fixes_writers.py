@@ -39,3 +39,39 @@ def test_limit_help_says_groups_with_tests(capsys):
         main(["evaluate", "--help"])
     help_text = " ".join(capsys.readouterr().out.split())
     assert "first N context groups with tests of each suite" in help_text
+
+
+def _robustness_run(model, out, limit=3):
+    from nnd_suites.evaluation.robustness import robustness
+
+    options = {"limit": limit, "out": out, "cache": False, "progress": False}
+    return robustness(str(model), ["challenge300"], ["lowercase"], **options)
+
+
+def test_a_robustness_folder_keeps_only_its_own_evaluation(
+    tiny_causal_model, tiny_seq2seq_model, tmp_path
+):
+    """F-N: write_report(report, folder) carried the evaluation/ of another model's run."""
+    from nnd_suites.evaluation.robustness import RobustnessReport, write_report
+    from nnd_suites.evaluation.saved import load_report
+
+    mine, theirs = tmp_path / "mine", tmp_path / "theirs"
+    report = _robustness_run(tiny_causal_model, mine)
+    _robustness_run(tiny_seq2seq_model, theirs)
+    assert load_report(theirs / "evaluation").model == str(tiny_seq2seq_model)
+
+    # written over another model's folder: that model's evaluation/ is left out
+    write_report(report, theirs)
+    written = RobustnessReport.model_validate_json((theirs / "robustness.json").read_text())
+    assert written.model == str(tiny_causal_model)
+    assert not (theirs / "evaluation").exists()
+
+    # re-written in its own folder: its own evaluation/ stays, and it is the run's
+    write_report(report, mine)
+    assert load_report(mine / "evaluation").model == str(tiny_causal_model)
+
+    # the same model limited otherwise is another run: left out too
+    other_limit = tmp_path / "limit4"
+    _robustness_run(tiny_causal_model, other_limit, limit=4)
+    write_report(report, other_limit)
+    assert not (other_limit / "evaluation").exists()
