@@ -144,3 +144,11 @@ class OutputFolderError(NNDError):
     """
 
     exit_status = 2
+
+
+class NoSystemsError(NNDError):
+    """A suite whose candidates name no system that generated them (pairwise preferences such as
+    HH-RLHF's): there is no system to give a human score (``systems``) or to verify (``verify``).
+    A usage error (exit status 2) naming the suite."""
+
+    exit_status = 2

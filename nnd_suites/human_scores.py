@@ -24,6 +24,8 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from nnd_suites.errors import NoSystemsError
+from nnd_suites.judgments import UNKNOWN_SYSTEM
 from nnd_suites.quality_map import QualityMap
 from nnd_suites.suite import Suite, SuiteCandidate
 
@@ -94,7 +96,10 @@ def _judge(quality_map: QualityMap, top: set[str], candidate: SuiteCandidate) ->
 
 
 def human_scores(suite: Suite) -> HumanScores:
-    """Every annotated system's human score, overall and per test category."""
+    """Every annotated system's human score, overall and per test category. A suite whose
+    candidates name no system (pairwise preferences) is a NoSystemsError: one "unknown" system
+    pooling every candidate would print a score of the pairing (half chosen, half rejected)."""
+    check_has_systems(suite)
     quality_map = QualityMap.from_dict(
         suite.manifest.quality_map.definition, origin=f"quality map of suite {suite.name}"
     )
@@ -123,6 +128,18 @@ def human_scores(suite: Suite) -> HumanScores:
         systems=dict(ordered),
         score_range=(0.0, 1.0) if not rated else (min(values), max(values)) if values else None,
     )
+
+
+def check_has_systems(suite: Suite) -> None:
+    """Refuse a suite none of whose candidates names the system that generated it."""
+    if all(set(c.systems) <= {UNKNOWN_SYSTEM} for c in suite.candidates):
+        raise NoSystemsError(
+            f"suite {suite.name}: its {len(suite.candidates)} candidates name no system that "
+            f"generated them (every one is {UNKNOWN_SYSTEM!r}; a source of pairwise preferences "
+            "such as HH-RLHF records none), so there are no systems to score or verify; "
+            "`systems` and `verify` need a suite whose source names each output's system "
+            "(quiz_design, challenge300, wmt_mqm)"
+        )
 
 
 def _system_score(judgements: list[_Judged], kinds: dict[str, CategoryKind]) -> SystemScore:

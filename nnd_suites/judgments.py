@@ -14,6 +14,8 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 Verdict = Literal["a", "b", "tie"]
+#: The system of a response whose source names none (HH-RLHF): not a system that can be scored.
+UNKNOWN_SYSTEM = "unknown"
 
 
 class Judgment(BaseModel):
@@ -28,8 +30,8 @@ class Judgment(BaseModel):
         None, allow_inf_nan=False, description="strength or confidence of the verdict"
     )
     rater: str | None = None
-    systems_a: list[str] = Field(default_factory=lambda: ["unknown"], min_length=1)
-    systems_b: list[str] = Field(default_factory=lambda: ["unknown"], min_length=1)
+    systems_a: list[str] = Field(default_factory=lambda: [UNKNOWN_SYSTEM], min_length=1)
+    systems_b: list[str] = Field(default_factory=lambda: [UNKNOWN_SYSTEM], min_length=1)
     category: str | None = Field(None, description="finer category, rolled up by the hierarchy")
     breakdown: dict[str, str] = Field(default_factory=dict)
     where: str = Field("", description="file:line (or item id) for messages")
