@@ -15,6 +15,7 @@ from nnd_suites.errors import NNDError
 from nnd_suites.evaluation.outcomes import TestOutcome
 from nnd_suites.evaluation.outputs import read_outcomes
 from nnd_suites.evaluation.report import EvaluationReport
+from nnd_suites.output_folder import holds_kind
 from nnd_suites.reading import DataFileError, check_regular_file, parse_json, read_data_text
 from nnd_suites.suite import Suite
 
@@ -27,11 +28,32 @@ def report_file(path: str | Path) -> Path:
     path = Path(path)
     found = path / "report.json" if path.is_dir() else path
     if not found.is_file():
-        raise NNDError(
-            f"{found}: no evaluation report there; give the folder written by "
-            "`nnd-suites evaluate --out DIR` (or its report.json)"
-        )
+        raise NNDError(_not_a_run(path) if path.is_dir() else _no_report(found))
     return found
+
+
+def _no_report(found: Path) -> str:
+    return (
+        f"{found}: no evaluation report there; give the folder written by "
+        "`nnd-suites evaluate --out DIR` (or its report.json)"
+    )
+
+
+def _not_a_run(folder: Path) -> str:
+    """Why ``folder`` is not one run, and which run inside it to give: a leaderboard holds one
+    run per model, a robustness folder its evaluator's run under evaluation/."""
+    if holds_kind(folder, "leaderboard"):
+        models = sorted(e.name for e in folder.iterdir() if (e / "report.json").is_file())
+        return (
+            f"{folder}: a leaderboard folder (one run per model), not one evaluation run; give "
+            f"one model's run inside it, {folder}/MODEL, with MODEL one of: {', '.join(models)}"
+        )
+    if holds_kind(folder, "robustness") and (folder / "evaluation" / "report.json").is_file():
+        return (
+            f"{folder}: a robustness folder, not one evaluation run; its evaluator's run is "
+            f"{folder / 'evaluation'}"
+        )
+    return _no_report(folder / "report.json")
 
 
 def _first_problem(exc: ValidationError) -> str:
@@ -75,12 +97,25 @@ def outcomes_for(path: str | Path, suite: Suite) -> list[TestOutcome]:
     report = load_report(path)
     for name, result in report.suites.items():
         if result.content_hash == suite.manifest.content_hash:
+            if report.limit is not None and result.pairs < len(suite.pairs):
+                raise NNDError(
+                    f"{path}: the run was limited (--limit {report.limit:g}: the first "
+                    f"{_limited_groups(report.limit)} context groups with tests), so it scored "
+                    f"{result.pairs:,} of suite {suite.name}'s {len(suite.pairs):,} tests; "
+                    "slices need every test: give a run of the whole suite (`nnd-suites "
+                    "evaluate` without --limit)"
+                )
             return report.outcomes[name]
     raise NNDError(
         f"{path}: the run did not score suite {suite.name} (content hash "
         f"{suite.manifest.content_hash[:12]}...; it scored {sorted(report.suites)}); give a run "
         "of this suite"
     )
+
+
+def _limited_groups(limit: float) -> str:
+    """How many groups ``--limit`` kept: a count, or a fraction of them as a percentage."""
+    return f"{limit:.0%} of the" if 0 < limit < 1 else f"{int(limit):,}"
 
 
 def _inside_run(file: Path, suite: str, named: str) -> Path:

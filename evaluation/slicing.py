@@ -21,7 +21,8 @@ def slice_input(suite: Suite, outcomes: Sequence[TestOutcome] | None = None) -> 
         if missing:
             raise NNDError(
                 f"suite {suite.name}: {len(missing)} test(s) have no outcome in the run given "
-                f"(first: {missing[0]}); give a run of this very suite"
+                f"(first: {missing[0]}); give a run of every test of this suite (a run "
+                "with --limit scores only its first context groups)"
             )
     tests = [
         SliceTest(

@@ -75,3 +75,39 @@ def test_a_robustness_folder_keeps_only_its_own_evaluation(
     _robustness_run(tiny_causal_model, other_limit, limit=4)
     write_report(report, other_limit)
     assert not (other_limit / "evaluation").exists()
+
+
+def test_slices_of_a_limited_run_says_it_was_limited(tiny_causal_model, tmp_path, capsys):
+    """F-M: slices --run of a --limit run said "give a run of this very suite"."""
+    run = tmp_path / "run"
+    argv = ["evaluate", "--suite", "challenge300", "--model", str(tiny_causal_model)]
+    assert main([*argv, "--limit", "3", "--no-cache", "--quiet", "--out", str(run)]) == 0
+    scored = json.loads((run / "report.json").read_text())["suites"]["challenge300"]["pairs"]
+    capsys.readouterr()
+    assert main(["slices", "challenge300", "--run", str(run)]) != 0
+    message = " ".join(capsys.readouterr().err.split())
+    assert "the run was limited (--limit 3: the first 3 context groups with tests)" in message
+    assert f"it scored {scored} of suite challenge300's 807 tests" in message
+    assert "without --limit" in message and "this very suite" not in message
+
+
+def test_compare_of_leaderboard_folders_names_their_models(
+    tiny_causal_model, tiny_seq2seq_model, tmp_path, capsys
+):
+    """F-M: compare BOARD_A BOARD_B said "no evaluation report there"."""
+    boards = [tmp_path / "board", tmp_path / "board2"]
+    models = ["--model", str(tiny_causal_model), "--model", str(tiny_seq2seq_model)]
+    for board in boards:
+        argv = ["evaluate", "--suite", "challenge300", *models, "--limit", "2", "--no-cache"]
+        assert main([*argv, "--quiet", "--out", str(board)]) == 0
+    labels = sorted(p.name for p in boards[0].iterdir() if (p / "report.json").is_file())
+    assert len(labels) == 2
+    capsys.readouterr()
+    assert main(["compare", *map(str, boards)]) != 0
+    message = " ".join(capsys.readouterr().err.split())
+    assert f"{boards[0]}: a leaderboard folder (one run per model)" in message
+    assert f"give one model's run inside it, {boards[0]}/MODEL, with MODEL one of: " in message
+    assert ", ".join(labels) in message and "no evaluation report there" not in message
+    # one model's run inside each board compares
+    a, b = (str(board / labels[0]) for board in boards)
+    assert main(["compare", a, b, "--json"]) == 0
