@@ -152,3 +152,10 @@ class NoSystemsError(NNDError):
     A usage error (exit status 2) naming the suite."""
 
     exit_status = 2
+
+
+class AmbiguousSuiteError(NNDError):
+    """A bare suite name that is both a built-in suite and a folder in the current directory:
+    refused rather than guessed; the message says how to name each one."""
+
+    exit_status = 2

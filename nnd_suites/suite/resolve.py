@@ -3,7 +3,10 @@
 
 - a suite folder: what ``nnd-suites build`` writes, which is also a config folder of an export
   (``FOLDER/CONFIG``), read by the one reader :meth:`Suite.load` (older layouts included);
-- a built-in adapter name, built on the fly from its shipped source (``nnd_suites.build``);
+- a built-in adapter name, built on the fly from its shipped source (``nnd_suites.build``), or
+  ``builtin:NAME``; a bare name that is also a folder in the current directory is refused as
+  ambiguous (``./NAME`` names the folder, ``builtin:NAME`` the built-in suite), and a spec with a
+  path separator is always a path;
 - a config of a folder written by ``nnd-suites export``: ``load_suite(FOLDER, CONFIG)``;
 - a config of a Hub dataset repository: ``hub:ORG/NAME/CONFIG[@REVISION]``, or
   ``load_suite("ORG/NAME", CONFIG, revision=...)`` (``nnd_suites.hub``).
@@ -17,7 +20,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from nnd_suites.adapter import ADAPTERS
-from nnd_suites.errors import NNDError, UnknownItemError
+from nnd_suites.errors import AmbiguousSuiteError, NNDError, UnknownItemError
 from nnd_suites.suite import MANIFEST_FILE, Suite
 
 SPEC_FORMS = [
@@ -26,6 +29,8 @@ SPEC_FORMS = [
     "hub:ORG/NAME/CONFIG[@REVISION] for a suite published on the Hugging Face Hub",
 ]
 HUB_PREFIX = "hub:"  # nnd_suites.hub.HUB_PREFIX, not imported: it would import the Hub client
+#: names the built-in suite whatever the current directory holds: ``builtin:quiz_design``
+BUILTIN_PREFIX = "builtin:"
 
 
 def load_suite(spec: str | Path, name: str | None = None, revision: str | None = None) -> Suite:
@@ -33,11 +38,19 @@ def load_suite(spec: str | Path, name: str | None = None, revision: str | None =
 
     With ``name``, ``spec`` is an export folder or a Hub repository id and ``name`` the config
     (the suite's name); ``revision`` (tag, branch or commit) applies to Hub repositories only.
+    A bare name (``str``) that is both a built-in suite and a folder in the current directory is
+    an AmbiguousSuiteError; a ``Path`` object holding a suite is read as that folder.
     """
     text = str(spec)
     if text.startswith(HUB_PREFIX):
         return _load_hub_spec(text, name, revision)
+    if text.startswith(BUILTIN_PREFIX):
+        if name is not None or revision is not None:
+            raise NNDError(f"{text}: a built-in suite takes no config name or revision")
+        return builtin_suite(text[len(BUILTIN_PREFIX) :])
     path = Path(spec)
+    if isinstance(spec, str) and name is None:
+        _refuse_ambiguous(spec)
     if name is not None and not (path / MANIFEST_FILE).is_file():
         return _load_config(path, name, revision)
     if revision is not None:
@@ -64,7 +77,30 @@ def load_suite(spec: str | Path, name: str | None = None, revision: str | None =
     raise UnknownItemError("suite", text, ADAPTERS.names(), hint=_FORMS)
 
 
-_FORMS = "a suite is " + "; or ".join(["a built-in adapter name", *SPEC_FORMS])
+_FORMS = "a suite is " + "; or ".join(
+    [f"a built-in adapter name (or {BUILTIN_PREFIX}NAME)", *SPEC_FORMS]
+)
+
+
+def builtin_suite(name: str) -> Suite:
+    """The built-in suite ``name``, built from its shipped source, whatever the current
+    directory holds (what ``builtin:NAME`` and ``all`` name)."""
+    if name not in ADAPTERS.names():
+        raise UnknownItemError("built-in suite", name, ADAPTERS.names(), hint=_FORMS)
+    return _build_shipped(name)
+
+
+def _refuse_ambiguous(text: str) -> None:
+    """A bare built-in name that is also a folder here could mean either: refuse, saying how to
+    name each (a folder built with another quality map or an older release would otherwise be
+    scored under the built-in's name without a word)."""
+    if text in ADAPTERS.names() and Path(text).is_dir():
+        raise AmbiguousSuiteError(
+            f"suite {text!r} is ambiguous: it is a built-in suite and a folder in the current "
+            f"directory ({Path(text).resolve()}); name the folder as ./{text} (any path with a "
+            f"separator is a folder) or the built-in suite as {BUILTIN_PREFIX}{text} (or move "
+            "or rename the folder)"
+        )
 
 
 def _looks_like_a_path(text: str) -> bool:
@@ -96,8 +132,18 @@ def resolve_suites(suites: object) -> list[Suite]:
     validated."""
     if isinstance(suites, (str, Path, Suite)):
         suites = [suites]
-    specs = expand_suite_specs(list(suites))  # type: ignore[call-overload]
-    resolved = [s if isinstance(s, Suite) else load_suite(s) for s in specs]
+    given = list(suites)  # type: ignore[call-overload]
+    # the suites `all` adds are the built-in ones, whatever folders the current directory holds
+    named = {spec for spec in given if isinstance(spec, str)}
+    from_all = set(shipped_suites()) - named if ALL in named else set()
+    resolved = [
+        spec
+        if isinstance(spec, Suite)
+        else builtin_suite(spec)
+        if isinstance(spec, str) and spec in from_all
+        else load_suite(spec)
+        for spec in expand_suite_specs(given)
+    ]
     if not resolved:
         raise NNDError("no suite given: pass at least one suite folder or built-in adapter name")
     return resolved
