@@ -1,4 +1,4 @@
-"""Convert a tiny Hugging Face model (evaluation/tiny.py) to GGUF for llama.cpp (in process or
+"""Convert a tiny Hugging Face model (evaluation/tiny/) to GGUF for llama.cpp (in process or
 served), and quantise a GGUF file with llama.cpp's quantiser.
 
 Uses llama.cpp's own converter, shipped inside the llama-cpp-python source distribution

@@ -105,6 +105,14 @@ KINDS: dict[str, OutputKind] = {
             f"{_REPORT}.robustness.report:RobustnessReport",
             "robustness.schema.json",
         ),
+        # a tiny random model (python -m nnd_suites.evaluation.tiny); its stamp has no
+        # shipped schema
+        OutputKind(
+            "tiny-model",
+            "a tiny random model",
+            "tiny_model.json",
+            "nnd_suites.evaluation.tiny.stamp:TinyModelStamp",
+        ),
         # an lm-evaluation-harness task folder (nnd-suites export-lm-eval); no shipped schema
         OutputKind(
             "lm-eval-task",

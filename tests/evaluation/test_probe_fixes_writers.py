@@ -4,6 +4,7 @@ own evaluation), F-P and F-L (the tiny model's writer), F-M (slices and compare 
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 
@@ -111,3 +112,75 @@ def test_compare_of_leaderboard_folders_names_their_models(
     # one model's run inside each board compares
     a, b = (str(board / labels[0]) for board in boards)
     assert main(["compare", a, b, "--json"]) == 0
+
+
+def test_the_tiny_model_command_refuses_a_foreign_folder(tmp_path):
+    """F-P: `python -m nnd_suites.evaluation.tiny OUT` overwrote a user's config.json, and runpy
+    warned that the module was imported twice."""
+    import subprocess
+    import sys
+
+    mine = tmp_path / "mine"
+    mine.mkdir()
+    (mine / "config.json").write_text("my config\n")
+    (mine / "notes.txt").write_text("notes\n")
+    command = [sys.executable, "-m", "nnd_suites.evaluation.tiny", str(mine)]
+    done = subprocess.run(command, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 2, done.stderr
+    assert "RuntimeWarning" not in done.stderr and "Traceback" not in done.stderr
+    assert f"{mine}: holds 2 entries: config.json, notes.txt" in done.stderr
+    assert "nothing was written or deleted" in done.stderr
+    assert sorted(p.name for p in mine.iterdir()) == ["config.json", "notes.txt"]
+    assert (mine / "config.json").read_text() == "my config\n"
+
+
+def test_the_tiny_model_command_replaces_its_own_model(tmp_path, capsys):
+    from nnd_suites.evaluation.tiny import main as tiny_main
+    from nnd_suites.evaluation.tiny.stamp import STAMP_FILE, TinyModelStamp, stamp_problem
+
+    out = tmp_path / "m"
+    assert tiny_main([str(out), "--suite", "challenge300"]) == 0
+    first = TinyModelStamp.model_validate_json((out / STAMP_FILE).read_text())
+    assert tiny_main([str(out), "--suite", "challenge300", "--seed", "1"]) == 0
+    second = TinyModelStamp.model_validate_json((out / STAMP_FILE).read_text())
+    assert (first.seed, second.seed) == (0, 1) and stamp_problem(out) is None
+    assert first.files["model.safetensors"] != second.files["model.safetensors"]
+    assert first.files["tokenizer.json"] == second.files["tokenizer.json"]
+    # a file put in by hand makes it a folder the command no longer owns
+    (out / "notes.txt").write_text("notes\n")
+    assert tiny_main([str(out), "--suite", "challenge300"]) == 2
+    assert "notes.txt" in capsys.readouterr().err and stamp_problem(out) is None
+
+
+def test_a_damaged_embedded_model_is_made_again(capsys):
+    """F-L: a truncated model.safetensors in the cache was never remade, and the error advised a
+    Hub id."""
+    import os
+
+    from nnd_suites.evaluation.tiny import EMBEDDED, EMBEDDED_FOLDER
+    from nnd_suites.evaluation.tiny.stamp import STAMP_FILE, stamp_problem
+
+    argv = ["evaluate", "--suite", "challenge300", "--model", EMBEDDED, "--limit", "3"]
+    argv += ["--no-cache", "--json", "--quiet"]
+    assert main(argv) == 0
+    first = json.loads(capsys.readouterr().out)["suites"]["challenge300"]
+    # the test's own cache (conftest's autouse fixture)
+    model = Path(os.environ["NND_SUITES_CACHE"]) / "models" / EMBEDDED_FOLDER
+    weights = model / "model.safetensors"
+    whole = weights.read_bytes()
+    with open(weights, "r+b") as handle:
+        handle.truncate(1000)
+    assert "model.safetensors is not the file that was written" in stamp_problem(model)
+    assert main(argv) == 0
+    printed = capsys.readouterr()
+    assert json.loads(printed.out)["suites"]["challenge300"] == first
+    assert weights.read_bytes() == whole  # remade as it was (same texts, same seed)
+    warning = " ".join(printed.err.split())
+    assert f"{model}: model.safetensors is not the file that was written" in warning
+    assert "the embedded model is made again" in warning
+    # a model made before stamps (no tiny_model.json) is made again once, then reused
+    (model / STAMP_FILE).unlink()
+    assert main(argv) == 0
+    again = json.loads(capsys.readouterr().out)["suites"]["challenge300"]
+    assert stamp_problem(model) is None and again == first
+    assert [p.name for p in model.parent.iterdir()] == [EMBEDDED_FOLDER]  # nothing left beside

@@ -9,16 +9,24 @@ rows, so its LM head costs what a model of that vocabulary costs.
 from __future__ import annotations
 
 import argparse
+import logging
 import os
 import shutil
+import sys
 import tempfile
 from collections.abc import Iterable
 from pathlib import Path
 
+from nnd_suites.errors import NNDError
 from nnd_suites.evaluation.progress import quiet_transformers_off_terminal
+from nnd_suites.evaluation.tiny.stamp import stamp_problem, write_stamp
+from nnd_suites.folder_lock import folder_lock
+from nnd_suites.output_folder import check_output_folder, output_folder
 from nnd_suites.paths import cache_root
 from nnd_suites.suite import Suite
 from nnd_suites.suite.resolve import load_suite
+
+logger = logging.getLogger(__name__)
 
 GPT2_SPECIAL = "<|endoftext|>"
 BART_SPECIALS = ("<s>", "<pad>", "</s>", "<unk>")
@@ -172,24 +180,40 @@ def tiny_seq2seq_lm(
 
 def embedded_model(cache: Path | None = None) -> Path:
     """The embedded model's folder (``EMBEDDED``), made on first use under the nnd-suites cache
-    from the shipped Quiz Design and Challenge 300 texts; later calls reuse it. Concurrent
-    callers (data-parallel ranks) each build into a temporary folder and rename it into place."""
+    from the shipped Quiz Design and Challenge 300 texts; later calls reuse it while its stamp
+    (:mod:`.stamp`: every file's sha256) holds, and remake it when not (a truncated weights
+    file, a build cut short). Concurrent callers (data-parallel ranks) take turns on the
+    models folder's lock: the first makes it, the others find it whole."""
     folder = (cache or cache_root()) / "models" / EMBEDDED_FOLDER
-    if (folder / "config.json").is_file():
+    if stamp_problem(folder) is None:
         return folder
+    with folder_lock(folder.parent):
+        problem = stamp_problem(folder)
+        if problem is None:  # another process made it while this one waited
+            return folder
+        if folder.exists():
+            logger.warning("%s: %s; the embedded model is made again", folder, problem)
+        _make_embedded(folder)
+    return folder
+
+
+def _make_embedded(folder: Path) -> None:
+    """Build the embedded model beside ``folder`` and swap it in (the damaged one, in the
+    cache's own models folder, is removed once the new one is in place)."""
     quiet_transformers_off_terminal()
-    folder.parent.mkdir(parents=True, exist_ok=True)
-    texts = suite_texts(load_suite(name) for name in ("quiz_design", "challenge300"))
+    suites = ["quiz_design", "challenge300"]
+    texts = suite_texts(load_suite(name) for name in suites)
     tmp = Path(tempfile.mkdtemp(prefix=f".{EMBEDDED_FOLDER}.", dir=folder.parent))
+    old = tmp.with_name(tmp.name + ".damaged")
     try:
         tiny_causal_lm(tmp, texts)
+        write_stamp(tmp, "gpt2", 0, suites)
+        if folder.exists():
+            os.rename(folder, old)
         os.rename(tmp, folder)
-    except OSError:  # another process put it there first: keep theirs
-        if not (folder / "config.json").is_file():
-            raise
     finally:
         shutil.rmtree(tmp, ignore_errors=True)  # gone after a rename; a half model otherwise
-    return folder
+        shutil.rmtree(old, ignore_errors=True)
 
 
 def embedded_or(model: str) -> str:
@@ -208,7 +232,9 @@ def resolve_embedded(models: list[str]) -> tuple[list[str], bool]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """``python -m nnd_suites.evaluation.tiny OUT``: a tiny random model for offline smoke runs."""
+    """``python -m nnd_suites.evaluation.tiny OUT``: a tiny random model for offline smoke runs,
+    written as a whole into a new or empty folder (or over an earlier tiny model: never into a
+    folder holding anything else, :mod:`nnd_suites.output_folder`)."""
     parser = argparse.ArgumentParser(
         prog="python -m nnd_suites.evaluation.tiny", description=main.__doc__
     )
@@ -224,12 +250,24 @@ def main(argv: list[str] | None = None) -> int:
         "--seed", type=int, default=0, help="seed of the random weights (models that differ)"
     )
     args = parser.parse_args(argv)
-    quiet_transformers_off_terminal()
-    texts = suite_texts(load_suite(s) for s in args.suite or ["quiz_design", "challenge300"])
-    build = tiny_seq2seq_lm if args.seq2seq else tiny_causal_lm
-    print(f"wrote {build(args.out, texts, seed=args.seed)}")
+    suites = args.suite or ["quiz_design", "challenge300"]
+    try:
+        written = write_tiny_model(args.out, suites, seq2seq=args.seq2seq, seed=args.seed)
+    except NNDError as exc:  # a foreign --out folder, an unknown suite: named, no traceback
+        print(f"{parser.prog}: error: {exc}", file=sys.stderr)
+        return exc.exit_status
+    print(f"wrote {written}")
     return 0
 
 
-if __name__ == "__main__":
-    raise SystemExit(main())
+def write_tiny_model(out: Path, suites: list[str], *, seq2seq: bool, seed: int) -> Path:
+    """A stamped tiny model in ``out``, through the output guard: a new or empty folder, or an
+    earlier tiny model (replaced as a whole); any other folder is refused, nothing written."""
+    check_output_folder(out, "tiny-model")  # before the work: nothing written
+    quiet_transformers_off_terminal()
+    texts = suite_texts(load_suite(s) for s in suites)
+    build = tiny_seq2seq_lm if seq2seq else tiny_causal_lm
+    with output_folder(out, "tiny-model") as tmp:
+        build(tmp, texts, seed=seed)
+        write_stamp(tmp, "bart" if seq2seq else "gpt2", seed, suites)
+    return out
