@@ -24,7 +24,7 @@ from nnd_suites.folder_lock import folder_lock
 from nnd_suites.output_folder import check_output_folder, output_folder
 from nnd_suites.paths import cache_root
 from nnd_suites.suite import Suite
-from nnd_suites.suite.resolve import load_suite
+from nnd_suites.suite.resolve import builtin_suite, load_suite
 
 logger = logging.getLogger(__name__)
 
@@ -202,7 +202,7 @@ def _make_embedded(folder: Path) -> None:
     cache's own models folder, is removed once the new one is in place)."""
     quiet_transformers_off_terminal()
     suites = ["quiz_design", "challenge300"]
-    texts = suite_texts(load_suite(name) for name in suites)
+    texts = suite_texts(builtin_suite(name) for name in suites)  # whatever folders are here
     tmp = Path(tempfile.mkdtemp(prefix=f".{EMBEDDED_FOLDER}.", dir=folder.parent))
     old = tmp.with_name(tmp.name + ".damaged")
     try:

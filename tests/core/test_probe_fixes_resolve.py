@@ -89,3 +89,19 @@ def test_the_readme_flow_a_suites_folder_and_its_subfolders(tmp_path, monkeypatc
     assert main(["build", "challenge300", "--name", "c300", "--out", "suites/quiz_design"]) == 0
     assert load_suite("suites/quiz_design").manifest.adapter.name == "challenge300"
     assert load_suite("quiz_design").manifest.adapter.name == "quiz_design"
+
+
+def test_the_embedded_model_is_made_from_the_built_in_suites(
+    shadowing_folder, tmp_path, monkeypatch
+):
+    """`--model nnd-suites:tiny-random` makes its model from the shipped texts on first use; a
+    ./quiz_design folder here neither stops it nor feeds it its texts: its tokenizer is the one
+    made in a folder holding nothing."""
+    from nnd_suites.evaluation.tiny import embedded_model
+
+    shadowed = embedded_model(tmp_path / "cache")
+    (tmp_path / "empty").mkdir()
+    monkeypatch.chdir(tmp_path / "empty")
+    clean = embedded_model(tmp_path / "cache2")
+    tokenizer = (shadowed / "tokenizer.json").read_text("utf-8")
+    assert tokenizer == (clean / "tokenizer.json").read_text("utf-8")
