@@ -4,12 +4,14 @@ own evaluation), F-P and F-L (the tiny model's writer), F-M (slices and compare 
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
 
 from nnd_suites import load_suite
 from nnd_suites.cli import main
+from nnd_suites.errors import NNDError
 
 
 def test_json_summary_carries_what_tells_runs_apart(tiny_causal_model, tmp_path, capsys):
@@ -76,6 +78,10 @@ def test_a_robustness_folder_keeps_only_its_own_evaluation(
     _robustness_run(tiny_causal_model, other_limit, limit=4)
     write_report(report, other_limit)
     assert not (other_limit / "evaluation").exists()
+    # a robustness folder given as a run (compare, slices --run) points at its evaluation/
+    expected = f"{mine}: a robustness folder, not one evaluation run; its evaluator's run is "
+    with pytest.raises(NNDError, match=re.escape(expected + str(mine / "evaluation"))):
+        load_report(mine)
 
 
 def test_slices_of_a_limited_run_says_it_was_limited(tiny_causal_model, tmp_path, capsys):
