@@ -250,7 +250,7 @@ def main(argv: list[str] | None = None) -> int:
         "--seed", type=int, default=0, help="seed of the random weights (models that differ)"
     )
     args = parser.parse_args(argv)
-    suites = args.suite or ["quiz_design", "challenge300"]
+    suites = args.suite or ["builtin:quiz_design", "builtin:challenge300"]  # not ./quiz_design
     try:
         written = write_tiny_model(args.out, suites, seq2seq=args.seq2seq, seed=args.seed)
     except NNDError as exc:  # a foreign --out folder, an unknown suite: named, no traceback

@@ -190,3 +190,16 @@ def test_a_damaged_embedded_model_is_made_again(capsys):
     again = json.loads(capsys.readouterr().out)["suites"]["challenge300"]
     assert stamp_problem(model) is None and again == first
     assert [p.name for p in model.parent.iterdir()] == [EMBEDDED_FOLDER]  # nothing left beside
+
+
+def test_the_tiny_model_command_defaults_to_the_built_in_suites(tmp_path, monkeypatch):
+    """A ./quiz_design folder here neither stops the command's default nor feeds it texts."""
+    from nnd_suites.evaluation.tiny import main as tiny_main
+    from nnd_suites.evaluation.tiny.stamp import STAMP_FILE, TinyModelStamp, stamp_problem
+
+    (tmp_path / "quiz_design").mkdir()
+    monkeypatch.chdir(tmp_path)
+    assert tiny_main(["m"]) == 0
+    stamp = TinyModelStamp.model_validate_json((tmp_path / "m" / STAMP_FILE).read_text())
+    assert stamp.suites == ["builtin:quiz_design", "builtin:challenge300"]
+    assert stamp_problem(tmp_path / "m") is None
