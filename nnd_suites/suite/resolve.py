@@ -50,7 +50,7 @@ def load_suite(spec: str | Path, name: str | None = None, revision: str | None =
         return builtin_suite(text[len(BUILTIN_PREFIX) :])
     path = Path(spec)
     if isinstance(spec, str) and name is None:
-        _refuse_ambiguous(spec)
+        refuse_ambiguous(spec)
     if name is not None and not (path / MANIFEST_FILE).is_file():
         return _load_config(path, name, revision)
     if revision is not None:
@@ -90,7 +90,7 @@ def builtin_suite(name: str) -> Suite:
     return _build_shipped(name)
 
 
-def _refuse_ambiguous(text: str) -> None:
+def refuse_ambiguous(text: str) -> None:
     """A bare built-in name that is also a folder here could mean either: refuse, saying how to
     name each (a folder built with another quality map or an older release would otherwise be
     scored under the built-in's name without a word)."""

@@ -80,6 +80,11 @@ def test_the_commands_exit_2_and_say_how_to_name_each(shadowing_folder, capsys):
     assert '"pairs": 2686' in capsys.readouterr().out
     assert main(["stats", "./quiz_design", "--json"]) == 0
     assert '"pairs": 807' in capsys.readouterr().out
+    # validate reads a folder itself: the bare name is refused there too, a path is the folder
+    assert main(["validate", "quiz_design"]) == 2
+    assert "is ambiguous" in capsys.readouterr().err
+    assert main(["validate", "./quiz_design"]) == 0
+    assert "807 pairs" in capsys.readouterr().out
 
 
 def test_the_readme_flow_a_suites_folder_and_its_subfolders(tmp_path, monkeypatch):

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from nnd_suites.cli.printing import say
 from nnd_suites.suite import Suite
-from nnd_suites.suite.resolve import load_suite
+from nnd_suites.suite.resolve import load_suite, refuse_ambiguous
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -22,7 +22,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     # a folder is read as one (a damaged or foreign folder is named as such); any other
-    # spec goes through the resolver (hub:ORG/NAME/CONFIG, a built-in name)
+    # spec goes through the resolver (hub:ORG/NAME/CONFIG, a built-in name); a bare built-in
+    # name that is also a folder here is refused as the resolver refuses it
+    refuse_ambiguous(args.suite)
     suite = Suite.load(args.suite) if Path(args.suite).is_dir() else load_suite(args.suite)
     say(
         f"{args.suite}: valid suite {suite.name!r}, {len(suite):,} pairs, "
