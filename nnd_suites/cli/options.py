@@ -12,6 +12,13 @@ from nnd_suites.cli.habits import DTYPE_ALIASES, parse_model_args
 # Range checks run while the command line is parsed (a usage error, exit 2), never after scoring.
 
 
+#: the help of every command's suite argument: the resolver's forms (nnd_suites/suite/resolve.py)
+SUITE_HELP = (
+    "suite folder, built-in adapter name (builtin:NAME when a folder here has that name), "
+    "FOLDER/CONFIG or hub:ORG/NAME/CONFIG"
+)
+
+
 def positive_int(text: str) -> int:
     """An integer >= 1."""
     return _int_at_least(text, 1)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 
+from nnd_suites.cli.options import SUITE_HELP
 from nnd_suites.cli.printing import say, say_json
 from nnd_suites.suite.resolve import load_suite
 
@@ -17,7 +18,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "one, the one sharing more words with the context): how much of the suite, and of each "
         "category, a heuristic solves. Equal heuristic scores are a tie, not a pass.",
     )
-    parser.add_argument("suite", help="suite folder (or built-in adapter name)")
+    parser.add_argument("suite", help=SUITE_HELP)
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     parser.set_defaults(func=run)
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from nnd_suites.cli.options import SUITE_HELP
 from nnd_suites.cli.printing import say
 from nnd_suites.suite.resolve import load_suite
 
@@ -21,7 +22,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "context field chat_prompt and the template 'chat'. The tests and their ids are "
         "unchanged; score it with: nnd-suites evaluate --suite OUT --template chat --model MODEL",
     )
-    parser.add_argument("suite", help="suite folder (or built-in adapter name, e.g. hh_rlhf)")
+    parser.add_argument("suite", help=SUITE_HELP)
     parser.add_argument(
         "--tokenizer",
         required=True,

@@ -9,6 +9,7 @@ from pathlib import Path
 
 from nnd_suites.cli.habits import LOG_SAMPLES_OPTIONS
 from nnd_suites.cli.options import (
+    SUITE_HELP,
     add_data_parallel_option,
     add_scoring_options,
     rank_zero,
@@ -31,7 +32,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         action="append",
         required=True,
         metavar="SUITE",
-        help="suite folder, built-in adapter name, hub:ORG/NAME/CONFIG, or all (repeatable)",
+        help=SUITE_HELP + ", or all (repeatable)",
     )
     add_scoring_options(parser, several_models=True)
     parser.add_argument(

@@ -6,6 +6,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from nnd_suites.cli.options import SUITE_HELP
 from nnd_suites.cli.printing import say
 from nnd_suites.suite.resolve import load_suite
 
@@ -26,7 +27,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "suites",
         nargs="+",
         metavar="SUITE",
-        help="suite folder, built-in adapter name, FOLDER/CONFIG or hub:ORG/NAME/CONFIG",
+        help=SUITE_HELP,
     )
     parser.add_argument(
         "--to",

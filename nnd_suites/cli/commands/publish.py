@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from nnd_suites.cli.options import SUITE_HELP
 from nnd_suites.cli.printing import say
 from nnd_suites.suite.resolve import load_suite
 
@@ -21,7 +22,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "suites",
         nargs="+",
         metavar="SUITE",
-        help="suite folder, built-in adapter name, FOLDER/CONFIG or hub:ORG/NAME/CONFIG",
+        help=SUITE_HELP,
     )
     parser.add_argument(
         "--repo", required=True, metavar="ORG/NAME", help="dataset repository (created if missing)"

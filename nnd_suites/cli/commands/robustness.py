@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 
 from nnd_suites.cli.options import (
+    SUITE_HELP,
     add_scoring_options,
     probability,
     scoring_options,
@@ -29,7 +30,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         action="append",
         required=True,
         metavar="SUITE",
-        help="suite folder, built-in adapter name, hub:ORG/NAME/CONFIG, or all (repeatable)",
+        help=SUITE_HELP + ", or all (repeatable)",
     )
     parser.add_argument(
         "--transform",

@@ -6,6 +6,7 @@ import argparse
 import json
 from pathlib import Path
 
+from nnd_suites.cli.options import SUITE_HELP
 from nnd_suites.cli.printing import left_out, say, say_json
 from nnd_suites.formatting import count, plural, rate_with_interval
 
@@ -19,7 +20,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "{set: {subset: [test ids]}}. With --run, the token-length slice (from the run's scored "
         "token counts) and each subset's pass rate are added.",
     )
-    parser.add_argument("suite", help="suite folder (or built-in adapter name)")
+    parser.add_argument("suite", help=SUITE_HELP)
     parser.add_argument(
         "--run",
         type=Path,

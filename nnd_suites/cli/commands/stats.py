@@ -6,6 +6,7 @@ import argparse
 import json
 from typing import Any
 
+from nnd_suites.cli.options import SUITE_HELP
 from nnd_suites.cli.printing import say, say_json
 from nnd_suites.suite.resolve import load_suite
 from nnd_suites.suite.stats_text import stats_lines
@@ -13,7 +14,7 @@ from nnd_suites.suite.stats_text import stats_lines
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser("stats", help="print a suite's counts per breakdown")
-    parser.add_argument("suite", help="suite folder (or built-in adapter name)")
+    parser.add_argument("suite", help=SUITE_HELP)
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     parser.set_defaults(func=run)
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 
+from nnd_suites.cli.options import SUITE_HELP
 from nnd_suites.cli.printing import say, say_json
 from nnd_suites.suite.resolve import load_suite
 
@@ -18,9 +19,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "candidates without that error; per context category (question type, aspect), the "
         "score over its candidates there.",
     )
-    parser.add_argument(
-        "suite", help="suite folder, built-in adapter name, FOLDER/CONFIG or hub:ORG/NAME/CONFIG"
-    )
+    parser.add_argument("suite", help=SUITE_HELP)
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     parser.set_defaults(func=run)
 

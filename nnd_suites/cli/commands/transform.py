@@ -6,6 +6,7 @@ import argparse
 import json
 from pathlib import Path
 
+from nnd_suites.cli.options import SUITE_HELP
 from nnd_suites.cli.printing import say, say_json
 from nnd_suites.suite.resolve import load_suite
 
@@ -14,7 +15,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser(
         "transform", help="apply a transformation plugin to a suite (child suite, parent ids kept)"
     )
-    parser.add_argument("suite", help="suite folder (or built-in adapter name)")
+    parser.add_argument("suite", help=SUITE_HELP)
     parser.add_argument(
         "--transform",
         required=True,

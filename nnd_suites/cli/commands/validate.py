@@ -6,6 +6,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from nnd_suites.cli.options import SUITE_HELP
 from nnd_suites.cli.printing import say
 from nnd_suites.suite import Suite
 from nnd_suites.suite.resolve import load_suite, refuse_ambiguous
@@ -15,7 +16,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser("validate", help="validate a suite (folder or any suite name)")
     parser.add_argument(
         "suite",
-        help="suite folder, exported config folder, hub:ORG/NAME/CONFIG, or a built-in name",
+        help=SUITE_HELP,
     )
     parser.set_defaults(func=run)
 

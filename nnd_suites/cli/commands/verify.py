@@ -7,6 +7,7 @@ from pathlib import Path
 
 from nnd_suites.cli.options import (
     MIN_RESAMPLES,
+    SUITE_HELP,
     add_data_parallel_option,
     add_scoring_options,
     rank_zero,
@@ -26,9 +27,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "number of systems (3 to 7 systems give wide intervals). Writes verify.json (+ schema), "
         "verify.md and verify.png.",
     )
-    parser.add_argument(
-        "suite", help="suite folder, built-in adapter name, FOLDER/CONFIG or hub:ORG/NAME/CONFIG"
-    )
+    parser.add_argument("suite", help=SUITE_HELP)
     parser.add_argument(
         "--system",
         action="append",
