@@ -98,6 +98,10 @@ def load_error(model: str, exc: Exception) -> ModelLoadError:
         "first or pass a local folder."
         if offline and not Path(model).exists()
         else " Pass a Hub model id (e.g. distilgpt2) or a folder written by save_pretrained()."
+        if not Path(model).exists()
+        # a folder that exists but does not load: its files are damaged or incomplete
+        else " Check its files (a copy cut short or a truncated weights file): write it again "
+        "with save_pretrained(), or download it again."
     )
     detail = str(exc).strip().splitlines()[0].rstrip(".") if str(exc).strip() else ""
     return ModelLoadError(

@@ -65,6 +65,20 @@ def test_a_missing_local_folder_is_named_at_once(tmp_path, monkeypatch, capsys):
         load_backend("runs/models/tiny")  # two slashes: no Hub id looks like that
 
 
+def test_a_damaged_local_folder_is_named_with_what_to_do(tiny_causal_model, tmp_path, capsys):
+    """A folder that exists but does not load (a truncated weights file): the advice is to
+    write or download it again, not to pass a Hub id."""
+    damaged = shutil.copytree(tiny_causal_model, tmp_path / "damaged")
+    weights = damaged / "model.safetensors"
+    weights.write_bytes(weights.read_bytes()[:1000])
+    argv = ["evaluate", "--suite", "challenge300", "--model", str(damaged), "--limit", "2"]
+    assert main([*argv, "--quiet"]) == ModelLoadError.exit_status
+    message = " ".join(capsys.readouterr().err.split())
+    assert "the folder holds no loadable model" in message
+    assert "truncated weights file" in message and "save_pretrained()" in message
+    assert "Pass a Hub model id" not in message
+
+
 def test_an_unreachable_hub_is_said_once_with_the_offline_route(monkeypatch):
     monkeypatch.setattr(hf_loading, "hub_offline", lambda: False)
     monkeypatch.setattr(hf_loading, "hub_reachable", lambda: False)
