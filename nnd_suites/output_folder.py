@@ -133,9 +133,9 @@ def check_output_folder(
     """Fail before any work when ``out`` cannot receive an output of ``kind``.
 
     ``out`` must be new, empty, or an earlier output of the same kind (replaced as a whole).
-    ``carry`` (sub-folder -> kind) names sub-folders that may already be there, written by
-    the same command wrote earlier and that the new output keeps (robustness.write_report keeps
-    the evaluation/ its report was computed from)."""
+    ``carry`` (sub-folder -> kind) names sub-folders that may already be there, written earlier
+    by the same command, which the new output keeps (robustness.write_report keeps the
+    evaluation/ its report was computed from)."""
     spec, out = kind_of(kind), Path(out)
     if out.is_symlink() or (out.exists() and not out.is_dir()):
         what = "a symbolic link" if out.is_symlink() else "not a folder"
