@@ -92,7 +92,10 @@ def test_report_markdown_and_pass_rates_chart(runs, challenge300_suite, tmp_path
     text = markdown(report)
     check_tables(text)
     assert "Odd \\| name split" in text and ODD not in text
-    assert "Only the first 6 context groups with tests of each suite" in text and "scorer `mean`" in text
+    assert (
+        "Only the first 6 context groups with tests of each suite" in text
+        and "scorer `mean`" in text
+    )
     assert "| group |" not in text and "| label |" not in text  # the categories again / one value
     assert "## Scorer sensitivity" in text and "| `sum` |" in text and "flips vs mean" in text
     assert "- `sum`: " in text and "PIPELINE CHECK" not in text
