@@ -60,6 +60,12 @@ class HumanScores(BaseModel):
         description="lowest and highest value one candidate was given (0 and 1 for a share): "
         "every human score lies within it",
     )
+    unattributed: int = Field(
+        0,
+        ge=0,
+        description="candidates that name no system (the source left it out): in no system's "
+        "score, as an 'unknown' row would pool outputs of different systems",
+    )
 
 
 class _Judged:
@@ -117,7 +123,9 @@ def human_scores(suite: Suite) -> HumanScores:
     by_system: dict[str, list[_Judged]] = defaultdict(list)
     for candidate, judgement in judged:
         for system in dict.fromkeys(candidate.systems):
-            by_system[system].append(judgement)
+            if system != UNKNOWN_SYSTEM:
+                by_system[system].append(judgement)
+    unattributed = sum(set(c.systems) <= {UNKNOWN_SYSTEM} for c in suite.candidates)
     scores = {system: _system_score(judgements, kinds) for system, judgements in by_system.items()}
     ordered = sorted(scores.items(), key=lambda item: (-item[1].human_score, item[0]))
     values = [v for _, j in judged for v in j.values.values() if v is not None]
@@ -127,6 +135,7 @@ def human_scores(suite: Suite) -> HumanScores:
         categories=kinds,
         systems=dict(ordered),
         score_range=(0.0, 1.0) if not rated else (min(values), max(values)) if values else None,
+        unattributed=unattributed,
     )
 
 
@@ -187,7 +196,12 @@ def human_scores_markdown(scores: HumanScores) -> str:
         f"Human score: {scores.measure}. A column 'without X' gives the share of the system's "
         "candidates without error X; a column named by a context category (an aspect, a "
         "question type) gives the human score of its candidates in that category."
-        + (" 'unrated': candidates with no rating in some aspect." if unrated else ""),
+        + (" 'unrated': candidates with no rating in some aspect." if unrated else "")
+        + (
+            f" {scores.unattributed} candidate(s) name no system and are in no row."
+            if scores.unattributed
+            else ""
+        ),
         "",
         "| system | candidates | "
         + ("unrated | " if unrated else "")

@@ -11,8 +11,9 @@ from nnd_suites import build_suite
 from nnd_suites.cli import main
 from nnd_suites.errors import NoSystemsError
 from nnd_suites.evaluation.verify import verify_suite
-from nnd_suites.human_scores import human_scores
+from nnd_suites.human_scores import human_scores, human_scores_markdown
 from nnd_suites.judgments import UNKNOWN_SYSTEM
+from nnd_suites.suite import Suite
 
 
 @pytest.fixture(scope="module")
@@ -28,6 +29,26 @@ def test_hh_rlhf_records_no_system(hh_suite):
 
 def test_a_suite_whose_candidates_name_systems_still_scores(challenge300_suite):
     assert "Macaw-answer-11B" in human_scores(challenge300_suite).systems
+
+
+def test_candidates_that_name_no_system_are_counted_not_pooled(challenge300_suite):
+    """Where only some candidates lack a system, they are left out of every row and counted:
+    an 'unknown' row would pool outputs of different systems into one human score."""
+    whole = human_scores(challenge300_suite)
+    assert whole.unattributed == 0
+    lost = "Macaw-answer-11B"
+    candidates = [
+        c.model_copy(update={"systems": [UNKNOWN_SYSTEM]}) if lost in c.systems else c
+        for c in challenge300_suite.candidates
+    ]
+    partial = Suite(challenge300_suite.manifest, challenge300_suite.pairs, candidates)
+    scores = human_scores(partial)
+    assert UNKNOWN_SYSTEM not in scores.systems and lost not in scores.systems
+    assert scores.unattributed == whole.systems[lost].candidates == 300
+    assert scores.systems == {k: v for k, v in whole.systems.items() if k != lost}
+    table = human_scores_markdown(scores)
+    assert "300 candidate(s) name no system and are in no row" in table
+    assert "| unknown |" not in table
 
 
 def test_the_systems_command_exits_2_and_prints_no_table(capsys):
