@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from nnd_suites.judgments import UNKNOWN_SYSTEM
 from nnd_suites.slices.base import (
     Slice,
     SliceInput,
@@ -17,9 +18,16 @@ class WorseSystem(Slice):
     metadata = SliceMetadata(
         summary="the system that produced the worse candidate",
         description="One subset per annotated system, holding the tests whose worse candidate "
-        "it produced; a candidate several systems produced word for word is in each of theirs.",
+        "it produced; a candidate several systems produced word for word is in each of theirs. "
+        "A worse candidate that names no system (pairwise preferences such as HH-RLHF record "
+        "none) is in no subset: an 'unknown' subset would pool different systems.",
     )
 
     def sets(self, data: SliceInput) -> SliceSets:
-        pairs = [(system, t.id) for t in data.tests for system in t.low_systems]
+        pairs = [
+            (system, t.id)
+            for t in data.tests
+            for system in t.low_systems
+            if system != UNKNOWN_SYSTEM
+        ]
         return {"worse_system": grouped(pairs)} if pairs else {}

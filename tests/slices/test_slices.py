@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from nnd_suites import build_suite
 from nnd_suites.errors import ParameterError, PluginError
 from nnd_suites.evaluation.slicing import gem_contrast_sets, slice_input
 from nnd_suites.plugin_harness import plugin_problems
@@ -99,6 +100,13 @@ def test_slices_of_challenge300(challenge300_suite):
     # a test is in the subset of every system that produced its worse candidate
     systems = Counter(s for p in pairs for s in p.low.systems)
     assert {s: len(ids) for s, ids in sets["worse_system"].items()} == dict(systems)
+
+
+def test_hh_rlhf_has_no_worse_system_set():
+    """HH-RLHF records no generating system: no 'unknown' subset pooling every test."""
+    sets = gem_contrast_sets(build_suite("hh_rlhf"))
+    assert "worse_system" not in sets
+    assert sum(len(ids) for ids in sets["length_chars"].values()) == 2303
 
 
 def test_token_slice_needs_the_runs_outcomes(challenge300_suite):
