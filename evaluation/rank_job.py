@@ -38,7 +38,13 @@ from nnd_suites.evaluation.report import EvaluationReport
 from nnd_suites.evaluation.samples import Sample
 from nnd_suites.io import atomic_write_text
 from nnd_suites.suite import MANIFEST_FILE
-from nnd_suites.suite.resolve import HUB_PREFIX, expand_suite_specs, load_suite
+from nnd_suites.suite.resolve import (
+    BUILTIN_PREFIX,
+    HUB_PREFIX,
+    expand_suite_specs,
+    load_suite,
+    refuse_ambiguous,
+)
 
 JOB_FILE = "job.json"
 RESULT_FILE = "result.json"
@@ -156,7 +162,8 @@ def _portable(name: str, value: Any) -> JsonValue:
     if value is None or isinstance(value, str | bool | int | float):
         return value
     if isinstance(value, PurePath):
-        return str(value)
+        # a Path is a folder: a bare one-part name would read as a built-in suite name there
+        return str(value) if len(value.parts) != 1 or value.is_absolute() else f"./{value}"
     if isinstance(value, list | tuple):
         return [_portable(name, item) for item in value]
     if isinstance(value, Mapping) and all(isinstance(key, str) for key in value):
@@ -174,14 +181,17 @@ def refuse_before_ranks(
 ) -> None:
     """Bad input that would fail in every rank fails here, before any rank starts: a served
     model (its engine shards it), a suite spec that names nothing loadable (an unknown name, a
-    missing folder). Specs that build or download are left to the ranks."""
+    missing folder, a bare built-in name that a folder here shadows). Specs that build or
+    download are left to the ranks."""
     if backend_name("", backend, **(backend_options or {})) == "served":
         raise NNDError(SERVED_REFUSAL)
     specs = [suites] if isinstance(suites, str | PurePath) else list(suites)  # type: ignore[call-overload]
     for spec in expand_suite_specs(specs):
         text = str(spec)
+        if isinstance(spec, str):
+            refuse_ambiguous(text)
         loadable = text.startswith(HUB_PREFIX) or (Path(text) / MANIFEST_FILE).is_file()
-        if not (loadable or text in ADAPTERS.names()):
+        if not (loadable or text.removeprefix(BUILTIN_PREFIX) in ADAPTERS.names()):
             load_suite(text)  # names nothing loadable: raises the resolver's own error
 
 

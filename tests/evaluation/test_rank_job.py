@@ -6,10 +6,12 @@ from __future__ import annotations
 import subprocess
 import sys
 from collections.abc import Sequence
+from pathlib import Path
 
 import pytest
 
 from nnd_suites.errors import (
+    AmbiguousSuiteError,
     ModelLoadError,
     NNDError,
     OutputFolderError,
@@ -86,6 +88,19 @@ def test_bad_input_is_refused_before_any_rank_starts(no_ranks, tmp_path, quiz_de
         evaluate("gpt2", "challenge300", data_parallel=0)
 
 
+def test_a_shadowed_built_in_name_is_refused_before_any_rank_starts(
+    no_ranks, tmp_path, monkeypatch, challenge300_suite
+):
+    """A bare built-in name that is also a folder here fails in the launcher, as in one
+    process; builtin:NAME is checked by name, without building the suite in the launcher."""
+    monkeypatch.chdir(tmp_path)
+    challenge300_suite.save(tmp_path / "quiz_design")
+    with pytest.raises(AmbiguousSuiteError, match="builtin:quiz_design"):
+        evaluate("gpt2", "quiz_design", data_parallel=2)
+    monkeypatch.setattr(jobs, "load_suite", lambda spec: pytest.fail(f"built {spec}"))
+    jobs.refuse_before_ranks(["builtin:quiz_design", "./quiz_design"], None, None)
+
+
 @pytest.mark.parametrize(
     ("model", "suites", "held"),
     [
@@ -101,6 +116,16 @@ def test_what_lives_in_this_process_only_is_refused(
     suites = quiz_design_suite if suites == "QUIZ" else suites
     with pytest.raises(NNDError, match=f"holds a {held} object, which cannot be sent"):
         evaluate(model, suites, data_parallel=2)
+
+
+def test_a_one_part_path_goes_to_the_ranks_as_a_folder():
+    """Path("quiz_design") is the folder; sent as the bare string it would name the built-in."""
+
+    def evaluate(model, suites, *, data_parallel=None):  # a stand-in
+        return jobs.rank_job(evaluate, locals())
+
+    job = evaluate("m", [Path("quiz_design"), "quiz_design", Path("/abs/x"), Path("a/b")])
+    assert job.arguments["suites"] == ["./quiz_design", "quiz_design", "/abs/x", "a/b"]
 
 
 def test_a_job_holds_the_call_as_json_with_paths_as_strings(tmp_path):
