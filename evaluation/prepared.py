@@ -102,8 +102,9 @@ def with_neutral_requests(prepared: PreparedSuites) -> PreparedSuites:
 
 
 def first_groups(suite: Suite, limit: Limit) -> Suite:
-    """The tests of the first ``limit`` context groups of ``suite``, in suite order; a fraction
-    ``0 < limit < 1`` keeps that share of the suite's groups (rounded, at least one)."""
+    """The tests of the first ``limit`` context groups with tests of ``suite``, in suite order;
+    a fraction ``0 < limit < 1`` keeps that share of those groups (rounded, at least one): a
+    group whose candidates make no test is not counted."""
     groups = list(dict.fromkeys(pair.group_id for pair in suite.pairs))
     if isinstance(limit, float) and not limit.is_integer():
         if not 0 < limit < 1:
