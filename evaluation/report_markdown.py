@@ -48,14 +48,17 @@ def limit_note(limit: float | None) -> str:
     """What ``limit`` kept, in its unit (context groups, not tests)."""
     if not limit:
         return ""
-    if limit < 1:
-        kept = f"the first {percent(limit, 0)} of the context groups with tests"
-    else:
-        kept = f"the first {plural(int(limit), 'context group')} with tests"
     return (
-        f" Only {kept} of each suite were scored (`limit` counts context groups with tests, "
-        "not tests)."
+        f" Only {kept_groups(limit)} of each suite were scored (`limit` counts context groups "
+        "with tests, not tests)."
     )
+
+
+def kept_groups(limit: float) -> str:
+    """What ``--limit`` kept: the first N context groups with tests, or that share of them."""
+    if limit < 1:
+        return f"the first {percent(limit, 0)} of the context groups with tests"
+    return f"the first {plural(int(limit), 'context group')} with tests"
 
 
 def is_embedded(model: str) -> bool:

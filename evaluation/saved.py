@@ -15,6 +15,7 @@ from nnd_suites.errors import NNDError
 from nnd_suites.evaluation.outcomes import TestOutcome
 from nnd_suites.evaluation.outputs import read_outcomes
 from nnd_suites.evaluation.report import EvaluationReport
+from nnd_suites.evaluation.report_markdown import kept_groups
 from nnd_suites.output_folder import holds_kind
 from nnd_suites.reading import DataFileError, check_regular_file, parse_json, read_data_text
 from nnd_suites.suite import Suite
@@ -99,8 +100,8 @@ def outcomes_for(path: str | Path, suite: Suite) -> list[TestOutcome]:
         if result.content_hash == suite.manifest.content_hash:
             if report.limit is not None and result.pairs < len(suite.pairs):
                 raise NNDError(
-                    f"{path}: the run was limited (--limit {report.limit:g}: the first "
-                    f"{_limited_groups(report.limit)} context groups with tests), so it scored "
+                    f"{path}: the run was limited (--limit {report.limit:g}: "
+                    f"{kept_groups(report.limit)}), so it scored "
                     f"{result.pairs:,} of suite {suite.name}'s {len(suite.pairs):,} tests; "
                     "slices need every test: give a run of the whole suite (`nnd-suites "
                     "evaluate` without --limit)"
@@ -111,11 +112,6 @@ def outcomes_for(path: str | Path, suite: Suite) -> list[TestOutcome]:
         f"{suite.manifest.content_hash[:12]}...; it scored {sorted(report.suites)}); give a run "
         "of this suite"
     )
-
-
-def _limited_groups(limit: float) -> str:
-    """How many groups ``--limit`` kept: a count, or a fraction of them as a percentage."""
-    return f"{limit:.0%} of the" if 0 < limit < 1 else f"{int(limit):,}"
 
 
 def _inside_run(file: Path, suite: str, named: str) -> Path:
