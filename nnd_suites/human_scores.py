@@ -25,7 +25,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from nnd_suites.errors import NoSystemsError
-from nnd_suites.judgments import UNKNOWN_SYSTEM
+from nnd_suites.judgments import UNKNOWN_SYSTEM, named_systems
 from nnd_suites.quality_map import QualityMap
 from nnd_suites.suite import Suite, SuiteCandidate
 
@@ -122,10 +122,9 @@ def human_scores(suite: Suite) -> HumanScores:
     }
     by_system: dict[str, list[_Judged]] = defaultdict(list)
     for candidate, judgement in judged:
-        for system in dict.fromkeys(candidate.systems):
-            if system != UNKNOWN_SYSTEM:
-                by_system[system].append(judgement)
-    unattributed = sum(set(c.systems) <= {UNKNOWN_SYSTEM} for c in suite.candidates)
+        for system in named_systems(candidate.systems):
+            by_system[system].append(judgement)
+    unattributed = sum(not named_systems(c.systems) for c in suite.candidates)
     scores = {system: _system_score(judgements, kinds) for system, judgements in by_system.items()}
     ordered = sorted(scores.items(), key=lambda item: (-item[1].human_score, item[0]))
     values = [v for _, j in judged for v in j.values.values() if v is not None]
@@ -141,7 +140,7 @@ def human_scores(suite: Suite) -> HumanScores:
 
 def check_has_systems(suite: Suite) -> None:
     """Refuse a suite none of whose candidates names the system that generated it."""
-    if all(set(c.systems) <= {UNKNOWN_SYSTEM} for c in suite.candidates):
+    if not any(named_systems(c.systems) for c in suite.candidates):
         raise NoSystemsError(
             f"suite {suite.name}: its {len(suite.candidates)} candidates name no system that "
             f"generated them (every one is {UNKNOWN_SYSTEM!r}; a source of pairwise preferences "

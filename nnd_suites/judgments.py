@@ -9,6 +9,7 @@ several verdicts on the same two texts combine (:mod:`nnd_suites.judged_pairs` m
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -16,6 +17,12 @@ from pydantic import BaseModel, ConfigDict, Field
 Verdict = Literal["a", "b", "tie"]
 #: The system of a response whose source names none (HH-RLHF): not a system that can be scored.
 UNKNOWN_SYSTEM = "unknown"
+
+
+def named_systems(systems: Iterable[str]) -> list[str]:
+    """The systems named, once each and in order, without the placeholder ``UNKNOWN_SYSTEM``
+    (empty for an output whose source names no system)."""
+    return [system for system in dict.fromkeys(systems) if system != UNKNOWN_SYSTEM]
 
 
 class Judgment(BaseModel):

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from nnd_suites.judgments import UNKNOWN_SYSTEM
+from nnd_suites.judgments import named_systems
 from nnd_suites.slices.base import (
     Slice,
     SliceInput,
@@ -24,10 +24,5 @@ class WorseSystem(Slice):
     )
 
     def sets(self, data: SliceInput) -> SliceSets:
-        pairs = [
-            (system, t.id)
-            for t in data.tests
-            for system in t.low_systems
-            if system != UNKNOWN_SYSTEM
-        ]
+        pairs = [(system, t.id) for t in data.tests for system in named_systems(t.low_systems)]
         return {"worse_system": grouped(pairs)} if pairs else {}
