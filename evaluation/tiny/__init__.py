@@ -10,10 +10,7 @@ from __future__ import annotations
 
 import argparse
 import logging
-import os
-import shutil
 import sys
-import tempfile
 from collections.abc import Iterable
 from pathlib import Path
 
@@ -21,6 +18,7 @@ from nnd_suites.errors import NNDError
 from nnd_suites.evaluation.progress import quiet_transformers_off_terminal
 from nnd_suites.evaluation.tiny.stamp import stamp_problem, write_stamp
 from nnd_suites.folder_lock import folder_lock
+from nnd_suites.io import atomic_directory
 from nnd_suites.output_folder import check_output_folder, output_folder
 from nnd_suites.paths import cache_root
 from nnd_suites.suite import Suite
@@ -198,22 +196,15 @@ def embedded_model(cache: Path | None = None) -> Path:
 
 
 def _make_embedded(folder: Path) -> None:
-    """Build the embedded model beside ``folder`` and swap it in (the damaged one, in the
-    cache's own models folder, is removed once the new one is in place)."""
+    """Build the embedded model beside ``folder`` and swap it in whole (io.atomic_directory: the
+    damaged one, in the cache's own models folder, is removed; a killed build's leftovers are
+    recovered by the next one)."""
     quiet_transformers_off_terminal()
     suites = ["quiz_design", "challenge300"]
     texts = suite_texts(builtin_suite(name) for name in suites)  # whatever folders are here
-    tmp = Path(tempfile.mkdtemp(prefix=f".{EMBEDDED_FOLDER}.", dir=folder.parent))
-    old = tmp.with_name(tmp.name + ".damaged")
-    try:
+    with atomic_directory(folder) as tmp:
         tiny_causal_lm(tmp, texts)
         write_stamp(tmp, "gpt2", 0, suites)
-        if folder.exists():
-            os.rename(folder, old)
-        os.rename(tmp, folder)
-    finally:
-        shutil.rmtree(tmp, ignore_errors=True)  # gone after a rename; a half model otherwise
-        shutil.rmtree(old, ignore_errors=True)
 
 
 def embedded_or(model: str) -> str:
