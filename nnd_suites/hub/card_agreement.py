@@ -12,7 +12,7 @@ from pathlib import Path
 import pyarrow.parquet as pq
 
 from nnd_suites.evaluation.agreement import RaterAgreement, rater_agreement
-from nnd_suites.formatting import count, plural, rate_with_interval
+from nnd_suites.formatting import count, plural, rate_with_interval, row
 
 VOTES_COLUMN = "votes"
 
@@ -37,10 +37,9 @@ def agreement_section(agreements: Iterable[tuple[str, RaterAgreement | None]]) -
     if not found:
         return []
     first = found[0][1]
-    header = "| config | tests compared | rater votes compared | raters' agreement [95% CI] |"
+    header = row(["config", "tests compared", "rater votes compared", "raters' agreement [95% CI]"])
     rows = [
-        f"| `{name}` | {count(a.tests)} | {count(a.cases)} | "
-        f"{rate_with_interval(a.ceiling, a.ci)} |"
+        row([f"`{name}`", count(a.tests), count(a.cases), rate_with_interval(a.ceiling, a.ci)])
         for name, a in found
     ]
     notes = [
