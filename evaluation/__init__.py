@@ -17,7 +17,6 @@ from nnd_suites.evaluation.backend import (
 )
 from nnd_suites.evaluation.cache import ScoreCache, default_cache_dir
 from nnd_suites.evaluation.evaluator import evaluate, resolve_mode
-from nnd_suites.evaluation.outcomes import Outcome, Rate, rate, verdict, wilson
 from nnd_suites.evaluation.report import (
     EvaluationReport,
     RequestCounts,
@@ -25,7 +24,8 @@ from nnd_suites.evaluation.report import (
     TestOutcome,
     test_outcomes,
 )
-from nnd_suites.suite.resolve import resolve_suites
+from nnd_suites.resolve import resolve_suites
+from nnd_suites.statistics.outcomes import Outcome, Rate, rate, verdict, wilson
 
 __all__ = [
     "BACKENDS",

@@ -7,8 +7,7 @@ try:  # one version source: pyproject.toml, as installed
 except _metadata.PackageNotFoundError:  # running from a source tree that was never installed
     __version__ = "0+unknown"
 
-from nnd_suites.adapter import Adapter, AdapterMetadata, get_adapter, register_adapter
-from nnd_suites.build import build_suite
+from nnd_suites.build.adapter import Adapter, AdapterMetadata, get_adapter, register_adapter
 from nnd_suites.errors import (
     NNDError,
     QualityMapError,
@@ -16,11 +15,11 @@ from nnd_suites.errors import (
     SuiteValidationError,
     UnknownItemError,
 )
-from nnd_suites.groups import Candidate, Group
-from nnd_suites.pairs import Pair, PairCandidate
 from nnd_suites.quality_map import QualityMap
+from nnd_suites.records.groups import Candidate, Group
+from nnd_suites.records.pairs import Pair, PairCandidate
+from nnd_suites.resolve import load_suite
 from nnd_suites.suite import Suite, SuiteManifest
-from nnd_suites.suite.resolve import load_suite
 
 __all__ = [
     "Adapter",
@@ -38,7 +37,6 @@ __all__ = [
     "SuiteValidationError",
     "UnknownItemError",
     "__version__",
-    "build_suite",
     "get_adapter",
     "load_suite",
     "register_adapter",
@@ -47,6 +45,8 @@ __all__ = [
 
 # The evaluator pulls in torch and transformers: its entry points are imported only when asked for.
 _LAZY = {
+    # builds into dataset folders too, through the Hub layer (datasets): loaded on first use
+    "build_suite": "nnd_suites.hub.building",
     "evaluate": "nnd_suites.evaluation",
     "evaluate_models": "nnd_suites.evaluation.multi",
     "compare_reports": "nnd_suites.evaluation.comparison",

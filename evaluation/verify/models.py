@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from nnd_suites.infra.output_kinds import register_model
+
 
 class Correlation(BaseModel):
     """Pass rates against human scores over one set of tests (the suite, or one category)."""
@@ -108,3 +110,7 @@ class PlacementReport(BaseModel):
     overall: PlacedScore
     by_category: dict[str, PlacedScore]
     skipped: dict[str, str] = Field(description="category -> why it could not be placed")
+
+
+register_model("verify", VerifyReport)
+register_model("placement", PlacementReport)

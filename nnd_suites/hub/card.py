@@ -25,9 +25,9 @@ from nnd_suites.hub.card_agreement import agreement_section
 from nnd_suites.hub.configs import ConfigInfo
 from nnd_suites.hub.layout import CARD_TAG
 from nnd_suites.hub.remote import check_repo_id
-from nnd_suites.reading import DataFileError, parse_yaml, read_data_text
+from nnd_suites.infra.reading import DataFileError, parse_yaml, read_data_text
+from nnd_suites.records.votes import MARGIN_MEANINGS
 from nnd_suites.suite import CANDIDATES_FILE, DATA_GLOB, MANIFEST_FILE, SPLIT
-from nnd_suites.votes import MARGIN_MEANINGS
 
 NND_CITATION = "\n".join(
     [

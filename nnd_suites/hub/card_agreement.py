@@ -1,5 +1,5 @@
 """The dataset card's human agreement section: how often one rater agrees with the majority of the
-other raters of a test (leave one rater out, :mod:`nnd_suites.evaluation.agreement`), per config
+other raters of a test (leave one rater out, :mod:`nnd_suites.human.agreement`), per config
 whose tests carry at least two votes. It needs no model: it is the suite's own human ceiling, the
 figure a model's pass rate on the same tests is read against (``nnd-suites evaluate`` reports
 both, on the tests the model rated, with their paired difference)."""
@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pyarrow.parquet as pq
 
-from nnd_suites.evaluation.agreement import RaterAgreement, rater_agreement
-from nnd_suites.formatting import count, plural, rate_with_interval, row
+from nnd_suites.human.agreement import RaterAgreement, rater_agreement
+from nnd_suites.infra.formatting import count, plural, rate_with_interval, row
 
 VOTES_COLUMN = "votes"
 

@@ -12,7 +12,7 @@ import pytest
 from nnd_suites import build_suite
 from nnd_suites.cli import main
 from nnd_suites.errors import AmbiguousSuiteError, NNDError, UnknownItemError
-from nnd_suites.suite.resolve import load_suite, resolve_suites, shipped_suites
+from nnd_suites.resolve import load_suite, resolve_suites, shipped_suites
 
 
 @pytest.fixture

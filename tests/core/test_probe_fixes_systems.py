@@ -11,8 +11,8 @@ from nnd_suites import build_suite
 from nnd_suites.cli import main
 from nnd_suites.errors import NoSystemsError
 from nnd_suites.evaluation.verify import verify_suite
-from nnd_suites.human_scores import human_scores, human_scores_markdown
-from nnd_suites.judgments import UNKNOWN_SYSTEM
+from nnd_suites.human.scores import human_scores, human_scores_markdown
+from nnd_suites.records.judgments import UNKNOWN_SYSTEM
 from nnd_suites.suite import Suite
 
 

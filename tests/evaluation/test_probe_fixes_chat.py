@@ -11,10 +11,10 @@ import pytest
 
 from nnd_suites import build_suite
 from nnd_suites.cli import main
-from nnd_suites.conversation import with_chat_prompts
 from nnd_suites.errors import TemplateError
 from nnd_suites.evaluation import evaluate
 from nnd_suites.evaluation.backends.hf_loading import load_tokenizer
+from nnd_suites.evaluation.chat_prompts import with_chat_prompts
 from nnd_suites.evaluation.prepared import first_groups
 
 TEMPLATES = {

@@ -11,10 +11,10 @@ import pytest
 
 from nnd_suites import build_suite
 from nnd_suites.cli import main
-from nnd_suites.conversation import EMPTY_CONVERSATION, decode_turns, render_transcript
 from nnd_suites.evaluation import evaluate
 from nnd_suites.evaluation.prepared import first_groups
 from nnd_suites.evaluation.templates import neutral_context
+from nnd_suites.records.conversation import EMPTY_CONVERSATION, decode_turns, render_transcript
 
 
 @pytest.fixture(scope="module")

@@ -5,13 +5,14 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from nnd_suites.build import build_shipped_suites, build_suite, check_suite_name
+from nnd_suites.build.pairs import DEFAULT_MAX_PAIRS, DEFAULT_MAX_PAIRS_PER_GROUP
+from nnd_suites.build.suites import check_suite_name
 from nnd_suites.cli.commands.stats import print_stats
 from nnd_suites.cli.printing import say
 from nnd_suites.errors import NNDError
-from nnd_suites.formatting import plural
-from nnd_suites.key_values import parse_key_values
-from nnd_suites.pairs import DEFAULT_MAX_PAIRS, DEFAULT_MAX_PAIRS_PER_GROUP
+from nnd_suites.hub.building import build_shipped_suites, build_suite
+from nnd_suites.infra.formatting import plural
+from nnd_suites.infra.key_values import parse_key_values
 
 
 def parse_options(items: list[str]) -> dict[str, str]:

@@ -5,8 +5,8 @@ from __future__ import annotations
 import argparse
 import json
 
+from nnd_suites.cli.catalogue import catalogue
 from nnd_suites.cli.printing import say, say_json
-from nnd_suites.plugins import catalogue
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:

@@ -1,8 +1,8 @@
 """Context templates as data: literal text and ``{field}`` placeholders, nothing else.
 
 One rendering rule may follow a field: ``{dialogue:transcript}`` renders a conversation field (a
-JSON list of turns, see :mod:`nnd_suites.conversation`) as ``Human: ...`` / ``Assistant: ...``
-paragraphs. It is a fixed rule chosen by name, not a format spec: every other spec is refused.
+JSON list of turns, see :mod:`nnd_suites.records.conversation`) as ``Human: ...`` / ``Assistant:
+...`` paragraphs. It is a fixed rule chosen by name, not a format spec: every other spec is refused.
 
 Templates arrive from elsewhere (a suite's manifest downloaded from the Hub, a command line), so
 they are never run as Python format strings: ``str.format`` would evaluate attribute lookups
@@ -88,9 +88,14 @@ def render_template(template: str, context: Mapping[str, str]) -> str:
         if field is None:
             continue
         if rule == "transcript":  # imported here: plain templates need no pydantic parse
-            from nnd_suites.conversation import render_transcript
+            from nnd_suites.records.conversation import render_transcript
 
             parts.append(render_transcript(context[field], field))
         else:
             parts.append(context[field])
     return "".join(parts)
+
+
+def conversation_fields(template: str) -> set[str]:
+    """The context fields ``template`` renders as conversations (``{field:transcript}``)."""
+    return {field for _, field, rule in parse_template(template) if rule == "transcript"}

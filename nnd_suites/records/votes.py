@@ -5,10 +5,10 @@ Votes from ratings: for every rater who rated both candidates of a test in the t
 rater rated the high candidate higher, ``low`` when lower, ``tie`` when equal; ``strength`` is the
 rater's gap, high minus low. A rater's ratings of one candidate are averaged first (a text that
 pools several identical outputs may hold two ratings by one rater, see
-:mod:`nnd_suites.pooled_ratings`). A map without a rating rule (labels) compares the raters'
+:mod:`nnd_suites.records.pooled_ratings`). A map without a rating rule (labels) compares the raters'
 ratings when the candidates share exactly one rated aspect (WMT MQM: each rater's MQM score);
 candidates without raters give no votes. Votes from pairwise judgments are made by
-:mod:`nnd_suites.judged_pairs`.
+:mod:`nnd_suites.build.judged_pairs`.
 
 The human margin (``Pair.margin``), in one kind per suite (the manifest's ``margin_kind``):
 
@@ -33,11 +33,11 @@ from typing import TYPE_CHECKING, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from nnd_suites.pooled_ratings import ratings_by_rater
+from nnd_suites.records.pooled_ratings import ratings_by_rater
 
 if TYPE_CHECKING:
-    from nnd_suites.groups import Candidate
-    from nnd_suites.pairs import Pair
+    from nnd_suites.records.groups import Candidate
+    from nnd_suites.records.pairs import Pair
 
 MarginKind = Literal["rater_share", "score_gap", "confidence"]
 

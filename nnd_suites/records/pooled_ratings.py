@@ -1,9 +1,9 @@
 """Pooling the ratings of identical texts (a numeric rule's ``identical_texts: pool``).
 
 When several systems of one group output the same text (compared by
-:func:`~nnd_suites.texts.equivalence_key`), their raters judged one text several times. Pooled,
-those ratings are one candidate's ratings: the text gets one score from all of them, so it can
-no longer conflict with itself, and every candidate with that text is judged on that score (the
+:func:`~nnd_suites.records.texts.equivalence_key`), their raters judged one text several times.
+Pooled, those ratings are one candidate's ratings: the text gets one score from all of them, so it
+can no longer conflict with itself, and every candidate with that text is judged on that score (the
 map's ``pairs_per`` still decides whether each counts as its own test).
 
 A rater who rated several of the identical candidates counts once, with the mean of their
@@ -19,8 +19,8 @@ from __future__ import annotations
 import statistics
 from collections.abc import Sequence
 
-from nnd_suites.groups import Candidate
-from nnd_suites.texts import equivalence_key
+from nnd_suites.records.groups import Candidate
+from nnd_suites.records.texts import equivalence_key
 
 
 def ratings_by_rater(candidates: Sequence[Candidate], key: str) -> dict[str, float]:

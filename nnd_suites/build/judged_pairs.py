@@ -1,4 +1,4 @@
-"""Tests from pairwise judgments (see :mod:`nnd_suites.judgments`).
+"""Tests from pairwise judgments (see :mod:`nnd_suites.records.judgments`).
 
 A test exists only where a human compared those two texts: tests are made from judgments, never
 from labels given to candidates, so a response that won one comparison is never paired with a
@@ -9,7 +9,7 @@ manifest's ``conflicts`` with the rule applied, and whatever is left out is coun
 Every test keeps the verdicts on its two texts as votes (``Pair.votes``: the rater, ``high``,
 ``low`` or ``tie`` as the rule reads the verdict, so a weak preference under ``minimum_strength``
 is a tie, and the stated strength); under ``combine: each`` every test of a pair holds all of the
-pair's verdicts. Margins follow :mod:`nnd_suites.votes` (the share of the verdicts preferring the
+pair's verdicts. Margins follow :mod:`nnd_suites.records.votes` (the share of the verdicts preferring the
 high response, or the stated confidence).
 """
 
@@ -19,23 +19,17 @@ from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from nnd_suites.build.pairs import BuildResult, PairBudget, check_pair_budget
 from nnd_suites.errors import NNDError
-from nnd_suites.groups import Group
-from nnd_suites.judgments import JudgedGroup, Judgment
-from nnd_suites.pairs import (
-    BuildResult,
-    Pair,
-    PairBudget,
-    PairCandidate,
-    check_pair_budget,
-    pair_id,
-)
 from nnd_suites.quality_map import QualityMap
 from nnd_suites.quality_map.pairwise import PairwiseRule
+from nnd_suites.records.groups import Group
+from nnd_suites.records.judgments import JudgedGroup, Judgment
+from nnd_suites.records.pairs import Pair, PairCandidate, pair_id
+from nnd_suites.records.texts import equivalence_key, is_blank, same_text
+from nnd_suites.records.votes import Vote, with_margins
 from nnd_suites.sources import SkipLog
 from nnd_suites.suite import SuiteCandidate
-from nnd_suites.texts import equivalence_key, is_blank, same_text
-from nnd_suites.votes import Vote, with_margins
 
 
 def suite_candidates(group: Group | JudgedGroup, quality_map: QualityMap) -> list[SuiteCandidate]:
@@ -144,7 +138,7 @@ def _usable(
         if not allow_empty and any(is_blank(text) for text in texts):
             log.add("empty candidate text", where)
             continue
-        if same_text(*texts):  # the project's one rule (nnd_suites.texts)
+        if same_text(*texts):  # the project's one rule (nnd_suites.records.texts)
             log.add("the two responses are the same text", where)
             continue
         if rule.minimum_strength is not None and judgment.strength is None:

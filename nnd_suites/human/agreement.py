@@ -2,7 +2,7 @@
 
 Two views of a suite whose tests carry human margins (``Pair.margin``, read in the suite's
 ``margin_kind``) and per-rater votes (``Pair.votes``); both count tests through the one outcome
-rule (:mod:`nnd_suites.evaluation.outcomes`):
+rule (:mod:`nnd_suites.statistics.outcomes`):
 
 - **Margin strata** (:func:`margin_strata`): pass rates by how decisive the humans were.
   ``rater_share`` margins (the share of raters' votes that prefer the better candidate; a tie
@@ -44,10 +44,10 @@ from typing import Any
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field
 
-from nnd_suites.evaluation.bootstrap import bootstrap_draws, percentile_interval
-from nnd_suites.evaluation.outcomes import RATED, Rate, rate
-from nnd_suites.pairs import Pair
-from nnd_suites.votes import MarginKind, Vote
+from nnd_suites.records.pairs import Pair
+from nnd_suites.records.votes import MarginKind, Vote
+from nnd_suites.statistics.bootstrap import bootstrap_draws, percentile_interval
+from nnd_suites.statistics.outcomes import RATED, Rate, rate
 
 NO_MARGIN = "no margin"
 #: a share within this of 1 is unanimous (shares are ratios of small counts, stored as floats)

@@ -11,7 +11,8 @@ a verification, a placement, a robustness report) is written through :func:`outp
   :class:`~nnd_suites.errors.OutputFolderError` naming what is there. ``--out .`` and parents of
   the current folder are refused (the swap would pull the folder from under the shell);
 - **swap**: the new folder is written beside the target and swapped in at once
-  (:func:`nnd_suites.io.atomic_directory`), so a killed write leaves the old or the new folder.
+  (:func:`nnd_suites.infra.atomic.atomic_directory`), so a killed write leaves the old or the new
+  folder.
 
 Report folders share one layout, written by :func:`write_report_files`::
 
@@ -38,9 +39,9 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from nnd_suites import __version__
 from nnd_suites.errors import NNDError, OutputFolderError
-from nnd_suites.formatting import plural
-from nnd_suites.io import atomic_directory, atomic_write_text
-from nnd_suites.output_kinds import OutputKind, kind_of
+from nnd_suites.infra.atomic import atomic_directory, atomic_write_text
+from nnd_suites.infra.formatting import plural
+from nnd_suites.infra.output_kinds import JSON_SCHEMA_DIALECT, OutputKind, kind_of
 
 MARKER_FILE = "nnd-suites-output.json"
 #: A main file larger than this is not parsed to recognise a folder (it is then not ours).
@@ -93,13 +94,8 @@ def holds_kind(folder: str | Path, kind: str) -> bool:
     main = folder / spec.main_file
     if not main.is_file() or main.is_symlink() or main.stat().st_size > MAX_MAIN_FILE_BYTES:
         return False
-    model = spec.model()
     try:
-        reader = getattr(model, "from_directory", None)
-        if reader is not None:  # suites: the manifest's own reader (format version checked)
-            reader(folder)
-        else:
-            model.model_validate_json(main.read_bytes())
+        spec.reader()(folder)  # suites: the manifest's own reader (format version checked)
     except (OSError, ValueError, NNDError):  # ValidationError is a ValueError
         return False
     return True
@@ -261,7 +257,7 @@ def write_report_files(
     stem = spec.main_file.removesuffix(".json")
     files = {
         "json": (spec.main_file, report.model_dump_json(indent=2) + "\n"),
-        "schema": (f"{stem}.schema.json", json.dumps(spec.schema(), indent=2) + "\n"),
+        "schema": (f"{stem}.schema.json", json.dumps(_schema(type(report)), indent=2) + "\n"),
         "markdown": (f"{stem}.md", markdown if markdown.endswith("\n") else markdown + "\n"),
     }
     folder.mkdir(parents=True, exist_ok=True)
@@ -294,3 +290,9 @@ def write_report_folder(
         written = dict(extra(tmp)) if extra is not None else {}
         written |= write_report_files(tmp, kind, report, markdown, charts)
     return {role: out / os.path.relpath(path, tmp) for role, path in written.items()}
+
+
+def _schema(model: type[BaseModel]) -> dict:
+    schema = model.model_json_schema(mode="serialization")
+    schema["$schema"] = JSON_SCHEMA_DIALECT
+    return schema

@@ -8,7 +8,7 @@ resampled because what belongs to one test (its raters' votes, a model's verdict
 test scored by several systems) is not independent.
 
 Users: the raters' agreement ceiling and its paired difference with a model
-(:mod:`nnd_suites.evaluation.agreement`), and verify's correlations
+(:mod:`nnd_suites.human.agreement`), and verify's correlations
 (:mod:`nnd_suites.evaluation.verify.stats`).
 """
 

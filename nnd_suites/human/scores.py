@@ -25,8 +25,8 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from nnd_suites.errors import NoSystemsError
-from nnd_suites.judgments import UNKNOWN_SYSTEM, named_systems
 from nnd_suites.quality_map import QualityMap
+from nnd_suites.records.judgments import UNKNOWN_SYSTEM, named_systems
 from nnd_suites.suite import Suite, SuiteCandidate
 
 CategoryKind = Literal["error", "context"]

@@ -7,20 +7,21 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
-from nnd_suites.adapter import ADAPTERS, Adapter, get_adapter
-from nnd_suites.errors import NNDError, SourceFormatError
-from nnd_suites.groups import Group
-from nnd_suites.judged_pairs import build_judged_pairs, suite_candidates
-from nnd_suites.judgments import JudgedGroup
-from nnd_suites.output_folder import check_output_folder
-from nnd_suites.pairs import (
+from nnd_suites.build.adapter import Adapter, get_adapter
+from nnd_suites.build.judged_pairs import build_judged_pairs, suite_candidates
+from nnd_suites.build.pairs import (
     DEFAULT_MAX_PAIRS,
     DEFAULT_MAX_PAIRS_PER_GROUP,
     BuildResult,
     PairBudget,
     build_pairs,
 )
+from nnd_suites.errors import NNDError, SourceFormatError
+from nnd_suites.infra.output_folder import check_output_folder
 from nnd_suites.quality_map import QualityMap
+from nnd_suites.records.groups import Group
+from nnd_suites.records.judgments import JudgedGroup
+from nnd_suites.records.texts import TEXT_EQUIVALENCE
 from nnd_suites.sources import (
     ReadLog,
     is_url,
@@ -39,7 +40,6 @@ from nnd_suites.suite import (
     SuiteCandidate,
 )
 from nnd_suites.suite.manifest import SUITE_NAME_PATTERN
-from nnd_suites.texts import TEXT_EQUIVALENCE
 
 
 def build_suite(
@@ -63,8 +63,8 @@ def build_suite(
     a group over ``max_pairs_per_group`` pairs, or a suite over ``max_pairs``, is refused before
     its pairs are built (``None``: no limit).
     A build that gives no pair is an error saying what was read and why nothing paired.
-    An ``out`` named after the suite in a dataset folder (one holding the card of ``build --all``
-    or ``export``) is written as one of its configs, and the card then lists it too.
+    ``out`` is a suite folder; :func:`nnd_suites.hub.building.build_suite` also writes into a
+    dataset folder as one of its configs.
     """
     if name is not None:  # before the build: the manifest would refuse it at the end
         check_suite_name(name)
@@ -73,7 +73,6 @@ def build_suite(
     instance = get_adapter(adapter)(**options) if isinstance(adapter, str) else adapter
     cls = type(instance)
     name = cls.name if name is None else name
-    in_dataset = out is not None and _joins_dataset_folder(Path(out), name)
     given = source if source is not None else cls.default_source_path()
     if given is None:
         raise NNDError(f"adapter {cls.name} ships no source; pass --source PATH_OR_URL")
@@ -136,12 +135,7 @@ def build_suite(
         languages=list(cls.metadata.languages),
         task=cls.metadata.task,
     )
-    if in_dataset:  # one of the configs of its parent folder: their card lists it too
-        from nnd_suites.hub.export import adding_configs  # imports datasets: not at start-up
-
-        with adding_configs(Path(out).parent, [suite.name], leave_out_misnamed=True) as dataset:
-            dataset.add(suite)
-    elif out is not None:
+    if out is not None:
         suite.save(out)
     return suite
 
@@ -156,47 +150,6 @@ def check_suite_name(name: str) -> str:
             "suite's folder and its Hub config), e.g. wmt_mqm_zhen"
         )
     return name
-
-
-def _joins_dataset_folder(out: Path, name: str) -> bool:
-    """Whether ``out`` is a config of a dataset folder: its parent holds the card nnd-suites
-    writes (``build --all``, ``export``), and it is named after the suite (configs are; a suite
-    folder named otherwise stays out of the card). The suite is then written as a config and
-    the card rewritten. A parent without a card, or with a README.md of its own (a project's),
-    is left as it is."""
-    # imports datasets (as writing the suite does): not at start-up
-    from nnd_suites.hub.export import holds_nnd_card
-    from nnd_suites.hub.layout import validate_config_name
-
-    if out.name != name or not holds_nnd_card(out.parent):
-        return False
-    validate_config_name(name)
-    return True
-
-
-def build_shipped_suites(
-    parent: str | Path, *, skip_malformed: bool = False
-) -> Iterator[tuple[str, Suite | None]]:
-    """Build every built-in adapter whose source ships with nnd-suites into ``parent/NAME``,
-    yielding ``(name, suite)`` as each is written, and ``(name, None)`` for an adapter that
-    ships no source (it needs one given). ``parent`` is a dataset folder: its card (README.md)
-    lists every config there, those built and any other (``datasets.load_dataset(parent,
-    NAME)`` reads each; a suite folder not named after its suite is left out,
-    :func:`nnd_suites.hub.export.misnamed_suites`), and a README.md nnd-suites did not write
-    stops the build. Every target folder, the card and the configs kept are checked before the
-    first build."""
-    from nnd_suites.hub.export import adding_configs  # imports datasets: not at start-up
-
-    shipped = {name: cls.default_source_path() is not None for name, cls in ADAPTERS.items()}
-    names = [name for name, has_source in shipped.items() if has_source]
-    with adding_configs(parent, names, leave_out_misnamed=True) as dataset:
-        for name, has_source in shipped.items():
-            if not has_source:
-                yield name, None
-                continue
-            suite = build_suite(name, skip_malformed=skip_malformed)
-            dataset.add(suite)
-            yield name, suite
 
 
 def recorded_source_name(source: str | Path) -> str:

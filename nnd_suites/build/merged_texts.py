@@ -6,8 +6,8 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass, field
 
-from nnd_suites.groups import Candidate
 from nnd_suites.quality_map import Assessment, QualityMap
+from nnd_suites.records.groups import Candidate
 
 
 @dataclass

@@ -12,12 +12,12 @@ from typing import Any, ClassVar, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from nnd_suites.errors import PluginError, TemplateError
-from nnd_suites.groups import Group
-from nnd_suites.judgments import JudgedGroup
-from nnd_suites.params import parse_params
-from nnd_suites.registry import Plugin, Registry
+from nnd_suites.plugins.params import parse_params
+from nnd_suites.plugins.registry import Plugin, Registry
+from nnd_suites.records.groups import Group
+from nnd_suites.records.judgments import JudgedGroup
+from nnd_suites.records.templates import check_template
 from nnd_suites.sources import ReadLog
-from nnd_suites.templates import check_template
 
 AnnotationType = Literal["likert", "hierarchical", "single_label", "graded", "numeric", "pairwise"]
 #: Loose shape checks: a reviewer still reads the values, these catch typos and placeholders.
@@ -88,7 +88,7 @@ class NoOptions(BaseModel):
 
 
 class Adapter(Plugin, ABC):
-    """Read one annotation source and yield :class:`~nnd_suites.groups.Group` objects.
+    """Read one annotation source and yield :class:`~nnd_suites.records.groups.Group` objects.
 
     Subclasses declare everything else as class attributes; the registry validates them.
     """
@@ -124,7 +124,7 @@ class Adapter(Plugin, ABC):
     def read(self, path: Path, log: ReadLog) -> Iterator[Group] | Iterator[JudgedGroup]:
         """Yield the groups of the source at ``path`` (a file, or a folder for ``source_kind =
         "folder"``); report skips and bad rows to ``log``. A pairwise source (its quality map has
-        a ``pairwise`` rule) yields :class:`~nnd_suites.judgments.JudgedGroup` objects instead."""
+        a ``pairwise`` rule) yields :class:`~nnd_suites.records.judgments.JudgedGroup` objects instead."""
 
     @classmethod
     def examples_in(cls, folder: Path) -> list[dict[str, Any]]:

@@ -65,7 +65,7 @@ class Plugin:
     examples_key: ClassVar[str] = "plugin"
     #: the harness cases' file, beside the plugin's module
     examples_file: ClassVar[str] = EXAMPLES_FILE
-    #: harness cases every built-in plugin of the kind needs (nnd_suites.plugin_harness)
+    #: harness cases every built-in plugin of the kind needs (nnd_suites.plugins.harness)
     min_examples: ClassVar[int] = 2
 
     @classmethod

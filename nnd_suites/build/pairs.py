@@ -1,97 +1,29 @@
-"""NND tests and the pair builder (paper section 2.1, step 3: all pairs of known differing quality).
+"""The pair builder (paper section 2.1, step 3: all pairs of known differing quality); the test
+records it emits are :mod:`nnd_suites.records.pairs`.
 
 The builder is generic over adapters: it validates each group, lets the quality map assess every
 candidate, merges identical texts, and emits every (high, low) pair the map orders. Whatever it
-leaves out is counted in a :class:`~nnd_suites.sources.SkipLog` with its reason. Under a numeric
+leaves out is counted in a :class:`~nnd_suites.sources.log.SkipLog` with its reason. Under a numeric
 rule that pools them, identical texts are judged on their pooled ratings
-(:mod:`nnd_suites.pooled_ratings`); each test keeps its raters' votes and gets the suite's kind
-of human margin (:mod:`nnd_suites.votes`).
+(:mod:`nnd_suites.records.pooled_ratings`); each test keeps its raters' votes and gets the suite's kind
+of human margin (:mod:`nnd_suites.records.votes`).
 """
 
 from __future__ import annotations
 
-import hashlib
-import json
 from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
-from pydantic import BaseModel, ConfigDict, Field
-
+from nnd_suites.build.merged_texts import Merged, count_pairs
 from nnd_suites.errors import NNDError, PairBudgetError
-from nnd_suites.groups import Candidate, Group
-from nnd_suites.merged_texts import Merged, count_pairs
-from nnd_suites.pooled_ratings import pooled_by_text
 from nnd_suites.quality_map import Assessment, QualityMap
-from nnd_suites.sources import SkipLog
-from nnd_suites.texts import equivalence_key, is_blank, same_text
-from nnd_suites.votes import MarginKind, Vote, votes_from_ratings, with_margins
-
-
-class PairCandidate(BaseModel):
-    """One side of a test: the text, its label (or aggregated score) and who produced it."""
-
-    model_config = ConfigDict(extra="forbid")
-
-    text: str = Field(description="empty only in suites built with allow_empty_candidates")
-    label: str
-    systems: list[str] = Field(min_length=1)
-    score: float | None = None
-
-
-class Pair(BaseModel):
-    """An NND test: (context, high candidate, low candidate).
-
-    ``label`` is the low candidate's label and ``category_path`` the roll-up of its error
-    category (root first); ``category`` is that root, the unit of per-category pass rates.
-    """
-
-    model_config = ConfigDict(extra="forbid")
-
-    id: str = Field(pattern=r"^[0-9a-f]{16}$", description="content hash, stable across builds")
-    group_id: str
-    context: dict[str, str]
-    high: PairCandidate
-    low: PairCandidate
-    label: str
-    category: str
-    category_path: list[str] = Field(min_length=1)
-    aspect: str | None = None
-    score_gap: float | None = None
-    votes: list[Vote] = Field(
-        default_factory=list, description="each rater's judgment of this test (empty: unknown)"
-    )
-    margin: float | None = Field(
-        None,
-        allow_inf_nan=False,
-        description="how clearly humans preferred high, in the suite's margin_kind "
-        "(share of raters, score gap or stated confidence); None: not known",
-    )
-    breakdown: dict[str, str] = Field(default_factory=dict)
-    parent_id: str | None = Field(None, description="id of the untransformed test, if any")
-
-
-def pair_id(*parts: object) -> str:
-    payload = json.dumps(parts, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
-    try:
-        return hashlib.sha256(payload.encode("utf-8")).hexdigest()[:16]
-    except UnicodeEncodeError as exc:  # a lone surrogate: not text any file can hold
-        raise NNDError(
-            f"a text of group {parts[0]!r} is not valid Unicode (a lone surrogate near "
-            f"{exc.object[max(0, exc.start - 30) : exc.end + 30]!r}); fix the source"
-        ) from None
-
-
-def is_degenerate(pair: Pair) -> bool:
-    """Both candidates are the same text (:func:`~nnd_suites.texts.same_text`: NFC, invisible
-    characters and whitespace runs aside): the test can be neither passed nor failed.
-
-    Happens when a transformation erases the difference (casing), or when a quality map keeps
-    texts given conflicting labels (MQM: one rater found no error in a translation another rater
-    marked in another system's identical output). Evaluators count these apart from pass rates.
-    """
-    return same_text(pair.high.text, pair.low.text)
-
+from nnd_suites.records.groups import Candidate, Group
+from nnd_suites.records.pairs import Pair, PairCandidate, pair_id
+from nnd_suites.records.pooled_ratings import pooled_by_text
+from nnd_suites.records.texts import equivalence_key, is_blank, same_text
+from nnd_suites.records.votes import MarginKind, votes_from_ratings, with_margins
+from nnd_suites.sources.log import SkipLog
 
 #: defaults far above every built-in suite (largest group: 49 pairs; largest suite: 17,722) and
 #: far below what exhausts memory (4M pairs of one 278 KB group took 3.2 GB)
@@ -140,7 +72,7 @@ class BuildResult:
     counts: Counter = field(default_factory=Counter)
     #: texts given conflicting labels that the map keeps (reported, not skipped)
     conflicts: SkipLog = field(default_factory=SkipLog)
-    #: what every pair's ``margin`` holds (:mod:`nnd_suites.votes`); None: no margin
+    #: what every pair's ``margin`` holds (:mod:`nnd_suites.records.votes`); None: no margin
     margin_kind: MarginKind | None = None
 
 
@@ -218,7 +150,7 @@ def _merge(
     """One entry per distinct (text, quality), texts compared by their equivalence key. A text
     given conflicting labels (or scores) is left out and counted, or kept and counted when the
     map says ``conflicting_labels: keep``. A text in ``pooled`` is judged on its pooled ratings
-    (:mod:`nnd_suites.pooled_ratings`), so identical texts share one quality."""
+    (:mod:`nnd_suites.records.pooled_ratings`), so identical texts share one quality."""
     merged: dict[tuple[str, Assessment], Merged] = {}
     suffix = f" [{view}]" if view else ""
     for cand in candidates:

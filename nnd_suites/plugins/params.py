@@ -14,7 +14,7 @@ from typing import Any, TypeVar
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from nnd_suites.errors import NNDError, ParameterError
-from nnd_suites.key_values import parse_key_values
+from nnd_suites.infra.key_values import parse_key_values
 
 P = TypeVar("P", bound=BaseModel)
 

@@ -2,7 +2,7 @@
 
 Layout of the folder (``lm_eval --include_path FOLDER --tasks nnd_<suite>``)::
 
-    utils.py                          fixed code (nnd_suites/hub/lm_eval_utils.py, copied as is)
+    utils.py                          fixed code (evaluation/lm_eval_utils.py, copied as is)
     nnd_<suite>.yaml                  a task over every test of the suite
     nnd_<suite>_by_category.yaml      a group of per-category tasks
     nnd_<suite>__<category>.yaml      one task per category
@@ -53,11 +53,12 @@ from pydantic import BaseModel, ConfigDict
 from nnd_suites.errors import NNDError, ParameterError
 from nnd_suites.evaluation.scoring import SEPARATOR, tokenizer_traits
 from nnd_suites.evaluation.templates import resolve_template
-from nnd_suites.io import atomic_write_text
-from nnd_suites.output_folder import output_folder
-from nnd_suites.pairs import Pair, is_degenerate
+from nnd_suites.infra.atomic import atomic_write_text
+from nnd_suites.infra.output_folder import output_folder
+from nnd_suites.infra.output_kinds import register_model
+from nnd_suites.records.pairs import Pair, is_degenerate
+from nnd_suites.records.templates import render_template
 from nnd_suites.suite import Suite
-from nnd_suites.templates import render_template
 
 KIND = "lm-eval-task"
 MAIN_FILE = "nnd_lm_eval.json"
@@ -278,3 +279,6 @@ def export_lm_eval(
             manifest.groups[f"{base}_by_category"] = members
         atomic_write_text(tmp / MAIN_FILE, manifest.model_dump_json(indent=2) + "\n")
     return manifest
+
+
+register_model("lm-eval-task", LmEvalExport)

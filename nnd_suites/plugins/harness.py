@@ -16,7 +16,7 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
-from nnd_suites.registry import Registry, target_of
+from nnd_suites.plugins.registry import Registry, target_of
 
 
 def plugin_problems(registry: Registry[Any]) -> list[str]:

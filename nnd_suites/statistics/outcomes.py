@@ -20,7 +20,7 @@ from typing import Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from nnd_suites.grouping import largest_first
+from nnd_suites.statistics.subsets import largest_first
 
 Outcome = Literal["pass", "fail", "tie", "degenerate", "skipped"]
 OUTCOMES: tuple[Outcome, ...] = ("pass", "fail", "tie", "degenerate", "skipped")

@@ -3,7 +3,7 @@ transformation), compared test by test.
 
 ``compare`` (model A against model B) and ``robustness`` (transformed against untouched) both
 count through :func:`paired_counts`, with the one outcome rule of
-:mod:`nnd_suites.evaluation.outcomes`: a test is compared only when it is rated on both sides; a
+:mod:`nnd_suites.statistics.outcomes`: a test is compared only when it is rated on both sides; a
 test degenerate on either side is counted as degenerate, one skipped on either side (and not
 degenerate) as skipped, and neither enters a rate. A tie is not a pass.
 
@@ -17,7 +17,7 @@ import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from nnd_suites.evaluation.outcomes import RATED, wilson
+from nnd_suites.statistics.outcomes import RATED, wilson
 
 CONFIDENCE = 0.95
 MCNEMAR = (
