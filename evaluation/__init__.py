@@ -2,6 +2,12 @@
 
 ``nnd_suites.evaluate(model, suites, ...)`` is the entry point; backends (how log-likelihoods are
 computed) are plugins registered in :data:`BACKENDS`.
+
+Inside it, scoring comes first (``backend``, ``backends/``, ``scorers/``, ``cache``, ``batching``,
+``prepared``), then the run (``evaluator``, ``parallel``, ``multi``), its typed results and their
+folders (``report``, ``outputs``, ``leaderboard``), and the commands built on runs
+(``comparison/``, ``robustness/``, ``verify/``, ``training``). Below it, in the core: statistics
+(``nnd_suites.statistics``) and human judgments (``nnd_suites.human``).
 """
 
 from nnd_suites.evaluation.backend import (

@@ -1,4 +1,11 @@
-"""nnd-suites: Near-Negative Distinction test suites from human evaluations of generated text."""
+"""nnd-suites: Near-Negative Distinction test suites from human evaluations of generated text.
+
+The packages, lowest layer first (each imports only those before it; ARCHITECTURE.md):
+``errors``, ``infra``, ``sources``, ``records``, ``suite``, ``plugins``, ``statistics``,
+``quality_map``, ``human``, ``build``, then ``transformations`` and ``slices``, then ``adapters``,
+``scaffold`` and ``hub``, then ``resolve``, ``evaluation`` and ``cli``. This module is the facade
+over all of them.
+"""
 
 import importlib.metadata as _metadata
 

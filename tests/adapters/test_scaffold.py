@@ -17,8 +17,8 @@ import pytest
 
 import nnd_suites
 from nnd_suites.build.adapter import ADAPTERS, Adapter, AdapterMetadata
-from nnd_suites.cli.catalogue import registry
 from nnd_suites.errors import NNDError, PluginError
+from nnd_suites.plugins import registry
 from nnd_suites.plugins.registry import Registry
 from nnd_suites.scaffold import harness
 from nnd_suites.scaffold.writer import ANNOTATION_TYPES, write_adapter

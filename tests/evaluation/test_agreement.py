@@ -7,7 +7,6 @@ import json
 
 import pytest
 
-from nnd_suites.build.pairs import Vote
 from nnd_suites.evaluation.report import EvaluationReport
 from nnd_suites.evaluation.report_markdown import markdown
 from nnd_suites.human.agreement import (
@@ -18,6 +17,7 @@ from nnd_suites.human.agreement import (
     margin_weight,
 )
 from nnd_suites.records.pairs import Pair, PairCandidate
+from nnd_suites.records.votes import Vote
 from nnd_suites.statistics.outcomes import wilson
 from nnd_suites.suite import Suite
 
