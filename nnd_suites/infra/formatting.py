@@ -8,7 +8,7 @@ every file. A leaf module: it imports nothing of ours.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 
 NA = "n/a"
 
@@ -91,3 +91,10 @@ def cell(value: object) -> str:
 def row(values: Sequence[object]) -> str:
     """One Markdown table row; every value goes through :func:`cell`."""
     return "| " + " | ".join(cell(v) for v in values) + " |"
+
+
+def table(header: Sequence[object], rows: Iterable[Sequence[object]], align: str = "") -> str:
+    """A Markdown table, every cell through :func:`cell`; ``align`` gives each column's
+    separator after the first (``"---:"`` for numbers), plain ``---`` when empty."""
+    separator = "|---|" + "".join(f"{align or '---'}|" for _ in header[1:])
+    return "\n".join([row(header), separator, *(row(values) for values in rows)])

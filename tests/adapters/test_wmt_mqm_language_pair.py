@@ -1,4 +1,4 @@
-"""Probe F-U: --option language_pair may not contradict the pair in the file's name."""
+"""--option language_pair may not contradict the pair in the file's name."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Probe finding F-R: a folder ``./quiz_design`` in the current directory silently shadowed the
+"""A folder ``./quiz_design`` in the current directory silently shadowed the
 built-in suite in ``--suite quiz_design``. A bare name that is both a built-in suite and a folder
 here is now an AmbiguousSuiteError; ``./quiz_design`` (any spec with a separator) names the folder,
 ``builtin:quiz_design`` the built-in suite, and ``all`` always means the built-in suites."""

@@ -1,4 +1,4 @@
-"""Probe finding F-Q: HH-RLHF's candidates name no generating system (pairwise preferences), so
+"""HH-RLHF's candidates name no generating system (pairwise preferences), so
 `systems hh_rlhf` printed one system "unknown" with a human score of 50.0% (an artefact of the
 pairing: one chosen, one rejected reply per conversation) and `verify hh_rlhf` listed "known:
 unknown". Both now stop with a NoSystemsError (exit status 2) naming the suite."""

@@ -1,6 +1,6 @@
-"""Probe findings on model loading: the embedded model's name works wherever a model is taken
-(F-C), a revision with a local folder is refused (F-D), and ``--strategy``'s help names exactly
-the strategies the backends accept (F-G)."""
+"""Model loading: the embedded model's name works wherever a model is taken
+(F-C), a revision with a local folder is refused, and ``--strategy``'s help names exactly
+the strategies the backends accept."""
 
 from __future__ import annotations
 

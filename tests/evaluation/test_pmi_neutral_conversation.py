@@ -1,4 +1,4 @@
-"""Probe finding F-S: ``--scorer pmi`` scores a conversation suite (hh_rlhf). Its neutral context
+"""``--scorer pmi`` scores a conversation suite (hh_rlhf). Its neutral context
 (the template with every field empty) gives a conversation field an empty conversation, which the
 transcript rule renders as nothing, so only the template's literal text is left; before, the
 field was "", which the transcript rule refused (TemplateError, exit 8)."""

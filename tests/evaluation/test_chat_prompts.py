@@ -1,4 +1,4 @@
-"""Probe finding F-I: a model whose chat template is malformed jinja, or tries something the
+"""A model whose chat template is malformed jinja, or tries something the
 sandbox forbids, stops with a TemplateError (exit 8) naming the model and its chat template,
 never a traceback. The templates sit in tokenizer_config.json, as a model repository ships them."""
 

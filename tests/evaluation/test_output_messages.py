@@ -1,5 +1,5 @@
-"""Probe findings F-J, F-T (what --json and --limit say), F-N (a robustness folder keeps only its
-own evaluation), F-P and F-L (the tiny model's writer), F-M (slices and compare messages)."""
+"""What the writers say and keep: --json and --limit, a robustness folder keeps only its own
+evaluation, the tiny model's writer, and the messages of slices and compare."""
 
 from __future__ import annotations
 
