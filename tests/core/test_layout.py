@@ -35,7 +35,7 @@ LAYERS: list[tuple[str, ...]] = [
     ("build",),
     ("transformations", "slices"),
     ("adapters", "scaffold", "hub"),
-    ("resolve",),
+    ("resolve", "catalogue"),
     ("evaluation",),
     ("cli",),
     ("__main__",),
