@@ -11,9 +11,9 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from nnd_suites.adapter import Adapter, AdapterMetadata, register_adapter
+from nnd_suites.build.adapter import Adapter, AdapterMetadata, register_adapter
 from nnd_suites.errors import SourceFormatError
-from nnd_suites.groups import Candidate, Group
+from nnd_suites.records.groups import Candidate, Group
 from nnd_suites.sources import ReadLog, parse_number, read_text_lines
 
 CITATION = """@inproceedings{freitag2023results,

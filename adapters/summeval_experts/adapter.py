@@ -11,15 +11,15 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from nnd_suites.adapter import AdapterMetadata, register_adapter
 from nnd_suites.adapters.summeval.adapter import (
     ANNOTATOR_FIELDS,
     ASPECTS,
     CITATION,
     SummEvalAdapter,
 )
+from nnd_suites.build.adapter import AdapterMetadata, register_adapter
 from nnd_suites.errors import SourceFormatError
-from nnd_suites.groups import Candidate, Group
+from nnd_suites.records.groups import Candidate, Group
 from nnd_suites.sources import ReadLog, read_jsonl, require_fields
 
 RATINGS_FILE = "cnndm_THumB-1.0.jsonl"
