@@ -29,6 +29,8 @@ def check_figures(entry: CatalogueEntry, suite: Suite) -> None:
     the figure, what was expected and what the build gave (as `datasets` checks split sizes)."""
     counts = suite.manifest.counts
     found = [("tests", entry.figures.tests, counts.pairs)]
+    if entry.figures.groups is not None:
+        found.append(("groups", entry.figures.groups, counts.groups))
     for field, expected in entry.figures.breakdowns.items():
         got = dict(counts.breakdowns.get(field, {}))
         found.append((f"tests per {field}", expected, got))

@@ -47,6 +47,7 @@ class Figures(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     tests: int = Field(ge=1)
+    groups: int | None = Field(None, ge=1, description="context groups read (rated inputs)")
     breakdowns: dict[str, dict[str, int]] = Field(default_factory=dict)
     published: str = Field(min_length=1)
 
