@@ -122,8 +122,8 @@ def _declaration_problems(registry: Registry[Any], root: Path) -> list[str]:
         if hasattr(cls, "declaration_path")
     }
     return [
-        f"{root.name}/{path.relative_to(root).as_posix()} declares a {registry.kind} that is "
-        f"not registered: give its folder an empty __init__.py (the registry imports packages)"
+        f"{root.name}/{path.relative_to(root).as_posix()} is registered as no {registry.kind}: "
+        "give its folder an empty __init__.py (the registry imports packages)"
         for path in sorted(root.glob(f"*/{name}"))
         if path.resolve() not in made_from
     ]
