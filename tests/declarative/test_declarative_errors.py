@@ -4,6 +4,7 @@ do; the schema is the generated one; a declaration no adapter was made from fail
 from __future__ import annotations
 
 import json
+import sys
 import textwrap
 from pathlib import Path
 
@@ -153,7 +154,7 @@ def test_the_shipped_schema_is_the_generated_one():
 
 
 def test_a_declaration_no_adapter_was_made_from_fails_the_harness(tmp_path, monkeypatch):
-    package = tmp_path / "planted_adapters"
+    package = tmp_path / "planted_declarations"
     (package / "ok").mkdir(parents=True)
     (package / "__init__.py").write_text("")
     (package / "ok" / "__init__.py").write_text("")
@@ -169,13 +170,15 @@ def test_a_declaration_no_adapter_was_made_from_fails_the_harness(tmp_path, monk
         "adapter",
         "nnd_suites.planted",
         base=ADAPTERS.base_class,
-        builtin_package="planted_adapters",
+        builtin_package="planted_declarations",
         declare=ADAPTERS._declare,
     )
     monkeypatch.setattr("nnd_suites.declarative.plugin.register_adapter", registry.register)
     problems = plugin_problems(registry)
+    for name in [m for m in sys.modules if m.startswith("planted_declarations")]:
+        monkeypatch.delitem(sys.modules, name)
     assert any(
-        "planted_adapters/unregistered/source.yaml is registered as no adapter" in p
+        "planted_declarations/unregistered/source.yaml is registered as no adapter" in p
         for p in problems
     )
-    assert not any("planted_adapters/ok/source.yaml" in p for p in problems)
+    assert not any("planted_declarations/ok/source.yaml" in p for p in problems)
