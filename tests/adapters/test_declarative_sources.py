@@ -3,6 +3,7 @@ independent count of the same JSON file gives (json module, no nnd_suites reader
 
 from __future__ import annotations
 
+import csv
 import hashlib
 import json
 import statistics
@@ -14,6 +15,7 @@ import pytest
 
 from nnd_suites import build_suite
 from nnd_suites.adapter import ADAPTERS
+from nnd_suites.errors import SourceFormatError
 from nnd_suites.plugins import catalogue
 
 #: adapter -> (group key fields, aspects), as each README states the rule
@@ -89,3 +91,66 @@ def test_list_shows_each_adapter_kind():
     adapters = catalogue()["adapters"]
     assert adapters["sfres"].endswith("(builtin, declarative)")
     assert adapters["quiz_design"].endswith("(builtin, class)")
+
+
+# ----------------------------------- unshipped sources: their fixtures, counted with the csv module
+def _fixture_rows(name: str) -> tuple[object, list[dict[str, str]]]:
+    folder = ADAPTERS.get(name).folder() / "fixtures"
+    path = folder / json.loads((folder / "expected_stats.json").read_text("utf-8"))["source"]
+    with path.open(newline="", encoding="utf-8") as handle:
+        return path, list(csv.DictReader(handle))
+
+
+@pytest.mark.parametrize(
+    ("name", "text", "raters"),
+    [("simpeval_past", "processed_generation", 5), ("simpeval_2022", "generation", 3)],
+)
+def test_simpeval_counts_equal_an_independent_count(name, text, raters):
+    path, rows = _fixture_rows(name)
+    by_input: dict[str, dict[str, list[float]]] = defaultdict(lambda: defaultdict(list))
+    for row in rows:
+        if _same_text(row[text]):  # an empty output takes no part (counted by the build)
+            ratings = [float(row[f"rating_{i}"]) for i in range(1, raters + 1)]
+            by_input[row["original_id"]][_same_text(row[text])].extend(ratings)
+    expected = sum(
+        abs(statistics.fmean(a) - statistics.fmean(b)) >= 10 - 1e-12
+        for texts in by_input.values()
+        for a, b in combinations(texts.values(), 2)
+    )
+    stats = build_suite(name, path).stats()
+    assert stats["pairs"] == expected > 0
+    assert stats["skipped"] == {"empty candidate text": sum(not r[text].strip() for r in rows)}
+
+
+def test_asset_pairwise_counts_equal_an_independent_count():
+    path, rows = _fixture_rows("asset_pairwise")
+    judged = [r for r in rows if r["winner"] != "similar"]
+    tests = [r for r in judged if r["asset_simplification"] != r["other_simplification"]]
+    stats = build_suite("asset_pairwise", path).stats()
+    assert stats["pairs"] == len(tests) > 0
+    assert stats["breakdowns"]["category"] == dict(Counter(r["aspect"] for r in tests))
+    same = sum(r["asset_simplification"] == r["other_simplification"] for r in rows)
+    assert stats["skipped"]["the two responses are the same text"] == same
+
+
+def test_copilot_arena_counts_equal_an_independent_count(tmp_path):
+    path, rows = _fixture_rows("copilot_arena")
+    tests = [
+        r
+        for r in rows
+        if r["completion_a"].strip()
+        and r["completion_b"].strip()
+        and _same_text(r["completion_a"]) != _same_text(r["completion_b"])
+        and r["prefix"].strip()
+        and r["suffix"].strip()  # an empty context field leaves the row out (counted)
+    ]
+    suite = build_suite("copilot_arena", path)
+    assert len(suite.pairs) == len(tests) > 0
+    assert "\r\n" in suite.pairs[0].context["prefix"]  # a quoted field keeps its line ends
+    broken = tmp_path / "copilot.csv"
+    broken.write_text(path.read_text("utf-8") + '"def broken():\n    pass"\n', "utf-8")
+    with pytest.raises(SourceFormatError, match=r"copilot.csv:\d+: row has 1 fields"):
+        build_suite("copilot_arena", broken)
+    stats = build_suite("copilot_arena", broken, skip_malformed=True).stats()
+    assert stats["pairs"] == len(tests)
+    assert stats["skipped"]["malformed row: row has 1 fields, the header 7"] == 1
