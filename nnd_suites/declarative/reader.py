@@ -9,6 +9,7 @@ data line: skipping rows would hide it.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -155,6 +156,19 @@ def _parse(
     line: int,
     keys: tuple[str, ...],
 ) -> float:
+    # the common case without parse_number's message-building (which formats every value)
+    if type(value) in (int, float) or type(value) is str:
+        try:
+            number = float(value)  # type: ignore[arg-type]
+        except ValueError:
+            number = math.nan
+        low, high = spec.low, spec.high
+        if (
+            math.isfinite(number)
+            and (low is None or number >= low)
+            and (high is None or number <= high)
+        ):
+            return number
     try:
         return parse_number(value, path, line, column, low=spec.low, high=spec.high)  # type: ignore[arg-type]
     except SourceFormatError as exc:

@@ -3,6 +3,7 @@ size bounds), with the declared filters applied and every cell looked up by its 
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -46,6 +47,11 @@ def table_rows(declared: Declared, path: Path, log: ReadLog) -> Iterator[tuple[i
             yield line, row
 
 
+@functools.cache
+def _parts(column: str) -> tuple[str, ...]:
+    return tuple(column.split("."))
+
+
 def cell(
     declared: Declared, row: Row, column: str, path: Path, line: int, keys: tuple[str | int, ...]
 ) -> Any:
@@ -54,7 +60,7 @@ def cell(
     value: Any = row.get(column, MISSING)
     if value is MISSING and "." in column:
         value = row
-        for part in column.split("."):
+        for part in _parts(column):
             value = value.get(part, MISSING) if isinstance(value, dict) else MISSING
     if value is MISSING:
         raise DeclarationError(
