@@ -9,7 +9,7 @@ group): a package whose folder holds ``source.yaml`` registers the adapter it de
 from __future__ import annotations
 
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from types import ModuleType
 from typing import ClassVar
@@ -81,8 +81,11 @@ def declared_adapter(module_name: str, folder: Path) -> type[DeclarativeAdapter]
     return type(DECLARED_ATTRIBUTE, (DeclarativeAdapter,), attributes)
 
 
-def register_declared(module: ModuleType) -> bool:
-    """Register the adapter a package's ``source.yaml`` declares; whether it declares one."""
+def register_declared(
+    module: ModuleType, register: Callable[[str], Callable[[type], type]] = register_adapter
+) -> bool:
+    """Register (with ``register``, the adapter registry's decorator) the adapter a package's
+    ``source.yaml`` declares; whether it declares one."""
     file = getattr(module, "__file__", None)
     if file is None or Path(file).name != "__init__.py":
         return False
@@ -91,6 +94,6 @@ def register_declared(module: ModuleType) -> bool:
         return False
     if DECLARED_ATTRIBUTE not in vars(module):
         cls = declared_adapter(module.__name__, folder)
-        register_adapter(cls.declared.spec.name)(cls)
+        register(cls.declared.spec.name)(cls)
         setattr(sys.modules[module.__name__], DECLARED_ATTRIBUTE, cls)
     return True

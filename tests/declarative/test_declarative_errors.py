@@ -12,7 +12,7 @@ import pytest
 
 from nnd_suites.adapter import ADAPTERS
 from nnd_suites.declarative.model import SCHEMA_FILE, schema_text
-from nnd_suites.declarative.plugin import declared_adapter
+from nnd_suites.declarative.plugin import declared_adapter, register_declared
 from nnd_suites.errors import DeclarationError, SourceFormatError
 from nnd_suites.plugin_harness import plugin_problems
 from nnd_suites.registry import Registry
@@ -171,9 +171,8 @@ def test_a_declaration_no_adapter_was_made_from_fails_the_harness(tmp_path, monk
         "nnd_suites.planted",
         base=ADAPTERS.base_class,
         builtin_package="planted_declarations",
-        declare=ADAPTERS._declare,
+        declare=lambda module: register_declared(module, registry.register),
     )
-    monkeypatch.setattr("nnd_suites.declarative.plugin.register_adapter", registry.register)
     problems = plugin_problems(registry)
     for name in [m for m in sys.modules if m.startswith("planted_declarations")]:
         monkeypatch.delitem(sys.modules, name)
