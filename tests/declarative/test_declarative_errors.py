@@ -181,3 +181,18 @@ def test_a_declaration_no_adapter_was_made_from_fails_the_harness(tmp_path, monk
         for p in problems
     )
     assert not any("planted_declarations/ok/source.yaml" in p for p in problems)
+
+
+def test_every_shipped_declaration_passes_the_json_schema_and_a_typo_does_not():
+    import jsonschema  # 0.1 s to import: only this test needs it
+    import yaml
+
+    schema = json.loads((REPO / "nnd_suites" / "schemas" / SCHEMA_FILE).read_text("utf-8"))
+    validator = jsonschema.Draft202012Validator(schema)
+    declarations = sorted((REPO / "adapters").glob("*/source.yaml"))
+    assert len(declarations) >= 7
+    for path in declarations:
+        assert list(validator.iter_errors(yaml.safe_load(path.read_text("utf-8")))) == [], path
+    typo = yaml.safe_load(declarations[0].read_text("utf-8"))
+    typo["group"]["kye"] = ["x"]
+    assert any("'kye' was unexpected" in e.message for e in validator.iter_errors(typo))
