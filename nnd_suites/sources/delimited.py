@@ -39,11 +39,36 @@ def _open_text(path: Path, encoding: str) -> TextIO:
     return io.TextIOWrapper(gzip.GzipFile(fileobj=raw), encoding=encoding, newline="")
 
 
+def _not_decodable(path: Path, encoding: str) -> SourceFormatError:
+    """The error for text that is not in ``encoding``, at the line of its first bad byte
+    (decoding runs ahead in blocks, so the row being read when it failed is not it)."""
+    data = path.read_bytes()
+    if is_gzip(path):
+        data = gzip.decompress(data)
+    try:
+        data.decode(encoding)
+    except UnicodeDecodeError as exc:
+        line = data.count(b"\n", 0, exc.start) + 1
+        return SourceFormatError(
+            str(path),
+            line,
+            f"not {encoding} text: {exc.reason} (byte {exc.start})",
+            "declare its encoding (file.encoding) or save it as UTF-8",
+        )
+    return SourceFormatError(str(path), None, f"not {encoding} text")
+
+
 def read_csv(
     path: Path, log: ReadLog | None = None, *, encoding: str = "utf-8"
 ) -> Iterator[tuple[int, dict[str, str]]]:
     """Yield (line the row starts on, {column: value}) for each row of a CSV file."""
-    log = log or ReadLog()
+    try:
+        yield from _rows(path, log or ReadLog(), encoding)
+    except UnicodeDecodeError:
+        raise _not_decodable(path, encoding) from None
+
+
+def _rows(path: Path, log: ReadLog, encoding: str) -> Iterator[tuple[int, dict[str, str]]]:
     log.note_file(path)
     csv.field_size_limit(max(csv.field_size_limit(), FIELD_SIZE_LIMIT))
     with _open_text(path, "utf-8-sig" if encoding == "utf-8" else encoding) as handle:
@@ -52,7 +77,7 @@ def read_csv(
             header = next(reader)
         except StopIteration:
             raise SourceFormatError(str(path), 1, "empty file: expected a header row") from None
-        except (csv.Error, UnicodeDecodeError) as exc:
+        except csv.Error as exc:
             raise SourceFormatError(str(path), 1, f"unreadable header: {exc}") from None
         _check_header(path, header, ())
         while True:
@@ -61,10 +86,6 @@ def read_csv(
                 fields = next(reader)
             except StopIteration:
                 return
-            except UnicodeDecodeError as exc:
-                raise SourceFormatError(
-                    str(path), start, f"not {encoding} text: {exc.reason}", "declare its encoding"
-                ) from None
             except csv.Error as exc:
                 log.malformed(SourceFormatError(str(path), start, f"unreadable row: {exc}"))
                 continue

@@ -9,6 +9,7 @@ import textwrap
 from pathlib import Path
 
 import pytest
+import yaml
 
 from nnd_suites.adapter import ADAPTERS
 from nnd_suites.declarative.model import SCHEMA_FILE, schema_text
@@ -185,7 +186,6 @@ def test_a_declaration_no_adapter_was_made_from_fails_the_harness(tmp_path, monk
 
 def test_every_shipped_declaration_passes_the_json_schema_and_a_typo_does_not():
     import jsonschema  # 0.1 s to import: only this test needs it
-    import yaml
 
     schema = json.loads((REPO / "nnd_suites" / "schemas" / SCHEMA_FILE).read_text("utf-8"))
     validator = jsonschema.Draft202012Validator(schema)
