@@ -159,3 +159,10 @@ class AmbiguousSuiteError(NNDError):
     refused rather than guessed; the message says how to name each one."""
 
     exit_status = 2
+
+
+class DeclarationError(NNDError):
+    """A declarative source (``adapters/NAME/source.yaml``) is invalid or does not fit its table:
+    names ``source.yaml:line`` (and the data file's line where a row is at fault)."""
+
+    exit_status = 3

@@ -13,7 +13,9 @@ from nnd_suites.quality_map import QualityMap, builtin_quality_maps
 
 
 def _adapters() -> dict[str, str]:
-    return ADAPTERS.summaries(lambda cls: f"{cls.metadata.summary} ({ADAPTERS.origin(cls.name)})")
+    return ADAPTERS.summaries(
+        lambda cls: f"{cls.metadata.summary} ({ADAPTERS.origin(cls.name)}, {cls.definition})"
+    )
 
 
 def _quality_maps() -> dict[str, str]:

@@ -40,6 +40,7 @@ def plugin_problems(registry: Registry[Any]) -> list[str]:
     modules = _import_all(package)
     root = _folder(modules[0])
     problems = _subfolder_problems(registry, root)
+    problems += _declaration_problems(registry, root)
     builtin = {
         name: cls
         for name, cls in registry.items()
@@ -107,6 +108,25 @@ def _subfolder_problems(registry: Registry[Any], root: Path) -> list[str]:
                 f"@register_{registry.kind}(NAME), or move the folder out of {root.name}/"
             )
     return problems
+
+
+def _declaration_problems(registry: Registry[Any], root: Path) -> list[str]:
+    """Declarations (an adapter folder's ``source.yaml``) that no registered plugin was made
+    from: a folder the registry never imports, or a declaration beside an unrelated class."""
+    name = getattr(registry.base_class(), "declaration_file", None)
+    if name is None:
+        return []
+    made_from = {
+        Path(cls.declaration_path()).resolve()
+        for _, cls in registry.items()
+        if hasattr(cls, "declaration_path")
+    }
+    return [
+        f"{root.name}/{path.relative_to(root).as_posix()} is registered as no {registry.kind}: "
+        "give its folder an empty __init__.py (the registry imports packages)"
+        for path in sorted(root.glob(f"*/{name}"))
+        if path.resolve() not in made_from
+    ]
 
 
 def _concrete_plugin_targets(modules: list[ModuleType], base: type) -> list[str]:

@@ -28,6 +28,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from importlib.metadata import entry_points
 from pathlib import Path
+from types import ModuleType
 from typing import Any, ClassVar, Generic, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -99,6 +100,7 @@ class Registry(Generic[T]):
         builtin_package: str | None = None,
         import_builtins: bool = True,
         validate: Callable[[type], None] | None = None,
+        declare: Callable[[ModuleType], bool] | None = None,
     ) -> None:
         # where the built-in plugins live (the harness checks that package); discovery imports
         # it unless they are lazy entries (backends: importing them would load torch)
@@ -106,6 +108,8 @@ class Registry(Generic[T]):
         self.import_builtins = import_builtins
         self._base = base  # a callable, so the base class module may import this one
         self._validate = validate
+        # plugins declared as data beside a module (an adapter's source.yaml): registers them
+        self._declare = declare
         self._classes: dict[str, type[T]] = {}
         self._lazy: dict[str, LazyEntry] = {}
         self._aliases: dict[str, str] = {}
@@ -186,7 +190,9 @@ class Registry(Generic[T]):
                 package = importlib.import_module(self.builtin_package)
                 prefix = package.__name__ + "."
                 for info in pkgutil.walk_packages(package.__path__, prefix=prefix):
-                    importlib.import_module(info.name)  # the decorators register the classes
+                    module = importlib.import_module(info.name)  # the decorators register
+                    if self._declare is not None:
+                        self._declare(module)
             for point in entry_points(group=self.group):
                 if point.value != self.builtin_package:
                     self._load_entry_point(point)
@@ -208,6 +214,8 @@ class Registry(Generic[T]):
         defined_here = any(
             cls.__module__.startswith(module.__name__) for cls in self._classes.values()
         )
+        if self._declare is not None and self._declare(module):
+            defined_here = True
         if set(self._classes) == before and not defined_here:
             raise PluginError(
                 f"{where} registers nothing: decorate its classes with @register_{self.kind}"

@@ -6,6 +6,8 @@ import argparse
 from pathlib import Path
 
 from nnd_suites.cli.printing import say
+from nnd_suites.errors import NNDError
+from nnd_suites.scaffold.declarative import write_declarative
 from nnd_suites.scaffold.writer import ANNOTATION_TYPES, write_adapter
 
 NEXT_STEPS = """\
@@ -27,8 +29,15 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )
     parser.add_argument("name", help="adapter name: a lower-case identifier, e.g. wmt_mqm")
     parser.add_argument(
+        "--declarative",
+        action="store_true",
+        help="a source.yaml (no Python) for a source that is one table; needs --sample",
+    )
+    parser.add_argument(
+        "--sample", type=Path, help="with --declarative: your file (its header is read)"
+    )
+    parser.add_argument(
         "--type",
-        required=True,
         choices=ANNOTATION_TYPES,
         dest="annotation_type",
         help="annotation type of the source",
@@ -42,9 +51,32 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.set_defaults(func=run)
 
 
+DECLARATIVE_STEPS = """\
+Next steps (CONTRIBUTING.md, "Declare a source"):
+  1. adapters/{name}/source.yaml: check every proposed column (text, system, ratings or the
+     winner and its verdicts, group.key, group.context) and replace every TODO (metadata).
+  2. quality_maps/{name}.yaml: the rule (the gap that makes an output better, or the verdicts).
+  3. adapters/{name}/fixtures/: a small sample you may ship (synthetic if the license forbids an
+     excerpt) in the file's exact format, and expected_stats.json with the counts it gives
+     (nnd-suites build {name} --source adapters/{name}/fixtures/FILE; derive them by hand too).
+  4. adapters/{name}/README.md: replace every TODO; then run
+     python -m pytest tests/adapters/test_harness.py -q -k {name}"""
+
+
 def run(args: argparse.Namespace) -> int:
-    written = write_adapter(args.root, args.name, args.annotation_type)
     root = args.root.resolve()
+    if args.declarative:
+        if args.sample is None:
+            raise NNDError("new-adapter --declarative needs --sample FILE (your table)")
+        written, columns = write_declarative(args.root, args.name, args.sample)
+        for path in written:
+            say(f"wrote {path.resolve().relative_to(root)}")
+        say(f"columns found in {args.sample.name}: {', '.join(columns)}")
+        say(DECLARATIVE_STEPS.format(name=args.name))
+        return 0
+    if args.annotation_type is None:
+        raise NNDError("new-adapter needs --type TYPE (or --declarative --sample FILE)")
+    written = write_adapter(args.root, args.name, args.annotation_type)
     for path in written:
         say(f"wrote {path.resolve().relative_to(root)}")
     say(NEXT_STEPS.format(name=args.name))

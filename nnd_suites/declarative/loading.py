@@ -1,0 +1,68 @@
+"""Reading ``source.yaml``: the quality map's strict YAML loader (repeated keys, aliases refused;
+the line of every key kept), the generated schema's models, and ``file:line`` in every error."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from pydantic import ValidationError
+
+from nnd_suites.declarative.model import ALLOWED_KEYS, SourceDeclaration
+from nnd_suites.errors import DeclarationError, QualityMapError
+from nnd_suites.quality_map.loading import Lines, _data_path, place, read_map_file
+
+
+class Declared:
+    """A validated declaration, where it lies, and the line of each of its keys."""
+
+    def __init__(self, path: Path, spec: SourceDeclaration, lines: Lines) -> None:
+        self.path, self.spec, self.lines = path, spec, lines
+
+    def at(self, *keys: str | int) -> str:
+        """``source.yaml:line`` of the deepest of ``keys`` whose line is known."""
+        return place(str(self.path), self.lines, tuple(keys)).split(", at ")[0]
+
+
+def load_declaration(path: Path) -> Declared:
+    """``path`` parsed and validated; any fault -> a :class:`DeclarationError` at its line."""
+    try:
+        data, lines = read_map_file(path)
+    except QualityMapError as exc:  # the same reader: re-worded for a source declaration
+        text = str(exc).removeprefix("quality map ")
+        raise DeclarationError(text.replace("cannot parse:", "cannot parse source.yaml:")) from None
+    if not isinstance(data, dict):
+        raise DeclarationError(f"{path}:1: expected a mapping of keys (name, file, group, ...)")
+    try:
+        spec = SourceDeclaration.model_validate(data)
+    except ValidationError as exc:
+        raise _schema_error(exc, data, str(path), lines) from None
+    return Declared(path, spec, lines)
+
+
+def _advice(error: dict[str, Any]) -> str:
+    kind, loc = error["type"], error["loc"]
+    key = loc[-1] if loc else ""
+    owner = next((str(p) for p in reversed(loc[:-1]) if str(p) in ALLOWED_KEYS), "")
+    if kind == "extra_forbidden":
+        allowed = ", ".join(ALLOWED_KEYS[owner])
+        return f"unknown key {key!r}; remove it or fix the spelling (allowed: {allowed})"
+    if kind == "missing":
+        return f"missing required key {key!r}; add it"
+    message = error["msg"].removeprefix("Value error, ")
+    return message if kind == "value_error" else f"{message}; fix the value"
+
+
+def _schema_error(exc: ValidationError, data: Any, origin: str, lines: Lines) -> DeclarationError:
+    """One located, actionable error from pydantic's, naming the key at fault."""
+    errors = exc.errors()
+    # a union (column or {value: X}) reports one error per branch: the first says enough
+    first = errors[0]
+    loc = tuple(part for part in first["loc"] if not str(part).startswith(("str", "Fixed")))
+    first = {**first, "loc": loc}
+    path = _data_path(data, loc)
+    text = f"does not match the declarative-source schema: {_advice(first)}"
+    others = len({e["loc"][:2] for e in errors}) - 1
+    if others > 0:
+        text += f" (and {others} more problem(s))"
+    return DeclarationError(f"{place(origin, lines, path)}: {text}")

@@ -1,0 +1,218 @@
+"""``source.yaml`` as pydantic models: how one table becomes groups of rated candidates or judged
+pairs. ``nnd_suites/schemas/declarative_source.schema.json`` is generated from them (a test fails
+when it is out of date; regenerate with :func:`write_schema`), like the quality map's schema.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic.json_schema import SkipJsonSchema
+
+from nnd_suites.adapter import AdapterMetadata
+from nnd_suites.io import atomic_write_text
+
+SCHEMA_FILE = "declarative_source.schema.json"
+SCHEMA_ID = "https://github.com/nnd-suites/nnd-suites/schemas/declarative_source.schema.json"
+#: the file an adapter folder holds instead of a class
+DECLARATION_FILE = "source.yaml"
+
+Column = Annotated[str, Field(min_length=1, description="a column (JSON: a key, or a.b path)")]
+Name = Annotated[str, Field(pattern=r"^[a-z][a-z0-9_]*$")]
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class FileSpec(_Strict):
+    """Which file, in which format, and where it comes from."""
+
+    format: Literal["csv", "tsv", "json", "jsonl"] = Field(
+        description="csv, tsv (with a header row), json (one list of objects), jsonl"
+    )
+    shipped: str | SkipJsonSchema[None] = Field(
+        None, description="file in the adapter's data/ folder read when no --source is given"
+    )
+    member: str | SkipJsonSchema[None] = Field(
+        None,
+        description="the table's path inside a zip or tar archive (--source is then the "
+        "archive, extracted safely into the cache); a .gz file needs no member",
+    )
+    encoding: Literal["utf-8", "utf-8-sig", "latin-1", "cp1252", "utf-16"] = Field(
+        "utf-8", description="text encoding of a csv file (the other formats are UTF-8)"
+    )
+    sha256: Annotated[str, Field(pattern=r"^[0-9a-f]{64}$")] | SkipJsonSchema[None] = Field(
+        None, description="sha256 of the published file: a shipped copy must match it"
+    )
+
+    @model_validator(mode="after")
+    def _encoding_for_csv(self) -> FileSpec:
+        if self.encoding != "utf-8" and self.format != "csv":
+            raise ValueError(f"'encoding' is for csv files; {self.format} files are UTF-8")
+        return self
+
+
+class RowFilter(_Strict):
+    """Keep a row only when ``column`` equals / is not / is one of the given values (the rows
+    left out are counted under ``reason``)."""
+
+    column: Column
+    equals: str | SkipJsonSchema[None] = None
+    not_: str | SkipJsonSchema[None] = Field(None, alias="not")
+    in_: list[str] | SkipJsonSchema[None] = Field(None, alias="in", min_length=1)
+    reason: str | SkipJsonSchema[None] = Field(None, description="how the manifest counts them")
+
+    @model_validator(mode="after")
+    def _one_test(self) -> RowFilter:
+        given = [self.equals is not None, self.not_ is not None, self.in_ is not None]
+        if sum(given) != 1:
+            raise ValueError("a filter takes exactly one of 'equals', 'not' and 'in'")
+        return self
+
+    def keeps(self, value: str) -> bool:
+        if self.equals is not None:
+            return value == self.equals
+        if self.not_ is not None:
+            return value != self.not_
+        return value in (self.in_ or [])
+
+    def describe(self) -> str:
+        if self.reason:
+            return self.reason
+        if self.equals is not None:
+            return f"{self.column} is not {self.equals!r}"
+        if self.not_ is not None:
+            return f"{self.column} is {self.not_!r}"
+        return f"{self.column} not in {self.in_}"
+
+
+class Grouping(_Strict):
+    """One group per value of ``key`` (one or several columns; none: one group per row)."""
+
+    key: list[Column] = Field(default_factory=list)
+    context: dict[Name, Column] = Field(
+        min_length=1, description="context field name -> column (the template names the fields)"
+    )
+    single_candidate: Literal["error", "skip"] = Field(
+        "error",
+        description="a group with one candidate: error (the key is likely wrong) or skip "
+        "(counted as 'group with one candidate')",
+    )
+
+
+class Fixed(_Strict):
+    """A value written in the declaration rather than read from a column."""
+
+    value: str = Field(min_length=1)
+
+
+class Candidates(_Strict):
+    """Ratings: one row per output (aspects as columns; one column per rater, or a JSON list
+    column), or one row per (rater, output) gathered (``rater``), aspects as a column
+    (``aspect_column`` + ``value``)."""
+
+    text: Column
+    system: Column | Fixed = Field(Fixed(value="unknown"), description="column, or {value: X}")
+    ratings: dict[Name, Column | list[Column]] | SkipJsonSchema[None] = Field(
+        None, description="aspect -> its column, or its columns one per rater"
+    )
+    aspect_column: Column | SkipJsonSchema[None] = Field(
+        None, description="aspects as a column: the aspect each row rates"
+    )
+    value: Column | SkipJsonSchema[None] = Field(None, description="with aspect_column: rating")
+    rater: Column | SkipJsonSchema[None] = Field(
+        None, description="one row per (rater, output): rows of one output are gathered"
+    )
+    low: float | SkipJsonSchema[None] = Field(None, description="lowest valid rating")
+    high: float | SkipJsonSchema[None] = Field(None, description="highest valid rating")
+
+    @model_validator(mode="after")
+    def _one_shape(self) -> Candidates:
+        if (self.ratings is None) == (self.aspect_column is None):
+            raise ValueError("give 'ratings' (aspects as columns) or 'aspect_column' and 'value'")
+        if (self.aspect_column is None) != (self.value is None):
+            raise ValueError("'aspect_column' and 'value' go together")
+        return self
+
+    @property
+    def gathered(self) -> bool:
+        return self.rater is not None or self.aspect_column is not None
+
+
+class Comparisons(_Strict):
+    """One judged pair per row: two texts, their systems, the winner and what its values mean."""
+
+    text_a: Column
+    text_b: Column
+    system_a: Column | Fixed = Fixed(value="unknown")
+    system_b: Column | Fixed = Fixed(value="unknown")
+    winner: Column
+    verdicts: dict[str, Literal["a", "b", "tie"]] = Field(
+        min_length=1, description="each value of the winner column -> a, b or tie"
+    )
+    rater: Column | SkipJsonSchema[None] = None
+    category: Column | SkipJsonSchema[None] = Field(
+        None, description="the test's category (e.g. the aspect judged)"
+    )
+
+
+class SourceDeclaration(_Strict):
+    """An annotation source that is one table, declared: nnd-suites reads it with no Python."""
+
+    model_config = ConfigDict(extra="forbid", title="nnd-suites declarative source")
+
+    name: Name
+    quality_map: str = Field(
+        min_length=1, description="a shipped map's name, or a .yaml path beside this file"
+    )
+    metadata: AdapterMetadata
+    file: FileSpec
+    filters: list[RowFilter] = Field(default_factory=list)
+    group: Grouping
+    template: str = Field(min_length=1, description="how a model sees the context fields")
+    templates: dict[str, str] = Field(default_factory=dict, description="by model family")
+    candidates: Candidates | SkipJsonSchema[None] = None
+    comparisons: Comparisons | SkipJsonSchema[None] = None
+
+    @model_validator(mode="after")
+    def _one_kind(self) -> SourceDeclaration:
+        if (self.candidates is None) == (self.comparisons is None):
+            raise ValueError("give 'candidates' (ratings) or 'comparisons' (judged pairs)")
+        return self
+
+
+#: every key of each part, for "unknown key" advice
+ALLOWED_KEYS: dict[str, list[str]] = {
+    "": sorted(SourceDeclaration.model_fields),
+    **{
+        key: sorted(field.alias or name for name, field in model.model_fields.items())
+        for key, model in {
+            "file": FileSpec,
+            "filters": RowFilter,
+            "group": Grouping,
+            "candidates": Candidates,
+            "comparisons": Comparisons,
+            "metadata": AdapterMetadata,
+        }.items()
+    },
+}
+
+
+def generate_schema() -> dict[str, Any]:
+    schema = SourceDeclaration.model_json_schema(by_alias=True)
+    return {"$schema": "https://json-schema.org/draft/2020-12/schema", "$id": SCHEMA_ID, **schema}
+
+
+def schema_text() -> str:
+    return json.dumps(generate_schema(), indent=2) + "\n"
+
+
+def write_schema(folder: str | Path) -> Path:
+    """Write the schema into ``folder`` (checked in under nnd_suites/schemas)."""
+    path = Path(folder) / SCHEMA_FILE
+    atomic_write_text(path, schema_text())
+    return path

@@ -1,0 +1,99 @@
+"""A folder with a ``source.yaml`` is an adapter: one class made from the declaration and
+registered by the adapter registry, as a decorated class is.
+
+The registry calls :func:`register_declared` on every module it imports (the built-in adapter
+packages, and each module a third-party package names in the ``nnd_suites.adapters`` entry-point
+group): a package whose folder holds ``source.yaml`` registers the adapter it declares.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from types import ModuleType
+from typing import ClassVar
+
+from nnd_suites.adapter import Adapter, register_adapter
+from nnd_suites.declarative.loading import Declared, load_declaration
+from nnd_suites.declarative.model import DECLARATION_FILE
+from nnd_suites.declarative.reader import read_declared
+from nnd_suites.errors import DeclarationError, SourceFormatError
+from nnd_suites.groups import Group
+from nnd_suites.judgments import JudgedGroup
+from nnd_suites.sources import ReadLog, sha256_file
+
+#: where a module keeps the adapter its source.yaml declared (a second import registers nothing)
+DECLARED_ATTRIBUTE = "DeclaredSource"
+
+
+class DeclarativeAdapter(Adapter):
+    """The adapter of one ``source.yaml``; subclasses are made by :func:`declared_adapter`."""
+
+    definition: ClassVar[str] = "declarative"
+    declared: ClassVar[Declared]
+
+    @classmethod
+    def declaration_path(cls) -> Path:
+        return cls.declared.path
+
+    def read(self, path: Path, log: ReadLog) -> Iterator[Group] | Iterator[JudgedGroup]:
+        spec = self.declared.spec.file
+        if spec.member is not None:  # a folder: the archive --source named, extracted
+            path = path / spec.member
+            if not path.is_file():
+                raise SourceFormatError(
+                    str(path.parent),
+                    None,
+                    f"no member {spec.member!r} ({self.declared.at('file', 'member')})",
+                    "pass the release's archive or folder, or fix file.member",
+                )
+        shipped = self.default_source_path()
+        if spec.sha256 and shipped is not None and path.resolve() == shipped.resolve():
+            digest = sha256_file(path)
+            if digest != spec.sha256:
+                raise DeclarationError(
+                    f"{self.declared.at('file', 'sha256')}: the shipped {path.name} has sha256 "
+                    f"{digest}, not the declared one; ship the published file unmodified"
+                )
+        return read_declared(self.declared, path, log)
+
+
+def declared_adapter(module_name: str, folder: Path) -> type[DeclarativeAdapter]:
+    """The adapter class ``folder/source.yaml`` declares, as if defined in ``module_name``."""
+    declared = load_declaration(folder / DECLARATION_FILE)
+    spec = declared.spec
+    quality_map = spec.quality_map
+    if quality_map.endswith((".yaml", ".yml", ".json")):  # a map beside the declaration
+        quality_map = str(folder / quality_map)
+    attributes = {
+        "__module__": module_name,
+        "__doc__": spec.metadata.description,
+        "declared": declared,
+        "quality_map": quality_map,
+        "context_fields": tuple(spec.group.context),
+        "default_template": spec.template,
+        "templates": dict(spec.templates),
+        "default_source": spec.file.shipped,
+        "source_kind": "folder" if spec.file.member else "file",
+        "metadata": spec.metadata,
+    }
+    return type(DECLARED_ATTRIBUTE, (DeclarativeAdapter,), attributes)
+
+
+def register_declared(
+    module: ModuleType, register: Callable[[str], Callable[[type], type]] = register_adapter
+) -> bool:
+    """Register (with ``register``, the adapter registry's decorator) the adapter a package's
+    ``source.yaml`` declares; whether it declares one."""
+    file = getattr(module, "__file__", None)
+    if file is None or Path(file).name != "__init__.py":
+        return False
+    folder = Path(file).parent
+    if not (folder / DECLARATION_FILE).is_file():
+        return False
+    if DECLARED_ATTRIBUTE not in vars(module):
+        cls = declared_adapter(module.__name__, folder)
+        register(cls.declared.spec.name)(cls)
+        setattr(sys.modules[module.__name__], DECLARED_ATTRIBUTE, cls)
+    return True

@@ -1,0 +1,207 @@
+"""A declared table's rows -> groups of rated candidates, or groups of judged pairs.
+
+A row's own fault (a rating that is not a number, a text that is a list) goes to
+``log.malformed`` (an error naming the data line, or with ``--skip-malformed`` a counted record); a
+fault of the declaration (a column the file lacks, a winner value it does not declare, groups
+that hold one candidate) is a :class:`DeclarationError` naming the ``source.yaml`` line and the
+data line: skipping rows would hide it.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from nnd_suites.declarative.loading import Declared
+from nnd_suites.declarative.model import Candidates, Column, Comparisons, Fixed
+from nnd_suites.declarative.table import Row, cell, table_rows, text_cell
+from nnd_suites.errors import DeclarationError, SourceFormatError
+from nnd_suites.groups import Candidate, Group
+from nnd_suites.judgments import JudgedGroup, Judgment
+from nnd_suites.sources import ReadLog, parse_number
+
+ONE_CANDIDATE = "group with one candidate"
+
+
+@dataclass
+class _Gathered:
+    text: str
+    system: str
+    where: str
+    ratings: dict[str, list[float]] = field(default_factory=dict)
+
+
+@dataclass
+class _Bucket:
+    """One group as it fills: its context, where it starts, its candidates or judgments."""
+
+    context: dict[str, str]
+    where: str
+    candidates: dict[tuple[str, ...], _Gathered] = field(default_factory=dict)
+    judgments: list[Judgment] = field(default_factory=list)
+
+
+def read_declared(declared: Declared, path: Path, log: ReadLog) -> Iterator[Group | JudgedGroup]:
+    """Every group of the table at ``path``, in the order each first appears."""
+    spec = declared.spec
+    buckets: dict[tuple[str, ...], _Bucket] = {}
+    for line, row in table_rows(declared, path, log):
+        where = f"{path.name}:{line}"
+        try:
+            key = tuple(
+                text_cell(declared, row, column, path, line, ("group", "key", index))
+                for index, column in enumerate(spec.group.key)
+            ) or (f"line {line}",)
+            context = {
+                name: text_cell(declared, row, column, path, line, ("group", "context", name))
+                for name, column in spec.group.context.items()
+            }
+            bucket = buckets.get(key)
+            if bucket is None:
+                bucket = buckets[key] = _Bucket(context, where)
+            elif bucket.context != context:
+                raise DeclarationError(
+                    f"{declared.at('group', 'key')}: {where} and {bucket.where} share the group "
+                    f"key {list(key)} but not their context; add the columns that tell them "
+                    "apart to group.key"
+                )
+            if spec.comparisons is not None:
+                bucket.judgments.append(_judgment(declared, spec.comparisons, row, path, line))
+            else:
+                assert spec.candidates is not None  # the model requires one of the two
+                _add_candidate(declared, spec.candidates, bucket, row, path, line)
+        except SourceFormatError as exc:  # this row's own fault: an error, or counted
+            log.malformed(exc)
+    for key, bucket in buckets.items():
+        group_id = " | ".join(key)
+        if spec.comparisons is not None:
+            yield JudgedGroup(
+                id=group_id, context=bucket.context, judgments=bucket.judgments, where=bucket.where
+            )
+            continue
+        if len(bucket.candidates) < 2:
+            if spec.group.single_candidate == "skip":
+                log.skip(ONE_CANDIDATE, bucket.where)
+                continue
+            raise DeclarationError(
+                f"{declared.at('group', 'key')}: group {group_id!r} ({bucket.where}) has one "
+                "candidate; check group.key (is a column that varies per output in it?), or "
+                "set group.single_candidate: skip to count such groups and leave them out"
+            )
+        yield Group(
+            id=group_id,
+            context=bucket.context,
+            where=bucket.where,
+            candidates=[
+                Candidate(text=c.text, systems=[c.system], ratings=c.ratings, where=c.where)
+                for c in bucket.candidates.values()
+            ],
+        )
+
+
+def _value(
+    declared: Declared, source: Column | Fixed, row: Row, path: Path, line: int, key: str
+) -> str:
+    if isinstance(source, Fixed):
+        return source.value
+    part = "candidates" if declared.spec.candidates is not None else "comparisons"
+    return text_cell(declared, row, source, path, line, (part, key))
+
+
+def _add_candidate(
+    declared: Declared, spec: Candidates, bucket: _Bucket, row: Row, path: Path, line: int
+) -> None:
+    text = text_cell(declared, row, spec.text, path, line, ("candidates", "text"))
+    system = _value(declared, spec.system, row, path, line, "system")
+    ratings: dict[str, list[float]] = {}
+    if spec.aspect_column is not None and spec.value is not None:
+        aspect = text_cell(declared, row, spec.aspect_column, path, line, ("candidates",))
+        ratings[aspect] = [_number(declared, spec, row, spec.value, path, line, ("value",))]
+    for aspect, columns in (spec.ratings or {}).items():
+        keys = ("ratings", aspect)
+        if isinstance(columns, list):  # one column per rater
+            ratings[aspect] = [_number(declared, spec, row, c, path, line, keys) for c in columns]
+            continue
+        value = cell(declared, row, columns, path, line, ("candidates", *keys))
+        values = value if isinstance(value, list) else [value]  # a list column: every rater
+        ratings[aspect] = [_parse(declared, spec, v, columns, path, line, keys) for v in values]
+    where = f"{path.name}:{line}"
+    identity = (text, system) if spec.gathered else (text, system, where)
+    candidate = bucket.candidates.setdefault(identity, _Gathered(text, system, where))
+    for aspect, values in ratings.items():
+        candidate.ratings.setdefault(aspect, []).extend(values)
+
+
+def _number(
+    declared: Declared,
+    spec: Candidates,
+    row: Row,
+    column: str,
+    path: Path,
+    line: int,
+    keys: tuple[str, ...],
+) -> float:
+    value = cell(declared, row, column, path, line, ("candidates", *keys))
+    return _parse(declared, spec, value, column, path, line, keys)
+
+
+def _parse(
+    declared: Declared,
+    spec: Candidates,
+    value: object,
+    column: str,
+    path: Path,
+    line: int,
+    keys: tuple[str, ...],
+) -> float:
+    # the common case without parse_number's message-building (which formats every value)
+    if type(value) in (int, float) or type(value) is str:
+        try:
+            number = float(value)  # type: ignore[arg-type]
+        except ValueError:
+            number = math.nan
+        low, high = spec.low, spec.high
+        if (
+            math.isfinite(number)
+            and (low is None or number >= low)
+            and (high is None or number <= high)
+        ):
+            return number
+    try:
+        return parse_number(value, path, line, column, low=spec.low, high=spec.high)  # type: ignore[arg-type]
+    except SourceFormatError as exc:
+        raise SourceFormatError(
+            exc.path,
+            exc.line,
+            exc.reason,
+            f"a rating declared at {declared.at('candidates', *keys)}: fix the value, or leave "
+            "such rows out with a filter (--skip-malformed counts them instead)",
+        ) from None
+
+
+def _judgment(declared: Declared, spec: Comparisons, row: Row, path: Path, line: int) -> Judgment:
+    winner = text_cell(declared, row, spec.winner, path, line, ("comparisons", "winner"))
+    verdict = spec.verdicts.get(winner)
+    if verdict is None:
+        raise DeclarationError(
+            f"{declared.at('comparisons', 'verdicts')}: {path.name}:{line}: winner "
+            f"{winner!r} (column {spec.winner!r}) is not declared in verdicts "
+            f"{sorted(spec.verdicts)}; declare what it means (a, b or tie), or filter such rows"
+        )
+    where = f"{path.name}:{line}"
+    optional = {
+        name: text_cell(declared, row, column, path, line, ("comparisons", name))
+        for name, column in (("rater", spec.rater), ("category", spec.category))
+        if column is not None
+    }
+    return Judgment(
+        response_a=text_cell(declared, row, spec.text_a, path, line, ("comparisons", "text_a")),
+        response_b=text_cell(declared, row, spec.text_b, path, line, ("comparisons", "text_b")),
+        verdict=verdict,
+        systems_a=[_value(declared, spec.system_a, row, path, line, "system_a")],
+        systems_b=[_value(declared, spec.system_b, row, path, line, "system_b")],
+        where=where,
+        **optional,
+    )

@@ -1,0 +1,86 @@
+"""The rows of a declared table, through the shared readers (line numbers, ``--skip-malformed``,
+size bounds), with the declared filters applied and every cell looked up by its column."""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from nnd_suites.declarative.loading import Declared
+from nnd_suites.errors import DeclarationError, SourceFormatError
+from nnd_suites.sources import ReadLog, read_json_array, read_jsonl, read_tsv
+from nnd_suites.sources.delimited import read_csv
+
+Row = dict[str, Any]
+MISSING = object()
+
+
+def table_rows(declared: Declared, path: Path, log: ReadLog) -> Iterator[tuple[int, Row]]:
+    """(line, row) of every row the filters keep; the others are counted by reason."""
+    spec = declared.spec.file
+    if spec.format == "csv":
+        rows: Iterator[tuple[int, Any]] = read_csv(path, log, encoding=spec.encoding)
+    elif spec.format == "tsv":
+        rows = read_tsv(path, log=log)
+    elif spec.format == "jsonl":
+        rows = read_jsonl(path, log)
+    else:
+        rows = read_json_array(path, log)
+    for line, row in rows:
+        if not isinstance(row, dict):
+            log.malformed(
+                SourceFormatError(
+                    str(path), line, f"a row must be a JSON object, got {type(row).__name__}"
+                )
+            )
+            continue
+        kept = True
+        for index, rule in enumerate(declared.spec.filters):
+            value = text_cell(declared, row, rule.column, path, line, ("filters", index))
+            if not rule.keeps(value):
+                log.skip(f"filtered out: {rule.describe()}", f"{path.name}:{line}")
+                kept = False
+                break
+        if kept:
+            yield line, row
+
+
+@functools.cache
+def _parts(column: str) -> tuple[str, ...]:
+    return tuple(column.split("."))
+
+
+def cell(
+    declared: Declared, row: Row, column: str, path: Path, line: int, keys: tuple[str | int, ...]
+) -> Any:
+    """The value of ``column`` (a JSON key, or an ``a.b`` path into nested objects); a column the
+    row lacks is a declaration error naming both places."""
+    value: Any = row.get(column, MISSING)
+    if value is MISSING and "." in column:
+        value = row
+        for part in _parts(column):
+            value = value.get(part, MISSING) if isinstance(value, dict) else MISSING
+    if value is MISSING:
+        raise DeclarationError(
+            f"{declared.at(*keys)}: column {column!r} is not in {path.name}:{line}, which has "
+            f"{sorted(row)}; fix the column name in {declared.path.name}"
+        )
+    return value
+
+
+def text_cell(
+    declared: Declared, row: Row, column: str, path: Path, line: int, keys: tuple[str | int, ...]
+) -> str:
+    """A cell as text (a JSON number as written: doc ids); a list, object or null is an error."""
+    value = cell(declared, row, column, path, line, keys)
+    if isinstance(value, bool) or not isinstance(value, str | int | float):
+        raise SourceFormatError(
+            str(path),
+            line,
+            f"column {column!r} (named at {declared.at(*keys)}) holds "
+            f"{type(value).__name__}, not a text",
+            "point it at a text column",
+        )
+    return value if isinstance(value, str) else str(value)

@@ -1,0 +1,176 @@
+"""``new-adapter NAME --declarative --sample FILE``: a ``source.yaml`` proposed from the header of
+the user's own file, with every guess marked ``# CHECK`` and every unknown ``TODO``.
+
+The proposal validates as written (so the registry lists the new adapter at once), but its
+harness case fails until the contributor has checked the mapping, put a small shippable sample
+in ``fixtures/`` and written the counts it gives into ``fixtures/expected_stats.json``.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from nnd_suites.errors import NNDError
+from nnd_suites.io import atomic_directory, atomic_write_text
+from nnd_suites.scaffold.writer import _template, check_name, check_root
+from nnd_suites.sources.delimited import read_csv
+from nnd_suites.sources.readers import read_jsonl, read_tsv
+
+TEXT_HINTS = ("output", "generation", "completion", "summary", "response", "hyp", "simplif", "text")
+CONTEXT_HINTS = ("original", "source", "context", "article", "input", "prefix", "suffix", "prompt")
+NUMBER = re.compile(r"-?\d+(\.\d+)?")
+
+
+def sample_columns(sample: Path) -> tuple[str, dict[str, Any]]:
+    """The sample's format and its first row (nested JSON objects flattened to ``a.b`` keys)."""
+    name = sample.name.lower().removesuffix(".gz")
+    fmt = next((f for f in ("csv", "tsv", "jsonl", "json") if name.endswith("." + f)), None)
+    if fmt is None:
+        raise NNDError(f"{sample}: name it .csv, .tsv, .json or .jsonl (optionally .gz)")
+    if fmt == "csv":
+        rows: Any = read_csv(sample)
+    elif fmt == "tsv":
+        rows = read_tsv(sample)
+    elif fmt == "jsonl":
+        rows = read_jsonl(sample)
+    else:  # a JSON list, small by assumption: a sample
+        items = json.loads(sample.read_text("utf-8"))
+        rows = iter([(1, items[0])] if isinstance(items, list) and items else [])
+    first = next(iter(rows), None)
+    if first is None or not isinstance(first[1], dict):
+        raise NNDError(f"{sample}: no first row of named columns to propose a mapping from")
+    return fmt, _flat(first[1])
+
+
+def _flat(row: dict[str, Any], prefix: str = "") -> dict[str, Any]:
+    found: dict[str, Any] = {}
+    for key, value in row.items():
+        if isinstance(value, dict):
+            found.update(_flat(value, f"{prefix}{key}."))
+        else:
+            found[f"{prefix}{key}"] = value
+    return found
+
+
+def _numeric(value: Any) -> bool:
+    return (isinstance(value, int | float) and not isinstance(value, bool)) or (
+        isinstance(value, str) and NUMBER.fullmatch(value.strip()) is not None
+    )
+
+
+def _pick(columns: list[str], hints: tuple[str, ...]) -> list[str]:
+    return [c for hint in hints for c in columns if hint in c.lower()]
+
+
+def propose(name: str, fmt: str, row: dict[str, Any]) -> dict[str, Any]:
+    """A declaration for the columns found (each choice a guess for the contributor to check)."""
+    columns = list(row)
+    numbers = [c for c in columns if _numeric(row[c])]
+    texts = [c for c in columns if c not in numbers]
+    context = list(dict.fromkeys(_pick(texts, CONTEXT_HINTS)))[:2] or texts[:1]
+    candidates = [c for c in _pick(texts, TEXT_HINTS) if c not in context] or texts[-1:]
+    key = [c for c in columns if c.lower().endswith("id") and "worker" not in c.lower()][:1]
+    system = _pick(texts, ("system", "model"))
+    spec: dict[str, Any] = {
+        "name": name,
+        "quality_map": name,
+        "metadata": {
+            "task": "TODO",
+            "languages": ["en"],
+            "annotation_type": "numeric",
+            "license": "TODO",
+            "citation": "TODO",
+            "source_urls": ["https://example.org/TODO"],
+            "description": "TODO",
+        },
+        "file": {"format": fmt},
+        "group": {"key": key or context[:1], "context": {_field(c): c for c in context}},
+        "template": "\n".join(f"{{{_field(c)}}}" for c in context) + "\n",
+    }
+    winner = _pick(columns, ("winner", "accept", "prefer", "choice", "chosen"))
+    if winner:
+        spec["metadata"]["annotation_type"] = "pairwise"
+        pair = [c for c in candidates if c.lower().endswith(("_a", "_b"))] or candidates[:2]
+        spec["comparisons"] = {
+            "text_a": pair[0],
+            "text_b": pair[-1],
+            "winner": winner[0],
+            "verdicts": {"TODO_value_meaning_a": "a", "TODO_value_meaning_b": "b"},
+        }
+        return spec
+    spec["candidates"] = {"text": candidates[0], "ratings": _ratings(numbers)}
+    if system:
+        spec["candidates"]["system"] = system[0]
+    return spec
+
+
+def _field(column: str) -> str:
+    return re.sub(r"[^a-z0-9_]", "_", column.lower()).strip("_") or "context"
+
+
+def _ratings(numbers: list[str]) -> dict[str, Any]:
+    """Aspect -> column; ``x_1``, ``x_2``, ... (one column per rater) -> one aspect ``x``."""
+    raters: dict[str, list[str]] = {}
+    for column in numbers:
+        match = re.fullmatch(r"(.+?)_?(\d+)", column)
+        if match and "z" not in column.lower():
+            raters.setdefault(match.group(1), []).append(column)
+    ratings: dict[str, Any] = {_field(a): cols for a, cols in raters.items() if len(cols) > 1}
+    grouped = {c for cols in ratings.values() for c in cols}
+    for column in numbers:
+        if column not in grouped and not column.lower().endswith("id") and "z" not in column:
+            ratings[_field(column.rsplit(".", 1)[-1])] = column
+    return ratings or {"todo_aspect": "TODO_column"}
+
+
+def _map_text(name: str, spec: dict[str, Any]) -> str:
+    head = (
+        "# yaml-language-server: $schema=../nnd_suites/schemas/quality_map.schema.json\n"
+        f"name: {name}\ndescription: TODO the rule in words, as the dataset card shows it.\n"
+    )
+    if "comparisons" in spec:
+        return head + (
+            "labels: [preferred, other]\ntiers:\n  - [preferred]\n  - [other]\n"
+            "pairwise:\n  high_label: preferred\n  low_label: other\n"
+        )
+    aspects = ", ".join(spec["candidates"]["ratings"])
+    return head + (
+        "pairs_per: text\nlabels: [better, rated]\ntiers:\n  - [better]\n  - [rated]\n"
+        f"rating_rule:\n  kind: numeric\n  aspects: [{aspects}]\n  aggregate: mean\n"
+        "  minimum_gap: 1  # TODO: the gap that makes one output better\n  low_label: rated\n"
+    )
+
+
+def write_declarative(root: Path, name: str, sample: Path) -> tuple[list[Path], list[str]]:
+    """Write ``adapters/NAME/`` (``source.yaml``, README, an empty ``__init__.py``) and the
+    quality map; return the paths written and the columns found."""
+    check_name(name)
+    check_root(root)
+    fmt, row = sample_columns(sample)
+    spec = propose(name, fmt, row)
+    folder, map_path = root / "adapters" / name, root / "quality_maps" / f"{name}.yaml"
+    for path in (folder, map_path):
+        if path.exists():
+            raise NNDError(f"{path} already exists; pick another name or remove it first")
+    header = (
+        "# yaml-language-server: $schema=../../nnd_suites/schemas/declarative_source.schema.json\n"
+        f"# Proposed from {sample.name}; columns found: {', '.join(row)}.\n"
+        "# Every value is a guess from the header: check each, and replace every TODO.\n"
+    )
+    fields = {"name": name, "title": name, "fixture": f"sample.{fmt}"}
+    with atomic_directory(folder) as tmp:
+        (tmp / "__init__.py").write_text("", encoding="utf-8")  # makes the folder a package
+        (tmp / "source.yaml").write_text(
+            header + yaml.safe_dump(spec, sort_keys=False, allow_unicode=True, width=100),
+            encoding="utf-8",
+        )
+        (tmp / "README.md").write_text(
+            _template("README.md.txt").substitute(fields), encoding="utf-8"
+        )
+        atomic_write_text(map_path, _map_text(name, spec))
+    return [*sorted(p for p in folder.rglob("*") if p.is_file()), map_path], list(row)

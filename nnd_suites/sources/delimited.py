@@ -1,0 +1,105 @@
+"""Comma-separated tables with a header row, as most human-evaluation releases publish them.
+
+Unlike :func:`~nnd_suites.sources.readers.read_tsv` (one row per line), a quoted CSV field may
+span lines (code, dialogue): a row is numbered by the line it starts on, and its text keeps its
+own line ends (``\\r\\n`` inside a field stays ``\\r\\n``). A row with too few or too many fields
+and an unreadable row go to ``log.malformed`` (an error, or with ``--skip-malformed`` a counted
+record); a header naming a column twice is an error.
+"""
+
+from __future__ import annotations
+
+import csv
+import gzip
+import io
+import os
+from collections.abc import Iterator
+from pathlib import Path
+from typing import TextIO
+
+from nnd_suites.errors import SourceFormatError
+from nnd_suites.reading import DataFileError, open_regular_file
+from nnd_suites.sources.compressed import GZIP_MAGIC, is_gzip
+from nnd_suites.sources.log import ReadLog
+from nnd_suites.sources.readers import FIELD_SIZE_LIMIT, _check_header
+
+
+def _open_text(path: Path, encoding: str) -> TextIO:
+    try:
+        fd = open_regular_file(path, "source file")  # /dev/zero would be read forever
+    except DataFileError as exc:
+        raise SourceFormatError(str(path), None, exc.reason) from None
+    if not is_gzip(path):
+        return open(fd, encoding=encoding, newline="")
+    raw = os.fdopen(fd, "rb")
+    if raw.read(2) != GZIP_MAGIC:
+        raw.close()
+        raise SourceFormatError(str(path), None, "not gzip data, though its name ends in .gz")
+    raw.seek(0)
+    return io.TextIOWrapper(gzip.GzipFile(fileobj=raw), encoding=encoding, newline="")
+
+
+def _not_decodable(path: Path, encoding: str) -> SourceFormatError:
+    """The error for text that is not in ``encoding``, at the line of its first bad byte
+    (decoding runs ahead in blocks, so the row being read when it failed is not it)."""
+    data = path.read_bytes()
+    if is_gzip(path):
+        data = gzip.decompress(data)
+    try:
+        data.decode(encoding)
+    except UnicodeDecodeError as exc:
+        line = data.count(b"\n", 0, exc.start) + 1
+        return SourceFormatError(
+            str(path),
+            line,
+            f"not {encoding} text: {exc.reason} (byte {exc.start})",
+            "declare its encoding (file.encoding) or save it as UTF-8",
+        )
+    return SourceFormatError(str(path), None, f"not {encoding} text")
+
+
+def read_csv(
+    path: Path, log: ReadLog | None = None, *, encoding: str = "utf-8"
+) -> Iterator[tuple[int, dict[str, str]]]:
+    """Yield (line the row starts on, {column: value}) for each row of a CSV file."""
+    try:
+        yield from _rows(path, log or ReadLog(), encoding)
+    except UnicodeDecodeError:
+        raise _not_decodable(path, encoding) from None
+
+
+def _rows(path: Path, log: ReadLog, encoding: str) -> Iterator[tuple[int, dict[str, str]]]:
+    log.note_file(path)
+    csv.field_size_limit(max(csv.field_size_limit(), FIELD_SIZE_LIMIT))
+    with _open_text(path, "utf-8-sig" if encoding == "utf-8" else encoding) as handle:
+        reader = csv.reader(handle, strict=True)
+        try:
+            header = next(reader)
+        except StopIteration:
+            raise SourceFormatError(str(path), 1, "empty file: expected a header row") from None
+        except csv.Error as exc:
+            raise SourceFormatError(str(path), 1, f"unreadable header: {exc}") from None
+        _check_header(path, header, ())
+        while True:
+            start = reader.line_num + 1
+            try:
+                fields = next(reader)
+            except StopIteration:
+                return
+            except csv.Error as exc:
+                log.malformed(SourceFormatError(str(path), start, f"unreadable row: {exc}"))
+                continue
+            if not fields:
+                continue
+            if len(fields) != len(header):
+                log.malformed(
+                    SourceFormatError(
+                        str(path),
+                        start,
+                        f"row has {len(fields)} fields, the header {len(header)}",
+                        "check the quotes and commas of this row",
+                    )
+                )
+                continue
+            log.row(path, start)
+            yield start, dict(zip(header, fields, strict=True))

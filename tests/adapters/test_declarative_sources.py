@@ -1,0 +1,156 @@
+"""The shipped declarative sources build from their source.yaml alone, with the counts an
+independent count of the same JSON file gives (json module, no nnd_suites reader)."""
+
+from __future__ import annotations
+
+import csv
+import hashlib
+import json
+import statistics
+import unicodedata
+from collections import Counter, defaultdict
+from itertools import combinations
+
+import pytest
+
+from nnd_suites import build_suite
+from nnd_suites.adapter import ADAPTERS
+from nnd_suites.errors import SourceFormatError
+from nnd_suites.plugins import catalogue
+
+#: adapter -> (group key fields, aspects), as each README states the rule
+SHIPPED = {
+    "topical_chat_usr": (
+        ("source", "context"),
+        (
+            "understandability",
+            "naturalness",
+            "coherence",
+            "engagingness",
+            "groundedness",
+            "overall",
+        ),
+    ),
+    "sfres": (("source",), ("informativeness", "naturalness", "overall")),
+    "sfhot": (("source",), ("informativeness", "naturalness", "overall")),
+}
+
+
+def _same_text(text: str) -> str:
+    return " ".join(unicodedata.normalize("NFC", text).split())
+
+
+def independent_counts(
+    items: list[dict], key: tuple[str, ...], aspects: tuple[str, ...]
+) -> Counter:
+    """Per aspect: pairs of different texts of one group whose mean scores differ by >= 1
+    (identical texts pooled: one text, the mean of their scores)."""
+    by_group: dict[tuple, dict[str, list[dict]]] = defaultdict(lambda: defaultdict(list))
+    for item in items:
+        by_group[tuple(item[k] for k in key)][_same_text(item["system_output"])].append(item)
+    counts: Counter = Counter()
+    for texts in by_group.values():
+        for aspect in aspects:
+            means = [statistics.fmean(i["scores"][aspect] for i in same) for same in texts.values()]
+            counts[aspect] += sum(abs(a - b) >= 1 - 1e-12 for a, b in combinations(means, 2))
+    return counts
+
+
+@pytest.mark.parametrize("name", sorted(SHIPPED))
+def test_shipped_source_counts_equal_an_independent_count(name):
+    cls = ADAPTERS.get(name)
+    assert cls.definition == "declarative"
+    path = cls.default_source_path()
+    items = json.loads(path.read_text("utf-8"))
+    key, aspects = SHIPPED[name]
+    expected = independent_counts(items, key, aspects)
+    stats = build_suite(name).stats()
+    assert stats["breakdowns"]["aspect"] == dict(expected)
+    assert stats["pairs"] == sum(expected.values())
+    assert stats["candidates"] == len(items)
+    assert stats["groups"] == len({tuple(item[k] for k in key) for item in items})
+    assert hashlib.sha256(path.read_bytes()).hexdigest() == cls.declared.spec.file.sha256
+
+
+@pytest.mark.parametrize("name", sorted(SHIPPED))
+def test_fixture_counts_equal_an_independent_count(name):
+    cls = ADAPTERS.get(name)
+    fixture = (
+        cls.folder()
+        / "fixtures"
+        / json.loads((cls.folder() / "fixtures" / "expected_stats.json").read_text("utf-8"))[
+            "source"
+        ]
+    )
+    items = json.loads(fixture.read_text("utf-8"))
+    expected = independent_counts(items, *SHIPPED[name])
+    assert build_suite(name, fixture).stats()["pairs"] == sum(expected.values()) > 0
+
+
+def test_list_shows_each_adapter_kind():
+    adapters = catalogue()["adapters"]
+    assert adapters["sfres"].endswith("(builtin, declarative)")
+    assert adapters["quiz_design"].endswith("(builtin, class)")
+
+
+# ----------------------------------- unshipped sources: their fixtures, counted with the csv module
+def _fixture_rows(name: str) -> tuple[object, list[dict[str, str]]]:
+    folder = ADAPTERS.get(name).folder() / "fixtures"
+    path = folder / json.loads((folder / "expected_stats.json").read_text("utf-8"))["source"]
+    with path.open(newline="", encoding="utf-8") as handle:
+        return path, list(csv.DictReader(handle))
+
+
+@pytest.mark.parametrize(
+    ("name", "text", "raters"),
+    [("simpeval_past", "processed_generation", 5), ("simpeval_2022", "generation", 3)],
+)
+def test_simpeval_counts_equal_an_independent_count(name, text, raters):
+    path, rows = _fixture_rows(name)
+    by_input: dict[str, dict[str, list[float]]] = defaultdict(lambda: defaultdict(list))
+    for row in rows:
+        if _same_text(row[text]):  # an empty output takes no part (counted by the build)
+            ratings = [float(row[f"rating_{i}"]) for i in range(1, raters + 1)]
+            by_input[row["original_id"]][_same_text(row[text])].extend(ratings)
+    expected = sum(
+        abs(statistics.fmean(a) - statistics.fmean(b)) >= 10 - 1e-12
+        for texts in by_input.values()
+        for a, b in combinations(texts.values(), 2)
+    )
+    stats = build_suite(name, path).stats()
+    assert stats["pairs"] == expected > 0
+    assert stats["skipped"] == {"empty candidate text": sum(not r[text].strip() for r in rows)}
+
+
+def test_asset_pairwise_counts_equal_an_independent_count():
+    path, rows = _fixture_rows("asset_pairwise")
+    judged = [r for r in rows if r["winner"] != "similar"]
+    tests = [r for r in judged if r["asset_simplification"] != r["other_simplification"]]
+    stats = build_suite("asset_pairwise", path).stats()
+    assert stats["pairs"] == len(tests) > 0
+    assert stats["breakdowns"]["category"] == dict(Counter(r["aspect"] for r in tests))
+    same = sum(r["asset_simplification"] == r["other_simplification"] for r in rows)
+    assert stats["skipped"]["the two responses are the same text"] == same
+
+
+def test_copilot_arena_counts_equal_an_independent_count(tmp_path):
+    path, rows = _fixture_rows("copilot_arena")
+    tests = [
+        r
+        for r in rows
+        if r["completion_a"].strip()
+        and r["completion_b"].strip()
+        and _same_text(r["completion_a"]) != _same_text(r["completion_b"])
+        and r["prefix"].strip()
+        and r["suffix"].strip()  # an empty context field leaves the row out (counted)
+    ]
+    suite = build_suite("copilot_arena", path)
+    assert len(suite.pairs) == len(tests) > 0
+    assert "\r\n" in suite.pairs[0].context["prefix"]  # a quoted field keeps its line ends
+    broken = tmp_path / "copilot.csv"
+    broken.write_text(path.read_text("utf-8") + '"def broken():\n    pass"\n', "utf-8")
+    with pytest.raises(SourceFormatError, match=r"copilot.csv:\d+: row has 1 fields"):
+        build_suite("copilot_arena", broken)
+    stats = build_suite("copilot_arena", broken, skip_malformed=True).stats()
+    assert stats["pairs"] == len(tests)
+    assert stats["skipped"]["malformed row: row has 1 fields, the header 7"] == 1

@@ -1,0 +1,65 @@
+"""new-adapter NAME --declarative --sample FILE: a source.yaml proposed from the file's header,
+valid as written, that reads the sample into groups once its quality map is loaded."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from nnd_suites.adapter import ADAPTERS
+from nnd_suites.declarative.loading import load_declaration
+from nnd_suites.declarative.plugin import declared_adapter
+from nnd_suites.errors import NNDError
+from nnd_suites.scaffold.declarative import write_declarative
+from nnd_suites.sources import ReadLog
+
+
+def _root(tmp_path: Path) -> Path:
+    for folder in ("adapters", "quality_maps"):
+        (tmp_path / folder).mkdir()
+    return tmp_path
+
+
+def _fixture(name: str) -> Path:
+    return next((ADAPTERS.get(name).folder() / "fixtures").glob("*.csv"))
+
+
+def test_a_rating_table_gets_its_columns_proposed_and_reads(tmp_path):
+    root = _root(tmp_path)
+    written, columns = write_declarative(root, "my_simp", _fixture("simpeval_2022"))
+    assert "rating_3" in columns and root / "quality_maps" / "my_simp.yaml" in written
+    spec = load_declaration(root / "adapters" / "my_simp" / "source.yaml").spec
+    assert spec.group.key == ["original_id"]
+    assert spec.candidates.text == "generation" and spec.candidates.system == "system"
+    assert spec.candidates.ratings == {"rating": ["rating_1", "rating_2", "rating_3"]}
+    cls = declared_adapter("my_simp", root / "adapters" / "my_simp")
+    cls.name = "my_simp"  # what registering it would set
+    groups = list(cls().read(_fixture("simpeval_2022"), ReadLog()))
+    assert len(groups) == 3 and all(len(g.candidates) == 4 for g in groups)
+
+
+def test_a_comparison_table_gets_a_winner_and_verdicts_to_fill_in(tmp_path):
+    root = _root(tmp_path)
+    write_declarative(root, "my_pairs", _fixture("copilot_arena"))
+    text = (root / "adapters" / "my_pairs" / "source.yaml").read_text("utf-8")
+    spec = load_declaration(root / "adapters" / "my_pairs" / "source.yaml").spec
+    assert spec.comparisons.winner == "acceptedIndex"
+    assert (spec.comparisons.text_a, spec.comparisons.text_b) == ("completion_a", "completion_b")
+    assert "TODO_value_meaning_a" in text and "check each" in text
+
+
+def test_the_command_refuses_an_existing_adapter_and_a_missing_sample(tmp_path):
+    root = _root(tmp_path)
+    (root / "adapters" / "taken").mkdir()
+    with pytest.raises(NNDError, match="already exists"):
+        write_declarative(root, "taken", _fixture("simpeval_2022"))
+    run = subprocess.run(
+        [sys.executable, "-m", "nnd_suites", "new-adapter", "x", "--declarative"],
+        capture_output=True,
+        text=True,
+        cwd=root,
+    )
+    assert run.returncode != 0 and "needs --sample FILE" in run.stderr

@@ -1,0 +1,198 @@
+"""Mapping errors of a declarative source name the source.yaml line or the data line and what to
+do; the schema is the generated one; a declaration no adapter was made from fails the harness."""
+
+from __future__ import annotations
+
+import json
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+import yaml
+
+from nnd_suites.adapter import ADAPTERS
+from nnd_suites.declarative.model import SCHEMA_FILE, schema_text
+from nnd_suites.declarative.plugin import declared_adapter, register_declared
+from nnd_suites.errors import DeclarationError, SourceFormatError
+from nnd_suites.plugin_harness import plugin_problems
+from nnd_suites.registry import Registry
+from nnd_suites.sources import ReadLog
+
+REPO = Path(__file__).resolve().parents[2]
+HEADER = """\
+name: tiny
+quality_map: tiny
+metadata:
+  task: simplification
+  languages: [en]
+  annotation_type: numeric
+  license: MIT
+  citation: "@misc{x}"
+  source_urls: [https://example.org]
+  description: tiny
+"""
+RATED = """\
+file: {format: csv}
+group:
+  key: [original_id]
+  context: {original: original}
+template: "{original}"
+candidates:
+  text: generation
+  system: system
+  ratings:
+    rating: [rating_1, rating_2]
+"""
+TABLE = "original_id,original,generation,system,rating_1,rating_2\n"
+
+
+def _read(tmp_path: Path, body: str, table: str, **log: bool) -> list:
+    (tmp_path / "source.yaml").write_text(HEADER + textwrap.dedent(body), "utf-8")
+    (tmp_path / "table.csv").write_text(table, "utf-8")
+    return list(_adapter(tmp_path).read(tmp_path / "table.csv", ReadLog(**log)))
+
+
+def _adapter(folder: Path):
+    cls = declared_adapter("tests_tiny", folder)
+    cls.name = "tiny"  # what registering it would set
+    return cls()
+
+
+def test_a_good_table_gives_groups_with_every_rater(tmp_path):
+    groups = _read(tmp_path, RATED, TABLE + "1,o,a,s1,10,20\n1,o,b,s2,30,50\n")
+    assert [(c.text, c.systems, c.ratings) for c in groups[0].candidates] == [
+        ("a", ["s1"], {"rating": [10.0, 20.0]}),
+        ("b", ["s2"], {"rating": [30.0, 50.0]}),
+    ]
+
+
+def test_a_column_that_does_not_exist_names_the_yaml_line_and_the_data_line(tmp_path):
+    body = RATED.replace("rating: [rating_1, rating_2]", "rating: [rating_1, rating_3]")
+    with pytest.raises(DeclarationError) as caught:
+        _read(tmp_path, body, TABLE + "1,o,a,s1,10,20\n")
+    message = str(caught.value)
+    assert f"{tmp_path / 'source.yaml'}:20:" in message  # the line of `rating: [...]`
+    assert "column 'rating_3' is not in table.csv:2" in message
+    assert "fix the column name" in message
+
+
+def test_a_rating_that_is_not_a_number_names_the_data_line_or_is_counted(tmp_path):
+    table = TABLE + "1,o,a,s1,10,20\n1,o,b,s2,ten,50\n1,o,c,s3,1,2\n"
+    with pytest.raises(SourceFormatError) as caught:
+        _read(tmp_path, RATED, table)
+    assert str(caught.value).startswith(f"{tmp_path / 'table.csv'}:3: column 'rating_1'")
+    assert "source.yaml:20" in str(caught.value) and "fix the value" in str(caught.value)
+    log = ReadLog(skip_malformed=True)
+    (tmp_path / "table.csv").write_text(table, "utf-8")
+    groups = list(_adapter(tmp_path).read(tmp_path / "table.csv", log))
+    assert [c.text for c in groups[0].candidates] == ["a", "c"]
+    assert sum(log.skipped.counts.values()) == 1
+
+
+def test_a_group_with_one_candidate_names_the_group_key_line(tmp_path):
+    table = TABLE + "1,o,a,s1,10,20\n1,o,b,s2,30,50\n2,p,c,s1,1,2\n"
+    with pytest.raises(DeclarationError, match=r"source.yaml:13: group '2' \(table.csv:4\)"):
+        _read(tmp_path, RATED, table)
+    body = RATED.replace("template:", "  single_candidate: skip\ntemplate:")
+    log = ReadLog()
+    (tmp_path / "source.yaml").write_text(HEADER + body, "utf-8")
+    groups = list(_adapter(tmp_path).read(tmp_path / "table.csv", log))
+    assert len(groups) == 1 and log.skipped.counts == {"group with one candidate": 1}
+
+
+COMPARED = """\
+file: {format: csv}
+filters:
+  - {column: winner, not: "", reason: no judgment}
+group:
+  key: [sentence_id, aspect]
+  context: {source: source}
+template: "{source}"
+comparisons:
+  text_a: a
+  text_b: b
+  winner: winner
+  verdicts: {asset: a, other: b, similar: tie}
+  category: aspect
+"""
+PAIRS = "sentence_id,aspect,source,a,b,winner\n"
+
+
+def test_a_winner_value_not_declared_names_the_verdicts_line(tmp_path):
+    table = PAIRS + "1,fluency,s,x,y,asset\n1,meaning,s,x,y,hsplit\n"
+    with pytest.raises(DeclarationError) as caught:
+        _read(tmp_path, COMPARED, table)
+    message = str(caught.value)
+    assert message.startswith(f"{tmp_path / 'source.yaml'}:22: table.csv:3: winner 'hsplit'")
+    assert "declare what it means" in message
+
+
+def test_filters_count_what_they_leave_out_and_verdicts_become_judgments(tmp_path):
+    log = ReadLog()
+    table = PAIRS + "1,fluency,s,x,y,asset\n1,meaning,s,x,y,\n2,fluency,t,u,v,similar\n"
+    (tmp_path / "source.yaml").write_text(HEADER + COMPARED, "utf-8")
+    (tmp_path / "table.csv").write_text(table, "utf-8")
+    groups = list(_adapter(tmp_path).read(tmp_path / "table.csv", log))
+    assert [(g.id, [j.verdict for j in g.judgments]) for g in groups] == [
+        ("1 | fluency", ["a"]),
+        ("2 | fluency", ["tie"]),
+    ]
+    assert log.skipped.counts == {"filtered out: no judgment": 1}
+
+
+def test_an_unknown_key_names_its_yaml_line(tmp_path):
+    body = RATED.replace("  system: system\n", "  system: system\n  sytem: x\n")
+    with pytest.raises(DeclarationError) as caught:
+        _read(tmp_path, body, TABLE)
+    assert f"{tmp_path / 'source.yaml'}:19" in str(caught.value)
+    assert "unknown key 'sytem'" in str(caught.value)
+
+
+def test_the_shipped_schema_is_the_generated_one():
+    shipped = (REPO / "nnd_suites" / "schemas" / SCHEMA_FILE).read_text("utf-8")
+    assert shipped == schema_text()
+
+
+def test_a_declaration_no_adapter_was_made_from_fails_the_harness(tmp_path, monkeypatch):
+    package = tmp_path / "planted_declarations"
+    (package / "ok").mkdir(parents=True)
+    (package / "__init__.py").write_text("")
+    (package / "ok" / "__init__.py").write_text("")
+    for folder in ("ok", "unregistered"):
+        (package / folder).mkdir(exist_ok=True)
+        (package / folder / "README.md").write_text("# x\n")
+        source = (HEADER + RATED).replace("name: tiny", f"name: {folder}")
+        (package / folder / "source.yaml").write_text(source)
+    (package / "ok" / "fixtures").mkdir()
+    (package / "ok" / "fixtures" / "expected_stats.json").write_text(json.dumps({}))
+    monkeypatch.syspath_prepend(str(tmp_path))
+    registry = Registry(
+        "adapter",
+        "nnd_suites.planted",
+        base=ADAPTERS.base_class,
+        builtin_package="planted_declarations",
+        declare=lambda module: register_declared(module, registry.register),
+    )
+    problems = plugin_problems(registry)
+    for name in [m for m in sys.modules if m.startswith("planted_declarations")]:
+        monkeypatch.delitem(sys.modules, name)
+    assert any(
+        "planted_declarations/unregistered/source.yaml is registered as no adapter" in p
+        for p in problems
+    )
+    assert not any("planted_declarations/ok/source.yaml" in p for p in problems)
+
+
+def test_every_shipped_declaration_passes_the_json_schema_and_a_typo_does_not():
+    import jsonschema  # 0.1 s to import: only this test needs it
+
+    schema = json.loads((REPO / "nnd_suites" / "schemas" / SCHEMA_FILE).read_text("utf-8"))
+    validator = jsonschema.Draft202012Validator(schema)
+    declarations = sorted((REPO / "adapters").glob("*/source.yaml"))
+    assert len(declarations) >= 7
+    for path in declarations:
+        assert list(validator.iter_errors(yaml.safe_load(path.read_text("utf-8")))) == [], path
+    typo = yaml.safe_load(declarations[0].read_text("utf-8"))
+    typo["group"]["kye"] = ["x"]
+    assert any("'kye' was unexpected" in e.message for e in validator.iter_errors(typo))

@@ -1,0 +1,67 @@
+"""A declared table is read where releases put it: gzip-compressed (by its name), as a member of
+a tar or zip archive (``file.member``: ``--source`` is then the archive), in another encoding."""
+
+from __future__ import annotations
+
+import gzip
+import tarfile
+import zipfile
+from pathlib import Path
+
+import pytest
+
+from nnd_suites import build_suite
+from nnd_suites.adapter import ADAPTERS
+from nnd_suites.declarative.plugin import declared_adapter
+from nnd_suites.errors import SourceFormatError
+from nnd_suites.sources import ReadLog
+
+FIXTURE = ADAPTERS.get("simpeval_2022").folder() / "fixtures" / "simpeval_2022_sample.csv"
+PAIRS = build_suite("simpeval_2022", FIXTURE).stats()["pairs"]
+
+
+def _with_file_spec(tmp_path: Path, spec: str) -> object:
+    """simpeval_2022's declaration with another ``file:`` part, as an adapter instance."""
+    text = ADAPTERS.get("simpeval_2022").declared.path.read_text("utf-8")
+    head, _, rest = text.partition("file:\n")
+    rest = rest.split("group:", 1)[1]
+    folder = tmp_path / "declared"
+    folder.mkdir(parents=True)
+    (folder / "source.yaml").write_text(f"{head}file: {spec}\ngroup:{rest}", "utf-8")
+    cls = declared_adapter("declared_copy", folder)
+    cls.name = "simpeval_2022"  # what registering it would set
+    return cls()
+
+
+def test_a_gzip_table_is_read_as_it_is(tmp_path):
+    packed = tmp_path / "simpeval.csv.gz"
+    packed.write_bytes(gzip.compress(FIXTURE.read_bytes()))
+    assert build_suite("simpeval_2022", packed).stats()["pairs"] == PAIRS
+
+
+@pytest.mark.parametrize("kind", ["tar.gz", "zip"])
+def test_a_member_of_an_archive_is_read(tmp_path, kind):
+    archive = tmp_path / f"release.{kind}"
+    if kind == "zip":
+        with zipfile.ZipFile(archive, "w") as handle:
+            handle.write(FIXTURE, "release/data/simpeval.csv")
+    else:
+        with tarfile.open(archive, "w:gz") as handle:
+            handle.add(FIXTURE, "release/data/simpeval.csv")
+    adapter = _with_file_spec(tmp_path, "{format: csv, member: data/simpeval.csv}")
+    assert type(adapter).source_kind == "folder"
+    assert build_suite(adapter, archive).stats()["pairs"] == PAIRS
+    wrong = _with_file_spec(tmp_path / "w", "{format: csv, member: data/other.csv}")
+    with pytest.raises(SourceFormatError, match="no member 'data/other.csv'"):
+        build_suite(wrong, archive)
+
+
+def test_a_declared_encoding_is_used_and_a_wrong_one_names_the_line(tmp_path):
+    text = FIXTURE.read_text("utf-8").replace("Muss", "Müss")
+    latin = tmp_path / "latin.csv"
+    latin.write_bytes(text.encode("latin-1"))
+    adapter = _with_file_spec(tmp_path / "a", "{format: csv, encoding: latin-1}")
+    systems = {c.systems[0] for g in adapter.read(latin, ReadLog()) for c in g.candidates}
+    assert "Müss" in systems
+    with pytest.raises(SourceFormatError, match=r"latin.csv:2: not utf-8 text: invalid start byte"):
+        build_suite("simpeval_2022", latin)

@@ -1,0 +1,73 @@
+"""The rating shapes a table may have: one row per (rater, output) gathered into one candidate,
+the aspect as a column, a JSON list column holding every rater's value."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from nnd_suites.declarative.plugin import declared_adapter
+from nnd_suites.sources import ReadLog
+
+HEADER = """\
+name: shapes
+quality_map: shapes
+metadata:
+  task: summarization
+  languages: [en]
+  annotation_type: numeric
+  license: MIT
+  citation: "@misc{x}"
+  source_urls: [https://example.org]
+  description: shapes
+group:
+  key: [doc]
+  context: {document: doc}
+template: "{document}"
+"""
+
+
+def _groups(tmp_path: Path, body: str, name: str, rows: str) -> list:
+    (tmp_path / "source.yaml").write_text(HEADER + body, "utf-8")
+    (tmp_path / name).write_text(rows, "utf-8")
+    cls = declared_adapter("shapes", tmp_path)
+    cls.name = "shapes"  # what registering it would set
+    return list(cls().read(tmp_path / name, ReadLog()))
+
+
+def test_one_row_per_rater_and_aspect_is_gathered_into_one_candidate(tmp_path):
+    body = (
+        "file: {format: tsv}\ncandidates:\n  text: summary\n  system: model\n"
+        "  rater: worker\n  aspect_column: aspect\n  value: score\n"
+    )
+    rows = "doc\tsummary\tmodel\tworker\taspect\tscore\n" + "".join(
+        f"d\t{text}\t{model}\t{worker}\t{aspect}\t{score}\n"
+        for text, model, worker, aspect, score in [
+            ("s1", "m1", "w1", "fluency", 5),
+            ("s1", "m1", "w2", "fluency", 4),
+            ("s1", "m1", "w1", "relevance", 3),
+            ("s2", "m2", "w1", "fluency", 1),
+            ("s2", "m2", "w2", "relevance", 2),
+        ]
+    )
+    (group,) = _groups(tmp_path, body, "rows.tsv", rows)
+    assert [(c.text, c.ratings) for c in group.candidates] == [
+        ("s1", {"fluency": [5.0, 4.0], "relevance": [3.0]}),
+        ("s2", {"fluency": [1.0], "relevance": [2.0]}),
+    ]
+
+
+def test_a_json_list_column_gives_every_raters_value(tmp_path):
+    body = (
+        "file: {format: jsonl}\ncandidates:\n  text: summary\n"
+        "  ratings: {coherence: ratings.coherence}\n"
+    )
+    rows = (
+        '{"doc": "d", "summary": "a", "ratings": {"coherence": [1, 2, 3]}}\n'
+        '{"doc": "d", "summary": "b", "ratings": {"coherence": [4, 5, 5]}}\n'
+    )
+    (group,) = _groups(tmp_path, body, "rows.jsonl", rows)
+    assert [c.ratings for c in group.candidates] == [
+        {"coherence": [1.0, 2.0, 3.0]},
+        {"coherence": [4.0, 5.0, 5.0]},
+    ]
+    assert [c.systems for c in group.candidates] == [["unknown"], ["unknown"]]
