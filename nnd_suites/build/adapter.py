@@ -7,7 +7,6 @@ import re
 from abc import ABC, abstractmethod
 from collections.abc import Iterator
 from pathlib import Path
-from types import ModuleType
 from typing import Any, ClassVar, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
@@ -170,20 +169,12 @@ def validate_adapter(cls: type[Adapter]) -> None:
             raise PluginError(str(exc)) from exc
 
 
-def _register_declared(module: ModuleType) -> bool:
-    # imported when the registry discovers: nnd_suites.declarative subclasses Adapter (a cycle)
-    from nnd_suites.declarative.plugin import register_declared
-
-    return register_declared(module)
-
-
 ADAPTERS: Registry[Adapter] = Registry(
     "adapter",
     "nnd_suites.adapters",
     base=lambda: Adapter,
     builtin_package="nnd_suites.adapters",
     validate=validate_adapter,
-    declare=_register_declared,
 )
 #: ``@register_adapter("name")`` on an Adapter subclass registers it.
 register_adapter = ADAPTERS.register

@@ -63,6 +63,8 @@ class CatalogueEntry(BaseModel):
         "single label", "graded credit", "error spans", "likert", "ratings", "pairwise", "votes"
     ]
     source: Literal["shipped"] | SourceCopy
+    #: the published file has malformed rows: record them (with line numbers), build the rest
+    skip_malformed: bool = False
     figures: Figures
 
     @property

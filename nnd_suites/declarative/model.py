@@ -12,8 +12,8 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 from pydantic.json_schema import SkipJsonSchema
 
-from nnd_suites.adapter import AdapterMetadata
-from nnd_suites.io import atomic_write_text
+from nnd_suites.build.adapter import AdapterMetadata
+from nnd_suites.infra.atomic import atomic_write_text
 
 SCHEMA_FILE = "declarative_source.schema.json"
 SCHEMA_ID = "https://github.com/nnd-suites/nnd-suites/schemas/declarative_source.schema.json"

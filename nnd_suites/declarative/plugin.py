@@ -14,13 +14,13 @@ from pathlib import Path
 from types import ModuleType
 from typing import ClassVar
 
-from nnd_suites.adapter import Adapter, register_adapter
+from nnd_suites.build.adapter import Adapter, register_adapter
 from nnd_suites.declarative.loading import Declared, load_declaration
 from nnd_suites.declarative.model import DECLARATION_FILE
 from nnd_suites.declarative.reader import read_declared
 from nnd_suites.errors import DeclarationError, SourceFormatError
-from nnd_suites.groups import Group
-from nnd_suites.judgments import JudgedGroup
+from nnd_suites.records.groups import Group
+from nnd_suites.records.judgments import JudgedGroup
 from nnd_suites.sources import ReadLog, sha256_file
 
 #: where a module keeps the adapter its source.yaml declared (a second import registers nothing)

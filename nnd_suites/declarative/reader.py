@@ -18,8 +18,8 @@ from nnd_suites.declarative.loading import Declared
 from nnd_suites.declarative.model import Candidates, Column, Comparisons, Fixed
 from nnd_suites.declarative.table import Row, cell, table_rows, text_cell
 from nnd_suites.errors import DeclarationError, SourceFormatError
-from nnd_suites.groups import Candidate, Group
-from nnd_suites.judgments import JudgedGroup, Judgment
+from nnd_suites.records.groups import Candidate, Group
+from nnd_suites.records.judgments import JudgedGroup, Judgment
 from nnd_suites.sources import ReadLog, parse_number
 
 ONE_CANDIDATE = "group with one candidate"

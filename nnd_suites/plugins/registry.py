@@ -181,6 +181,11 @@ class Registry(Generic[T]):
         return f"{self._origins[target]} (alias of {target})" if target else None
 
     # --------------------------------------------------------------- discovery
+    def declare_with(self, declare: Callable[[ModuleType], bool]) -> None:
+        """Install the hook that registers plugins declared as data beside a module (the
+        built-in package installs it when imported, before its modules are walked)."""
+        self._declare = declare
+
     def _discover(self) -> None:
         if self._discovered:
             return

@@ -16,7 +16,7 @@ from typing import Any
 import yaml
 
 from nnd_suites.errors import NNDError
-from nnd_suites.io import atomic_directory, atomic_write_text
+from nnd_suites.infra.atomic import atomic_directory, atomic_write_text
 from nnd_suites.scaffold.writer import _template, check_name, check_root
 from nnd_suites.sources.delimited import read_csv
 from nnd_suites.sources.readers import read_jsonl, read_tsv

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import TextIO
 
 from nnd_suites.errors import SourceFormatError
-from nnd_suites.reading import DataFileError, open_regular_file
+from nnd_suites.infra.reading import DataFileError, open_regular_file
 from nnd_suites.sources.compressed import GZIP_MAGIC, is_gzip
 from nnd_suites.sources.log import ReadLog
 from nnd_suites.sources.readers import FIELD_SIZE_LIMIT, _check_header

@@ -14,9 +14,9 @@ from itertools import combinations
 import pytest
 
 from nnd_suites import build_suite
-from nnd_suites.adapter import ADAPTERS
+from nnd_suites.build.adapter import ADAPTERS
+from nnd_suites.cli.catalogue import catalogue
 from nnd_suites.errors import SourceFormatError
-from nnd_suites.plugins import catalogue
 
 #: adapter -> (group key fields, aspects), as each README states the rule
 SHIPPED = {

@@ -33,7 +33,7 @@ LAYERS: list[tuple[str, ...]] = [
     ("quality_map",),
     ("human",),
     ("build",),
-    ("transformations", "slices"),
+    ("transformations", "slices", "declarative"),
     ("adapters", "scaffold", "hub"),
     ("resolve", "catalogue"),
     ("evaluation",),

@@ -11,12 +11,12 @@ from pathlib import Path
 import pytest
 import yaml
 
-from nnd_suites.adapter import ADAPTERS
+from nnd_suites.build.adapter import ADAPTERS
 from nnd_suites.declarative.model import SCHEMA_FILE, schema_text
 from nnd_suites.declarative.plugin import declared_adapter, register_declared
 from nnd_suites.errors import DeclarationError, SourceFormatError
-from nnd_suites.plugin_harness import plugin_problems
-from nnd_suites.registry import Registry
+from nnd_suites.plugins.harness import plugin_problems
+from nnd_suites.plugins.registry import Registry
 from nnd_suites.sources import ReadLog
 
 REPO = Path(__file__).resolve().parents[2]
