@@ -289,3 +289,22 @@ def test_a_failed_download_leaves_no_folder_in_the_cache():
     with serve(lambda h: send(h, C3_BYTES)) as base:
         assert len(build_suite("challenge300", f"{base}/c3.tsv")) == 807
     assert len(cached_files()) == 1
+
+
+def test_the_size_cap_counts_the_decoded_bytes_of_an_encoded_body(monkeypatch):
+    """A gzip bomb (64 KiB on the wire, 64 MiB decoded) stops at the cap on what would be cached,
+    not at the cap on what was sent."""
+    monkeypatch.setenv("NND_SUITES_DOWNLOAD_MAX_BYTES", str(1 << 20))
+    bomb = gzip.compress(bytes(64 << 20), compresslevel=9, mtime=0)
+    assert len(bomb) < 1 << 20
+
+    def respond(handler) -> None:
+        handler.send_response(200)
+        handler.send_header("Content-Encoding", "gzip")
+        handler.send_header("Content-Length", str(len(bomb)))
+        handler.end_headers()
+        handler.wfile.write(bomb)
+
+    with serve(respond) as base, pytest.raises(SourceFormatError, match="goes on past it"):
+        build_suite("challenge300", f"{base}/c3.tsv")
+    assert cached_files() == []
