@@ -54,9 +54,7 @@ class TransportError(NNDError):
 @dataclass
 class Response:
     status: int
-    headers: Mapping[str, str]
-    body: bytes = b""
-    received: int = 0
+    body: bytes
 
 
 @dataclass
@@ -286,7 +284,7 @@ class _Exchange:
                 raise
             short = _short(answer.num_bytes_downloaded, length)
             raise TransportError(self.shown, short, retry=True) from None
-        return Response(answer.status_code, dict(answer.headers), b"".join(blocks), received)
+        return Response(answer.status_code, b"".join(blocks))
 
 
 def _late(limits: Limits) -> str:
