@@ -1,13 +1,12 @@
-"""One bounded HTTP client for source downloads and served-model requests.
+"""One bounded HTTP client for source downloads and served-model requests, on top of httpx.
 
-Everything a server sends is bounded: the scheme (http and https only), the body's size (a cap,
-checked against Content-Length first and while reading), the time (a total deadline checked
-between reads, and a watchdog that shuts the socket when it passes, wherever the client waits:
-a server dripping its headers or body one byte at a time cannot hang a run) and the body's
-shape (shorter than its Content-Length, not UTF-8, JSON nested too deep or with a number too
-long: named errors, not tracebacks). Credentials never
-leak: a redirect to another host loses the Authorization header, ``user:password@`` in a URL is
-sent as a Basic header and never shown (:func:`redact`).
+httpx (the ``httpx2`` distribution that huggingface_hub installs) sends the request, follows
+redirects (dropping Authorization on one to another origin), turns ``user:password@`` into a Basic
+header, undoes a Content-Encoding and refuses a body shorter than its Content-Length; what it
+lacks is kept here: a deadline over the whole exchange (its timeouts bound each socket wait, so a
+server dripping one byte per read, or a name lookup, which no timeout covers, could hold a run
+forever), a cap on the body's size, and JSON read into named errors (not UTF-8, nested too deep,
+a number too long) instead of tracebacks.
 
 One call is one attempt; retries belong to the caller (the served client retries, downloads do
 not). Usage errors (a malformed URL, another scheme) raise :class:`NNDError` at once; transport
@@ -16,31 +15,31 @@ failures raise :class:`TransportError`, which callers turn into their own named 
 
 from __future__ import annotations
 
-import base64
 import contextlib
-import http.client
+import functools
 import json
+import os
 import re
 import socket
 import threading
 import time
-import urllib.error
 import urllib.parse
-import urllib.request
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+import httpx2 as httpx
+
 from nnd_suites.errors import NNDError
 
 SCHEMES = ("http", "https")
-CHUNK = 1 << 16
 #: Statuses worth retrying: rate limits and server-side failures.
 RETRY_STATUSES = frozenset({408, 409, 425, 429, 500, 502, 503, 504})
 #: A host name or an IP address (a placeholder such as ``...`` or a space is not one).
 HOST = re.compile(r"[\w.-]*\w[\w.-]*|[0-9A-Fa-f:.]*:[0-9A-Fa-f:.]*")
 #: Characters of an error answer kept for the message.
 DETAIL = 500
+MAX_REDIRECTS = 10
 
 
 class TransportError(NNDError):
@@ -55,9 +54,7 @@ class TransportError(NNDError):
 @dataclass
 class Response:
     status: int
-    headers: Mapping[str, str]
-    body: bytes = b""
-    received: int = 0
+    body: bytes
 
 
 @dataclass
@@ -116,102 +113,184 @@ def request(
     data: bytes | None = None,
     headers: Mapping[str, str] | None = None,
     sink: Callable[[bytes], None] | None = None,
-    check: Callable[[Any], None] | None = None,
+    check: Callable[[httpx.Response], None] | None = None,
+    keep_encoding: Callable[[httpx.Headers], bool] | None = None,
 ) -> Response:
     """One GET (or POST with ``data``) within ``limits``. The body is returned, or handed block
-    by block to ``sink`` (a download writing to disk); ``check`` sees the answer (status and
-    headers) before its body is read, and may refuse it. Raises :class:`TransportError`."""
-    parts = check_url(url)
+    by block to ``sink`` (a download writing to disk); ``check`` sees a 2xx answer (status and
+    headers) before its body is read, and may refuse it. The body is decoded (its
+    Content-Encoding undone) unless ``keep_encoding(headers)`` says to keep it as sent.
+    Raises :class:`TransportError`."""
+    check_url(url)
     shown = redact(url)
-    headers = dict(headers or {})
-    if parts.username is not None:  # user:password@host: a Basic header, never in the URL sent
-        if "Authorization" not in headers:
-            pair = f"{urllib.parse.unquote(parts.username)}:"
-            pair += urllib.parse.unquote(parts.password or "")
-            headers["Authorization"] = "Basic " + base64.b64encode(pair.encode()).decode()
-        url = urllib.parse.urlunsplit(parts._replace(netloc=parts.netloc.rpartition("@")[2]))
     if limits.left() <= 0:
         raise TransportError(shown, "no time left before the deadline", retry=False)
-    watchdog = _Watchdog(limits.left())
-    opener = urllib.request.build_opener(
-        _SameHostAuthRedirect, _WatchedHTTP(watchdog), _WatchedHTTPS(watchdog)
+    exchange = _Exchange(url, shown, limits, sink, check, keep_encoding)
+    worker = threading.Thread(
+        target=exchange.run, args=(data, dict(headers or {})), name=f"HTTP {shown}", daemon=True
     )
+    worker.start()
     try:
-        with (
-            watchdog,
-            opener.open(
-                urllib.request.Request(url, data=data, headers=headers),
-                timeout=max(min(limits.read_timeout, limits.left()), 0.001),
-            ) as answer,
-        ):
-            if check is not None:
-                check(answer)
-            got = _read(answer, shown, limits, sink)
-        if watchdog.fired:  # the socket was shut mid-body: what arrived may look complete
-            raise TransportError(shown, _late(limits), retry=True)
-        return got
-    except TransportError:
-        if watchdog.fired:  # a short body or a cut read, because the deadline shut the socket
-            raise TransportError(shown, _late(limits), retry=True) from None
-        raise
-    except NNDError:  # a redirect refused
-        raise
-    except (OSError, http.client.HTTPException, ValueError) as error:  # URLError is an OSError
-        raise _failure(error, shown, limits, watchdog.fired) from None
+        worker.join(max(limits.left(), 0.0))
+    finally:
+        if worker.is_alive():  # late, or the caller was interrupted: stop the worker
+            exchange.cancel()
+    if worker.is_alive():  # it may be in a name lookup, which nothing interrupts: left to end
+        raise TransportError(shown, _late(limits), retry=True)
+    return exchange.outcome()
 
 
-def _failure(error: Exception, shown: str, limits: Limits, late: bool) -> TransportError:
-    if isinstance(error, urllib.error.HTTPError):
-        retry = error.code in RETRY_STATUSES
+@functools.cache
+def _client() -> httpx.Client:
+    """One client per process (making one takes tens of milliseconds); no connection is kept
+    alive, so that each attempt owns the sockets its cancel shuts. Each request passes its own
+    timeout."""
+    return httpx.Client(
+        follow_redirects=True,
+        max_redirects=MAX_REDIRECTS,
+        limits=httpx.Limits(max_connections=None, max_keepalive_connections=0),
+    )
+
+
+# A forked child makes its own client (the parent's may have held a lock at the fork).
+os.register_at_fork(after_in_child=_client.cache_clear)
+
+
+class _Exchange:
+    """One attempt, run in a worker thread so that the caller stops waiting at the deadline
+    whatever the worker waits on; :meth:`cancel` shuts its sockets so that it ends soon after,
+    and no block reaches the sink once it has been called."""
+
+    def __init__(
+        self,
+        url: str,
+        shown: str,
+        limits: Limits,
+        sink: Callable[[bytes], None] | None,
+        check: Callable[[httpx.Response], None] | None,
+        keep_encoding: Callable[[httpx.Headers], bool] | None,
+    ) -> None:
+        self.url, self.shown, self.limits = url, shown, limits
+        self.sink, self.check, self.keep_encoding = sink, check, keep_encoding
+        self.lock = threading.Lock()
+        self.cancelled = False
+        self.sockets: list[socket.socket] = []
+        self.result: Response | None = None
+        self.error: BaseException | None = None
+
+    def run(self, data: bytes | None, headers: dict[str, str]) -> None:
+        try:
+            self.result = self._send(data, headers)
+        except BaseException as error:  # raised again in the caller's thread
+            self.error = error
+
+    def outcome(self) -> Response:
+        if self.error is not None:
+            raise self.error
+        assert self.result is not None
+        return self.result
+
+    def cancel(self) -> None:
+        with self.lock:
+            self.cancelled = True
+            for sock in self.sockets:
+                with contextlib.suppress(OSError):
+                    sock.shutdown(socket.SHUT_RDWR)
+
+    def _trace(self, event: str, info: dict[str, Any]) -> None:
+        """httpx's trace hook: keeps each new connection's socket for :meth:`cancel`."""
+        if event == "connection.connect_tcp.complete":
+            with self.lock:
+                self.sockets.append(info["return_value"].get_extra_info("socket"))
+        if self.cancelled:  # the caller has gone (a connection made since is shut too)
+            self.cancel()
+            raise TransportError(self.shown, _late(self.limits), retry=True)
+
+    def _send(self, data: bytes | None, headers: dict[str, str]) -> Response:
+        parts = urllib.parse.urlsplit(self.url)
+        auth = None
+        if parts.username is not None and "Authorization" not in headers:
+            auth = httpx.BasicAuth(
+                urllib.parse.unquote(parts.username), urllib.parse.unquote(parts.password or "")
+            )
+        url = urllib.parse.urlunsplit(parts._replace(netloc=parts.netloc.rpartition("@")[2]))
+        wait = max(min(self.limits.read_timeout, self.limits.left()), 0.001)
+        try:
+            with _client().stream(
+                "GET" if data is None else "POST",
+                url,
+                content=data,
+                headers=headers,
+                auth=auth,
+                timeout=wait,
+                extensions={"trace": self._trace},
+            ) as answer:
+                if not answer.is_success:
+                    raise self._refused(answer)
+                if self.check is not None:
+                    self.check(answer)
+                return self._read(answer)
+        except httpx.UnsupportedProtocol as error:  # the URL was http(s): a redirect's is not
+            where = redact(str(error.request.url))
+            what = f"{self.shown} redirects to {where!r}: only http(s) is followed"
+            raise NNDError(what) from None
+        except httpx.TimeoutException:
+            raise TransportError(self.shown, _late(self.limits), retry=True) from None
+        except httpx.DecodingError as error:
+            what = f"the body is not what its Content-Encoding says ({error})"
+            raise TransportError(self.shown, what) from None
+        except httpx.TooManyRedirects:
+            raise TransportError(self.shown, f"more than {MAX_REDIRECTS} redirects") from None
+        except httpx.HTTPError as error:
+            cause: BaseException = error
+            while (inner := cause.__cause__ or cause.__context__) is not None:
+                cause = inner  # the socket's own error (gaierror, ...) says the most
+            reason = f"{type(cause).__name__}: {cause}"
+            raise TransportError(self.shown, reason, retry=True) from None
+        except OSError as error:  # the sink's (a full disk): httpx maps the sockets' own
+            raise TransportError(self.shown, f"{type(error).__name__}: {error}") from None
+
+    def _refused(self, answer: httpx.Response) -> TransportError:
+        detail = b""
+        for block in answer.iter_bytes():
+            detail += block
+            if len(detail) >= DETAIL:
+                break
+        text = detail[:DETAIL].decode("utf-8", "replace") or answer.reason_phrase
+        status = answer.status_code
         return TransportError(
-            shown, f"HTTP {error.code}: {_error_detail(error)}", error.code, retry
+            self.shown, f"HTTP {status}: {text}", status, status in RETRY_STATUSES
         )
-    reason = error.reason if isinstance(error, urllib.error.URLError) else error
-    if late or isinstance(reason, TimeoutError):
-        return TransportError(shown, _late(limits), retry=True)
-    return TransportError(shown, f"{type(reason).__name__}: {reason}", retry=True)
+
+    def _read(self, answer: httpx.Response) -> Response:
+        announced = answer.headers.get("content-length", "")
+        length = int(announced) if announced.isdigit() else None
+        if length is not None and length > self.limits.max_bytes:
+            raise TransportError(self.shown, _too_big(self.limits, f"announces {length:,} bytes"))
+        keep = self.keep_encoding is not None and self.keep_encoding(answer.headers)
+        blocks: list[bytes] = []
+        received = 0
+        try:
+            for block in answer.iter_raw() if keep else answer.iter_bytes():
+                received += len(block)
+                if received > self.limits.max_bytes:
+                    raise TransportError(self.shown, _too_big(self.limits, "goes on past it"))
+                with self.lock:
+                    if self.cancelled:
+                        raise TransportError(self.shown, _late(self.limits), retry=True)
+                    (self.sink or blocks.append)(block)
+        except httpx.RemoteProtocolError:  # the connection closed before the end
+            if length is None:
+                raise
+            short = _short(answer.num_bytes_downloaded, length)
+            raise TransportError(self.shown, short, retry=True) from None
+        return Response(answer.status_code, b"".join(blocks))
 
 
 def _late(limits: Limits) -> str:
     if limits.left() <= 0:
         return "timed out (the total deadline passed)"
     return f"timed out (no answer within {limits.read_timeout:g} s)"
-
-
-def _read(
-    answer: Any, shown: str, limits: Limits, sink: Callable[[bytes], None] | None
-) -> Response:
-    status = getattr(answer, "status", 200)
-    headers = {k.lower(): v for k, v in answer.headers.items()}
-    announced = headers.get("content-length", "")
-    length = int(announced) if announced.isdigit() else None
-    if length is not None and length > limits.max_bytes:
-        raise TransportError(shown, _too_big(limits, f"announces {length:,} bytes"))
-    blocks: list[bytes] = []
-    received = 0
-    while True:
-        left = limits.left()
-        if left <= 0:
-            raise TransportError(
-                shown, f"not complete by the deadline ({received:,} bytes received)", retry=True
-            )
-        try:
-            block = answer.read1(CHUNK)
-        except http.client.IncompleteRead as error:
-            received += len(error.partial)
-            raise TransportError(shown, _short(received, length), retry=True) from None
-        if not block:
-            break
-        received += len(block)
-        if received > limits.max_bytes:
-            raise TransportError(shown, _too_big(limits, "goes on past it"))
-        if sink is not None:
-            sink(block)
-        else:
-            blocks.append(block)
-    if length is not None and received != length:
-        raise TransportError(shown, _short(received, length), retry=True)
-    return Response(status, headers, b"".join(blocks), received)
 
 
 def _too_big(limits: Limits, what: str) -> str:
@@ -221,137 +300,8 @@ def _too_big(limits: Limits, what: str) -> str:
     )
 
 
-def _short(received: int, length: int | None) -> str:
+def _short(received: int, length: int) -> str:
     return f"the body ended after {received:,} of the {length:,} bytes announced (Content-Length)"
-
-
-def resolve(host: str, port: int, seconds: float) -> list[tuple]:
-    """``socket.getaddrinfo(host, port)`` within ``seconds``: the resolver cannot be interrupted
-    and no socket exists yet for the watchdog to shut, so it runs in a daemon thread that is left
-    behind (to finish on its own) when the time is up. Raises ``TimeoutError`` then."""
-    found: dict[str, Any] = {}
-
-    def lookup() -> None:
-        try:
-            found["infos"] = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
-        except OSError as error:
-            found["error"] = error
-
-    worker = threading.Thread(target=lookup, name=f"resolve {host}", daemon=True)
-    worker.start()
-    worker.join(max(seconds, 0.0))
-    if worker.is_alive():
-        raise TimeoutError(f"resolving {host} did not finish within {max(seconds, 0.0):.3g} s")
-    if "error" in found:
-        raise found["error"]
-    return found["infos"]
-
-
-class _Watchdog:
-    """Shuts the connection's sockets down when the deadline passes, wherever the client waits
-    (connecting, reading the status line and headers one byte at a time, or the body); the host
-    name is resolved within the same deadline."""
-
-    def __init__(self, seconds: float) -> None:
-        self.sockets: list[socket.socket] = []
-        self.fired = False
-        self.deadline = time.monotonic() + max(seconds, 0.0)
-        self._timer = threading.Timer(max(seconds, 0.0), self._fire)
-        self._timer.daemon = True
-
-    def _fire(self) -> None:
-        self.fired = True
-        for sock in self.sockets:
-            with contextlib.suppress(OSError):
-                sock.shutdown(socket.SHUT_RDWR)
-
-    def __enter__(self) -> _Watchdog:
-        self._timer.start()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self._timer.cancel()
-
-    def create_connection(
-        self,
-        address: tuple[str, int],
-        timeout: float | None = None,
-        source_address: tuple[str, int] | None = None,
-        **_: Any,
-    ) -> socket.socket:
-        """``socket.create_connection`` with the name lookup bounded by the deadline."""
-        infos = resolve(address[0], address[1], self.deadline - time.monotonic())
-        errors: list[OSError] = []
-        for family, kind, proto, _name, where in infos:
-            sock = socket.socket(family, kind, proto)
-            try:
-                sock.settimeout(timeout)
-                if source_address:
-                    sock.bind(source_address)
-                sock.connect(where)
-                return sock
-            except OSError as error:
-                sock.close()
-                errors.append(error)
-        raise errors[0] if errors else OSError(f"{address[0]} resolves to no address")
-
-    def watched(self, base: type[http.client.HTTPConnection]) -> Callable[..., Any]:
-        def connect(connection: http.client.HTTPConnection) -> None:
-            connection._create_connection = self.create_connection  # type: ignore[attr-defined]
-            base.connect(connection)
-            self.sockets.append(connection.sock)
-            if self.fired:
-                self._fire()
-
-        return type(f"Watched{base.__name__}", (base,), {"connect": connect})
-
-
-class _WatchedHTTP(urllib.request.HTTPHandler):
-    def __init__(self, watchdog: _Watchdog) -> None:
-        super().__init__()
-        self.connection = watchdog.watched(http.client.HTTPConnection)
-
-    def http_open(self, req):  # type: ignore[no-untyped-def]
-        return self.do_open(self.connection, req)
-
-
-class _WatchedHTTPS(urllib.request.HTTPSHandler):
-    def __init__(self, watchdog: _Watchdog) -> None:
-        super().__init__()
-        self.connection = watchdog.watched(http.client.HTTPSConnection)
-
-    def https_open(self, req):  # type: ignore[no-untyped-def]
-        return self.do_open(self.connection, req, context=self._context)
-
-
-def _error_detail(error: urllib.error.HTTPError) -> str:
-    try:
-        return error.read(DETAIL).decode("utf-8", "replace")
-    except (OSError, http.client.HTTPException):
-        return error.reason or ""
-
-
-class _SameHostAuthRedirect(urllib.request.HTTPRedirectHandler):
-    """Follow redirects to http(s) only; one to another host (or scheme or port) drops the
-    Authorization header, so a bearer key never reaches a host it was not meant for."""
-
-    def redirect_request(self, req, fp, code, msg, headers, newurl):  # type: ignore[no-untyped-def]
-        target = urllib.parse.urlsplit(urllib.parse.urljoin(req.full_url, newurl))
-        if target.scheme.lower() not in SCHEMES:
-            raise NNDError(
-                f"{redact(req.full_url)} redirects to {redact(newurl)!r}: only http(s) is followed"
-            )
-        new = super().redirect_request(req, fp, code, msg, headers, newurl)
-        if new is not None and _origin(urllib.parse.urlsplit(req.full_url)) != _origin(target):
-            for store in (new.headers, new.unredirected_hdrs):
-                for key in [k for k in store if k.lower() == "authorization"]:
-                    del store[key]
-        return new
-
-
-def _origin(parts: urllib.parse.SplitResult) -> tuple[str, str, int | None]:
-    default = {"http": 80, "https": 443}.get(parts.scheme.lower())
-    return parts.scheme.lower(), (parts.hostname or "").lower(), parts.port or default
 
 
 def parse_json(body: bytes, shown: str) -> Any:

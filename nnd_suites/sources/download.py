@@ -2,18 +2,27 @@
 
 A URL is downloaded once into a local cache (atomically, and only when the whole body arrived in
 time with a 2xx status) when an adapter reads it; nothing is downloaded at import time. Downloads
-go through the one bounded HTTP client (nnd_suites/infra/bounded_http.py): http(s) only, a total
-deadline (``$NND_SUITES_DOWNLOAD_TIMEOUT``, 300 s) and a size cap
-(``$NND_SUITES_DOWNLOAD_MAX_BYTES``, 16 GiB).
+stream through the one bounded HTTP client (nnd_suites/infra/bounded_http.py): http(s) only, a
+total deadline (``$NND_SUITES_DOWNLOAD_TIMEOUT``, 300 s) and a size cap
+(``$NND_SUITES_DOWNLOAD_MAX_BYTES``, 16 GiB). The cache holds the file the URL names: a
+Content-Encoding the server added is undone (a ``.gz`` file sent as gzip-encoded stays gzip).
+
+A cache of our own, because the libraries' (pooch, through requests; ``datasets``'
+DownloadManager) bound neither a download's total time nor its size, nor refuse a web page sent
+in place of a data file.
 """
 
 from __future__ import annotations
 
+import contextlib
+import functools
 import hashlib
 import os
 import re
 import time
 from pathlib import Path
+
+import httpx2 as httpx
 
 from nnd_suites.errors import NNDError, SourceFormatError
 from nnd_suites.infra.atomic import atomic_path
@@ -32,6 +41,9 @@ DOWNLOAD_MAX_BYTES_ENV = "NND_SUITES_DOWNLOAD_MAX_BYTES"
 SHA256_HEX = re.compile(r"[0-9a-f]{64}")
 #: ``scheme://``: a URL, whatever its scheme (only http and https are fetched).
 URL_LIKE = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*://")
+#: Names of gzip files: sent with ``Content-Encoding: gzip`` (as some servers do), they are kept
+#: as sent, since the gzip data is the file itself.
+GZIP_NAMES = (".gz", ".tgz")
 
 
 def cache_dir() -> Path:
@@ -158,9 +170,14 @@ def _fetch(source: str | os.PathLike, sha256: str | None, folder_ok: bool) -> Pa
             f"the cached copy {local} differs; delete it to download again",
         )
         return local
-    with atomic_path(local) as tmp:
-        got = _download(text, tmp)
-        _check_pin(public_source_name(text), sha256, got)
+    try:
+        with atomic_path(local) as tmp:
+            got = _download(text, tmp, name)
+            _check_pin(public_source_name(text), sha256, got)
+    except BaseException:
+        with contextlib.suppress(OSError):  # only when empty: a failed download leaves no folder
+            local.parent.rmdir()
+        raise
     return local
 
 
@@ -193,9 +210,9 @@ def _check_pin(where: str, expected: str | None, actual: str, hint: str = "") ->
         )
 
 
-def _download(url: str, target: Path) -> str:
-    """Write the body of ``url`` to ``target`` within the deadline and the size cap; return its
-    sha256."""
+def _download(url: str, target: Path, name: str) -> str:
+    """Write the file at ``url`` (named ``name``) to ``target`` within the deadline and the size
+    cap; return its sha256."""
     shown, seconds = public_source_name(url), download_timeout()
     limits = Limits(time.monotonic() + seconds, download_max_bytes(), min(READ_TIMEOUT, seconds))
     digest = hashlib.sha256()
@@ -206,7 +223,13 @@ def _download(url: str, target: Path) -> str:
             out.write(block)
 
         try:
-            request(url, limits, sink=keep, check=lambda answer: _check_response(shown, answer))
+            request(
+                url,
+                limits,
+                sink=keep,
+                check=functools.partial(_check_response, shown),
+                keep_encoding=functools.partial(_is_gzip_file, name),
+            )
         except TransportError as error:
             if "deadline" in error.reason:
                 message = f"not complete after {seconds:g} s ({error.reason})"
@@ -219,14 +242,20 @@ def _download(url: str, target: Path) -> str:
     return digest.hexdigest()
 
 
-def _check_response(shown: str, answer: object) -> None:
-    headers = getattr(answer, "headers", None)
-    if headers is not None and headers.get_content_type() == "text/html":
+def _check_response(shown: str, answer: httpx.Response) -> None:
+    kind = answer.headers.get("content-type", "").partition(";")[0].strip().lower()
+    if kind == "text/html":
         raise _failed(
             shown,
             "the server sent a web page (text/html), not a data file",
             "link to the raw file (e.g. raw.githubusercontent.com), not to a page showing it",
         )
+
+
+def _is_gzip_file(name: str, headers: httpx.Headers) -> bool:
+    """Whether a gzip Content-Encoding is the file's own compression (kept, not undone)."""
+    encoding = headers.get("content-encoding", "").strip().lower()
+    return name.lower().endswith(GZIP_NAMES) and encoding in ("gzip", "x-gzip")
 
 
 def _failed(shown: str, message: str, hint: str = "") -> SourceFormatError:

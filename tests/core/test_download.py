@@ -6,6 +6,7 @@ Each test serves files from a local http.server on 127.0.0.1 in a thread.
 from __future__ import annotations
 
 import contextlib
+import gzip
 import hashlib
 import http.server
 import threading
@@ -244,4 +245,66 @@ def test_headers_dripping_one_byte_at_a_time_hit_the_total_deadline(monkeypatch)
         with pytest.raises(SourceFormatError, match=r"not complete after 1 s"):
             build_suite("challenge300", f"{base}/c3.tsv")
         assert time.monotonic() - started < 3
+    assert cached_files() == []
+
+
+@pytest.mark.parametrize("name", ["c3.tsv", "c3.tsv.gz"])
+def test_a_gzip_encoded_download_is_cached_as_the_file_its_url_names(name):
+    """Sent with ``Content-Encoding: gzip``, a .tsv is cached decoded (its pin and recorded sha256
+    are the file's), while a .tsv.gz, whose gzip data is the file itself, is kept as sent; the
+    cached copy serves the next build with the server gone."""
+    wire = gzip.compress(C3_BYTES, mtime=0)
+    cached = C3_BYTES if name == "c3.tsv" else wire
+
+    def respond(handler) -> None:
+        handler.send_response(200)
+        handler.send_header("Content-Type", "application/octet-stream")
+        handler.send_header("Content-Encoding", "gzip")
+        handler.send_header("Content-Length", str(len(wire)))
+        handler.end_headers()
+        handler.wfile.write(wire)
+
+    pin = hashlib.sha256(cached).hexdigest()
+    with serve(respond) as base:
+        url = f"{base}/files/{name}"
+        suite = build_suite("challenge300", url, source_sha256=pin)
+    assert len(suite) == 807 and suite.manifest.sources[0].sha256 == pin
+    [copy] = cached_files()
+    assert copy.name == name and copy.read_bytes() == cached
+    assert len(build_suite("challenge300", url, source_sha256=pin)) == 807  # from the cache
+
+
+def test_a_failed_download_leaves_no_folder_in_the_cache():
+    """Whatever stops a download (an error status, a short body, a pin that does not match), the
+    cache keeps no folder for it; the next download of the URL works."""
+    failures = [
+        (lambda h: send(h, b"gone", status=404), None),
+        (lambda h: send(h, C3_BYTES[:1000], length=len(C3_BYTES)), None),
+        (lambda h: send(h, C3_BYTES), "0" * 64),
+    ]
+    for respond, pin in failures:
+        with serve(respond) as base, pytest.raises(SourceFormatError, match="download|pins"):
+            build_suite("challenge300", f"{base}/c3.tsv", source_sha256=pin)
+        assert list((cache_dir() / "sources").glob("*")) == []
+    with serve(lambda h: send(h, C3_BYTES)) as base:
+        assert len(build_suite("challenge300", f"{base}/c3.tsv")) == 807
+    assert len(cached_files()) == 1
+
+
+def test_the_size_cap_counts_the_decoded_bytes_of_an_encoded_body(monkeypatch):
+    """A gzip bomb (64 KiB on the wire, 64 MiB decoded) stops at the cap on what would be cached,
+    not at the cap on what was sent."""
+    monkeypatch.setenv("NND_SUITES_DOWNLOAD_MAX_BYTES", str(1 << 20))
+    bomb = gzip.compress(bytes(64 << 20), compresslevel=9, mtime=0)
+    assert len(bomb) < 1 << 20
+
+    def respond(handler) -> None:
+        handler.send_response(200)
+        handler.send_header("Content-Encoding", "gzip")
+        handler.send_header("Content-Length", str(len(bomb)))
+        handler.end_headers()
+        handler.wfile.write(bomb)
+
+    with serve(respond) as base, pytest.raises(SourceFormatError, match="goes on past it"):
+        build_suite("challenge300", f"{base}/c3.tsv")
     assert cached_files() == []

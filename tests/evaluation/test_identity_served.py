@@ -96,6 +96,16 @@ def test_a_cross_host_redirect_does_not_carry_the_bearer_token(server, monkeypat
     assert other.startswith("localhost") and dropped is None
 
 
+def test_a_redirect_to_another_scheme_is_refused_at_once(server):
+    server.redirect = "ftp://alice:s3cret@127.0.0.1/models"
+    with pytest.raises(
+        NNDError, match=r"redirects to 'ftp://127\.0\.0\.1/models': only http"
+    ) as refused:
+        Client(server.url, retries=3).get("models")
+    assert type(refused.value) is NNDError and "s3cret" not in str(refused.value)
+    assert server.requests == 1  # a usage error: not retried
+
+
 GOOD = json.dumps({"choices": [{"logprobs": {"tokens": [], "token_logprobs": []}}]}).encode()
 
 

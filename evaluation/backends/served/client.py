@@ -1,10 +1,10 @@
 """HTTP for the served backend: JSON through the one bounded client, bounded concurrency,
 retries with backoff.
 
-Each request goes through :mod:`nnd_suites.infra.bounded_http` (http/https only, a cap on the
-answer's size, a total deadline checked between reads, named errors for short, non-UTF-8 or too
-deeply nested answers, no Authorization header across hosts). The API key is only ever put in the
-Authorization header, and a URL is only ever shown without its credentials.
+Each request goes through :mod:`nnd_suites.infra.bounded_http` (httpx with a cap on the answer's
+size and a total deadline; named errors for short, non-UTF-8 or too deeply nested answers; no
+Authorization header across hosts). The API key is only ever put in the Authorization header,
+and a URL is only ever shown without its credentials.
 """
 
 from __future__ import annotations
