@@ -128,3 +128,15 @@ def test_a_malformed_catalogue_names_the_file_and_the_entry(tmp_path, text, mess
     path.write_text(text)
     with pytest.raises(CatalogueError, match=message):
         load_catalogue(path)
+
+
+def test_the_readme_lists_every_catalogue_suite_with_its_test_count():
+    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
+    section = readme[readme.index("## The catalogue") :]
+    section = section[: section.index("\n## ")]
+    missing = [
+        entry.name
+        for entry in load_catalogue()
+        if f"| `{entry.name}` | {entry.judgment} | {entry.figures.tests:,} |" not in section
+    ]
+    assert missing == []
