@@ -15,6 +15,7 @@ from pathlib import Path
 from pydantic import BaseModel, ConfigDict, Field
 
 from nnd_suites.errors import NNDError
+from nnd_suites.evaluation.limits import SuiteLimit
 from nnd_suites.evaluation.outcomes import TestOutcome
 from nnd_suites.evaluation.paired_stats import MCNEMAR, PairedCounts, holm, paired_counts
 from nnd_suites.evaluation.report import EvaluationReport, scoring_differences
@@ -69,6 +70,11 @@ class SuiteComparison(BaseModel):
     template_b: str
     overall: PairedResult
     by_category: dict[str, PairedResult]
+    limited: SuiteLimit | None = Field(
+        None,
+        description="both runs scored part of the suite (--limit): the whole suite's test count "
+        "and the categories left with no test (null: scored whole)",
+    )
 
 
 class Comparison(BaseModel):
@@ -90,6 +96,11 @@ class Comparison(BaseModel):
         description="how the two runs were scored differently (compared on purpose)",
     )
     suites: dict[str, SuiteComparison]
+    limit: int | float | None = Field(
+        None,
+        description="both runs scored only the first N context groups of each suite (or that "
+        "fraction of them, 0 < limit < 1): --limit; the runs must share it",
+    )
 
 
 def paired(pairs: Iterable[tuple[TestOutcome, TestOutcome]]) -> PairedResult:
@@ -210,6 +221,7 @@ def compare_reports(
             template_b=b.suites[name].template,
             overall=paired(matched),
             by_category=by_category,
+            limited=a.suites[name].limited,
         )
     return Comparison(
         model_a=a.model,
@@ -218,6 +230,7 @@ def compare_reports(
         mode_b=b.mode,
         scoring_differences=differences,
         suites=compared,
+        limit=a.limit,
     )
 
 

@@ -65,7 +65,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     # lazy: the evaluator package is slow to import; `nnd-suites list` stays < 1 s
     from nnd_suites.evaluation import evaluate
-    from nnd_suites.evaluation.report_markdown import ceiling_summary
+    from nnd_suites.evaluation.report_markdown import ceiling_summary, kept_tests, limit_note
     from nnd_suites.evaluation.tiny import EMBEDDED_NOTE, resolve_embedded
 
     if args.log_samples and args.out is None:
@@ -100,6 +100,8 @@ def run(args: argparse.Namespace) -> int:
         f"{plural(report.requests.scored, 'request')} scored, "
         f"{report.requests.cached:,} from the cache, {report.seconds:.1f} s"
     )
+    if report.limit:  # a smoke test must not read as the suite's figures
+        say(limit_note(report.limit, kept_tests(report.suites)).strip())
     for name, result in report.suites.items():
         say(f"{name}: {rate_summary(result.overall)}")
         for category, rate in result.by_category.items():
