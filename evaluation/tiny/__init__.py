@@ -14,6 +14,7 @@ import sys
 from collections.abc import Iterable
 from pathlib import Path
 
+from nnd_suites.builtin_models import EMBEDDED
 from nnd_suites.errors import NNDError
 from nnd_suites.evaluation.progress import quiet_transformers_off_terminal
 from nnd_suites.evaluation.tiny.stamp import stamp_problem, write_stamp
@@ -29,9 +30,6 @@ logger = logging.getLogger(__name__)
 GPT2_SPECIAL = "<|endoftext|>"
 BART_SPECIALS = ("<s>", "<pad>", "</s>", "<unk>")
 
-#: ``--model`` name of the embedded model: made on the spot, nothing downloaded. Not a Hub id
-#: (those have no ``:``), so it cannot shadow a real model.
-EMBEDDED = "nnd-suites:tiny-random"
 #: Folder name of the embedded model: the path is what reports show as the model.
 EMBEDDED_FOLDER = "tiny-random-PIPELINE-CHECK-figures-mean-nothing"
 #: What every output says when the embedded model was scored.
