@@ -35,7 +35,7 @@ import torch
 from nnd_suites import build_suite
 from nnd_suites.evaluation import ScoreRequest, load_backend, verdict
 from nnd_suites.evaluation.tiny import suite_texts, tiny_causal_lm, tiny_seq2seq_lm
-from nnd_suites.templates import render_template
+from nnd_suites.records.templates import render_template
 
 THREADS = 2
 GPT2_SHAPE = {"vocab_size": 8192, "n_layer": 4, "n_embd": 256, "n_head": 4, "n_positions": 1024}

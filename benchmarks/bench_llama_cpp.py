@@ -45,7 +45,7 @@ PROMPT_EVAL = re.compile(r"prompt eval time =\s*([\d.]+) ms /\s*(\d+) tokens")
 def requests_of(suite) -> list:
     """Every distinct (context, candidate) of the suite under its default template."""
     from nnd_suites.evaluation import ScoreRequest
-    from nnd_suites.templates import render_template
+    from nnd_suites.records.templates import render_template
 
     template = suite.manifest.default_template
     return list(

@@ -35,7 +35,7 @@ from nnd_suites import build_suite
 from nnd_suites.evaluation import ScoreRequest, load_backend
 from nnd_suites.evaluation.templates import neutral_context
 from nnd_suites.evaluation.tiny import suite_texts, tiny_causal_lm
-from nnd_suites.templates import render_template
+from nnd_suites.records.templates import render_template
 
 sys.path.insert(0, str(Path(__file__).parent))
 from bench_evaluator import GPT2_SHAPE, THREADS

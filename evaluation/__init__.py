@@ -2,6 +2,12 @@
 
 ``nnd_suites.evaluate(model, suites, ...)`` is the entry point; backends (how log-likelihoods are
 computed) are plugins registered in :data:`BACKENDS`.
+
+Inside it, scoring comes first (``backend``, ``backends/``, ``scorers/``, ``cache``, ``batching``,
+``prepared``), then the run (``evaluator``, ``parallel``, ``multi``), its typed results and their
+folders (``report``, ``outputs``, ``leaderboard``), and the commands built on runs
+(``comparison/``, ``robustness/``, ``verify/``, ``training``). Below it, in the core: statistics
+(``nnd_suites.statistics``) and human judgments (``nnd_suites.human``).
 """
 
 from nnd_suites.evaluation.backend import (
@@ -17,7 +23,6 @@ from nnd_suites.evaluation.backend import (
 )
 from nnd_suites.evaluation.cache import ScoreCache, default_cache_dir
 from nnd_suites.evaluation.evaluator import evaluate, resolve_mode
-from nnd_suites.evaluation.outcomes import Outcome, Rate, rate, verdict, wilson
 from nnd_suites.evaluation.report import (
     EvaluationReport,
     RequestCounts,
@@ -25,7 +30,8 @@ from nnd_suites.evaluation.report import (
     TestOutcome,
     test_outcomes,
 )
-from nnd_suites.suite.resolve import resolve_suites
+from nnd_suites.resolve import resolve_suites
+from nnd_suites.statistics.outcomes import Outcome, Rate, rate, verdict, wilson
 
 __all__ = [
     "BACKENDS",

@@ -18,8 +18,8 @@ from typing import Any, ClassVar
 from pydantic import Field
 
 from nnd_suites.errors import PluginError
-from nnd_suites.params import PluginParams, parse_params
-from nnd_suites.registry import Plugin, PluginMetadata, Registry
+from nnd_suites.plugins.params import PluginParams, parse_params
+from nnd_suites.plugins.registry import Plugin, PluginMetadata, Registry
 
 #: Bump when a change in tokenisation or scoring changes any score: it is part of every cache key.
 SCORING_VERSION = "1"

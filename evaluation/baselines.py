@@ -16,10 +16,11 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
-from nnd_suites.conversation import conversation_fields, render_transcript
-from nnd_suites.evaluation.outcomes import Outcome, Rate, rate, rates_by, verdict
-from nnd_suites.formatting import count, plural, rate_with_interval, row
-from nnd_suites.pairs import Pair, is_degenerate
+from nnd_suites.infra.formatting import count, plural, rate_with_interval, row
+from nnd_suites.records.conversation import render_transcript
+from nnd_suites.records.pairs import Pair, is_degenerate
+from nnd_suites.records.templates import conversation_fields
+from nnd_suites.statistics.outcomes import Outcome, Rate, rate, rates_by, verdict
 from nnd_suites.suite import Suite
 
 _WORD = re.compile(r"\w+")

@@ -19,7 +19,7 @@ from pathlib import Path
 
 from nnd_suites.errors import NNDError
 from nnd_suites.evaluation.backend import TOO_LONG, Score
-from nnd_suites.paths import cache_root
+from nnd_suites.infra.paths import cache_root
 
 FILE_NAME = "scores.sqlite"
 SCHEMA = """

@@ -15,10 +15,10 @@ from pathlib import Path
 from typing import Any
 
 from nnd_suites import __version__
-from nnd_suites.conversation import CHAT_TEMPLATE, with_chat_prompts
 from nnd_suites.errors import NNDError, ScoringError
 from nnd_suites.evaluation.backend import Backend, Score, ScoreRequest, load_backend
 from nnd_suites.evaluation.cache import ScoreCache, scope_of, score_key
+from nnd_suites.evaluation.chat_prompts import CHAT_TEMPLATE, with_chat_prompts
 from nnd_suites.evaluation.parallel import (
     Rank,
     broadcast,
@@ -51,8 +51,8 @@ from nnd_suites.evaluation.scorers.resolve import (
 )
 from nnd_suites.evaluation.sensitivity import sensitivity
 from nnd_suites.evaluation.tiny import resolve_embedded
+from nnd_suites.resolve import resolve_suites
 from nnd_suites.suite import Suite
-from nnd_suites.suite.resolve import resolve_suites
 
 __all__ = ["evaluate", "resolve_mode"]
 logger = logging.getLogger(__name__)

@@ -13,10 +13,11 @@ from pydantic import BaseModel, ConfigDict, Field, PrivateAttr
 
 from nnd_suites import __version__
 from nnd_suites.errors import NNDError
-from nnd_suites.evaluation.agreement import AgreementCeiling
-from nnd_suites.evaluation.outcomes import Rate
 from nnd_suites.evaluation.report import EvaluationReport, scoring_differences
-from nnd_suites.votes import MarginKind
+from nnd_suites.human.agreement import AgreementCeiling
+from nnd_suites.infra.output_kinds import register_model
+from nnd_suites.records.votes import MarginKind
+from nnd_suites.statistics.outcomes import Rate
 
 TIE_RULE = "a tie is not a pass"
 
@@ -262,3 +263,6 @@ def leaderboard_margins(
             for column, band in zip(found.bands, strata.bands, strict=True):
                 column.rates[label] = band.rate
     return table
+
+
+register_model("leaderboard", Leaderboard)

@@ -9,7 +9,7 @@ from collections.abc import Mapping
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from nnd_suites.formatting import plural
+from nnd_suites.infra.formatting import plural
 from nnd_suites.suite import Suite
 
 

@@ -28,8 +28,8 @@ from nnd_suites.evaluation.plots import write_leaderboard, write_scaling
 from nnd_suites.evaluation.prepared import prepare_suites
 from nnd_suites.evaluation.rank_job import rank_job, refuse_before_ranks, run_in_ranks, wants_ranks
 from nnd_suites.evaluation.report_markdown import kept_tests, limit_note
-from nnd_suites.formatting import count, percent, plural, row
-from nnd_suites.output_folder import check_output_folder, write_report_folder
+from nnd_suites.infra.formatting import count, percent, plural, row
+from nnd_suites.infra.output_folder import check_output_folder, write_report_folder
 
 
 def evaluate_models(
@@ -81,7 +81,7 @@ def evaluate_models(
 
 def write_leaderboard_folder(board: Leaderboard, out: str | Path) -> dict[str, Path]:
     """Every model's report in its sub-folder, and the leaderboard files, swapped in at once
-    (:mod:`nnd_suites.output_folder`)."""
+    (:mod:`nnd_suites.infra.output_folder`)."""
 
     def write_reports(folder: Path) -> dict[str, Path]:
         return {

@@ -1,7 +1,8 @@
 """Write a report to a folder: JSON (+ its JSON Schema), Markdown, a PNG chart, outcome parquets
 (and, asked for, samples).
 
-The folder is written by the one output-folder writer (:mod:`nnd_suites.output_folder`: guarded,
+The folder is written by the one output-folder writer (:mod:`nnd_suites.infra.output_folder`:
+guarded,
 swapped in as a whole)::
 
     report.json             EvaluationReport
@@ -28,9 +29,9 @@ from nnd_suites.evaluation.plots import write_pass_rates
 from nnd_suites.evaluation.report import EvaluationReport, TestOutcome
 from nnd_suites.evaluation.report_markdown import markdown
 from nnd_suites.evaluation.samples import samples_file, write_samples
-from nnd_suites.io import atomic_path
-from nnd_suites.output_folder import Charts, check_output_folder, write_report_folder
-from nnd_suites.output_folder import write_report_files as write_report_files_of_kind
+from nnd_suites.infra.atomic import atomic_path
+from nnd_suites.infra.output_folder import Charts, check_output_folder, write_report_folder
+from nnd_suites.infra.output_folder import write_report_files as write_report_files_of_kind
 
 REPORT_FILE = "report.json"
 __all__ = ["REPORT_FILE", "markdown", "read_outcomes", "write_report", "write_report_files"]
@@ -64,7 +65,7 @@ def read_outcomes(path: str | Path) -> list[TestOutcome]:
 
 def check_out_folder(out: str | Path) -> Path:
     """Fail before any scoring when ``out`` cannot receive a report (new, empty or an earlier
-    report folder: see :mod:`nnd_suites.output_folder`)."""
+    report folder: see :mod:`nnd_suites.infra.output_folder`)."""
     return check_output_folder(out, "report")
 
 

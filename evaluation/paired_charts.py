@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from nnd_suites.evaluation.plots import save, short_name
-from nnd_suites.formatting import count
+from nnd_suites.infra.formatting import count
 
 if TYPE_CHECKING:  # types only: both packages import this module to draw their charts
     from nnd_suites.evaluation.comparison.paired import Comparison, PairedResult

@@ -15,12 +15,12 @@ from typing import TYPE_CHECKING
 
 from nnd_suites.errors import NNDError
 from nnd_suites.evaluation.leaderboard import Leaderboard, leaderboard_rates
-from nnd_suites.evaluation.outcomes import Rate
 from nnd_suites.evaluation.report import EvaluationReport
 from nnd_suites.evaluation.report_markdown import is_embedded
 from nnd_suites.evaluation.tiny import EMBEDDED
-from nnd_suites.formatting import count
-from nnd_suites.io import atomic_path
+from nnd_suites.infra.atomic import atomic_path
+from nnd_suites.infra.formatting import count
+from nnd_suites.statistics.outcomes import Rate
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure

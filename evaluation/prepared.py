@@ -14,9 +14,9 @@ from pathlib import Path
 from nnd_suites.errors import NNDError
 from nnd_suites.evaluation.baselines import BaselineRates, baseline_rates
 from nnd_suites.evaluation.templates import neutral_context, resolve_template
+from nnd_suites.records.templates import render_template as render
+from nnd_suites.resolve import resolve_suites
 from nnd_suites.suite import Suite
-from nnd_suites.suite.resolve import resolve_suites
-from nnd_suites.templates import render_template as render
 from nnd_suites.transformations import normalize_suite
 
 SuiteSpec = str | Path | Suite

@@ -28,23 +28,23 @@ from typing import Any, Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict, JsonValue
 
-from nnd_suites.adapter import ADAPTERS
+from nnd_suites.build.adapter import ADAPTERS
 from nnd_suites.errors import NNDError
 from nnd_suites.evaluation.backend import backend_name
 from nnd_suites.evaluation.leaderboard import Leaderboard
-from nnd_suites.evaluation.outcomes import TestOutcome
 from nnd_suites.evaluation.parallel import RankFailedError, current_rank, launch
 from nnd_suites.evaluation.report import EvaluationReport
 from nnd_suites.evaluation.samples import Sample
-from nnd_suites.io import atomic_write_text
-from nnd_suites.suite import MANIFEST_FILE
-from nnd_suites.suite.resolve import (
+from nnd_suites.infra.atomic import atomic_write_text
+from nnd_suites.resolve import (
     BUILTIN_PREFIX,
     HUB_PREFIX,
     expand_suite_specs,
     load_suite,
     refuse_ambiguous,
 )
+from nnd_suites.statistics.outcomes import TestOutcome
+from nnd_suites.suite import MANIFEST_FILE
 
 JOB_FILE = "job.json"
 RESULT_FILE = "result.json"

@@ -1,7 +1,7 @@
 """The typed evaluation report, and the per-test outcomes of a suite from a score lookup.
 
 Which tests count and how (pass, fail, tie, degenerate, skipped) is decided once, in
-:mod:`nnd_suites.evaluation.outcomes`.
+:mod:`nnd_suites.statistics.outcomes`.
 """
 
 from __future__ import annotations
@@ -13,25 +13,26 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, model_validator
 
 from nnd_suites.errors import NNDError
-from nnd_suites.evaluation.agreement import (
-    AgreementCeiling,
-    MarginStrata,
-    agreement_ceiling,
-    margin_strata,
-)
 from nnd_suites.evaluation.backend import Score
 from nnd_suites.evaluation.baselines import BaselineRates, baseline_rates
 from nnd_suites.evaluation.limits import SuiteLimit, suite_limit
-from nnd_suites.evaluation.outcomes import Rate, TestOutcome, rate, rates_by, test_outcome
 from nnd_suites.evaluation.samples import Sample
 from nnd_suites.evaluation.scorers import DEFAULT_SCORER, Scorer, make_scorer
 from nnd_suites.evaluation.scorers.base import CandidateScores
 from nnd_suites.evaluation.sensitivity import Sensitivity
 from nnd_suites.evaluation.slicing import slice_rates
 from nnd_suites.evaluation.templates import neutral_context
-from nnd_suites.pairs import Pair, is_degenerate
+from nnd_suites.human.agreement import (
+    AgreementCeiling,
+    MarginStrata,
+    agreement_ceiling,
+    margin_strata,
+)
+from nnd_suites.infra.output_kinds import register_model
+from nnd_suites.records.pairs import Pair, is_degenerate
+from nnd_suites.records.templates import render_template as render
+from nnd_suites.statistics.outcomes import Rate, TestOutcome, rate, rates_by, test_outcome
 from nnd_suites.suite import Suite
-from nnd_suites.templates import render_template as render
 
 
 class SuiteResult(BaseModel):
@@ -355,3 +356,6 @@ def _groups(limit: float | None) -> str:
     if isinstance(limit, float) and not limit.is_integer():
         return f"the first {limit:.0%} of the context groups"
     return f"the first {int(limit)} context groups"
+
+
+register_model("report", EvaluationReport)

@@ -1,5 +1,5 @@
 """report.md: what one evaluation computed, table by table (numbers through
-:mod:`nnd_suites.formatting`, every cell escaped)."""
+:mod:`nnd_suites.infra.formatting`, every cell escaped)."""
 
 from __future__ import annotations
 
@@ -7,13 +7,13 @@ import json
 from collections.abc import Mapping
 
 from nnd_suites.errors import NNDError
-from nnd_suites.evaluation.agreement import AgreementCeiling
 from nnd_suites.evaluation.limits import KeptTests, kept_tests_text
 from nnd_suites.evaluation.report import EvaluationReport, Rate, SuiteResult
 from nnd_suites.evaluation.scorers import SCORERS
 from nnd_suites.evaluation.sensitivity import Sensitivity
 from nnd_suites.evaluation.tiny import EMBEDDED, EMBEDDED_FOLDER, EMBEDDED_NOTE
-from nnd_suites.formatting import (
+from nnd_suites.human.agreement import AgreementCeiling
+from nnd_suites.infra.formatting import (
     cell,
     count,
     difference_with_interval,
@@ -22,7 +22,7 @@ from nnd_suites.formatting import (
     rate_with_interval,
     row,
 )
-from nnd_suites.formatting import p_value as format_p
+from nnd_suites.infra.formatting import p_value as format_p
 
 RATE_HEADER = ["n", "passed", "ties", "pass rate [95% CI]"]
 

@@ -25,10 +25,10 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from nnd_suites.errors import NNDError
 from nnd_suites.evaluation.backend import Backend, Score, ScoreRequest
-from nnd_suites.evaluation.outcomes import Outcome, TestOutcome
 from nnd_suites.evaluation.scorers.base import Scorer
 from nnd_suites.evaluation.templates import neutral_context
-from nnd_suites.io import atomic_path
+from nnd_suites.infra.atomic import atomic_path
+from nnd_suites.statistics.outcomes import Outcome, TestOutcome
 
 if TYPE_CHECKING:
     from nnd_suites.evaluation.prepared import Plan

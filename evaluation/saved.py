@@ -12,12 +12,12 @@ from pathlib import Path
 from pydantic import ValidationError
 
 from nnd_suites.errors import NNDError
-from nnd_suites.evaluation.outcomes import TestOutcome
 from nnd_suites.evaluation.outputs import read_outcomes
 from nnd_suites.evaluation.report import EvaluationReport
 from nnd_suites.evaluation.report_markdown import kept_groups
-from nnd_suites.output_folder import holds_kind
-from nnd_suites.reading import DataFileError, check_regular_file, parse_json, read_data_text
+from nnd_suites.infra.output_folder import holds_kind
+from nnd_suites.infra.reading import DataFileError, check_regular_file, parse_json, read_data_text
+from nnd_suites.statistics.outcomes import TestOutcome
 from nnd_suites.suite import Suite
 
 #: a report holds per-category figures, never per-test rows (those are in parquet files)

@@ -13,9 +13,9 @@ from collections.abc import Mapping, Sequence
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from nnd_suites.evaluation.outcomes import Rate, TestOutcome, rate, rates_by
-from nnd_suites.evaluation.paired_stats import paired_counts
-from nnd_suites.pairs import Pair
+from nnd_suites.records.pairs import Pair
+from nnd_suites.statistics.outcomes import Rate, TestOutcome, rate, rates_by
+from nnd_suites.statistics.paired import paired_counts
 
 LENGTHS = ("better shorter", "same length", "better longer")
 

@@ -6,8 +6,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from nnd_suites.errors import NNDError
-from nnd_suites.evaluation.outcomes import Rate, TestOutcome, rate
 from nnd_suites.slices import SliceInput, SliceSets, SliceTest, suite_slices
+from nnd_suites.statistics.outcomes import Rate, TestOutcome, rate
 from nnd_suites.suite import Suite
 
 

@@ -8,10 +8,10 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from nnd_suites.conversation import EMPTY_CONVERSATION, conversation_fields
 from nnd_suites.errors import UnknownItemError
+from nnd_suites.records.conversation import EMPTY_CONVERSATION
+from nnd_suites.records.templates import check_template, conversation_fields, render_template
 from nnd_suites.suite import Suite
-from nnd_suites.templates import check_template, render_template
 
 
 def resolve_template(suite: Suite, template: str | None) -> tuple[str, str]:

@@ -28,8 +28,8 @@ import nnd_suites
 from nnd_suites.evaluation.prepared import prepare_suites
 from nnd_suites.evaluation.tiny import suite_texts, tiny_causal_lm
 from nnd_suites.evaluation.training import NNDCallback
-from nnd_suites.io import atomic_path, atomic_write_text
-from nnd_suites.templates import render_template as render
+from nnd_suites.infra.atomic import atomic_path, atomic_write_text
+from nnd_suites.records.templates import render_template as render
 
 
 def main(argv: list[str] | None = None) -> int:

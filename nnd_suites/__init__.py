@@ -1,4 +1,11 @@
-"""nnd-suites: Near-Negative Distinction test suites from human evaluations of generated text."""
+"""nnd-suites: Near-Negative Distinction test suites from human evaluations of generated text.
+
+The packages, lowest layer first (each imports only those before it; ARCHITECTURE.md):
+``errors``, ``infra``, ``sources``, ``records``, ``suite``, ``plugins``, ``statistics``,
+``quality_map``, ``human``, ``build``, then ``transformations`` and ``slices``, then ``adapters``,
+``scaffold`` and ``hub``, then ``resolve``, ``evaluation`` and ``cli``. This module is the facade
+over all of them.
+"""
 
 import importlib.metadata as _metadata
 
@@ -7,8 +14,7 @@ try:  # one version source: pyproject.toml, as installed
 except _metadata.PackageNotFoundError:  # running from a source tree that was never installed
     __version__ = "0+unknown"
 
-from nnd_suites.adapter import Adapter, AdapterMetadata, get_adapter, register_adapter
-from nnd_suites.build import build_suite
+from nnd_suites.build.adapter import Adapter, AdapterMetadata, get_adapter, register_adapter
 from nnd_suites.errors import (
     NNDError,
     QualityMapError,
@@ -16,11 +22,11 @@ from nnd_suites.errors import (
     SuiteValidationError,
     UnknownItemError,
 )
-from nnd_suites.groups import Candidate, Group
-from nnd_suites.pairs import Pair, PairCandidate
 from nnd_suites.quality_map import QualityMap
+from nnd_suites.records.groups import Candidate, Group
+from nnd_suites.records.pairs import Pair, PairCandidate
+from nnd_suites.resolve import load_suite
 from nnd_suites.suite import Suite, SuiteManifest
-from nnd_suites.suite.resolve import load_suite
 
 __all__ = [
     "Adapter",
@@ -38,7 +44,6 @@ __all__ = [
     "SuiteValidationError",
     "UnknownItemError",
     "__version__",
-    "build_suite",
     "get_adapter",
     "load_suite",
     "register_adapter",
@@ -47,6 +52,8 @@ __all__ = [
 
 # The evaluator pulls in torch and transformers: its entry points are imported only when asked for.
 _LAZY = {
+    # builds into dataset folders too, through the Hub layer (datasets): loaded on first use
+    "build_suite": "nnd_suites.hub.building",
     "evaluate": "nnd_suites.evaluation",
     "evaluate_models": "nnd_suites.evaluation.multi",
     "compare_reports": "nnd_suites.evaluation.comparison",

@@ -18,9 +18,9 @@ from typing import Any, ClassVar
 from pydantic import Field
 
 from nnd_suites.errors import PluginError
-from nnd_suites.grouping import largest_first
-from nnd_suites.params import PluginParams, parse_params, parse_plugin_spec
-from nnd_suites.registry import Plugin, PluginMetadata, Registry
+from nnd_suites.plugins.params import PluginParams, parse_params, parse_plugin_spec
+from nnd_suites.plugins.registry import Plugin, PluginMetadata, Registry
+from nnd_suites.statistics.subsets import largest_first
 
 #: set name -> subset name -> test ids (GEM-metrics' contrast-set format)
 SliceSets = dict[str, dict[str, list[str]]]

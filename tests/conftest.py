@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import functools
 import os
+import re
+from pathlib import Path
 
 import pytest
 from hypothesis import settings
@@ -151,8 +154,28 @@ def heuristic_report():
     return build
 
 
+#: fixtures that build a model (random weights, a tokenizer trained on the fly)
+MODEL_FIXTURES = {"tiny_causal_model", "tiny_seq2seq_model", "reward_model", "ggufs"}
+#: what a test module that builds or loads a model itself names
+BUILDS_A_MODEL = re.compile(
+    r"tiny-random|evaluation\.tiny|evaluation import tiny|GPT2Config|BartConfig|AutoModel|"
+    r"from_pretrained|llama_cpp|import torch|in_memory|NNDCallback|\bevaluate\(|"
+    r"[\"']evaluate[\"']|[\"']robustness[\"']|[\"']verify[\"']|[\"']export-lm-eval[\"']"
+)
+
+
+@functools.cache
+def _module_builds_a_model(path: str) -> bool:
+    return bool(BUILDS_A_MODEL.search(Path(path).read_text(encoding="utf-8")))
+
+
 def pytest_collection_modifyitems(items):
-    """Crash and engine tests are slow too: `-m "not slow"` (the quick loop) leaves them out."""
+    """Crash and engine tests are slow too: `-m "not slow"` (the quick loop) leaves them out.
+    Tests that build or load a model are marked ``model``: `-m "not model"` is the loop of pure
+    logic (readers, builders, quality maps, statistics, reports from Score records)."""
     for item in items:
         if item.get_closest_marker("crash") or item.get_closest_marker("engine"):
             item.add_marker(pytest.mark.slow)
+        fixtures = set(getattr(item, "fixturenames", ()))
+        if fixtures & MODEL_FIXTURES or _module_builds_a_model(str(item.path)):
+            item.add_marker(pytest.mark.model)

@@ -19,12 +19,13 @@ import re
 import warnings
 from collections.abc import Callable
 
-from nnd_suites.conversation import conversation_fields, rewrite_turns
 from nnd_suites.errors import NNDError
-from nnd_suites.pairs import Pair, is_degenerate
+from nnd_suites.records.conversation import rewrite_turns
+from nnd_suites.records.pairs import Pair, is_degenerate
+from nnd_suites.records.templates import conversation_fields
+from nnd_suites.records.texts import is_blank
 from nnd_suites.sources import SkipLog
 from nnd_suites.suite import SkippedItems, Suite, TransformationInfo
-from nnd_suites.texts import is_blank
 from nnd_suites.transformations.base import TRANSFORMATIONS, Transformation
 from nnd_suites.transformations.spec import make_transformation
 

@@ -20,8 +20,8 @@ from typing import Any, ClassVar, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from nnd_suites.errors import PluginError
-from nnd_suites.params import parse_params
-from nnd_suites.registry import Plugin, PluginMetadata, Registry
+from nnd_suites.plugins.params import parse_params
+from nnd_suites.plugins.registry import Plugin, PluginMetadata, Registry
 
 Touches = Literal["context", "candidates", "both"]
 Kind = Literal["normalization", "perturbation"]

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from nnd_suites.params import parse_plugin_spec
+from nnd_suites.plugins.params import parse_plugin_spec
 from nnd_suites.transformations.base import Transformation, get_transformation
 
 

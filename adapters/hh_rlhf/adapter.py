@@ -7,10 +7,10 @@ import re
 from collections.abc import Iterator
 from pathlib import Path
 
-from nnd_suites.adapter import Adapter, AdapterMetadata, register_adapter
-from nnd_suites.conversation import Turn, encode_turns, split_final_reply
+from nnd_suites.build.adapter import Adapter, AdapterMetadata, register_adapter
 from nnd_suites.errors import SourceFormatError
-from nnd_suites.judgments import JudgedGroup, Judgment
+from nnd_suites.records.conversation import Turn, encode_turns, split_final_reply
+from nnd_suites.records.judgments import JudgedGroup, Judgment
 from nnd_suites.sources import ReadLog, read_jsonl, require_fields
 
 CITATION = """@article{bai2022training,

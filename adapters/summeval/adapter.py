@@ -8,9 +8,9 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from nnd_suites.adapter import Adapter, AdapterMetadata, register_adapter
+from nnd_suites.build.adapter import Adapter, AdapterMetadata, register_adapter
 from nnd_suites.errors import SourceFormatError
-from nnd_suites.groups import Candidate, Group
+from nnd_suites.records.groups import Candidate, Group
 from nnd_suites.sources import ReadLog, read_jsonl, require_fields
 
 CITATION = """@article{fabbri2021summeval,

@@ -11,9 +11,9 @@ from typing import Any, ClassVar
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from nnd_suites.adapter import Adapter, AdapterMetadata, register_adapter
+from nnd_suites.build.suites.adapter import Adapter, AdapterMetadata, register_adapter
 from nnd_suites.errors import ParameterError, SourceFormatError
-from nnd_suites.groups import Candidate, Group
+from nnd_suites.records.groups import Candidate, Group
 from nnd_suites.sources import ReadLog, read_tsv
 
 CITATION = """@article{freitag2021experts,
@@ -131,6 +131,11 @@ class WmtMqmAdapter(Adapter):
     breakdown_fields = ("severity",)
     default_source = "mqm_ted_ende.tsv"
     Options = WmtMqmOptions
+    #: The release's columns, and those that name a segment (a group), in key order: later
+    #: releases (the side-by-side MQM of WMT23) name them differently.
+    columns: ClassVar[tuple[str, ...]] = COLUMNS
+    segment_columns: ClassVar[tuple[str, ...]] = ("doc", "doc_id", "seg_id")
+    optional_trailing: ClassVar[tuple[str, ...]] = OPTIONAL_TRAILING
     metadata = AdapterMetadata(
         task="machine translation",
         languages=["en", "de", "zh", "ru"],
@@ -186,24 +191,28 @@ class WmtMqmAdapter(Adapter):
                 where=f"{path.name}:{segment.line}",
             )
 
-    def _collect(self, path: Path, log: ReadLog) -> dict[tuple[str, str, str], _Segment]:
+    def _collect(self, path: Path, log: ReadLog) -> dict[tuple[str, ...], _Segment]:
         """Gather rows by segment and system (released files are not sorted the same way)."""
-        segments: dict[tuple[str, str, str], _Segment] = {}
+        segments: dict[tuple[str, ...], _Segment] = {}
         rows = read_tsv(
             path,
             quoted=False,
-            required=COLUMNS,
+            required=self.columns,
             may_be_empty=MAY_BE_EMPTY,
-            optional_trailing=OPTIONAL_TRAILING,
+            optional_trailing=self.optional_trailing,
             log=log,
         )
         for line, row in rows:
+            left_out = self._row_left_out(row)
+            if left_out:
+                log.skip(left_out, f"{path.name}:{line}")
+                continue
             problem = self._row_problem(row)
             if problem:
                 log.malformed(SourceFormatError(str(path), line, problem, "fix or remove the row"))
                 continue
-            key = (row["doc"], row["doc_id"], row["seg_id"])
-            source = MARKS.sub("", row["source"])
+            key = tuple(row[column] for column in self.segment_columns)
+            source = self._unmarked(row["source"])
             segment = segments.setdefault(key, _Segment(source, line))
             if source != segment.source:
                 log.malformed(
@@ -214,7 +223,7 @@ class WmtMqmAdapter(Adapter):
                     )
                 )
                 continue
-            text = MARKS.sub("", row["target"])
+            text = self._unmarked(row["target"])
             candidate_key = text if self.options.judge_identical_together else row["system"]
             annotated = segment.candidates.setdefault(candidate_key, _Annotated([], text, line))
             if row["system"] not in annotated.systems:
@@ -232,6 +241,17 @@ class WmtMqmAdapter(Adapter):
                 continue
             self._add_row(annotated, row, f"{path.name}:{line}", log)
         return segments
+
+    @staticmethod
+    def _unmarked(text: str) -> str:
+        """A source or target without its error-span marks, as the rows of a segment share it."""
+        return MARKS.sub("", text)
+
+    @staticmethod
+    def _row_left_out(row: dict[str, str]) -> str | None:
+        """Why a row that is no rating is left out (counted), or None: every row of these
+        releases is a rating."""
+        return None
 
     @staticmethod
     def _row_problem(row: dict[str, str]) -> str | None:

@@ -26,7 +26,6 @@ from __future__ import annotations
 
 import torch
 
-from nnd_suites.batching_strategies import HF_STRATEGIES
 from nnd_suites.evaluation.backend import BackendMetadata
 from nnd_suites.evaluation.backends.hf import HFBackend
 from nnd_suites.evaluation.backends.packing import (
@@ -46,6 +45,7 @@ from nnd_suites.evaluation.scoring import (
     causal_layout,
     context_tokens,
 )
+from nnd_suites.infra.batching_strategies import HF_STRATEGIES
 
 #: Rows longer than this are split (each part repeats the context) when no budget says otherwise.
 DEFAULT_ROW_CAP = 4096

@@ -7,7 +7,6 @@ over all candidates of those contexts at once, each reading its context's encode
 
 from __future__ import annotations
 
-from nnd_suites.batching_strategies import HF_STRATEGIES
 from nnd_suites.evaluation.backend import BackendMetadata
 from nnd_suites.evaluation.backends.hf import HFBackend
 from nnd_suites.evaluation.backends.padding import pad_rows
@@ -19,6 +18,7 @@ from nnd_suites.evaluation.scoring import (
     fit_encoder,
     seq2seq_layout,
 )
+from nnd_suites.infra.batching_strategies import HF_STRATEGIES
 
 #: Candidates per chunk (the encoder output is gathered once per candidate).
 CANDIDATES_PER_CHUNK = 64

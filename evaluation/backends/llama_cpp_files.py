@@ -19,8 +19,8 @@ from pathlib import Path
 from typing import Any
 
 from nnd_suites.errors import ModelLoadError, NNDError
-from nnd_suites.io import atomic_write_text
-from nnd_suites.paths import cache_root
+from nnd_suites.infra.atomic import atomic_write_text
+from nnd_suites.infra.paths import cache_root
 from nnd_suites.sources.download import file_stamp, sha256_file
 
 GGUF_MAGIC = b"GGUF"

@@ -1,7 +1,7 @@
 """Paired comparison of two evaluation runs on the same tests (paper 5.2).
 
 Its statistics (McNemar, Newcombe, Holm) are the ones robustness uses too:
-:mod:`nnd_suites.evaluation.paired_stats`.
+:mod:`nnd_suites.statistics.paired`.
 """
 
 from nnd_suites.evaluation.comparison.paired import (
@@ -13,7 +13,7 @@ from nnd_suites.evaluation.comparison.paired import (
     compare_runs,
 )
 from nnd_suites.evaluation.comparison.render import comparison_markdown, write_comparison
-from nnd_suites.evaluation.paired_stats import holm, mcnemar_exact
+from nnd_suites.statistics.paired import holm, mcnemar_exact
 
 __all__ = [
     "Comparison",

@@ -1,7 +1,7 @@
 """Paired comparison of two runs on the same tests: exact McNemar tests, Holm across categories.
 
 Both runs scored the same tests, so they are compared test by test (paper 5.2), counted by the
-one paired statistic of :mod:`nnd_suites.evaluation.paired_stats`: a tie is not a pass (ties are
+one paired statistic of :mod:`nnd_suites.statistics.paired`: a tie is not a pass (ties are
 counted per run); a test degenerate (both candidates the same text) or skipped (a candidate too
 long for a model's window) in either run is left out and counted, exactly as each run's own
 report leaves it out.
@@ -16,10 +16,11 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from nnd_suites.errors import NNDError
 from nnd_suites.evaluation.limits import SuiteLimit
-from nnd_suites.evaluation.outcomes import TestOutcome
-from nnd_suites.evaluation.paired_stats import MCNEMAR, PairedCounts, holm, paired_counts
 from nnd_suites.evaluation.report import EvaluationReport, scoring_differences
 from nnd_suites.evaluation.saved import load_report, report_file
+from nnd_suites.infra.output_kinds import register_model
+from nnd_suites.statistics.outcomes import TestOutcome
+from nnd_suites.statistics.paired import MCNEMAR, PairedCounts, holm, paired_counts
 
 TIE_RULE = (
     "a tie (equal scores for both candidates) is not a pass; ties are counted per run; tests "
@@ -251,3 +252,6 @@ def compare_runs(
     )
     comparison.source_a, comparison.source_b = str(report_file(a)), str(report_file(b))
     return comparison
+
+
+register_model("comparison", Comparison)

@@ -8,14 +8,14 @@ from pathlib import Path
 from nnd_suites.evaluation.comparison.paired import Comparison, PairedResult
 from nnd_suites.evaluation.paired_charts import write_differences
 from nnd_suites.evaluation.report_markdown import limit_note
-from nnd_suites.formatting import (
+from nnd_suites.infra.formatting import (
     count,
     difference_with_interval,
     p_value,
     percent,
     row,
 )
-from nnd_suites.output_folder import write_report_folder
+from nnd_suites.infra.output_folder import write_report_folder
 
 
 def _row(label: str, r: PairedResult) -> str:
@@ -82,7 +82,7 @@ def comparison_markdown(comparison: Comparison) -> str:
 def write_comparison(comparison: Comparison, out: str | Path) -> dict[str, Path]:
     """Write comparison.json, comparison.schema.json, comparison.md and differences.png (A - B
     per suite and category with intervals and Holm-adjusted marks) as one folder
-    (:mod:`nnd_suites.output_folder`: an existing folder of another kind is refused)."""
+    (:mod:`nnd_suites.infra.output_folder`: an existing folder of another kind is refused)."""
     charts = {"chart": ("differences.png", lambda path: write_differences(comparison, path))}
     return write_report_folder(
         out, "comparison", comparison, comparison_markdown(comparison), charts

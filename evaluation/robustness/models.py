@@ -10,13 +10,14 @@ from typing import TYPE_CHECKING, Any
 from pydantic import BaseModel, ConfigDict, Field
 
 from nnd_suites.evaluation.limits import KeptTests, SuiteLimit
-from nnd_suites.evaluation.outcomes import Rate
-from nnd_suites.evaluation.paired_stats import holm
 from nnd_suites.evaluation.robustness.stats import (
     PairedComparison,
     PairedTest,
     compare_to_parent,
 )
+from nnd_suites.infra.output_kinds import register_model
+from nnd_suites.statistics.outcomes import Rate
+from nnd_suites.statistics.paired import holm
 
 if TYPE_CHECKING:
     from nnd_suites.evaluation.report import EvaluationReport, SuiteResult
@@ -164,3 +165,6 @@ def corrected(report: RobustnessReport) -> RobustnessReport:
         cell.p_holm = adjusted.get((cell.suite, cell.transform, None))
         cell.significant = cell.p_holm is not None and cell.p_holm < report.alpha
     return report
+
+
+register_model("robustness", RobustnessReport)

@@ -17,14 +17,14 @@ from nnd_suites.evaluation.robustness.models import (
 )
 from nnd_suites.evaluation.robustness.stats import PairedComparison
 from nnd_suites.evaluation.saved import load_report
-from nnd_suites.formatting import (
+from nnd_suites.infra.formatting import (
     count,
     difference_with_interval,
     p_value,
     percent,
     row,
 )
-from nnd_suites.output_folder import holds_kind, write_report_folder
+from nnd_suites.infra.output_folder import holds_kind, write_report_folder
 
 if TYPE_CHECKING:
     from nnd_suites.evaluation.report import EvaluationReport
@@ -106,7 +106,7 @@ def write_report(
     report: RobustnessReport, folder: str | Path, evaluation: EvaluationReport | None = None
 ) -> dict[str, Path]:
     """Write robustness.json (+ schema), robustness.md and robustness.png into ``folder`` as a
-    whole (:mod:`nnd_suites.output_folder`), with the evaluator's report under evaluation/:
+    whole (:mod:`nnd_suites.infra.output_folder`), with the evaluator's report under evaluation/:
     ``evaluation`` when given, else the one already in ``folder``/evaluation when ``report`` was
     computed from it (:func:`computed_from`: same model, scoring, limit and untouched rates).
     Any other evaluation/ (another model's, another run's) is left out: one folder, one run's

@@ -13,7 +13,6 @@ from typing import Any
 
 from nnd_suites.errors import NNDError
 from nnd_suites.evaluation.evaluator import evaluate
-from nnd_suites.evaluation.outcomes import Rate
 from nnd_suites.evaluation.prepared import first_groups
 from nnd_suites.evaluation.report import EvaluationReport
 from nnd_suites.evaluation.robustness.models import (
@@ -25,9 +24,10 @@ from nnd_suites.evaluation.robustness.models import (
 )
 from nnd_suites.evaluation.robustness.report import write_report
 from nnd_suites.evaluation.robustness.stats import paired_tests
-from nnd_suites.output_folder import check_output_folder
+from nnd_suites.infra.output_folder import check_output_folder
+from nnd_suites.resolve import resolve_suites
+from nnd_suites.statistics.outcomes import Rate
 from nnd_suites.suite import Suite
-from nnd_suites.suite.resolve import resolve_suites
 from nnd_suites.transformations import make_transformation, transform_suite
 
 

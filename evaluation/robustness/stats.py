@@ -2,7 +2,7 @@
 
 A test is compared with itself: its parent outcome against its transformed outcome (GEM's
 Transformation-Parent set), counted by the one paired statistic of
-:mod:`nnd_suites.evaluation.paired_stats` (``compare`` counts two models the same way): the
+:mod:`nnd_suites.statistics.paired` (``compare`` counts two models the same way): the
 difference of pass rates gets Newcombe's paired interval and an exact McNemar test. Tests made
 degenerate (both candidates the same text) or skipped on either side are excluded from every rate
 and counted.
@@ -16,9 +16,9 @@ from dataclasses import dataclass
 from pydantic import BaseModel, ConfigDict, Field
 
 from nnd_suites.errors import NNDError
-from nnd_suites.evaluation.outcomes import OUTCOMES
-from nnd_suites.evaluation.paired_stats import paired_counts
-from nnd_suites.pairs import is_degenerate
+from nnd_suites.records.pairs import is_degenerate
+from nnd_suites.statistics.outcomes import OUTCOMES
+from nnd_suites.statistics.paired import paired_counts
 from nnd_suites.suite import Suite
 
 

@@ -19,7 +19,7 @@ from nnd_suites.evaluation.scorers.base import (
     ScorerMetadata,
     register_scorer,
 )
-from nnd_suites.params import PluginParams
+from nnd_suites.plugins.params import PluginParams
 
 
 class RatioParams(PluginParams):

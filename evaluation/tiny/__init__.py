@@ -14,16 +14,16 @@ import sys
 from collections.abc import Iterable
 from pathlib import Path
 
-from nnd_suites.builtin_models import EMBEDDED
 from nnd_suites.errors import NNDError
 from nnd_suites.evaluation.progress import quiet_transformers_off_terminal
 from nnd_suites.evaluation.tiny.stamp import stamp_problem, write_stamp
-from nnd_suites.folder_lock import folder_lock
-from nnd_suites.io import atomic_directory
-from nnd_suites.output_folder import check_output_folder, output_folder
-from nnd_suites.paths import cache_root
+from nnd_suites.infra.atomic import atomic_directory
+from nnd_suites.infra.builtin_models import EMBEDDED
+from nnd_suites.infra.folder_lock import folder_lock
+from nnd_suites.infra.output_folder import check_output_folder, output_folder
+from nnd_suites.infra.paths import cache_root
+from nnd_suites.resolve import builtin_suite, load_suite
 from nnd_suites.suite import Suite
-from nnd_suites.suite.resolve import builtin_suite, load_suite
 
 logger = logging.getLogger(__name__)
 
@@ -223,7 +223,7 @@ def resolve_embedded(models: list[str]) -> tuple[list[str], bool]:
 def main(argv: list[str] | None = None) -> int:
     """``python -m nnd_suites.evaluation.tiny OUT``: a tiny random model for offline smoke runs,
     written as a whole into a new or empty folder (or over an earlier tiny model: never into a
-    folder holding anything else, :mod:`nnd_suites.output_folder`)."""
+    folder holding anything else, :mod:`nnd_suites.infra.output_folder`)."""
     parser = argparse.ArgumentParser(
         prog="python -m nnd_suites.evaluation.tiny", description=main.__doc__
     )

@@ -9,11 +9,13 @@ from pathlib import Path
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from nnd_suites import __version__
-from nnd_suites.io import atomic_write_text
+from nnd_suites.infra.atomic import atomic_write_text
+from nnd_suites.infra.output_kinds import register_model
 from nnd_suites.sources.download import sha256_file
 
 STAMP_FILE = "tiny_model.json"
-#: the output folder's marker (nnd_suites.output_folder), rewritten after the stamp: not hashed
+#: the output folder's marker (nnd_suites.infra.output_folder), rewritten after the stamp: not
+#: hashed
 _MARKER_FILE = "nnd-suites-output.json"
 
 
@@ -63,3 +65,6 @@ def stamp_problem(folder: Path) -> str | None:
         if sha256_file(file) != digest:
             return f"{name} is not the file that was written (damaged or replaced)"
     return None
+
+
+register_model("tiny-model", TinyModelStamp)

@@ -5,6 +5,7 @@ from __future__ import annotations
 from pydantic import BaseModel, ConfigDict, Field
 
 from nnd_suites.evaluation.limits import SuiteLimit
+from nnd_suites.infra.output_kinds import register_model
 
 
 class Correlation(BaseModel):
@@ -115,3 +116,7 @@ class PlacementReport(BaseModel):
     overall: PlacedScore
     by_category: dict[str, PlacedScore]
     skipped: dict[str, str] = Field(description="category -> why it could not be placed")
+
+
+register_model("verify", VerifyReport)
+register_model("placement", PlacementReport)

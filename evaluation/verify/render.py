@@ -1,7 +1,7 @@
 """Verify and placement reports as files: JSON (+ JSON Schema), Markdown and a PNG scatter.
 
 A verify folder and a placement folder are each written as a whole by the one output-folder
-writer (:mod:`nnd_suites.output_folder`: guarded, swapped in; each also holds its marker)::
+writer (:mod:`nnd_suites.infra.output_folder`: guarded, swapped in; each also holds its marker)::
 
     verify.json            VerifyReport
     verify.schema.json     its JSON Schema
@@ -21,7 +21,6 @@ from pathlib import Path
 from pydantic import BaseModel, ValidationError
 
 from nnd_suites.errors import NNDError
-from nnd_suites.evaluation.outcomes import wilson
 from nnd_suites.evaluation.plots import short_name, write_scatter
 from nnd_suites.evaluation.report_markdown import limit_note
 from nnd_suites.evaluation.verify.models import (
@@ -30,7 +29,7 @@ from nnd_suites.evaluation.verify.models import (
     PlacementReport,
     VerifyReport,
 )
-from nnd_suites.formatting import (
+from nnd_suites.infra.formatting import (
     cell,
     count,
     number,
@@ -39,8 +38,9 @@ from nnd_suites.formatting import (
     rate_with_interval,
     row,
 )
-from nnd_suites.output_folder import check_output_folder, write_report_folder
-from nnd_suites.output_kinds import JSON_SCHEMA_DIALECT
+from nnd_suites.infra.output_folder import check_output_folder, write_report_folder
+from nnd_suites.infra.output_kinds import JSON_SCHEMA_DIALECT
+from nnd_suites.statistics.outcomes import wilson
 
 VERIFY_FILE = "verify.json"
 PLACEMENT_FILE = "placement.json"
@@ -55,7 +55,7 @@ def json_schema(model: type[BaseModel]) -> dict:
 
 def check_verify_folder(out: str | Path, marker: str = VERIFY_FILE) -> Path:
     """Fail before any scoring when ``out`` cannot receive the verify (or, with
-    ``PLACEMENT_FILE``, placement) report: see :mod:`nnd_suites.output_folder`."""
+    ``PLACEMENT_FILE``, placement) report: see :mod:`nnd_suites.infra.output_folder`."""
     return check_output_folder(out, marker.removesuffix(".json"))
 
 

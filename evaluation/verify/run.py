@@ -9,7 +9,7 @@ How verify uses the tests' human margins (issue 22 §2): a test decided 51/49 is
 which candidate is better than a unanimous one, so beside the plain correlations verify gives the
 same correlations over *margin-weighted* pass rates: each system's sum(weight x passed) /
 sum(weight) over the tests every system scored, the weight being how decisive the humans were
-(:func:`nnd_suites.evaluation.agreement.margin_weight`): ``max(0, 2 x share - 1)`` for rater
+(:func:`nnd_suites.human.agreement.margin_weight`): ``max(0, 2 x share - 1)`` for rater
 shares (a test at most half the raters preferred weighs 0), the score gap for score gaps.
 Stated confidences (no common zero across sources) and margins of an unstated kind are not used;
 tests without a margin are left out of the weighted figures.
@@ -28,20 +28,20 @@ import yaml
 
 from nnd_suites import __version__
 from nnd_suites.errors import NNDError, UnknownItemError
-from nnd_suites.evaluation.agreement import margin_weight
 from nnd_suites.evaluation.evaluator import evaluate
 from nnd_suites.evaluation.limits import suite_limit
-from nnd_suites.evaluation.outcomes import RATED, TestOutcome
 from nnd_suites.evaluation.parallel import current_rank
 from nnd_suites.evaluation.prepared import prepare_suites
 from nnd_suites.evaluation.rank_job import rank_job, refuse_before_ranks, run_in_ranks, wants_ranks
 from nnd_suites.evaluation.verify.models import Correlation, VerifyReport
 from nnd_suites.evaluation.verify.render import check_verify_folder, write_verify
 from nnd_suites.evaluation.verify.stats import bootstrap_correlations, weighted_pass_rates
-from nnd_suites.formatting import plural
-from nnd_suites.human_scores import HumanScores, human_scores
+from nnd_suites.human.agreement import margin_weight
+from nnd_suites.human.scores import HumanScores, human_scores
+from nnd_suites.infra.formatting import plural
+from nnd_suites.infra.reading import read_data_text
 from nnd_suites.quality_map.loading import strict_yaml
-from nnd_suites.reading import read_data_text
+from nnd_suites.statistics.outcomes import RATED, TestOutcome
 from nnd_suites.suite import Suite
 
 #: How verify weighs a test by its human margin, per margin kind (see agreement.margin_weight).

@@ -18,7 +18,7 @@ import numpy as np
 from scipy import stats
 
 from nnd_suites.errors import NNDError
-from nnd_suites.evaluation.bootstrap import bootstrap_draws, percentile_interval
+from nnd_suites.statistics.bootstrap import bootstrap_draws, percentile_interval
 
 
 def _aligned(pass_rates: Mapping[str, float], human: Mapping[str, float]) -> list[str]:

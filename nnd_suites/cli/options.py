@@ -6,13 +6,13 @@ import argparse
 import math
 from pathlib import Path
 
-from nnd_suites.batching_strategies import strategy_help
 from nnd_suites.cli.habits import DTYPE_ALIASES, parse_model_args
+from nnd_suites.infra.batching_strategies import strategy_help
 
 # Range checks run while the command line is parsed (a usage error, exit 2), never after scoring.
 
 
-#: the help of every command's suite argument: the resolver's forms (nnd_suites/suite/resolve.py)
+#: the help of every command's suite argument: the resolver's forms (nnd_suites/resolve.py)
 SUITE_HELP = (
     "suite folder, built-in adapter name (builtin:NAME when a folder here has that name), "
     "FOLDER/CONFIG or hub:ORG/NAME/CONFIG"

@@ -7,10 +7,10 @@ from __future__ import annotations
 from typing import IO, TYPE_CHECKING
 
 from nnd_suites.errors import printable
-from nnd_suites.formatting import count, plural, rate_with_interval
+from nnd_suites.infra.formatting import count, plural, rate_with_interval
 
 if TYPE_CHECKING:
-    from nnd_suites.evaluation.outcomes import Rate
+    from nnd_suites.statistics.outcomes import Rate
 
 #: why a test is left out of a pass rate (the one outcome rule's two kinds)
 LEFT_OUT_WHY = {

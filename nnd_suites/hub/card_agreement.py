@@ -1,5 +1,5 @@
 """The dataset card's human agreement section: how often one rater agrees with the majority of the
-other raters of a test (leave one rater out, :mod:`nnd_suites.evaluation.agreement`), per config
+other raters of a test (leave one rater out, :mod:`nnd_suites.human.agreement`), per config
 whose tests carry at least two votes. It needs no model: it is the suite's own human ceiling, the
 figure a model's pass rate on the same tests is read against (``nnd-suites evaluate`` reports
 both, on the tests the model rated, with their paired difference)."""
@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pyarrow.parquet as pq
 
-from nnd_suites.evaluation.agreement import RaterAgreement, rater_agreement
-from nnd_suites.formatting import count, plural, rate_with_interval, row
+from nnd_suites.human.agreement import RaterAgreement, rater_agreement
+from nnd_suites.infra.formatting import count, plural, rate_with_interval, table
 
 VOTES_COLUMN = "votes"
 
@@ -37,11 +37,14 @@ def agreement_section(agreements: Iterable[tuple[str, RaterAgreement | None]]) -
     if not found:
         return []
     first = found[0][1]
-    header = row(["config", "tests compared", "rater votes compared", "raters' agreement [95% CI]"])
-    rows = [
-        row([f"`{name}`", count(a.tests), count(a.cases), rate_with_interval(a.ceiling, a.ci)])
-        for name, a in found
-    ]
+    agreement_table = table(
+        ["config", "tests compared", "rater votes compared", "raters' agreement [95% CI]"],
+        [
+            [f"`{name}`", count(a.tests), count(a.cases), rate_with_interval(a.ceiling, a.ci)]
+            for name, a in found
+        ],
+        align="---:",
+    )
     notes = [
         f"`{name}`: {plural(a.tie_cases, 'tie vote')} among the compared ones; "
         f"{plural(a.others_tied, 'vote')} whose others were tied and "
@@ -58,6 +61,6 @@ def agreement_section(agreements: Iterable[tuple[str, RaterAgreement | None]]) -
         f"({first.resamples:,} resamples, seed {first.seed}). It is the human reference for a "
         "model's pass rate on the same tests: `nnd-suites evaluate` reports both, on the tests "
         "the model rated, with their paired difference.",
-        "\n".join([header, "|---|---:|---:|---:|", *rows]),
+        agreement_table,
         "; ".join(notes) + ".",
     ]

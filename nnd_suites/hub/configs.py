@@ -9,8 +9,8 @@ import datasets
 import pyarrow.parquet as pq
 
 from nnd_suites.errors import SuiteValidationError
-from nnd_suites.evaluation.agreement import RaterAgreement
 from nnd_suites.hub.card_agreement import config_agreement
+from nnd_suites.human.agreement import RaterAgreement
 from nnd_suites.suite import DATA_GLOB, MANIFEST_FILE, Suite, SuiteManifest
 from nnd_suites.suite.storage import check_pairs_schema, data_files
 

@@ -2,7 +2,7 @@
 
 On the command line a suite exported to the Hub is named ``hub:ORG/NAME/CONFIG[@REVISION]``;
 one in a local export folder is named by its config folder, ``FOLDER/CONFIG``. Which of these a
-name means is decided above this module, by :func:`nnd_suites.suite.resolve.load_suite`.
+name means is decided above this module, by :func:`nnd_suites.resolve.load_suite`.
 """
 
 from __future__ import annotations

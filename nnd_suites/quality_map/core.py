@@ -13,7 +13,6 @@ from typing import Any, NoReturn
 from pydantic import ValidationError
 
 from nnd_suites.errors import QualityMapError, UnknownItemError
-from nnd_suites.groups import Candidate
 from nnd_suites.quality_map.loading import Lines, place, read_map_file, schema_error
 from nnd_suites.quality_map.model import QualityMapDefinition
 from nnd_suites.quality_map.order import Order, hierarchy_cycle, show_chain
@@ -24,6 +23,7 @@ from nnd_suites.quality_map.rule_base import (
     top_tier_measure,
     top_tier_value,
 )
+from nnd_suites.records.groups import Candidate
 
 
 def builtin_quality_maps() -> dict[str, Path]:

@@ -15,8 +15,8 @@ import yaml
 from pydantic import ValidationError
 
 from nnd_suites.errors import QualityMapError
+from nnd_suites.infra.reading import BoundedYAML, DataFileError, parse_json, read_regular_bytes
 from nnd_suites.quality_map.model import ALLOWED_KEYS
-from nnd_suites.reading import BoundedYAML, DataFileError, parse_json, read_regular_bytes
 
 #: a place in the map (keys and list indices from the top) -> its 1-based line
 Lines = dict[tuple[str | int, ...], int]

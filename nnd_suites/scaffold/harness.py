@@ -2,7 +2,7 @@
 package can run on its own): build the adapter's fixture, validate the written suite files against
 the JSON Schemas of the data model, compare its statistics with the expected ones, check the
 README's sections. (That every adapter folder is a registered, documented package with its case
-is the check every plugin kind runs: ``nnd_suites.plugin_harness``.)
+is the check every plugin kind runs: ``nnd_suites.plugins.harness``.)
 
 Contribution unit::
 
@@ -22,8 +22,8 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from nnd_suites.adapter import Adapter
-from nnd_suites.build import build_suite
+from nnd_suites.build.adapter import Adapter
+from nnd_suites.build.suites import build_suite
 from nnd_suites.errors import NNDError
 from nnd_suites.suite import MANIFEST_FILE, export_json_schemas, read_pair_rows
 

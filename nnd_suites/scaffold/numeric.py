@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from nnd_suites.scaffold.writer import CONTEXTS, TEXTS
+from nnd_suites.scaffold.samples import CONTEXTS, TEXTS
 
 #: the fixture folder (``fixtures/release/``), named by expected_stats.json
 RELEASE = "release"

@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from nnd_suites.scaffold.writer import CONTEXTS, FIXTURE, TEXTS
+from nnd_suites.scaffold.samples import CONTEXTS, FIXTURE, TEXTS
 
 #: (context index, rater, response A index, response B index, verdict) per fixture line.
 JUDGMENTS = (

@@ -14,19 +14,14 @@ from pathlib import Path
 from typing import Any
 
 from nnd_suites.errors import NNDError
-from nnd_suites.io import atomic_directory, atomic_write_text
+from nnd_suites.infra.atomic import atomic_directory, atomic_write_text
+from nnd_suites.scaffold import numeric, pairwise
 from nnd_suites.scaffold.harness import EXPECTED_STATS, FIXTURES
+from nnd_suites.scaffold.samples import CONTEXTS, FIXTURE, TEXTS
 
 ANNOTATION_TYPES = ("likert", "hierarchical", "single_label", "graded", "numeric", "pairwise")
-FIXTURE = "sample.jsonl"
 #: Longest adapter name: its files' temporary names must stay under the 255-byte file-name limit.
 MAX_NAME = 64
-
-CONTEXTS = ("The Eiffel Tower, completed in 1889, stands in Paris.", "Water boils at 100 degrees.")
-TEXTS = (
-    ("It is in Paris.", "It is in Rome.", "Paris Eiffel 1889 tower is.", "Paris, since 1889."),
-    ("At 100 degrees.", "At 50 degrees.", "It freezes at 100 degrees."),
-)
 
 
 @dataclass(frozen=True)
@@ -277,8 +272,6 @@ class _Stub:
 
 def _stub(annotation_type: str, name: str) -> _Stub:
     if annotation_type == "pairwise":  # judgments of two responses, not labelled candidates
-        from nnd_suites.scaffold import pairwise
-
         return _Stub(
             "adapter_pairwise.py.txt",
             {},
@@ -287,8 +280,6 @@ def _stub(annotation_type: str, name: str) -> _Stub:
             _map_text(pairwise.QUALITY_MAP, name),
         )
     if annotation_type == "numeric":  # a folder release: outputs and ratings per system
-        from nnd_suites.scaffold import numeric
-
         return _Stub(
             "adapter_numeric.py.txt",
             {},

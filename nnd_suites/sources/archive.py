@@ -17,8 +17,8 @@ import zipfile
 from pathlib import Path, PurePosixPath
 
 from nnd_suites.errors import SourceFormatError
-from nnd_suites.io import atomic_directory
-from nnd_suites.paths import cache_root
+from nnd_suites.infra.atomic import atomic_directory
+from nnd_suites.infra.paths import cache_root
 
 ARCHIVE_SUFFIXES = (".zip", ".tar", ".tar.gz", ".tgz", ".tar.bz2", ".tbz2", ".tar.xz", ".txz")
 #: An annotation source is megabytes; a declared size past this is a mistake or a zip bomb.

@@ -2,7 +2,7 @@
 
 A URL is downloaded once into a local cache (atomically, and only when the whole body arrived in
 time with a 2xx status) when an adapter reads it; nothing is downloaded at import time. Downloads
-go through the one bounded HTTP client (nnd_suites/bounded_http.py): http(s) only, a total
+go through the one bounded HTTP client (nnd_suites/infra/bounded_http.py): http(s) only, a total
 deadline (``$NND_SUITES_DOWNLOAD_TIMEOUT``, 300 s) and a size cap
 (``$NND_SUITES_DOWNLOAD_MAX_BYTES``, 16 GiB).
 """
@@ -15,10 +15,10 @@ import re
 import time
 from pathlib import Path
 
-from nnd_suites.bounded_http import Limits, TransportError, check_url, redact, request
 from nnd_suites.errors import NNDError, SourceFormatError
-from nnd_suites.io import atomic_path
-from nnd_suites.paths import cache_root
+from nnd_suites.infra.atomic import atomic_path
+from nnd_suites.infra.bounded_http import Limits, TransportError, check_url, redact, request
+from nnd_suites.infra.paths import cache_root
 from nnd_suites.sources.archive import ARCHIVE_SUFFIXES, extract_archive, is_archive
 
 #: Seconds a whole download may take (not per read: a server dripping bytes cannot hang a build).

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from nnd_suites.errors import SourceFormatError
-from nnd_suites.reading import bounded_int
+from nnd_suites.infra.reading import bounded_int
 from nnd_suites.sources.log import ReadLog
 from nnd_suites.sources.readers import (
     JSON_SPACE,

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from nnd_suites.errors import SourceFormatError
-from nnd_suites.reading import DataFileError, bounded_int, open_regular_file
+from nnd_suites.infra.reading import DataFileError, bounded_int, open_regular_file
 from nnd_suites.sources.compressed import is_gzip, read_gzip_text_lines
 from nnd_suites.sources.lines import not_utf8, numbered_lines
 from nnd_suites.sources.log import ReadLog

@@ -15,7 +15,7 @@ import pyarrow as pa
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from nnd_suites.errors import SuiteValidationError
-from nnd_suites.groups import Candidate, Group
+from nnd_suites.records.groups import Candidate, Group
 
 CANDIDATES_FILE = "candidates.parquet"
 

@@ -19,11 +19,12 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from nnd_suites.errors import SuiteValidationError
-from nnd_suites.io import atomic_write_text
-from nnd_suites.pairs import Pair
-from nnd_suites.reading import MANIFEST_FILE_LIMIT, DataFileError, read_json_file
+from nnd_suites.infra.atomic import atomic_write_text
+from nnd_suites.infra.output_kinds import register_reader
+from nnd_suites.infra.reading import MANIFEST_FILE_LIMIT, DataFileError, read_json_file
+from nnd_suites.records.pairs import Pair
+from nnd_suites.records.votes import MarginKind
 from nnd_suites.suite.candidates import SuiteCandidate
-from nnd_suites.votes import MarginKind
 
 #: 2.1: candidates.parquet beside the pairs; 2.2: text_equivalence; 2.3: per-rater votes and
 #: margins of tests (margin_kind), raters of candidates
@@ -150,13 +151,13 @@ class SuiteManifest(BaseModel):
     text_equivalence: str | None = Field(
         None,
         description="the rule deciding when two texts are the same (conflicts, degenerate "
-        "tests) and a text is empty (nnd_suites.texts.TEXT_EQUIVALENCE); absent from suites "
-        "built before format 2.2, which compared texts as exact strings",
+        "tests) and a text is empty (nnd_suites.records.texts.TEXT_EQUIVALENCE); absent from "
+        "suites built before format 2.2, which compared texts as exact strings",
     )
     margin_kind: MarginKind | None = Field(
         None,
-        description="what each test's margin holds (nnd_suites.votes): rater_share, the share "
-        "of its raters' votes preferring the better candidate (ties count as not preferring "
+        description="what each test's margin holds (nnd_suites.records.votes): rater_share, the "
+        "share of its raters' votes preferring the better candidate (ties count as not preferring "
         "it); score_gap, the numeric rule's gap of aggregated scores; confidence, the mean "
         "stated strength of the verdicts preferring it. Null: no test has a margin (and in "
         "suites built before format 2.3)",
@@ -310,3 +311,7 @@ def export_json_schemas(folder: str | Path) -> list[Path]:
         atomic_write_text(path, json.dumps(schema, indent=2) + "\n")
         written.append(path)
     return written
+
+
+for _kind in ("suite", "export-config"):  # unmarked folders: the manifest's own reader
+    register_reader(_kind, SuiteManifest.from_directory)

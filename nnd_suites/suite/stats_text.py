@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from nnd_suites.formatting import plural
+from nnd_suites.infra.formatting import plural
 
 _NAMED = re.compile(r"^(?P<head>.*?) \((?P<name>[^()]*)\)(?P<tail>.*)$")
 

@@ -40,7 +40,7 @@ from nnd_suites.suite.table import LATER_COLUMNS, pair_rows, pairs_arrow_schema,
 if TYPE_CHECKING:
     import datasets
 
-    from nnd_suites.pairs import Pair
+    from nnd_suites.records.pairs import Pair
 
 SPLIT = "test"
 DATA_FILE = f"{SPLIT}-00000-of-00001.parquet"

@@ -23,8 +23,10 @@ import pyarrow as pa
 
 from nnd_suites import __version__
 from nnd_suites.errors import SuiteValidationError, TemplateError
-from nnd_suites.output_folder import output_folder
-from nnd_suites.pairs import Pair, is_degenerate
+from nnd_suites.infra.output_folder import output_folder
+from nnd_suites.records.pairs import Pair, is_degenerate
+from nnd_suites.records.templates import check_template
+from nnd_suites.records.texts import is_blank
 from nnd_suites.suite.candidates import SuiteCandidate
 from nnd_suites.suite.manifest import (
     BuildCounts,
@@ -34,8 +36,6 @@ from nnd_suites.suite.manifest import (
 )
 from nnd_suites.suite.storage import read_suite_files, suite_features, write_suite_files
 from nnd_suites.suite.table import pair_rows, pairs_arrow_schema
-from nnd_suites.templates import check_template
-from nnd_suites.texts import is_blank
 
 if TYPE_CHECKING:
     import datasets
@@ -217,7 +217,7 @@ class Suite:
     # ---------------------------------------------------------------- storage
     def save(self, folder: str | Path, *, kind: str = "suite") -> Path:
         """Write the suite folder as a whole; an existing folder is replaced only when it is
-        empty or a suite (:mod:`nnd_suites.output_folder`), any other is refused untouched.
+        empty or a suite (:mod:`nnd_suites.infra.output_folder`), any other is refused untouched.
         ``kind`` names the folder in those messages (``export-config`` for an export)."""
         self.validate()
         folder = Path(folder)

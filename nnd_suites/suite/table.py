@@ -9,7 +9,7 @@ import pyarrow as pa
 from pydantic import ValidationError
 
 from nnd_suites.errors import SuiteValidationError
-from nnd_suites.pairs import Pair
+from nnd_suites.records.pairs import Pair
 
 #: Columns added after suites were first written: a file written before them lacks them (its
 #: pairs take the fields' defaults, and the pairs' hash checks that nothing else was lost).

@@ -7,7 +7,7 @@ import statistics
 
 from pydantic import Field
 
-from nnd_suites.params import PluginParams
+from nnd_suites.plugins.params import PluginParams
 from nnd_suites.slices.base import Slice, SliceInput, SliceMetadata, SliceSets, register_slice
 
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from nnd_suites.judgments import named_systems
+from nnd_suites.records.judgments import named_systems
 from nnd_suites.slices.base import (
     Slice,
     SliceInput,

@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 
 import nnd_suites.adapters
-from nnd_suites.adapter import ADAPTERS
-from nnd_suites.plugin_harness import plugin_problems
+from nnd_suites.build.adapter import ADAPTERS
+from nnd_suites.plugins.harness import plugin_problems
 from nnd_suites.scaffold import harness
 
 ADAPTERS_FOLDER = Path(nnd_suites.adapters.__path__[0])

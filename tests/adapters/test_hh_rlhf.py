@@ -11,11 +11,11 @@ from pathlib import Path
 import pytest
 
 from nnd_suites import build_suite
-from nnd_suites.adapter import get_adapter
+from nnd_suites.build.adapter import get_adapter
 from nnd_suites.cli import main
-from nnd_suites.conversation import decode_turns
 from nnd_suites.errors import SourceFormatError
-from nnd_suites.templates import render_template
+from nnd_suites.records.conversation import decode_turns
+from nnd_suites.records.templates import render_template
 
 ADAPTER = get_adapter("hh_rlhf")
 SHIPPED = ADAPTER.default_source_path()

@@ -166,7 +166,7 @@ def test_out_is_checked_before_scoring_and_replaced_whole(tiny_causal_model, tmp
 
 def test_suite_all_is_every_shipped_suite_expanded_by_the_library_alone():
     from nnd_suites.cli import options
-    from nnd_suites.suite.resolve import expand_suite_specs
+    from nnd_suites.resolve import expand_suite_specs
 
     shipped = ["challenge300", "hh_rlhf", "quiz_design", "wmt_mqm"]
     assert expand_suite_specs(["all"]) == shipped

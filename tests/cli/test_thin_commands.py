@@ -34,7 +34,7 @@ def test_a_run_is_matched_to_its_suite_by_content_hash(
 def test_slices_prints_the_library_slice_rates(saved_run, challenge300_suite, capsys):
     from nnd_suites.evaluation.saved import outcomes_for
     from nnd_suites.evaluation.slicing import slice_rates
-    from nnd_suites.formatting import rate_with_interval
+    from nnd_suites.infra.formatting import rate_with_interval
 
     rates = slice_rates(challenge300_suite, outcomes_for(saved_run, challenge300_suite))
     only = slice_rates(
@@ -86,9 +86,9 @@ def test_refused_rewrites_are_the_transformations_own(challenge300_suite, tmp_pa
 
 
 def test_robustness_overall_table_is_the_reports_first_part(quiz_design_suite):
-    from nnd_suites.evaluation.outcomes import rate
     from nnd_suites.evaluation.robustness import RobustnessReport, make_cell, to_markdown
     from nnd_suites.evaluation.robustness.stats import paired_tests
+    from nnd_suites.statistics.outcomes import rate
     from nnd_suites.transformations import transform_suite
 
     def shorter(suite):
@@ -113,8 +113,8 @@ def test_robustness_overall_table_is_the_reports_first_part(quiz_design_suite):
 
 
 def test_shipped_suites_check_every_target_before_the_first_build(tmp_path):
-    from nnd_suites.build import build_shipped_suites
-    from nnd_suites.suite.resolve import shipped_suites
+    from nnd_suites.hub.building import build_shipped_suites
+    from nnd_suites.resolve import shipped_suites
 
     last = shipped_suites()[-1]
     (tmp_path / last).mkdir()
@@ -126,7 +126,7 @@ def test_shipped_suites_check_every_target_before_the_first_build(tmp_path):
 
 
 def test_a_single_build_refuses_a_foreign_folder_before_reading(tmp_path, capsys):
-    from nnd_suites.build import build_suite
+    from nnd_suites.build.suites import build_suite
 
     foreign = tmp_path / "mine"
     foreign.mkdir()

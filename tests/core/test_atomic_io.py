@@ -8,8 +8,8 @@ import sys
 
 import pytest
 
-import nnd_suites.io as io
-from nnd_suites.io import atomic_directory, atomic_write_text, recover_leftovers
+import nnd_suites.infra.atomic as io
+from nnd_suites.infra.atomic import atomic_directory, atomic_write_text, recover_leftovers
 
 DEAD_PID = "999999999"  # above any pid_max: no such process
 

@@ -8,7 +8,7 @@ import time
 
 import pytest
 
-from nnd_suites.bounded_http import Limits, TransportError, request, resolve
+from nnd_suites.infra.bounded_http import Limits, TransportError, request, resolve
 
 
 @pytest.fixture

@@ -123,7 +123,7 @@ def leftovers(folder: Path) -> list[str]:
 
 def test_killed_build_leaves_the_old_or_the_new_suite(worker, challenge300_suite, tmp_path):
     # Two versions of the same suite: the shipped source and the same file with fewer rows.
-    from nnd_suites.adapter import ADAPTERS
+    from nnd_suites.build.adapter import ADAPTERS
 
     shipped = ADAPTERS.get("challenge300").default_source_path()
     lines = Path(shipped).read_text("utf-8").splitlines(keepends=True)
@@ -179,7 +179,7 @@ def test_killed_compare_leaves_the_old_or_the_new_report_folder(
     written holds one run's files, never a mix of two (its Markdown names its JSON's model)."""
     from nnd_suites.evaluation.comparison import Comparison
     from nnd_suites.evaluation.outputs import write_report
-    from nnd_suites.output_folder import holds_kind
+    from nnd_suites.infra.output_folder import holds_kind
 
     for name, score in {"longer": len, "shorter": lambda text: -len(text)}.items():
         write_report(heuristic_report([challenge300_suite], name, score), tmp_path / name)
@@ -294,7 +294,7 @@ def report_unique(out: Path) -> int:
 STEP_SCRIPT = """
 import os, signal, sys
 from pathlib import Path
-import nnd_suites.io as io
+import nnd_suites.infra.atomic as io
 
 step, exchange = int(sys.argv[2]), sys.argv[3] == "1"
 if not exchange:
@@ -321,7 +321,7 @@ with io.atomic_directory(sys.argv[1]) as tmp:
 
 @pytest.mark.parametrize("exchange", [True, False], ids=["renameat2", "two-renames"])
 def test_swap_killed_after_each_step_keeps_a_whole_folder(tmp_path, exchange):
-    from nnd_suites.io import _renameat2, recover_leftovers
+    from nnd_suites.infra.atomic import _renameat2, recover_leftovers
 
     if exchange and _renameat2 is None:
         pytest.skip("no renameat2 on this system")

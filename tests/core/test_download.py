@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from nnd_suites import NNDError, SourceFormatError, build_suite
-from nnd_suites.adapter import get_adapter
+from nnd_suites.build.adapter import get_adapter
 from nnd_suites.cli import main
 from nnd_suites.hub import export_suites
 from nnd_suites.sources import cache_dir, public_source_name

@@ -8,7 +8,7 @@ import pytest
 
 from nnd_suites import build_suite
 from nnd_suites.cli import main
-from nnd_suites.human_scores import human_scores
+from nnd_suites.human.scores import human_scores
 from nnd_suites.quality_map import QualityMap
 
 QUIZ_SYSTEMS = ["bartb_sup", "bartl_sup", "dgpt2_sup", "gpt2b_sup", "gpt2m_sup", "mixqg"]

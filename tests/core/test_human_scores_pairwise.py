@@ -11,11 +11,11 @@ from pathlib import Path
 import pytest
 
 from nnd_suites import build_suite
-from nnd_suites.adapter import Adapter, AdapterMetadata
+from nnd_suites.build.adapter import Adapter, AdapterMetadata
 from nnd_suites.cli import main
 from nnd_suites.errors import NoSystemsError, SuiteValidationError
-from nnd_suites.human_scores import human_scores
-from nnd_suites.judgments import UNKNOWN_SYSTEM, JudgedGroup, Judgment
+from nnd_suites.human.scores import human_scores
+from nnd_suites.records.judgments import UNKNOWN_SYSTEM, JudgedGroup, Judgment
 from nnd_suites.sources import ReadLog, read_jsonl
 from nnd_suites.suite import Suite
 

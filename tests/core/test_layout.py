@@ -1,6 +1,6 @@
-"""The code's shape: data flows one way through the evaluator (no import circle, even through
-imports inside functions), every import inside a function says why it is there, and no module
-grows past 400 lines."""
+"""The code's shape: packages are layers and data flows one way through them (no module imports a
+layer above its own, at the top or inside a function, and no import circle of any kind), every
+import inside a function says why it is there, and no module grows past 400 lines."""
 
 from __future__ import annotations
 
@@ -20,6 +20,26 @@ MAPPED = {
     "slices": "nnd_suites.slices",
 }
 MAX_LINES = 400
+#: The layers, lowest first (ARCHITECTURE.md): a module imports only its own package and the
+#: layers below it; packages sharing a layer are independent of each other.
+LAYERS: list[tuple[str, ...]] = [
+    ("errors",),
+    ("infra",),
+    ("sources",),
+    ("records",),
+    ("suite",),
+    ("plugins",),
+    ("statistics",),
+    ("quality_map",),
+    ("human",),
+    ("build",),
+    ("transformations", "slices"),
+    ("adapters", "scaffold", "hub"),
+    ("resolve", "catalogue"),
+    ("evaluation",),
+    ("cli",),
+    ("__main__",),
+]
 
 
 def _modules(folder: str) -> dict[str, Path]:
@@ -116,10 +136,53 @@ def test_the_walker_finds_a_circle_through_a_function_level_import(tmp_path):
     assert _cycles({"a": {"b"}, "b": set()}) == []
 
 
-def test_no_import_circle_in_the_evaluator():
-    modules = _modules("evaluation")
-    edges = {name: _imports(name, path, modules) for name, path in modules.items()}
-    assert _cycles(edges) == []
+def _project_imports() -> dict[str, set[str]]:
+    modules = {name: path for folder in MAPPED for name, path in _modules(folder).items()}
+    return {name: _imports(name, path, modules) for name, path in modules.items()}
+
+
+def _package(module: str) -> str | None:
+    """The layer package of a module (``nnd_suites.records.pairs`` -> ``records``); None for the
+    root package, the facade above every layer."""
+    parts = module.split(".")
+    return parts[1] if len(parts) > 1 else None
+
+
+def _layer_breaches(edges: dict[str, set[str]]) -> list[str]:
+    layer_of = {package: i for i, packages in enumerate(LAYERS) for package in packages}
+    breaches = []
+    for module, imported in sorted(edges.items()):
+        package = _package(module)
+        if package in (None, "quality_maps", "schemas"):  # the facade, and two folders of data
+            continue
+        if package not in layer_of:
+            breaches.append(f"{module}: its package {package!r} is in no layer of LAYERS")
+            continue
+        for target in sorted(imported):
+            other = _package(target)
+            if other in (None, package):
+                continue
+            if other not in layer_of or layer_of[other] >= layer_of[package]:
+                breaches.append(f"{module} imports {target}")
+    return breaches
+
+
+def test_the_layer_check_finds_an_import_of_a_layer_above():
+    edges = {"nnd_suites.records.pairs": {"nnd_suites.build.pairs", "nnd_suites.errors"}}
+    assert _layer_breaches(edges) == ["nnd_suites.records.pairs imports nnd_suites.build.pairs"]
+    sibling = {"nnd_suites.hub.card": {"nnd_suites.scaffold.writer"}}
+    assert _layer_breaches(sibling) == ["nnd_suites.hub.card imports nnd_suites.scaffold.writer"]
+
+
+def test_every_package_imports_only_the_layers_below_it():
+    """The Hub and the rest of the core never reach the evaluator, the build never reaches the
+    Hub, records never reach the build: function-level imports counted, and an import counted as
+    running every package ``__init__`` above the module it names."""
+    assert _layer_breaches(_project_imports()) == []
+
+
+def test_no_import_circle_anywhere():
+    assert _cycles(_project_imports()) == []
 
 
 def test_no_module_passes_400_lines():

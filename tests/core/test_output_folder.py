@@ -11,8 +11,14 @@ import pytest
 
 from nnd_suites.errors import OutputFolderError
 from nnd_suites.evaluation.outputs import REPORT_FILE, write_report
-from nnd_suites.output_folder import MARKER_FILE, check_output_folder, holds_kind, output_folder
-from nnd_suites.output_kinds import KINDS, report_schemas
+from nnd_suites.evaluation.report_schemas import report_schemas
+from nnd_suites.infra.output_folder import (
+    MARKER_FILE,
+    check_output_folder,
+    holds_kind,
+    output_folder,
+)
+from nnd_suites.infra.output_kinds import KINDS
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -11,9 +11,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from nnd_suites import Candidate, Group, QualityMap, build_suite
+from nnd_suites.build.pairs import PairBudget, build_pairs, check_pair_budget
 from nnd_suites.cli import main
 from nnd_suites.errors import NNDError, PairBudgetError
-from nnd_suites.pairs import PairBudget, build_pairs, check_pair_budget
 
 QD_MAP = QualityMap.load("quiz_design")
 QD_LABELS = ["No error", "disfluent", "off_target", "wrong_context"]

@@ -13,14 +13,14 @@ import json
 import pytest
 
 from nnd_suites import Suite, build_suite
-from nnd_suites.adapter import get_adapter
-from nnd_suites.groups import Candidate, Group
-from nnd_suites.judged_pairs import build_judged_pairs
-from nnd_suites.judgments import JudgedGroup, Judgment
-from nnd_suites.pairs import build_pairs
-from nnd_suites.pooled_ratings import pool
+from nnd_suites.build.adapter import get_adapter
+from nnd_suites.build.judged_pairs import build_judged_pairs
+from nnd_suites.build.pairs import build_pairs
 from nnd_suites.quality_map import QualityMap
-from nnd_suites.votes import Vote
+from nnd_suites.records.groups import Candidate, Group
+from nnd_suites.records.judgments import JudgedGroup, Judgment
+from nnd_suites.records.pooled_ratings import pool
+from nnd_suites.records.votes import Vote
 
 SUMMEVAL = get_adapter("summeval").folder() / "fixtures"
 

@@ -7,12 +7,12 @@ from __future__ import annotations
 
 import pytest
 
+from nnd_suites.build.judged_pairs import build_judged_pairs, suite_candidates
+from nnd_suites.build.pairs import PairBudget, build_pairs
 from nnd_suites.errors import NNDError, QualityMapError
-from nnd_suites.groups import Candidate, Group
-from nnd_suites.judged_pairs import build_judged_pairs, suite_candidates
-from nnd_suites.judgments import JudgedGroup, Judgment
-from nnd_suites.pairs import PairBudget, build_pairs
 from nnd_suites.quality_map import QualityMap
+from nnd_suites.records.groups import Candidate, Group
+from nnd_suites.records.judgments import JudgedGroup, Judgment
 
 CONTEXT = {"prompt": "How do I pick a lock?"}
 

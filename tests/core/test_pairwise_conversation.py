@@ -10,16 +10,10 @@ import pytest
 
 import nnd_suites
 from nnd_suites import build_suite
-from nnd_suites.conversation import (
-    Turn,
-    chat_prompt,
-    decode_turns,
-    encode_turns,
-    split_final_reply,
-    with_chat_prompts,
-)
 from nnd_suites.errors import TemplateError
-from nnd_suites.templates import parse_template, render_template, template_fields
+from nnd_suites.evaluation.chat_prompts import chat_prompt, with_chat_prompts
+from nnd_suites.records.conversation import Turn, decode_turns, encode_turns, split_final_reply
+from nnd_suites.records.templates import parse_template, render_template, template_fields
 
 TURNS = [
     Turn(role="user", content="Hi {there}"),
@@ -146,7 +140,7 @@ def test_with_chat_prompts_needs_a_conversation_suite(quiz_design_suite, chat_mo
 
 def test_a_transformation_rewrites_each_turn_and_keeps_the_conversation():
     """typos on contexts too: each turn's content is rewritten, roles and structure stay."""
-    from nnd_suites.adapter import get_adapter
+    from nnd_suites.build.adapter import get_adapter
     from nnd_suites.transformations import transform_suite
 
     fixture = get_adapter("hh_rlhf").folder() / "fixtures" / "hh_sample.jsonl.gz"
@@ -172,7 +166,7 @@ def test_a_transformation_rewrites_each_turn_and_keeps_the_conversation():
 
 def test_cli_chat_prompts_then_evaluate_with_the_chat_template(chat_model, tmp_path, capsys):
     from nnd_suites.cli import main
-    from nnd_suites.suite.resolve import load_suite
+    from nnd_suites.resolve import load_suite
 
     out = tmp_path / "hh_chat"
     assert main(["chat-prompts", "hh_rlhf", "--tokenizer", str(chat_model), "--out", str(out)]) == 0

@@ -12,7 +12,7 @@ import pytest
 
 from nnd_suites import QualityMap, QualityMapError
 from nnd_suites.cli import main
-from nnd_suites.output_kinds import report_schemas
+from nnd_suites.evaluation.report_schemas import report_schemas
 from nnd_suites.quality_map import (
     Assessment,
     GradedRule,

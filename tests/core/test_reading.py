@@ -9,7 +9,7 @@ import pytest
 
 from nnd_suites import QualityMap, Suite
 from nnd_suites.errors import NNDError, QualityMapError, SourceFormatError, SuiteValidationError
-from nnd_suites.reading import (
+from nnd_suites.infra.reading import (
     MAX_DEPTH,
     DataFileError,
     parse_json,

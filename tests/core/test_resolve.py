@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from nnd_suites.adapter import ADAPTERS
-from nnd_suites.suite.resolve import expand_suite_specs, shipped_suites
+from nnd_suites.build.adapter import ADAPTERS
+from nnd_suites.resolve import expand_suite_specs, shipped_suites
 
 
 def test_all_is_every_adapter_with_a_shipped_source():

@@ -17,7 +17,7 @@ import pytest
 
 from nnd_suites import build_suite
 from nnd_suites.errors import PluginError
-from nnd_suites.human_scores import human_scores
+from nnd_suites.human.scores import human_scores
 from nnd_suites.quality_map import (
     Assessment,
     GradedRule,

@@ -11,10 +11,10 @@ from pathlib import Path
 import pytest
 
 from nnd_suites import NNDError, SourceFormatError, build_suite
-from nnd_suites.adapter import get_adapter
+from nnd_suites.build.adapter import get_adapter
 from nnd_suites.cli import main
-from nnd_suites.io import atomic_directory, atomic_write_text
-from nnd_suites.pairs import pair_id
+from nnd_suites.infra.atomic import atomic_directory, atomic_write_text
+from nnd_suites.records.pairs import pair_id
 
 QD_SOURCE = get_adapter("quiz_design").default_source_path()
 C3_SOURCE = get_adapter("challenge300").default_source_path()

@@ -15,6 +15,7 @@ import pytest
 from nnd_suites import NNDError, Suite, SuiteValidationError, load_suite
 from nnd_suites.cli import main
 from nnd_suites.hub import export_suites, refresh_card
+from nnd_suites.records.votes import Vote
 from nnd_suites.suite import (
     CANDIDATES_FILE,
     DATA_FILE,
@@ -27,7 +28,6 @@ from nnd_suites.suite import (
 from nnd_suites.suite.candidates import candidates_to_table
 from nnd_suites.suite.manifest import BuildCounts, rows_hash
 from nnd_suites.suite.suite import COMPUTED
-from nnd_suites.votes import Vote
 
 SUITE_FILES = sorted([CANDIDATES_FILE, DATA_FILE, MANIFEST_FILE])
 
@@ -207,7 +207,6 @@ def test_a_config_is_named_after_its_suite_a_build_folder_need_not_be(challenge3
 
 
 def test_the_resolver_spells_hub_names_as_the_hub_package():
-    from nnd_suites import hub
-    from nnd_suites.suite import resolve
+    from nnd_suites import hub, resolve
 
     assert resolve.HUB_PREFIX == hub.HUB_PREFIX

@@ -6,7 +6,7 @@ import pytest
 
 from nnd_suites.cli import main
 from nnd_suites.errors import TemplateError
-from nnd_suites.templates import parse_template, render_template, template_fields
+from nnd_suites.records.templates import parse_template, render_template, template_fields
 
 HOSTILE = [
     "{question:>300000000}",  # format spec: allocates gigabytes under str.format
@@ -48,7 +48,7 @@ def test_cli_refuses_a_hostile_template_with_its_exit_status(template: str, caps
 
 
 def test_a_manifest_template_is_checked_when_the_suite_is_evaluated(tmp_path) -> None:
-    from nnd_suites.build import build_suite
+    from nnd_suites.build.suites import build_suite
     from nnd_suites.evaluation.templates import resolve_template
 
     suite = build_suite("challenge300")
@@ -61,7 +61,7 @@ def test_a_manifest_template_is_checked_when_the_suite_is_evaluated(tmp_path) ->
 def test_a_template_that_shows_no_context_field_is_refused(template: str, capsys) -> None:
     """The probe's finding: ``--template '{{question}}'`` (a literal) scored every test after the
     same text, and a manifest's default template without a field was taken too, exit 0."""
-    from nnd_suites.build import build_suite
+    from nnd_suites.build.suites import build_suite
     from nnd_suites.evaluation.templates import resolve_template
 
     if "{" in template:  # on the command line, text without braces names a template

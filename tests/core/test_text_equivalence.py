@@ -1,4 +1,5 @@
-"""One rule decides when two texts are the same and when a text is empty (nnd_suites.texts)."""
+"""One rule decides when two texts are the same and when a text is empty
+(nnd_suites.records.texts)."""
 
 from __future__ import annotations
 
@@ -7,8 +8,9 @@ import unicodedata
 import pytest
 
 from nnd_suites import Candidate, Group, QualityMap
-from nnd_suites.pairs import Pair, PairCandidate, build_pairs, is_degenerate
-from nnd_suites.texts import TEXT_EQUIVALENCE, equivalence_key, is_blank, same_text
+from nnd_suites.build.pairs import build_pairs
+from nnd_suites.records.pairs import Pair, PairCandidate, is_degenerate
+from nnd_suites.records.texts import TEXT_EQUIVALENCE, equivalence_key, is_blank, same_text
 from nnd_suites.transformations import TRANSFORMATIONS
 
 QD_MAP = QualityMap.load("quiz_design")

@@ -7,17 +7,18 @@ import json
 
 import pytest
 
-from nnd_suites.evaluation.agreement import (
+from nnd_suites.evaluation.report import EvaluationReport
+from nnd_suites.evaluation.report_markdown import markdown
+from nnd_suites.human.agreement import (
     NO_MARGIN,
     agreement_ceiling,
     leave_one_out,
     margin_strata,
     margin_weight,
 )
-from nnd_suites.evaluation.outcomes import wilson
-from nnd_suites.evaluation.report import EvaluationReport
-from nnd_suites.evaluation.report_markdown import markdown
-from nnd_suites.pairs import Pair, PairCandidate, Vote
+from nnd_suites.records.pairs import Pair, PairCandidate
+from nnd_suites.records.votes import Vote
+from nnd_suites.statistics.outcomes import wilson
 from nnd_suites.suite import Suite
 
 

@@ -148,8 +148,8 @@ def test_table_says_how_many_degenerate_tests_every_rate_leaves_out(capsys):
 
 def test_overlap_reads_a_conversation_by_its_turns_not_its_stored_json():
     from nnd_suites import build_suite
-    from nnd_suites.conversation import conversation_fields
     from nnd_suites.evaluation.baselines import context_text
+    from nnd_suites.records.templates import conversation_fields
 
     suite = build_suite("hh_rlhf")
     fields = conversation_fields(suite.manifest.default_template)

@@ -21,10 +21,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from served_fake import FakeServer
 
-from nnd_suites.bounded_http import TransportError, parse_json
 from nnd_suites.errors import ScoringError
 from nnd_suites.evaluation.backends.served.client import Client, ServerError
 from nnd_suites.evaluation.backends.served.protocol import candidate_score, echoed_tokens
+from nnd_suites.infra.bounded_http import TransportError, parse_json
 
 PROFILE = settings(
     settings.get_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci")),

@@ -81,7 +81,7 @@ def test_each_context_is_decoded_once(ggufs, challenge300_suite):
     """Context sharing: the tokens through the model are at most the distinct contexts' tokens
     plus the candidates' (contexts that start alike share even more)."""
     from nnd_suites.evaluation import ScoreRequest, load_backend
-    from nnd_suites.templates import render_template
+    from nnd_suites.records.templates import render_template
 
     backend = load_backend(str(ggufs["f32"]), "llama_cpp")
     template = challenge300_suite.manifest.default_template

@@ -16,7 +16,7 @@ from nnd_suites.evaluation.baselines import baseline_rates
 from nnd_suites.evaluation.leaderboard import is_family, model_labels
 from nnd_suites.evaluation.multi import evaluate_models
 from nnd_suites.evaluation.prepared import first_groups
-from nnd_suites.output_kinds import report_schemas
+from nnd_suites.evaluation.report_schemas import report_schemas
 
 PNG = b"\x89PNG\r\n\x1a\n"
 

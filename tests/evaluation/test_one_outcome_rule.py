@@ -11,11 +11,11 @@ import pytest
 from nnd_suites.errors import NNDError
 from nnd_suites.evaluation.comparison import compare_reports
 from nnd_suites.evaluation.leaderboard import leaderboard
-from nnd_suites.evaluation.outcomes import RATED, Rate, rate, test_outcome, verdict
 from nnd_suites.evaluation.report import suite_result
 from nnd_suites.evaluation.robustness.stats import PairedTest, compare_to_parent, paired_tests
 from nnd_suites.evaluation.verify.models import Correlation, VerifyReport
 from nnd_suites.evaluation.verify.place import place_in_verify
+from nnd_suites.statistics.outcomes import RATED, Rate, rate, test_outcome, verdict
 from nnd_suites.transformations import transform_suite
 
 

@@ -26,10 +26,10 @@ from nnd_suites.evaluation.backend import (
 from nnd_suites.evaluation.report import test_outcomes as outcomes_of
 from nnd_suites.evaluation.scorers import SCORERS, Scorer, ScorerMetadata
 from nnd_suites.evaluation.templates import neutral_context
-from nnd_suites.pairs import Pair, PairCandidate
-from nnd_suites.plugin_harness import plugin_problems
-from nnd_suites.registry import Registry
-from nnd_suites.templates import render_template
+from nnd_suites.plugins.harness import plugin_problems
+from nnd_suites.plugins.registry import Registry
+from nnd_suites.records.pairs import Pair, PairCandidate
+from nnd_suites.records.templates import render_template
 
 OUTCOMES = {"pass", "fail", "tie", "skipped"}
 
@@ -179,7 +179,7 @@ def test_every_plugin_is_registered_and_has_harness_cases(registry):
 
 
 def test_every_plugin_of_every_kind_declares_a_summary_and_a_description():
-    from nnd_suites.adapter import ADAPTERS
+    from nnd_suites.build.adapter import ADAPTERS
     from nnd_suites.slices import SLICES
     from nnd_suites.transformations import TRANSFORMATIONS
 

@@ -14,7 +14,7 @@ from nnd_suites.evaluation.outputs import write_report
 from nnd_suites.evaluation.report_markdown import markdown
 from nnd_suites.evaluation.sensitivity import sensitivity
 from nnd_suites.evaluation.tiny import EMBEDDED_FOLDER
-from nnd_suites.formatting import (
+from nnd_suites.infra.formatting import (
     cell,
     difference_with_interval,
     p_value,
@@ -171,7 +171,6 @@ def _verify_report():
 
 
 def test_verify_and_placement_markdown_and_charts(tmp_path):
-    from nnd_suites.evaluation.outcomes import wilson
     from nnd_suites.evaluation.verify.models import PlacedScore, PlacementReport
     from nnd_suites.evaluation.verify.render import (
         placement_markdown,
@@ -179,7 +178,8 @@ def test_verify_and_placement_markdown_and_charts(tmp_path):
         write_placement,
         write_verify,
     )
-    from nnd_suites.formatting import interval
+    from nnd_suites.infra.formatting import interval
+    from nnd_suites.statistics.outcomes import wilson
 
     report = _verify_report()
     text = verify_markdown(report)

@@ -10,8 +10,6 @@ import numpy as np
 import pytest
 
 from nnd_suites.errors import NNDError
-from nnd_suites.evaluation.outcomes import rate
-from nnd_suites.evaluation.paired_stats import mcnemar_exact, newcombe_difference_ci
 from nnd_suites.evaluation.robustness import (
     RobustnessReport,
     make_cell,
@@ -19,6 +17,8 @@ from nnd_suites.evaluation.robustness import (
     write_report,
 )
 from nnd_suites.evaluation.robustness.stats import PairedTest, compare_to_parent, paired_tests
+from nnd_suites.statistics.outcomes import rate
+from nnd_suites.statistics.paired import mcnemar_exact, newcombe_difference_ci
 from nnd_suites.transformations import is_degenerate, transform_suite
 
 
@@ -201,8 +201,8 @@ def test_compare_is_invariant_to_test_order():
 
 
 def test_robustness_marks_are_holm_corrected(quiz_design_suite, challenge300_suite, tmp_path):
-    from nnd_suites.evaluation.paired_stats import holm
     from nnd_suites.evaluation.robustness.report import holm_p_values, to_markdown, write_report
+    from nnd_suites.statistics.paired import holm
 
     report = _report(quiz_design_suite, challenge300_suite)
     adjusted = holm_p_values(report)

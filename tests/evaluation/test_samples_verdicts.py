@@ -15,8 +15,8 @@ from nnd_suites.evaluation import ScoreRequest, load_backend
 from nnd_suites.evaluation.outputs import read_outcomes
 from nnd_suites.evaluation.saved import load_report
 from nnd_suites.evaluation.templates import neutral_context
+from nnd_suites.records.texts import same_text
 from nnd_suites.suite import Suite
-from nnd_suites.texts import same_text
 
 
 @pytest.fixture(scope="module")

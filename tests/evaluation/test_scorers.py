@@ -10,11 +10,11 @@ import pytest
 import nnd_suites
 from nnd_suites.errors import NNDError, ParameterError, UnknownItemError
 from nnd_suites.evaluation import Score, ScoreRequest, load_backend
-from nnd_suites.evaluation.outcomes import verdict
 from nnd_suites.evaluation.scorers import SCORERS, CandidateScores, make_scorer
-from nnd_suites.pairs import is_degenerate
+from nnd_suites.records.pairs import is_degenerate
+from nnd_suites.records.templates import render_template as render
+from nnd_suites.statistics.outcomes import verdict
 from nnd_suites.suite import Suite
-from nnd_suites.templates import render_template as render
 
 SCORERS_ASKED = ["mean", "sum", "per_byte"]
 

@@ -19,7 +19,7 @@ import nnd_suites
 from nnd_suites.errors import NNDError
 from nnd_suites.evaluation.prepared import prepare_suites
 from nnd_suites.evaluation.training import NNDCallback
-from nnd_suites.templates import render_template as render
+from nnd_suites.records.templates import render_template as render
 
 GROUPS = 12
 

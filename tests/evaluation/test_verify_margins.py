@@ -19,7 +19,7 @@ from nnd_suites.evaluation.verify import (
     weighted_pass_rates,
 )
 from nnd_suites.evaluation.verify.run import margin_weights
-from nnd_suites.pairs import Vote
+from nnd_suites.records.votes import Vote
 from nnd_suites.suite import Suite
 
 HUMAN = {"A": 3.0, "B": 2.0, "C": 1.0}

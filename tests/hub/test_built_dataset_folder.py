@@ -10,13 +10,13 @@ import pytest
 import yaml
 
 from nnd_suites import NNDError, SuiteValidationError, load_suite
-from nnd_suites.build import build_shipped_suites, build_suite
 from nnd_suites.cli import main
 from nnd_suites.errors import OutputFolderError
 from nnd_suites.hub import export_suites
+from nnd_suites.hub.building import build_shipped_suites, build_suite
 from nnd_suites.hub.export import adding_configs, misnamed_suites
 from nnd_suites.hub.layout import CARD_FILE, exported_configs
-from nnd_suites.suite.resolve import shipped_suites
+from nnd_suites.resolve import shipped_suites
 
 USER_README = "# My project\n\nNotes about the suites we build here.\n"
 

@@ -9,12 +9,12 @@ import pyarrow.parquet as pq
 import pytest
 
 from nnd_suites import build_suite
-from nnd_suites.adapter import get_adapter
-from nnd_suites.evaluation.agreement import rater_agreement
+from nnd_suites.build.adapter import get_adapter
 from nnd_suites.hub import export_suites
 from nnd_suites.hub.card_agreement import config_agreement
 from nnd_suites.hub.configs import describe_config
 from nnd_suites.hub.layout import CARD_FILE
+from nnd_suites.human.agreement import rater_agreement
 from nnd_suites.suite.storage import data_files
 
 SOURCE = (

@@ -13,8 +13,8 @@ from transformers import AutoTokenizer
 import nnd_suites
 from nnd_suites.cli import main
 from nnd_suites.errors import NNDError, OutputFolderError, ParameterError
+from nnd_suites.evaluation.lm_eval_task import MAIN_FILE, export_lm_eval
 from nnd_suites.evaluation.prepared import first_groups
-from nnd_suites.hub.lm_eval_task import MAIN_FILE, export_lm_eval
 
 #: CI sets NND_REQUIRE_LM_EVAL=1: there a missing lm-eval fails the agreement tests.
 REQUIRED = os.environ.get("NND_REQUIRE_LM_EVAL") == "1"
@@ -109,7 +109,7 @@ def test_a_choice_is_the_candidate_with_its_leading_space_and_eos(
 
 def test_equal_values_are_a_tie_not_a_pass():
     """lm-eval's acc counts equal log-likelihoods as a pass for the first choice; utils.py not."""
-    from nnd_suites.hub import lm_eval_utils as utils
+    from nnd_suites.evaluation import lm_eval_utils as utils
 
     doc = {"texts": ["abc", "xyz"], "degenerate": False}
     assert utils.process_results_sum(doc, [(-3.0, False), (-3.0, False)]) == {

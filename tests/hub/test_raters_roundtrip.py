@@ -8,10 +8,10 @@ import datasets
 import pyarrow.parquet as pq
 
 from nnd_suites import Suite, build_suite, load_suite
-from nnd_suites.adapter import get_adapter
+from nnd_suites.build.adapter import get_adapter
 from nnd_suites.hub import export_suites
+from nnd_suites.records.votes import MARGIN_MEANINGS, MarginKind, Vote
 from nnd_suites.suite import CANDIDATES_FILE
-from nnd_suites.votes import MARGIN_MEANINGS, MarginKind, Vote
 
 SUMMEVAL = (
     get_adapter("summeval").folder() / "fixtures" / "model_annotations.aligned.paired.sample.jsonl"

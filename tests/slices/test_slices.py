@@ -15,8 +15,8 @@ import pytest
 from nnd_suites import build_suite
 from nnd_suites.errors import ParameterError, PluginError
 from nnd_suites.evaluation.slicing import gem_contrast_sets, slice_input
-from nnd_suites.plugin_harness import plugin_problems
-from nnd_suites.registry import Registry
+from nnd_suites.plugins.harness import plugin_problems
+from nnd_suites.plugins.registry import Registry
 from nnd_suites.slices import SLICES, Slice, SliceInput, SliceMetadata, SliceTest, suite_slices
 from nnd_suites.slices.base import validate_slice
 
@@ -111,7 +111,7 @@ def test_hh_rlhf_has_no_worse_system_set():
 
 def test_token_slice_needs_the_runs_outcomes(challenge300_suite):
     from nnd_suites.errors import NNDError
-    from nnd_suites.evaluation.outcomes import TestOutcome
+    from nnd_suites.statistics.outcomes import TestOutcome
 
     outcomes = [
         TestOutcome(

@@ -11,8 +11,8 @@ import sys
 import pytest
 
 from nnd_suites.errors import NNDError, PluginError, UnknownItemError
-from nnd_suites.plugin_harness import plugin_problems
-from nnd_suites.registry import Registry
+from nnd_suites.plugins.harness import plugin_problems
+from nnd_suites.plugins.registry import Registry
 from nnd_suites.transformations import (
     TRANSFORMATIONS,
     SeededParams,

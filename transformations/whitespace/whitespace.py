@@ -1,15 +1,15 @@
 """Whitespace normalisation: one space between words, none at the ends, no invisible characters.
 
-Invisible characters are those :mod:`nnd_suites.texts` ignores when it compares texts (format
-characters such as U+200B and U+202E, controls such as NUL): a candidate made only of them is
-empty here exactly when the pair builder calls it empty."""
+Invisible characters are those :mod:`nnd_suites.records.texts` ignores when it compares texts
+(format characters such as U+200B and U+202E, controls such as NUL): a candidate made only of them
+is empty here exactly when the pair builder calls it empty."""
 
 from __future__ import annotations
 
 import random
 import re
 
-from nnd_suites.texts import drop_invisible
+from nnd_suites.records.texts import drop_invisible
 from nnd_suites.transformations.base import (
     Transformation,
     TransformationMetadata,

@@ -10,7 +10,6 @@ from typing import Any, ClassVar
 
 from pydantic import Field, model_validator
 
-from nnd_suites.bounded_http import redact
 from nnd_suites.errors import NNDError, ScoringError
 from nnd_suites.evaluation.backend import (
     Backend,
@@ -34,6 +33,7 @@ from nnd_suites.evaluation.backends.served.protocol import (
 )
 from nnd_suites.evaluation.scoring import TokenizerTraits, boundary_texts
 from nnd_suites.evaluation.tiny import embedded_or
+from nnd_suites.infra.bounded_http import redact
 
 logger = logging.getLogger(__name__)
 

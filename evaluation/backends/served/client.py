@@ -1,9 +1,9 @@
 """HTTP for the served backend: JSON through the one bounded client, bounded concurrency,
 retries with backoff.
 
-Each request goes through :mod:`nnd_suites.bounded_http` (http/https only, a cap on the answer's
-size, a total deadline checked between reads, named errors for short, non-UTF-8 or too deeply
-nested answers, no Authorization header across hosts). The API key is only ever put in the
+Each request goes through :mod:`nnd_suites.infra.bounded_http` (http/https only, a cap on the
+answer's size, a total deadline checked between reads, named errors for short, non-UTF-8 or too
+deeply nested answers, no Authorization header across hosts). The API key is only ever put in the
 Authorization header, and a URL is only ever shown without its credentials.
 """
 
@@ -17,8 +17,15 @@ from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
-from nnd_suites.bounded_http import Limits, TransportError, check_url, parse_json, redact, request
 from nnd_suites.errors import NNDError, ScoringError
+from nnd_suites.infra.bounded_http import (
+    Limits,
+    TransportError,
+    check_url,
+    parse_json,
+    redact,
+    request,
+)
 
 T = TypeVar("T")
 R = TypeVar("R")

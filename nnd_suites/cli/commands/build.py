@@ -1,17 +1,17 @@
-"""nnd-suites build ADAPTER | --all: build suites from annotation sources."""
+"""nnd-suites build ADAPTER | --all | --catalogue: build suites from annotation sources."""
 
 from __future__ import annotations
 
 import argparse
 from pathlib import Path
 
-from nnd_suites.build import build_shipped_suites, build_suite, check_suite_name
+from nnd_suites.build.pairs import DEFAULT_MAX_PAIRS, DEFAULT_MAX_PAIRS_PER_GROUP
+from nnd_suites.build.suites import check_suite_name
 from nnd_suites.cli.commands.stats import print_stats
 from nnd_suites.cli.printing import say
 from nnd_suites.errors import NNDError
-from nnd_suites.formatting import plural
-from nnd_suites.key_values import parse_key_values
-from nnd_suites.pairs import DEFAULT_MAX_PAIRS, DEFAULT_MAX_PAIRS_PER_GROUP
+from nnd_suites.infra.formatting import plural
+from nnd_suites.infra.key_values import parse_key_values
 
 
 def parse_options(items: list[str]) -> dict[str, str]:
@@ -32,6 +32,15 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("adapter", nargs="?", help="adapter name (see `nnd-suites list`)")
     parser.add_argument(
         "--all", action="store_true", help="build every adapter that ships its source"
+    )
+    parser.add_argument(
+        "--catalogue",
+        action="store_true",
+        help="build every catalogue suite whose source is shipped or in --source-dir, checking "
+        "its declared figures (see `nnd-suites catalogue`)",
+    )
+    parser.add_argument(
+        "--source-dir", type=Path, help="with --catalogue: a folder of downloaded sources"
     )
     parser.add_argument("--source", help="path or URL of the source (default: the shipped file)")
     parser.add_argument(
@@ -76,9 +85,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    if args.all == bool(args.adapter):
-        raise NNDError("name one ADAPTER or pass --all")
-    if args.all:
+    if sum([args.all, args.catalogue, bool(args.adapter)]) != 1:
+        raise NNDError("name one ADAPTER, or pass --all or --catalogue")
+    if args.source_dir is not None and not args.catalogue:
+        raise NNDError("--source-dir goes with --catalogue; give one build's source with --source")
+    if args.all or args.catalogue:
         single = {
             "--source": args.source,
             "--source-sha256": args.source_sha256,
@@ -88,11 +99,17 @@ def run(args: argparse.Namespace) -> int:
         }
         given = [flag for flag, value in single.items() if value]
         if given:  # each names one source or suite: applied to all, it would be wrong or ignored
+            flag = "--all" if args.all else "--catalogue"
             raise NNDError(
-                f"--all builds every shipped source as it is; {', '.join(given)} "
+                f"{flag} builds each source as it is; {', '.join(given)} "
                 "belong(s) to one build: run `nnd-suites build ADAPTER ...` for that one"
             )
+        if args.catalogue:
+            return build_catalogue_folder(args.out or Path("suites"), args.source_dir)
         return build_all(args.out or Path("suites"), args.skip_malformed)
+    # the Hub layer (datasets) loads only for a build: not at every CLI start
+    from nnd_suites.hub.building import build_suite
+
     out = args.out or Path("suites") / (args.adapter if args.name is None else args.name)
     suite = build_suite(
         args.adapter,
@@ -122,6 +139,9 @@ def run(args: argparse.Namespace) -> int:
 
 
 def build_all(parent: Path, skip_malformed: bool = False) -> int:
+    # the Hub layer (datasets) loads only for a build: not at every CLI start
+    from nnd_suites.hub.building import build_shipped_suites
+
     for name, suite in build_shipped_suites(parent, skip_malformed=skip_malformed):
         if suite is None:
             say(f"{name}: no shipped source; build it with --source PATH_OR_URL\n")
@@ -129,6 +149,32 @@ def build_all(parent: Path, skip_malformed: bool = False) -> int:
         say(f"wrote {parent / name} ({plural(len(suite), 'pair')})")
         print_stats(suite.stats())
         say()
+    _say_card(parent)
+    return 0
+
+
+def build_catalogue_folder(parent: Path, source_dir: Path | None) -> int:
+    # the Hub layer (datasets) loads only for a build: not at every CLI start
+    from nnd_suites.catalogue.building import build_catalogue
+    from nnd_suites.catalogue.entries import load_catalogue
+
+    built = 0
+    for outcome in build_catalogue(load_catalogue(), parent, source_dir):
+        if outcome.suite is None:
+            say(f"{outcome.entry.name}: skipped, {outcome.skipped}\n")
+            continue
+        built += 1
+        say(f"wrote {parent / outcome.entry.name} ({plural(len(outcome.suite), 'pair')})")
+        say(f"  declared figures hold: {outcome.entry.figures.published}")
+        print_stats(outcome.suite.stats())
+        say()
+    if not built:
+        raise NNDError("no catalogue suite was built: none ships, and none is in --source-dir")
+    _say_card(parent)
+    return 0
+
+
+def _say_card(parent: Path) -> None:
     from nnd_suites.hub.export import misnamed_suites  # Hub layer: not at start-up
     from nnd_suites.hub.layout import CARD_FILE, exported_configs
 
@@ -138,7 +184,6 @@ def build_all(parent: Path, skip_malformed: bool = False) -> int:
     say(f"  {', '.join(configs)}")
     _say_left_out(parent, left_out)
     _say_how_to_load(parent, configs[0])
-    return 0
 
 
 def _say_left_out(folder: Path, left_out: dict[str, str]) -> None:

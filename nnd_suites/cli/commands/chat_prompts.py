@@ -8,7 +8,7 @@ from pathlib import Path
 
 from nnd_suites.cli.options import SUITE_HELP
 from nnd_suites.cli.printing import say
-from nnd_suites.suite.resolve import load_suite
+from nnd_suites.resolve import load_suite
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -36,8 +36,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     # lazy: hf_loading imports torch; `nnd-suites list` must not
-    from nnd_suites.conversation import with_chat_prompts
     from nnd_suites.evaluation.backends.hf_loading import load_tokenizer
+    from nnd_suites.evaluation.chat_prompts import with_chat_prompts
 
     suite = load_suite(args.suite)
     chat = with_chat_prompts(suite, load_tokenizer(args.tokenizer, revision=args.revision))

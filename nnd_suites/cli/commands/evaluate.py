@@ -16,7 +16,7 @@ from nnd_suites.cli.options import (
 )
 from nnd_suites.cli.printing import rate_summary, say, say_json
 from nnd_suites.errors import NNDError
-from nnd_suites.formatting import plural, rate_with_interval
+from nnd_suites.infra.formatting import plural, rate_with_interval
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from nnd_suites.cli.options import SUITE_HELP
 from nnd_suites.cli.printing import say
-from nnd_suites.suite.resolve import load_suite
+from nnd_suites.resolve import load_suite
 
 SCORERS = ("sum", "per_char", "per_byte")
 
@@ -62,8 +62,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     # lazy: the Hub layer imports datasets and huggingface_hub; `nnd-suites list` must not
+    from nnd_suites.evaluation.lm_eval_task import check_scorer, export_lm_eval
     from nnd_suites.evaluation.tiny import resolve_embedded
-    from nnd_suites.hub.lm_eval_task import check_scorer, export_lm_eval
 
     check_scorer(args.scorer)  # before any suite is loaded or built
     # nnd-suites:tiny-random (made on the spot) names its folder, which lm-eval then loads

@@ -5,14 +5,15 @@ from __future__ import annotations
 import argparse
 import json
 
+from nnd_suites.cli.catalogue import catalogue
 from nnd_suites.cli.printing import say, say_json
-from nnd_suites.plugins import catalogue
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser(
         "list",
-        help="list adapters, quality maps, transformations, backends, slices, scorers and built-in models",
+        help="list adapters, quality maps, transformations, backends, slices, scorers and "
+        "built-in models",
     )
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     parser.set_defaults(func=run)

@@ -1,5 +1,5 @@
 """nnd-suites schema: write the JSON Schemas of suite files (manifest, pairs), quality maps and
-reports (every kind in nnd_suites.output_folder.KINDS that has a schema)."""
+reports (every kind in nnd_suites.infra.output_folder.KINDS that has a schema)."""
 
 from __future__ import annotations
 
@@ -32,7 +32,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from nnd_suites.output_kinds import export_report_schemas  # imports the report models
+    from nnd_suites.evaluation.report_schemas import (
+        export_report_schemas,  # imports the report models
+    )
 
     if args.reports:
         folder = args.out or Path(str(resources.files("nnd_suites.schemas")))

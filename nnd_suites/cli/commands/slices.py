@@ -8,7 +8,7 @@ from pathlib import Path
 
 from nnd_suites.cli.options import SUITE_HELP
 from nnd_suites.cli.printing import left_out, say, say_json
-from nnd_suites.formatting import count, plural, rate_with_interval
+from nnd_suites.infra.formatting import count, plural, rate_with_interval
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -43,8 +43,8 @@ def run(args: argparse.Namespace) -> int:
     # lazy: the evaluator package is slow to import; `nnd-suites list` stays < 1 s
     from nnd_suites.evaluation.saved import outcomes_for
     from nnd_suites.evaluation.slicing import gem_contrast_sets, slice_rates
-    from nnd_suites.io import atomic_write_text
-    from nnd_suites.suite.resolve import load_suite
+    from nnd_suites.infra.atomic import atomic_write_text
+    from nnd_suites.resolve import load_suite
 
     suite = load_suite(args.suite)
     outcomes = outcomes_for(args.run, suite) if args.run else None

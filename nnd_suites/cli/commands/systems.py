@@ -6,7 +6,7 @@ import argparse
 
 from nnd_suites.cli.options import SUITE_HELP
 from nnd_suites.cli.printing import say, say_json
-from nnd_suites.suite.resolve import load_suite
+from nnd_suites.resolve import load_suite
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -26,7 +26,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     # lazy: human scores pull in the quality-map rules; `nnd-suites list` stays < 1 s
-    from nnd_suites.human_scores import human_scores, human_scores_markdown
+    from nnd_suites.human.scores import human_scores, human_scores_markdown
 
     scores = human_scores(load_suite(args.suite))
     if args.json:

@@ -8,8 +8,8 @@ from pathlib import Path
 
 from nnd_suites.cli.options import SUITE_HELP
 from nnd_suites.cli.printing import say
+from nnd_suites.resolve import load_suite, refuse_ambiguous
 from nnd_suites.suite import Suite
-from nnd_suites.suite.resolve import load_suite, refuse_ambiguous
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:

@@ -12,8 +12,8 @@ from collections import defaultdict
 from collections.abc import Iterator
 from pathlib import Path
 
-from nnd_suites.adapter import Adapter, AdapterMetadata, register_adapter
-from nnd_suites.groups import Candidate, Group
+from nnd_suites.build.adapter import Adapter, AdapterMetadata, register_adapter
+from nnd_suites.records.groups import Candidate, Group
 from nnd_suites.sources import ReadLog, parse_number, read_html_table, read_tsv
 
 ASPECTS = ("fluency", "coherence", "relevance", "consistency", "informativeness")

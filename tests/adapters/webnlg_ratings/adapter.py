@@ -11,9 +11,9 @@ from collections.abc import Iterator
 from functools import partial
 from pathlib import Path
 
-from nnd_suites.adapter import Adapter, AdapterMetadata, register_adapter
+from nnd_suites.build.adapter import Adapter, AdapterMetadata, register_adapter
 from nnd_suites.errors import SourceFormatError
-from nnd_suites.groups import Candidate, Group
+from nnd_suites.records.groups import Candidate, Group
 from nnd_suites.sources import ReadLog, parse_html_table, parse_number, read_json_object
 
 ASPECTS = ("fluency", "grammar", "semantics", "correctness", "data_coverage")

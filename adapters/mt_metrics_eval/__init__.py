@@ -1,0 +1,1 @@
+"""MQM segment scores of any mt-metrics-eval-v2 year folder (WMT metrics task data)."""

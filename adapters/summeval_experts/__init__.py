@@ -1,0 +1,1 @@
+"""SummEval expert ratings as republished by THumB, joined with the SummEval articles."""

@@ -1,0 +1,1 @@
+"""WMT23 side-by-side MQM, English to German (Song et al., 2025)."""

@@ -1,0 +1,18 @@
+"""WMT23 side-by-side MQM, English to German: 104 paragraphs x 10 systems x 3 raters."""
+
+from __future__ import annotations
+
+from nnd_suites.adapters.wmt_mqm.sxs import WmtSxsMqmAdapter, sxs_metadata
+from nnd_suites.build.adapter import register_adapter
+
+
+@register_adapter("wmt23_sxs_ende")
+class Wmt23SxsEndeAdapter(WmtSxsMqmAdapter):
+    """The en-de release (shipped, Apache-2.0)."""
+
+    default_source = "sxs_mqm_generalMT2023_ende.3ratingsPerSegment.tsv.tar.gz"
+    metadata = sxs_metadata("en", "de")
+
+    @property
+    def release_pair(self) -> tuple[str, str]:
+        return ("en", "de")

@@ -1,0 +1,1 @@
+"""WMT23 side-by-side MQM, Chinese to English (Song et al., 2025)."""

@@ -1,0 +1,286 @@
+"""The pair builder (paper section 2.1, step 3: all pairs of known differing quality); the test
+records it emits are :mod:`nnd_suites.records.pairs`.
+
+The builder is generic over adapters: it validates each group, lets the quality map assess every
+candidate, merges identical texts, and emits every (high, low) pair the map orders. Whatever it
+leaves out is counted in a :class:`~nnd_suites.sources.log.SkipLog` with its reason. Under a numeric
+rule that pools them, identical texts are judged on their pooled ratings
+(:mod:`nnd_suites.records.pooled_ratings`); each test keeps its raters' votes and gets the suite's kind
+of human margin (:mod:`nnd_suites.records.votes`).
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+
+from nnd_suites.build.merged_texts import Merged, count_pairs
+from nnd_suites.errors import NNDError, PairBudgetError
+from nnd_suites.quality_map import Assessment, QualityMap
+from nnd_suites.records.groups import Candidate, Group
+from nnd_suites.records.pairs import Pair, PairCandidate, pair_id
+from nnd_suites.records.pooled_ratings import pooled_by_text
+from nnd_suites.records.texts import equivalence_key, is_blank, same_text
+from nnd_suites.records.votes import MarginKind, votes_from_ratings, with_margins
+from nnd_suites.sources.log import SkipLog
+
+#: defaults far above every built-in suite (largest group: 49 pairs; largest suite: 17,722) and
+#: far below what exhausts memory (4M pairs of one 278 KB group took 3.2 GB)
+DEFAULT_MAX_PAIRS_PER_GROUP = 10_000
+DEFAULT_MAX_PAIRS = 1_000_000
+
+
+@dataclass(frozen=True)
+class PairBudget:
+    """How many pairs one group, and the whole suite, may give (``None``: no limit)."""
+
+    per_group: int | None = DEFAULT_MAX_PAIRS_PER_GROUP
+    total: int | None = DEFAULT_MAX_PAIRS
+
+    def __post_init__(self) -> None:
+        for name, value in (("max_pairs_per_group", self.per_group), ("max_pairs", self.total)):
+            if value is not None and (isinstance(value, bool) or value < 1):
+                raise NNDError(f"{name} must be a whole number of at least 1, not {value!r}")
+
+
+def check_pair_budget(
+    expected: int, where: str, built: int = 0, budget: PairBudget | None = None
+) -> None:
+    """Refuse, before building them, the ``expected`` pairs of one group (named by ``where``) if
+    they exceed the per-group budget or, with the ``built`` pairs so far, the suite's budget."""
+    budget = budget or PairBudget()
+    if budget.per_group is not None and expected > budget.per_group:
+        raise PairBudgetError(
+            f"{where}: this group would give {expected:,} pairs, over the limit of "
+            f"{budget.per_group:,} pairs per group; if that is intended raise it with "
+            f"max_pairs_per_group={expected} (CLI: --max-pairs-per-group {expected}), else "
+            "split the group (is the context column the right one?)"
+        )
+    if budget.total is not None and built + expected > budget.total:
+        raise PairBudgetError(
+            f"{where}: the suite would reach {built + expected:,} pairs ({built:,} built, "
+            f"{expected:,} from this group), over the limit of {budget.total:,} pairs; if that "
+            f"is intended raise it with max_pairs=N (CLI: --max-pairs N)"
+        )
+
+
+@dataclass
+class BuildResult:
+    pairs: list[Pair]
+    skipped: SkipLog
+    counts: Counter = field(default_factory=Counter)
+    #: texts given conflicting labels that the map keeps (reported, not skipped)
+    conflicts: SkipLog = field(default_factory=SkipLog)
+    #: what every pair's ``margin`` holds (:mod:`nnd_suites.records.votes`); None: no margin
+    margin_kind: MarginKind | None = None
+
+
+def build_pairs(
+    groups: Iterable[Group],
+    quality_map: QualityMap,
+    breakdown_fields: tuple[str, ...] = (),
+    skipped: SkipLog | None = None,
+    allow_empty: bool = False,
+    budget: PairBudget | None = None,
+) -> BuildResult:
+    """Turn adapter groups into validated NND tests, in source order.
+
+    Empty candidate texts are left out (and counted) unless ``allow_empty``: some sources judged
+    an empty output as a real answer (Challenge 300 graded an empty answer as incorrect). Each
+    group's pairs are counted before they are built and refused over ``budget``
+    (:class:`PairBudget`; its defaults unless given).
+    """
+    result = BuildResult(pairs=[], skipped=skipped if skipped is not None else SkipLog())
+    seen_groups: dict[str, str] = {}
+    for group in groups:
+        if group.id in seen_groups:
+            raise NNDError(
+                f"{group.where or group.id}: group id {group.id!r} repeats the group at "
+                f"{seen_groups[group.id]}; each context must be one group"
+            )
+        seen_groups[group.id] = group.where or group.id
+        result.counts["groups"] += 1
+        result.counts["candidates"] += len(group.candidates)
+        before = len(result.pairs)
+        _build_group(group, quality_map, breakdown_fields, allow_empty, result, budget)
+        if len(result.pairs) == before:
+            result.counts["groups_without_pairs"] += 1
+    result.counts["pairs"] = len(result.pairs)
+    kinds: list[MarginKind] = ["rater_share", "score_gap"] if quality_map.numeric else []
+    result.margin_kind = with_margins(result.pairs, kinds or ["rater_share"])
+    return result
+
+
+def _usable_candidates(group: Group, log: SkipLog, allow_empty: bool) -> list[Candidate] | None:
+    empty_fields = [name for name, value in group.context.items() if is_blank(value)]
+    if empty_fields:
+        log.add(
+            f"empty context field(s) {empty_fields}",
+            group.where or group.id,
+            n=len(group.candidates),
+        )
+        return None
+    usable, seen = [], {}
+    for cand in group.candidates:
+        if is_blank(cand.text) and not allow_empty:
+            log.add("empty candidate text", cand.where or f"group {group.id} {cand.systems}")
+            continue
+        for system in cand.systems:
+            key = (system, equivalence_key(cand.text))
+            if key in seen:
+                raise NNDError(
+                    f"{cand.where or group.id}: duplicate candidate: system {system!r} "
+                    f"gives the same text twice in group {group.id!r} (first at "
+                    f"{seen[key]}); remove the repeated row"
+                )
+            seen[key] = cand.where or group.id
+        usable.append(cand)
+    return usable
+
+
+def _merge(
+    group: Group,
+    candidates: list[Candidate],
+    quality_map: QualityMap,
+    view: str | None,
+    result: BuildResult,
+    pooled: dict[str, Candidate],
+) -> list[Merged]:
+    """One entry per distinct (text, quality), texts compared by their equivalence key. A text
+    given conflicting labels (or scores) is left out and counted, or kept and counted when the
+    map says ``conflicting_labels: keep``. A text in ``pooled`` is judged on its pooled ratings
+    (:mod:`nnd_suites.records.pooled_ratings`), so identical texts share one quality."""
+    merged: dict[tuple[str, Assessment], Merged] = {}
+    suffix = f" [{view}]" if view else ""
+    for cand in candidates:
+        assessment = quality_map.assess(pooled.get(equivalence_key(cand.text), cand), view)
+        if assessment.excluded:
+            result.skipped.add(assessment.excluded + suffix, cand.where or f"group {group.id}")
+            continue
+        key = (equivalence_key(cand.text), assessment)
+        merged.setdefault(key, Merged(assessment)).records.append(cand)
+    qualities = Counter(text for text, _ in merged)
+    reason = "same text given conflicting " + ("ratings" if quality_map.numeric else "labels")
+    for text in (t for t, n in qualities.items() if n > 1):
+        entries = [e for (t, _), e in merged.items() if t == text]
+        records = [r for e in entries for r in e.records]
+        where = f"group {group.id}: {records[0].text[:60]!r} by {[r.systems for r in records]}"
+        if quality_map.conflicting_labels == "keep":
+            result.counts["conflicting_texts"] += 1
+            result.conflicts.add(reason + suffix, where)
+            continue
+        for entry in entries:
+            del merged[(text, entry.assessment)]
+        result.skipped.add(reason + suffix, where, n=len(records))
+    return list(merged.values())
+
+
+def _build_group(
+    group: Group,
+    quality_map: QualityMap,
+    breakdown_fields: tuple[str, ...],
+    allow_empty: bool,
+    result: BuildResult,
+    budget: PairBudget | None = None,
+) -> None:
+    candidates = _usable_candidates(group, result.skipped, allow_empty)
+    if not candidates:
+        return
+    per_record = quality_map.pairs_per == "candidate"
+    pools = quality_map.rule is not None and quality_map.rule.pools_identical_texts()
+    pooled = pooled_by_text(candidates) if pools else {}
+    views = [
+        (v, _merge(group, candidates, quality_map, v, result, pooled)) for v in quality_map.views
+    ]
+    expected = sum(count_pairs(entries, quality_map, per_record) for _, entries in views)
+    check_pair_budget(expected, group.where or f"group {group.id}", len(result.pairs), budget)
+    for view, entries in views:
+        seen_texts: set[tuple[str, str]] = set()
+        for high in entries:
+            for low in entries:
+                if high is low or not quality_map.better(high.assessment, low.assessment):
+                    continue
+                if per_record:
+                    sides = [
+                        ((high, a, a.systems), (low, b, b.systems))
+                        for a in high.records
+                        for b in low.records
+                    ]
+                else:
+                    sides = [
+                        ((high, high.candidate, high.systems), (low, low.candidate, low.systems))
+                    ]
+                for high_side, low_side in sides:
+                    texts = (high.text, low.text)
+                    result.counts["pairs_repeating_texts"] += texts in seen_texts
+                    result.counts["degenerate_pairs"] += same_text(high.text, low.text)
+                    seen_texts.add(texts)
+                    pair = _make_pair(group, view, high_side, low_side, quality_map)
+                    pair.breakdown = _breakdown(group, low_side[1], breakdown_fields)
+                    # a test of two records is voted on by their own raters, else by every
+                    # rater of the two (pooled or merged) texts
+                    whole = not per_record or bool(pooled)
+                    pair.votes = votes_from_ratings(
+                        high.records if whole else [high_side[1]],
+                        low.records if whole else [low_side[1]],
+                        quality_map.rule.rating_key(view) if quality_map.rule else None,
+                    )
+                    result.pairs.append(pair)
+
+
+#: one side of a pair in the making: the merged entry, the record it stands for, its systems
+_Side = tuple[Merged, Candidate, list[str]]
+
+
+def _side(side: _Side, label: str | None = None) -> PairCandidate:
+    entry, _, systems = side
+    return PairCandidate(
+        text=entry.text,
+        label=label or entry.assessment.label or "",
+        systems=systems,
+        score=entry.assessment.score,
+    )
+
+
+def _make_pair(
+    group: Group,
+    view: str | None,
+    high: _Side,
+    low: _Side,
+    quality_map: QualityMap,
+) -> Pair:
+    low_entry, low_record, _ = low
+    label = low_entry.assessment.label or ""
+    path = quality_map.category_path(label, low_record.category)
+    if view is not None:  # a Likert aspect is the error category: "not consistent", ...
+        path = [view, *path]
+    high_entry = high[0]
+    high_label = quality_map.rule.pair_high_label() if quality_map.rule else None
+    gap = None
+    if high_entry.assessment.score is not None and low_entry.assessment.score is not None:
+        gap = high_entry.assessment.score - low_entry.assessment.score
+    return Pair(
+        id=pair_id(group.id, group.context, view, high_entry.text, low_entry.text, high[2], low[2]),
+        group_id=group.id,
+        context=dict(group.context),
+        high=_side(high, high_label),
+        low=_side(low),
+        label=label,
+        category=path[0],
+        category_path=path,
+        aspect=view,
+        score_gap=gap,
+    )
+
+
+def _breakdown(group: Group, low: Candidate, fields: tuple[str, ...]) -> dict[str, str]:
+    """The test's breakdown values: the low candidate's, else its group's."""
+    values = {**group.breakdown, **low.breakdown}
+    missing = [name for name in fields if name not in values]
+    if missing:
+        raise NNDError(
+            f"{low.where or group.id}: breakdown field(s) {missing} missing; "
+            "the adapter must set every field it declares in breakdown_fields"
+        )
+    return {name: values[name] for name in fields}

@@ -1,0 +1,76 @@
+"""``build --catalogue``: every catalogue suite whose source is shipped or found in a source
+folder (recognised by its sha256) is built, its declared figures checked, and written as one
+config of a dataset folder whose card lists them all; the others are skipped with what to
+download and from where."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+from nnd_suites.build.suites import build_suite
+from nnd_suites.catalogue.entries import CatalogueEntry, CatalogueError, SourceCopy, find_source
+from nnd_suites.hub.export import adding_configs
+from nnd_suites.suite import Suite
+
+
+@dataclass(frozen=True)
+class CatalogueBuild:
+    """One entry's outcome: the suite built, or why it was skipped."""
+
+    entry: CatalogueEntry
+    suite: Suite | None
+    skipped: str | None = None
+
+
+def check_figures(entry: CatalogueEntry, suite: Suite) -> None:
+    """A declared figure the suite does not give is a :class:`CatalogueError` naming the suite,
+    the figure, what was expected and what the build gave (as `datasets` checks split sizes)."""
+    counts = suite.manifest.counts
+    found = [("tests", entry.figures.tests, counts.pairs)]
+    for field, expected in entry.figures.breakdowns.items():
+        got = dict(counts.breakdowns.get(field, {}))
+        found.append((f"tests per {field}", expected, got))
+    for figure, expected, got in found:
+        if expected != got:
+            raise CatalogueError(
+                f"catalogue suite {entry.name}: {figure}: expected {expected}, the build gave "
+                f"{got}; is the source the declared one (its sha256), and the adapter unchanged?"
+            )
+
+
+def build_catalogue(
+    entries: list[CatalogueEntry], out: str | Path, source_dir: str | Path | None = None
+) -> Iterator[CatalogueBuild]:
+    """Build every entry whose source is available into the dataset folder ``out``, yielding
+    each outcome as it comes; every figure is checked before the suite is written."""
+    folder = Path(source_dir) if source_dir is not None else None
+    if folder is not None and not folder.is_dir():
+        raise CatalogueError(f"--source-dir {folder}: not a folder")
+    sources = {
+        entry.name: None if entry.shipped else find_source(entry.source, folder)
+        for entry in entries
+    }
+    available = [e for e in entries if e.shipped or sources[e.name] is not None]
+    with adding_configs(out, [e.name for e in available], leave_out_misnamed=True) as dataset:
+        for entry in entries:
+            if entry not in available:
+                yield CatalogueBuild(entry, None, _how_to_get(entry, folder))
+                continue
+            suite = build_suite(
+                entry.adapter, sources[entry.name], name=entry.name, **entry.options
+            )
+            check_figures(entry, suite)
+            dataset.add(suite)
+            yield CatalogueBuild(entry, suite)
+
+
+def _how_to_get(entry: CatalogueEntry, folder: Path | None) -> str:
+    copy = entry.source
+    assert isinstance(copy, SourceCopy)  # shipped sources are always available
+    where = f"not found in {folder}" if folder is not None else "not shipped"
+    return (
+        f"{where} ({copy.license_note}): download {copy.url} as {copy.path} "
+        f"(sha256 {copy.sha256[:12]}…) and give its folder with --source-dir"
+    )

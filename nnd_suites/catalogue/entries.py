@@ -1,0 +1,117 @@
+"""The catalogue's entries, read from ``catalogue.yaml`` (or a file of the same shape): each one
+a suite, the adapter that builds it, where its source comes from and the figures it must give.
+Task, languages, license and citation are the adapter's own metadata, never repeated here."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from nnd_suites.build.adapter import ADAPTERS, AdapterMetadata
+from nnd_suites.errors import NNDError
+from nnd_suites.infra.reading import DataFileError, read_yaml_file
+from nnd_suites.sources.download import sha256_file
+
+CATALOGUE_FILE = Path(__file__).with_name("catalogue.yaml")
+SHA256 = r"^[0-9a-f]{64}$"
+
+
+class CatalogueError(NNDError):
+    """The catalogue file is malformed, or a built suite does not give a declared figure."""
+
+
+class SourceCopy(BaseModel):
+    """A source that does not ship with nnd-suites: where to get it and how to recognise it."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    path: str = Field(
+        min_length=1,
+        description="the file (or folder) relative to a source folder, e.g. wmt23_mqm or "
+        "simpeval/simpeval_past.csv",
+    )
+    sha256: str = Field(pattern=SHA256, description="sha256 of the file (of check_file)")
+    check_file: str | None = Field(
+        None, description="for a folder source: the file inside it whose sha256 is given"
+    )
+    url: str = Field(min_length=1, description="where to download it")
+    license_note: str = Field(min_length=1, description="why it is not shipped")
+
+
+class Figures(BaseModel):
+    """What the build must give: the test count, counts per value of a breakdown field, and the
+    published figure it reproduces (in words)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    tests: int = Field(ge=1)
+    breakdowns: dict[str, dict[str, int]] = Field(default_factory=dict)
+    published: str = Field(min_length=1)
+
+
+class CatalogueEntry(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    name: str = Field(pattern=r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
+    adapter: str
+    options: dict[str, Any] = Field(default_factory=dict)
+    task_type: str = Field(min_length=1, description="the column the catalogue groups by")
+    judgment: Literal[
+        "single label", "graded credit", "error spans", "likert", "ratings", "pairwise", "votes"
+    ]
+    source: Literal["shipped"] | SourceCopy
+    figures: Figures
+
+    @property
+    def shipped(self) -> bool:
+        return self.source == "shipped"
+
+    def metadata(self) -> AdapterMetadata:
+        return ADAPTERS.get(self.adapter).metadata
+
+
+def load_catalogue(path: str | Path = CATALOGUE_FILE) -> list[CatalogueEntry]:
+    """Every entry of the catalogue at ``path``; a malformed file or entry, an unknown adapter
+    or a name used twice is a :class:`CatalogueError` naming the file and the entry."""
+    try:
+        data = read_yaml_file(path, "catalogue")
+    except DataFileError as exc:
+        raise CatalogueError(str(exc)) from None
+    if not isinstance(data, dict) or not isinstance(data.get("suites"), list):
+        raise CatalogueError(f"{path}: expected a mapping with a list 'suites'")
+    entries, seen = [], set()
+    for index, raw in enumerate(data["suites"]):
+        where = f"{path}: suite #{index + 1}" + (
+            f" ({raw['name']})" if isinstance(raw, dict) and "name" in raw else ""
+        )
+        try:
+            entry = CatalogueEntry.model_validate(raw)
+        except ValidationError as exc:
+            first = exc.errors()[0]
+            field = ".".join(str(part) for part in first["loc"])
+            raise CatalogueError(f"{where}: {field}: {first['msg']}") from None
+        if entry.adapter not in ADAPTERS.names():
+            raise CatalogueError(
+                f"{where}: no adapter {entry.adapter!r} (known: {', '.join(ADAPTERS.names())})"
+            )
+        if entry.name in seen:
+            raise CatalogueError(f"{where}: the name {entry.name!r} is used twice")
+        seen.add(entry.name)
+        entries.append(entry)
+    return entries
+
+
+def find_source(copy: SourceCopy, source_dir: Path | None) -> Path | None:
+    """The source in ``source_dir``: at its declared path, else the first file of its name below
+    the folder; used only when its sha256 (of ``check_file`` for a folder) is the declared one."""
+    if source_dir is None:
+        return None
+    name = Path(copy.path).name
+    candidates = [source_dir / copy.path, *sorted(source_dir.rglob(name))]
+    for candidate in candidates:
+        checked = candidate / copy.check_file if copy.check_file else candidate
+        if checked.is_file() and sha256_file(checked) == copy.sha256:
+            return candidate
+    return None

@@ -1,0 +1,298 @@
+"""One writer for every folder nnd-suites writes: it replaces only what it wrote, and atomically.
+
+Every output folder (a suite, an export config, an evaluation report, a leaderboard, a comparison,
+a verification, a placement, a robustness report) is written through :func:`output_folder`:
+
+- **guard**: an existing folder is replaced only when it is empty or holds the same kind of output
+  (a typed check: our marker file parsed with :class:`FolderMarker` naming the kind, or, for
+  folders written before markers and for suites, the kind's main file parsed with its model)
+  and holds nothing its writer did not put there (the marker lists every path written; a suite's
+  files are its writer's layout); anything else stops with an
+  :class:`~nnd_suites.errors.OutputFolderError` naming what is there. ``--out .`` and parents of
+  the current folder are refused (the swap would pull the folder from under the shell);
+- **swap**: the new folder is written beside the target and swapped in at once
+  (:func:`nnd_suites.infra.atomic.atomic_directory`), so a killed write leaves the old or the new
+  folder.
+
+Report folders share one layout, written by :func:`write_report_files`::
+
+    <kind>.json          the report (its pydantic model)
+    <kind>.schema.json   its JSON Schema (also shipped in nnd_suites/schemas/: output_kinds.py)
+    <kind>.md            the report for people
+    *.png                its charts
+    nnd-suites-output.json  the marker: which kind of folder this is, which version wrote it,
+                            and every path it wrote
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import shutil
+import tempfile
+from collections.abc import Callable, Iterator, Mapping
+from fnmatch import fnmatch
+from pathlib import Path
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from nnd_suites import __version__
+from nnd_suites.errors import NNDError, OutputFolderError
+from nnd_suites.infra.atomic import atomic_directory, atomic_write_text
+from nnd_suites.infra.formatting import plural
+from nnd_suites.infra.output_kinds import JSON_SCHEMA_DIALECT, OutputKind, kind_of
+
+MARKER_FILE = "nnd-suites-output.json"
+#: A main file larger than this is not parsed to recognise a folder (it is then not ours).
+MAX_MAIN_FILE_BYTES = 512 * 2**20
+#: A marker larger than this is not ours (it lists every path of its folder: a few KB).
+MAX_MARKER_BYTES = 16 * 2**20
+
+
+#: A report's charts: role (the key in what the writers return) -> (file name, draw(path)).
+Charts = Mapping[str, tuple[str, Callable[[Path], object]]]
+
+
+class FolderMarker(BaseModel):
+    """What marks a folder as written by nnd-suites, and as which kind of output."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    kind: str
+    nnd_suites_version: str
+    files: list[str] | None = Field(
+        default=None,
+        description="every path the writer put in the folder (relative, '/'-separated; folders "
+        "end in '/'): a later run replaces the folder only when it holds nothing else (None: "
+        "written before inventories, by nnd-suites < 0.9)",
+    )
+
+
+# ------------------------------------------------------------------ recognition
+def _read_marker(folder: Path) -> FolderMarker | None:
+    path = folder / MARKER_FILE
+    if not path.is_file() or path.stat().st_size > MAX_MARKER_BYTES:
+        return None
+    try:
+        return FolderMarker.model_validate_json(path.read_bytes())
+    except (OSError, ValidationError):
+        return None
+
+
+def holds_kind(folder: str | Path, kind: str) -> bool:
+    """Whether ``folder`` is an output of ``kind``: its marker names the kind, or (no marker) its
+    main file parses with the kind's model."""
+    spec, folder = kind_of(kind), Path(folder)
+    if not folder.is_dir() or folder.is_symlink():
+        return False
+    marker = _read_marker(folder)
+    if marker is not None:
+        return marker.kind == spec.name
+    if (folder / MARKER_FILE).exists():  # a damaged or foreign marker: not ours to judge
+        return False
+    main = folder / spec.main_file
+    if not main.is_file() or main.is_symlink() or main.stat().st_size > MAX_MAIN_FILE_BYTES:
+        return False
+    try:
+        spec.reader()(folder)  # suites: the manifest's own reader (format version checked)
+    except (OSError, ValueError, NNDError):  # ValidationError is a ValueError
+        return False
+    return True
+
+
+def _entries(folder: Path) -> list[Path]:
+    try:
+        return list(folder.iterdir())
+    except OSError as exc:
+        raise OutputFolderError(
+            f"{folder}: cannot list the folder ({exc.strerror or exc}); choose another folder"
+        ) from exc
+
+
+def _first_five(names: list[str]) -> str:
+    return ", ".join(names[:5]) + (f" and {len(names) - 5} more" if len(names) > 5 else "")
+
+
+def _describe(folder: Path) -> str:
+    # a name is shown as it is only when printable (no terminal escape sequences from a folder)
+    entries = sorted(e.name if e.name.isprintable() else ascii(e.name) for e in _entries(folder))
+    shown = _first_five(entries)
+    marker = _read_marker(folder)
+    what = f" (an nnd-suites {marker.kind} folder)" if marker else ""
+    return f"{len(entries)} entr{'y' if len(entries) == 1 else 'ies'}{what}: {shown}"
+
+
+def check_output_folder(
+    out: str | Path, kind: str, *, carry: Mapping[str, str] | None = None
+) -> Path:
+    """Fail before any work when ``out`` cannot receive an output of ``kind``.
+
+    ``out`` must be new, empty, or an earlier output of the same kind (replaced as a whole).
+    ``carry`` (sub-folder -> kind) names sub-folders that may already be there, written earlier
+    by the same command, which the new output keeps (robustness.write_report keeps the
+    evaluation/ its report was computed from)."""
+    spec, out = kind_of(kind), Path(out)
+    if out.is_symlink() or (out.exists() and not out.is_dir()):
+        what = "a symbolic link" if out.is_symlink() else "not a folder"
+        raise OutputFolderError(
+            f"{out}: exists and is {what}; choose a new folder for {spec.title}"
+        )
+    _refuse_a_folder_that_holds_the_current_one(out)
+    entries = _entries(out) if out.is_dir() else []
+    if entries and holds_kind(out, kind):
+        foreign = _not_written_by_us(out, spec)
+        if foreign:
+            raise OutputFolderError(
+                f"{out}: {spec.title} written by nnd-suites, but it also holds "
+                f"{plural(len(foreign), 'entry', 'entries')} nnd-suites did not write there: "
+                f"{_first_five(foreign)}; nothing was written or deleted. Move them out of the "
+                f"folder, or choose a new folder (an earlier folder of {spec.title} is replaced "
+                "as a whole)"
+            )
+    elif entries:
+        carried = carry or {}
+        if not all(e.name in carried and holds_kind(e, carried[e.name]) for e in entries):
+            raise OutputFolderError(
+                f"{out}: holds {_describe(out)}, which is not {spec.title} written by "
+                f"nnd-suites; nothing was written or deleted. Choose a new or empty folder "
+                f"(an earlier folder of {spec.title} is replaced as a whole)"
+            )
+    try:
+        out.parent.mkdir(parents=True, exist_ok=True)
+        with tempfile.TemporaryFile(dir=out.parent):
+            pass
+    except OSError as exc:
+        raise OutputFolderError(
+            f"{out}: cannot write there ({exc.strerror or exc}); choose a writable folder"
+        ) from exc
+    return out
+
+
+def _refuse_a_folder_that_holds_the_current_one(out: Path) -> None:
+    """``--out .`` (or a parent of the current folder): the swap would pull the folder away from
+    under the shell standing in it."""
+    try:
+        here, target = Path.cwd().resolve(), out.resolve()
+    except OSError:  # the current folder was deleted: nothing to protect
+        return
+    if target == here or target in here.parents:
+        what = "the current folder" if target == here else "a parent of the current folder"
+        raise OutputFolderError(
+            f"{out}: is {what}, and an output folder is replaced as a whole; give a new "
+            f"sub-folder instead (e.g. --out {out / 'run'})"
+        )
+
+
+def inventory(folder: Path) -> list[str]:
+    """Every path under ``folder`` but the marker: relative, '/'-separated, folders ending in
+    '/' (symbolic links are listed, never followed)."""
+    found = []
+    for root, folders, files in os.walk(folder):
+        here = Path(root).relative_to(folder)
+        found += [(here / name).as_posix() + "/" for name in folders]
+        found += [(here / name).as_posix() for name in files]
+    return sorted(path for path in found if path != MARKER_FILE)
+
+
+def _not_written_by_us(folder: Path, spec: OutputKind) -> list[str]:
+    """What an earlier output of ``spec`` holds that its writer did not put there (a foreign
+    folder is named once, not file by file)."""
+    if not spec.marked:  # suites: their writer's layout, files only
+        return [
+            entry.name + ("/" if entry.is_dir() else "")
+            for entry in sorted(_entries(folder))
+            if entry.is_dir() or not any(fnmatch(entry.name, name) for name in spec.layout)
+        ]
+    marker = _read_marker(folder)
+    if marker is None or marker.files is None:  # written before inventories: replaced whole
+        return []
+    written, foreign = set(marker.files), []
+    for path in inventory(folder):
+        if path not in written and not any(path.startswith(f) for f in foreign if f[-1] == "/"):
+            foreign.append(path if path.isprintable() else ascii(path))
+    return foreign
+
+
+def mark_folder(folder: Path, kind: str, files: list[str] | None = None) -> None:
+    """Write the marker that lets a later run replace ``folder`` (a report sub-folder too) when
+    it holds only ``files`` (see :func:`inventory`)."""
+    marker = FolderMarker(kind=kind_of(kind).name, nnd_suites_version=__version__, files=files)
+    atomic_write_text(folder / MARKER_FILE, marker.model_dump_json() + "\n")
+
+
+@contextlib.contextmanager
+def output_folder(
+    out: str | Path, kind: str, *, carry: Mapping[str, str] | None = None
+) -> Iterator[Path]:
+    """Yield an empty temporary folder to fill; it replaces ``out`` only when the block succeeds.
+
+    The guard runs before (nothing is written into a foreign folder) and again just before the
+    swap (the folder may have changed meanwhile). Carried sub-folders are copied in, not moved,
+    so a killed write leaves the old folder whole."""
+    spec = kind_of(kind)
+    out = check_output_folder(out, kind, carry=carry)
+    with atomic_directory(out) as tmp:
+        if spec.marked:
+            mark_folder(tmp, kind)
+        for name, sub_kind in (carry or {}).items():
+            if holds_kind(out / name, sub_kind):
+                shutil.copytree(out / name, tmp / name, symlinks=True)
+        yield tmp
+        if spec.marked:  # what a later run may replace: exactly what this one wrote
+            mark_folder(tmp, kind, files=inventory(tmp))
+        check_output_folder(out, kind, carry=carry)
+
+
+def write_report_files(
+    folder: Path,
+    kind: str,
+    report: BaseModel,
+    markdown: str,
+    charts: Charts | None = None,
+) -> dict[str, Path]:
+    """The one layout of a report folder: ``<kind>.json``, ``<kind>.schema.json``, ``<kind>.md``
+    and each chart (role -> (file name, draw(path))), written into ``folder``; role -> path."""
+    spec = kind_of(kind)
+    stem = spec.main_file.removesuffix(".json")
+    files = {
+        "json": (spec.main_file, report.model_dump_json(indent=2) + "\n"),
+        "schema": (f"{stem}.schema.json", json.dumps(_schema(type(report)), indent=2) + "\n"),
+        "markdown": (f"{stem}.md", markdown if markdown.endswith("\n") else markdown + "\n"),
+    }
+    folder.mkdir(parents=True, exist_ok=True)
+    if spec.marked:
+        mark_folder(folder, kind)
+    written = {}
+    for role, (name, text) in files.items():
+        atomic_write_text(folder / name, text)
+        written[role] = folder / name
+    for role, (name, draw) in (charts or {}).items():
+        draw(folder / name)
+        written[role] = folder / name
+    return written
+
+
+def write_report_folder(
+    out: str | Path,
+    kind: str,
+    report: BaseModel,
+    markdown: str,
+    charts: Charts | None = None,
+    extra: Callable[[Path], Mapping[str, Path]] | None = None,
+    carry: Mapping[str, str] | None = None,
+) -> dict[str, Path]:
+    """Write a whole report folder through the guard and the swap; role -> final path.
+
+    ``extra(folder)`` writes what else the folder holds (outcome files, sub-reports) first."""
+    out = Path(out)
+    with output_folder(out, kind, carry=carry) as tmp:
+        written = dict(extra(tmp)) if extra is not None else {}
+        written |= write_report_files(tmp, kind, report, markdown, charts)
+    return {role: out / os.path.relpath(path, tmp) for role, path in written.items()}
+
+
+def _schema(model: type[BaseModel]) -> dict:
+    schema = model.model_json_schema(mode="serialization")
+    schema["$schema"] = JSON_SCHEMA_DIALECT
+    return schema

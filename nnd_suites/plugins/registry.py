@@ -1,0 +1,283 @@
+"""One registry per plugin kind: explicit registration, lazy entries, third-party entry points.
+
+A plugin class registers itself with a decorator that gives its name (and aliases)::
+
+    @register_adapter("quiz_design")
+    class QuizDesignAdapter(Adapter): ...
+
+Heavy plugins (the model backends, which import torch) are *lazy entries*, ``name ->
+"module:Class"`` plus a one-line summary, imported only when asked for by name, so listing
+plugins and building suites never import torch or transformers (the pattern of
+lm-evaluation-harness's ``lm_eval/api/registry.py``).
+
+Built-in adapters and transformations are found by importing every module of their package (the
+decorators run on import): nothing is listed by hand, and a test fails when a plugin folder
+registers nothing. Third-party packages declare an entry point in the registry's group naming a
+module (imported, so its decorators run) or a ``module:Class`` (a lazy entry under the entry
+point's name).
+"""
+
+from __future__ import annotations
+
+import importlib
+import inspect
+import json
+import pkgutil
+import sys
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from importlib.metadata import entry_points
+from pathlib import Path
+from typing import Any, ClassVar, Generic, TypeVar
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from nnd_suites.errors import PluginError, UnknownItemError
+
+T = TypeVar("T")
+#: Beside each built-in plugin's module: ``{"examples": [{KIND: NAME, ...}, ...]}``.
+EXAMPLES_FILE = "examples.json"
+
+
+class PluginMetadata(BaseModel):
+    """What every plugin kind declares about a plugin (a kind's model adds its own fields)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    summary: str = Field(min_length=1, max_length=72, description="one line for listings")
+    description: str = Field(
+        min_length=1, description="what the plugin does and when a user would pick it"
+    )
+
+
+@dataclass(frozen=True)
+class LazyEntry:
+    target: str  # "package.module:Class"
+    summary: str
+    origin: str
+
+
+class Plugin:
+    """What every plugin class shares: ``name`` (set by its registration) and its folder."""
+
+    name: ClassVar[str]
+    #: the key naming the plugin in each entry of its examples file ("transformation", "slice")
+    examples_key: ClassVar[str] = "plugin"
+    #: the harness cases' file, beside the plugin's module
+    examples_file: ClassVar[str] = EXAMPLES_FILE
+    #: harness cases every built-in plugin of the kind needs (nnd_suites.plugins.harness)
+    min_examples: ClassVar[int] = 2
+
+    @classmethod
+    def folder(cls) -> Path:
+        """The folder of the module that defines the class (its data, fixtures, README)."""
+        return Path(sys.modules[cls.__module__].__file__).parent  # type: ignore[arg-type]
+
+    @classmethod
+    def examples_in(cls, folder: Path) -> list[dict[str, Any]]:
+        """Every harness case in ``folder``'s examples file, each naming its plugin under
+        ``examples_key`` (several plugins may share a folder and its file)."""
+        path = folder / cls.examples_file
+        if not path.is_file():
+            return []
+        return json.loads(path.read_text(encoding="utf-8"))["examples"]
+
+    @classmethod
+    def examples(cls) -> list[dict[str, Any]]:
+        """This plugin's harness cases, from the examples file beside its module."""
+        key = cls.examples_key
+        return [example for example in cls.examples_in(cls.folder()) if example[key] == cls.name]
+
+
+class Registry(Generic[T]):
+    def __init__(
+        self,
+        kind: str,
+        group: str,
+        base: Callable[[], type],
+        *,
+        builtin_package: str | None = None,
+        import_builtins: bool = True,
+        validate: Callable[[type], None] | None = None,
+    ) -> None:
+        # where the built-in plugins live (the harness checks that package); discovery imports
+        # it unless they are lazy entries (backends: importing them would load torch)
+        self.kind, self.group, self.builtin_package = kind, group, builtin_package
+        self.import_builtins = import_builtins
+        self._base = base  # a callable, so the base class module may import this one
+        self._validate = validate
+        self._classes: dict[str, type[T]] = {}
+        self._lazy: dict[str, LazyEntry] = {}
+        self._aliases: dict[str, str] = {}
+        self._origins: dict[str, str] = {}
+        self._discovered = False
+
+    # ------------------------------------------------------------ registration
+    def register(self, name: str, *, aliases: Iterable[str] = ()) -> Callable[[type], type]:
+        """Class decorator: register the class under ``name`` (and ``aliases``)."""
+
+        def decorate(cls: type) -> type:
+            self._add(cls, name, tuple(aliases), _origin_of(cls.__module__))
+            return cls
+
+        return decorate
+
+    def add_lazy(
+        self, name: str, target: str, *, summary: str, aliases: Iterable[str] = ()
+    ) -> None:
+        """Register ``module:Class`` under ``name`` without importing it."""
+        self._check_name(name, target)
+        module, _, attribute = target.partition(":")
+        if not module or not attribute:
+            raise PluginError(f"{self.kind} {name!r}: lazy target {target!r} is not module:Class")
+        origin = _origin_of(module)
+        self._claim(name, tuple(aliases), origin)
+        self._lazy[name] = LazyEntry(target, summary, origin)
+
+    def _add(
+        self, cls: type, name: str, aliases: tuple[str, ...], origin: str, claimed: bool = False
+    ) -> None:
+        base = self._base()
+        if not (inspect.isclass(cls) and issubclass(cls, base)):
+            raise PluginError(f"{origin}: {cls!r} is not a {base.__name__} subclass")
+        self._check_name(name, origin)
+        lazy = self._lazy.get(name)
+        if self._classes.get(name) is cls or (lazy is not None and lazy.target == target_of(cls)):
+            claimed = True  # a module imported twice, or a lazy entry's module registering it
+        if not claimed:
+            self._claim(name, aliases, origin)
+        cls.name = name  # type: ignore[attr-defined]  # the registered name is the one name
+        if self._validate:
+            self._validate(cls)
+        self._classes[name] = cls
+
+    def _check_name(self, name: str, origin: str) -> None:
+        if not isinstance(name, str) or not name.isidentifier() or name != name.lower():
+            raise PluginError(
+                f"{origin}: a {self.kind} name must be a lower-case identifier, got {name!r}"
+            )
+
+    def _claim(self, name: str, aliases: tuple[str, ...], origin: str) -> None:
+        for key in (name, *aliases):
+            holder = self._holder(key)
+            if holder is not None:
+                raise PluginError(
+                    f"{self.kind} {key!r} is registered twice: by {holder} and by {origin}; "
+                    "rename one of them"
+                )
+        self._origins[name] = origin
+        for alias in aliases:
+            self._aliases[alias] = name
+
+    def _holder(self, key: str) -> str | None:
+        """Where ``key`` (a name or an alias) was registered, if it was."""
+        if key in self._origins:
+            return f"{self._origins[key]} ({key})"
+        target = self._aliases.get(key)
+        return f"{self._origins[target]} (alias of {target})" if target else None
+
+    # --------------------------------------------------------------- discovery
+    def _discover(self) -> None:
+        if self._discovered:
+            return
+        self._discovered = True
+        try:
+            if self.builtin_package and self.import_builtins:
+                package = importlib.import_module(self.builtin_package)
+                prefix = package.__name__ + "."
+                for info in pkgutil.walk_packages(package.__path__, prefix=prefix):
+                    importlib.import_module(info.name)  # the decorators register the classes
+            for point in entry_points(group=self.group):
+                if point.value != self.builtin_package:
+                    self._load_entry_point(point)
+        except BaseException:
+            self._discovered = False  # every later query fails the same way, never half-loaded
+            raise
+
+    def _load_entry_point(self, point) -> None:  # type: ignore[no-untyped-def]
+        where = f"{self.kind} entry point {point.name!r} ({point.value}) in group {self.group!r}"
+        if ":" in point.value:
+            if point.name not in self._lazy:
+                self.add_lazy(point.name, point.value, summary=f"({point.value})")
+            return
+        before = set(self._classes)
+        try:
+            module = importlib.import_module(point.value)
+        except Exception as exc:  # a broken third-party plugin must not hide silently
+            raise PluginError(f"{where} failed to load: {exc}") from exc
+        defined_here = any(
+            cls.__module__.startswith(module.__name__) for cls in self._classes.values()
+        )
+        if set(self._classes) == before and not defined_here:
+            raise PluginError(
+                f"{where} registers nothing: decorate its classes with @register_{self.kind}"
+                "(NAME), or name one class as module:Class"
+            )
+
+    def _load_lazy(self, name: str) -> type[T]:
+        entry = self._lazy[name]
+        module, _, attribute = entry.target.partition(":")
+        try:
+            cls = getattr(importlib.import_module(module), attribute)
+        except (ImportError, AttributeError) as exc:
+            raise PluginError(
+                f"{self.kind} {name!r}: cannot import {entry.target} ({exc}); check the "
+                "entry point or install the plugin's dependencies"
+            ) from exc
+        if name not in self._classes:
+            self._add(cls, name, (), entry.origin, claimed=True)
+        return self._classes[name]
+
+    # ------------------------------------------------------------------ queries
+    def base_class(self) -> type:
+        """The class every plugin of the kind subclasses."""
+        return self._base()
+
+    def lazy_summary(self, name: str) -> str | None:
+        """The summary a lazy entry declares (what listings show without importing it)."""
+        entry = self._lazy.get(name)
+        return None if entry is None else entry.summary
+
+    def names(self) -> list[str]:
+        self._discover()
+        return sorted({*self._classes, *self._lazy})
+
+    def canonical(self, name: str) -> str:
+        self._discover()
+        return self._aliases.get(name, name)
+
+    def get(self, name: str) -> type[T]:
+        key = self.canonical(name)
+        if key in self._classes:
+            return self._classes[key]
+        if key in self._lazy:
+            return self._load_lazy(key)
+        raise UnknownItemError(self.kind, name, self.names())
+
+    def items(self) -> list[tuple[str, type[T]]]:
+        """Every plugin class (imports lazy entries: use :meth:`summaries` to list cheaply)."""
+        return [(name, self.get(name)) for name in self.names()]
+
+    def summaries(self, describe: Callable[[type[T]], str]) -> dict[str, str]:
+        """Name -> one line, without importing lazy entries (their declared summary)."""
+        self._discover()
+        found = {name: describe(cls) for name, cls in self._classes.items()}
+        for name, entry in self._lazy.items():
+            found.setdefault(name, f"{entry.summary} ({entry.origin})")
+        return dict(sorted(found.items()))
+
+    def aliases(self, name: str) -> list[str]:
+        return sorted(alias for alias, target in self._aliases.items() if target == name)
+
+    def origin(self, name: str) -> str:
+        self._discover()
+        return self._origins[self.canonical(name)]
+
+
+def _origin_of(module: str) -> str:
+    """``builtin`` for nnd-suites' own plugins, else the module that registered the plugin."""
+    return "builtin" if module.startswith("nnd_suites.") else module
+
+
+def target_of(cls: type) -> str:
+    return f"{cls.__module__}:{cls.__qualname__}"

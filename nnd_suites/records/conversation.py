@@ -1,0 +1,83 @@
+"""Conversations as context: structured turns, the split at the final reply, a safe rendering.
+
+A suite's context fields are strings, so a conversation is kept as one field holding a JSON list
+of turns (``[{"role": "user", "content": ...}, ...]``): structured, and the form a tokenizer's
+``apply_chat_template`` takes. A template renders it with the ``transcript`` rule
+(``{dialogue:transcript}``), a fixed rendering, never code: each turn on its own paragraph as
+``Human: ...`` / ``Assistant: ...`` (``System: ...``), the format of Anthropic's HH-RLHF.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Sequence
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, TypeAdapter, ValidationError
+
+from nnd_suites.errors import TemplateError
+
+Role = Literal["system", "user", "assistant"]
+#: How the transcript rule names each role (HH-RLHF's own names).
+SPEAKERS: dict[str, str] = {"system": "System", "user": "Human", "assistant": "Assistant"}
+TURN_SEPARATOR = "\n\n"
+
+
+class Turn(BaseModel):
+    """One turn of a conversation, in the shape chat templates take."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    role: Role
+    content: str
+
+
+_TURNS = TypeAdapter(list[Turn])
+
+
+def encode_turns(turns: Sequence[Turn]) -> str:
+    """The JSON text a context field holds for ``turns`` (stable: the pair id hashes it)."""
+    return json.dumps([turn.model_dump() for turn in turns], ensure_ascii=False)
+
+
+#: A conversation field with no turns (the transcript rule renders it as nothing): the value
+#: of a conversation field in a neutral context (``pmi``), where every field is empty.
+EMPTY_CONVERSATION = encode_turns([])
+
+
+def decode_turns(value: str, field: str = "conversation") -> list[Turn]:
+    """The turns held by a context field; a value that is not a list of turns is a TemplateError
+    (the template asked for a conversation where the suite has none)."""
+    try:
+        return _TURNS.validate_json(value)
+    except ValidationError as exc:
+        problem = exc.errors()[0]
+        raise TemplateError(
+            f"context field {field!r} is not a conversation (a JSON list of turns with 'role' "
+            f"user, assistant or system and 'content'): {problem['msg']} at "
+            f"{'.'.join(map(str, problem['loc'])) or 'the value'}; render it as {{{field}}}"
+        ) from None
+
+
+def render_transcript(value: str, field: str = "conversation") -> str:
+    """``Human: ...`` / ``Assistant: ...`` paragraphs of the conversation held by ``value``."""
+    return TURN_SEPARATOR.join(
+        f"{SPEAKERS[turn.role]}: {turn.content}" for turn in decode_turns(value, field)
+    )
+
+
+def rewrite_turns(value: str, rewrite: Callable[[str], str], field: str = "conversation") -> str:
+    """The conversation held by ``value`` with ``rewrite`` applied to each turn's content (a
+    transformation of a conversation's texts keeps its structure: roles, turns, the JSON)."""
+    turns = decode_turns(value, field)
+    return encode_turns(
+        [turn.model_copy(update={"content": rewrite(turn.content)}) for turn in turns]
+    )
+
+
+def split_final_reply(turns: Sequence[Turn]) -> tuple[list[Turn], str] | None:
+    """(the turns before the final reply, the final reply) of a transcript that ends with an
+    assistant turn; None when it does not (there is no reply to compare)."""
+    if not turns or turns[-1].role != "assistant":
+        return None
+    return list(turns[:-1]), turns[-1].content

@@ -1,0 +1,184 @@
+"""Resolve what a user calls a suite, in one place: the evaluator, every CLI command and
+``nnd_suites.load_suite`` come through :func:`load_suite`.
+
+- a suite folder: what ``nnd-suites build`` writes, which is also a config folder of an export
+  (``FOLDER/CONFIG``), read by the one reader :meth:`Suite.load` (older layouts included);
+- a built-in adapter name, built on the fly from its shipped source (``nnd_suites.build.suites``),
+or
+  ``builtin:NAME``; a bare name that is also a folder in the current directory is refused as
+  ambiguous (``./NAME`` names the folder, ``builtin:NAME`` the built-in suite), and a spec with a
+  path separator is always a path;
+- a config of a folder written by ``nnd-suites export``: ``load_suite(FOLDER, CONFIG)``;
+- a config of a Hub dataset repository: ``hub:ORG/NAME/CONFIG[@REVISION]``, or
+  ``load_suite("ORG/NAME", CONFIG, revision=...)`` (``nnd_suites.hub``).
+
+This module sits above the builders and the Hub, which never resolve names themselves; it
+imports them where they are used, so that importing it stays light (no datasets, no Hub client).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from nnd_suites.build.adapter import ADAPTERS
+from nnd_suites.errors import AmbiguousSuiteError, NNDError, UnknownItemError
+from nnd_suites.suite import MANIFEST_FILE, Suite
+
+SPEC_FORMS = [
+    "a folder written by `nnd-suites build` (or FOLDER/CONFIG of one written by `nnd-suites "
+    "export`)",
+    "hub:ORG/NAME/CONFIG[@REVISION] for a suite published on the Hugging Face Hub",
+]
+HUB_PREFIX = "hub:"  # nnd_suites.hub.HUB_PREFIX, not imported: it would import the Hub client
+#: names the built-in suite whatever the current directory holds: ``builtin:quiz_design``
+BUILTIN_PREFIX = "builtin:"
+
+
+def load_suite(spec: str | Path, name: str | None = None, revision: str | None = None) -> Suite:
+    """Load a suite (validated) from any of the forms above.
+
+    With ``name``, ``spec`` is an export folder or a Hub repository id and ``name`` the config
+    (the suite's name); ``revision`` (tag, branch or commit) applies to Hub repositories only.
+    A bare name (``str``) that is both a built-in suite and a folder in the current directory is
+    an AmbiguousSuiteError; a ``Path`` object holding a suite is read as that folder.
+    """
+    text = str(spec)
+    if text.startswith(HUB_PREFIX):
+        return _load_hub_spec(text, name, revision)
+    if text.startswith(BUILTIN_PREFIX):
+        if name is not None or revision is not None:
+            raise NNDError(f"{text}: a built-in suite takes no config name or revision")
+        return builtin_suite(text[len(BUILTIN_PREFIX) :])
+    path = Path(spec)
+    if isinstance(spec, str) and name is None:
+        refuse_ambiguous(spec)
+    if name is not None and not (path / MANIFEST_FILE).is_file():
+        return _load_config(path, name, revision)
+    if revision is not None:
+        raise NNDError(f"{text}: a revision applies to suites on the Hub (hub:ORG/NAME/CONFIG)")
+    if (path / MANIFEST_FILE).is_file():
+        suite = Suite.load(path)
+        if name is not None and suite.name != name:
+            raise NNDError(f"{path} holds suite {suite.name!r}, not {name!r}")
+        return suite
+    if text in ADAPTERS.names():
+        return _build_shipped(text)
+    if path.is_dir():
+        from nnd_suites.hub.layout import exported_configs  # the Hub client: only when needed
+
+        configs = exported_configs(path)
+        if configs:
+            raise NNDError(
+                f"{path} is an export folder with configs {configs}; name one: "
+                f"{path / configs[0]} (or load_suite({str(path)!r}, {configs[0]!r}))"
+            )
+        raise NNDError(f"{path}: a folder, but not a suite (no {MANIFEST_FILE}); " + _FORMS)
+    if _looks_like_a_path(text):
+        raise NNDError(f"{path}: no such folder; " + _FORMS)
+    raise UnknownItemError("suite", text, ADAPTERS.names(), hint=_FORMS)
+
+
+_FORMS = "a suite is " + "; or ".join(
+    [f"a built-in adapter name (or {BUILTIN_PREFIX}NAME)", *SPEC_FORMS]
+)
+
+
+def builtin_suite(name: str) -> Suite:
+    """The built-in suite ``name``, built from its shipped source, whatever the current
+    directory holds (what ``builtin:NAME`` and ``all`` name)."""
+    if name not in ADAPTERS.names():
+        raise UnknownItemError("built-in suite", name, ADAPTERS.names(), hint=_FORMS)
+    return _build_shipped(name)
+
+
+def refuse_ambiguous(text: str) -> None:
+    """A bare built-in name that is also a folder here could mean either: refuse, saying how to
+    name each (a folder built with another quality map or an older release would otherwise be
+    scored under the built-in's name without a word)."""
+    if text in ADAPTERS.names() and Path(text).is_dir():
+        raise AmbiguousSuiteError(
+            f"suite {text!r} is ambiguous: it is a built-in suite and a folder in the current "
+            f"directory ({Path(text).resolve()}); name the folder as ./{text} (any path with a "
+            f"separator is a folder) or the built-in suite as {BUILTIN_PREFIX}{text} (or move "
+            "or rename the folder)"
+        )
+
+
+def _looks_like_a_path(text: str) -> bool:
+    return any(mark in text for mark in ("/", "\\", "~")) or text.startswith(".")
+
+
+#: the suite spec that stands for every built-in suite whose source ships with nnd-suites
+ALL = "all"
+
+
+def shipped_suites() -> list[str]:
+    """The built-in adapters whose annotation source ships with nnd-suites (what ``all`` is)."""
+    return [name for name, cls in ADAPTERS.items() if cls.default_source_path() is not None]
+
+
+def expand_suite_specs(specs: list[str | Path | Suite]) -> list[str | Path | Suite]:
+    """``all`` replaced by every shipped suite not given already; the rest kept in order."""
+    expanded: list[str | Path | Suite] = []
+    for spec in specs:
+        if isinstance(spec, str) and spec == ALL:
+            expanded += [name for name in shipped_suites() if name not in expanded]
+        else:
+            expanded.append(spec)
+    return expanded
+
+
+def resolve_suites(suites: object) -> list[Suite]:
+    """One suite or several (folders, names, specs, ``all`` or Suite objects), resolved and
+    validated."""
+    if isinstance(suites, (str, Path, Suite)):
+        suites = [suites]
+    given = list(suites)  # type: ignore[call-overload]
+    # the suites `all` adds are the built-in ones, whatever folders the current directory holds
+    named = {spec for spec in given if isinstance(spec, str)}
+    from_all = set(shipped_suites()) - named if ALL in named else set()
+    resolved = [
+        spec
+        if isinstance(spec, Suite)
+        else builtin_suite(spec)
+        if isinstance(spec, str) and spec in from_all
+        else load_suite(spec)
+        for spec in expand_suite_specs(given)
+    ]
+    if not resolved:
+        raise NNDError("no suite given: pass at least one suite folder or built-in adapter name")
+    return resolved
+
+
+def _build_shipped(name: str) -> Suite:
+    from nnd_suites.build.suites import build_suite  # the builders import every adapter's readers
+
+    if ADAPTERS.get(name).default_source_path() is None:
+        raise NNDError(
+            f"suite {name!r}: its annotation source is not shipped; build it first "
+            f"(`nnd-suites build {name} --source PATH_OR_URL --out suites/{name}`) and pass "
+            f"that folder (suites/{name})"
+        )
+    return build_suite(name)
+
+
+def _load_config(source: Path, config: str, revision: str | None) -> Suite:
+    """``config`` of an export folder when ``source`` is a folder, else of a Hub repository."""
+    from nnd_suites.hub import load_hub_config, read_exported_config  # the Hub client, datasets
+
+    if source.is_dir():
+        if revision is not None:
+            raise NNDError(f"{source}: a revision applies to Hub repositories, not to a folder")
+        return read_exported_config(source, config)
+    return load_hub_config(str(source), config, revision)
+
+
+def _load_hub_spec(text: str, name: str | None, revision: str | None) -> Suite:
+    from nnd_suites.hub import load_hub_config, parse_hub_spec  # the Hub client, datasets
+
+    hub = parse_hub_spec(text)
+    if name is not None and name != hub.config:
+        raise NNDError(f"{text} names config {hub.config!r}, the call asks for {name!r}")
+    if revision is not None and hub.revision is not None and revision != hub.revision:
+        raise NNDError(f"{text} pins revision {hub.revision!r}, the call asks for {revision!r}")
+    return load_hub_config(hub.repo_id, hub.config, hub.revision or revision)

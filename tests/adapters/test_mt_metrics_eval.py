@@ -1,0 +1,105 @@
+"""mt_metrics_eval: the fixture's tests by hand, every system's MQM score equal to the release's
+``*.mqm.sys.score``, and damaged copies of the year folder."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from nnd_suites import build_suite
+from nnd_suites.build.adapter import get_adapter
+from nnd_suites.cli import main
+from nnd_suites.errors import SourceFormatError
+
+SAMPLE = get_adapter("mt_metrics_eval").folder() / "fixtures" / "wmt_sample"
+SCORES = Path("human-scores") / "en-de.mqm.seg.score"
+
+
+def build(folder: Path = SAMPLE, **options):
+    return build_suite("mt_metrics_eval", folder, language_pair="en-de", **options)
+
+
+def test_fixture_counts_by_hand():
+    """Scores (sysA, sysB, refA) per segment; a test where they differ by at least 5:
+    1: 0, -5, None -> sysA > sysB (accuracy/mistranslation); refA unrated, skipped
+    2: all None -> no group, skipped
+    3: -10, -0.1, 0 -> sysB > sysA, refA > sysA (sysA's two Major errors tie: the first,
+       fluency/grammar); sysB - refA is 0.1
+    4: 0, -5, -5; sysA and sysB wrote the same text: sysA > sysB (degenerate, style/awkward),
+       sysA > refA (terminology: its source issue is no translation error); sysB = refA
+    5 tests, 1 of them with the same text on both sides."""
+    suite = build()
+    found = sorted(
+        (p.group_id, p.high.systems[0], p.low.systems[0], "/".join(p.category_path))
+        for p in suite.pairs
+    )
+    assert found == [
+        ("en-de:1", "sysA", "sysB", "accuracy/mistranslation"),
+        ("en-de:3", "refA", "sysA", "fluency/grammar"),
+        ("en-de:3", "sysB", "sysA", "fluency/grammar"),
+        ("en-de:4", "sysA", "refA", "terminology/inconsistent"),
+        ("en-de:4", "sysA", "sysB", "style/awkward"),
+    ]
+    assert suite.stats()["degenerate_pairs"] == 1
+
+
+def test_system_scores_equal_the_released_system_scores(tmp_path, capsys):
+    out = tmp_path / "suite"
+    args = ["build", "mt_metrics_eval", "--source", str(SAMPLE), "--out", str(out)]
+    assert main([*args, "--option", "language_pair=en-de"]) == 0
+    capsys.readouterr()
+    assert main(["systems", str(out), "--json"]) == 0
+    systems = json.loads(capsys.readouterr().out)["systems"]
+    released = {
+        system: float(score)
+        for system, score in (
+            line.split("\t")
+            for line in (SAMPLE / "human-scores" / "en-de.mqm.sys.score").read_text().splitlines()
+        )
+    }
+    assert {name: row["human_score"] for name, row in systems.items()} == pytest.approx(
+        released, abs=1e-12
+    )
+
+
+def damaged(tmp_path: Path, relative: Path, edit) -> Path:
+    folder = tmp_path / "damaged"
+    shutil.copytree(SAMPLE, folder)
+    file = folder / relative
+    file.write_text(edit(file.read_text("utf-8")), "utf-8")
+    return folder
+
+
+def test_output_file_one_line_short_is_an_error_naming_it(tmp_path):
+    output = Path("system-outputs") / "en-de" / "sysB.txt"
+    folder = damaged(tmp_path, output, lambda text: "\n".join(text.splitlines()[:3]) + "\n")
+    with pytest.raises(SourceFormatError, match=r"sysB\.txt:3: 3 lines; the sources have 4"):
+        build(folder)
+
+
+def test_truncated_scores_are_an_error_naming_file_and_line(tmp_path):
+    folder = damaged(tmp_path, SCORES, lambda text: "\n".join(text.splitlines()[:-1]) + "\n")
+    with pytest.raises(SourceFormatError, match=r"seg\.score:11: refA has 3 lines"):
+        build(folder)
+
+
+def test_score_out_of_range_is_an_error_naming_the_line(tmp_path):
+    folder = damaged(tmp_path, SCORES, lambda text: text.replace("sysB\t-5.0", "sysB\t5.0", 1))
+    with pytest.raises(SourceFormatError, match=r"seg\.score:5: '5\.0' out of range"):
+        build(folder)
+
+
+def test_a_column_missing_is_an_error_naming_the_line(tmp_path):
+    folder = damaged(tmp_path, SCORES, lambda text: text.replace("sysA\t0.0\n", "0.0\n", 1))
+    with pytest.raises(SourceFormatError, match=r"seg\.score:1: expected 'system<TAB>value'"):
+        build(folder)
+
+
+def test_span_ratings_that_are_not_json_are_an_error(tmp_path):
+    ratings = Path("human-scores") / "en-de.mqm.merged.seg.rating"
+    folder = damaged(tmp_path, ratings, lambda text: text.replace('{"errors": []}', "{x", 1))
+    with pytest.raises(SourceFormatError, match=r"merged\.seg\.rating:1: not an MQM rating"):
+        build(folder)

@@ -1,0 +1,130 @@
+"""The catalogue: entries as data, `nnd-suites catalogue`, and `build --catalogue`, whose declared
+figures are checked against each build."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+from datasets import load_dataset
+
+from nnd_suites.build.adapter import ADAPTERS
+from nnd_suites.catalogue.building import build_catalogue
+from nnd_suites.catalogue.entries import CatalogueError, load_catalogue
+from nnd_suites.cli import main
+
+CHALLENGE300 = """
+suites:
+  - name: c300
+    adapter: challenge300
+    task_type: question answering
+    judgment: graded credit
+    source: {source}
+    figures:
+      tests: {tests}
+      breakdowns:
+        category: {{Common Sense: 518, Science: 193, Entity: 47, Creativity: 34, Comparison: 15}}
+      published: "807 tests"
+"""
+
+
+def _shipped_file(name: str) -> Path:
+    return ADAPTERS.get(name).default_source_path()
+
+
+def _catalogue(tmp_path: Path, source: str = "shipped", tests: int = 807) -> Path:
+    path = tmp_path / "catalogue.yaml"
+    path.write_text(CHALLENGE300.format(source=source, tests=tests))
+    return path
+
+
+def test_every_entry_names_a_registered_adapter_and_the_shipped_figures_hold():
+    entries = load_catalogue()
+    assert {e.name for e in entries} >= {"quiz_design", "challenge300", "wmt_mqm", "hh_rlhf"}
+    assert all(e.metadata().license for e in entries)
+
+
+def test_the_catalogue_command_lists_each_suite_with_its_source(capsys):
+    assert main(["catalogue", "--json"]) == 0
+    rows = {row["suite"]: row for row in json.loads(capsys.readouterr().out)["suites"]}
+    assert rows["quiz_design"]["source"] == "shipped"
+    assert rows["challenge300"]["tests"] == 807
+    assert rows["wmt_mqm"]["license"] == "Apache-2.0"
+
+
+def test_a_build_checks_the_declared_figures_and_loads_with_datasets(tmp_path):
+    out = tmp_path / "catalogue"
+    built = list(build_catalogue(load_catalogue(_catalogue(tmp_path)), out))
+    assert [len(b.suite) for b in built] == [807]
+    rows = load_dataset(str(out), "c300", split="test")
+    assert rows.num_rows == 807
+
+
+def test_a_figure_the_build_does_not_give_is_a_named_error(tmp_path):
+    entries = load_catalogue(_catalogue(tmp_path, tests=806))
+    with pytest.raises(CatalogueError, match=r"c300: tests: expected 806, the build gave 807"):
+        list(build_catalogue(entries, tmp_path / "out"))
+
+
+def _copy_entry(tmp_path: Path, sha256: str) -> Path:
+    source = (
+        "{path: challenge300/challenge300-outputs.tsv, sha256: '" + sha256 + "', "
+        "url: https://example.org/c300.tsv, license_note: a test}"
+    )
+    return _catalogue(tmp_path, source=source)
+
+
+def test_a_source_is_found_in_the_source_folder_by_its_sha256(tmp_path):
+    shipped = _shipped_file("challenge300")
+    digest = hashlib.sha256(shipped.read_bytes()).hexdigest()
+    downloads = tmp_path / "downloads" / "elsewhere"
+    downloads.mkdir(parents=True)
+    shutil.copy(shipped, downloads / shipped.name)
+    entries = load_catalogue(_copy_entry(tmp_path, digest))
+    built = list(build_catalogue(entries, tmp_path / "out", tmp_path / "downloads"))
+    assert len(built[0].suite) == 807
+
+
+def test_a_source_not_found_or_with_another_sha256_is_skipped_with_where_to_get_it(tmp_path):
+    shipped = _shipped_file("challenge300")
+    (tmp_path / "downloads").mkdir()
+    shutil.copy(shipped, tmp_path / "downloads" / shipped.name)
+    entries = load_catalogue(_copy_entry(tmp_path, "0" * 64))
+    built = list(build_catalogue(entries, tmp_path / "out", tmp_path / "downloads"))
+    assert built[0].suite is None
+    assert "download https://example.org/c300.tsv" in built[0].skipped
+
+
+def test_build_catalogue_prints_what_it_skipped_and_refuses_to_build_nothing(
+    tmp_path, monkeypatch, capsys
+):
+    entries = load_catalogue(_copy_entry(tmp_path, "0" * 64))
+    monkeypatch.setattr("nnd_suites.catalogue.entries.load_catalogue", lambda: entries)
+    assert main(["build", "--catalogue", "--out", str(tmp_path / "out")]) == 2
+    captured = capsys.readouterr()
+    assert "c300: skipped, not shipped (a test): download https://example.org/c300.tsv" in (
+        captured.out
+    )
+    assert "no catalogue suite was built" in captured.err
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("suites: 3", "expected a mapping with a list 'suites'"),
+        ("suites:\n  - {name: x}", r"suite #1 \(x\): adapter: Field required"),
+        (
+            CHALLENGE300.format(source="shipped", tests=807).replace("challenge300", "nope"),
+            "no adapter 'nope'",
+        ),
+        ("suites: [\n", "cannot parse the YAML"),
+    ],
+)
+def test_a_malformed_catalogue_names_the_file_and_the_entry(tmp_path, text, message):
+    path = tmp_path / "catalogue.yaml"
+    path.write_text(text)
+    with pytest.raises(CatalogueError, match=message):
+        load_catalogue(path)

@@ -1,0 +1,85 @@
+"""A model whose chat template is malformed jinja, or tries something the
+sandbox forbids, stops with a TemplateError (exit 8) naming the model and its chat template,
+never a traceback. The templates sit in tokenizer_config.json, as a model repository ships them."""
+
+from __future__ import annotations
+
+import json
+import shutil
+
+import pytest
+
+from nnd_suites import build_suite
+from nnd_suites.cli import main
+from nnd_suites.errors import TemplateError
+from nnd_suites.evaluation import evaluate
+from nnd_suites.evaluation.backends.hf_loading import load_tokenizer
+from nnd_suites.evaluation.chat_prompts import with_chat_prompts
+from nnd_suites.evaluation.prepared import first_groups
+
+TEMPLATES = {
+    "broken": "{% for m in messages %}{{ m['content'] }",
+    "evil": "{{ ''.__class__.__mro__[1].__subclasses__() }}{% for m in messages %}{% endfor %}",
+    "good": "{% for m in messages %}<|{{ m['role'] }}|>\n{{ m['content'] }}\n{% endfor %}"
+    "{% if add_generation_prompt %}<|assistant|>\n{% endif %}",
+}
+WHAT = {"broken": "is malformed", "evil": "tried something the sandbox forbids"}
+JINJA = {"broken": "TemplateSyntaxError", "evil": "SecurityError"}
+
+
+@pytest.fixture(scope="module")
+def chat_models(tiny_causal_model, tmp_path_factory):
+    """kind -> a copy of the tiny model whose tokenizer_config.json carries that chat template."""
+    root = tmp_path_factory.mktemp("chat_templates")
+    folders = {}
+    for kind, template in TEMPLATES.items():
+        folder = shutil.copytree(tiny_causal_model, root / f"mc_{kind}")
+        config_path = folder / "tokenizer_config.json"
+        config = json.loads(config_path.read_text("utf-8"))
+        config["chat_template"] = template
+        config_path.write_text(json.dumps(config), "utf-8")
+        folders[kind] = folder
+    return folders
+
+
+@pytest.fixture(scope="module")
+def hh_part():
+    return first_groups(build_suite("hh_rlhf"), 2)
+
+
+@pytest.mark.parametrize("kind", ["broken", "evil"])
+def test_with_chat_prompts_names_the_model_and_its_broken_template(chat_models, hh_part, kind):
+    folder = str(chat_models[kind])
+    with pytest.raises(TemplateError) as caught:
+        with_chat_prompts(hh_part, load_tokenizer(folder))
+    message = str(caught.value)
+    assert f"model {folder!r}: its chat template" in message
+    assert WHAT[kind] in message and JINJA[kind] in message
+    assert "--template chat" in message  # what to do
+    assert caught.value.exit_status == 8
+
+
+def test_a_sound_chat_template_still_renders(chat_models, hh_part):
+    chat = with_chat_prompts(hh_part, load_tokenizer(str(chat_models["good"])))
+    first = chat.pairs[0].context["chat_prompt"]
+    assert first.startswith("<|user|>\n") and first.endswith("<|assistant|>\n")
+
+
+@pytest.mark.parametrize("kind", ["broken", "evil"])
+def test_evaluate_with_the_chat_template_raises_the_template_error(chat_models, hh_part, kind):
+    with pytest.raises(TemplateError, match=WHAT[kind]):
+        evaluate(str(chat_models[kind]), hh_part, template="chat", cache=False, progress=False)
+
+
+@pytest.mark.parametrize("kind", ["broken", "evil"])
+def test_the_commands_exit_8_with_the_reason_and_no_traceback(chat_models, tmp_path, kind, capsys):
+    """The probe's commands: evaluate --template chat, and chat-prompts."""
+    folder = str(chat_models[kind])
+    args = ["--suite", "hh_rlhf", "--model", folder, "--limit", "2", "--quiet"]
+    assert main(["evaluate", *args, "--template", "chat", "--no-cache"]) == 8
+    err = capsys.readouterr().err
+    assert "Traceback" not in err and WHAT[kind] in err and folder in err
+    out = tmp_path / "chat"
+    assert main(["chat-prompts", "hh_rlhf", "--tokenizer", folder, "--out", str(out)]) == 8
+    err = capsys.readouterr().err
+    assert "Traceback" not in err and WHAT[kind] in err and not out.exists()
