@@ -190,7 +190,8 @@ def evaluate(
     plans = prepared.plans
     if any(one.needs_neutral for one in chosen):
         prepared = with_neutral_requests(prepared)
-    logger.info("scoring %s with %s on %s", model_name, scorer.describe(), [p.name for p in plans])
+    names, cache_note = [p.name for p in plans], "score cache " + ("on" if cache else "off")
+    logger.info("scoring %s with %s on %s; %s", model_name, scorer.describe(), names, cache_note)
     scores, counts = _score_all(scorer, prepared, cache, cache_dir, progress and main, rank)
     logger.info(
         "%d tests, %d distinct requests: %d from the cache, %d scored",

@@ -99,21 +99,23 @@ class Leaderboard(BaseModel):
 
 
 def model_labels(models: Sequence[str]) -> list[str]:
-    """A short, file-safe, distinct label per model: a local folder's name, a Hub id with ``/``
-    as ``__``; local folders that share a name are told apart by their parent folder
-    (``runs__tiny``, ``copy__tiny``); what still repeats gets ``_2``, ``_3``..."""
+    """A short, file-safe, distinct label per model: a local folder's name, a local file's stem
+    (a GGUF: ``tiny-f32``), a Hub id with ``/`` as ``__``; local models that share a name are told
+    apart by their parent folder (``runs__tiny``, ``copy__tiny``); what still repeats gets
+    ``_2``, ``_3``..."""
 
     def safe(text: str) -> str:
         return re.sub(r"[^\w.+-]", "_", text).strip(".") or "model"
 
     paths = [Path(model) for model in models]
     bases = [
-        safe(p.name) if p.is_dir() else safe(str(m).replace("/", "__"))
-        for p, m in zip(paths, models, strict=True)
+        safe(p.name) if p.is_dir() else safe(p.stem) if p.is_file() else safe(m.replace("/", "__"))
+        for p, m in zip(paths, map(str, models), strict=True)
     ]
     labels: list[str] = []
     for path, base in zip(paths, bases, strict=True):
-        if bases.count(base) > 1 and path.is_dir() and path.resolve().parent.name:
+        local = path.is_dir() or path.is_file()
+        if bases.count(base) > 1 and local and path.resolve().parent.name:
             base = f"{safe(path.resolve().parent.name)}__{base}"
         label, number = base, 1
         while label in labels:

@@ -27,7 +27,7 @@ from nnd_suites.evaluation.parallel import current_rank
 from nnd_suites.evaluation.plots import write_leaderboard, write_scaling
 from nnd_suites.evaluation.prepared import prepare_suites
 from nnd_suites.evaluation.rank_job import rank_job, refuse_before_ranks, run_in_ranks, wants_ranks
-from nnd_suites.evaluation.report_markdown import limit_note
+from nnd_suites.evaluation.report_markdown import kept_tests, limit_note
 from nnd_suites.infra.formatting import count, percent, plural, row
 from nnd_suites.infra.output_folder import check_output_folder, write_report_folder
 
@@ -110,7 +110,7 @@ def leaderboard_markdown(board: Leaderboard) -> str:
         "tied; degenerate and skipped tests are left out), the most any model rated; a model "
         "that rated fewer (a candidate did not fit its window) gives its own n beside its rate. "
         "Bias baselines score without a model."
-        + limit_note(board.limit)
+        + limit_note(board.limit, kept_tests(board.reports[0].suites) if board.reports else None)
         + (" scaling.png plots pass rate against size." if board.family else ""),
     ]
     for suite, rows in board.suites.items():

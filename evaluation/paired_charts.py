@@ -4,7 +4,7 @@ heatmap (Matplotlib's object API only, like :mod:`nnd_suites.evaluation.plots`).
 from __future__ import annotations
 
 import textwrap
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -16,6 +16,7 @@ from nnd_suites.infra.formatting import count
 if TYPE_CHECKING:  # types only: both packages import this module to draw their charts
     from nnd_suites.evaluation.comparison.paired import Comparison, PairedResult
     from nnd_suites.evaluation.robustness.models import CellKey, RobustnessReport
+    from nnd_suites.evaluation.robustness.stats import PairedComparison
 
 
 def write_differences(comparison: Comparison, path: str | Path, alpha: float = 0.05) -> Path:
@@ -108,8 +109,7 @@ def write_heatmap(
             panels.append((f"{suite}: per category", [(suite, k) for k in categories]))
     found = {(c.suite, c.transform, None): c for c in report.cells}
     found |= {(c.suite, c.transform, k): v for c in report.cells for k, v in c.by_category.items()}
-    deltas = [100 * abs(c.delta) for c in found.values() if c.delta is not None]
-    limit = max(max(deltas, default=0.0), 5.0)  # noise stays pale
+    limit = colour_limit(found.values())
     heights = [0.9 * len(rows) + 0.8 for _, rows in panels]
     width = max(6.0, 1.3 * len(transforms) + 3.5)
     figure = Figure(figsize=(width, sum(heights) + 2.0), layout="constrained")
@@ -128,11 +128,34 @@ def write_heatmap(
     caption = (
         f"* and a frame: exact McNemar p < {report.alpha} after Holm's correction across the "
         "cells of each panel. The Newcombe 95% interval of a delta (in robustness.md) can "
-        "exclude 0 without a mark: the two answer different questions. 'degen.': tests whose "
-        "two candidates became the same text, left out."
+        "exclude 0 without a mark: the two answer different questions. n: the tests rated on "
+        f"both sides; a hatched grey cell has n < {MIN_COLOURED_N}: too few tests to colour or "
+        "to set the colour scale. 'degen.': tests whose two candidates became the same text, "
+        "left out."
     )
     figure.supxlabel(textwrap.fill(caption, int(width * 14)), fontsize=8)
     return save(figure, path, dpi=120)
+
+
+#: a heat-map cell over fewer tests is hatched grey and left out of the colour scale: a 3-test
+#: category's +33 points would wash every real effect out to white
+MIN_COLOURED_N = 20
+
+
+def colour_limit(cells: Iterable[PairedComparison]) -> float:
+    """The heat map's colour scale: the largest |delta| in points of the cells over at least
+    :data:`MIN_COLOURED_N` tests, and at least 5 (noise stays pale)."""
+    deltas = [100 * abs(c.delta) for c in cells if c.delta is not None and c.n >= MIN_COLOURED_N]
+    return max(max(deltas, default=0.0), 5.0)
+
+
+def cell_text(cell: PairedComparison, marked: bool) -> str:
+    """A heat-map cell's text: the delta in points (``*``: marked), its n, degenerate tests."""
+    text = "n/a" if cell.delta is None else f"{100 * cell.delta:+.1f}" + "*" * marked
+    text += f"\nn={count(cell.n)}"
+    if cell.degenerate:
+        text += f"\n{count(cell.degenerate)} degen."
+    return text
 
 
 def _delta_panel(axis, keys, found, p_holm, alpha, limit):  # type: ignore[no-untyped-def]
@@ -146,16 +169,19 @@ def _delta_panel(axis, keys, found, p_holm, alpha, limit):  # type: ignore[no-un
             cell = found.get(key)
             if cell is None:
                 continue
-            if cell.delta is not None:
+            coloured = cell.delta is not None and cell.n >= MIN_COLOURED_N
+            if coloured:
                 grid[row, col] = 100 * cell.delta
+            elif cell.delta is not None:  # too few tests: hatched grey, no colour
+                axis.add_patch(
+                    Rectangle((col - 0.5, row - 0.5), 1, 1, facecolor="0.88", hatch="///", lw=0)
+                )
             p = p_holm.get(key)
             marked = p is not None and p < alpha
-            text = "n/a" if cell.delta is None else f"{100 * cell.delta:+.1f}" + "*" * marked
             if marked:
                 axis.add_patch(Rectangle((col - 0.5, row - 0.5), 1, 1, fill=False, lw=2.5))
-            if cell.degenerate:
-                text += f"\n{count(cell.degenerate)} degen."
-            dark = cell.delta is not None and abs(100 * cell.delta) > 0.6 * limit
+            text = cell_text(cell, marked)
+            dark = coloured and abs(100 * cell.delta) > 0.6 * limit
             axis.text(
                 col,
                 row,

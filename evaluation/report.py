@@ -15,6 +15,7 @@ from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, model_validator
 from nnd_suites.errors import NNDError
 from nnd_suites.evaluation.backend import Score
 from nnd_suites.evaluation.baselines import BaselineRates, baseline_rates
+from nnd_suites.evaluation.limits import SuiteLimit, suite_limit
 from nnd_suites.evaluation.samples import Sample
 from nnd_suites.evaluation.scorers import DEFAULT_SCORER, Scorer, make_scorer
 from nnd_suites.evaluation.scorers.base import CandidateScores
@@ -44,6 +45,11 @@ class SuiteResult(BaseModel):
     template_name: str
     template: str
     pairs: int = Field(description="tests in the suite (as scored: after --limit)")
+    limited: SuiteLimit | None = Field(
+        None,
+        description="--limit left tests out: the whole suite's test count and the categories "
+        "left with no test (null: the suite was scored whole)",
+    )
     overall: Rate = Field(description="every test: the pass rate over the rated ones")
     by_category: dict[str, Rate]
     by_breakdown: dict[str, dict[str, Rate]] = Field(
@@ -302,6 +308,7 @@ def suite_result(
         template_name=template_name,
         template=template,
         pairs=len(outcomes),
+        limited=suite_limit(suite),
         overall=overall,
         by_category=rates_by(suite.pairs, lambda p: p.category, lambda p: by_pair[p.id].outcome),
         by_breakdown=by_breakdown,

@@ -4,8 +4,10 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 
 from nnd_suites.errors import NNDError
+from nnd_suites.evaluation.limits import KeptTests, kept_tests_text
 from nnd_suites.evaluation.report import EvaluationReport, Rate, SuiteResult
 from nnd_suites.evaluation.scorers import SCORERS
 from nnd_suites.evaluation.sensitivity import Sensitivity
@@ -44,14 +46,20 @@ def _rate_table(first: str, rates: dict[str, Rate]) -> list[str]:
     ]
 
 
-def limit_note(limit: float | None) -> str:
-    """What ``limit`` kept, in its unit (context groups, not tests)."""
+def limit_note(limit: float | None, kept: KeptTests | None = None) -> str:
+    """What ``limit`` kept, in its unit (context groups, not tests), and with ``kept`` each
+    suite's tests scored of its own and the categories left with no test."""
     if not limit:
         return ""
     return (
         f" Only {kept_groups(limit)} of each suite were scored (`limit` counts context groups "
-        "with tests, not tests)."
+        "with tests, not tests)" + (f": {kept_tests_text(kept)}." if kept else ".")
     )
+
+
+def kept_tests(suites: Mapping[str, SuiteResult]) -> KeptTests:
+    """Each suite's tests scored and its limit record, for :func:`limit_note`."""
+    return {name: (result.pairs, result.limited) for name, result in suites.items()}
 
 
 def kept_groups(limit: float) -> str:
@@ -59,6 +67,20 @@ def kept_groups(limit: float) -> str:
     if limit < 1:
         return f"the first {percent(limit, 0)} of the context groups with tests"
     return f"the first {plural(int(limit), 'context group')} with tests"
+
+
+def _backend_header(backend: dict, report: EvaluationReport) -> str:
+    """Backend, revision, dtype, mode, scorer and strategy; what the backend does not know (a
+    GGUF file has no revision) is left out rather than printed as None."""
+    known = {key: backend.get(key) for key in ("backend", "revision", "dtype", "strategy")}
+    parts = [
+        f"Backend `{known['backend']}`" if known["backend"] else "",
+        f"revision `{known['revision']}`" if known["revision"] else "",
+        f"dtype {known['dtype']}" if known["dtype"] else "",
+        f"scoring mode **{report.mode}**, scorer `{report.scorer}`",
+        f"strategy {known['strategy']}" if known["strategy"] else "",
+    ]
+    return ", ".join(part for part in parts if part)
 
 
 def is_embedded(model: str) -> bool:
@@ -71,11 +93,9 @@ def markdown(report: EvaluationReport) -> str:
     lines = [f"# NND evaluation of `{report.model}`", ""]
     if is_embedded(report.model):
         lines += [f"> **{EMBEDDED_NOTE}**", ""]
-    limit = limit_note(report.limit)
+    limit = limit_note(report.limit, kept_tests(report.suites))
     lines += [
-        f"Backend `{backend.get('backend')}`, revision `{backend.get('revision')}`, dtype "
-        f"{backend.get('dtype')}, scoring mode **{report.mode}**, scorer `{report.scorer}`, "
-        f"strategy {backend.get('strategy', 'n/a')}. {plural(report.requests.scored, 'request')} "
+        _backend_header(backend, report) + f". {plural(report.requests.scored, 'request')} "
         f"scored, {count(report.requests.cached)} from the cache, {report.seconds:.1f} s."
         + (f" {count(report.parameters)} parameters." if report.parameters else "")
         + limit

@@ -203,7 +203,8 @@ class HFBackend(Backend):
         strategy = (
             self.strategy
             if self.loaded or self.requested_strategy != "auto"
-            else "auto (model not loaded: every score came from the cache)"
+            # said before scoring too (-v), and under --no-cache: no claim about the cache here
+            else "auto (model not loaded: no request has needed it)"
         )
         described = {
             **self.identity,

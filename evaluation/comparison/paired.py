@@ -15,6 +15,7 @@ from pathlib import Path
 from pydantic import BaseModel, ConfigDict, Field
 
 from nnd_suites.errors import NNDError
+from nnd_suites.evaluation.limits import SuiteLimit
 from nnd_suites.evaluation.report import EvaluationReport, scoring_differences
 from nnd_suites.evaluation.saved import load_report, report_file
 from nnd_suites.infra.output_kinds import register_model
@@ -70,6 +71,11 @@ class SuiteComparison(BaseModel):
     template_b: str
     overall: PairedResult
     by_category: dict[str, PairedResult]
+    limited: SuiteLimit | None = Field(
+        None,
+        description="both runs scored part of the suite (--limit): the whole suite's test count "
+        "and the categories left with no test (null: scored whole)",
+    )
 
 
 class Comparison(BaseModel):
@@ -91,6 +97,11 @@ class Comparison(BaseModel):
         description="how the two runs were scored differently (compared on purpose)",
     )
     suites: dict[str, SuiteComparison]
+    limit: int | float | None = Field(
+        None,
+        description="both runs scored only the first N context groups of each suite (or that "
+        "fraction of them, 0 < limit < 1): --limit; the runs must share it",
+    )
 
 
 def paired(pairs: Iterable[tuple[TestOutcome, TestOutcome]]) -> PairedResult:
@@ -211,6 +222,7 @@ def compare_reports(
             template_b=b.suites[name].template,
             overall=paired(matched),
             by_category=by_category,
+            limited=a.suites[name].limited,
         )
     return Comparison(
         model_a=a.model,
@@ -219,6 +231,7 @@ def compare_reports(
         mode_b=b.mode,
         scoring_differences=differences,
         suites=compared,
+        limit=a.limit,
     )
 
 

@@ -7,6 +7,7 @@ from pathlib import Path
 
 from nnd_suites.evaluation.comparison.paired import Comparison, PairedResult
 from nnd_suites.evaluation.paired_charts import write_differences
+from nnd_suites.evaluation.report_markdown import limit_note
 from nnd_suites.infra.formatting import (
     count,
     difference_with_interval,
@@ -35,6 +36,11 @@ def _row(label: str, r: PairedResult) -> str:
     )
 
 
+def _tests(result: PairedResult) -> int:
+    """The tests the two runs share: rated in both, degenerate, or skipped in either."""
+    return result.n + result.degenerate + result.skipped
+
+
 def comparison_markdown(comparison: Comparison) -> str:
     lines = [
         f"# Paired comparison: A = `{comparison.model_a}` ({comparison.mode_a}), "
@@ -42,7 +48,11 @@ def comparison_markdown(comparison: Comparison) -> str:
         "",
         "Difference = A's pass rate - B's, in points, with its Newcombe 95% interval. "
         f"Ties: {comparison.tie_rule}. "
-        f"p: {comparison.test}. p Holm: {comparison.correction}.",
+        f"p: {comparison.test}. p Holm: {comparison.correction}."
+        + limit_note(
+            comparison.limit,
+            {name: (_tests(s.overall), s.limited) for name, s in comparison.suites.items()},
+        ),
     ]
     if comparison.scoring_differences:
         lines += ["", "**Scored differently (compared on purpose):**", ""]

@@ -4,10 +4,12 @@ computation from paired tests."""
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from nnd_suites.evaluation.limits import KeptTests, SuiteLimit
 from nnd_suites.evaluation.robustness.stats import (
     PairedComparison,
     PairedTest,
@@ -18,7 +20,7 @@ from nnd_suites.statistics.outcomes import Rate
 from nnd_suites.statistics.paired import holm
 
 if TYPE_CHECKING:
-    from nnd_suites.evaluation.report import EvaluationReport
+    from nnd_suites.evaluation.report import EvaluationReport, SuiteResult
 
 ALPHA = 0.05
 #: a robustness cell: (suite, transformation, category or None for all the suite's tests)
@@ -79,6 +81,25 @@ def evaluation_record(report: EvaluationReport) -> dict[str, Any]:
         "requests": report.requests.model_dump(),
         "seconds": report.seconds,
         "limit": report.limit,
+        # a limited run: per suite, the tests scored and its limit record (null: scored whole)
+        **({"kept": kept_record(report.suites)} if report.limit else {}),
+    }
+
+
+def kept_record(suites: Mapping[str, SuiteResult]) -> dict[str, Any]:
+    """Per suite, [tests scored, its limit record or None], as the evaluation record keeps it."""
+    return {
+        name: [r.pairs, r.limited.model_dump() if r.limited else None] for name, r in suites.items()
+    }
+
+
+def kept_of(report: RobustnessReport) -> KeptTests:
+    """The parent suites' tests scored and limit records, read back from the evaluation record."""
+    kept = report.evaluation.get("kept", {})
+    return {
+        name: (kept[name][0], SuiteLimit.model_validate(kept[name][1]) if kept[name][1] else None)
+        for name in report.suites
+        if name in kept
     }
 
 

@@ -8,10 +8,12 @@ from typing import TYPE_CHECKING
 from nnd_suites.errors import NNDError
 from nnd_suites.evaluation.outputs import write_report_files
 from nnd_suites.evaluation.paired_charts import write_heatmap
+from nnd_suites.evaluation.report_markdown import limit_note
 from nnd_suites.evaluation.robustness.models import (
     RobustnessReport,
     computed_from,
     holm_p_values,
+    kept_of,
 )
 from nnd_suites.evaluation.robustness.stats import PairedComparison
 from nnd_suites.evaluation.saved import load_report
@@ -71,7 +73,8 @@ def to_markdown(report: RobustnessReport, per_category: bool = True) -> str:
         "is corrected for the number of cells). n: the tests rated on both sides (passed, "
         "failed or tied), which the rates are over; degenerate tests (both candidates became "
         "the same text) and skipped ones (a candidate did not fit the model's window, on either "
-        "side) are left out of the rates and counted apart.",
+        "side) are left out of the rates and counted apart."
+        + limit_note(report.evaluation.get("limit"), kept_of(report)),
         "",
         "| suite | transform | n | degenerate | skipped | changed | parent | transformed "
         "| delta [95% CI] | lost | gained | p | p Holm |",

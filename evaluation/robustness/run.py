@@ -73,7 +73,7 @@ def robustness(
             "parameters spelt out or not); give each once"
         )
     scored = [*parents, *children.values()]
-    outcomes, untouched, evaluation, full = _evaluate(model, scored, evaluate_options)
+    outcomes, untouched, evaluation, full = _evaluate(model, scored, evaluate_options, limit)
     # by position, never by name: a given suite may be named like a child ("x.lowercase")
     by_suite = {id(suite): i for i, suite in enumerate(scored)}
     cells = []
@@ -106,12 +106,14 @@ def _require_unique(names: list[str], kind: str) -> None:
 
 
 def _evaluate(
-    model: Any, suites: list[Suite], options: dict[str, Any]
+    model: Any, suites: list[Suite], options: dict[str, Any], limit: float | None
 ) -> tuple[list[dict[str, str]], list[Rate], dict[str, Any], EvaluationReport]:
     """One evaluator call for every suite: per suite (in the order given), the outcome of each
     test id and the untouched pass rate; what the evaluator recorded (model, backend, requests,
-    cache); and its full report."""
+    cache); and its full report. ``limit`` already cut the parents (so that their children
+    follow): the report records it as if the evaluator had applied it."""
     report = evaluate(model, suites, **options)
+    report.limit = limit
     if len(report.suites) != len(suites):  # the evaluator keeps one result per suite given
         raise NNDError(f"{len(suites)} suites scored, {len(report.suites)} results returned")
     outcomes = [{row.pair_id: row.outcome for row in rows} for rows in report.outcomes.values()]

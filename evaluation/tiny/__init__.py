@@ -18,6 +18,7 @@ from nnd_suites.errors import NNDError
 from nnd_suites.evaluation.progress import quiet_transformers_off_terminal
 from nnd_suites.evaluation.tiny.stamp import stamp_problem, write_stamp
 from nnd_suites.infra.atomic import atomic_directory
+from nnd_suites.infra.builtin_models import EMBEDDED
 from nnd_suites.infra.folder_lock import folder_lock
 from nnd_suites.infra.output_folder import check_output_folder, output_folder
 from nnd_suites.infra.paths import cache_root
@@ -29,9 +30,6 @@ logger = logging.getLogger(__name__)
 GPT2_SPECIAL = "<|endoftext|>"
 BART_SPECIALS = ("<s>", "<pad>", "</s>", "<unk>")
 
-#: ``--model`` name of the embedded model: made on the spot, nothing downloaded. Not a Hub id
-#: (those have no ``:``), so it cannot shadow a real model.
-EMBEDDED = "nnd-suites:tiny-random"
 #: Folder name of the embedded model: the path is what reports show as the model.
 EMBEDDED_FOLDER = "tiny-random-PIPELINE-CHECK-figures-mean-nothing"
 #: What every output says when the embedded model was scored.

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from nnd_suites.evaluation.limits import SuiteLimit
 from nnd_suites.infra.output_kinds import register_model
 
 
@@ -50,6 +51,11 @@ class VerifyReport(BaseModel):
     systems: dict[str, str] = Field(description="annotated system -> model scored for it")
     limit: int | float | None = Field(
         None, description="only the first N context groups (or that fraction of them) were scored"
+    )
+    limited: SuiteLimit | None = Field(
+        None,
+        description="--limit left tests out: the whole suite's test count and the categories "
+        "left with no test (null: scored whole)",
     )
     mode: str | None = Field(
         None, description="scoring mode of every system's model (null: written before 0.2)"

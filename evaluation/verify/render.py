@@ -168,7 +168,8 @@ def verify_markdown(report: VerifyReport) -> str:
         f"Human score: {report.measure}. Bootstrap: {report.resamples} resamples of the tests "
         f"(seed {report.seed}), {level} percentile intervals. Pass rates and n are over the "
         "tests every system rated (passed, failed or tied); a test degenerate or skipped for "
-        "any system is left out." + limit_note(report.limit),
+        "any system is left out."
+        + limit_note(report.limit, {report.suite: (report.overall.tests, report.limited)}),
         "",
         row(
             ["system", "model", "pass rate (%) [Wilson 95% CI]", f"human score ({report.measure})"]

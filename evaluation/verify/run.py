@@ -29,6 +29,7 @@ import yaml
 from nnd_suites import __version__
 from nnd_suites.errors import NNDError, UnknownItemError
 from nnd_suites.evaluation.evaluator import evaluate
+from nnd_suites.evaluation.limits import suite_limit
 from nnd_suites.evaluation.parallel import current_rank
 from nnd_suites.evaluation.prepared import prepare_suites
 from nnd_suites.evaluation.rank_job import rank_job, refuse_before_ranks, run_in_ranks, wants_ranks
@@ -270,6 +271,8 @@ def verify_suite(
     if overall is None:
         raise NNDError(f"{plan.name}: no test was scored by every system; nothing to correlate")
     by_category, left_out = {}, {}
+    limited = suite_limit(plan.suite)
+    dropped = limited.categories_without_tests if limited else []
     for category in scores.categories:
         per = {n: scores.systems[n].by_category.get(category) for n in systems}
         missing = sorted(n for n, v in per.items() if v is None)
@@ -277,7 +280,9 @@ def verify_suite(
             left_out[category] = f"no human score for {', '.join(missing)} (no candidate there)"
             continue
         found = _correlation(outcomes, per, category, weights, **bootstrap)  # type: ignore[arg-type]
-        if found is None:
+        if found is None and category in dropped:
+            left_out[category] = "--limit left no test of this category"
+        elif found is None:
             left_out[category] = "no test of this category among the tests every system scored"
         else:
             by_category[category] = found
@@ -290,6 +295,7 @@ def verify_suite(
         score_range=scores.score_range,
         systems={n: str(m) for n, m in systems.items()},
         limit=limit,
+        limited=limited,
         mode=modes.pop(),
         template=plan.template,
         scorer=scorer,

@@ -12,7 +12,15 @@ import sys
 
 from nnd_suites import __version__
 from nnd_suites.cli import commands
-from nnd_suites.cli.habits import apply_model_args, expand_config, unrecognized
+from nnd_suites.cli.habits import (
+    add_aliases,
+    apply_model_args,
+    config_help,
+    expand_config,
+    unknown_command,
+    unknown_options,
+    unrecognized,
+)
 from nnd_suites.errors import NNDError, printable
 
 LOG_LEVELS = ["debug", "info", "warning", "error"]
@@ -44,18 +52,32 @@ def build_parser() -> argparse.ArgumentParser:
         command = subparsers.choices[listed.dest]
         if not command.description and listed.help:
             command.description = listed.help[0].upper() + listed.help[1:] + "."
+        add_aliases(command)
+        help_text = config_help(command)
         command.add_argument(  # read by expand_config before parsing; here for --help
-            "--config",
-            metavar="FILE",
-            help="YAML or JSON mapping of this command's options (e.g. model: gpt2, suite: "
-            "[quiz_design]); options on the command line win",
+            "--config", metavar="FILE", help=help_text
         )
     return parser
 
 
 def _subparser(parser: argparse.ArgumentParser, name: str) -> argparse.ArgumentParser:
-    commands_action = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
-    return commands_action.choices[name]
+    return _commands(parser).choices[name]
+
+
+def _unknown_options_first(parser: argparse.ArgumentParser, argv: list[str]) -> None:
+    """Options the command does not take are reported (with their suggestions) before argparse
+    checks the required ones: `--tasks x` alone gets "did you mean --suite", not "--suite is
+    required"."""
+    at = next((i for i, word in enumerate(argv) if word in _commands(parser).choices), None)
+    if at is None:
+        return  # argparse says what is missing
+    command = _subparser(parser, argv[at])
+    if unknown := unknown_options(command, argv[at + 1 :]):
+        command.error(unrecognized(command, unknown))
+
+
+def _commands(parser: argparse.ArgumentParser) -> argparse._SubParsersAction:
+    return next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
 
 
 def configure_output(args: argparse.Namespace) -> None:
@@ -81,7 +103,9 @@ def configure_output(args: argparse.Namespace) -> None:
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
     parser = build_parser()
+    unknown_command(parser, argv)
     argv = expand_config(parser, argv)
+    _unknown_options_first(parser, argv)
     args, extras = parser.parse_known_args(argv)
     command = _subparser(parser, args.command)
     if extras:  # with a suggestion for each option known by another name here

@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from nnd_suites.build.adapter import ADAPTERS
+from nnd_suites.infra.builtin_models import builtin_models
 from nnd_suites.quality_map import QualityMap, builtin_quality_maps
 
 
@@ -63,6 +64,7 @@ CATALOGUE_SOURCES: dict[str, Callable[[], dict[str, str]]] = {
     "backends": _backends,
     "slices": _slices,
     "scorers": _scorers,
+    "built_in_models": builtin_models,
 }
 
 

@@ -41,9 +41,16 @@ LM_EVAL_MODEL_TYPES = {
     "openai-completions": "served",
 }
 
+#: lm-evaluation-harness's spellings of our options -> ours, one table for the command line
+#: (each command that has ours takes its spelling too) and ``--config`` keys alike.
+OPTION_ALIASES = {
+    "--output_path": "--out",
+    "--batch_size": "--batch-size",
+    "--log_samples": "--log-samples",
+    "--write_out": "--log-samples",
+}
+
 _OUTCOMES = "did you mean --out DIR? (its outcomes/ folder holds each test's log-likelihoods)"
-#: ``evaluate``'s option, and lm-eval's spellings of it, accepted as they are.
-LOG_SAMPLES_OPTIONS = ("--log-samples", "--log_samples", "--write_out")
 _SAMPLES = (
     "only `nnd-suites evaluate ... --out DIR --log-samples` takes it (samples/SUITE.jsonl: "
     "what the model saw per test)"
@@ -145,6 +152,82 @@ def _boolean(text: str) -> bool | None:
     )
 
 
+def add_aliases(command: argparse.ArgumentParser) -> None:
+    """Give each of the command's options that :data:`OPTION_ALIASES` names its lm-eval
+    spelling too (shown in --help, used in its usage errors)."""
+    for alias, ours in OPTION_ALIASES.items():
+        action = command._option_string_actions.get(ours)
+        if action is not None and alias not in command._option_string_actions:
+            action.option_strings.append(alias)
+            command._option_string_actions[alias] = action
+
+
+#: example values for ``--config``'s help, for the options that have one
+_CONFIG_EXAMPLES = {"model": "gpt2", "suite": "[quiz_design]"}
+
+
+def config_help(command: argparse.ArgumentParser) -> str:
+    """``--config``'s help, its example made of this command's own options."""
+    examples = []
+    for action in command._actions:
+        if not action.option_strings or action.dest in ("help", "config"):
+            continue
+        key = next(o for o in action.option_strings if o.startswith("--")).lstrip("-")
+        if isinstance(action, argparse._StoreConstAction):
+            value = "true"
+        elif key in _CONFIG_EXAMPLES:
+            value = _CONFIG_EXAMPLES[key]
+        elif action.choices:
+            value = str(next(iter(action.choices)))
+        else:
+            value = str(action.metavar or action.dest.upper())
+        examples.append(f"{key}: {value}")
+    example = f" (e.g. {', '.join(examples[:2])})" if examples else ""
+    return (
+        f"YAML or JSON mapping of this command's options{example}; options on the command line win"
+    )
+
+
+def unknown_command(parser: argparse.ArgumentParser, argv: list[str]) -> None:
+    """A usage error with the closest sub-command when the first word is none of them."""
+    commands = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+    index = 0
+    while index < len(argv) and argv[index].startswith("-"):
+        index += 2 if argv[index] == "--log-level" else 1  # the top level's one valued option
+    if index >= len(argv) or argv[index] in commands.choices:
+        return
+    import difflib  # only on this error path: `nnd-suites list` starts fast
+
+    word = argv[index]
+    close = difflib.get_close_matches(word, list(commands.choices), n=1, cutoff=0.6)
+    hint = f"did you mean `nnd-suites {close[0]}`?" if close else "see nnd-suites --help"
+    parser.error(f"unknown command {word!r}: {hint}")
+
+
+def unknown_options(command: argparse.ArgumentParser, argv: list[str]) -> list[str]:
+    """The ``--options`` after the command that it neither takes nor abbreviates: reported with
+    their suggestions before argparse's "required" error would hide them."""
+    names = list(command._option_string_actions)
+    words = argv[: argv.index("--")] if "--" in argv else argv
+    return [
+        word
+        for word in words
+        if word.startswith("--")
+        and not any(name.startswith(word.split("=", 1)[0]) for name in names)
+    ]
+
+
+def _suggestion(option: str) -> str | None:
+    if option in SUGGESTIONS:
+        return f"{option} is lm-evaluation-harness's: {SUGGESTIONS[option]}"
+    if option in OPTION_ALIASES:
+        return (
+            f"{option} is lm-evaluation-harness's {OPTION_ALIASES[option]}, which this "
+            "command does not take (see --help)"
+        )
+    return None
+
+
 def unrecognized(parser: argparse.ArgumentParser, extras: list[str]) -> str:
     """The usage error for arguments the command does not take, with a suggestion per option."""
     import difflib  # only on this error path: `nnd-suites list` starts fast
@@ -155,8 +238,8 @@ def unrecognized(parser: argparse.ArgumentParser, extras: list[str]) -> str:
         if not extra.startswith("-"):
             continue
         option = extra.split("=", 1)[0]
-        if option in SUGGESTIONS:
-            lines.append(f"{option} is lm-evaluation-harness's: {SUGGESTIONS[option]}")
+        if suggestion := _suggestion(option):
+            lines.append(suggestion)
         elif option.replace("_", "-") in known:
             lines.append(f"unrecognized {option}: did you mean {option.replace('_', '-')}?")
         elif close := difflib.get_close_matches(option, known, n=1, cutoff=0.75):
@@ -217,7 +300,17 @@ def _config_tokens(
 ) -> list[str]:
     """The command-line words for one config entry (none when the command line gives it)."""
     dest = str(key).lstrip("-").replace("-", "_")
-    action = next((a for a in command._actions if a.dest == dest and a.option_strings), None)
+    spellings = {f"--{str(key).lstrip('-')}", f"--{dest}", f"--{dest.replace('_', '-')}"}
+    action = next(
+        (
+            a
+            for a in command._actions
+            if a.option_strings and (a.dest == dest or spellings & set(a.option_strings))
+        ),
+        None,
+    )
+    if action is None and (suggestion := _suggestion(f"--{str(key).lstrip('-')}")):
+        command.error(f"--config {path}: {suggestion}")
     if action is None or dest in ("help", "config"):
         names = sorted(a.dest for a in command._actions if a.option_strings and a.dest != "help")
         command.error(

@@ -151,7 +151,6 @@ def add_scoring_options(
     )
     parser.add_argument(
         "--batch-size",
-        "--batch_size",
         type=batch_size,
         default="auto",
         help="'auto' (token budget, halved on out-of-memory) or N contexts per "

@@ -6,7 +6,9 @@ The measure follows the quality map, whatever the adapter:
   in the best tier (Quiz Design: "No error"; Challenge 300: credit 1). A candidate the map
   leaves out (partial credit, an excluded label) is in the denominator: it is not top quality;
 - numeric and Likert ratings: the mean rating of the system's candidates (a numeric rule's own
-  aggregate per candidate; the mean of the annotators' scores for Likert), over the aspects.
+  aggregate per candidate; the mean of the annotators' scores for Likert), over the aspects;
+- pairwise judgments: the share of the comparisons the system took part in that it won, a tie
+  counting as half a win (:mod:`nnd_suites.human.pairwise_scores`); no categories.
 
 Per category, over the categories the suite's tests are split by:
 
@@ -25,6 +27,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from nnd_suites.errors import NoSystemsError
+from nnd_suites.human.pairwise_scores import WIN_RATE_MEASURE, win_rates
 from nnd_suites.quality_map import QualityMap
 from nnd_suites.records.judgments import UNKNOWN_SYSTEM, named_systems
 from nnd_suites.suite import Suite, SuiteCandidate
@@ -66,6 +69,12 @@ class HumanScores(BaseModel):
         description="candidates that name no system (the source left it out): in no system's "
         "score, as an 'unknown' row would pool outputs of different systems",
     )
+    self_comparisons: int = Field(
+        0,
+        ge=0,
+        description="pairwise suites: comparisons with one system on both sides, in no "
+        "system's win rate",
+    )
 
 
 class _Judged:
@@ -103,12 +112,15 @@ def _judge(quality_map: QualityMap, top: set[str], candidate: SuiteCandidate) ->
 
 def human_scores(suite: Suite) -> HumanScores:
     """Every annotated system's human score, overall and per test category. A suite whose
-    candidates name no system (pairwise preferences) is a NoSystemsError: one "unknown" system
-    pooling every candidate would print a score of the pairing (half chosen, half rejected)."""
-    check_has_systems(suite)
+    candidates name no system (HH-RLHF's pairwise preferences) is a NoSystemsError: one "unknown"
+    system pooling every candidate would print a score of the pairing (half chosen, half
+    rejected)."""
     quality_map = QualityMap.from_dict(
         suite.manifest.quality_map.definition, origin=f"quality map of suite {suite.name}"
     )
+    if quality_map.pairwise is not None:
+        return _pairwise_scores(suite, quality_map)
+    check_has_systems(suite)
     rated = quality_map.rated
     top = set(quality_map.top_labels())
     judged = [(c, _judge(quality_map, top, c)) for c in suite.candidates]
@@ -138,15 +150,39 @@ def human_scores(suite: Suite) -> HumanScores:
     )
 
 
+def _pairwise_scores(suite: Suite, quality_map: QualityMap) -> HumanScores:
+    """Each named system's win rate over its comparisons (ties: half a win), best first."""
+    assert quality_map.pairwise is not None
+    check_has_systems(suite)
+    rates = win_rates(suite, quality_map.pairwise)
+    systems = {
+        system: SystemScore(
+            human_score=rates.rate(system), candidates=rates.comparisons[system], by_category={}
+        )
+        for system in rates.comparisons
+    }
+    ordered = sorted(systems.items(), key=lambda item: (-item[1].human_score, item[0]))
+    return HumanScores(
+        suite=suite.name,
+        measure=WIN_RATE_MEASURE,
+        categories={},
+        systems=dict(ordered),
+        score_range=(0.0, 1.0),
+        unattributed=rates.unattributed,
+        self_comparisons=rates.self_comparisons,
+    )
+
+
 def check_has_systems(suite: Suite) -> None:
     """Refuse a suite none of whose candidates names the system that generated it."""
     if not any(named_systems(c.systems) for c in suite.candidates):
         raise NoSystemsError(
             f"suite {suite.name}: its {len(suite.candidates)} candidates name no system that "
-            f"generated them (every one is {UNKNOWN_SYSTEM!r}; a source of pairwise preferences "
-            "such as HH-RLHF records none), so there are no systems to score or verify; "
-            "`systems` and `verify` need a suite whose source names each output's system "
-            "(quiz_design, challenge300, wmt_mqm)"
+            f"generated them: its source names no systems (every one is {UNKNOWN_SYSTEM!r}; a "
+            "source of pairwise preferences such as HH-RLHF records none), so there are no "
+            "systems to score or verify; `systems` and `verify` need a suite whose source names "
+            "each output's system (quiz_design, challenge300, wmt_mqm; a pairwise source that "
+            "names each response's system gets win rates)"
         )
 
 
@@ -199,6 +235,11 @@ def human_scores_markdown(scores: HumanScores) -> str:
         + (
             f" {scores.unattributed} candidate(s) name no system and are in no row."
             if scores.unattributed
+            else ""
+        )
+        + (
+            f" {scores.self_comparisons} comparison(s) of a system with itself are in no row."
+            if scores.self_comparisons
             else ""
         ),
         "",

@@ -90,6 +90,19 @@ def test_backends_are_listed(capsys):
     assert {"hf_causal", "hf_seq2seq"} <= set(listed["backends"])
 
 
+def test_the_models_the_tool_makes_itself_are_listed(tmp_path, monkeypatch, capsys):
+    from nnd_suites.evaluation import tiny
+
+    assert main(["list", "--json"]) == 0
+    listed = json.loads(capsys.readouterr().out)["built_in_models"]
+    assert list(listed) == [tiny.EMBEDDED] and "random weights" in listed[tiny.EMBEDDED]
+    assert main(["list"]) == 0
+    assert f"built in models:\n  {tiny.EMBEDDED} " in capsys.readouterr().out
+    # every listed name is one `--model` resolves to a model made here, nothing downloaded
+    monkeypatch.setattr(tiny, "embedded_model", lambda: tmp_path / tiny.EMBEDDED_FOLDER)
+    assert tiny.resolve_embedded(list(listed)) == ([str(tmp_path / tiny.EMBEDDED_FOLDER)], True)
+
+
 def test_tiny_model_command_makes_an_offline_model(tmp_path, capsys):
     from nnd_suites.evaluation.tiny import main as tiny_main
 

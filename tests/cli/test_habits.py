@@ -188,7 +188,7 @@ def test_config_file_holds_options_and_the_command_line_wins(tmp_path):
 @pytest.mark.parametrize(
     ("text", "message"),
     [
-        ("model: m\nsuite: quiz_design\ntasks: x\n", "unknown key 'tasks'"),
+        ("model: m\nsuite: quiz_design\ntasks: x\n", "tasks is lm-evaluation-harness's: did"),
         ("model: m\nsuite: quiz_design\nquiet: 3\n", "quiet: give true or false"),
         ("model: [a, b]\nsuite: quiz_design\ndevice: [cpu, cuda]\n", "device: give one value"),
         ("- model\n", "give a mapping of option names to values"),
@@ -236,3 +236,74 @@ def test_the_embedded_model_name_resolves_to_its_folder(monkeypatch, tmp_path):
     folder = str(tmp_path / tiny.EMBEDDED_FOLDER)
     assert resolve_embedded(["gpt2", tiny.EMBEDDED]) == (["gpt2", folder], True)
     assert "PIPELINE-CHECK" in folder and "mean nothing" in tiny.EMBEDDED_NOTE
+
+
+def test_one_alias_table_for_the_command_line_and_config(tmp_path):
+    """Every lm-eval spelling the command line takes, --config takes as a key, and the reverse."""
+    from nnd_suites.cli.habits import OPTION_ALIASES
+
+    out = tmp_path / "run"
+    config = tmp_path / "run.yaml"
+    config.write_text(f"model: m\nsuite: quiz_design\noutput_path: {out}\nbatch_size: 4\n")
+    args = _parsed(["evaluate", "--config", str(config)])
+    assert args.out == out and args.batch_size == 4
+    assert _parsed(
+        [*EVALUATE, "--model", "m", "--write_out", "--output_path", str(out)]
+    ).log_samples
+    for alias, ours in OPTION_ALIASES.items():
+        key = alias.lstrip("-")
+        value = "true" if ours == "--log-samples" else "4" if "batch" in ours else str(out)
+        config.write_text(f"model: m\nsuite: quiz_design\n{key}: {value}\n")
+        from_file = vars(_parsed(["evaluate", "--config", str(config)]))
+        given = [alias] if value == "true" else [alias, value]
+        on_the_line = vars(_parsed(["evaluate", "--suite", "quiz_design", "--model", "m", *given]))
+        assert from_file.pop("func") and on_the_line.pop("func")  # the stub, a new one per call
+        assert from_file == on_the_line
+
+
+def test_an_lm_eval_option_alone_gets_its_suggestion_before_required_errors(capsys):
+    err = _usage_error(["evaluate", "--tasks", "quiz_design", "--model", "m"], capsys)
+    assert "did you mean --suite SUITE?" in err and "required" not in err
+    err = _usage_error(["robustness", "--tasks=quiz_design", "--model", "m"], capsys)
+    assert "did you mean --suite SUITE?" in err and "required" not in err
+    # an abbreviation argparse resolves is no unknown option
+    assert _parsed(["evaluate", "--sui", "quiz_design", "--model", "m"]).suite == ["quiz_design"]
+
+
+@pytest.mark.parametrize(
+    ("argv", "suggestion"),
+    [
+        (
+            ["evaluat", "--suite", "x"],
+            "unknown command 'evaluat': did you mean `nnd-suites evaluate`?",
+        ),
+        (["-v", "robustnes"], "did you mean `nnd-suites robustness`?"),
+        (["--log-level", "info", "sytems", "x"], "did you mean `nnd-suites systems`?"),
+        (["zzzzzz"], "unknown command 'zzzzzz': see nnd-suites --help"),
+    ],
+)
+def test_a_command_typo_gets_the_closest_command(argv, suggestion, capsys):
+    err = _usage_error(argv, capsys)
+    last = err.strip().splitlines()[-1]
+    assert last.startswith("nnd-suites: error: unknown command ") and last.endswith(suggestion)
+
+
+@pytest.mark.parametrize("command", ["new-adapter", "export", "schema", "publish"])
+def test_each_commands_config_help_shows_its_own_options(command, capsys):
+    with pytest.raises(SystemExit):
+        main([command, "--help"])
+    help_text = " ".join(capsys.readouterr().out.split())
+    example = help_text.split("--config FILE", 1)[1]
+    assert "model: gpt2" not in example and "suite: [quiz_design]" not in example
+    from nnd_suites.cli import build_parser
+
+    own = next(a for a in build_parser()._actions if a.dest == "command").choices[command]
+    first = next(a for a in own._actions if a.option_strings and a.dest != "help")
+    key = next(o for o in first.option_strings if o.startswith("--")).lstrip("-")
+    assert f"e.g. {key}: " in example
+
+
+def test_evaluates_config_help_keeps_its_example(capsys):
+    with pytest.raises(SystemExit):
+        main(["evaluate", "--help"])
+    assert "e.g. suite: [quiz_design], model: gpt2" in " ".join(capsys.readouterr().out.split())

@@ -7,7 +7,6 @@ import json
 import sys
 from pathlib import Path
 
-from nnd_suites.cli.habits import LOG_SAMPLES_OPTIONS
 from nnd_suites.cli.options import (
     SUITE_HELP,
     add_data_parallel_option,
@@ -44,7 +43,6 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )
     parser.add_argument(
         "--out",
-        "--output_path",
         type=Path,
         help="write report.json, report.md, pass_rates.png and per-test outcomes there (several "
         "models: each model's report in a sub-folder, and leaderboard.json/.md/.png beside them)",
@@ -53,8 +51,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "--json", action="store_true", help="print one JSON object (progress goes to stderr)"
     )
     parser.add_argument(
-        *LOG_SAMPLES_OPTIONS,
-        dest="log_samples",
+        "--log-samples",
         action="store_true",
         help="also write samples/SUITE.jsonl into --out, one line per test: the rendered context "
         "exactly as the model received it, both candidates (and, for in-process models, their "
@@ -68,7 +65,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     # lazy: the evaluator package is slow to import; `nnd-suites list` stays < 1 s
     from nnd_suites.evaluation import evaluate
-    from nnd_suites.evaluation.report_markdown import ceiling_summary
+    from nnd_suites.evaluation.report_markdown import ceiling_summary, kept_tests, limit_note
     from nnd_suites.evaluation.tiny import EMBEDDED_NOTE, resolve_embedded
 
     if args.log_samples and args.out is None:
@@ -103,6 +100,8 @@ def run(args: argparse.Namespace) -> int:
         f"{plural(report.requests.scored, 'request')} scored, "
         f"{report.requests.cached:,} from the cache, {report.seconds:.1f} s"
     )
+    if report.limit:  # a smoke test must not read as the suite's figures
+        say(limit_note(report.limit, kept_tests(report.suites)).strip())
     for name, result in report.suites.items():
         say(f"{name}: {rate_summary(result.overall)}")
         for category, rate in result.by_category.items():

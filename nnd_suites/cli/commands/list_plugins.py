@@ -12,7 +12,8 @@ from nnd_suites.cli.printing import say, say_json
 def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser(
         "list",
-        help="list adapters, quality maps, transformations, backends, slices and scorers",
+        help="list adapters, quality maps, transformations, backends, slices, scorers and "
+        "built-in models",
     )
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     parser.set_defaults(func=run)

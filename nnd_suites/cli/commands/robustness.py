@@ -41,7 +41,6 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )
     parser.add_argument(
         "--out",
-        "--output_path",
         type=Path,
         help="write robustness.json, robustness.md, robustness.png (and the evaluator's report "
         "and per-test outcomes under evaluation/) there",

@@ -15,7 +15,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         help="human score per annotated system (overall and per category), from the suite",
         description="Derive each annotated system's human score from the suite's candidates and "
         "quality map: the share of its candidates in the top tier (labels, graded credit) or "
-        "its mean rating (numeric and Likert rules); per error category, the share of its "
+        "its mean rating (numeric and Likert rules), or in a pairwise suite that names its "
+        "systems the share of its comparisons it won (a tie counts as half a win); per error "
+        "category, the share of its "
         "candidates without that error; per context category (question type, aspect), the "
         "score over its candidates there.",
     )

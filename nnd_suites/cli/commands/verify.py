@@ -39,9 +39,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument(
         "--systems-file", type=Path, help="YAML mapping of NAME: MODEL (added to --system)"
     )
-    parser.add_argument(
-        "--out", "--output_path", type=Path, required=True, help="folder for the report"
-    )
+    parser.add_argument("--out", type=Path, required=True, help="folder for the report")
     parser.add_argument(
         "--resamples",
         type=resamples,

@@ -1,0 +1,119 @@
+"""Every report kind states --limit (issue 34): the groups kept, the tests scored of the suite's,
+and the categories the first-N-groups rule left with no test. The figures are counted here from
+the shipped Challenge 300 suite, independently of the evaluator."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from nnd_suites.cli import main
+
+GROUPS = 3
+
+
+@pytest.fixture(scope="module")
+def expected(challenge300_suite) -> dict:
+    """What the first GROUPS context groups with tests keep, counted from the suite's pairs."""
+    groups = list(dict.fromkeys(p.group_id for p in challenge300_suite.pairs))[:GROUPS]
+    kept = [p for p in challenge300_suite.pairs if p.group_id in groups]
+    categories = list(dict.fromkeys(p.category for p in challenge300_suite.pairs))
+    dropped = sorted(set(categories) - {p.category for p in kept})
+    assert dropped, "the fixture must show a category the limit leaves with no test"
+    return {"scored": len(kept), "tests": len(challenge300_suite.pairs), "dropped": dropped}
+
+
+def _statement(expected: dict) -> str:
+    left = "category" if len(expected["dropped"]) == 1 else "categories"
+    return (
+        f"challenge300: {expected['scored']} of {expected['tests']} tests, no test left in {left} "
+        + ", ".join(expected["dropped"])
+    )
+
+
+def _flat(text: str) -> str:
+    return " ".join(text.split())
+
+
+def _limited(tiny_causal_model) -> list[str]:
+    model = str(tiny_causal_model)
+    return ["--model", model, "--suite", "challenge300", "--limit", str(GROUPS), "--quiet"]
+
+
+def test_console_summary_without_out_states_the_limit(tiny_causal_model, expected, capsys):
+    assert main(["evaluate", *_limited(tiny_causal_model), "--device", "cpu"]) == 0
+    printed = _flat(capsys.readouterr().out)
+    assert f"Only the first {GROUPS} context groups with tests of each suite" in printed
+    assert _statement(expected) in printed
+
+
+def test_report_json_and_markdown_state_the_limit(tiny_causal_model, expected, tmp_path, capsys):
+    out = tmp_path / "run"
+    assert main(["evaluate", *_limited(tiny_causal_model), "--out", str(out)]) == 0
+    result = json.loads((out / "report.json").read_text())["suites"]["challenge300"]
+    assert result["pairs"] == expected["scored"]
+    assert result["limited"] == {
+        "scored": expected["scored"],
+        "tests": expected["tests"],
+        "categories_without_tests": expected["dropped"],
+    }
+    assert _statement(expected) in _flat((out / "report.md").read_text())
+
+
+def test_an_unlimited_run_records_no_limit(tiny_causal_model, tmp_path, capsys):
+    argv = ["evaluate", "--model", str(tiny_causal_model), "--suite", "challenge300"]
+    assert main([*argv, "--quiet", "--json"]) == 0
+    summary = json.loads(capsys.readouterr().out)
+    assert summary["limit"] is None and summary["suites"]["challenge300"]["limited"] is None
+
+
+def test_robustness_reports_state_the_limit(tiny_causal_model, expected, tmp_path, capsys):
+    out = tmp_path / "rob"
+    argv = ["robustness", *_limited(tiny_causal_model), "--transform", "lowercase"]
+    assert main([*argv, "--out", str(out)]) == 0
+    printed = _flat(capsys.readouterr().out)
+    assert _statement(expected) in printed
+    assert _statement(expected) in _flat((out / "robustness.md").read_text())
+    written = json.loads((out / "robustness.json").read_text())
+    assert written["evaluation"]["limit"] == GROUPS
+    scored, record = written["evaluation"]["kept"]["challenge300"]
+    assert scored == expected["scored"] and record["tests"] == expected["tests"]
+    embedded = json.loads((out / "evaluation" / "report.json").read_text())
+    assert embedded["limit"] == GROUPS
+    assert _statement(expected) in _flat((out / "evaluation" / "report.md").read_text())
+
+
+def test_compare_of_two_limited_runs_states_the_limit(
+    tiny_causal_model, expected, tmp_path, capsys
+):
+    runs = [tmp_path / "a", tmp_path / "b"]
+    for run in runs:
+        assert main(["evaluate", *_limited(tiny_causal_model), "--out", str(run)]) == 0
+    capsys.readouterr()
+    out = tmp_path / "cmp"
+    assert main(["compare", *map(str, runs), "--out", str(out)]) == 0
+    assert _statement(expected) in _flat(capsys.readouterr().out)
+    written = json.loads((out / "comparison.json").read_text())
+    assert written["limit"] == GROUPS
+    assert (
+        written["suites"]["challenge300"]["limited"]["categories_without_tests"]
+        == (expected["dropped"])
+    )
+
+
+def test_verify_states_the_limit_and_the_categories_it_dropped(
+    tiny_causal_model, tiny_seq2seq_model, expected, tmp_path, capsys
+):
+    out = tmp_path / "verify"
+    systems = [
+        f"--system=Macaw-11B={tiny_causal_model}",
+        f"--system=GPT3-davinci={tiny_seq2seq_model}",
+    ]
+    argv = ["verify", "challenge300", *systems, "--out", str(out), "--resamples", "40"]
+    assert main([*argv, "--limit", str(GROUPS), "--quiet", "--device", "cpu"]) == 0
+    written = json.loads((out / "verify.json").read_text())
+    assert written["limited"]["categories_without_tests"] == expected["dropped"]
+    for category in expected["dropped"]:
+        assert written["categories_left_out"][category] == "--limit left no test of this category"
+    assert _statement(expected) in _flat((out / "verify.md").read_text())
