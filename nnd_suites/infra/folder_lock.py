@@ -8,6 +8,7 @@ filelock's acquire already checks that the file it locked was not deleted meanwh
 from __future__ import annotations
 
 import contextlib
+import os
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -36,7 +37,8 @@ def writer_lock(target: Path, timeout: float | None = None) -> Iterator[None]:
     try:
         yield
     finally:
-        Path(lock.lock_file).unlink(missing_ok=True)
+        if os.name == "posix":  # Windows' lock deletes its file itself, and a held file cannot be
+            Path(lock.lock_file).unlink(missing_ok=True)
         lock.release()
 
 
