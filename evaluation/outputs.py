@@ -29,7 +29,6 @@ from nnd_suites.evaluation.plots import write_pass_rates
 from nnd_suites.evaluation.report import EvaluationReport, TestOutcome
 from nnd_suites.evaluation.report_markdown import markdown
 from nnd_suites.evaluation.samples import samples_file, write_samples
-from nnd_suites.infra.atomic import atomic_path
 from nnd_suites.infra.output_folder import Charts, check_output_folder, write_report_folder
 from nnd_suites.infra.output_folder import write_report_files as write_report_files_of_kind
 
@@ -54,9 +53,10 @@ OUTCOME_SCHEMA = pa.schema(
 
 
 def write_outcomes(path: Path, outcomes: list[TestOutcome]) -> None:
+    """Write one suite's outcome file into a report folder not yet swapped in."""
     table = pa.Table.from_pylist([o.model_dump() for o in outcomes], schema=OUTCOME_SCHEMA)
-    with atomic_path(path) as tmp:
-        pq.write_table(table, tmp)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    pq.write_table(table, path)
 
 
 def read_outcomes(path: str | Path) -> list[TestOutcome]:

@@ -18,7 +18,6 @@ from nnd_suites.evaluation.leaderboard import Leaderboard, leaderboard_rates
 from nnd_suites.evaluation.report import EvaluationReport
 from nnd_suites.evaluation.report_markdown import is_embedded
 from nnd_suites.evaluation.tiny import EMBEDDED
-from nnd_suites.infra.atomic import atomic_path
 from nnd_suites.infra.formatting import count
 from nnd_suites.statistics.outcomes import Rate
 
@@ -27,9 +26,10 @@ if TYPE_CHECKING:
 
 
 def save(figure: Figure, path: str | Path, dpi: int = 110) -> Path:
+    """Write a chart into a report folder not yet swapped in (output_folder's temporary one)."""
     path = Path(path)
-    with atomic_path(path) as tmp:
-        figure.savefig(tmp, format="png", dpi=dpi)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    figure.savefig(path, format="png", dpi=dpi)
     return path
 
 

@@ -27,7 +27,6 @@ from nnd_suites.errors import NNDError
 from nnd_suites.evaluation.backend import Backend, Score, ScoreRequest
 from nnd_suites.evaluation.scorers.base import Scorer
 from nnd_suites.evaluation.templates import neutral_context
-from nnd_suites.infra.atomic import atomic_path
 from nnd_suites.statistics.outcomes import Outcome, TestOutcome
 
 if TYPE_CHECKING:
@@ -262,8 +261,10 @@ def samples_file(suite: str) -> Path:
 
 
 def write_samples(path: Path, samples: Sequence[Sample]) -> None:
-    """One JSON line per sample, written atomically (a reader sees all of them or none)."""
-    with atomic_path(path) as tmp, open(tmp, "w", encoding="utf-8") as handle:
+    """One JSON line per sample, into a report folder not yet swapped in (a reader sees all of
+    them or none: the folder is swapped in whole)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with open(path, "w", encoding="utf-8") as handle:
         for sample in samples:
             handle.write(sample.model_dump_json() + "\n")
 

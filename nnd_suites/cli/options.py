@@ -192,7 +192,8 @@ def add_scoring_options(
     parser.add_argument(
         "--cache-dir",
         type=Path,
-        help="folder of the score cache (default: $NND_SUITES_CACHE or ~/.cache/nnd_suites)",
+        help="folder of the score cache (default: $NND_SUITES_CACHE, else the user cache "
+        "folder: ~/.cache/nnd_suites on Linux; see README)",
     )
     parser.add_argument(
         "--limit",

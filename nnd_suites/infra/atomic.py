@@ -1,16 +1,14 @@
-"""Atomic writes: a partial run never leaves a corrupt file or folder behind.
+"""Atomic writes: a killed run never leaves a corrupt file or folder behind.
 
-A file is written to ``.NAME.PID.XXXXXXXX.tmp`` beside it and renamed onto it. A folder is written
-to such a temporary folder and swapped with the target in one step: on Linux with
-``renameat2(RENAME_EXCHANGE)``, so the target path always holds a complete old or new folder.
-Elsewhere (or on a file system without the exchange) the old folder is first renamed to
-``.NAME.PID.XXXXXXXX.old`` and the new one renamed into place; a run killed between the two
-renames leaves the target missing, and the next write (or :func:`recover_leftovers`) renames the
-complete old copy back.
-
-Leftovers of killed runs are cleaned by the next write to the same target. A leftover belongs to
-a live writer while its process id is alive or its ``fcntl`` lock is held, and is then left alone,
-so two concurrent writers never delete each other's work.
+A writer holds the target's lock (:func:`nnd_suites.infra.folder_lock.writer_lock`, a
+:class:`filelock.FileLock`) from start to end, so writers of one target take turns. It writes into
+``.NAME.PID.RANDOM.tmp`` beside the target, then puts it in place: a file with ``os.replace``; a
+folder by exchanging the two in one step where Linux can (``renameat2``), else by renaming the old
+folder aside to ``.NAME.PID.RANDOM.old`` and the new one in. A later writer of the same target,
+holding the lock, knows that every such name beside it was left by a killed writer: it deletes
+them, and first renames a set-aside ``.old`` back when a kill between the two renames left the
+target missing. We keep the exchange of our own because neither ``os`` nor ``filelock`` has one,
+and without it a reader could find the target missing for an instant.
 """
 
 from __future__ import annotations
@@ -20,44 +18,17 @@ import ctypes
 import errno
 import os
 import re
+import secrets
 import shutil
 import sys
-import tempfile
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
 from nnd_suites.errors import NNDError
-
-try:  # POSIX: a writer holds an advisory lock on its temporary file or folder.
-    import fcntl
-except ImportError:  # pragma: no cover - Windows
-    fcntl = None  # type: ignore[assignment]
-
-
-def current_umask() -> int:
-    """The process umask (read without changing it where Linux allows)."""
-    try:
-        with open("/proc/self/status", encoding="ascii") as status:
-            for line in status:
-                if line.startswith("Umask:"):
-                    return int(line.split()[1], 8)
-    except (OSError, ValueError):
-        pass
-    mask = os.umask(0o022)
-    os.umask(mask)
-    return mask
-
-
-def _follow_umask(path: Path, mode: int) -> None:
-    """mkstemp/mkdtemp create private 0600/0700 entries; give them what open/mkdir would."""
-    os.chmod(path, mode & ~current_umask())
-
+from nnd_suites.infra.folder_lock import writer_lock
 
 AT_FDCWD = -100
 RENAME_EXCHANGE = 2
-#: Without locks or process ids to ask (Windows), a leftover is stale after this many seconds.
-STALE_AFTER = 24 * 3600
 
 
 def _load_renameat2():  # the libc function, or None where there is none
@@ -96,102 +67,45 @@ def exchange_paths(first: str | os.PathLike, second: str | os.PathLike) -> bool:
 
 # ------------------------------------------------------------------- leftovers
 def _leftover_pattern(name: str) -> re.Pattern[str]:
-    # The random part of tempfile names has no dot, so ``.a.b.1.x.tmp`` is never taken for ``a``.
-    # Names without a process id come from versions before the id was added.
+    # The random part has no dot, so ``.a.b.1.x.tmp`` is never taken for ``a``. Names without
+    # a process id come from versions before the id was added.
     return re.compile(rf"^\.{re.escape(name)}\.(?:(\d+)\.)?[a-z0-9_]{{8}}\.(tmp|old)$")
 
 
-def _temp_prefix(target: Path) -> str:
-    return f".{target.name}.{os.getpid()}."
-
-
-def _lock(fd: int) -> bool:
-    """Take the exclusive lock of an open file or folder without waiting; False if held."""
-    if fcntl is None:
-        return True
-    try:
-        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-    except OSError:
-        return False
-    return True
-
-
-def _process_alive(pid: int) -> bool:
-    if pid == os.getpid():
-        return True
-    try:
-        os.kill(pid, 0)  # signal 0 only asks whether the process exists
-    except ProcessLookupError:
-        return False
-    except PermissionError:  # alive, another user's
-        return True
-    return True
-
-
-@contextlib.contextmanager
-def _stale_leftover(path: Path, pid: str | None) -> Iterator[bool]:
-    """Whether ``path`` was left by a dead writer; its lock is held during the block."""
-    if fcntl is None:  # no lock and no safe liveness test (Windows): go by age
-        yield time.time() - _mtime(path) > STALE_AFTER
-        return
-    if pid is not None and _process_alive(int(pid)):
-        yield False
-        return
-    try:
-        fd = os.open(path, os.O_RDONLY)
-    except OSError:  # gone meanwhile (its writer finished)
-        yield False
-        return
-    try:
-        yield _lock(fd)
-    finally:
-        os.close(fd)
-
-
-def _mtime(path: Path) -> float:
-    try:
-        return path.lstat().st_mtime
-    except FileNotFoundError:  # removed meanwhile by its writer
-        return 0.0
+def _leftover_path(target: Path, kind: str) -> Path:
+    return target.parent / f".{target.name}.{os.getpid()}.{secrets.token_hex(4)}.{kind}"
 
 
 def _remove(path: Path) -> None:
     if path.is_dir() and not path.is_symlink():
         shutil.rmtree(path, ignore_errors=True)
     else:
-        with contextlib.suppress(FileNotFoundError):
-            path.unlink()
+        path.unlink(missing_ok=True)
+
+
+def _recover(target: Path) -> None:
+    """Delete what killed writers of ``target`` left beside it, after renaming the newest
+    set-aside ``.old`` back if ``target`` is missing; the caller holds the target's lock."""
+    pattern = _leftover_pattern(target.name)
+    found = [(entry, pattern.match(entry.name)) for entry in target.parent.iterdir()]
+    leftovers = sorted(
+        ((entry, match) for entry, match in found if match),
+        key=lambda item: item[0].lstat().st_mtime,
+        reverse=True,  # the most recent old copy is the one a killed swap took away
+    )
+    for path, match in leftovers:
+        if match.group(2) == "old" and not target.exists() and not target.is_symlink():
+            legacy = path / "x"  # versions before process ids kept the old folder inside as x
+            os.rename(legacy if match.group(1) is None and legacy.is_dir() else path, target)
+        _remove(path)
 
 
 def recover_leftovers(target: str | os.PathLike) -> None:
-    """Clean what killed writes to ``target`` left beside it; restore a missing folder.
-
-    A missing ``target`` with a complete ``.old`` copy (a run killed between the two renames of the
-    fallback swap) gets the copy back; every other stale ``.tmp`` / ``.old`` leftover is deleted.
-    """
-    target = Path(target)
-    if not target.parent.is_dir():
-        return
-    pattern = _leftover_pattern(target.name)
-    leftovers = []
-    for entry in target.parent.iterdir():
-        match = pattern.match(entry.name)
-        if match:
-            leftovers.append((entry, match.group(1), match.group(2)))
-    # Newest first: the most recent old copy is the one a killed swap took away.
-    leftovers.sort(key=lambda item: _mtime(item[0]), reverse=True)
-    for path, pid, kind in leftovers:
-        with _stale_leftover(path, pid) as stale:
-            if not stale:
-                continue
-            if kind == "old" and not target.exists() and not target.is_symlink():
-                legacy = path / "x"  # earlier versions kept the old folder inside as ``x``
-                copy = legacy if pid is None and legacy.is_dir() else path
-                os.rename(copy, target)
-                if copy is legacy:
-                    _remove(path)
-                continue
-            _remove(path)
+    """Clean what killed writes to ``target`` left beside it; restore a missing folder."""
+    target = Path(os.path.abspath(target))
+    if target.parent.is_dir():
+        with writer_lock(target):
+            _recover(target)
 
 
 # ------------------------------------------------------------------- writers
@@ -207,23 +121,29 @@ def _writable(target: Path) -> Iterator[None]:
 
 
 @contextlib.contextmanager
+def _locked_beside(target: str | os.PathLike) -> Iterator[tuple[Path, Path]]:
+    """Hold ``target``'s lock with its leftovers cleaned; yield (target, a fresh temporary path)."""
+    target = Path(os.path.abspath(target))  # "." and ".." have no parent to write beside
+    with contextlib.ExitStack() as stack:
+        with _writable(target):
+            target.parent.mkdir(parents=True, exist_ok=True)
+            stack.enter_context(writer_lock(target))
+            _recover(target)
+        tmp = _leftover_path(target, "tmp")
+        try:
+            yield target, tmp
+        finally:
+            if tmp.exists():
+                _remove(tmp)
+
+
+@contextlib.contextmanager
 def atomic_path(target: str | os.PathLike) -> Iterator[Path]:
     """Yield a temporary path beside ``target``; rename it onto ``target`` only on success."""
-    target = Path(os.path.abspath(target))  # "." and ".." have no parent to write beside
-    with _writable(target):
-        target.parent.mkdir(parents=True, exist_ok=True)
-        recover_leftovers(target)
-        fd, tmp = tempfile.mkstemp(prefix=_temp_prefix(target), suffix=".tmp", dir=target.parent)
-    tmp_path = Path(tmp)
-    _follow_umask(tmp_path, 0o666)
-    try:
-        _lock(fd)  # held until the rename, so no concurrent cleaner takes the file for stale
-        yield tmp_path
-        os.replace(tmp_path, target)
-    finally:
-        os.close(fd)
-        if tmp_path.exists():
-            tmp_path.unlink()
+    with _locked_beside(target) as (target, tmp):
+        tmp.touch(exist_ok=False)  # created as open() would: its mode follows the umask
+        yield tmp
+        os.replace(tmp, target)
 
 
 def atomic_write_text(target: str | os.PathLike, text: str) -> None:
@@ -238,21 +158,10 @@ def atomic_directory(target: str | os.PathLike) -> Iterator[Path]:
     An existing ``target`` is replaced as a whole, so readers see either the old or the new folder
     (see the module docstring for how, and for what happens to a killed run's leftovers).
     """
-    target = Path(os.path.abspath(target))  # "." and ".." have no parent to write beside
-    with _writable(target):
-        target.parent.mkdir(parents=True, exist_ok=True)
-        recover_leftovers(target)
-        tmp = Path(tempfile.mkdtemp(prefix=_temp_prefix(target), suffix=".tmp", dir=target.parent))
-    _follow_umask(tmp, 0o777)
-    fd = os.open(tmp, os.O_RDONLY)
-    try:
-        _lock(fd)
+    with _locked_beside(target) as (target, tmp):
+        tmp.mkdir()  # created as mkdir would: its mode follows the umask
         yield tmp
         _swap_in(tmp, target)
-    finally:
-        os.close(fd)
-        if tmp.exists():
-            shutil.rmtree(tmp, ignore_errors=True)
 
 
 def _swap_in(tmp: Path, target: Path) -> None:
@@ -267,8 +176,7 @@ def _swap_in(tmp: Path, target: Path) -> None:
     if exchange_paths(tmp, target):
         shutil.rmtree(tmp, ignore_errors=True)  # now holds the old folder
         return
-    old = Path(tempfile.mkdtemp(prefix=_temp_prefix(target), suffix=".old", dir=target.parent))
-    old.rmdir()  # only the unique name is wanted; the rename below creates it
+    old = _leftover_path(target, "old")
     os.rename(target, old)
-    os.rename(tmp, target)  # killed before this line: the next write restores ``old``
+    os.rename(tmp, target)  # killed before this line: the next writer renames ``old`` back
     shutil.rmtree(old, ignore_errors=True)

@@ -12,7 +12,10 @@ a verification, a placement, a robustness report) is written through :func:`outp
   the current folder are refused (the swap would pull the folder from under the shell);
 - **swap**: the new folder is written beside the target and swapped in at once
   (:func:`nnd_suites.infra.atomic.atomic_directory`), so a killed write leaves the old or the new
-  folder.
+  folder. Files inside it are written plainly: no reader sees the folder before the swap.
+
+The guard runs in :func:`output_folder` just before the swap (the folder may have changed during
+the work); a command that should fail before its work calls :func:`check_output_folder` first.
 
 Report folders share one layout, written by :func:`write_report_files`::
 
@@ -39,7 +42,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from nnd_suites import __version__
 from nnd_suites.errors import NNDError, OutputFolderError
-from nnd_suites.infra.atomic import atomic_directory, atomic_write_text
+from nnd_suites.infra.atomic import atomic_directory
 from nnd_suites.infra.formatting import plural
 from nnd_suites.infra.output_kinds import JSON_SCHEMA_DIALECT, OutputKind, kind_of
 
@@ -216,22 +219,20 @@ def _not_written_by_us(folder: Path, spec: OutputKind) -> list[str]:
 
 def mark_folder(folder: Path, kind: str, files: list[str] | None = None) -> None:
     """Write the marker that lets a later run replace ``folder`` (a report sub-folder too) when
-    it holds only ``files`` (see :func:`inventory`)."""
+    it holds only ``files`` (see :func:`inventory`); ``folder`` is not yet swapped in."""
     marker = FolderMarker(kind=kind_of(kind).name, nnd_suites_version=__version__, files=files)
-    atomic_write_text(folder / MARKER_FILE, marker.model_dump_json() + "\n")
+    (folder / MARKER_FILE).write_text(marker.model_dump_json() + "\n", encoding="utf-8")
 
 
 @contextlib.contextmanager
 def output_folder(
     out: str | Path, kind: str, *, carry: Mapping[str, str] | None = None
 ) -> Iterator[Path]:
-    """Yield an empty temporary folder to fill; it replaces ``out`` only when the block succeeds.
+    """Yield an empty temporary folder to fill; it replaces ``out`` only when the block succeeds
+    and the guard, run just before the swap, lets it (nothing foreign is ever replaced).
 
-    The guard runs before (nothing is written into a foreign folder) and again just before the
-    swap (the folder may have changed meanwhile). Carried sub-folders are copied in, not moved,
-    so a killed write leaves the old folder whole."""
-    spec = kind_of(kind)
-    out = check_output_folder(out, kind, carry=carry)
+    Carried sub-folders are copied in, not moved, so a killed write leaves the old folder whole."""
+    spec, out = kind_of(kind), Path(out)
     with atomic_directory(out) as tmp:
         if spec.marked:
             mark_folder(tmp, kind)
@@ -252,7 +253,8 @@ def write_report_files(
     charts: Charts | None = None,
 ) -> dict[str, Path]:
     """The one layout of a report folder: ``<kind>.json``, ``<kind>.schema.json``, ``<kind>.md``
-    and each chart (role -> (file name, draw(path))), written into ``folder``; role -> path."""
+    and each chart (role -> (file name, draw(path))), written into ``folder`` (inside a temporary
+    folder of :func:`output_folder`: plain files); role -> path."""
     spec = kind_of(kind)
     stem = spec.main_file.removesuffix(".json")
     files = {
@@ -265,7 +267,7 @@ def write_report_files(
         mark_folder(folder, kind)
     written = {}
     for role, (name, text) in files.items():
-        atomic_write_text(folder / name, text)
+        (folder / name).write_text(text, encoding="utf-8")
         written[role] = folder / name
     for role, (name, draw) in (charts or {}).items():
         draw(folder / name)

@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
-import os
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
 import nnd_suites.infra.atomic as io
+from nnd_suites.errors import OutputFolderError
+from nnd_suites.infra import folder_lock
 from nnd_suites.infra.atomic import atomic_directory, atomic_write_text, recover_leftovers
 
 DEAD_PID = "999999999"  # above any pid_max: no such process
@@ -68,25 +70,41 @@ def test_leftovers_of_earlier_versions_are_recovered(tmp_path):
     assert sorted(p.name for p in tmp_path.iterdir()) == ["suite"]
 
 
-def test_a_live_writers_work_is_left_alone(tmp_path):
-    sleeper = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
+#: A writer stopped inside its block: it holds the target's lock and its temporary folder.
+LIVE_WRITER = """
+import sys, time
+from nnd_suites.infra.atomic import atomic_directory
+
+with atomic_directory(sys.argv[1]) as tmp:
+    print(tmp, flush=True)
+    time.sleep(60)
+"""
+
+
+def test_a_live_writers_work_is_left_alone(tmp_path, monkeypatch):
+    # Before the lock, a live writer was simulated by a leftover named with a live process id;
+    # now the other writer is real, and a second writer waits for its lock instead.
+    target = _folder(tmp_path / "suite", "old")
+    sleeper = subprocess.Popen(
+        [sys.executable, "-c", LIVE_WRITER, str(target)], stdout=subprocess.PIPE, text=True
+    )
     try:
-        live = _folder(tmp_path / f".suite.{sleeper.pid}.abcd1234.tmp", "in progress")
-        locked = _folder(tmp_path / f".suite.{DEAD_PID}.efgh5678.tmp", "locked")
-        fd = os.open(locked, os.O_RDONLY)
-        try:
-            assert io._lock(fd)
-            with atomic_directory(tmp_path / "suite") as tmp:
-                (tmp / "version").write_text("new")
-            assert live.is_dir() and locked.is_dir()
-        finally:
-            os.close(fd)
-        recover_leftovers(tmp_path / "suite")  # the lock is released: stale now
-        assert live.is_dir() and not locked.exists()
+        live = Path(sleeper.stdout.readline().strip())
+        assert live.is_dir() and live.name.startswith(f".suite.{sleeper.pid}.")
+        monkeypatch.setattr(folder_lock, "LOCK_WAIT_SECONDS", 0.3)
+        with (
+            pytest.raises(OutputFolderError, match=f"{target}: another nnd-suites process"),
+            atomic_directory(target),
+        ):
+            pass
+        with pytest.raises(OutputFolderError, match="another nnd-suites process"):
+            recover_leftovers(target)
+        assert live.is_dir() and (target / "version").read_text() == "old"
     finally:
         sleeper.kill()
         sleeper.wait()
-    recover_leftovers(tmp_path / "suite")
+    recover_leftovers(tmp_path / "suite")  # the lock died with its holder: stale now
+    assert not live.exists() and (target / "version").read_text() == "old"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["suite"]
 
 
@@ -120,3 +138,32 @@ def test_an_unwritable_target_is_named_not_its_temporary_file(tmp_path, capsys):
     target = blocker / "gem.json"
     assert main(["slices", "challenge300", "--gem-out", str(target)]) == NNDError.exit_status
     assert f"nnd-suites slices: error: cannot write {target}" in capsys.readouterr().err
+
+
+#: Writers that replace one folder as fast as they can: one that took another's temporary folder
+#: for a leftover would delete it from under its writer, which then fails.
+RACING_WRITER = """
+import sys
+from pathlib import Path
+from nnd_suites.infra.atomic import atomic_directory
+
+target, name = Path(sys.argv[1]), sys.argv[2]
+for round in range(40):
+    with atomic_directory(target) as tmp:
+        (tmp / "a").write_text(f"{name} {round}")
+        (tmp / "b").write_text(f"{name} {round}")
+"""
+
+
+@pytest.mark.slow
+def test_concurrent_writers_take_turns_and_leave_nothing_beside(tmp_path):
+    """The lock file is deleted by its holder on release: a writer waiting on the deleted file
+    must not think it holds the lock while another holds a new one."""
+    target = tmp_path / "suite"
+    writers = [
+        subprocess.Popen([sys.executable, "-c", RACING_WRITER, str(target), str(n)])
+        for n in range(4)
+    ]
+    assert [writer.wait(timeout=300) for writer in writers] == [0, 0, 0, 0]
+    assert (target / "a").read_text() == (target / "b").read_text()
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["suite"]
