@@ -101,7 +101,7 @@ def test_a_choice_is_the_candidate_with_its_leading_space_and_eos(
     pairs = [(c, t) for r in empty for c, t in zip(r["choices"], r["texts"], strict=True)]
     assert all(c == eos for c, t in pairs if t == "")
     # suite content lives in the data only: utils.py is the fixed template, byte for byte
-    template = Path(nnd_suites.__file__).parent / "hub" / "lm_eval_utils.py"
+    template = Path(nnd_suites.evaluation.__file__).parent / "lm_eval_utils.py"
     assert (folder / "utils.py").read_bytes() == template.read_bytes()
     categories = {r["category"] for r in rows}
     assert len(list(folder.glob("nnd_challenge300__*.yaml"))) == len(categories)
