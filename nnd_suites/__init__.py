@@ -7,8 +7,6 @@ try:  # one version source: pyproject.toml, as installed
 except _metadata.PackageNotFoundError:  # running from a source tree that was never installed
     __version__ = "0+unknown"
 
-from nnd_suites.adapter import Adapter, AdapterMetadata, get_adapter, register_adapter
-from nnd_suites.build import build_suite
 from nnd_suites.errors import (
     NNDError,
     QualityMapError,
@@ -16,11 +14,6 @@ from nnd_suites.errors import (
     SuiteValidationError,
     UnknownItemError,
 )
-from nnd_suites.groups import Candidate, Group
-from nnd_suites.pairs import Pair, PairCandidate
-from nnd_suites.quality_map import QualityMap
-from nnd_suites.suite import Suite, SuiteManifest
-from nnd_suites.suite.resolve import load_suite
 
 __all__ = [
     "Adapter",
@@ -45,8 +38,22 @@ __all__ = [
 ]
 
 
-# The evaluator pulls in torch and transformers: its entry points are imported only when asked for.
+# Imported when first asked for, so that `nnd-suites --help` and `import nnd_suites` stay light:
+# the evaluator pulls in torch and transformers, and suites pyarrow, numpy and pydantic models.
 _LAZY = {
+    "Adapter": "nnd_suites.adapter",
+    "AdapterMetadata": "nnd_suites.adapter",
+    "get_adapter": "nnd_suites.adapter",
+    "register_adapter": "nnd_suites.adapter",
+    "build_suite": "nnd_suites.build",
+    "Candidate": "nnd_suites.groups",
+    "Group": "nnd_suites.groups",
+    "Pair": "nnd_suites.pairs",
+    "PairCandidate": "nnd_suites.pairs",
+    "QualityMap": "nnd_suites.quality_map",
+    "Suite": "nnd_suites.suite",
+    "SuiteManifest": "nnd_suites.suite",
+    "load_suite": "nnd_suites.suite.resolve",
     "evaluate": "nnd_suites.evaluation",
     "evaluate_models": "nnd_suites.evaluation.multi",
     "compare_reports": "nnd_suites.evaluation.comparison",
@@ -60,7 +67,7 @@ _LAZY = {
 
 def __getattr__(name: str) -> object:
     if name in _LAZY:
-        # lazy attribute (PEP 562): the evaluator loads on first use
+        # lazy attribute (PEP 562): loads on first use
         from importlib import import_module
 
         return getattr(import_module(_LAZY[name]), name)

@@ -5,7 +5,6 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from nnd_suites.build import build_shipped_suites, build_suite, check_suite_name
 from nnd_suites.cli.commands.stats import print_stats
 from nnd_suites.cli.printing import say
 from nnd_suites.errors import NNDError
@@ -21,6 +20,9 @@ def parse_options(items: list[str]) -> dict[str, str]:
 def suite_name(text: str) -> str:
     """``--name``, checked while parsing: a name the manifest refuses stops the command before
     the build (a usage error, exit status 2), not after it."""
+    # lazy: nnd_suites.build imports the suite package (pyarrow, numpy); --help needs none
+    from nnd_suites.build import check_suite_name
+
     try:
         return check_suite_name(text)
     except NNDError as exc:
@@ -94,6 +96,8 @@ def run(args: argparse.Namespace) -> int:
             )
         return build_all(args.out or Path("suites"), args.skip_malformed)
     out = args.out or Path("suites") / (args.adapter if args.name is None else args.name)
+    from nnd_suites.build import build_suite  # the suite package (pyarrow): not at start-up
+
     suite = build_suite(
         args.adapter,
         args.source,
@@ -122,6 +126,8 @@ def run(args: argparse.Namespace) -> int:
 
 
 def build_all(parent: Path, skip_malformed: bool = False) -> int:
+    from nnd_suites.build import build_shipped_suites  # the suite package: not at start-up
+
     for name, suite in build_shipped_suites(parent, skip_malformed=skip_malformed):
         if suite is None:
             say(f"{name}: no shipped source; build it with --source PATH_OR_URL\n")
