@@ -37,19 +37,22 @@ def _command() -> list[str]:
 
 
 def _run(argv: list[str], env: dict[str, str], until: str | None = None) -> tuple[float, float]:
-    """(wall seconds to the end, or to the first stderr line starting with ``until``; CPU
-    seconds of the child) for one fresh process."""
+    """(wall seconds to the end, or to the first stderr line starting with ``until``, where the
+    child is stopped; its CPU seconds to that point) for one fresh process."""
     began = time.perf_counter()
     child = subprocess.Popen(
         argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, env=env
     )
     seen = None
-    for line in child.stderr:  # read to the end: a full pipe would stall the child
-        if seen is None and until is not None and line.startswith(until):
+    for line in child.stderr:
+        if until is not None and line.startswith(until):
             seen = time.perf_counter() - began
+            child.terminate()  # measured: its CPU time is counted up to here, not to the end
+            break
+    child.stderr.read()  # drain what is left, so the child is never stalled on a full pipe
     _, status, usage = os.wait4(child.pid, 0)
     child.returncode = os.waitstatus_to_exitcode(status)
-    if child.returncode != 0:
+    if seen is None and child.returncode != 0:
         raise SystemExit(f"{' '.join(argv)} exited {child.returncode}")
     if until is not None and seen is None:
         raise SystemExit(f"{' '.join(argv)} printed no line starting {until!r} on stderr")
