@@ -22,6 +22,8 @@ import time
 import urllib.request
 from pathlib import Path
 
+from nnd_suites.sources.safe_extract import extract_tar
+
 # Run in a child process: the converter imports its own ``conversion`` and ``gguf`` packages.
 _CONVERT = """
 import sys
@@ -62,7 +64,7 @@ def converter_root(sdist: str | Path, into: str | Path) -> Path:
         if not (root / "convert_hf_to_gguf.py").is_file():
             prefix = f"{top}/vendor/llama.cpp/"
             members = [m for m in archive.getmembers() if m.name.startswith(prefix)]
-            archive.extractall(into, members=members, filter="data")
+            extract_tar(archive, into, members, source=str(sdist))
     return root
 
 

@@ -14,7 +14,6 @@ try:  # one version source: pyproject.toml, as installed
 except _metadata.PackageNotFoundError:  # running from a source tree that was never installed
     __version__ = "0+unknown"
 
-from nnd_suites.build.adapter import Adapter, AdapterMetadata, get_adapter, register_adapter
 from nnd_suites.errors import (
     NNDError,
     QualityMapError,
@@ -22,11 +21,6 @@ from nnd_suites.errors import (
     SuiteValidationError,
     UnknownItemError,
 )
-from nnd_suites.quality_map import QualityMap
-from nnd_suites.records.groups import Candidate, Group
-from nnd_suites.records.pairs import Pair, PairCandidate
-from nnd_suites.resolve import load_suite
-from nnd_suites.suite import Suite, SuiteManifest
 
 __all__ = [
     "Adapter",
@@ -50,10 +44,23 @@ __all__ = [
 ]
 
 
-# The evaluator pulls in torch and transformers: its entry points are imported only when asked for.
+# Imported when first asked for, so that `nnd-suites --help` and `import nnd_suites` stay light:
+# the evaluator pulls in torch and transformers, and suites pyarrow, numpy and pydantic models.
 _LAZY = {
-    # builds into dataset folders too, through the Hub layer (datasets): loaded on first use
+    "Adapter": "nnd_suites.build.adapter",
+    "AdapterMetadata": "nnd_suites.build.adapter",
+    "get_adapter": "nnd_suites.build.adapter",
+    "register_adapter": "nnd_suites.build.adapter",
+    # builds into dataset folders too, through the Hub layer (datasets)
     "build_suite": "nnd_suites.hub.building",
+    "Candidate": "nnd_suites.records.groups",
+    "Group": "nnd_suites.records.groups",
+    "Pair": "nnd_suites.records.pairs",
+    "PairCandidate": "nnd_suites.records.pairs",
+    "QualityMap": "nnd_suites.quality_map",
+    "Suite": "nnd_suites.suite",
+    "SuiteManifest": "nnd_suites.suite",
+    "load_suite": "nnd_suites.resolve",
     "evaluate": "nnd_suites.evaluation",
     "evaluate_models": "nnd_suites.evaluation.multi",
     "compare_reports": "nnd_suites.evaluation.comparison",
@@ -67,7 +74,7 @@ _LAZY = {
 
 def __getattr__(name: str) -> object:
     if name in _LAZY:
-        # lazy attribute (PEP 562): the evaluator loads on first use
+        # lazy attribute (PEP 562): loads on first use
         from importlib import import_module
 
         return getattr(import_module(_LAZY[name]), name)

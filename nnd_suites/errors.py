@@ -166,3 +166,19 @@ class DeclarationError(NNDError):
     names ``source.yaml:line`` (and the data file's line where a row is at fault)."""
 
     exit_status = 3
+
+
+class UnsafeArchiveError(SourceFormatError):
+    """An archive member would be written outside its folder (an absolute path, a ``..`` escape,
+    a link pointing out) or is not a file, folder or inner link (a device, a fifo): the archive is
+    data from elsewhere, so it is refused, naming the archive and the member."""
+
+    def __init__(self, archive: str, member: str, reason: str) -> None:
+        self.member = member
+        super().__init__(
+            archive,
+            None,
+            f"member {member!r} {reason}",
+            "archives are extracted only when every member stays inside its folder: "
+            "extract it yourself after checking it, or ask its publisher for a clean one",
+        )

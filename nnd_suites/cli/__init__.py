@@ -114,7 +114,11 @@ def main(argv: list[str] | None = None) -> int:
         apply_model_args(command, args)
     configure_output(args)
     try:
-        return int(args.func(args) or 0)
+        status = int(args.func(args) or 0)
+        # written now, not at exit: a buffered stdout (no PYTHONUNBUFFERED) whose reader left
+        # would fail in the interpreter's last flush, printing a traceback and exiting 120
+        sys.stdout.flush()
+        return status
     except BrokenPipeError:
         # `nnd-suites list | head`: the reader left; stop quietly like other Unix tools.
         devnull = os.open(os.devnull, os.O_WRONLY)

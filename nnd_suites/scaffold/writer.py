@@ -16,7 +16,6 @@ from typing import Any
 from nnd_suites.errors import NNDError
 from nnd_suites.infra.atomic import atomic_directory, atomic_write_text
 from nnd_suites.scaffold import numeric, pairwise
-from nnd_suites.scaffold.harness import EXPECTED_STATS, FIXTURES
 from nnd_suites.scaffold.samples import CONTEXTS, FIXTURE, TEXTS
 
 ANNOTATION_TYPES = ("likert", "hierarchical", "single_label", "graded", "numeric", "pairwise")
@@ -217,6 +216,9 @@ def write_adapter(root: Path, name: str, annotation_type: str) -> list[Path]:
 
     All or nothing: the quality map is written last inside the folder's write, and the adapter
     folder is swapped in only then (a map left by a killed run, unchanged, is written again)."""
+    # lazy: the harness imports the suite package (pyarrow); `new-adapter --help` needs none
+    from nnd_suites.scaffold.harness import EXPECTED_STATS, FIXTURES
+
     check_name(name)
     if annotation_type not in ANNOTATION_TYPES:
         raise NNDError(f"unknown annotation type {annotation_type!r}; one of {ANNOTATION_TYPES}")

@@ -1,8 +1,9 @@
 """Folder sources: a local folder, or an archive (local or downloaded) extracted into the cache.
 
-An archive is data from elsewhere: members are extracted with tarfile's ``data`` filter (no
-absolute paths, no ``..``, no links out of the folder, no device files) or, for zip files, with
-the same checks by hand, and a declared total size over :data:`MAX_EXTRACTED_BYTES` is refused
+An archive is data from elsewhere: tar members are extracted by
+:func:`nnd_suites.sources.safe_extract.extract_tar` (no absolute paths, no ``..`` escape, no links
+out of the folder, no device files, on every Python) and zip members with the same path check
+(no links at all), and a declared total size over :data:`MAX_EXTRACTED_BYTES` is refused
 before anything is written. The extraction is atomic and keyed by the archive's sha256, so a
 killed run leaves nothing half-extracted and a second run reuses the folder.
 """
@@ -16,9 +17,10 @@ import tarfile
 import zipfile
 from pathlib import Path, PurePosixPath
 
-from nnd_suites.errors import SourceFormatError
+from nnd_suites.errors import SourceFormatError, UnsafeArchiveError
 from nnd_suites.infra.atomic import atomic_directory
 from nnd_suites.infra.paths import cache_root
+from nnd_suites.sources.safe_extract import extract_tar, path_refusal
 
 ARCHIVE_SUFFIXES = (".zip", ".tar", ".tar.gz", ".tgz", ".tar.bz2", ".tbz2", ".tar.xz", ".txz")
 #: An annotation source is megabytes; a declared size past this is a mistake or a zip bomb.
@@ -67,7 +69,7 @@ def _extract_tar(archive: Path, folder: Path) -> None:
         total = sum(member.size for member in members)
         if total > MAX_EXTRACTED_BYTES:
             raise _too_big(archive, total)
-        tar.extractall(folder, members=members, filter="data")
+        extract_tar(tar, folder, members, source=str(archive))
 
 
 def _extract_zip(archive: Path, folder: Path) -> None:
@@ -76,13 +78,16 @@ def _extract_zip(archive: Path, folder: Path) -> None:
         total = sum(info.file_size for info in infos)
         if total > MAX_EXTRACTED_BYTES:
             raise _too_big(archive, total)
+        resolved = os.path.realpath(folder)
         for info in infos:
             name = PurePosixPath(info.filename)
-            mode = info.external_attr >> 16
-            if name.is_absolute() or ".." in name.parts or "\\" in info.filename:
-                raise tarfile.TarError(f"member {info.filename!r} points outside the folder")
-            if stat.S_ISLNK(mode):
-                raise tarfile.TarError(f"member {info.filename!r} is a link")
+            reason = path_refusal(info.filename, resolved)
+            if reason is None and "\\" in info.filename:  # a Windows separator: ambiguous
+                reason = "has a backslash in its path"
+            if reason is None and stat.S_ISLNK(info.external_attr >> 16):
+                reason = "is a link (a zip's links are not extracted)"
+            if reason is not None:
+                raise UnsafeArchiveError(str(archive), info.filename, reason)
             destination = folder.joinpath(*name.parts)
             if info.is_dir():
                 destination.mkdir(parents=True, exist_ok=True)

@@ -174,8 +174,11 @@ def test_suite_all_is_every_shipped_suite_expanded_by_the_library_alone():
     assert not hasattr(options, "expand_suite_specs")  # the CLI passes `all` on as it is
 
 
-def test_list_into_a_closed_pipe_is_quiet():
-    """`nnd-suites list | head`: the reader is gone before we write (deterministic EPIPE)."""
+@pytest.mark.parametrize("buffered", [True, False], ids=["buffered", "unbuffered"])
+def test_list_into_a_closed_pipe_is_quiet(buffered):
+    """`nnd-suites list | head`: the reader is gone before we write (deterministic EPIPE).
+    Buffered or not (PYTHONUNBUFFERED was inherited from whoever ran the tests, so the test
+    used to pass in one shell and fail in another): the last flush happens inside main."""
     import os
     import subprocess
     import sys
@@ -183,8 +186,11 @@ def test_list_into_a_closed_pipe_is_quiet():
     read_end, write_end = os.pipe()
     os.close(read_end)
     code = "from nnd_suites.cli import main; raise SystemExit(main(['list']))"
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONUNBUFFERED"}
+    if not buffered:
+        env["PYTHONUNBUFFERED"] = "1"
     done = subprocess.run(
-        [sys.executable, "-c", code], stdout=write_end, stderr=subprocess.PIPE, text=True
+        [sys.executable, "-c", code], stdout=write_end, stderr=subprocess.PIPE, text=True, env=env
     )
     os.close(write_end)
     assert "Traceback" not in done.stderr and "BrokenPipe" not in done.stderr, done.stderr

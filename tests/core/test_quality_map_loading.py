@@ -185,12 +185,12 @@ def chain(n: int, close: bool = False) -> dict:
 
 
 def test_a_3000_label_chain_loads_without_recursion():
-    started = time.perf_counter()
+    started = time.process_time()  # CPU time: a busy machine does not stretch it
     m = QualityMap.from_dict(chain(3000))
     assert m.better(Assessment(label="l0000"), Assessment(label="l2999"))
     assert m.better(Assessment(label="l1500"), Assessment(label="l1501"))
     assert not m.better(Assessment(label="l2999"), Assessment(label="l0000"))
-    assert time.perf_counter() - started < 5
+    assert time.process_time() - started < 5
 
 
 def test_a_cycle_closing_a_3000_label_chain_is_named_shortened():

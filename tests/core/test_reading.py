@@ -94,11 +94,11 @@ def test_json_within_bounds_is_read():
 def test_yaml_bounds_are_named_errors(text, message, tmp_path):
     path = tmp_path / "systems.yaml"
     path.write_text(text, encoding="utf-8")
-    started = time.perf_counter()
+    started = time.process_time()  # CPU time: a busy machine does not stretch it
     with pytest.raises(DataFileError, match=message) as caught:
         read_yaml_file(path)
     assert str(caught.value).startswith(str(path))
-    assert time.perf_counter() - started < 10
+    assert time.process_time() - started < 10
 
 
 def test_yaml_within_bounds_is_read():
@@ -184,10 +184,10 @@ def test_a_systems_file_is_read_within_bounds(tmp_path, capsys, content, message
     if content is not None:
         path = tmp_path / "systems.yaml"
         path.write_text(content, encoding="utf-8")
-    started = time.perf_counter()
+    started = time.process_time()  # CPU time: a busy machine does not stretch it
     status = main(["verify", "quiz_design", "--systems-file", str(path), "--out", str(tmp_path)])
     assert status != 0 and message in capsys.readouterr().err
-    assert time.perf_counter() - started < 30
+    assert time.process_time() - started < 30
 
 
 def test_a_gzip_line_is_bounded_once_decompressed(tmp_path, monkeypatch):

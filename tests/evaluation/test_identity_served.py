@@ -135,7 +135,9 @@ def test_a_dripping_server_hits_the_total_deadline(server):
     started = time.monotonic()
     with pytest.raises(ServerError, match=r"deadline.*gave up after 1 attempt"):
         client.post("completions", {"model": "fake", "prompt": "x"})
-    assert time.monotonic() - started < 3
+    # the whole drip takes 32 s: far under it is the deadline, on a loaded machine too (a bound
+    # of 3 s raced the scheduler)
+    assert time.monotonic() - started < len(GOOD) * server.drip / 2
 
 
 @pytest.mark.parametrize(

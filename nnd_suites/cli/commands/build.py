@@ -6,7 +6,6 @@ import argparse
 from pathlib import Path
 
 from nnd_suites.build.pairs import DEFAULT_MAX_PAIRS, DEFAULT_MAX_PAIRS_PER_GROUP
-from nnd_suites.build.suites import check_suite_name
 from nnd_suites.cli.commands.stats import print_stats
 from nnd_suites.cli.printing import say
 from nnd_suites.errors import NNDError
@@ -21,6 +20,9 @@ def parse_options(items: list[str]) -> dict[str, str]:
 def suite_name(text: str) -> str:
     """``--name``, checked while parsing: a name the manifest refuses stops the command before
     the build (a usage error, exit status 2), not after it."""
+    # lazy: the build imports the suite package (pyarrow, numpy); --help needs none
+    from nnd_suites.build.suites import check_suite_name
+
     try:
         return check_suite_name(text)
     except NNDError as exc:
@@ -107,10 +109,10 @@ def run(args: argparse.Namespace) -> int:
         if args.catalogue:
             return build_catalogue_folder(args.out or Path("suites"), args.source_dir)
         return build_all(args.out or Path("suites"), args.skip_malformed)
+    out = args.out or Path("suites") / (args.adapter if args.name is None else args.name)
     # the Hub layer (datasets) loads only for a build: not at every CLI start
     from nnd_suites.hub.building import build_suite
 
-    out = args.out or Path("suites") / (args.adapter if args.name is None else args.name)
     suite = build_suite(
         args.adapter,
         args.source,

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from nnd_suites.cli.options import SUITE_HELP
 from nnd_suites.cli.printing import say
-from nnd_suites.resolve import load_suite
+from nnd_suites.cli.suites import load_suite
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:

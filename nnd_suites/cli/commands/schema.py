@@ -9,7 +9,6 @@ from pathlib import Path
 
 from nnd_suites.cli.printing import say
 from nnd_suites.quality_map import write_schema
-from nnd_suites.suite import export_json_schemas
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -32,9 +31,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from nnd_suites.evaluation.report_schemas import (
-        export_report_schemas,  # imports the report models
-    )
+    # imports the report models
+    from nnd_suites.evaluation.report_schemas import export_report_schemas
+    from nnd_suites.suite import export_json_schemas  # pyarrow and numpy: not for --help
 
     if args.reports:
         folder = args.out or Path(str(resources.files("nnd_suites.schemas")))

@@ -8,8 +8,7 @@ from typing import Any
 
 from nnd_suites.cli.options import SUITE_HELP
 from nnd_suites.cli.printing import say, say_json
-from nnd_suites.resolve import load_suite
-from nnd_suites.suite.stats_text import stats_lines
+from nnd_suites.cli.suites import load_suite
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -20,6 +19,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def print_stats(stats: dict[str, Any]) -> None:
+    # lazy: importing nnd_suites.suite.* runs the suite package (pyarrow): not for --help
+    from nnd_suites.suite.stats_text import stats_lines
+
     for line in stats_lines(stats):
         say(line)
 

@@ -8,8 +8,6 @@ from pathlib import Path
 
 from nnd_suites.cli.options import SUITE_HELP
 from nnd_suites.cli.printing import say
-from nnd_suites.resolve import load_suite, refuse_ambiguous
-from nnd_suites.suite import Suite
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -22,6 +20,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    # lazy: nnd_suites.suite imports pyarrow and numpy, which --help and list do not need
+    from nnd_suites.resolve import load_suite, refuse_ambiguous
+    from nnd_suites.suite import Suite
+
     # a folder is read as one (a damaged or foreign folder is named as such); any other
     # spec goes through the resolver (hub:ORG/NAME/CONFIG, a built-in name); a bare built-in
     # name that is also a folder here is refused as the resolver refuses it
