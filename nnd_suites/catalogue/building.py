@@ -61,7 +61,11 @@ def build_catalogue(
                 yield CatalogueBuild(entry, None, _how_to_get(entry, folder))
                 continue
             suite = build_suite(
-                entry.adapter, sources[entry.name], name=entry.name, **entry.options
+                entry.adapter,
+                sources[entry.name],
+                name=entry.name,
+                skip_malformed=entry.skip_malformed,
+                **entry.options,
             )
             check_figures(entry, suite)
             dataset.add(suite)
