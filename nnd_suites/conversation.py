@@ -107,27 +107,10 @@ def chat_prompt(tokenizer, value: str, field: str = "conversation") -> str:
             "suite's text template instead"
         )
     turns = [turn.model_dump() for turn in decode_turns(value, field)]
-    # lazy: jinja2 comes with transformers, which a tokenizer has loaded already
-    from jinja2 import TemplateError as JinjaError
-    from jinja2.exceptions import SecurityError, TemplateSyntaxError
+    # lazy: jinja2 and transformers load only when a model's chat template is rendered
+    from nnd_suites.chat_rendering import render_chat_template
 
-    try:
-        prompt = tokenizer.apply_chat_template(turns, tokenize=False, add_generation_prompt=True)
-    except JinjaError as exc:  # the template is data from the model's repository, not our code
-        model = getattr(tokenizer, "name_or_path", "") or type(tokenizer).__name__
-        what = (
-            "tried something the sandbox forbids (unsafe; nothing of it ran)"
-            if isinstance(exc, SecurityError)
-            else "is malformed"
-            if isinstance(exc, TemplateSyntaxError)
-            else "failed on this conversation"
-        )
-        raise TemplateError(
-            f"model {model!r}: its chat template (chat_template in tokenizer_config.json or "
-            f"chat_template.jinja) {what}: {type(exc).__name__}: {str(exc).rstrip('.')}. Fix "
-            "or remove the model's chat template, or score the suite with its own text template "
-            "(without --template chat)"
-        ) from exc
+    prompt = render_chat_template(tokenizer, turns)  # bounded: the template is the model's data
     bos = getattr(tokenizer, "bos_token", None)
     return prompt[len(bos) :] if bos and prompt.startswith(bos) else prompt
 
