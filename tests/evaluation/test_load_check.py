@@ -22,7 +22,7 @@ from transformers import (
 from nnd_suites.cli import main
 from nnd_suites.errors import ModelLoadError, ScoringError
 from nnd_suites.evaluation import ScoreRequest, load_backend
-from nnd_suites.evaluation.backends.hf_load_check import input_window
+from nnd_suites.evaluation.backends.hf_load_check import check_loading_report, input_window
 from nnd_suites.evaluation.in_memory import backend_for_model
 
 REQUESTS = [
@@ -262,3 +262,18 @@ def test_input_window_is_the_smaller_of_positions_and_tokenizer_limit(tokenizer)
     tokenizer_without_limit = type("T", (), {"model_max_length": int(1e30)})()
     assert input_window(config, tokenizer_without_limit) == 32
     assert input_window(object(), None) is None
+
+
+def test_unread_weights_refuse_only_a_checkpoint_saved_as_another_task():
+    """A multimodal checkpoint's text model leaves its other parts unread and is scored; a
+    token classifier's unread head is refused; the reward backend reads missing weights only."""
+    network = GPT2LMHeadModel(GPT2Config(vocab_size=100, n_embd=32, n_layer=1, n_head=2))
+    unread = {"missing_keys": set(), "unexpected_keys": {"vision_tower.weight"}}
+    network.config.architectures = ["GPT2VisionForConditionalGeneration"]
+    check_loading_report("m", "hf_causal", network, unread)
+    network.config.architectures = ["GPT2ForTokenClassification"]
+    with pytest.raises(ModelLoadError, match="saved as GPT2ForTokenClassification"):
+        check_loading_report("m", "hf_causal", network, unread)
+    check_loading_report("m", "hf_reward", network, unread)
+    with pytest.raises(ModelLoadError, match="weight score.weight would be newly initialised"):
+        check_loading_report("m", "hf_reward", network, {"missing_keys": {"score.weight"}})
