@@ -91,6 +91,9 @@ def split_final_reply(turns: Sequence[Turn]) -> tuple[list[Turn], str] | None:
 
 #: The context field and template name a suite gets for a tokenizer's chat template.
 CHAT_FIELD = "chat_prompt"
+#: The context field holding the chat template over an empty conversation: ``pmi``'s neutral
+#: context under the template ``chat`` (absent where the template cannot render one).
+CHAT_NEUTRAL_FIELD = "chat_prompt_neutral"
 CHAT_TEMPLATE = "chat"
 
 
@@ -130,17 +133,20 @@ def with_chat_prompts(suite, tokenizer):
         )
     if CHAT_FIELD in manifest.context_fields:
         raise TemplateError(f"suite {suite.name} already has a {CHAT_FIELD!r} context field")
+    try:  # many templates refuse a conversation without a user turn: then pmi is refused
+        neutral = {CHAT_NEUTRAL_FIELD: chat_prompt(tokenizer, EMPTY_CONVERSATION, fields[0])}
+    except TemplateError:
+        neutral = {}
     rendered: dict[str, str] = {}  # one rendering per distinct conversation
     pairs = []
     for pair in suite.pairs:
         value = pair.context[fields[0]]
         if value not in rendered:
             rendered[value] = chat_prompt(tokenizer, value, fields[0])
-        pairs.append(
-            pair.model_copy(update={"context": {**pair.context, CHAT_FIELD: rendered[value]}})
-        )
+        context = {**pair.context, CHAT_FIELD: rendered[value], **neutral}
+        pairs.append(pair.model_copy(update={"context": context}))
     return suite.derive(
         pairs,
-        context_fields=[*manifest.context_fields, CHAT_FIELD],
+        context_fields=[*manifest.context_fields, CHAT_FIELD, *neutral],
         templates={**manifest.templates, CHAT_TEMPLATE: "{" + CHAT_FIELD + "}"},
     )

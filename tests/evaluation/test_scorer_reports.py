@@ -4,6 +4,8 @@ made a robustness report's pass rates."""
 
 from __future__ import annotations
 
+import shutil
+
 import pytest
 from transformers import AutoTokenizer
 
@@ -80,3 +82,51 @@ def test_robustness_md_names_the_scorer_mode_and_template(tiny_causal_model, qui
     )
     text = (out / "robustness.md").read_text("utf-8")
     assert "Scored with scorer `pmi`, mode `default`, template `default`." in text
+
+
+CHAT = (
+    "{{ bos_token }}{% for m in messages %}<|{{ m['role'] }}|>\n{{ m['content'] }}\n{% endfor %}"
+    "{% if add_generation_prompt %}<|assistant|>\n{% endif %}"
+)
+
+
+@pytest.mark.parametrize("needs_a_turn", [False, True])
+def test_pmi_with_the_chat_template_reads_the_template_over_an_empty_conversation(
+    tiny_causal_model, tmp_path, needs_a_turn
+):
+    """The neutral context is the chat template over no turns ('<|assistant|>\\n'), never the
+    empty string; a template that cannot render an empty conversation refuses pmi."""
+    from nnd_suites.conversation import CHAT_NEUTRAL_FIELD, with_chat_prompts
+    from nnd_suites.errors import TemplateError
+    from nnd_suites.evaluation.templates import neutral_context
+
+    tokenizer = AutoTokenizer.from_pretrained(tiny_causal_model)
+    tokenizer.chat_template = (
+        "{% if not messages %}{{ raise_exception('no turns') }}{% endif %}" if needs_a_turn else ""
+    ) + CHAT
+    folder = tmp_path / "chat"
+    shutil.copytree(tiny_causal_model, folder)
+    tokenizer.save_pretrained(folder)
+    hh = first_groups(nnd_suites.build_suite("hh_rlhf"), 4)
+    chat = with_chat_prompts(hh, tokenizer)
+    template = chat.manifest.templates["chat"]
+    if needs_a_turn:
+        assert CHAT_NEUTRAL_FIELD not in chat.pairs[0].context
+        with pytest.raises(TemplateError, match="cannot be used with --template chat"):
+            nnd_suites.evaluate(str(folder), hh, template="chat", scorers="pmi", cache=False)
+        return
+    assert neutral_context(template, chat.pairs[0].context) == "<|assistant|>\n"
+    report = nnd_suites.evaluate(
+        str(folder), hh, template="chat", scorers="pmi", cache=False, progress=False
+    )
+    backend = load_backend(str(folder), device="cpu")
+    rows = report.outcomes[hh.name]
+    for pair, row in zip(chat.pairs, rows, strict=True):
+        if row.outcome in ("degenerate", "skipped"):
+            continue
+        prompt = pair.context["chat_prompt"]
+        texts = (pair.high.text, pair.low.text)
+        after = backend.score([ScoreRequest(prompt, t) for t in texts])
+        alone = backend.score([ScoreRequest("<|assistant|>\n", t) for t in texts])
+        expected = [a.logprob_sum - b.logprob_sum for a, b in zip(after, alone, strict=True)]
+        assert (row.ll_high, row.ll_low) == pytest.approx(expected, abs=1e-4)
