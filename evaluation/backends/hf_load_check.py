@@ -148,7 +148,8 @@ def check_attends_backwards(network: Any, model: str, backend: str) -> None:
         before = network(input_ids=ids.to(device), use_cache=False).logits[0, :-1].float()
         after = network(input_ids=changed.to(device), use_cache=False).logits[0, :-1].float()
     moved = float((before - after).abs().max())
-    if moved > 1e-3 * max(1.0, float(before.abs().max())):
+    # a decoder gives the same numbers (same shapes, same kernels); an encoder moves them
+    if moved > 1e-4 * max(1.0, float(before.abs().max())):
         raise ModelLoadError(
             f"model {model!r} ({type(network).__name__}) is not a decoder: its predictions for "
             f"earlier tokens change when a later token does (by up to {moved:.3g}), so it reads "
