@@ -47,7 +47,7 @@ LM_BACKENDS = frozenset({"hf_causal", "hf_seq2seq"})
 LM_CLASSES = ("ForCausalLM", "LMHeadModel", "ForConditionalGeneration", "ForSeq2SeqLM")
 #: Tokenizer limits at or above this are transformers' "no limit known" placeholder.
 NO_LIMIT = 1_000_000
-#: Tokens of the causality probe.
+#: Tokens of the causality probe (fewer in a shorter window).
 PROBE_TOKENS = 8
 
 
@@ -141,7 +141,8 @@ def check_attends_backwards(network: Any, model: str, backend: str) -> None:
     target's "log-probability" would have seen the target itself."""
     device = network.get_input_embeddings().weight.device
     generator = torch.Generator().manual_seed(0)
-    ids = torch.randint(0, embedding_rows(network), (1, PROBE_TOKENS), generator=generator)
+    length = max(2, min(PROBE_TOKENS, config_window(network.config) or PROBE_TOKENS))
+    ids = torch.randint(0, embedding_rows(network), (1, length), generator=generator)
     changed = ids.clone()
     changed[0, -1] = (ids[0, -1] + 1) % embedding_rows(network)
     with scoring_mode(network), torch.inference_mode():
