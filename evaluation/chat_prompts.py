@@ -5,11 +5,14 @@ records are :mod:`nnd_suites.records.conversation`."""
 from __future__ import annotations
 
 from nnd_suites.errors import TemplateError
-from nnd_suites.records.conversation import decode_turns
+from nnd_suites.records.conversation import EMPTY_CONVERSATION, decode_turns
 from nnd_suites.records.templates import conversation_fields
 
 #: The context field and template name a suite gets for a tokenizer's chat template.
 CHAT_FIELD = "chat_prompt"
+#: The context field holding the chat template over an empty conversation: ``pmi``'s neutral
+#: context under the template ``chat`` (absent where the template cannot render one).
+CHAT_NEUTRAL_FIELD = "chat_prompt_neutral"
 CHAT_TEMPLATE = "chat"
 
 
@@ -26,27 +29,10 @@ def chat_prompt(tokenizer, value: str, field: str = "conversation") -> str:
             "suite's text template instead"
         )
     turns = [turn.model_dump() for turn in decode_turns(value, field)]
-    # lazy: jinja2 comes with transformers, which a tokenizer has loaded already
-    from jinja2 import TemplateError as JinjaError
-    from jinja2.exceptions import SecurityError, TemplateSyntaxError
+    # lazy: jinja2 and transformers load only when a model's chat template is rendered
+    from nnd_suites.evaluation.chat_rendering import render_chat_template
 
-    try:
-        prompt = tokenizer.apply_chat_template(turns, tokenize=False, add_generation_prompt=True)
-    except JinjaError as exc:  # the template is data from the model's repository, not our code
-        model = getattr(tokenizer, "name_or_path", "") or type(tokenizer).__name__
-        what = (
-            "tried something the sandbox forbids (unsafe; nothing of it ran)"
-            if isinstance(exc, SecurityError)
-            else "is malformed"
-            if isinstance(exc, TemplateSyntaxError)
-            else "failed on this conversation"
-        )
-        raise TemplateError(
-            f"model {model!r}: its chat template (chat_template in tokenizer_config.json or "
-            f"chat_template.jinja) {what}: {type(exc).__name__}: {str(exc).rstrip('.')}. Fix "
-            "or remove the model's chat template, or score the suite with its own text template "
-            "(without --template chat)"
-        ) from exc
+    prompt = render_chat_template(tokenizer, turns)  # bounded: the template is the model's data
     bos = getattr(tokenizer, "bos_token", None)
     return prompt[len(bos) :] if bos and prompt.startswith(bos) else prompt
 
@@ -66,17 +52,20 @@ def with_chat_prompts(suite, tokenizer):
         )
     if CHAT_FIELD in manifest.context_fields:
         raise TemplateError(f"suite {suite.name} already has a {CHAT_FIELD!r} context field")
+    try:  # many templates refuse a conversation without a user turn: then pmi is refused
+        neutral = {CHAT_NEUTRAL_FIELD: chat_prompt(tokenizer, EMPTY_CONVERSATION, fields[0])}
+    except TemplateError:
+        neutral = {}
     rendered: dict[str, str] = {}  # one rendering per distinct conversation
     pairs = []
     for pair in suite.pairs:
         value = pair.context[fields[0]]
         if value not in rendered:
             rendered[value] = chat_prompt(tokenizer, value, fields[0])
-        pairs.append(
-            pair.model_copy(update={"context": {**pair.context, CHAT_FIELD: rendered[value]}})
-        )
+        context = {**pair.context, CHAT_FIELD: rendered[value], **neutral}
+        pairs.append(pair.model_copy(update={"context": context}))
     return suite.derive(
         pairs,
-        context_fields=[*manifest.context_fields, CHAT_FIELD],
+        context_fields=[*manifest.context_fields, CHAT_FIELD, *neutral],
         templates={**manifest.templates, CHAT_TEMPLATE: "{" + CHAT_FIELD + "}"},
     )

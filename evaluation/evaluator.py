@@ -39,6 +39,7 @@ from nnd_suites.evaluation.report import (
     EvaluationReport,
     RequestCounts,
     SuiteResult,
+    read_truncation,
     suite_result,
     test_outcomes,
 )
@@ -238,7 +239,7 @@ def evaluate(
         outcomes = by_scorer[chosen[0].spec]
         if len(chosen) > 1:
             report.sensitivity[plan.name] = sensitivity(plan.suite.pairs, by_scorer)
-        truncated = sum(scores[r].truncated_tokens for r in plan.requests())
+        truncated = read_truncation(plan.requests(), scores, reference)
         report.suites[plan.name] = suite_result(
             plan.name,
             plan.suite,

@@ -31,6 +31,7 @@ def backend_for_model(
     from transformers import PreTrainedModel
 
     from nnd_suites.evaluation.backends.hf_causal import HFCausalBackend
+    from nnd_suites.evaluation.backends.hf_load_check import check_scorable
     from nnd_suites.evaluation.backends.hf_seq2seq import HFSeq2SeqBackend
 
     if not isinstance(model, PreTrainedModel):
@@ -57,6 +58,7 @@ def backend_for_model(
         model=model,
         tokenizer=tokenizer,
     )
+    check_scorable(backend, model)  # no head, an encoder, a tokenizer beyond the embedding
     backend.refresh_identity()
     return backend
 

@@ -7,7 +7,7 @@ Which tests count and how (pass, fail, tie, degenerate, skipped) is decided once
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, model_validator
@@ -270,11 +270,22 @@ def test_outcomes(
                 ll_low=score_low,
                 n_high=high.n_targets,
                 n_low=low.n_targets,
-                truncated=bool(high.truncated_tokens or low.truncated_tokens),
+                truncated=any(f.truncated_tokens for f in found),
                 outcome=outcome,
             )
         )
     return results
+
+
+def read_truncation(requests: Iterable[tuple[str, str]], *lookups: Mapping | None) -> int:
+    """Context tokens cut to fit a window, summed over every score a scorer read: the model's
+    and, for ``ratio``, the reference model's (a reference with a shorter window cuts more)."""
+    return sum(
+        lookup[request].truncated_tokens
+        for lookup in lookups
+        if lookup is not None
+        for request in requests
+    )
 
 
 def suite_result(

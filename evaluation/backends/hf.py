@@ -25,12 +25,11 @@ from nnd_suites.evaluation.backend import (
     ScoreRequest,
     ScoreSink,
 )
+from nnd_suites.evaluation.backends import hf_load_check as load_check
 from nnd_suites.evaluation.backends.hf_loading import (
     DTYPE_NAMES,
     HFParams,
-    config_window,
     load_config,
-    load_error,
     load_tokenizer,
     model_revision,
     resolve_device,
@@ -147,24 +146,22 @@ class HFBackend(Backend):
 
     @cached_property
     def model(self):
-        import transformers  # lazy: loads with a model only (`import nnd_suites` stays torch-free)
-
-        auto = getattr(transformers, self.auto_class)
         placement = {"device_map": self.device_map} if self.device_map else {}
-        try:
-            network = auto.from_pretrained(
-                self.model_ref,
-                revision=self.load_revision,
-                dtype=self.dtype,
-                trust_remote_code=self.trust_remote_code,
-                **placement,
-            )
-        except Exception as exc:
-            raise load_error(self.model_ref, exc) from exc
+        network = load_check.load_weights(
+            self.auto_class,
+            self.model_ref,
+            self.name,
+            revision=self.load_revision,
+            dtype=self.dtype,
+            trust_remote_code=self.trust_remote_code,
+            **placement,
+        )
         if self.device_map:  # accelerate placed the layers: inputs go where the embeddings are
             self.device = network.get_input_embeddings().weight.device
-            return network.eval()
-        return network.to(self.device).eval()
+        else:
+            network = network.to(self.device)
+        load_check.check_scorable(self, network)
+        return network.eval()
 
     @property
     def loaded(self) -> bool:
@@ -235,7 +232,7 @@ class HFBackend(Backend):
     @property
     def window(self) -> int | None:
         """The longest sequence the model takes (None: no limit known)."""
-        return config_window(self.config) or config_window(self.config, self.tokenizer)
+        return load_check.input_window(self.config, self.tokenizer)
 
     # ------------------------------------------------------------------ scoring
     def score(
@@ -279,6 +276,9 @@ class HFBackend(Backend):
             deliver(unfit, [Score.skip(layouts[slot]) for slot in unfit])
         fit = [slot for slot, layout in enumerate(layouts) if not isinstance(layout, str)]
         fitted = [layouts[slot] for slot in fit]
+        if fit:  # an id beyond the embedding would be an IndexError, or another token's row
+            ids = (x.prefix + x.inputs + x.targets for x in fitted)
+            load_check.check_token_ids(ids, self.model, self.model_ref)
         # An in-memory model may be in train mode (dropout): score in eval mode, then restore.
         with torch.inference_mode(), scoring_mode(self.model) if fit else contextlib.nullcontext():
             for _batch, sums in self._run(fitted) if fit else ():

@@ -3,19 +3,22 @@
 A Hugging Face sequence-classification model with one output (a reward model, e.g. an
 OpenAssistant DeBERTa RM) reads the context and the candidate as a text pair (the candidate
 second, so truncation cuts the context, never the candidate) and returns one number. It is
-stored like any score (the scalar as the sum, one target) and cached under the model's identity;
-only the ``reward`` scorer reads it.
+stored like any score (the scalar as the sum; the candidate's tokens as its targets, so the
+token-length slice compares real lengths; the context tokens cut to the window as truncated)
+and cached under the model's identity; only the ``reward`` scorer reads it. The window is the
+model's positions or the tokenizer's limit, whichever is less (hf_load_check.input_window).
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Sequence
 from functools import cached_property
 from typing import Any
 
 import torch
 
-from nnd_suites.errors import ModelLoadError, ParameterError
+from nnd_suites.errors import ModelLoadError, ParameterError, ScoringError
 from nnd_suites.evaluation.backend import (
     SCORING_VERSION,
     Backend,
@@ -24,8 +27,13 @@ from nnd_suites.evaluation.backend import (
     ScoreRequest,
     ScoreSink,
 )
+from nnd_suites.evaluation.backends.hf_load_check import (
+    check_token_ids,
+    check_tokenizer_fits,
+    input_window,
+    load_weights,
+)
 from nnd_suites.evaluation.backends.hf_loading import (
-    load_error,
     load_tokenizer,
     model_revision,
     resolve_device,
@@ -35,6 +43,9 @@ from nnd_suites.evaluation.backends.hf_loading import (
 
 #: scored pairs per forward pass
 BATCH = 16
+#: What a stored reward score holds; cached scores of an earlier version are not reused.
+#: 2: the candidate's tokens as n_targets, the context tokens cut as truncated (1: one target)
+REWARD_SCORES = "2"
 
 
 class HFRewardBackend(Backend):
@@ -100,6 +111,7 @@ class HFRewardBackend(Backend):
             "revision": self.revision,
             "dtype": str(self.dtype).removeprefix("torch."),
             "scoring_version": SCORING_VERSION,
+            "reward_scores": REWARD_SCORES,
         }
 
     @cached_property
@@ -111,23 +123,28 @@ class HFRewardBackend(Backend):
 
     @cached_property
     def model(self):
-        # lazy: transformers loads with a model only (`import nnd_suites` stays torch-free)
-        from transformers import AutoModelForSequenceClassification
-
-        try:
-            network = AutoModelForSequenceClassification.from_pretrained(
-                self.model_ref, revision=self.load_revision, dtype=self.dtype
-            )
-        except Exception as exc:
-            raise load_error(self.model_ref, exc) from exc
+        network = load_weights(
+            "AutoModelForSequenceClassification",
+            self.model_ref,
+            self.name,
+            revision=self.load_revision,
+            dtype=self.dtype,
+        )
         if network.config.num_labels != 1:
             raise ModelLoadError(
                 f"model {self.model_ref!r} has {network.config.num_labels} outputs; a reward "
                 "model gives one number per (context, candidate) (num_labels=1)"
             )
+        check_tokenizer_fits(network, self.tokenizer, self.model_ref)
         if network.config.pad_token_id is None:  # it finds each row's last token by its padding
             network.config.pad_token_id = self.tokenizer.pad_token_id
         return network.to(self.device).eval()
+
+    @property
+    def window(self) -> int | None:
+        """The longest (context, candidate) pair the model reads: its positions or the
+        tokenizer's limit, whichever is less."""
+        return input_window(self.model.config, self.tokenizer)
 
     def score(
         self,
@@ -136,25 +153,59 @@ class HFRewardBackend(Backend):
         sink: ScoreSink | None = None,
         progress: Callable[[int], None] | None = None,
     ) -> list[Score]:
-        tokenizer, network = self.tokenizer, self.model
-        limit = min(tokenizer.model_max_length, 1 << 20)
+        network, window = self.model, self.window
         results: list[Score] = []
         with scoring_mode(network), torch.inference_mode():
             for start in range(0, len(requests), self.batch):
                 part = requests[start : start + self.batch]
-                encoded = tokenizer(
-                    [r.context for r in part],
-                    [r.candidate for r in part],
-                    padding=True,
-                    truncation="only_first",
-                    max_length=limit,
-                    return_tensors="pt",
-                ).to(self.device)
-                rewards = network(**encoded).logits[:, 0].float().tolist()
-                batch = [Score(reward, 1) for reward in rewards]
+                batch = self._score_part(part, window)
                 results += batch
                 if sink is not None:
                     sink(list(range(start, start + len(part))), batch)
                 if progress is not None:
                     progress(len(part))
         return results
+
+    def _score_part(self, part: Sequence[ScoreRequest], window: int | None) -> list[Score]:
+        """Each pair's reward (its candidate's tokens as ``n_targets``, the context tokens cut
+        to fit the window as ``truncated_tokens``), or why it was skipped: a candidate that
+        alone fills the window."""
+        tokenizer = self.tokenizer
+        contexts, candidates = [r.context for r in part], [r.candidate for r in part]
+        # verbose=False: pairs longer than the window are expected here, they are cut below
+        whole = tokenizer(contexts, candidates, verbose=False)["input_ids"]
+        own = tokenizer(candidates, add_special_tokens=False, verbose=False)["input_ids"]
+        alone = tokenizer([""] * len(part), candidates, verbose=False)["input_ids"]
+        limit = window or max(len(ids) for ids in whole)
+        scores: list[Score | None] = [
+            Score.skip(
+                f"candidate {r.candidate[:60]!r} alone is {len(solo)} tokens, more than the "
+                f"reward model's window of {limit}"
+            )
+            if len(solo) > limit
+            else None
+            for r, solo in zip(part, alone, strict=True)
+        ]
+        fit = [i for i, score in enumerate(scores) if score is None]
+        if not fit:
+            return scores  # type: ignore[return-value]
+        encoded = tokenizer(
+            [contexts[i] for i in fit],
+            [candidates[i] for i in fit],
+            padding=True,
+            truncation="only_first",
+            max_length=limit,
+            return_tensors="pt",
+        )
+        check_token_ids(encoded["input_ids"].tolist(), self.model, self.model_ref)
+        rewards = self.model(**encoded.to(self.device)).logits[:, 0].float().tolist()
+        for i, reward in zip(fit, rewards, strict=True):
+            if not math.isfinite(reward):
+                raise ScoringError(
+                    f"reward model {self.model_ref!r} gave a non-finite reward ({reward}) for "
+                    f"candidate {candidates[i][:60]!r}; with bf16/fp16 try --dtype fp32, else "
+                    "the model's weights are damaged"
+                )
+            cut = max(0, len(whole[i]) - limit)
+            scores[i] = Score(reward, max(1, len(own[i])), cut)
+        return scores  # type: ignore[return-value]

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from nnd_suites.errors import NNDError
 from nnd_suites.evaluation.outputs import write_report_files
@@ -58,11 +58,28 @@ def _row(
     )
 
 
+def scoring_line(evaluation: dict[str, Any]) -> str:
+    """What made the pass rates below: the scorer, the scoring mode and each suite's template
+    (a pass rate under ``pmi`` or ``--template chat`` is not the paper's figure)."""
+    if not evaluation.get("scorer"):
+        return "Scoring: not recorded (a report written before scorers were recorded)."
+    templates = evaluation.get("templates") or {}
+    used = sorted(set(templates.values()))
+    named = (
+        f"template `{used[0]}`"
+        if len(used) == 1
+        else "templates " + ", ".join(f"{suite}: `{name}`" for suite, name in templates.items())
+    )
+    return f"Scored with scorer `{evaluation['scorer']}`, mode `{evaluation.get('mode')}`, {named}."
+
+
 def to_markdown(report: RobustnessReport, per_category: bool = True) -> str:
     """The report in Markdown: the overall table, then (``per_category``) a table per cell."""
     p_holm = holm_p_values(report)
     lines = [
         f"# Robustness of `{report.model}`",
+        "",
+        scoring_line(report.evaluation),
         "",
         "Pass rates on the same tests before (parent) and after the transformation; delta in "
         "points with its 95% interval (Newcombe, paired); p: exact McNemar test on the tests "

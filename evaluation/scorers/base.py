@@ -25,6 +25,14 @@ class CandidateScores:
     reference: Score | None = None
 
     @property
+    def truncated_tokens(self) -> int:
+        """Context tokens cut to fit a window in every score read (model, neutral, reference):
+        a scorer reports what it read, a reference model's truncation included."""
+        return sum(
+            s.truncated_tokens for s in (self.model, self.neutral, self.reference) if s is not None
+        )
+
+    @property
     def skipped(self) -> bool:
         return any(s is not None and s.skipped for s in (self.model, self.neutral, self.reference))
 

@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 from transformers import AutoModelForCausalLM, AutoTokenizer
 
 import nnd_suites
+from nnd_suites.errors import ModelLoadError
 from nnd_suites.evaluation.cache import scope_of
 from nnd_suites.evaluation.in_memory import backend_for_model
 
@@ -67,7 +68,11 @@ def test_equal_weights_and_tokenizers_share_a_scope_and_tokenizers_count(
     assert _scope(half, tokenizer) != scope  # another dtype, other scores
     padded = AutoTokenizer.from_pretrained(tiny_causal_model)
     padded.add_tokens(["<new-token>"])
-    assert _scope(model, padded) != scope
+    with pytest.raises(ModelLoadError, match="1025 tokens but the model's input embedding only"):
+        _scope(model, padded)  # its new id has no embedding row (hf_load_check)
+    wider = copy.deepcopy(model)
+    wider.resize_token_embeddings(len(padded))
+    assert _scope(wider, padded) != _scope(wider, tokenizer)  # the same weights
 
 
 def test_evaluating_again_after_changing_the_weights_gives_the_fresh_figures(

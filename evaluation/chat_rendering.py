@@ -1,0 +1,180 @@
+"""The one renderer of chat templates: Jinja code from a model's repository, run as data.
+
+A chat template (``chat_template`` in tokenizer_config.json or ``chat_template.jinja``) comes
+with the model, not with nnd-suites, so rendering it is bounded like any untrusted input:
+
+- jinja2's ``ImmutableSandboxedEnvironment`` (no attribute access to Python internals, no
+  mutation of the conversation), with transformers' own filters, globals and ``{% generation %}``
+  tag, so a template renders as ``apply_chat_template`` renders it;
+- ``range`` yields at most :data:`MAX_RANGE` numbers;
+- ``*``, ``**``, ``%`` and ``+`` are checked before they run (``'x' * 3000000000`` would ask for
+  3 GB at once): no result may exceed :data:`MAX_OUTPUT` characters or items;
+- rendering stops after :data:`MAX_SECONDS` (a nested loop over ranges runs for hours): the
+  template's own frames are traced, and each of their steps checks the clock;
+- the prompt may not exceed :data:`MAX_OUTPUT` characters.
+
+Each bound, and each Jinja error, is one :class:`TemplateError` line naming the template's model
+and the bound.
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+import time
+from collections.abc import Iterator, Mapping, Sequence
+from functools import lru_cache
+from typing import Any
+
+from jinja2 import TemplateError as JinjaError
+from jinja2 import Undefined
+from jinja2.exceptions import SecurityError, TemplateSyntaxError
+from jinja2.sandbox import ImmutableSandboxedEnvironment
+
+from nnd_suites.errors import TemplateError
+
+#: The longest a template may render one prompt.
+MAX_SECONDS = 5.0
+#: The most characters of a prompt, and of any string or list a template builds on the way.
+MAX_OUTPUT = 1_000_000
+#: The most numbers one ``range`` yields.
+MAX_RANGE = 10_000
+#: ``%``-format widths and precisions (``'%3000000000s' % x``): each allocates its width.
+_FORMAT_WIDTHS = re.compile(r"%[-#0 +]*(\d*)(?:\.(\d+))?")
+
+
+class RenderBound(Exception):
+    """A template went past a bound (the message says which); raised inside the sandbox."""
+
+
+class BoundedEnvironment(ImmutableSandboxedEnvironment):
+    """The sandbox with its sizes bounded: ``range`` and the operators that build large values
+    are checked before they run."""
+
+    intercepted_binops = frozenset({"*", "**", "%", "+"})
+
+    def call_binop(self, context: Any, operator: str, left: Any, right: Any) -> Any:
+        size = _result_size(operator, left, right)
+        if size > MAX_OUTPUT:
+            raise RenderBound(
+                f"'{operator}' would build a value of {size:,} characters or items (at most "
+                f"{MAX_OUTPUT:,})"
+            )
+        return super().call_binop(context, operator, left, right)
+
+
+def _result_size(operator: str, left: Any, right: Any) -> int:
+    """How large ``left operator right`` would be, without computing it (0: small)."""
+    sized = (str, bytes, list, tuple)
+    if operator == "*":
+        for seq, count in ((left, right), (right, left)):
+            if isinstance(seq, sized) and isinstance(count, int):
+                return len(seq) * max(count, 0)
+    if operator == "+" and isinstance(left, sized) and isinstance(right, sized):
+        return len(left) + len(right)
+    if operator == "**" and isinstance(left, int) and isinstance(right, int) and right > 0:
+        return (abs(left).bit_length() * right) // 3  # decimal digits, about
+    if operator == "%" and isinstance(left, str):
+        widths = [int(w or 0) + int(p or 0) for w, p in _FORMAT_WIDTHS.findall(left)]
+        return len(left) + max(widths, default=0)
+    return 0
+
+
+def _bounded_range(*args: int) -> Iterator[int]:
+    numbers = range(*args)
+    if len(numbers) > MAX_RANGE:
+        raise RenderBound(f"range of {len(numbers):,} numbers (at most {MAX_RANGE:,})")
+    return iter(numbers)
+
+
+@lru_cache(maxsize=16)
+def _compiled(source: str):
+    """``source`` compiled in a bounded environment that has what transformers gives a chat
+    template (its filters such as ``tojson``, globals such as ``raise_exception``, and the
+    ``{% generation %}`` extension), taken from transformers' own environment. The sandbox does
+    not fold the intercepted operators at compile time: they run, checked, when rendering."""
+    # lazy: transformers is needed only when a model's chat template is rendered
+    from transformers.utils.chat_template_utils import _compile_jinja_template
+
+    # an empty template: compiling ``source`` there would fold its constants ('x' * 3000000000)
+    # at compile time, outside every bound
+    reference = _compile_jinja_template("").environment
+    environment = BoundedEnvironment(
+        trim_blocks=True,
+        lstrip_blocks=True,
+        extensions=[type(extension) for extension in reference.extensions.values()],
+    )
+    environment.filters.update(reference.filters)
+    environment.globals.update(reference.globals)
+    environment.globals["range"] = _bounded_range
+    return environment.from_string(source)
+
+
+def render_chat_template(tokenizer: Any, turns: Sequence[Mapping[str, str]]) -> str:
+    """``tokenizer``'s chat template over ``turns``, ending with the opening of the assistant's
+    turn (``add_generation_prompt``), with the variables ``apply_chat_template`` gives it (the
+    special tokens, ``tools`` and ``documents`` None), within the bounds above."""
+    model = getattr(tokenizer, "name_or_path", "") or type(tokenizer).__name__
+    where = (
+        f"model {model!r}: its chat template (chat_template in tokenizer_config.json or "
+        "chat_template.jinja)"
+    )
+    fix = (
+        "Fix or remove the model's chat template, or score the suite with its own text "
+        "template (without --template chat)"
+    )
+    variables = {
+        **tokenizer.special_tokens_map,
+        "messages": [dict(turn) for turn in turns],
+        "tools": None,
+        "documents": None,
+        "add_generation_prompt": True,
+    }
+    try:
+        template = _compiled(tokenizer.get_chat_template())
+        prompt = _within_time(lambda: template.render(**variables))
+    except RenderBound as exc:
+        raise TemplateError(f"{where} went past a bound: {exc}. {fix}") from None
+    except MemoryError:
+        raise TemplateError(f"{where} ran out of memory. {fix}") from None
+    except (JinjaError, ValueError, TypeError) as exc:  # the template's own failure
+        what = (
+            "tried something the sandbox forbids (unsafe; nothing of it ran)"
+            if isinstance(exc, SecurityError)
+            else "is malformed"
+            if isinstance(exc, TemplateSyntaxError)
+            else "failed on this conversation"
+        )
+        detail = str(exc).strip().splitlines()[0].rstrip(".") if str(exc).strip() else ""
+        raise TemplateError(f"{where} {what}: {type(exc).__name__}: {detail}. {fix}") from exc
+    if isinstance(prompt, Undefined) or len(prompt) > MAX_OUTPUT:
+        raise TemplateError(
+            f"{where} went past a bound: a prompt of {len(str(prompt)):,} characters (at most "
+            f"{MAX_OUTPUT:,}). {fix}"
+        )
+    return prompt
+
+
+def _within_time(render, seconds: float | None = None) -> str:
+    """``render()``, stopped with :class:`RenderBound` once it has run ``seconds`` (default
+    :data:`MAX_SECONDS`): every line
+    the template's compiled code runs (it is Python code named after the template) checks the
+    clock, so a loop that prints nothing is stopped too. Only this thread is traced."""
+    seconds = MAX_SECONDS if seconds is None else seconds  # read now: a test may lower it
+    deadline = time.monotonic() + seconds
+
+    def in_template(frame, event, _arg):
+        if time.monotonic() > deadline:
+            raise RenderBound(f"it ran longer than {seconds:g} seconds")
+        return in_template
+
+    def on_call(frame, event, arg):
+        # the template's compiled functions carry its file name, "<template>"; others run untraced
+        return in_template(frame, event, arg) if frame.f_code.co_filename == "<template>" else None
+
+    previous = sys.gettrace()
+    sys.settrace(on_call)
+    try:
+        return render()
+    finally:
+        sys.settrace(previous)

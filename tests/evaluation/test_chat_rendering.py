@@ -1,0 +1,98 @@
+"""evaluation/chat_rendering.py: a model's chat template is data, rendered under a time and a
+size bound; each bound is a one-line TemplateError naming the model and the bound."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import time
+
+import pytest
+from transformers import AutoTokenizer
+
+from nnd_suites import chat_rendering
+from nnd_suites.cli import main
+from nnd_suites.errors import TemplateError
+from nnd_suites.evaluation.chat_rendering import render_chat_template
+
+TURNS = [
+    {"role": "user", "content": "Where is the station?"},
+    {"role": "assistant", "content": "Near the park."},
+    {"role": "user", "content": "Thanks!"},
+]
+#: A template as chat models ship them: role tags, tojson, raise_exception, namespace, loop.
+SOUND = (
+    "{% set ns = namespace(n=0) %}{{ bos_token }}"
+    "{% for m in messages %}{% if m['role'] not in ['user', 'assistant'] %}"
+    "{{ raise_exception('unknown role') }}{% endif %}{% set ns.n = ns.n + 1 %}"
+    "<|{{ m['role'] }}|>{{ m['content'] | tojson }}\n{% endfor %}"
+    "{% if add_generation_prompt %}<|assistant|>{{ ns.n }}{% endif %}"
+)
+HOSTILE = {
+    "nested_range": "{% for i in range(100000) %}{% for j in range(100000) %}"
+    "{% endfor %}{% endfor %}",
+    "nested_small": "{% for i in range(9000) %}{% for j in range(9000) %}{% endfor %}{% endfor %}",
+    "multiply": "{{ 'x' * 3000000000 }}",
+    "power": "{{ 7 ** 100000000 }}",
+    "format_width": "{{ '%3000000000s' % 'x' }}",
+    "long_output": "{% for i in range(9000) %}{{ 'y' * 900 }}{% endfor %}",
+}
+BOUND = {
+    "nested_range": "range of 100,000 numbers (at most 10,000)",
+    "nested_small": "it ran longer than",
+    "multiply": "'*' would build a value of 3,000,000,000",
+    "power": "'**' would build a value",
+    "format_width": "'%' would build a value",
+    "long_output": "a prompt of 8,100,000 characters",
+}
+
+
+@pytest.fixture(scope="module")
+def tokenizer(tiny_causal_model):
+    return AutoTokenizer.from_pretrained(tiny_causal_model)
+
+
+def test_a_sound_template_renders_as_transformers_renders_it(tokenizer):
+    tokenizer.chat_template = SOUND
+    expected = tokenizer.apply_chat_template(TURNS, tokenize=False, add_generation_prompt=True)
+    assert render_chat_template(tokenizer, TURNS) == expected
+    assert expected.endswith("<|assistant|>3") and '"Where is the station?"' in expected
+
+
+@pytest.mark.parametrize("kind", sorted(HOSTILE))
+def test_a_hostile_template_stops_at_its_bound(tokenizer, monkeypatch, kind):
+    monkeypatch.setattr(chat_rendering, "MAX_SECONDS", 1.0)
+    tokenizer.chat_template = HOSTILE[kind]
+    started = time.monotonic()
+    with pytest.raises(TemplateError) as caught:
+        render_chat_template(tokenizer, TURNS)
+    assert time.monotonic() - started < 20  # not minutes
+    message = str(caught.value)
+    assert BOUND[kind] in message and "went past a bound" in message, message
+    assert f"model {tokenizer.name_or_path!r}: its chat template" in message
+    assert len(message.splitlines()) == 1 and caught.value.exit_status == 8
+
+
+def test_the_clock_bound_uses_the_time_given(tokenizer):
+    tokenizer.chat_template = HOSTILE["nested_small"]
+    started = time.monotonic()
+    with pytest.raises(chat_rendering.RenderBound, match="longer than 0.3 seconds"):
+        chat_rendering._within_time(
+            lambda: chat_rendering._compiled(HOSTILE["nested_small"]).render(), 0.3
+        )
+    assert time.monotonic() - started < 5
+
+
+def test_the_command_exits_8_with_the_bound_and_no_traceback(tiny_causal_model, tmp_path, capsys):
+    """The probe's case through the CLI: a model folder whose tokenizer_config.json carries the
+    string multiplication."""
+    folder = shutil.copytree(tiny_causal_model, tmp_path / "hostile")
+    config_path = folder / "tokenizer_config.json"
+    config = json.loads(config_path.read_text("utf-8"))
+    config["chat_template"] = HOSTILE["multiply"]
+    config_path.write_text(json.dumps(config), "utf-8")
+    args = ["--suite", "hh_rlhf", "--model", str(folder), "--limit", "2", "--quiet"]
+    assert main(["evaluate", *args, "--template", "chat", "--no-cache"]) == 8
+    err = capsys.readouterr().err.strip()
+    assert "Traceback" not in err and len(err.splitlines()) == 1
+    assert "'*' would build a value of 3,000,000,000" in err and str(folder) in err
