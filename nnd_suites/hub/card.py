@@ -235,7 +235,8 @@ def build_card(configs: list[ConfigInfo], repo_id: str | None = None) -> Dataset
     repo = check_repo_id(repo_id) if repo_id is not None else "ORG/NAME"
     return DatasetCard.from_template(
         data,
-        template_path=str(CARD_TEMPLATE),
+        # jinja drops a template's final line break: the card keeps one
+        template_str=CARD_TEMPLATE.read_text(encoding="utf-8") + "\n",
         title=data.pretty_name,
         version=__version__,
         repo=repo,

@@ -10,9 +10,9 @@ import time
 import pytest
 from transformers import AutoTokenizer
 
-from nnd_suites.evaluation import chat_rendering
 from nnd_suites.cli import main
 from nnd_suites.errors import TemplateError
+from nnd_suites.evaluation import chat_rendering
 from nnd_suites.evaluation.chat_rendering import render_chat_template
 
 TURNS = [
