@@ -97,8 +97,8 @@ def test_pmi_with_the_chat_template_reads_the_template_over_an_empty_conversatio
     """The neutral context is the chat template over no turns ('<|assistant|>\\n'), never the
     empty string; a template that cannot render an empty conversation refuses pmi."""
     from nnd_suites.errors import TemplateError
-    from nnd_suites.evaluation.templates import neutral_context
     from nnd_suites.evaluation.chat_prompts import CHAT_NEUTRAL_FIELD, with_chat_prompts
+    from nnd_suites.evaluation.templates import neutral_context
 
     tokenizer = AutoTokenizer.from_pretrained(tiny_causal_model)
     tokenizer.chat_template = (
