@@ -109,6 +109,9 @@ class Adapter(Plugin, ABC):
     source_kind: ClassVar[Literal["file", "folder"]] = "file"
     #: Keep empty candidate texts: only for sources where people judged an empty output.
     allow_empty_candidates: ClassVar[bool] = False
+    #: Context fields whose empty value is real (an empty suffix: the cursor at the file's end);
+    #: a group with any other context field empty makes no tests (counted).
+    optional_context_fields: ClassVar[tuple[str, ...]] = ()
     metadata: ClassVar[AdapterMetadata]
     Options: ClassVar[type[BaseModel]] = NoOptions
     #: One harness case: the fixture and its expected statistics (nnd_suites.scaffold.harness

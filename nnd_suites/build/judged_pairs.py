@@ -16,10 +16,15 @@ high response, or the stated confidence).
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Collection, Iterable
 from dataclasses import dataclass
 
-from nnd_suites.build.pairs import BuildResult, PairBudget, check_pair_budget
+from nnd_suites.build.pairs import (
+    BuildResult,
+    PairBudget,
+    check_pair_budget,
+    skips_empty_context,
+)
 from nnd_suites.errors import NNDError
 from nnd_suites.quality_map import QualityMap
 from nnd_suites.quality_map.pairwise import PairwiseRule
@@ -77,8 +82,10 @@ def build_judged_pairs(
     skipped: SkipLog | None = None,
     allow_empty: bool = False,
     budget: PairBudget | None = None,
+    optional_context: Collection[str] = (),
 ) -> BuildResult:
-    """Tests from pairwise judgments, in source order; whatever is left out is counted.
+    """Tests from pairwise judgments, in source order; whatever is left out is counted (empty
+    texts and context fields as in :func:`nnd_suites.build.pairs.build_pairs`).
 
     ``counts["candidates"]`` counts responses as judged (two per judgment). A group gives at
     most one test per judgment; ``budget`` still bounds the suite as for labelled candidates.
@@ -108,7 +115,9 @@ def build_judged_pairs(
         seen_groups[group.id] = group.where or group.id
         result.counts["groups"] += 1
         result.counts["candidates"] += 2 * len(group.judgments)
-        made = _group_pairs(group, quality_map, rule, breakdown_fields, allow_empty, result)
+        made = _group_pairs(
+            group, quality_map, rule, breakdown_fields, allow_empty, result, optional_context
+        )
         check_pair_budget(len(made), group.where or group.id, len(result.pairs), budget)
         result.pairs.extend(made)
         result.counts["groups_without_pairs"] += not made
@@ -118,17 +127,16 @@ def build_judged_pairs(
 
 
 def _usable(
-    group: JudgedGroup, rule: PairwiseRule, allow_empty: bool, log: SkipLog
+    group: JudgedGroup,
+    rule: PairwiseRule,
+    allow_empty: bool,
+    optional_context: Collection[str],
+    log: SkipLog,
 ) -> list[tuple[str, list[_Vote]]]:
     """The judgments that can take part, grouped by their (unordered) two texts: for each pair,
     the text its votes are seen from (the key of the first one judged) and the votes."""
-    empty_fields = [name for name, value in group.context.items() if is_blank(value)]
-    if empty_fields:
-        log.add(
-            f"empty context field(s) {empty_fields}",
-            group.where or group.id,
-            n=len(group.judgments),
-        )
+    where = group.where or group.id
+    if skips_empty_context(group.context, optional_context, where, len(group.judgments), log):
         return []
     by_pair: dict[frozenset[str], list[_Vote]] = {}
     first_text: dict[frozenset[str], str] = {}
@@ -161,11 +169,12 @@ def _group_pairs(
     breakdown_fields: tuple[str, ...],
     allow_empty: bool,
     result: BuildResult,
+    optional_context: Collection[str] = (),
 ) -> list[Pair]:
     """The tests of one group (skips and conflicts counted in ``result``)."""
     made: list[Pair] = []
     seen_texts: set[tuple[str, str]] = set()
-    for first, votes in _usable(group, rule, allow_empty, result.skipped):
+    for first, votes in _usable(group, rule, allow_empty, optional_context, result.skipped):
         where = votes[0].judgment.where or f"group {group.id}"
         signs = Counter(vote.sign for vote in votes)
         both_ways = signs[1] > 0 and signs[-1] > 0

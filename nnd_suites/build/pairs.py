@@ -12,7 +12,7 @@ of human margin (:mod:`nnd_suites.records.votes`).
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Collection, Iterable, Mapping
 from dataclasses import dataclass, field
 
 from nnd_suites.build.merged_texts import Merged, count_pairs
@@ -83,11 +83,14 @@ def build_pairs(
     skipped: SkipLog | None = None,
     allow_empty: bool = False,
     budget: PairBudget | None = None,
+    optional_context: Collection[str] = (),
 ) -> BuildResult:
     """Turn adapter groups into validated NND tests, in source order.
 
     Empty candidate texts are left out (and counted) unless ``allow_empty``: some sources judged
-    an empty output as a real answer (Challenge 300 graded an empty answer as incorrect). Each
+    an empty output as a real answer (Challenge 300 graded an empty answer as incorrect). A group
+    with an empty context field makes no tests (counted) unless the field is in
+    ``optional_context`` (an empty suffix: the cursor at the end of the file). Each
     group's pairs are counted before they are built and refused over ``budget``
     (:class:`PairBudget`; its defaults unless given).
     """
@@ -103,7 +106,9 @@ def build_pairs(
         result.counts["groups"] += 1
         result.counts["candidates"] += len(group.candidates)
         before = len(result.pairs)
-        _build_group(group, quality_map, breakdown_fields, allow_empty, result, budget)
+        _build_group(
+            group, quality_map, breakdown_fields, allow_empty, result, budget, optional_context
+        )
         if len(result.pairs) == before:
             result.counts["groups_without_pairs"] += 1
     result.counts["pairs"] = len(result.pairs)
@@ -112,14 +117,28 @@ def build_pairs(
     return result
 
 
-def _usable_candidates(group: Group, log: SkipLog, allow_empty: bool) -> list[Candidate] | None:
-    empty_fields = [name for name, value in group.context.items() if is_blank(value)]
+def skips_empty_context(
+    context: Mapping[str, str],
+    optional: Collection[str],
+    where: str,
+    n: int,
+    log: SkipLog,
+) -> bool:
+    """Whether a group makes no tests because a context field that must hold text is empty;
+    its ``n`` candidates or judgments are counted in ``log``."""
+    empty_fields = [
+        name for name, value in context.items() if is_blank(value) and name not in optional
+    ]
     if empty_fields:
-        log.add(
-            f"empty context field(s) {empty_fields}",
-            group.where or group.id,
-            n=len(group.candidates),
-        )
+        log.add(f"empty context field(s) {empty_fields}", where, n=n)
+    return bool(empty_fields)
+
+
+def _usable_candidates(
+    group: Group, log: SkipLog, allow_empty: bool, optional_context: Collection[str]
+) -> list[Candidate] | None:
+    where = group.where or group.id
+    if skips_empty_context(group.context, optional_context, where, len(group.candidates), log):
         return None
     usable, seen = [], {}
     for cand in group.candidates:
@@ -183,8 +202,9 @@ def _build_group(
     allow_empty: bool,
     result: BuildResult,
     budget: PairBudget | None = None,
+    optional_context: Collection[str] = (),
 ) -> None:
-    candidates = _usable_candidates(group, result.skipped, allow_empty)
+    candidates = _usable_candidates(group, result.skipped, allow_empty, optional_context)
     if not candidates:
         return
     per_record = quality_map.pairs_per == "candidate"

@@ -91,6 +91,7 @@ def build_suite(
         log.skipped,
         allow_empty=cls.allow_empty_candidates,
         budget=PairBudget(per_group=max_pairs_per_group, total=max_pairs),
+        optional_context=cls.optional_context_fields,
     )
     if not result.pairs:
         raise _no_pairs(public_source_name(given), result, log, pairwise=qmap.pairwise is not None)
@@ -126,6 +127,7 @@ def build_suite(
         templates=dict(cls.templates),
         breakdown_fields=list(cls.breakdown_fields),
         allow_empty_candidates=cls.allow_empty_candidates,
+        optional_context_fields=list(cls.optional_context_fields),
         text_equivalence=TEXT_EQUIVALENCE,
         margin_kind=result.margin_kind,
         skipped=[SkippedItems(**record) for record in log.skipped.records()],

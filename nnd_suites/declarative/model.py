@@ -97,11 +97,27 @@ class Grouping(_Strict):
     context: dict[Name, Column] = Field(
         min_length=1, description="context field name -> column (the template names the fields)"
     )
+    may_be_empty: list[Name] = Field(
+        default_factory=list,
+        description="context fields an empty cell is a real value of (code at the file's start "
+        "or end: an empty prefix or suffix); an empty cell of any other field skips its group, "
+        "counted as 'empty context field(s)'",
+    )
     single_candidate: Literal["error", "skip"] = Field(
         "error",
         description="a group with one candidate: error (the key is likely wrong) or skip "
         "(counted as 'group with one candidate')",
     )
+
+
+    @model_validator(mode="after")
+    def _known_fields(self) -> Grouping:
+        unknown = sorted(set(self.may_be_empty) - set(self.context))
+        if unknown:
+            raise ValueError(
+                f"may_be_empty names {unknown}, not context fields {sorted(self.context)}"
+            )
+        return self
 
 
 class Fixed(_Strict):

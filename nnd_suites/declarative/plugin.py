@@ -72,6 +72,7 @@ def declared_adapter(module_name: str, folder: Path) -> type[DeclarativeAdapter]
         "declared": declared,
         "quality_map": quality_map,
         "context_fields": tuple(spec.group.context),
+        "optional_context_fields": tuple(spec.group.may_be_empty),
         "default_template": spec.template,
         "templates": dict(spec.templates),
         "default_source": spec.file.shipped,

@@ -148,6 +148,11 @@ class SuiteManifest(BaseModel):
     allow_empty_candidates: bool = Field(
         False, description="the source judged empty outputs as real answers; they are kept"
     )
+    optional_context_fields: list[str] = Field(
+        default_factory=list,
+        description="context fields that may be empty (an empty suffix: the cursor at the end "
+        "of the file); the build left out groups with any other context field empty",
+    )
     text_equivalence: str | None = Field(
         None,
         description="the rule deciding when two texts are the same (conflicts, degenerate "

@@ -173,6 +173,11 @@ class Suite:
                 f"pair {odd.id}: context fields {sorted(odd.context)} != manifest "
                 f"context_fields {sorted(fields)}"
             )
+        unknown = sorted(set(manifest.optional_context_fields) - fields)
+        if unknown:
+            problems.append(
+                f"optional_context_fields {unknown} are not context_fields {sorted(fields)}"
+            )
         families = {"default": manifest.default_template, **manifest.templates}
         for family, template in families.items():
             try:

@@ -141,11 +141,14 @@ def test_copilot_arena_counts_equal_an_independent_count(tmp_path):
         if r["completion_a"].strip()
         and r["completion_b"].strip()
         and _same_text(r["completion_a"]) != _same_text(r["completion_b"])
-        and r["prefix"].strip()
-        and r["suffix"].strip()  # an empty context field leaves the row out (counted)
     ]
+    assert any(not r["suffix"].strip() for r in tests)  # the cursor at the end of the file
     suite = build_suite("copilot_arena", path)
     assert len(suite.pairs) == len(tests) > 0
+    assert suite.manifest.optional_context_fields == ["prefix", "suffix"]
+    assert [p.context["suffix"] for p in suite.pairs].count("") == sum(
+        not r["suffix"] for r in tests
+    )
     assert "\r\n" in suite.pairs[0].context["prefix"]  # a quoted field keeps its line ends
     broken = tmp_path / "copilot.csv"
     broken.write_text(path.read_text("utf-8") + '"def broken():\n    pass"\n', "utf-8")

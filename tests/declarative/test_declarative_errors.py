@@ -149,6 +149,15 @@ def test_an_unknown_key_names_its_yaml_line(tmp_path):
     assert "unknown key 'sytem'" in str(caught.value)
 
 
+def test_may_be_empty_names_a_context_field_or_its_yaml_line(tmp_path):
+    body = RATED.replace("  context: {original: original}\n", "  context: {original: original}\n"
+                         "  may_be_empty: [orignal]\n")
+    with pytest.raises(DeclarationError) as caught:
+        _read(tmp_path, body, TABLE)
+    assert f"{tmp_path / 'source.yaml'}:" in str(caught.value)
+    assert "may_be_empty names ['orignal'], not context fields ['original']" in str(caught.value)
+
+
 def test_the_shipped_schema_is_the_generated_one():
     shipped = (REPO / "nnd_suites" / "schemas" / SCHEMA_FILE).read_text("utf-8")
     assert shipped == schema_text()
