@@ -12,15 +12,8 @@ from pydantic import BaseModel, ConfigDict, Field
 from nnd_suites.build.adapter import Adapter, AdapterMetadata, register_adapter
 from nnd_suites.errors import SourceFormatError
 from nnd_suites.records.groups import Candidate, Group
-from nnd_suites.sources import (
-    ReadLog,
-    is_url,
-    public_source_name,
-    read_json_array,
-    read_text_lines,
-    require_fields,
-    resolve_source,
-)
+from nnd_suites.sources import ReadLog, read_json_array, read_text_lines, require_fields
+from nnd_suites.sources.download import is_url, public_source_name, resolve_source
 
 CITATION = """@inproceedings{pagnoni2021understanding,
   title={Understanding Factuality in Abstractive Summarization with {FRANK}: A Benchmark for Factuality Metrics},

@@ -21,7 +21,8 @@ from typing import Any
 from nnd_suites.errors import ModelLoadError, NNDError
 from nnd_suites.infra.atomic import atomic_write_text
 from nnd_suites.infra.paths import cache_root
-from nnd_suites.sources.download import file_stamp, sha256_file
+from nnd_suites.infra.reading import sha256_file
+from nnd_suites.sources.download import file_stamp
 
 GGUF_MAGIC = b"GGUF"
 #: Remembered hashes of GGUF files, beside the score cache (``$NND_SUITES_CACHE``).

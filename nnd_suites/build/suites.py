@@ -22,14 +22,9 @@ from nnd_suites.quality_map import QualityMap
 from nnd_suites.records.groups import Group
 from nnd_suites.records.judgments import JudgedGroup
 from nnd_suites.records.texts import TEXT_EQUIVALENCE
-from nnd_suites.sources import (
-    ReadLog,
-    is_url,
-    public_source_name,
-    resolve_source,
-    resolve_source_folder,
-    sha256_file,
-)
+from nnd_suites.sources import ReadLog
+from nnd_suites.sources.download import is_url, public_source_name, resolve_source, resolve_source_folder
+from nnd_suites.infra.reading import sha256_file
 from nnd_suites.suite import (
     AdapterInfo,
     BuildCounts,

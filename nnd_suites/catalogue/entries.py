@@ -11,8 +11,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from nnd_suites.build.adapter import ADAPTERS, AdapterMetadata
 from nnd_suites.errors import NNDError
-from nnd_suites.infra.reading import DataFileError, read_yaml_file
-from nnd_suites.sources.download import sha256_file
+from nnd_suites.infra.reading import DataFileError, read_yaml_file, sha256_file
 
 CATALOGUE_FILE = Path(__file__).with_name("catalogue.yaml")
 SHA256 = r"^[0-9a-f]{64}$"

@@ -19,9 +19,10 @@ from nnd_suites.declarative.loading import Declared, load_declaration
 from nnd_suites.declarative.model import DECLARATION_FILE
 from nnd_suites.declarative.reader import read_declared
 from nnd_suites.errors import DeclarationError, SourceFormatError
+from nnd_suites.infra.reading import sha256_file
 from nnd_suites.records.groups import Group
 from nnd_suites.records.judgments import JudgedGroup
-from nnd_suites.sources import ReadLog, sha256_file
+from nnd_suites.sources import ReadLog
 
 #: where a module keeps the adapter its source.yaml declared (a second import registers nothing)
 DECLARED_ATTRIBUTE = "DeclaredSource"

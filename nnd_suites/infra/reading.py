@@ -10,6 +10,7 @@ digits are :class:`DataFileError` s naming the file (callers re-raise them as th
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import re
@@ -224,3 +225,9 @@ def read_yaml_file(
 ) -> Any:
     """A bounded regular YAML file, parsed (see :func:`parse_yaml`)."""
     return parse_yaml(read_data_text(path, what, limit), str(path), loader)
+
+
+def sha256_file(path: str | os.PathLike) -> str:
+    """The file's sha256, read in blocks (the digest that pins sources and weights)."""
+    with open(path, "rb") as handle:
+        return hashlib.file_digest(handle, "sha256").hexdigest()

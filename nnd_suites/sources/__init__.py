@@ -1,16 +1,11 @@
-"""Reading annotation sources: local paths or URLs, with line numbers for every error."""
+"""Reading annotation sources: local paths or URLs, with line numbers for every error.
 
-from nnd_suites.sources.download import (
-    DOWNLOAD_TIMEOUT_ENV,
-    cache_dir,
-    download_timeout,
-    is_url,
-    public_source_name,
-    resolve_source,
-    resolve_source_folder,
-    sha256_file,
-)
-from nnd_suites.sources.html_table import parse_html_table, read_html_table
+The package exports the readers and the skip log, which every adapter uses. Downloading
+(:mod:`nnd_suites.sources.download`) and HTML tables (:mod:`nnd_suites.sources.html_table`) are
+imported from their modules: they load an HTTP client and an HTML parser that a build from a
+local file, and the command line's start-up, do without.
+"""
+
 from nnd_suites.sources.json_object import read_json_object
 from nnd_suites.sources.log import SKIP_EXAMPLES, ReadLog, SkipLog
 from nnd_suites.sources.readers import (
@@ -24,25 +19,15 @@ from nnd_suites.sources.readers import (
 )
 
 __all__ = [
-    "DOWNLOAD_TIMEOUT_ENV",
     "FIELD_SIZE_LIMIT",
     "SKIP_EXAMPLES",
     "ReadLog",
     "SkipLog",
-    "cache_dir",
-    "download_timeout",
-    "is_url",
-    "parse_html_table",
     "parse_number",
-    "public_source_name",
-    "read_html_table",
     "read_json_array",
     "read_json_object",
     "read_jsonl",
     "read_text_lines",
     "read_tsv",
     "require_fields",
-    "resolve_source",
-    "resolve_source_folder",
-    "sha256_file",
 ]

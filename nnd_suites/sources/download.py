@@ -28,6 +28,7 @@ from nnd_suites.errors import NNDError, SourceFormatError
 from nnd_suites.infra.atomic import atomic_path
 from nnd_suites.infra.bounded_http import Limits, TransportError, check_url, redact, request
 from nnd_suites.infra.paths import cache_root
+from nnd_suites.infra.reading import sha256_file
 from nnd_suites.sources.archive import ARCHIVE_SUFFIXES, extract_archive, is_archive
 
 #: Seconds a whole download may take (not per read: a server dripping bytes cannot hang a build).
@@ -108,14 +109,6 @@ def file_stamp(stat: os.stat_result) -> dict[str, int]:
         "inode": stat.st_ino,
         "device": stat.st_dev,
     }
-
-
-def sha256_file(path: str | os.PathLike) -> str:
-    digest = hashlib.sha256()
-    with open(path, "rb") as handle:
-        for block in iter(lambda: handle.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
 
 
 def resolve_source(source: str | os.PathLike, sha256: str | None = None) -> Path:

@@ -20,7 +20,7 @@ from nnd_suites import NNDError, SourceFormatError, build_suite
 from nnd_suites.build.adapter import get_adapter
 from nnd_suites.cli import main
 from nnd_suites.hub import export_suites
-from nnd_suites.sources import cache_dir, public_source_name
+from nnd_suites.sources.download import cache_dir, public_source_name
 
 C3_SOURCE = get_adapter("challenge300").default_source_path()
 C3_BYTES = C3_SOURCE.read_bytes()

@@ -8,13 +8,8 @@ from pathlib import Path
 import pytest
 
 from nnd_suites.errors import SourceFormatError
-from nnd_suites.sources import (
-    ReadLog,
-    parse_html_table,
-    parse_number,
-    read_html_table,
-    read_json_object,
-)
+from nnd_suites.sources import ReadLog, parse_number, read_json_object
+from nnd_suites.sources.html_table import parse_html_table, read_html_table
 
 FIXTURE = Path(__file__).parents[1] / "adapters" / "example_ratings" / "fixtures" / "five_aspects"
 

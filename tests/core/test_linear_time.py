@@ -16,14 +16,8 @@ from pathlib import Path
 import pytest
 
 from nnd_suites.errors import NNDError
-from nnd_suites.sources import (
-    ReadLog,
-    read_html_table,
-    read_json_array,
-    read_jsonl,
-    read_text_lines,
-    read_tsv,
-)
+from nnd_suites.sources import ReadLog, read_json_array, read_jsonl, read_text_lines, read_tsv
+from nnd_suites.sources.html_table import read_html_table
 from nnd_suites.transformations import TRANSFORMATIONS
 
 BIG = 100_000

@@ -150,8 +150,10 @@ def test_an_unknown_key_names_its_yaml_line(tmp_path):
 
 
 def test_may_be_empty_names_a_context_field_or_its_yaml_line(tmp_path):
-    body = RATED.replace("  context: {original: original}\n", "  context: {original: original}\n"
-                         "  may_be_empty: [orignal]\n")
+    body = RATED.replace(
+        "  context: {original: original}\n",
+        "  context: {original: original}\n  may_be_empty: [orignal]\n",
+    )
     with pytest.raises(DeclarationError) as caught:
         _read(tmp_path, body, TABLE)
     assert f"{tmp_path / 'source.yaml'}:" in str(caught.value)

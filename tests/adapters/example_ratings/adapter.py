@@ -14,7 +14,8 @@ from pathlib import Path
 
 from nnd_suites.build.adapter import Adapter, AdapterMetadata, register_adapter
 from nnd_suites.records.groups import Candidate, Group
-from nnd_suites.sources import ReadLog, parse_number, read_html_table, read_tsv
+from nnd_suites.sources import ReadLog, parse_number, read_tsv
+from nnd_suites.sources.html_table import read_html_table
 
 ASPECTS = ("fluency", "coherence", "relevance", "consistency", "informativeness")
 CITATION = """@misc{example_ratings,

@@ -14,7 +14,8 @@ from pathlib import Path
 from nnd_suites.build.adapter import Adapter, AdapterMetadata, register_adapter
 from nnd_suites.errors import SourceFormatError
 from nnd_suites.records.groups import Candidate, Group
-from nnd_suites.sources import ReadLog, parse_html_table, parse_number, read_json_object
+from nnd_suites.sources import ReadLog, parse_number, read_json_object
+from nnd_suites.sources.html_table import parse_html_table
 
 ASPECTS = ("fluency", "grammar", "semantics", "correctness", "data_coverage")
 score = partial(parse_number, low=0, high=100)
