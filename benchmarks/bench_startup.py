@@ -76,6 +76,10 @@ def main() -> int:
     command = _command()
     with tempfile.TemporaryDirectory(prefix="nnd-startup-") as cache:
         env = {**os.environ, "NND_SUITES_CACHE": cache}  # the embedded model is made here once
+        # A user's Python writes bytecode once and reuses it; a shell that forbids it (some CI
+        # and sandbox images set PYTHONDONTWRITEBYTECODE) recompiles every module on each call,
+        # which would be timed as start-up.
+        env.pop("PYTHONDONTWRITEBYTECODE", None)
         _run([*command, *EVALUATE], env, FIRST_SCORE)  # warm: file cache and embedded model
         figures = {}
         for name, argv, until in [
