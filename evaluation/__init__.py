@@ -10,52 +10,37 @@ folders (``report``, ``outputs``, ``leaderboard``), and the commands built on ru
 (``nnd_suites.statistics``) and human judgments (``nnd_suites.human``).
 """
 
-from nnd_suites.evaluation.backend import (
-    BACKENDS,
-    MODES,
-    SCORING_VERSION,
-    Backend,
-    BackendMetadata,
-    Score,
-    ScoreRequest,
-    load_backend,
-    register_backend,
-)
-from nnd_suites.evaluation.cache import ScoreCache, default_cache_dir
-from nnd_suites.evaluation.evaluator import evaluate, resolve_mode
-from nnd_suites.evaluation.report import (
-    EvaluationReport,
-    RequestCounts,
-    SuiteResult,
-    TestOutcome,
-    test_outcomes,
-)
-from nnd_suites.resolve import resolve_suites
-from nnd_suites.statistics.outcomes import Outcome, Rate, rate, verdict, wilson
+import lazy_loader
 
-__all__ = [
-    "BACKENDS",
-    "MODES",
-    "SCORING_VERSION",
-    "Backend",
-    "BackendMetadata",
-    "EvaluationReport",
-    "Outcome",
-    "Rate",
-    "RequestCounts",
-    "Score",
-    "ScoreCache",
-    "ScoreRequest",
-    "SuiteResult",
-    "TestOutcome",
-    "default_cache_dir",
-    "evaluate",
-    "load_backend",
-    "rate",
-    "register_backend",
-    "resolve_mode",
-    "resolve_suites",
-    "test_outcomes",
-    "verdict",
-    "wilson",
-]
+# Each name is imported when first used (PEP 562, through lazy_loader): `nnd-suites list` reads
+# the backend registry without loading the evaluator, reports and their plotting libraries.
+__getattr__, __dir__, __all__ = lazy_loader.attach(
+    __name__,
+    submod_attrs={
+        "backend": [
+            "BACKENDS",
+            "MODES",
+            "SCORING_VERSION",
+            "Backend",
+            "BackendMetadata",
+            "Score",
+            "ScoreRequest",
+            "load_backend",
+            "register_backend",
+        ],
+        "cache": ["ScoreCache", "default_cache_dir"],
+        # resolve_suites is the core's (nnd_suites.resolve), re-exported by the evaluator
+        "evaluator": ["evaluate", "resolve_mode", "resolve_suites"],
+        "report": [
+            "EvaluationReport",
+            "RequestCounts",
+            "SuiteResult",
+            "TestOutcome",
+            "test_outcomes",
+        ],
+    },
+)
+# the core's rates, imported as usual (pydantic models only)
+from nnd_suites.statistics.outcomes import Outcome, Rate, rate, verdict, wilson  # noqa: E402, F401
+
+__all__ = sorted([*__all__, "Outcome", "Rate", "rate", "verdict", "wilson"])
