@@ -14,6 +14,7 @@ from typing import ClassVar, TypeVar, get_args
 from pydantic import BaseModel, ConfigDict
 
 from nnd_suites.errors import PluginError
+from nnd_suites.records.groups import Candidate
 
 
 @dataclass(frozen=True)
@@ -89,6 +90,11 @@ class BaseRule(BaseModel):
     def pools_identical_texts(self) -> bool:
         """Identical texts of one group are rated as one text (their ratings pooled)."""
         return False
+
+    def pooled(self, candidates: Sequence[Candidate]) -> dict[str, Candidate]:
+        """The pooled candidate of each text several of one group's ``candidates`` share, by
+        equivalence key, when the rule pools identical texts (else none)."""
+        return {}
 
     def pair_high_label(self) -> str | None:
         """How a pair's high side reads when the rule grades it with no label of its own."""
