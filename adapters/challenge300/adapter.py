@@ -10,7 +10,7 @@ from nnd_suites.build.adapter import Adapter, AdapterMetadata, register_adapter
 from nnd_suites.errors import QualityMapError, SourceFormatError
 from nnd_suites.quality_map import QualityMap
 from nnd_suites.records.groups import Candidate, Group
-from nnd_suites.sources import ReadLog, read_tsv
+from nnd_suites.sources import ReadLog, parse_number, read_tsv
 
 CITATION = """@article{tafjord2021general,
   title={General-Purpose Question-Answering with {M}acaw},
@@ -75,13 +75,8 @@ class Challenge300Adapter(Adapter):
                     raise SourceFormatError(
                         str(path), 1, f"credit column for {model!r} but no answer column"
                     )
-                raw = row[CREDIT_PREFIX + model].strip()
-                try:
-                    credit = float(raw)
-                except ValueError:
-                    raise SourceFormatError(
-                        str(path), line, f"credit-{model} is {raw!r}, not a number"
-                    ) from None
+                # read as every numeric cell and credit level is: -0 is 0, １ is 1
+                credit = parse_number(row[CREDIT_PREFIX + model], path, line, CREDIT_PREFIX + model)
                 candidates.append(
                     Candidate(
                         text=row[model],

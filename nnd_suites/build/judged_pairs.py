@@ -3,14 +3,15 @@
 A test exists only where a human compared those two texts: tests are made from judgments, never
 from labels given to candidates, so a response that won one comparison is never paired with a
 response that lost another comparison on the same context. Several verdicts on the same two
-texts combine by the map's ``pairwise.combine``; a pair judged both ways is counted in the
-manifest's ``conflicts`` with the rule applied, and whatever is left out is counted in ``skipped``.
+texts combine by the map's ``pairwise.combine``; a pair judged both ways that still makes a test
+is counted in the manifest's ``conflicts`` with the rule applied, and whatever is left out
+(a pair judged both ways with no majority included) is counted in ``skipped``, once.
 
 Every test keeps the verdicts on its two texts as votes (``Pair.votes``: the rater, ``high``,
 ``low`` or ``tie`` as the rule reads the verdict, so a weak preference under ``minimum_strength``
 is a tie, and the stated strength); under ``combine: each`` every test of a pair holds all of the
-pair's verdicts. Margins follow :mod:`nnd_suites.records.votes` (the share of the verdicts preferring the
-high response, or the stated confidence).
+pair's verdicts. Margins follow :mod:`nnd_suites.records.votes` (the share of the verdicts
+preferring the high response, or the stated confidence).
 """
 
 from __future__ import annotations
@@ -179,8 +180,6 @@ def _group_pairs(
         signs = Counter(vote.sign for vote in votes)
         both_ways = signs[1] > 0 and signs[-1] > 0
         counted = len(votes) - (signs[0] if rule.ties == "abstain" else 0)
-        if both_ways:  # counted whatever the rule then makes of it (a test, or none)
-            result.conflicts.add(f"pair judged both ways ({rule.combine} applied)", where)
         if not signs[1] and not signs[-1]:
             result.skipped.add("tie (or weak preference)", where, n=len(votes))
             continue
@@ -197,6 +196,10 @@ def _group_pairs(
                 continue
             # the test stands for the verdicts that agree with the outcome
             winners = [next(vote for vote in votes if vote.sign == side)]
+        if both_ways:
+            # the rule made a test of it: a conflict the map kept; one it made no test of is
+            # counted once, in skipped, above (reporting it in both read as kept and dropped)
+            result.conflicts.add(f"pair judged both ways ({rule.combine} applied)", where)
         for vote in winners:
             pair = _make_pair(
                 group, vote, first, rule, quality_map, breakdown_fields, rule.combine == "each"

@@ -3,10 +3,10 @@ records it emits are :mod:`nnd_suites.records.pairs`.
 
 The builder is generic over adapters: it validates each group, lets the quality map assess every
 candidate, merges identical texts, and emits every (high, low) pair the map orders. Whatever it
-leaves out is counted in a :class:`~nnd_suites.sources.log.SkipLog` with its reason. Under a numeric
-rule that pools them, identical texts are judged on their pooled ratings
-(:mod:`nnd_suites.records.pooled_ratings`); each test keeps its raters' votes and gets the suite's kind
-of human margin (:mod:`nnd_suites.records.votes`).
+leaves out is counted in a :class:`~nnd_suites.sources.log.SkipLog` with its reason. Under a
+numeric rule that pools them, identical texts are judged on their pooled ratings
+(:mod:`nnd_suites.records.pooled_ratings`, the ones human scores use); each test keeps its raters'
+votes and gets the suite's kind of human margin (:mod:`nnd_suites.records.votes`).
 """
 
 from __future__ import annotations
@@ -20,7 +20,6 @@ from nnd_suites.errors import NNDError, PairBudgetError
 from nnd_suites.quality_map import Assessment, QualityMap
 from nnd_suites.records.groups import Candidate, Group
 from nnd_suites.records.pairs import Pair, PairCandidate, pair_id
-from nnd_suites.records.pooled_ratings import pooled_by_text
 from nnd_suites.records.texts import equivalence_key, is_blank, same_text
 from nnd_suites.records.votes import MarginKind, votes_from_ratings, with_margins
 from nnd_suites.sources.log import SkipLog
@@ -208,8 +207,7 @@ def _build_group(
     if not candidates:
         return
     per_record = quality_map.pairs_per == "candidate"
-    pools = quality_map.rule is not None and quality_map.rule.pools_identical_texts()
-    pooled = pooled_by_text(candidates) if pools else {}
+    pooled = quality_map.pooled(candidates)
     views = [
         (v, _merge(group, candidates, quality_map, v, result, pooled)) for v in quality_map.views
     ]

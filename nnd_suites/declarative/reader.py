@@ -159,7 +159,7 @@ def _parse(
     # the common case without parse_number's message-building (which formats every value)
     if type(value) in (int, float) or type(value) is str:
         try:
-            number = float(value)  # type: ignore[arg-type]
+            number = float(value) + 0.0  # type: ignore[arg-type]  # as read_number: -0 is 0
         except ValueError:
             number = math.nan
         low, high = spec.low, spec.high

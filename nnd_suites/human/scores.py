@@ -6,7 +6,8 @@ The measure follows the quality map, whatever the adapter:
   in the best tier (Quiz Design: "No error"; Challenge 300: credit 1). A candidate the map
   leaves out (partial credit, an excluded label) is in the denominator: it is not top quality;
 - numeric and Likert ratings: the mean rating of the system's candidates (a numeric rule's own
-  aggregate per candidate; the mean of the annotators' scores for Likert), over the aspects;
+  aggregate per candidate, on the pooled ratings its tests use where it pools identical texts;
+  the mean of the annotators' scores for Likert), over the aspects;
 - pairwise judgments: the share of the comparisons the system took part in that it won, a tie
   counting as half a win (:mod:`nnd_suites.human.pairwise_scores`); no categories.
 
@@ -29,7 +30,9 @@ from pydantic import BaseModel, ConfigDict, Field
 from nnd_suites.errors import NoSystemsError
 from nnd_suites.human.pairwise_scores import WIN_RATE_MEASURE, win_rates
 from nnd_suites.quality_map import QualityMap
+from nnd_suites.records.groups import Candidate
 from nnd_suites.records.judgments import UNKNOWN_SYSTEM, named_systems
+from nnd_suites.records.texts import equivalence_key, is_blank
 from nnd_suites.suite import Suite, SuiteCandidate
 
 CategoryKind = Literal["error", "context"]
@@ -90,8 +93,10 @@ class _Judged:
         return statistics.fmean(rated) if rated else None
 
 
-def _judge(quality_map: QualityMap, top: set[str], candidate: SuiteCandidate) -> _Judged:
-    annotated = candidate.as_candidate()
+def _judge(
+    quality_map: QualityMap, top: set[str], candidate: SuiteCandidate, annotated: Candidate
+) -> _Judged:
+    """``candidate`` judged as ``annotated``: itself, or the pooled candidate of its text."""
     values: dict[str | None, float | None] = {}
     roots: dict[str | None, str] = {}
     for view in quality_map.views:
@@ -123,7 +128,11 @@ def human_scores(suite: Suite) -> HumanScores:
     check_has_systems(suite)
     rated = quality_map.rated
     top = set(quality_map.top_labels())
-    judged = [(c, _judge(quality_map, top, c)) for c in suite.candidates]
+    annotated = _as_judged(suite, quality_map)
+    judged = [
+        (c, _judge(quality_map, top, c, a))
+        for c, a in zip(suite.candidates, annotated, strict=True)
+    ]
     tested = list(suite.manifest.counts.breakdowns.get("category", {}))
     # A category some top-quality candidate carries describes the context, not an error.
     carried_by_top = {
@@ -148,6 +157,30 @@ def human_scores(suite: Suite) -> HumanScores:
         score_range=(0.0, 1.0) if not rated else (min(values), max(values)) if values else None,
         unattributed=unattributed,
     )
+
+
+def _as_judged(suite: Suite, quality_map: QualityMap) -> list[Candidate]:
+    """Each suite candidate as its tests judged it: identical texts of one group the map pools
+    by their pooled candidate (so a system's human score and its tests agree on the text), the
+    others by themselves."""
+    annotated = [c.as_candidate() for c in suite.candidates]
+    # the build never pools an empty text it left out
+    poolable = [
+        suite.manifest.allow_empty_candidates or not is_blank(c.text) for c in suite.candidates
+    ]
+    by_group: dict[str, list[Candidate]] = defaultdict(list)
+    for candidate, record, pools in zip(suite.candidates, annotated, poolable, strict=True):
+        if pools:
+            by_group[candidate.group_id].append(record)
+    pooled = {
+        (group, text): candidate
+        for group, records in by_group.items()
+        for text, candidate in quality_map.pooled(records).items()
+    }
+    return [
+        pooled.get((c.group_id, equivalence_key(c.text)), record) if pools else record
+        for c, record, pools in zip(suite.candidates, annotated, poolable, strict=True)
+    ]
 
 
 def _pairwise_scores(suite: Suite, quality_map: QualityMap) -> HumanScores:

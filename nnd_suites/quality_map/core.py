@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Collection
+from collections.abc import Collection, Sequence
 from functools import cached_property
 from importlib import resources
 from pathlib import Path
@@ -245,6 +245,13 @@ class QualityMap:
             if label not in self.exclude
             and not any(self._order.beats(other, label) for other in self.labels)
         ]
+
+    def pooled(self, candidates: Sequence[Candidate]) -> dict[str, Candidate]:
+        """Equivalence key -> pooled candidate of each text several of one group's
+        ``candidates`` share, when the rule pools identical texts
+        (:mod:`nnd_suites.records.pooled_ratings`); tests and human scores judge those texts
+        on it."""
+        return self.rule.pooled(candidates) if self.rule else {}
 
     def assess(self, candidate: Candidate, view: str | None) -> Assessment:
         """A candidate's label (or score) in one view; no rating -> excluded with the reason."""

@@ -14,6 +14,8 @@ from typing import ClassVar, TypeVar, get_args
 from pydantic import BaseModel, ConfigDict
 
 from nnd_suites.errors import PluginError
+from nnd_suites.records.groups import Candidate
+from nnd_suites.sources.readers import read_number
 
 
 @dataclass(frozen=True)
@@ -34,10 +36,12 @@ class RatingFault(Exception):
 
 
 def level_key(value: float | str) -> str:
-    """Canonical text of a credit level: 1, 1.0 and "1" are all "1"; 0.5 is "0.5"."""
+    """Canonical text of a credit level: 1, 1.0, "1" and "１" are all "1", "-0" is "0"; 0.5 is
+    "0.5". Numbers are read as source cells are (:func:`~nnd_suites.sources.read_number`), so a
+    level a map writes and the same level in the data are one key."""
     try:
-        return f"{float(value):g}"
-    except (TypeError, ValueError):
+        return f"{read_number(value):g}"
+    except (TypeError, ValueError, OverflowError):
         return str(value)
 
 
@@ -89,6 +93,11 @@ class BaseRule(BaseModel):
     def pools_identical_texts(self) -> bool:
         """Identical texts of one group are rated as one text (their ratings pooled)."""
         return False
+
+    def pooled(self, candidates: Sequence[Candidate]) -> dict[str, Candidate]:
+        """The pooled candidate of each text several of one group's ``candidates`` share, by
+        equivalence key, when the rule pools identical texts (else none)."""
+        return {}
 
     def pair_high_label(self) -> str | None:
         """How a pair's high side reads when the rule grades it with no label of its own."""

@@ -32,6 +32,8 @@ from nnd_suites.quality_map.rule_base import (
     level_key,
     rule_kind,
 )
+from nnd_suites.records.groups import Candidate
+from nnd_suites.records.pooled_ratings import pooled_by_text
 
 _AGGREGATES: dict[str, Callable[[Sequence[float]], float]] = {
     "mean": statistics.fmean,
@@ -197,8 +199,10 @@ class NumericRule(BaseRule):
         "pool",
         description="candidates of one group with the same text (identical outputs of several "
         "systems): pool (default): their ratings are one text's ratings, so the text gets one "
-        "score from all of them and never conflicts with itself (a rater who rated it twice "
-        "counts once, with the mean); separate: each is scored on its own ratings, and identical "
+        "score from all of them and never conflicts with itself (named raters: a rater who "
+        "rated it twice counts once, with the mean; unnamed raters, or a sum over different "
+        "raters: the mean of the candidates' own aggregates, so a pooled sum stays on one "
+        "candidate's scale); separate: each is scored on its own ratings, and identical "
         "texts given different scores are conflicts that conflicting_labels excludes or keeps",
     )
 
@@ -261,6 +265,14 @@ class NumericRule(BaseRule):
 
     def pools_identical_texts(self) -> bool:
         return self.identical_texts == "pool"
+
+    def pooled(self, candidates: Sequence[Candidate]) -> dict[str, Candidate]:
+        if not self.pools_identical_texts():
+            return {}
+        # a sum grows with its raters: pooled over more raters it would leave the scale
+        return pooled_by_text(
+            candidates, _AGGREGATES[self.aggregate], grows_with_raters=self.aggregate == "sum"
+        )
 
     def pair_high_label(self) -> str | None:
         return self.high_label  # every candidate is graded low_label; the better reads so

@@ -11,6 +11,7 @@ import json
 import math
 import os
 import re
+import unicodedata
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -297,6 +298,17 @@ def require_fields(
             )
 
 
+def read_number(value: str | float) -> float:
+    """``value`` as a number, the one reading of every numeric cell and credit level: text is
+    NFKC-normalised and stripped first, so full-width digits, signs and points (``１``, ``－``,
+    ``．``) read as their ASCII forms whichever of them a cell mixes, and negative zero is zero
+    (a credit ``-0`` is the level ``0``, not one of its own). ValueError (or OverflowError) if
+    it is no number; ``nan`` and ``inf`` are returned for the caller to refuse."""
+    if isinstance(value, str):
+        value = unicodedata.normalize("NFKC", value).strip()
+    return float(value) + 0.0  # -0.0 + 0.0 is 0.0
+
+
 def parse_number(
     value: str | float,
     path: Path,
@@ -314,7 +326,7 @@ def parse_number(
         number = math.nan  # true is not 1, and a list or null is no number
     else:
         try:
-            number = float(value)
+            number = read_number(value)
         except (ValueError, OverflowError):
             number = math.nan
     where = f"column {column!r}: " if column is not None else f"{key}: " if key else ""

@@ -206,3 +206,21 @@ def test_a_source_of_ties_only_says_why_no_test_was_made(tmp_path):
     assert "1 group(s) with 4 judged response(s)" in message  # both rows: one context
     assert "the two responses are the same text: 2" in message
     assert "had no judgment the pairwise rule makes a test of" in message
+
+
+def test_a_pair_judged_both_ways_is_reported_once(tmp_path):
+    """Fixture lines 1 and 2 judged again by other workers (issue 33 §6): line 1 once the other
+    way (1 to 1: no majority, no test), line 2 twice more, once each way (2 to 1: its test).
+    The first is skipped and not kept; only the second, a test made, is a kept conflict."""
+    with gzip.open(FIXTURE, "rt", encoding="utf-8") as handle:
+        first, second = (json.loads(line) for line in list(handle)[:2])
+    swapped = [{"chosen": row["rejected"], "rejected": row["chosen"]} for row in (first, second)]
+    rows = [first, swapped[0], second, second, swapped[1]]
+    suite = build_suite("hh_rlhf", write_gz(tmp_path / "twice.jsonl.gz", rows))
+    stats = suite.stats()
+    assert stats["pairs"] == 1 and stats["groups"] == 2
+    assert suite.pairs[0].high.text == second["chosen"].rpartition("\n\nAssistant: ")[2]
+    assert stats["skipped"] == {"no majority (majority)": 2}
+    assert stats["conflicts"] == {"pair judged both ways (majority applied)": 1}
+    [kept] = suite.manifest.conflicts
+    assert kept.examples == ["twice.jsonl.gz:3"]  # line 2's pair, not line 1's

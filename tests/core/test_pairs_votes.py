@@ -9,6 +9,7 @@ from __future__ import annotations
 import gzip
 import hashlib
 import json
+import statistics
 
 import pytest
 
@@ -109,7 +110,7 @@ def test_pooling_identical_texts_gives_one_score_from_all_their_ratings():
     # of 80 and 40 (60): raters w1 90, w2 60, w3 50, mean 66.67, against C (w1 20, w3 30: 25).
     same = [rated("same", "A", w1=90, w2=80), rated("same ", "B", w2=40, w3=50)]
     other = rated("other", "C", w1=20, w3=30)
-    pooled = pool(same)
+    pooled = pool(same, statistics.fmean)
     assert pooled.systems == ["A", "B"] and pooled.raters == ["w1", "w2", "w3"]
     assert pooled.ratings == {"overall": [90.0, 60.0, 50.0]}
     result = build_pairs(one_group(*same, other), numeric_map())
@@ -130,13 +131,15 @@ def test_pooling_identical_texts_gives_one_score_from_all_their_ratings():
     assert [(p.high.text, p.low.text) for p in separate.pairs] == []
 
 
-def test_pooling_without_raters_concatenates_the_ratings():
+def test_pooling_without_raters_averages_each_candidates_aggregate():
+    # unnamed raters cannot be matched across candidates: A's mean 85 and B's 40 weigh alike
+    # (concatenated, A's two ratings would outweigh B's one: 70)
     same = [
         Candidate(text="t", systems=["A"], ratings={"overall": [90, 80]}),
         Candidate(text="t", systems=["B"], ratings={"overall": [40]}, raters=None),
     ]
-    pooled = pool(same)
-    assert pooled.ratings == {"overall": [90, 80, 40]} and pooled.raters is None
+    pooled = pool(same, statistics.fmean)
+    assert pooled.ratings == {"overall": [62.5]} and pooled.raters is None
 
 
 def test_summeval_votes_and_margin_match_the_raw_expert_rows():

@@ -129,8 +129,9 @@ def test_majority_with_ties_abstaining(disagreeing_raters):
     # M/N: the ties abstain, 1 of 1 -> M beats N.
     assert made(result) == [("X", "Y"), ("M", "N")]
     assert result.skipped.counts == {"no majority (majority)": 2}
-    # Both X/Y and P/Q were judged both ways: counted, with the rule that was applied.
-    assert result.conflicts.counts == {"pair judged both ways (majority applied)": 2}
+    # Both X/Y and P/Q were judged both ways: X/Y made a test, a conflict the map kept (with
+    # the rule that was applied); P/Q made none and is counted once, as skipped, not as kept.
+    assert result.conflicts.counts == {"pair judged both ways (majority applied)": 1}
 
 
 def test_majority_with_ties_voting(disagreeing_raters):
@@ -145,6 +146,7 @@ def test_unanimous(disagreeing_raters):
     # X/Y 2 of 3, P/Q 1 of 2: raters disagree (3 + 2 verdicts); M/N: ties abstain, 1 of 1.
     assert made(result) == [("M", "N")]
     assert result.skipped.counts == {"raters disagree (unanimous)": 5}
+    assert result.conflicts.counts == {}  # both pairs judged both ways made no test
     strict = build_judged_pairs(disagreeing_raters, pairwise_map(combine="unanimous", ties="vote"))
     assert made(strict) == []
     assert strict.skipped.counts == {"raters disagree (unanimous)": 8}

@@ -29,6 +29,7 @@ from nnd_suites.quality_map import (
 from nnd_suites.quality_map.model import ALLOWED_KEYS
 from nnd_suites.quality_map.rule_base import BaseRule, rule_kind
 from nnd_suites.quality_map.rules import RULE_KINDS
+from nnd_suites.records.texts import equivalence_key
 
 FRANK_SOURCE = "adapters/frank/fixtures/human_annotations_sentence.json"
 NUMERIC_CREDIT = """\
@@ -59,17 +60,25 @@ def test_a_likert_rule_scores_the_mean_rating_not_its_majority_label():
 
 def test_a_numeric_rule_scores_its_aggregate_per_system(tmp_path):
     """Credit read as a number: partial credit counts half, where the graded map's share of
-    credit 1 leaves it out; the same candidates, a different measure."""
+    credit 1 leaves it out; the same candidates, a different measure. Identical answers of one
+    question are one text (the map pools them), scored as their tests score them: the mean of
+    their credits."""
     (tmp_path / "credit.yaml").write_text(NUMERIC_CREDIT)
     suite = build_suite("challenge300", quality_map=tmp_path / "credit.yaml")
     scores = human_scores(suite)
     assert scores.measure == "mean 'credit' over raters, averaged over candidates"
     assert scores.score_range == (0.0, 1.0)
     graded = human_scores(build_suite("challenge300"))
+    same_text: dict[tuple[str, str], list[float]] = {}
+    for c in suite.candidates:
+        key = (c.group_id, equivalence_key(c.text))
+        same_text.setdefault(key, []).append(statistics.fmean(c.ratings["credit"]))
+    assert any(len(credits) > 1 and len(set(credits)) > 1 for credits in same_text.values())
     for system in ("Macaw-11B", "GPT3-davinci", "T5-XXL-SSM-NQ"):
         mine = [c for c in suite.candidates if system in c.systems]
+        pooled = [statistics.fmean(same_text[c.group_id, equivalence_key(c.text)]) for c in mine]
+        assert scores.systems[system].human_score == pytest.approx(statistics.fmean(pooled))
         credits = [statistics.fmean(c.ratings["credit"]) for c in mine]
-        assert scores.systems[system].human_score == pytest.approx(statistics.fmean(credits))
         full = sum(credit == 1.0 for credit in credits) / len(credits)
         assert graded.systems[system].human_score == pytest.approx(full)
         assert 0.5 in credits  # so the two measures differ for this system

@@ -110,7 +110,9 @@ def test_tsv_missing_required_column(tmp_path):
 def test_non_numeric_credit(tmp_path):
     lines = C3_SOURCE.read_text("utf-8").splitlines()[:3]
     lines[1] = lines[1].rsplit("\t", 1)[0] + "\tyes"
-    with pytest.raises(SourceFormatError, match=r"c3.tsv:2: credit-T5-XXL-SSM-NQ is 'yes'"):
+    with pytest.raises(
+        SourceFormatError, match=r"c3.tsv:2: column 'credit-T5-XXL-SSM-NQ': 'yes' is not a number"
+    ):
         build_suite("challenge300", write(tmp_path / "c3.tsv", lines))
 
 
