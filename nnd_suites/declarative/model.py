@@ -109,7 +109,6 @@ class Grouping(_Strict):
         "(counted as 'group with one candidate')",
     )
 
-
     @model_validator(mode="after")
     def _known_fields(self) -> Grouping:
         unknown = sorted(set(self.may_be_empty) - set(self.context))
