@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from nnd_suites.build.adapter import ADAPTERS
 from nnd_suites.catalogue.building import how_to_get, shipped_builds
 from nnd_suites.catalogue.entries import CatalogueEntry, load_catalogue
 from nnd_suites.errors import NNDError
@@ -68,6 +69,8 @@ def _is_catalogue(spec: str | Path) -> bool:
     names the folder), or an export folder holding at least one catalogue suite."""
     if isinstance(spec, str) and spec == CATALOGUE:
         return True
+    if isinstance(spec, str) and spec in ADAPTERS.names():
+        return False  # a built-in suite, or ambiguous with a folder: the resolver says which
     folder = Path(spec)
     if (folder / MANIFEST_FILE).is_file():
         return False  # one suite's folder
