@@ -14,6 +14,7 @@ from pydantic import BaseModel, ConfigDict, Field, PrivateAttr
 from nnd_suites import __version__
 from nnd_suites.errors import NNDError
 from nnd_suites.evaluation.report import EvaluationReport, scoring_differences
+from nnd_suites.evaluation.task_grouping import TaskGrouping
 from nnd_suites.human.agreement import AgreementCeiling
 from nnd_suites.infra.output_kinds import register_model
 from nnd_suites.records.votes import MarginKind
@@ -82,6 +83,11 @@ class Leaderboard(BaseModel):
         description="suite -> pass rates by human margin band (suites with margins only)",
     )
     limit: int | float | None = None
+    by_task: TaskGrouping | None = Field(
+        None,
+        description="the suites by task type, and the catalogue suites not evaluated with why, "
+        "when they come from the catalogue (--suite catalogue or a build --catalogue folder)",
+    )
     _reports: list[EvaluationReport] = PrivateAttr(default_factory=list)
 
     @property
@@ -190,6 +196,7 @@ def leaderboard(
         agreement=leaderboard_agreement(reports, labels),
         by_margin=leaderboard_margins(reports, labels),
         limit=reports[0].limit,
+        by_task=reports[0].by_task,
     )
     board._reports = list(reports)
     return board

@@ -6,7 +6,8 @@ single-model run writes it) under the model's label, and beside them::
 
     leaderboard.json         Leaderboard (+ leaderboard.schema.json, and the folder's marker)
     leaderboard.md           a table per suite: a row per model (best first) and per bias baseline
-    leaderboard.png          pass rates per suite and category, a bar per model
+    leaderboard.png          pass rates per suite and category, a bar per model (suites from
+                             the catalogue: a panel per task type, a row per suite)
     scaling.png              pass rate against parameter count, when the models form a family
 
 The whole folder is swapped in at once, like a single report.
@@ -28,6 +29,8 @@ from nnd_suites.evaluation.plots import write_leaderboard, write_scaling
 from nnd_suites.evaluation.prepared import prepare_suites
 from nnd_suites.evaluation.rank_job import rank_job, refuse_before_ranks, run_in_ranks, wants_ranks
 from nnd_suites.evaluation.report_markdown import kept_tests, limit_note
+from nnd_suites.evaluation.task_charts import write_task_rates
+from nnd_suites.evaluation.task_grouping import BASELINE_COLUMNS, task_table
 from nnd_suites.infra.formatting import count, percent, plural, row
 from nnd_suites.infra.output_folder import check_output_folder, write_report_folder
 
@@ -90,8 +93,17 @@ def write_leaderboard_folder(board: Leaderboard, out: str | Path) -> dict[str, P
         }
 
     labels = [m.label for m in board.models]
+    grouping = board.by_task
     charts = {
-        "chart": ("leaderboard.png", lambda path: write_leaderboard(path, board.reports, labels))
+        "chart": (
+            "leaderboard.png",
+            # catalogue suites: a panel per task type, a row per suite
+            lambda path: (
+                write_leaderboard(path, board.reports, labels)
+                if grouping is None
+                else write_task_rates(path, board.reports, labels, grouping)
+            ),
+        )
     }
     if board.family:
         charts["scaling"] = ("scaling.png", lambda path: write_scaling(path, board))
@@ -113,6 +125,9 @@ def leaderboard_markdown(board: Leaderboard) -> str:
         + limit_note(board.limit, kept_tests(board.reports[0].suites) if board.reports else None)
         + (" scaling.png plots pass rate against size." if board.family else ""),
     ]
+    if board.by_task is not None:  # suites from the catalogue: by task, beside the baselines
+        heading = [*(m.label for m in board.models), *(f"baseline: {b}" for b in BASELINE_COLUMNS)]
+        lines += task_table(board.by_task, heading, lambda suite: _task_cells(board, suite))
     for suite, rows in board.suites.items():
         columns = list(rows)
         overall = rows["overall"]
@@ -135,3 +150,13 @@ def leaderboard_markdown(board: Leaderboard) -> str:
         lines += ceiling_row(board, suite, len(columns))  # the table's last row
         lines += human_sections(board, suite, order)
     return "\n".join(lines) + "\n"
+
+
+def _task_cells(board: Leaderboard, suite: str) -> list[str]:
+    """One suite's row of the grouped table: each model's overall rate, each baseline's."""
+    overall = board.suites[suite]["overall"]
+    n = max(rate.n for rate in overall.values())
+    baselines = board.baselines.get(suite, {})
+    return [rate_cell(overall.get(m.label), n) for m in board.models] + [
+        percent(baselines[b]["overall"]) if b in baselines else "n/a" for b in BASELINE_COLUMNS
+    ]

@@ -9,7 +9,8 @@ swapped in as a whole)::
     report.schema.json      its JSON Schema
     report.md               tables per suite (report_markdown.py)
     pass_rates.png          pass rate per suite and category, with Wilson 95% intervals,
-                            beside the bias baselines
+                            beside the bias baselines (suites from the catalogue: a panel
+                            per task type, a row per suite)
     outcomes/SUITE.parquet  one row per test: scores and outcome, to compare runs test by test
     samples/SUITE.jsonl     with log_samples: one line per test, what the model saw (its rendered
                             context, both candidates as scored, every score the scorers read;
@@ -25,10 +26,11 @@ from pathlib import Path
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from nnd_suites.evaluation.plots import write_pass_rates
+from nnd_suites.evaluation.plots import short_name, write_pass_rates
 from nnd_suites.evaluation.report import EvaluationReport, TestOutcome
 from nnd_suites.evaluation.report_markdown import markdown
 from nnd_suites.evaluation.samples import samples_file, write_samples
+from nnd_suites.evaluation.task_charts import write_task_rates
 from nnd_suites.infra.output_folder import Charts, check_output_folder, write_report_folder
 from nnd_suites.infra.output_folder import write_report_files as write_report_files_of_kind
 
@@ -96,6 +98,15 @@ def _name_samples(report: EvaluationReport) -> None:
 
 
 def _charts(report: EvaluationReport) -> Charts:
+    grouping = report.by_task
+    if grouping is not None:  # catalogue suites: a panel per task type, a row per suite
+        label = short_name(report.model)
+        return {
+            "chart": (
+                "pass_rates.png",
+                lambda path: write_task_rates(path, [report], [label], grouping),
+            )
+        }
     return {"chart": ("pass_rates.png", lambda path: write_pass_rates(report, path))}
 
 

@@ -52,7 +52,7 @@ def write_pass_rates(report: EvaluationReport, path: str | Path) -> Path:
     for axis, (name, bars) in zip(axes, panels, strict=True):
         labels = [f"{label} (n={count(r.n)})" for label, r in bars]
         values = [100 * (r.pass_rate or 0.0) for _, r in bars]
-        errors = _errors([r for _, r in bars])
+        errors = interval_errors([r for _, r in bars])
         colours = ["#4c72b0"] + ["#8da0cb"] * (len(bars) - 1)
         axis.barh(range(len(bars)), values, xerr=errors, color=colours, capsize=3)
         _baseline_marks(axis, report, name, [label for label, _ in bars])
@@ -76,7 +76,7 @@ def write_pass_rates(report: EvaluationReport, path: str | Path) -> Path:
     return save(figure, path)
 
 
-def _errors(rates: Sequence[Rate]) -> list[list[float]]:
+def interval_errors(rates: Sequence[Rate]) -> list[list[float]]:
     """Error-bar lengths (points) below and above each rate, from its Wilson interval."""
     return [
         [100 * ((r.pass_rate or 0.0) - r.ci[0]) if r.ci else 0.0 for r in rates],
@@ -284,7 +284,7 @@ def write_scaling(path: str | Path, board: Leaderboard) -> Path:
             axis.errorbar(
                 [s for s, _ in points],
                 [100 * (r.pass_rate or 0.0) for _, r in points],
-                yerr=_errors([r for _, r in points]),
+                yerr=interval_errors([r for _, r in points]),
                 marker="o",
                 capsize=3,
                 linewidth=2.4 if overall else 1.0,

@@ -21,6 +21,7 @@ from nnd_suites.evaluation.scorers import DEFAULT_SCORER, Scorer, make_scorer
 from nnd_suites.evaluation.scorers.base import CandidateScores
 from nnd_suites.evaluation.sensitivity import Sensitivity
 from nnd_suites.evaluation.slicing import slice_rates
+from nnd_suites.evaluation.task_grouping import TaskGrouping
 from nnd_suites.evaluation.templates import neutral_context
 from nnd_suites.human.agreement import (
     AgreementCeiling,
@@ -175,6 +176,11 @@ class EvaluationReport(BaseModel):
     architecture: str | None = Field(
         None, description="the model's architecture (its config's model_type), when known"
     )
+    by_task: TaskGrouping | None = Field(
+        None,
+        description="the suites by task type, and the catalogue suites not evaluated with why, "
+        "when they come from the catalogue (--suite catalogue or a build --catalogue folder)",
+    )
     _outcomes: dict[str, list[TestOutcome]] = PrivateAttr(default_factory=dict)
     _samples: dict[str, list[Sample]] = PrivateAttr(default_factory=dict)
 
@@ -215,6 +221,7 @@ class EvaluationReport(BaseModel):
             "parameters": self.parameters,
             "scorer": self.scorer,
             "sensitivity": {n: s.model_dump(mode="json") for n, s in self.sensitivity.items()},
+            "by_task": None if self.by_task is None else self.by_task.model_dump(mode="json"),
         }
 
 

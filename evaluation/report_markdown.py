@@ -11,6 +11,7 @@ from nnd_suites.evaluation.limits import KeptTests, kept_tests_text
 from nnd_suites.evaluation.report import EvaluationReport, Rate, SuiteResult
 from nnd_suites.evaluation.scorers import SCORERS
 from nnd_suites.evaluation.sensitivity import Sensitivity
+from nnd_suites.evaluation.task_grouping import REPORT_HEADING, report_cells, task_table
 from nnd_suites.evaluation.tiny import EMBEDDED, EMBEDDED_FOLDER, EMBEDDED_NOTE
 from nnd_suites.human.agreement import AgreementCeiling
 from nnd_suites.infra.formatting import (
@@ -133,6 +134,9 @@ def markdown(report: EvaluationReport) -> str:
                 ]
             )
         )
+    if report.by_task is not None:  # suites from the catalogue: by task, beside the baselines
+        suites = report.suites
+        lines += task_table(report.by_task, REPORT_HEADING, lambda s: report_cells(suites[s]))
     for name, result in report.suites.items():
         lines += _suite_section(name, result)
     if report.sensitivity:

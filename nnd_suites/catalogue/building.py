@@ -42,6 +42,26 @@ def check_figures(entry: CatalogueEntry, suite: Suite) -> None:
             )
 
 
+def build_entry(entry: CatalogueEntry, source: Path | None = None) -> Suite:
+    """The entry's suite, built from ``source`` (None: its shipped source) with its options, every
+    declared figure checked."""
+    suite = build_suite(
+        entry.adapter, source, name=entry.name, skip_malformed=entry.skip_malformed, **entry.options
+    )
+    check_figures(entry, suite)
+    return suite
+
+
+def shipped_builds(entries: list[CatalogueEntry], then: str) -> Iterator[CatalogueBuild]:
+    """Every entry whose source ships, built in memory (figures checked); the others skipped with
+    where to download their source and ``then`` what to do with it."""
+    for entry in entries:
+        if entry.shipped:
+            yield CatalogueBuild(entry, build_entry(entry))
+        else:
+            yield CatalogueBuild(entry, None, how_to_get(entry, None, then))
+
+
 def build_catalogue(
     entries: list[CatalogueEntry], out: str | Path, source_dir: str | Path | None = None
 ) -> Iterator[CatalogueBuild]:
@@ -58,25 +78,21 @@ def build_catalogue(
     with adding_configs(out, [e.name for e in available], leave_out_misnamed=True) as dataset:
         for entry in entries:
             if entry not in available:
-                yield CatalogueBuild(entry, None, _how_to_get(entry, folder))
+                yield CatalogueBuild(entry, None, how_to_get(entry, folder))
                 continue
-            suite = build_suite(
-                entry.adapter,
-                sources[entry.name],
-                name=entry.name,
-                skip_malformed=entry.skip_malformed,
-                **entry.options,
-            )
-            check_figures(entry, suite)
+            suite = build_entry(entry, sources[entry.name])
             dataset.add(suite)
             yield CatalogueBuild(entry, suite)
 
 
-def _how_to_get(entry: CatalogueEntry, folder: Path | None) -> str:
+def how_to_get(
+    entry: CatalogueEntry, folder: Path | None, then: str = "give its folder with --source-dir"
+) -> str:
+    """Why the entry's source is not at hand, where to download it and ``then`` what to do."""
     copy = entry.source
     assert isinstance(copy, SourceCopy)  # shipped sources are always available
     where = f"not found in {folder}" if folder is not None else "not shipped"
     return (
         f"{where} ({copy.license_note}): download {copy.url} as {copy.path} "
-        f"(sha256 {copy.sha256[:12]}…) and give its folder with --source-dir"
+        f"(sha256 {copy.sha256[:12]}…) and {then}"
     )

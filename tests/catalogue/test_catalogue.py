@@ -140,3 +140,24 @@ def test_the_readme_lists_every_catalogue_suite_with_its_test_count():
         if f"| `{entry.name}` | {entry.judgment} | {entry.figures.tests:,} |" not in section
     ]
     assert missing == []
+
+
+SHIPPED = [entry for entry in load_catalogue() if entry.shipped]
+
+
+@pytest.mark.parametrize("entry", SHIPPED, ids=[entry.name for entry in SHIPPED])
+def test_every_shipped_catalogue_suite_validates_and_scores_its_systems(entry, tmp_path, capsys):
+    # as a user gets it: built into a catalogue folder, then read back by the CLI
+    out = tmp_path / "catalogue"
+    list(build_catalogue([entry], out))
+    config = str(out / entry.name)
+    assert main(["validate", config]) == 0
+    assert f"valid suite {entry.name!r}, {entry.figures.tests:,} pairs" in capsys.readouterr().out
+    code = main(["systems", config, "--json"])
+    captured = capsys.readouterr()
+    if entry.adapter == "hh_rlhf":  # its source names no system: refused, saying why
+        assert code == 2 and "name no system that generated them" in captured.err
+        return
+    assert code == 0
+    systems = json.loads(captured.out)["systems"]
+    assert len(systems) >= 2 and all(s["candidates"] >= 1 for s in systems.values())

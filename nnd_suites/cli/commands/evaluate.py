@@ -5,7 +5,9 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from collections.abc import Mapping
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from nnd_suites.cli.options import (
     SUITE_HELP,
@@ -17,6 +19,11 @@ from nnd_suites.cli.options import (
 from nnd_suites.cli.printing import rate_summary, say, say_json
 from nnd_suites.errors import NNDError
 from nnd_suites.infra.formatting import plural, rate_with_interval
+
+if TYPE_CHECKING:
+    from nnd_suites.evaluation.catalogue_suites import CatalogueSelection
+    from nnd_suites.evaluation.report import SuiteResult
+    from nnd_suites.evaluation.task_grouping import TaskGrouping
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -31,7 +38,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         action="append",
         required=True,
         metavar="SUITE",
-        help=SUITE_HELP + ", or all (repeatable)",
+        help=SUITE_HELP + ", or all (repeatable); or, alone, catalogue (every catalogue suite "
+        "whose source ships) or a folder written by `build --catalogue`: one row per suite, "
+        "grouped by task type, the skipped ones listed with why",
     )
     add_scoring_options(parser, several_models=True)
     parser.add_argument(
@@ -65,6 +74,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     # lazy: the evaluator package is slow to import; `nnd-suites list` stays < 1 s
     from nnd_suites.evaluation import evaluate
+    from nnd_suites.evaluation.catalogue_suites import catalogue_selection, evaluate_catalogue
+    from nnd_suites.evaluation.report import EvaluationReport
     from nnd_suites.evaluation.report_markdown import ceiling_summary, kept_tests, limit_note
     from nnd_suites.evaluation.tiny import EMBEDDED_NOTE, resolve_embedded
 
@@ -75,18 +86,17 @@ def run(args: argparse.Namespace) -> int:
     args.model, embedded = resolve_embedded(args.model)
     if embedded and rank_zero():  # said first, and again under the figures
         say(EMBEDDED_NOTE, file=sys.stderr)
+    # `catalogue` or a `build --catalogue` folder: every suite it holds, grouped by task type
+    selection = catalogue_selection(args.suite)
     if len(args.model) > 1:
-        return _run_several(args)
+        return _run_several(args, selection)
 
-    report = evaluate(
-        args.model[0],
-        args.suite,
-        out=args.out,
-        normalize=args.normalize,
-        log_samples=args.log_samples,
-        data_parallel=args.data_parallel,
-        **scoring_options(args),
-    )
+    options = _options(args)
+    if selection is None:
+        report = evaluate(args.model[0], args.suite, **options)
+    else:
+        report = evaluate_catalogue(args.model, selection, **options)
+        assert isinstance(report, EvaluationReport)  # one model: a report, not a leaderboard
     if not rank_zero():
         return 0  # rank 0 prints (and wrote the report)
     if args.json:
@@ -111,25 +121,52 @@ def run(args: argparse.Namespace) -> int:
         ceiling = ceiling_summary(result)
         if ceiling:  # the raters' own agreement on these tests: how high a pass rate can go
             say(f"  {ceiling}")
+    if report.by_task is not None:
+        _say_by_task(report.by_task, report.suites)
     if args.out:
         samples = ", samples/" if args.log_samples else ""
         say(f"wrote {args.out}/report.json, report.md, pass_rates.png, outcomes/{samples}")
     return 0
 
 
-def _run_several(args: argparse.Namespace) -> int:
+def _options(args: argparse.Namespace) -> dict[str, Any]:
+    """The evaluator's keyword arguments, for one model or several."""
+    return {
+        "out": args.out,
+        "normalize": args.normalize,
+        "log_samples": args.log_samples,
+        "data_parallel": args.data_parallel,
+        **scoring_options(args),
+    }
+
+
+def _say_by_task(grouping: TaskGrouping, results: Mapping[str, SuiteResult]) -> None:
+    """Each suite's overall pass rate under its task type, beside the bias baselines, then what
+    was skipped and why."""
     # lazy: the evaluator package is slow to import; `nnd-suites list` stays < 1 s
+    from nnd_suites.evaluation.task_grouping import BASELINE_COLUMNS, report_cells
+
+    say(f"by task type (overall pass rate; baselines {' / '.join(BASELINE_COLUMNS)}):")
+    for task_type, suites in grouping.task_types.items():
+        say(f"  {task_type}")
+        for suite in suites:
+            _, rate, *baselines = report_cells(results[suite])
+            say(f"    {suite:<22} {rate}  baselines {' / '.join(baselines)}")
+    for name, skipped in grouping.skipped.items():
+        say(f"skipped {name} ({skipped.task_type}): {skipped.reason}")
+
+
+def _run_several(args: argparse.Namespace, selection: CatalogueSelection | None) -> int:
+    # lazy: the evaluator package is slow to import; `nnd-suites list` stays < 1 s
+    from nnd_suites.evaluation.catalogue_suites import evaluate_catalogue
+    from nnd_suites.evaluation.leaderboard import Leaderboard
     from nnd_suites.evaluation.multi import evaluate_models, leaderboard_markdown
 
-    board = evaluate_models(
-        args.model,
-        args.suite,
-        out=args.out,
-        normalize=args.normalize,
-        log_samples=args.log_samples,
-        data_parallel=args.data_parallel,
-        **scoring_options(args),
-    )
+    if selection is None:
+        board = evaluate_models(args.model, args.suite, **_options(args))
+    else:
+        board = evaluate_catalogue(args.model, selection, **_options(args))
+        assert isinstance(board, Leaderboard)  # several models: a leaderboard
     if not rank_zero():
         return 0  # rank 0 prints (and wrote the leaderboard)
     if args.json:

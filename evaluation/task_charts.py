@@ -1,0 +1,95 @@
+"""The chart of a run over catalogue suites: a panel per task type, a row per suite (its overall
+pass rate), a bar per model with its Wilson 95% interval and a red mark per bias baseline.
+
+What ``pass_rates.png`` and ``leaderboard.png`` show when the report or leaderboard carries a
+:class:`~nnd_suites.evaluation.task_grouping.TaskGrouping`: a panel per suite and category, as
+without one, would stack a dozen panels where the reader compares suites of a task.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+
+from nnd_suites.errors import NNDError
+from nnd_suites.evaluation.plots import BASELINE_MARKERS, interval_errors, save, short_name
+from nnd_suites.evaluation.report import EvaluationReport
+from nnd_suites.evaluation.report_markdown import is_embedded
+from nnd_suites.evaluation.task_grouping import TaskGrouping
+from nnd_suites.infra.formatting import count
+
+
+def write_task_rates(
+    path: str | Path,
+    reports: Sequence[EvaluationReport],
+    labels: Sequence[str],
+    grouping: TaskGrouping,
+) -> Path:
+    """Draw the grouped chart of ``reports`` (one per model, labelled ``labels``, over the same
+    suites) at ``path``; the bias baselines are the first report's (they need no model)."""
+    # lazy: matplotlib loads only when a chart is drawn
+    from matplotlib.figure import Figure
+
+    if not reports or not grouping.task_types:
+        raise NNDError("a chart by task type needs at least one report and one suite")
+    width = 0.8 / len(reports)
+    heights = [0.7 + 0.3 * len(s) * max(1, len(reports) / 2) for s in grouping.task_types.values()]
+    figure = Figure(figsize=(8.5, sum(heights) + 1.0), layout="constrained")
+    axes = figure.subplots(len(heights), 1, squeeze=False, height_ratios=heights)[:, 0]
+    for axis, (task_type, suites) in zip(axes, grouping.task_types.items(), strict=True):
+        for m, (label, report) in enumerate(zip(labels, reports, strict=True)):
+            rates = [report.suites[suite].overall for suite in suites]
+            axis.barh(
+                [y - 0.4 + width * (m + 0.5) for y in range(len(suites))],
+                [100 * (r.pass_rate or 0.0) for r in rates],
+                height=width,
+                xerr=interval_errors(rates),
+                color=f"C{m % 10}",
+                label=label,
+                capsize=2,
+            )
+        _baseline_marks(axis, reports[0], suites)
+        sizes = [max(r.suites[suite].overall.n for r in reports) for suite in suites]
+        axis.set_yticks(
+            range(len(suites)), [f"{s} (n={count(n)})" for s, n in zip(suites, sizes, strict=True)]
+        )
+        axis.invert_yaxis()
+        axis.axvline(50, color="grey", linewidth=0.8, linestyle="--")
+        axis.set_xlim(0, 100)
+        axis.set_title(task_type, loc="left", fontsize=10)
+    handles, names = axes[0].get_legend_handles_labels()
+    figure.legend(handles, names, loc="outside lower center", ncols=min(4, len(names)), fontsize=8)
+    axes[-1].set_xlabel("pass rate (%), Wilson 95% interval; red marks: bias baselines (no model)")
+    skipped = (
+        f"; {len(grouping.skipped)} skipped (source not available)" if grouping.skipped else ""
+    )
+    title = (
+        f"NND pass rates by task type: {short_name(reports[0].model)}{skipped}"
+        if len(reports) == 1
+        else f"NND leaderboard by task type ({len(reports)} models){skipped}"
+    )
+    embedded = any(is_embedded(r.model) for r in reports)
+    if embedded:  # random weights: the title must say so
+        title += "\nPIPELINE CHECK: random weights, the figures mean nothing"
+    figure.suptitle(title, fontsize=10, color="#c44e52" if embedded else "black")
+    return save(figure, path)
+
+
+def _baseline_marks(axis, report: EvaluationReport, suites: list[str]) -> None:  # type: ignore[no-untyped-def]
+    """A red marker per bias baseline on each suite's row: its overall pass rate."""
+    for baseline, marker in BASELINE_MARKERS.items():
+        points = [
+            (100 * figures.overall.pass_rate, y)
+            for y, suite in enumerate(suites)
+            if (figures := report.suites[suite].baselines.get(baseline)) is not None
+            and figures.overall.pass_rate is not None
+        ]
+        if points:
+            axis.scatter(
+                *zip(*points, strict=True),
+                clip_on=False,
+                marker=marker,
+                color="#c44e52",
+                zorder=3,
+                label=f"baseline: {baseline}",
+            )

@@ -1,0 +1,96 @@
+"""Suites grouped by task type, when they come from the catalogue (``evaluate --suite catalogue``
+or a folder written by ``build --catalogue``): the grouping a report and a leaderboard carry, and
+its Markdown table, a row per suite under its task type with the bias baselines beside the model.
+
+Only the Pydantic models and the table live here (no report, no leaderboard import): the report
+and the leaderboard both carry a :class:`TaskGrouping`, and each fills the table's cells itself.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from nnd_suites.infra.formatting import count, percent, rate_with_interval, row
+
+if TYPE_CHECKING:
+    from nnd_suites.evaluation.report import SuiteResult
+
+#: the bias baselines shown beside the model, in this order (evaluation.baselines.BASELINES)
+BASELINE_COLUMNS = ("shorter", "longer", "overlap")
+
+
+class SkippedSuite(BaseModel):
+    """A catalogue suite that was not evaluated, and why."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    task_type: str
+    reason: str = Field(description="why it was not evaluated and how to make its source available")
+
+
+class TaskGrouping(BaseModel):
+    """The suites of a run by task type, and the catalogue suites it could not evaluate."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    source: str = Field(
+        description="'catalogue' (every suite whose source ships) or the folder written by "
+        "`nnd-suites build --catalogue` that was evaluated"
+    )
+    task_types: dict[str, list[str]] = Field(
+        description="task type -> the suites evaluated under it (a suite of the folder that is "
+        "not in the catalogue goes under 'not in the catalogue')"
+    )
+    skipped: dict[str, SkippedSuite] = Field(
+        default_factory=dict,
+        description="catalogue suite not evaluated -> its task type and why (its source is not "
+        "available: where to download it and how to build it)",
+    )
+
+    def suites(self) -> list[str]:
+        """Every suite evaluated, task type by task type."""
+        return [suite for suites in self.task_types.values() for suite in suites]
+
+
+def task_table(
+    grouping: TaskGrouping, heading: Sequence[str], cells: Callable[[str], list[str]]
+) -> list[str]:
+    """The Markdown section of a grouped run: a row per suite under its task type, the columns
+    ``heading`` filled by ``cells(suite)``, then every skipped suite with its reason (listed,
+    never dropped: a reader must see what the run did not cover)."""
+    lines = [
+        "",
+        "## By task type",
+        "",
+        f"The suites of {grouping.source}, a row per suite (overall pass rate [Wilson 95% "
+        "interval]); baselines: what a heuristic achieves on the same tests, without a model.",
+        "",
+        row(["task type", "suite", *heading]),
+        "|---|---|" + "---:|" * len(heading),
+    ]
+    for task_type, suites in grouping.task_types.items():
+        for index, suite in enumerate(suites):
+            lines.append(row([task_type if index == 0 else "", suite, *cells(suite)]))
+    if grouping.skipped:
+        lines += ["", f"Skipped ({len(grouping.skipped)}: source not available):", ""]
+        lines += [
+            f"- {name} ({skipped.task_type}): {skipped.reason}"
+            for name, skipped in grouping.skipped.items()
+        ]
+    return lines
+
+
+#: the columns of a single model's grouped table (:func:`report_cells`)
+REPORT_HEADING = ["tests", "pass rate [95% CI]", *(f"baseline: {b}" for b in BASELINE_COLUMNS)]
+
+
+def report_cells(result: SuiteResult) -> list[str]:
+    """One suite's row in a report: its tests, the model's overall rate, each baseline's."""
+    baselines = [
+        percent(result.baselines[b].overall.pass_rate) if b in result.baselines else "n/a"
+        for b in BASELINE_COLUMNS
+    ]
+    return [count(result.pairs), rate_with_interval(result.pass_rate, result.ci), *baselines]

@@ -1,0 +1,101 @@
+"""`evaluate --suite catalogue` and `evaluate --suite DIR` (a `build --catalogue` folder): a row
+per suite grouped by task type, the bias baselines beside the model, the suites whose source is
+not available listed with why; the leaderboard of several models grouped the same way."""
+
+from __future__ import annotations
+
+import json
+import shutil
+
+import pytest
+
+from nnd_suites.catalogue.building import build_catalogue
+from nnd_suites.catalogue.entries import load_catalogue
+from nnd_suites.cli import main
+from nnd_suites.errors import NNDError
+from nnd_suites.evaluation.catalogue_suites import NOT_CATALOGUED, catalogue_selection
+from nnd_suites.evaluation.task_grouping import BASELINE_COLUMNS
+from nnd_suites.infra.formatting import percent, rate_with_interval
+
+LIMIT = ["--limit", "1", "--device", "cpu", "--batch-size", "16"]
+
+
+def test_the_catalogue_evaluates_every_shipped_suite_by_task_type(
+    tiny_causal_model, tmp_path, capsys
+):
+    out = tmp_path / "run"
+    command = ["evaluate", "--model", str(tiny_causal_model), "--suite", "catalogue", *LIMIT]
+    assert main([*command, "--out", str(out)]) == 0
+    entries = load_catalogue()
+    shipped = {e.name: e.task_type for e in entries if e.shipped}
+    report = json.loads((out / "report.json").read_text(encoding="utf-8"))
+    grouping = report["by_task"]
+    # every suite whose source ships has a row, under its catalogue task type, and no other
+    assert set(report["suites"]) == set(shipped)
+    assert {s: t for t, suites in grouping["task_types"].items() for s in suites} == shipped
+    assert list(grouping["task_types"]) == sorted(set(shipped.values()))
+    # the others are listed with where to get their source, never silently dropped
+    skipped = grouping["skipped"]
+    assert set(skipped) == {e.name for e in entries if not e.shipped}
+    assert all("download" in s["reason"] and "--suite DIR" in s["reason"] for s in skipped.values())
+    # the bias baselines sit beside the model, the report's own figures
+    c300 = report["suites"]["challenge300"]
+    markdown = (out / "report.md").read_text(encoding="utf-8")
+    section = markdown[markdown.index("## By task type") :]
+    line = next(line for line in section.splitlines() if "| challenge300 |" in line)
+    cells = [cell.strip() for cell in line.strip("|").split("|")]
+    overall = c300["overall"]
+    assert cells[:4] == [
+        "question answering",
+        "challenge300",
+        str(c300["pairs"]),
+        rate_with_interval(overall["pass_rate"], overall["ci"]),
+    ]
+    baselines = c300["baselines"]
+    assert cells[4:] == [percent(baselines[b]["overall"]["pass_rate"]) for b in BASELINE_COLUMNS]
+    assert "Skipped (" in section and "- summeval_experts (summarization): not shipped" in section
+    assert (out / "pass_rates.png").stat().st_size > 0
+    printed = capsys.readouterr().out
+    assert "by task type (overall pass rate; baselines shorter / longer / overlap):" in printed
+    assert "skipped summeval_experts (summarization): not shipped" in printed
+
+
+def test_a_catalogue_folder_gives_a_leaderboard_by_task_type(
+    tiny_causal_model, tmp_path, monkeypatch
+):
+    # a catalogue of three: two shipped suites built into a folder, one whose source is missing
+    entries = [e for e in load_catalogue() if e.name in {"challenge300", "quiz_design"}]
+    entries += [e for e in load_catalogue() if e.name == "summeval_experts"]
+    folder = tmp_path / "catalogue"
+    assert [b.suite is None for b in build_catalogue(entries, folder)] == [False, False, True]
+    # quiz_design left the catalogue since the folder was built: still evaluated, under its own
+    # heading, rather than dropped
+    listed = [e for e in entries if e.name != "quiz_design"]
+    monkeypatch.setattr("nnd_suites.evaluation.catalogue_suites.load_catalogue", lambda: listed)
+    other = tmp_path / "other_model"  # a second model: the same weights under another name
+    shutil.copytree(tiny_causal_model, other)
+    models = ["--model", str(tiny_causal_model), "--model", str(other)]
+    out = tmp_path / "board"
+    assert main(["evaluate", *models, "--suite", str(folder), *LIMIT, "--out", str(out)]) == 0
+    board = json.loads((out / "leaderboard.json").read_text(encoding="utf-8"))
+    assert board["by_task"]["task_types"] == {
+        "question answering": ["challenge300"],
+        NOT_CATALOGUED: ["quiz_design"],
+    }
+    reason = board["by_task"]["skipped"]["summeval_experts"]["reason"]
+    assert reason.startswith(f"not built in {folder}: not shipped")
+    markdown = (out / "leaderboard.md").read_text(encoding="utf-8")
+    section = markdown[markdown.index("## By task type") : markdown.index("## challenge300")]
+    assert "| question answering | challenge300 |" in section
+    assert f"| {NOT_CATALOGUED} | quiz_design |" in section
+    assert "- summeval_experts (summarization): not built in" in section
+    assert (out / "leaderboard.png").stat().st_size > 0
+    for model in board["models"]:  # each model's report carries the grouping too
+        report = json.loads((out / model["label"] / "report.json").read_text(encoding="utf-8"))
+        assert report["by_task"] == board["by_task"]
+
+
+def test_the_catalogue_is_given_alone():
+    with pytest.raises(NNDError, match=r"--suite catalogue evaluates every suite .* alone"):
+        catalogue_selection(["catalogue", "quiz_design"])
+    assert catalogue_selection(["quiz_design"]) is None
