@@ -19,6 +19,7 @@ from nnd_suites.build.merged_texts import Merged, count_pairs
 from nnd_suites.errors import NNDError, PairBudgetError
 from nnd_suites.quality_map import Assessment, QualityMap
 from nnd_suites.records.groups import Candidate, Group
+from nnd_suites.records.judgments import named_systems
 from nnd_suites.records.pairs import Pair, PairCandidate, pair_id
 from nnd_suites.records.texts import equivalence_key, is_blank, same_text
 from nnd_suites.records.votes import MarginKind, votes_from_ratings, with_margins
@@ -144,7 +145,9 @@ def _usable_candidates(
         if is_blank(cand.text) and not allow_empty:
             log.add("empty candidate text", cand.where or f"group {group.id} {cand.systems}")
             continue
-        for system in cand.systems:
+        # outputs of unnamed systems that read the same are not a repeated row: the map's
+        # identical_texts rule decides about them
+        for system in named_systems(cand.systems):
             key = (system, equivalence_key(cand.text))
             if key in seen:
                 raise NNDError(
