@@ -55,3 +55,103 @@ def test_compare_refuses_a_suite_edited_in_memory_as_other_tests(
     with pytest.raises(IncomparableRunsError, match="cover different tests"):
         compare_reports(original, swapped, allow_different_scoring=True)  # never on purpose
     assert compare_reports(original, run(quiz_design_suite)).suites["quiz_design"].overall
+
+
+def test_the_reference_model_is_identified_by_its_weights_not_its_path(
+    tiny_causal_model, quiz_design_suite, tmp_path, monkeypatch
+):
+    """``ratio``: ``./models/x`` and ``models/x`` are one reference model; other weights saved
+    at the same path are another, and compare says so."""
+    import torch
+    from transformers import AutoModelForCausalLM, AutoTokenizer
+
+    def save_reference(factor: float) -> None:
+        """The tiny model with every weight times ``factor``, saved at models/x."""
+        model = AutoModelForCausalLM.from_pretrained(tiny_causal_model)
+        with torch.no_grad():
+            for parameter in model.parameters():
+                parameter.mul_(factor)
+        model.save_pretrained(tmp_path / "models" / "x")
+        AutoTokenizer.from_pretrained(tiny_causal_model).save_pretrained(tmp_path / "models" / "x")
+
+    def run(reference: str):
+        return evaluate(
+            str(tiny_causal_model),
+            quiz_design_suite,
+            limit=2,
+            scorers="ratio",
+            reference_model=reference,
+            cache=False,
+            progress=False,
+        )
+
+    monkeypatch.chdir(tmp_path)
+    save_reference(0.5)
+    dotted, plain = run("./models/x"), run("models/x")
+    assert dotted.reference_model == "./models/x" and plain.reference_model == "models/x"
+    assert dotted.reference_identity == plain.reference_identity
+    assert "model" not in plain.reference_identity  # the path is not what it is
+    same = compare_reports(dotted, plain)
+    assert same.scoring_differences == []
+    overall = same.suites["quiz_design"].overall
+    assert overall.a_only == overall.b_only == 0  # the same verdicts, test by test
+
+    save_reference(1.5)  # other weights, the same path
+    swapped = run("models/x")
+    assert swapped.reference_identity != plain.reference_identity
+    ratios = [o.ll_high for o in plain.outcomes["quiz_design"]]
+    assert [o.ll_high for o in swapped.outcomes["quiz_design"]] != ratios  # other figures
+    with pytest.raises(
+        IncomparableRunsError,
+        match=r"scored differently: reference model 'models/x' vs 'models/x' \(the same path, "
+        r"other weights\)",
+    ):
+        compare_reports(plain, swapped)
+
+
+def test_a_served_model_that_answers_the_probe_alike_is_refused_from_the_cache(
+    fake_server, quiz_design_suite, tmp_path
+):
+    """Swapped behind the same URL and id, answering the probe's fixed prompts as before: the
+    identity is unchanged, so only a live check of what the cache would answer can tell."""
+    from nnd_suites.errors import CacheMismatchError
+    from nnd_suites.evaluation.backends.served.probe import PROMPTS
+
+    options = {"base_url": fake_server.url, "eos_text": "</s>", "tokenizer": "no-such-tokenizer"}
+
+    def run(cache: bool = True):
+        return evaluate(
+            "fake",
+            quiz_design_suite,
+            backend="served",
+            backend_options=options,
+            limit=3,
+            cache=cache,
+            cache_dir=tmp_path / "cache",
+            progress=False,
+        )
+
+    first = run()
+    again = run()  # the same model: the live check agrees, every score from the cache
+    assert again.requests.scored == 0 and again.requests.cached == first.requests.unique
+    fake_server.scale = lambda prompt: 1.0 if prompt.startswith(PROMPTS) else 1.5
+    fresh = run(cache=False)
+    assert fresh.backend["probe_fingerprint"] == first.backend["probe_fingerprint"]
+    with pytest.raises(
+        CacheMismatchError,
+        match=r"model 'fake' \(served\) no longer gives the scores the score cache holds.*"
+        r"pass --no-cache, or a new --cache-dir$",
+    ):
+        run()
+    lls = [o.ll_high for o in fresh.outcomes["quiz_design"]]
+    assert lls != [o.ll_high for o in first.outcomes["quiz_design"]]
+    elsewhere = evaluate(
+        "fake",
+        quiz_design_suite,
+        backend="served",
+        backend_options=options,
+        limit=3,
+        cache_dir=tmp_path / "new-cache",
+        progress=False,
+    )
+    assert [o.ll_high for o in elsewhere.outcomes["quiz_design"]] == lls
