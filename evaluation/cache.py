@@ -2,9 +2,9 @@
 
 A key is the sha256 of the backend's content identity (the model by its revision or a hash of its
 files, dtype, backend, scoring mode, scoring version: :mod:`nnd_suites.evaluation.identity`), the
-template, and the two texts. Writes are incremental,
-one transaction per batch, so an interrupted run keeps what it finished and resumes; SQLite's
-journal makes every write atomic, so a killed run never leaves a corrupt cache behind.
+template, and the two texts. Writes are incremental, one transaction per batch, so an interrupted
+run keeps what it finished and resumes; SQLite's journal makes every write atomic, so a killed run
+never leaves a corrupt cache behind.
 """
 
 from __future__ import annotations
