@@ -155,3 +155,37 @@ def test_a_served_model_that_answers_the_probe_alike_is_refused_from_the_cache(
         progress=False,
     )
     assert [o.ll_high for o in elsewhere.outcomes["quiz_design"]] == lls
+
+
+def test_a_model_is_named_by_its_files_hashes_wherever_it_was_found():
+    """The path or id goes only where another field names the files by their content."""
+    from nnd_suites.evaluation.cache import scope_of
+    from nnd_suites.evaluation.identity import content_identity
+
+    folder = {"backend": "hf_causal", "model": "./models/x", "revision": "sha256:" + "a" * 64}
+    assert content_identity(folder) == {"backend": "hf_causal", "revision": "sha256:" + "a" * 64}
+    assert scope_of(folder) == scope_of({**folder, "model": "models/x"})
+    assert scope_of(folder) != scope_of({**folder, "revision": "sha256:" + "b" * 64})
+    assert "model" not in content_identity({"model": "gpt2", "revision": "c" * 40})  # a commit
+    gguf = {"backend": "llama_cpp", "model": "/m/tiny.gguf", "sha256": "d" * 64}
+    assert "model" not in content_identity(gguf)
+    kept = [
+        {"backend": "hf_causal", "model": "gpt2", "revision": "main"},  # a branch moves
+        {"backend": "served", "model": "fake", "base_url": "http://127.0.0.1:8000/v1"},
+        {"model": "in-memory:gpt2", "revision": "in-memory", "weights": "sha256:" + "e" * 64},
+    ]
+    for identity in kept:
+        assert content_identity(identity) == identity
+
+
+def test_a_live_score_matches_a_cached_one_within_the_tolerance_per_token():
+    from nnd_suites.evaluation.backend import Score
+    from nnd_suites.evaluation.identity import same_score
+
+    cached = Score(-10.0, 4)
+    assert same_score(cached, Score(-10.03, 4), 0.01)  # 0.04 allowed over 4 tokens
+    assert not same_score(cached, Score(-10.05, 4), 0.01)
+    assert not same_score(cached, Score(-10.0, 5), 0.01)  # other tokens: another tokenizer
+    assert not same_score(cached, Score(-10.0, 4, truncated_tokens=2), 0.01)
+    assert same_score(Score.skip("too long"), Score.skip("too long"), 0.01)
+    assert not same_score(Score.skip("too long"), cached, 0.01)
