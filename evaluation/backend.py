@@ -99,6 +99,12 @@ class Backend(Plugin, ABC):
     metadata: ClassVar[BackendMetadata]
     Params: ClassVar[type[BackendParams]] = BackendParams
     mode: str = "default"
+    #: Scores the cache would answer that are re-scored live first (a random sample): 0 where
+    #: the identity names the model by its content (file hashes, weights); a served engine is
+    #: named only by what its server says (``identity.check_cached_scores``)
+    cache_check: ClassVar[int] = 0
+    #: How far a live score may be from the cached one in that check, in nats per target.
+    cache_tolerance: float = 0.0
 
     @classmethod
     @abstractmethod

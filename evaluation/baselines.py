@@ -116,6 +116,7 @@ def baseline_rates(suite: Suite) -> dict[str, BaselineRates]:
 
 def baselines(suite: Suite) -> dict[str, Any]:
     """Every baseline's pass rate overall and per category on ``suite`` (JSON-ready)."""
+    suite = suite.resealed()  # its content hash names what it holds now
     return {
         "suite": suite.name,
         "content_hash": suite.manifest.content_hash,

@@ -1,9 +1,10 @@
 """The score cache: SQLite (the embedded default), one row per scored (context, candidate).
 
-A key is the sha256 of the backend's identity (model and revision or a hash of its files, dtype,
-backend, scoring mode, scoring version), the template, and the two texts. Writes are incremental,
-one transaction per batch, so an interrupted run keeps what it finished and resumes; SQLite's
-journal makes every write atomic, so a killed run never leaves a corrupt cache behind.
+A key is the sha256 of the backend's content identity (the model by its revision or a hash of its
+files, dtype, backend, scoring mode, scoring version: :mod:`nnd_suites.evaluation.identity`), the
+template, and the two texts. Writes are incremental, one transaction per batch, so an interrupted
+run keeps what it finished and resumes; SQLite's journal makes every write atomic, so a killed run
+never leaves a corrupt cache behind.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from pathlib import Path
 
 from nnd_suites.errors import NNDError
 from nnd_suites.evaluation.backend import TOO_LONG, Score
+from nnd_suites.evaluation.identity import content_identity
 from nnd_suites.infra.paths import cache_root
 
 FILE_NAME = "scores.sqlite"
@@ -54,7 +56,11 @@ default_cache_dir = cache_root
 
 
 def scope_of(identity: Mapping[str, str]) -> str:
-    return hashlib.sha256(json.dumps(dict(identity), sort_keys=True).encode()).hexdigest()
+    """The cache scope of a backend's identity: its content identity, so the same files found by
+    another path share their scores and other files at the same path never do."""
+    return hashlib.sha256(
+        json.dumps(content_identity(identity), sort_keys=True).encode()
+    ).hexdigest()
 
 
 def score_key(scope: str, template: str, context: str, candidate: str) -> str:

@@ -19,6 +19,7 @@ from nnd_suites.errors import NNDError, ScoringError
 from nnd_suites.evaluation.backend import Backend, Score, ScoreRequest, load_backend
 from nnd_suites.evaluation.cache import ScoreCache, scope_of, score_key
 from nnd_suites.evaluation.chat_prompts import CHAT_TEMPLATE, with_chat_prompts
+from nnd_suites.evaluation.identity import check_cached_scores, content_identity
 from nnd_suites.evaluation.parallel import (
     Rank,
     broadcast,
@@ -196,16 +197,14 @@ def evaluate(
     scores, counts = _score_all(scorer, prepared, cache, cache_dir, progress and main, rank)
     logger.info(
         "%d tests, %d distinct requests: %d from the cache, %d scored",
-        counts.tests,
-        counts.unique,
-        counts.cached,
-        counts.scored,
+        *(counts.tests, counts.unique, counts.cached, counts.scored),
     )
-    reference = None
+    reference = reference_identity = None
     if any(one.needs_reference for one in chosen):
         reference_backend = reference_backend_of(
             reference_model, scorer.mode, device, dtype, batch_size, strategy, backend
         )
+        reference_identity = content_identity(reference_backend.identity)
         reference, _ = _score_all(
             reference_backend, prepared, cache, cache_dir, progress and main, rank
         )
@@ -219,6 +218,7 @@ def evaluate(
         mode=scorer.mode,
         scorer=chosen[0].spec,
         reference_model=None if reference is None else str(reference_model),
+        reference_identity=reference_identity,
         suites={},
         requests=counts,
         seconds=0.0,
@@ -339,6 +339,7 @@ def _score_all(
                 if key in found:
                     scores[item[1:]] = found[key]
                     cached += 1
+            check_cached_scores(scorer, scores)  # a served engine: does it still give these?
         templates_of: dict[tuple[str, str], list[str]] = {}
         for template, context, candidate in keyed:
             templates_of.setdefault((context, candidate), []).append(template)
@@ -375,7 +376,6 @@ def _log_progress(total: int, progress: bool) -> Callable[[int], None] | None:
     """Off a terminal (a log: CI, nohup, SLURM), plain progress lines instead of a bar."""
     if not progress or sys.stderr.isatty():
         return None
-
     return ProgressLines(total).update
 
 

@@ -178,19 +178,30 @@ def free_port() -> int:
         return probe.getsockname()[1]
 
 
+def resume_note(cached: bool) -> str:
+    """What a stopped run left behind: its finished rounds are in the score cache, unless the run
+    used none (``--no-cache``), when nothing is kept and a rerun scores every request again."""
+    if cached:
+        return "finished rounds are in the score cache: the same run resumes from them"
+    return (
+        "nothing was kept: the run used no score cache (--no-cache), so running it again "
+        "scores every request again (drop --no-cache to keep finished rounds)"
+    )
+
+
 class RankFailedError(ScoringError):
     """A data-parallel rank died of something other than an error on bad input (which comes
     back as its own class): killed, out of memory, a bug."""
 
-    def __init__(self, rank: int, processes: int, status: int) -> None:
+    def __init__(self, rank: int, processes: int, status: int, cached: bool = True) -> None:
         how = (
             f"was killed by {signal.Signals(-status).name}"
             if status < 0 and -status in signal.valid_signals()
             else f"ended with exit status {status} (its messages are above)"
         )
         super().__init__(
-            f"data-parallel rank {rank} of {processes} {how}; the other ranks were stopped. "
-            "Finished rounds are in the score cache: the same run resumes from them"
+            f"data-parallel rank {rank} of {processes} {how}; the other ranks were stopped; "
+            + resume_note(cached)
         )
 
 
@@ -198,21 +209,23 @@ class StoppedError(NNDError):
     """The launcher was sent SIGTERM: every rank was stopped and reaped. Its exit status is the
     shell's for that signal (128 + 15)."""
 
-    def __init__(self, signum: int) -> None:
+    def __init__(self, signum: int, cached: bool = True) -> None:
         self.exit_status = 128 + signum
         super().__init__(
             f"stopped by {signal.Signals(signum).name}: every data-parallel rank was stopped; "
-            "finished rounds are in the score cache: the same run resumes from them"
+            + resume_note(cached)
         )
 
 
-def launch(job: str | os.PathLike, processes: int) -> tuple[int, int] | None:
+def launch(
+    job: str | os.PathLike, processes: int, *, cached: bool = True
+) -> tuple[int, int] | None:
     """Run ``python -m nnd_suites.evaluation.rank JOB`` in N local processes, as torchrun would:
     None when every rank succeeded, else ``(rank, exit status)`` of the first that failed (the
-    others are then stopped; their finished rounds are in the cache). Each rank leads its own
-    process group and dies with the launcher; SIGTERM/SIGINT sent to the launcher are forwarded
-    to every rank's group (then :class:`StoppedError`, or KeyboardInterrupt), and every rank is
-    reaped before this returns."""
+    others are then stopped; their finished rounds are in the cache when ``cached``). Each rank
+    leads its own process group and dies with the launcher; SIGTERM/SIGINT sent to the launcher
+    are forwarded to every rank's group (then :class:`StoppedError`, saying what ``cached`` kept,
+    or KeyboardInterrupt), and every rank is reaped before this returns."""
     if processes < 2:
         raise NNDError(f"data parallel over {processes} process(es): give 2 or more")
     command = [sys.executable, "-m", RANK_MODULE, os.fspath(job)]
@@ -235,7 +248,7 @@ def launch(job: str | os.PathLike, processes: int) -> tuple[int, int] | None:
             _stop(children)
     if received[0] == signal.SIGINT:
         raise KeyboardInterrupt
-    raise StoppedError(received[0])
+    raise StoppedError(received[0], cached)
 
 
 def _start_rank(command: list[str], rank: int, processes: int, port: int) -> subprocess.Popen:

@@ -200,9 +200,11 @@ def run_in_ranks(job: RankJob, processes: int, result_type: type[Result]) -> Res
     folder = Path(tempfile.mkdtemp(prefix="nnd-suites-ranks-"))  # private (mode 0700)
     try:
         atomic_write_text(folder / JOB_FILE, job.model_dump_json())
-        failed = launch(folder, processes)
+        # the job's own cache switch: under --no-cache no finished round is kept anywhere
+        cached = job.arguments.get("cache", True) is not False
+        failed = launch(folder, processes, cached=cached)
         if failed is not None:
-            raise _failure_of(folder) or RankFailedError(failed[0], processes, failed[1])
+            raise _failure_of(folder) or RankFailedError(failed[0], processes, failed[1], cached)
         result = folder / RESULT_FILE
         if not result.is_file():  # a bug, never an input problem
             raise RuntimeError("every data-parallel rank ended well, but rank 0 left no result")

@@ -157,6 +157,12 @@ class EvaluationReport(BaseModel):
     reference_model: str | None = Field(
         None, description="the reference model of the ratio scorer, when one was used"
     )
+    reference_identity: dict[str, str] | None = Field(
+        None,
+        description="what the reference model is by its content (nnd_suites.evaluation.identity: "
+        "its files' hashes or Hub commit, dtype, backend, mode; not the path it was given by): "
+        "runs are compared by it (null: no reference model, or a report written before it)",
+    )
     suites: dict[str, SuiteResult]
     sensitivity: dict[str, Sensitivity] = Field(
         default_factory=dict,
@@ -204,6 +210,7 @@ class EvaluationReport(BaseModel):
             "mode": self.mode,
             "limit": self.limit,
             "reference_model": self.reference_model,
+            "reference_identity": self.reference_identity,
             "architecture": self.architecture,
             "backend": self.backend,
             "suites": {
@@ -354,8 +361,10 @@ def scoring_differences(
         found.append(f"scoring mode {a.mode!r} vs {b.mode!r}")
     if a.scorer != b.scorer:
         found.append(f"scorer {a.scorer!r} vs {b.scorer!r}")
-    if a.reference_model != b.reference_model:
+    if _other_reference(a, b):
         found.append(f"reference model {a.reference_model!r} vs {b.reference_model!r}")
+        if a.reference_model == b.reference_model:
+            found[-1] += " (the same path, other weights)"
     for name in suites:
         x, y = a.suites[name], b.suites[name]
         if x.content_hash != y.content_hash:
@@ -366,6 +375,14 @@ def scoring_differences(
         if x.template != y.template:
             found.append(f"suite {name}: template {x.template!r} vs {y.template!r}")
     return found
+
+
+def _other_reference(a: EvaluationReport, b: EvaluationReport) -> bool:
+    """The runs' reference models differ by content (``./models/x`` and ``models/x`` are one);
+    by the path given when a report predates content identities."""
+    if a.reference_identity is not None and b.reference_identity is not None:
+        return a.reference_identity != b.reference_identity
+    return a.reference_model != b.reference_model
 
 
 def _groups(limit: float | None) -> str:

@@ -96,6 +96,7 @@ def outcomes_for(path: str | Path, suite: Suite) -> list[TestOutcome]:
     """The per-test outcomes of the run saved at ``path`` on ``suite``, matched by content hash
     (so a renamed suite is found); a run that did not score it is a named error."""
     report = load_report(path)
+    suite = suite.resealed()  # matched by what it holds now, edited in memory or not
     for name, result in report.suites.items():
         if result.content_hash == suite.manifest.content_hash:
             if report.limit is not None and result.pairs < len(suite.pairs):

@@ -131,6 +131,11 @@ class ScoringError(NNDError):
     exit_status = 11
 
 
+class CacheMismatchError(ScoringError):
+    """The score cache answers for a model that no longer gives those scores (another model
+    served behind the same URL and id): the cache is refused, never read."""
+
+
 class PairBudgetError(NNDError):
     """A group or a suite would give more pairs than its budget (says how many, and the option
     that raises the limit): refused before the pairs are built, so memory stays bounded."""

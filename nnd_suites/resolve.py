@@ -130,7 +130,8 @@ def expand_suite_specs(specs: list[str | Path | Suite]) -> list[str | Path | Sui
 
 def resolve_suites(suites: object) -> list[Suite]:
     """One suite or several (folders, names, specs, ``all`` or Suite objects), resolved and
-    validated."""
+    validated; a Suite object carries the content hash of what it holds now
+    (:meth:`Suite.resealed`)."""
     if isinstance(suites, (str, Path, Suite)):
         suites = [suites]
     given = list(suites)  # type: ignore[call-overload]
@@ -138,7 +139,8 @@ def resolve_suites(suites: object) -> list[Suite]:
     named = {spec for spec in given if isinstance(spec, str)}
     from_all = set(shipped_suites()) - named if ALL in named else set()
     resolved = [
-        spec
+        # a Suite object may have been edited in memory since it was built or loaded
+        spec.resealed()
         if isinstance(spec, Suite)
         else builtin_suite(spec)
         if isinstance(spec, str) and spec in from_all

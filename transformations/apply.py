@@ -93,7 +93,8 @@ def transform_suite(suite: Suite, spec: str | Transformation) -> Suite:
             changed += 1
         degenerate += is_degenerate(child)
         pairs.append(child)
-    parent = suite.manifest
+    # the parent as it is now: a suite edited in memory is linked by what it holds
+    parent = suite.resealed().manifest
     # Count what the chain of transformations made degenerate, not what the untransformed suite
     # already held (MQM keeps conflicting labels, whose tests are degenerate from the start).
     untransformed = parent.counts.degenerate_pairs - (

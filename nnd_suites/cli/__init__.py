@@ -136,7 +136,13 @@ def main(argv: list[str] | None = None) -> int:
         )
         return NNDError.exit_status
     except KeyboardInterrupt:
-        print("interrupted; completed work is kept in the cache", file=sys.stderr)
+        # under --no-cache no score was written anywhere: saying it is kept would mislead
+        kept = (
+            "no score was kept (--no-cache)"
+            if getattr(args, "no_cache", False)
+            else ("completed work is kept in the cache")
+        )
+        print(f"interrupted; {kept}", file=sys.stderr)
         return 130
 
 

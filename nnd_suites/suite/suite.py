@@ -119,6 +119,19 @@ class Suite:
         )
         return Suite.from_pairs(pairs, counts=build, candidates=self.candidates, **fields)
 
+    def resealed(self) -> Suite:
+        """This suite identified by its content as it is now: itself while its pairs, candidates
+        and manifest match the recorded hashes, else the same pairs, candidates and manifest with
+        the hashes recomputed over them. A suite edited in memory (the sides of its tests swapped,
+        a template changed) so never passes for the suite it was: what is scored, compared and
+        linked as a parent is named by the content hash of what it holds, never by the one a
+        build recorded. The recorded counts are kept (a subset of the pairs reads as a part of
+        the suite, as ``--limit`` does); validation is the loader's and the builder's."""
+        sealed = self.manifest.sealed(self.pairs, self.candidates)
+        if sealed.content_hash == self.manifest.content_hash:
+            return self
+        return Suite(sealed, self.pairs, self.candidates)
+
     @property
     def name(self) -> str:
         return self.manifest.name

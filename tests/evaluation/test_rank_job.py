@@ -51,7 +51,7 @@ class LengthBackend(Backend):
 def no_ranks(monkeypatch):
     """Fail the test if a rank would start: what is checked here must fail before."""
 
-    def launch(job, processes):
+    def launch(job, processes, cached):
         raise AssertionError("a rank was started")
 
     monkeypatch.setattr(jobs, "launch", launch)
@@ -175,12 +175,24 @@ def test_a_failure_file_never_chooses_what_is_imported(tmp_path, monkeypatch):
 
 
 def test_a_rank_that_dies_is_named_with_its_status(monkeypatch):
-    monkeypatch.setattr(jobs, "launch", lambda job, processes: (1, -9))
+    monkeypatch.setattr(jobs, "launch", lambda job, processes, cached: (1, -9))
     job = RankJob(entry="evaluate", arguments={})
     with pytest.raises(RankFailedError, match="rank 1 of 2 was killed by SIGKILL") as died:
         run_in_ranks(job, 2, EvaluationReport)
-    assert "Finished rounds are in the score cache" in str(died.value)
+    assert "finished rounds are in the score cache" in str(died.value)
     assert StoppedError(15).exit_status == 143
+
+
+def test_a_run_stopped_under_no_cache_does_not_say_its_rounds_are_in_the_cache(monkeypatch):
+    """--no-cache writes no round anywhere: the message says a rerun scores everything again."""
+    monkeypatch.setattr(jobs, "launch", lambda job, processes, cached: (1, -9))
+    job = RankJob(entry="evaluate", arguments={"cache": False})
+    with pytest.raises(RankFailedError, match="rank 1 of 2 was killed by SIGKILL") as died:
+        run_in_ranks(job, 2, EvaluationReport)
+    message = str(died.value)
+    assert "in the score cache" not in message and "no score cache (--no-cache)" in message
+    stopped = str(StoppedError(15, cached=False))
+    assert "in the score cache" not in stopped and "scores every request again" in stopped
 
 
 def test_an_error_raised_inside_the_ranks_reaches_the_caller_as_itself():

@@ -11,7 +11,8 @@ character comes back as U+FFFD.
 
 Issue 21's modes: ``values="probabilities"`` (each value sent as exp(log-probability)),
 ``answer_model`` (another id in every answer's ``model`` field), ``scale`` (log-probabilities
-multiplied: another model swapped in behind the same id), ``models_answer`` (what GET /v1/models
+multiplied: another model swapped in behind the same id; or a function of the prompt, a model
+that answers some prompts as the old one did), ``models_answer`` (what GET /v1/models
 answers), ``redirect`` (GET /v1/models answers 302 to that URL), ``raw`` (bytes sent as the body of
 every POST answer) with ``length`` (the Content-Length announced; None: no header) and ``drip``
 (seconds between the bytes sent). ``seen`` records (Host, Authorization) of every request.
@@ -24,6 +25,7 @@ import math
 import re
 import threading
 import time
+from collections.abc import Callable
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 TOKEN = re.compile(r"</s>|\s*[^\s<]+|\s+|<")
@@ -51,7 +53,7 @@ class FakeServer:
         self.seen: list[tuple[str | None, str | None]] = []
         self.values = "logprobs"  # or "probabilities"
         self.answer_model: str | None = None
-        self.scale = 1.0
+        self.scale: float | Callable[[str], float] = 1.0
         self.models_answer: object = None  # None: the model "fake", created now
         self.redirect: str | None = None
         self.raw: bytes | None = None
@@ -93,7 +95,8 @@ class FakeServer:
             shown = [(t, -1) for t, _ in shown]
         if self.lossy:
             shown = [(re.sub(r"[^\x00-\x7f]", "\ufffd", t), o) for t, o in shown]
-        values = [None if v is None else v * self.scale for v in values]
+        scale = self.scale(prompt) if callable(self.scale) else self.scale
+        values = [None if v is None else v * scale for v in values]
         if self.values == "probabilities":
             values = [None if v is None else math.exp(v) for v in values]
         return {

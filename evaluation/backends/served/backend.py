@@ -88,6 +88,10 @@ class ServedBackend(Backend):
         "is trusted. Pick it to score at scale on an engine you run (--base-url).",
     )
     Params = ServedParams
+    #: The probe's fixed prompts cannot tell every model apart (one swapped behind the same URL
+    #: and id may answer them alike): this many of the scores the cache would answer are
+    #: re-scored live first, drawn at random (nnd_suites.evaluation.identity).
+    cache_check: ClassVar[int] = 8
 
     def __init__(
         self,
@@ -99,10 +103,12 @@ class ServedBackend(Backend):
         server: dict[str, str],
         concurrency: int,
         probe: dict,
+        tolerance: float = 1e-2,
     ) -> None:
         self.client, self.model, self.mode = client, model, "default"
         self.eos_text, self.bos_text, self.server = eos_text, bos_text, server
         self.concurrency, self.probe = concurrency, probe
+        self.cache_tolerance = tolerance  # the probe's: the engine's own run-to-run noise
 
     @classmethod
     def load(cls, model: str, *, mode: str = "default", **options: Any) -> ServedBackend:
@@ -144,7 +150,8 @@ class ServedBackend(Backend):
             options.get("eos_text"),
         )
         server = _server_identity(client, model)
-        probe = probe_engine(client, model, eos_text, float(options.get("probe_tolerance", 1e-2)))
+        tolerance = float(options.get("probe_tolerance", 1e-2))
+        probe = probe_engine(client, model, eos_text, tolerance)
         return cls(
             client,
             model,
@@ -153,6 +160,7 @@ class ServedBackend(Backend):
             server=server,
             concurrency=concurrency,
             probe=probe,
+            tolerance=tolerance,
         )
 
     @property

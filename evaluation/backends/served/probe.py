@@ -11,6 +11,8 @@ What the probe measured also identifies the model: its ``fingerprint`` (the echo
 their log-probabilities rounded to 0.1, hashed) joins the backend's identity, so a model swapped
 behind the same URL and id is a new cache scope. Rounding keeps an engine's run-to-run noise
 (~1e-3) from changing it in most runs; when it does, the cost is a rescoring, never a wrong score.
+Fixed prompts cannot tell every pair of models apart, so before the cache answers, a random
+sample of what it would answer is also scored live (:mod:`nnd_suites.evaluation.identity`).
 """
 
 from __future__ import annotations

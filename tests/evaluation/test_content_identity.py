@@ -1,0 +1,191 @@
+"""Identity from content, everywhere (issue 33 §3): a suite is what it holds when it is scored,
+a reference model is its weights, a served engine is what it answers now. Each case ends in the
+right figure or a named one-line error."""
+
+from __future__ import annotations
+
+import copy
+
+import pytest
+
+from nnd_suites.evaluation import evaluate
+from nnd_suites.evaluation.comparison import IncomparableRunsError, compare_reports
+
+#: context groups scored per run: enough tests for a pass rate, few enough for a quick test
+GROUPS = 5
+
+
+def _swapped(suite):
+    """A deep copy of ``suite`` with the two sides of every test swapped in memory: the same test
+    ids, the manifest untouched, every verdict reversed."""
+    edited = copy.deepcopy(suite)
+    for pair in edited.pairs:
+        pair.high, pair.low = pair.low, pair.high
+    return edited
+
+
+def test_a_suite_edited_in_memory_is_scored_and_compared_as_other_tests(
+    tiny_causal_model, quiz_design_suite
+):
+    def run(suite):
+        return evaluate(
+            str(tiny_causal_model), suite, limit=GROUPS, cache=False, progress=False
+        ).suites["quiz_design"]
+
+    original, swapped = run(quiz_design_suite), run(_swapped(quiz_design_suite))
+    # every test reversed: the swapped run passes exactly the tests the original fails
+    assert original.overall.n == swapped.overall.n == 33
+    assert original.overall.ties == swapped.overall.ties == 0
+    assert swapped.passed == original.overall.n - original.passed > 0
+    assert swapped.overall.pass_rate != original.overall.pass_rate
+    assert original.content_hash == quiz_design_suite.manifest.content_hash
+    assert swapped.content_hash != original.content_hash
+    assert swapped.limited == original.limited  # the same part of the suite: only the content
+
+
+def test_compare_refuses_a_suite_edited_in_memory_as_other_tests(
+    tiny_causal_model, quiz_design_suite
+):
+    def run(suite):
+        return evaluate(str(tiny_causal_model), suite, limit=GROUPS, cache=False, progress=False)
+
+    original, swapped = run(quiz_design_suite), run(_swapped(quiz_design_suite))
+    with pytest.raises(IncomparableRunsError, match="cover different tests: suite quiz_design: "):
+        compare_reports(original, swapped)
+    with pytest.raises(IncomparableRunsError, match="cover different tests"):
+        compare_reports(original, swapped, allow_different_scoring=True)  # never on purpose
+    assert compare_reports(original, run(quiz_design_suite)).suites["quiz_design"].overall
+
+
+def test_the_reference_model_is_identified_by_its_weights_not_its_path(
+    tiny_causal_model, quiz_design_suite, tmp_path, monkeypatch
+):
+    """``ratio``: ``./models/x`` and ``models/x`` are one reference model; other weights saved
+    at the same path are another, and compare says so."""
+    import torch
+    from transformers import AutoModelForCausalLM, AutoTokenizer
+
+    def save_reference(factor: float) -> None:
+        """The tiny model with every weight times ``factor``, saved at models/x."""
+        model = AutoModelForCausalLM.from_pretrained(tiny_causal_model)
+        with torch.no_grad():
+            for parameter in model.parameters():
+                parameter.mul_(factor)
+        model.save_pretrained(tmp_path / "models" / "x")
+        AutoTokenizer.from_pretrained(tiny_causal_model).save_pretrained(tmp_path / "models" / "x")
+
+    def run(reference: str):
+        return evaluate(
+            str(tiny_causal_model),
+            quiz_design_suite,
+            limit=2,
+            scorers="ratio",
+            reference_model=reference,
+            cache=False,
+            progress=False,
+        )
+
+    monkeypatch.chdir(tmp_path)
+    save_reference(0.5)
+    dotted, plain = run("./models/x"), run("models/x")
+    assert dotted.reference_model == "./models/x" and plain.reference_model == "models/x"
+    assert dotted.reference_identity == plain.reference_identity
+    assert "model" not in plain.reference_identity  # the path is not what it is
+    same = compare_reports(dotted, plain)
+    assert same.scoring_differences == []
+    overall = same.suites["quiz_design"].overall
+    assert overall.a_only == overall.b_only == 0  # the same verdicts, test by test
+
+    save_reference(1.5)  # other weights, the same path
+    swapped = run("models/x")
+    assert swapped.reference_identity != plain.reference_identity
+    ratios = [o.ll_high for o in plain.outcomes["quiz_design"]]
+    assert [o.ll_high for o in swapped.outcomes["quiz_design"]] != ratios  # other figures
+    with pytest.raises(
+        IncomparableRunsError,
+        match=r"scored differently: reference model 'models/x' vs 'models/x' \(the same path, "
+        r"other weights\)",
+    ):
+        compare_reports(plain, swapped)
+
+
+def test_a_served_model_that_answers_the_probe_alike_is_refused_from_the_cache(
+    fake_server, quiz_design_suite, tmp_path
+):
+    """Swapped behind the same URL and id, answering the probe's fixed prompts as before: the
+    identity is unchanged, so only a live check of what the cache would answer can tell."""
+    from nnd_suites.errors import CacheMismatchError
+    from nnd_suites.evaluation.backends.served.probe import PROMPTS
+
+    options = {"base_url": fake_server.url, "eos_text": "</s>", "tokenizer": "no-such-tokenizer"}
+
+    def run(cache: bool = True):
+        return evaluate(
+            "fake",
+            quiz_design_suite,
+            backend="served",
+            backend_options=options,
+            limit=3,
+            cache=cache,
+            cache_dir=tmp_path / "cache",
+            progress=False,
+        )
+
+    first = run()
+    again = run()  # the same model: the live check agrees, every score from the cache
+    assert again.requests.scored == 0 and again.requests.cached == first.requests.unique
+    fake_server.scale = lambda prompt: 1.0 if prompt.startswith(PROMPTS) else 1.5
+    fresh = run(cache=False)
+    assert fresh.backend["probe_fingerprint"] == first.backend["probe_fingerprint"]
+    with pytest.raises(
+        CacheMismatchError,
+        match=r"model 'fake' \(served\) no longer gives the scores the score cache holds.*"
+        r"pass --no-cache, or a new --cache-dir$",
+    ):
+        run()
+    lls = [o.ll_high for o in fresh.outcomes["quiz_design"]]
+    assert lls != [o.ll_high for o in first.outcomes["quiz_design"]]
+    elsewhere = evaluate(
+        "fake",
+        quiz_design_suite,
+        backend="served",
+        backend_options=options,
+        limit=3,
+        cache_dir=tmp_path / "new-cache",
+        progress=False,
+    )
+    assert [o.ll_high for o in elsewhere.outcomes["quiz_design"]] == lls
+
+
+def test_a_model_is_named_by_its_files_hashes_wherever_it_was_found():
+    """The path or id goes only where another field names the files by their content."""
+    from nnd_suites.evaluation.cache import scope_of
+    from nnd_suites.evaluation.identity import content_identity
+
+    folder = {"backend": "hf_causal", "model": "./models/x", "revision": "sha256:" + "a" * 64}
+    assert content_identity(folder) == {"backend": "hf_causal", "revision": "sha256:" + "a" * 64}
+    assert scope_of(folder) == scope_of({**folder, "model": "models/x"})
+    assert scope_of(folder) != scope_of({**folder, "revision": "sha256:" + "b" * 64})
+    assert "model" not in content_identity({"model": "gpt2", "revision": "c" * 40})  # a commit
+    gguf = {"backend": "llama_cpp", "model": "/m/tiny.gguf", "sha256": "d" * 64}
+    assert "model" not in content_identity(gguf)
+    kept = [
+        {"backend": "hf_causal", "model": "gpt2", "revision": "main"},  # a branch moves
+        {"backend": "served", "model": "fake", "base_url": "http://127.0.0.1:8000/v1"},
+        {"model": "in-memory:gpt2", "revision": "in-memory", "weights": "sha256:" + "e" * 64},
+    ]
+    for identity in kept:
+        assert content_identity(identity) == identity
+
+
+def test_a_live_score_matches_a_cached_one_within_the_tolerance_per_token():
+    from nnd_suites.evaluation.backend import Score
+    from nnd_suites.evaluation.identity import same_score
+
+    cached = Score(-10.0, 4)
+    assert same_score(cached, Score(-10.03, 4), 0.01)  # 0.04 allowed over 4 tokens
+    assert not same_score(cached, Score(-10.05, 4), 0.01)
+    assert not same_score(cached, Score(-10.0, 5), 0.01)  # other tokens: another tokenizer
+    assert not same_score(cached, Score(-10.0, 4, truncated_tokens=2), 0.01)
+    assert same_score(Score.skip("too long"), Score.skip("too long"), 0.01)
+    assert not same_score(Score.skip("too long"), cached, 0.01)
