@@ -3,10 +3,10 @@ records it emits are :mod:`nnd_suites.records.pairs`.
 
 The builder is generic over adapters: it validates each group, lets the quality map assess every
 candidate, merges identical texts, and emits every (high, low) pair the map orders. Whatever it
-leaves out is counted in a :class:`~nnd_suites.sources.log.SkipLog` with its reason. Under a numeric
-rule that pools them, identical texts are judged on their pooled ratings
-(:mod:`nnd_suites.records.pooled_ratings`); each test keeps its raters' votes and gets the suite's kind
-of human margin (:mod:`nnd_suites.records.votes`).
+leaves out is counted in a :class:`~nnd_suites.sources.log.SkipLog` with its reason. Under a
+numeric rule that pools them, identical texts are judged on their pooled ratings
+(:mod:`nnd_suites.records.pooled_ratings`); each test keeps its raters' votes and gets the suite's
+kind of human margin (:mod:`nnd_suites.records.votes`).
 """
 
 from __future__ import annotations
@@ -63,6 +63,16 @@ def check_pair_budget(
             f"{expected:,} from this group), over the limit of {budget.total:,} pairs; if that "
             f"is intended raise it with max_pairs=N (CLI: --max-pairs N)"
         )
+
+
+def judgments_over_budget(where: str, total: int) -> PairBudgetError:
+    """The error of a pairwise source found, while it is read, to hold more judgments than the
+    suite's budget of ``total`` pairs (each judgment gives at most one test)."""
+    return PairBudgetError(
+        f"{where}: the source holds more than {total:,} rows of judgments, each of which may "
+        f"give a test, over the limit of {total:,} pairs; stopped reading here. If that is "
+        "intended raise it with max_pairs=N (CLI: --max-pairs N), else build from a smaller file"
+    )
 
 
 @dataclass
