@@ -226,3 +226,38 @@ def test_pyplot_appears_nowhere_in_the_project():
         if forbidden.search(line)
     ]
     assert found == []
+
+
+@pytest.fixture
+def link_up(tmp_path, monkeypatch):
+    """``link/../run`` from ``tmp_path``: the kernel reaches ``real/run`` (``..`` of the link's
+    target), a lexical clean-up ``./run``, where the user keeps an unrelated folder."""
+    (tmp_path / "real" / "sub").mkdir(parents=True)
+    (tmp_path / "link").symlink_to(tmp_path / "real" / "sub")
+    mine = tmp_path / "run"
+    mine.mkdir()
+    (mine / "thesis.tex").write_bytes(b"\\chapter{One}")
+    monkeypatch.chdir(tmp_path)
+    yield "link/../run", tmp_path / "real" / "run"
+    assert snapshot(mine) == {"thesis.tex": b"\\chapter{One}"}  # the user's folder survives
+
+
+def test_a_path_through_a_link_and_dotdot_writes_where_the_guard_looked(report, link_up):
+    """The guard checked the folder the kernel reaches, the swap replaced the lexical one: the
+    user's folder was deleted. Both now use one resolved path (atomic.real_target)."""
+    given, reached = link_up
+    write_report(report, given)  # what evaluate --out writes
+    assert (reached / REPORT_FILE).is_file()
+    write_report(report, given)  # and replaces, again where the guard looked
+    assert holds_kind(reached, "report")
+
+
+def test_a_suite_and_an_export_through_a_link_and_dotdot(quiz_design_suite, link_up):
+    from nnd_suites.hub.export import export_suites
+
+    given, reached = link_up
+    quiz_design_suite.save(given)  # what build --out writes
+    assert holds_kind(reached, "suite")
+    export_suites([quiz_design_suite], "link/../dataset")  # the dataset folder beside it
+    assert (reached.parent / "dataset" / quiz_design_suite.name).is_dir()
+    assert not Path("dataset").exists()
