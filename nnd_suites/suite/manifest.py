@@ -23,6 +23,7 @@ from nnd_suites.infra.atomic import atomic_write_text
 from nnd_suites.infra.output_folder import write_schema_files
 from nnd_suites.infra.output_kinds import JSON_SCHEMA_DIALECT, register_reader
 from nnd_suites.infra.reading import MANIFEST_FILE_LIMIT, DataFileError, read_json_file
+from nnd_suites.infra.validation import validation_problems
 from nnd_suites.records.pairs import Pair
 from nnd_suites.records.votes import MarginKind
 from nnd_suites.suite.candidates import SuiteCandidate
@@ -202,7 +203,10 @@ class SuiteManifest(BaseModel):
         try:
             return cls.model_validate(raw)
         except ValidationError as exc:
-            raise SuiteValidationError(f"{path}: invalid manifest: {exc}") from exc
+            raise SuiteValidationError(
+                f"{path}: invalid manifest: {validation_problems(exc)}; correct the field, or "
+                "rebuild the suite (nnd-suites build)"
+            ) from None
 
     def write_to_directory(self, folder: str | Path) -> Path:
         path = Path(folder) / MANIFEST_FILE
