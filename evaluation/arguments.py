@@ -11,7 +11,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from nnd_suites.errors import ArgumentError
+from nnd_suites.errors import ArgumentError, NNDError
 from nnd_suites.evaluation.backend import Backend
 
 #: arguments that take True or False only
@@ -19,6 +19,18 @@ _FLAGS = ("cache", "progress", "trust_remote_code", "log_samples")
 #: arguments that take a string, or None where the default is None
 _TEXTS = ("device", "dtype", "strategy")
 _TEXTS_OR_NONE = ("template", "compat", "backend", "revision", "device_map")
+
+
+def resolve_mode(compat: str | None) -> str:
+    """``--compat reference`` selects the paper's scoring; nothing (or ``none``) the default."""
+    if compat in (None, "", "none", "default"):
+        return "default"
+    if compat == "reference":
+        return "reference"
+    raise NNDError(
+        f"unknown --compat {compat!r}: the only compatibility mode is 'reference' "
+        "(the paper's reference implementation)"
+    )
 
 
 def _refuse(function: str, name: str, value: object, what: str) -> ArgumentError:

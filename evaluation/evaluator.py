@@ -16,7 +16,7 @@ from typing import Any
 
 from nnd_suites import __version__
 from nnd_suites.errors import NNDError, ScoringError
-from nnd_suites.evaluation.arguments import check_evaluate_arguments
+from nnd_suites.evaluation.arguments import check_evaluate_arguments, resolve_mode
 from nnd_suites.evaluation.backend import Backend, Score, ScoreRequest, load_backend
 from nnd_suites.evaluation.cache import ScoreCache, scope_of, score_key
 from nnd_suites.evaluation.chat_prompts import CHAT_TEMPLATE, with_chat_prompts
@@ -58,18 +58,6 @@ from nnd_suites.suite import Suite
 
 __all__ = ["evaluate", "resolve_mode"]
 logger = logging.getLogger(__name__)
-
-
-def resolve_mode(compat: str | None) -> str:
-    """``--compat reference`` selects the paper's scoring; nothing (or ``none``) the default."""
-    if compat in (None, "", "none", "default"):
-        return "default"
-    if compat == "reference":
-        return "reference"
-    raise NNDError(
-        f"unknown --compat {compat!r}: the only compatibility mode is 'reference' "
-        "(the paper's reference implementation)"
-    )
 
 
 def evaluate(
