@@ -267,14 +267,21 @@ def expand_config(parser: argparse.ArgumentParser, argv: list[str]) -> list[str]
     names, ``-`` or ``_``) written out on the command line before the given ones, which win."""
     commands = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
     at = next((i for i, item in enumerate(argv) if item in commands.choices), None)
-    where = [i for i, item in enumerate(argv) if item == "--config" or item.startswith("--config=")]
-    if at is None or not where:
+    if at is None:
         return argv
     command = commands.choices[argv[at]]
+    # --conf too: argparse would take it for --config and the file would be silently unread
+    where = [
+        i
+        for i, item in enumerate(argv)
+        if item.startswith("--") and spelled_out(command, item) == ["--config"]
+    ]
+    if not where:
+        return argv
     if len(where) > 1:
         command.error("--config is given twice; give one file")
     index = where[0]
-    if argv[index] == "--config":
+    if "=" not in argv[index]:
         if index + 1 >= len(argv):
             command.error("argument --config: expected one argument (a YAML or JSON file)")
         path, rest = argv[index + 1], [*argv[:index], *argv[index + 2 :]]

@@ -348,3 +348,11 @@ def test_model_and_model_args_naming_two_models_are_refused(capsys):
     assert "'pretrained' and 'model' both set; give it once" in err
     err = _usage_error([*EVALUATE, "--model_args", "pretrained=a,dtype=fp16,dtype=bf16"], capsys)
     assert "'dtype' is given twice" in err
+
+
+def test_an_abbreviated_config_option_is_read(tmp_path):
+    """argparse took --conf for --config, which is read before parsing: the file was ignored."""
+    config = tmp_path / "run.yaml"
+    config.write_text("model: m\nsuite: [quiz_design]\nlimit: 3\n")
+    assert _parsed(["evaluate", "--conf", str(config)]).limit == 3
+    assert _parsed(["evaluate", f"--confi={config}"]).suite == ["quiz_design"]
