@@ -261,3 +261,11 @@ def test_a_suite_and_an_export_through_a_link_and_dotdot(quiz_design_suite, link
     export_suites([quiz_design_suite], "link/../dataset")  # the dataset folder beside it
     assert (reached.parent / "dataset" / quiz_design_suite.name).is_dir()
     assert not Path("dataset").exists()
+
+
+def test_build_out_through_a_link_and_dotdot(link_up, capsys):
+    from nnd_suites.cli import main
+
+    given, reached = link_up
+    assert main(["build", "challenge300", "--out", given]) == 0
+    assert holds_kind(reached, "suite")
