@@ -269,3 +269,29 @@ def test_build_out_through_a_link_and_dotdot(link_up, capsys):
     given, reached = link_up
     assert main(["build", "challenge300", "--out", given]) == 0
     assert holds_kind(reached, "suite")
+
+
+def test_a_single_output_file_replaces_only_what_its_writer_recognises(tmp_path):
+    from nnd_suites.infra.output_folder import write_output_file
+
+    def ours(data: bytes) -> bool:
+        return data.startswith(b"ours")
+
+    target = tmp_path / "out.txt"
+    write_output_file(target, "ours 1", "a test file", ours)
+    write_output_file(target, "ours 2", "a test file", ours)  # its own: replaced
+    assert target.read_text() == "ours 2"
+    target.write_text("theirs")
+    elsewhere = tmp_path / "elsewhere.txt"
+    elsewhere.write_text("ours, but reached through a link")
+    (tmp_path / "link.txt").symlink_to(elsewhere)
+    (tmp_path / "folder.txt").mkdir()
+    for name, what in [
+        ("out.txt", "is not a test file written by nnd-suites"),
+        ("link.txt", "is a symbolic link"),
+        ("folder.txt", "is not a file"),
+    ]:
+        with pytest.raises(OutputFolderError, match=f"{name}: exists and {what}"):
+            write_output_file(tmp_path / name, "ours 3", "a test file", ours)
+    assert target.read_text() == "theirs"
+    assert elsewhere.read_text() == "ours, but reached through a link"
