@@ -68,6 +68,17 @@ def check_preparation(function: str, template: object, normalize: object, limit:
         )
 
 
+def check_models(function: str, models: object) -> None:
+    """``evaluate_models``' list of models (a lone string would be scored letter by letter)."""
+    if isinstance(models, (str, Path)) or not isinstance(models, Sequence):
+        raise _refuse(
+            function,
+            "models",
+            models,
+            "give a list of models, e.g. ['gpt2'] (a lone name would be read letter by letter)",
+        )
+
+
 def check_evaluate_arguments(arguments: Mapping[str, Any], function: str = "evaluate") -> None:
     """Every argument of :func:`nnd_suites.evaluate` (its ``locals()`` on entry) that has a type
     or range to keep; the backend classes and suite specs are checked where they are used."""

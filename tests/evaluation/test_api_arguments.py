@@ -72,3 +72,12 @@ def test_the_meanings_the_cli_takes_still_pass():
     one_group = prepare_suites("quiz_design", limit=1, normalize=["lowercase"]).plans[0].suite
     assert len({pair.group_id for pair in one_group.pairs}) == 1
     assert all(pair.high.text == pair.high.text.lower() for pair in one_group.pairs)
+
+
+def test_evaluate_models_checks_its_list_and_preparation():
+    from nnd_suites.evaluation.multi import evaluate_models
+
+    with pytest.raises(ArgumentError, match=r"evaluate_models\(models='gpt2'\): give a list"):
+        evaluate_models("gpt2", "quiz_design")
+    with pytest.raises(ArgumentError, match=r"evaluate_models\(limit=1\.0\)"):
+        evaluate_models([NO_MODEL], "quiz_design", limit=1.0)
