@@ -16,6 +16,7 @@ from typing import Any
 
 from nnd_suites import __version__
 from nnd_suites.errors import NNDError, ScoringError
+from nnd_suites.evaluation.arguments import check_evaluate_arguments, resolve_mode
 from nnd_suites.evaluation.backend import Backend, Score, ScoreRequest, load_backend
 from nnd_suites.evaluation.cache import ScoreCache, scope_of, score_key
 from nnd_suites.evaluation.chat_prompts import CHAT_TEMPLATE, with_chat_prompts
@@ -58,18 +59,6 @@ from nnd_suites.suite import Suite
 
 __all__ = ["evaluate", "resolve_mode"]
 logger = logging.getLogger(__name__)
-
-
-def resolve_mode(compat: str | None) -> str:
-    """``--compat reference`` selects the paper's scoring; nothing (or ``none``) the default."""
-    if compat in (None, "", "none", "default"):
-        return "default"
-    if compat == "reference":
-        return "reference"
-    raise NNDError(
-        f"unknown --compat {compat!r}: the only compatibility mode is 'reference' "
-        "(the paper's reference implementation)"
-    )
 
 
 def evaluate(
@@ -123,6 +112,7 @@ def evaluate(
     ``data_parallel=N`` scores in N local processes, each with its own copy of the model
     (:mod:`~nnd_suites.evaluation.rank_job`): the same report, from models and suites given by name.
     """
+    check_evaluate_arguments(locals())  # before any work, as the CLI checks while parsing
     # taken before any parameter is reassigned: this call, as each rank will make it
     job = rank_job(evaluate, locals()) if wants_ranks(data_parallel) else None
     started = time.perf_counter()

@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from nnd_suites.errors import NNDError
+from nnd_suites.evaluation.arguments import check_models, check_preparation
 from nnd_suites.evaluation.evaluator import evaluate
 from nnd_suites.evaluation.leaderboard import TIE_RULE, Leaderboard, leaderboard, model_labels
 from nnd_suites.evaluation.leaderboard_agreement import ceiling_row, human_sections, rate_cell
@@ -49,6 +50,8 @@ def evaluate_models(
     """Score each of ``models`` on ``suites`` (see :func:`nnd_suites.evaluate` for the options)
     and return their leaderboard; ``out`` receives every report and the leaderboard files.
     ``data_parallel=N``: each model is scored in N local processes (the same leaderboard)."""
+    check_models("evaluate_models", models)  # before any work, as the CLI checks while parsing
+    check_preparation("evaluate_models", template, normalize, limit)
     # taken before any parameter is reassigned: this call, as each rank will make it
     job = rank_job(evaluate_models, locals()) if wants_ranks(data_parallel) else None
     # lazy: hf_loading imports torch; `import nnd_suites.evaluation` stays torch-free

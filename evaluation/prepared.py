@@ -12,6 +12,7 @@ from functools import cached_property
 from pathlib import Path
 
 from nnd_suites.errors import NNDError
+from nnd_suites.evaluation.arguments import check_preparation
 from nnd_suites.evaluation.baselines import BaselineRates, baseline_rates
 from nnd_suites.evaluation.templates import neutral_context, resolve_template
 from nnd_suites.records.templates import render_template as render
@@ -73,10 +74,11 @@ def prepare_suites(
     *,
     template: str | None = None,
     normalize: Sequence[str] = (),
-    limit: int | None = None,
+    limit: Limit | None = None,
 ) -> PreparedSuites:
     """Load ``suites``, apply ``normalize`` specs, keep the first ``limit`` context groups, resolve
     the template and list the distinct requests, once."""
+    check_preparation("prepare_suites", template, normalize, limit)
     loaded = resolve_suites(suites)
     for spec in normalize:
         loaded = [normalize_suite(suite, spec) for suite in loaded]

@@ -4,7 +4,6 @@ Importing it imports every report model."""
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 from pydantic import BaseModel
@@ -14,7 +13,7 @@ from nnd_suites.evaluation.multi import Leaderboard
 from nnd_suites.evaluation.report import EvaluationReport
 from nnd_suites.evaluation.robustness.models import RobustnessReport
 from nnd_suites.evaluation.verify.models import PlacementReport, VerifyReport
-from nnd_suites.infra.atomic import atomic_write_text
+from nnd_suites.infra.output_folder import write_schema_files
 from nnd_suites.infra.output_kinds import JSON_SCHEMA_DIALECT, kind_of
 
 #: output kind -> the model of its main file
@@ -40,8 +39,4 @@ def report_schemas() -> dict[str, dict]:
 
 
 def export_report_schemas(folder: str | Path) -> list[Path]:
-    written = []
-    for name, schema in report_schemas().items():
-        atomic_write_text(Path(folder) / name, json.dumps(schema, indent=2) + "\n")
-        written.append(Path(folder) / name)
-    return written
+    return write_schema_files(folder, report_schemas())

@@ -3,9 +3,14 @@ subset (Wilson 95% interval), from a suite and (optionally) a model's per-test o
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
+from pathlib import Path
+
+from pydantic import TypeAdapter
 
 from nnd_suites.errors import NNDError
+from nnd_suites.infra.output_folder import write_output_file
 from nnd_suites.slices import SliceInput, SliceSets, SliceTest, suite_slices
 from nnd_suites.statistics.outcomes import Rate, TestOutcome, rate
 from nnd_suites.suite import Suite
@@ -47,6 +52,22 @@ def gem_contrast_sets(
 ) -> SliceSets:
     """``{set: {subset: [test ids]}}``: GEM-metrics' contrast-set format, every slice."""
     return suite_slices(slice_input(suite, outcomes), names)
+
+
+GEM_TITLE = "GEM contrast sets"
+_GEM_FILE = TypeAdapter(SliceSets)
+
+
+def is_gem_file(data: bytes) -> bool:
+    """Whether ``data`` holds contrast sets in GEM-metrics' format, as ``--gem-out`` writes them:
+    such a file is replaced by a later run, any other is refused (a ValueError: not one)."""
+    return isinstance(_GEM_FILE.validate_json(data, strict=True), dict)
+
+
+def write_gem_file(out: str | Path, sets: SliceSets) -> Path:
+    """Write ``sets`` to ``out`` as JSON, over nothing but an earlier file of contrast sets."""
+    text = json.dumps(sets, indent=1, ensure_ascii=False) + "\n"
+    return write_output_file(out, text, GEM_TITLE, is_gem_file)
 
 
 def slice_rates(

@@ -107,6 +107,14 @@ class ParameterError(NNDError):
     exit_status = 2
 
 
+class ArgumentError(NNDError):
+    """A Python API function (``nnd_suites.evaluate``...) was given an argument of the wrong type
+    or meaning, which the CLI would have refused while parsing: names the argument, what was
+    given, and what to give (instead of a TypeError deep inside, or a silent other meaning)."""
+
+    exit_status = 2
+
+
 class TemplateError(NNDError):
     """A context template is malformed, unsafe or names a field the suite does not have."""
 

@@ -65,6 +65,16 @@ def check_pair_budget(
         )
 
 
+def judgments_over_budget(where: str, total: int) -> PairBudgetError:
+    """The error of a pairwise source found, while it is read, to hold more judgments than the
+    suite's budget of ``total`` pairs (each judgment gives at most one test)."""
+    return PairBudgetError(
+        f"{where}: the source holds more than {total:,} rows of judgments, each of which may "
+        f"give a test, over the limit of {total:,} pairs; stopped reading here. If that is "
+        "intended raise it with max_pairs=N (CLI: --max-pairs N), else build from a smaller file"
+    )
+
+
 @dataclass
 class BuildResult:
     pairs: list[Pair]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Iterator
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -15,6 +16,7 @@ from nnd_suites.build.pairs import (
     BuildResult,
     PairBudget,
     build_pairs,
+    judgments_over_budget,
 )
 from nnd_suites.errors import NNDError, SourceFormatError
 from nnd_suites.infra.output_folder import check_output_folder
@@ -77,6 +79,10 @@ def build_suite(
         path, archive = resolve_source(given, sha256=source_sha256), None
     qmap = QualityMap.load(quality_map or cls.quality_map)
     log = ReadLog(skip_malformed=skip_malformed)
+    if qmap.pairwise is not None and max_pairs is not None:
+        # one judgment a row: stop reading at the budget, not after gathering every group
+        log.max_rows = max_pairs
+        log.over_max_rows = partial(judgments_over_budget, total=max_pairs)
     candidates: list[SuiteCandidate] = []
     # a map with a pairwise rule makes tests from judged pairs only (never from labels)
     result = (build_judged_pairs if qmap.pairwise is not None else build_pairs)(

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import reprlib
 from pathlib import Path
 
 #: torch's and lm-eval's dtype names -> ours.
@@ -92,6 +93,11 @@ def parse_model_args(text: str) -> dict[str, str]:
             raise argparse.ArgumentTypeError(f"{item!r} is not KEY=VALUE")
         if key not in MODEL_ARGS:
             raise argparse.ArgumentTypeError(f"unknown key {key!r}; known: {', '.join(MODEL_ARGS)}")
+        # a repeated key (or pretrained= with model=, one option here) would silently keep one
+        same = next((k for k in parsed if MODEL_ARGS[k] == MODEL_ARGS[key]), None)
+        if same is not None:
+            both = f"{key!r} is given twice" if same == key else f"{same!r} and {key!r} both set"
+            raise argparse.ArgumentTypeError(f"{both}; give it once")
         parsed[key] = value
     return parsed
 
@@ -111,6 +117,12 @@ def apply_model_args(parser: argparse.ArgumentParser, args: argparse.Namespace) 
         if args.backend is None:
             args.backend = LM_EVAL_MODEL_TYPES[models[0]]
         models = []  # lm-eval's `--model hf`: the model itself is in --model_args
+    named = next((key for key in ("pretrained", "model") if key in given), None)
+    if models and named:  # with several --model, it would quietly score one model more
+        parser.error(
+            f"--model {models[-1]} and --model_args {named}={given[named]} both name a model; "
+            f"give one of them (lm-eval's form: --model hf --model_args {named}=NAME)"
+        )
     for key, text in given.items():
         dest = MODEL_ARGS[key]
         value = _model_arg_value(parser, key, dest, text)
@@ -127,8 +139,6 @@ def apply_model_args(parser: argparse.ArgumentParser, args: argparse.Namespace) 
     if not models:
         parser.error("the following arguments are required: --model (or --model_args pretrained=)")
     args.model = models if several else models[0]
-    if len(models) > 1 and not several:
-        parser.error("one model here: give --model or --model_args pretrained=, not both")
 
 
 def _model_arg_value(parser: argparse.ArgumentParser, key: str, dest: str, text: str) -> object:
@@ -204,17 +214,20 @@ def unknown_command(parser: argparse.ArgumentParser, argv: list[str]) -> None:
     parser.error(f"unknown command {word!r}: {hint}")
 
 
+def spelled_out(command: argparse.ArgumentParser, word: str) -> list[str]:
+    """The command's option strings that the ``--option`` ``word`` (``=VALUE`` allowed) names:
+    itself, or those it abbreviates (argparse's prefix rule: one match is used, several are its
+    "ambiguous option" error, none is an unknown option)."""
+    name = word.split("=", 1)[0]
+    names = command._option_string_actions
+    return [name] if name in names else [option for option in names if option.startswith(name)]
+
+
 def unknown_options(command: argparse.ArgumentParser, argv: list[str]) -> list[str]:
     """The ``--options`` after the command that it neither takes nor abbreviates: reported with
     their suggestions before argparse's "required" error would hide them."""
-    names = list(command._option_string_actions)
     words = argv[: argv.index("--")] if "--" in argv else argv
-    return [
-        word
-        for word in words
-        if word.startswith("--")
-        and not any(name.startswith(word.split("=", 1)[0]) for name in names)
-    ]
+    return [word for word in words if word.startswith("--") and not spelled_out(command, word)]
 
 
 def _suggestion(option: str) -> str | None:
@@ -254,21 +267,35 @@ def expand_config(parser: argparse.ArgumentParser, argv: list[str]) -> list[str]
     names, ``-`` or ``_``) written out on the command line before the given ones, which win."""
     commands = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
     at = next((i for i, item in enumerate(argv) if item in commands.choices), None)
-    where = [i for i, item in enumerate(argv) if item == "--config" or item.startswith("--config=")]
-    if at is None or not where:
+    if at is None:
         return argv
     command = commands.choices[argv[at]]
+    # --conf too: argparse would take it for --config and the file would be silently unread
+    where = [
+        i
+        for i, item in enumerate(argv)
+        if item.startswith("--") and spelled_out(command, item) == ["--config"]
+    ]
+    if not where:
+        return argv
     if len(where) > 1:
         command.error("--config is given twice; give one file")
     index = where[0]
-    if argv[index] == "--config":
+    if "=" not in argv[index]:
         if index + 1 >= len(argv):
             command.error("argument --config: expected one argument (a YAML or JSON file)")
         path, rest = argv[index + 1], [*argv[:index], *argv[index + 2 :]]
     else:
         path, rest = argv[index].split("=", 1)[1], [*argv[:index], *argv[index + 1 :]]
     options = _read_config(command, Path(path))
-    given = {item.split("=", 1)[0] for item in rest if item.startswith("-")}
+    # an abbreviation (--sui) overrides its option's entry like the full name: argparse would
+    # take both, the file's list and the command line's value
+    given = {
+        option
+        for item in rest
+        if item.startswith("-")
+        for option in spelled_out(command, item) or [item.split("=", 1)[0]]
+    }
     tokens: list[str] = []
     for key, value in options.items():
         tokens += _config_tokens(command, path, key, value, given)
@@ -289,6 +316,11 @@ def _read_config(command: argparse.ArgumentParser, path: Path) -> dict:
         command.error(
             f"--config {path}: not valid {'JSON' if path.suffix == '.json' else 'YAML'}"
             f" ({str(exc).splitlines()[0]})"
+        )
+    except RecursionError:  # both parsers recurse per level: thousands of [ or { run out of stack
+        command.error(
+            f"--config {path}: nested too deeply to read; give a flat mapping of option names "
+            "to values (a list at most, e.g. suite: [quiz_design])"
         )
     if not isinstance(data, dict):
         command.error(f"--config {path}: give a mapping of option names to values")
@@ -324,7 +356,7 @@ def _config_tokens(
     )
     if isinstance(action, argparse._StoreConstAction):  # store_true / store_false
         if not isinstance(value, bool):
-            command.error(f"--config {path}: {key}: give true or false, not {value!r}")
+            command.error(f"--config {path}: {key}: give true or false, not {reprlib.repr(value)}")
         return [option] if value == (action.const is True) else []
     if dest == "model_args" and isinstance(value, dict):
         value = ",".join(f"{k}={v}" for k, v in value.items())
@@ -334,6 +366,7 @@ def _config_tokens(
     words: list[str] = []
     for item in values:
         if isinstance(item, (dict, list)) or item is None:
-            command.error(f"--config {path}: {key}: give a string or a number, not {item!r}")
+            shown = reprlib.repr(item)  # bounded: a value nested thousands deep has no repr
+            command.error(f"--config {path}: {key}: give a string or a number, not {shown}")
         words += [option, str(item).lower() if isinstance(item, bool) else str(item)]
     return words

@@ -8,6 +8,7 @@ it exactly as they read a card they wrote.
 
 from __future__ import annotations
 
+import html
 import re
 from collections.abc import Iterable
 from pathlib import Path
@@ -225,6 +226,15 @@ def load_card(path: Path) -> DatasetCard:
         raise NNDError(f"{path}: unreadable dataset card ({exc})") from None
 
 
+def card_text(value: object) -> str:
+    """Source text (a description, a category or skip reason, a license) as one inline line of
+    the card: line breaks collapsed and ``|`` escaped (:func:`cell`), HTML escaped so that a
+    ``<!--`` cannot hide the rest of the card on the Hub nor a tag open, and a leading ``#``,
+    ``>``, ``-``, ``+``, ``*`` or ``=`` escaped so that it starts no heading, quote or list."""
+    line = cell(html.escape(str(value), quote=False)).strip()
+    return "\\" + line if line and line[0] in "#>-+*=" else line
+
+
 def build_card(configs: list[ConfigInfo], repo_id: str | None = None) -> DatasetCard:
     """The whole card for the configs present in an export folder (sorted by name): the metadata
     from :func:`card_data`, the text from ``templates/dataset_card.md``."""
@@ -246,11 +256,11 @@ def build_card(configs: list[ConfigInfo], repo_id: str | None = None) -> Dataset
             [
                 [
                     f"`{c.name}`",
-                    c.manifest.task,
+                    card_text(c.manifest.task),
                     f"{c.num_examples:,}",
                     f"{c.manifest.counts.groups:,}",
-                    c.manifest.license,
-                    c.manifest.description,
+                    card_text(c.manifest.license),
+                    card_text(c.manifest.description),
                 ]
                 for c in configs
             ],
@@ -263,7 +273,7 @@ def build_card(configs: list[ConfigInfo], repo_id: str | None = None) -> Dataset
         licenses=[
             {
                 "name": c.name,
-                "license": cell(c.manifest.license),
+                "license": card_text(c.manifest.license),
                 "citation": c.manifest.citation.strip(),
             }
             for c in configs
@@ -313,16 +323,16 @@ def _config_section(config: ConfigInfo) -> dict[str, str]:
     t = m.transformation
     return {
         "name": config.name,
-        "description": cell(m.description),
+        "description": card_text(m.description),
         "adapter": m.adapter.name,
         "adapter_version": m.adapter.version,
-        "options": cell(", ".join(f"{k}={v}" for k, v in m.adapter.options.items())),
+        "options": card_text(", ".join(f"{k}={v}" for k, v in m.adapter.options.items())),
         "sources": ", ".join(
             f"`{s.path.rsplit('/', 1)[-1]}` (sha256 {s.sha256[:12]}…, {s.bytes:,} bytes)"
             for s in m.sources
         ),
         "quality_map": m.quality_map.name,
-        "quality_map_description": cell(m.quality_map.description),
+        "quality_map_description": card_text(m.quality_map.description),
         "counts": f"{counts.pairs:,} tests from {counts.groups:,} groups and "
         f"{counts.candidates:,} candidates; {counts.groups_without_pairs:,} groups gave no test"
         + repeats,
@@ -340,9 +350,12 @@ def _config_section(config: ConfigInfo) -> dict[str, str]:
         if t
         else "",
         "categories": table(
-            ["category", "tests"], [[k, f"{v:,}"] for k, v in counts.breakdowns["category"].items()]
+            ["category", "tests"],
+            [[card_text(k), f"{v:,}"] for k, v in counts.breakdowns["category"].items()],
         ),
-        "skipped": table(["reason", "count"], [[s.reason, f"{s.count:,}"] for s in m.skipped])
+        "skipped": table(
+            ["reason", "count"], [[card_text(s.reason), f"{s.count:,}"] for s in m.skipped]
+        )
         if m.skipped
         else "",
     }

@@ -18,7 +18,7 @@ from huggingface_hub import HfApi, get_token
 from nnd_suites.errors import HubError, NNDError
 from nnd_suites.hub.export import export_suites, is_nnd_card, refresh_card
 from nnd_suites.hub.layout import CARD_FILE
-from nnd_suites.hub.remote import LOGIN_HINT, check_repo_id, hub_errors, offline
+from nnd_suites.hub.remote import LOGIN_HINT, check_repo_id, check_tag, hub_errors, offline
 from nnd_suites.suite import CANDIDATES_FILE, DATA_GLOB, MANIFEST_FILE, Suite
 
 #: What an upload sends from the staging folder (never download metadata or stray files).
@@ -60,6 +60,8 @@ def publish_suites(
     then the token saved by `hf auth login`).
     """
     check_repo_id(repo_id)
+    if tag is not None:
+        check_tag(tag)
     suites = list(suites)
     if dry_run:
         staging = Path(folder) if folder else Path(tempfile.mkdtemp(prefix="nnd-publish-"))

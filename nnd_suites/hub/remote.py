@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import importlib
+import re
 from collections.abc import Iterator
 
 from huggingface_hub import constants
@@ -52,6 +53,22 @@ def check_repo_id(repo_id: str) -> str:
     if repo_id.count("/") != 1:
         raise HubError(f"invalid Hub repository id {repo_id!r}: expected ORG/NAME")
     return repo_id
+
+
+#: what git refuses in a tag name (git check-ref-format), which the Hub's tags are
+_BAD_TAG = re.compile(r"[\x00-\x20\x7f~^:?*\[\\]|\.\.|@\{|//|^[-/.]|[/.]$|\.lock$|/\.|^@$")
+
+
+def check_tag(tag: str) -> str:
+    """A tag git and the Hub take (no space, line break, ``..``, ``~^:?*[\\``...), refused
+    before anything is built, a dry run included."""
+    if not isinstance(tag, str) or not tag or _BAD_TAG.search(tag):
+        raise HubError(
+            f"invalid tag {tag!r}: a tag is a git ref name (no spaces, line breaks or control "
+            "characters, no '..', '~', '^', ':', '?', '*', '[' or '\\'; not starting with '-' "
+            "or '.'); give a version such as v1.0"
+        )
+    return tag
 
 
 def offline() -> bool:

@@ -100,9 +100,22 @@ def _recover(target: Path) -> None:
         _remove(path)
 
 
+def real_target(target: str | os.PathLike) -> Path:
+    """The path the kernel reaches for ``target``, absolute, its folders' links followed and its
+    last name kept (a link there is the writer's to refuse, never followed).
+
+    ``link/../out`` is ``out`` beside the link's target for the kernel, but ``./out`` for a
+    lexical clean-up (``os.path.abspath``): every writer and every guard names its target
+    through this one function, so the folder checked is the folder replaced."""
+    given = Path(os.fspath(target))
+    if given.name in ("", ".."):  # "/", ".", "..": no name of their own to keep
+        return Path(os.path.realpath(given))
+    return Path(os.path.realpath(given.parent)) / given.name
+
+
 def recover_leftovers(target: str | os.PathLike) -> None:
     """Clean what killed writes to ``target`` left beside it; restore a missing folder."""
-    target = Path(os.path.abspath(target))
+    target = real_target(target)
     if target.parent.is_dir():
         with writer_lock(target):
             _recover(target)
@@ -123,7 +136,7 @@ def _writable(target: Path) -> Iterator[None]:
 @contextlib.contextmanager
 def _locked_beside(target: str | os.PathLike) -> Iterator[tuple[Path, Path]]:
     """Hold ``target``'s lock with its leftovers cleaned; yield (target, a fresh temporary path)."""
-    target = Path(os.path.abspath(target))  # "." and ".." have no parent to write beside
+    target = real_target(target)
     with contextlib.ExitStack() as stack:
         with _writable(target):
             target.parent.mkdir(parents=True, exist_ok=True)

@@ -42,7 +42,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from nnd_suites import __version__
 from nnd_suites.errors import NNDError, OutputFolderError
-from nnd_suites.infra.atomic import atomic_directory
+from nnd_suites.infra.atomic import atomic_directory, atomic_path, real_target
 from nnd_suites.infra.formatting import plural
 from nnd_suites.infra.output_kinds import JSON_SCHEMA_DIALECT, OutputKind, kind_of
 
@@ -135,19 +135,26 @@ def check_output_folder(
     ``carry`` (sub-folder -> kind) names sub-folders that may already be there, written earlier
     by the same command, which the new output keeps (robustness.write_report keeps the
     evaluation/ its report was computed from)."""
-    spec, out = kind_of(kind), Path(out)
+    _check(Path(out), real_target(out), kind, carry)
+    return Path(out)
+
+
+def _check(shown: Path, out: Path, kind: str, carry: Mapping[str, str] | None) -> None:
+    """:func:`check_output_folder` on ``out``, the path :func:`real_target` resolved (the one the
+    swap replaces), named in messages as the user gave it (``shown``)."""
+    spec = kind_of(kind)
     if out.is_symlink() or (out.exists() and not out.is_dir()):
         what = "a symbolic link" if out.is_symlink() else "not a folder"
         raise OutputFolderError(
-            f"{out}: exists and is {what}; choose a new folder for {spec.title}"
+            f"{shown}: exists and is {what}; choose a new folder for {spec.title}"
         )
-    _refuse_a_folder_that_holds_the_current_one(out)
+    _refuse_a_folder_that_holds_the_current_one(shown, out)
     entries = _entries(out) if out.is_dir() else []
     if entries and holds_kind(out, kind):
         foreign = _not_written_by_us(out, spec)
         if foreign:
             raise OutputFolderError(
-                f"{out}: {spec.title} written by nnd-suites, but it also holds "
+                f"{shown}: {spec.title} written by nnd-suites, but it also holds "
                 f"{plural(len(foreign), 'entry', 'entries')} nnd-suites did not write there: "
                 f"{_first_five(foreign)}; nothing was written or deleted. Move them out of the "
                 f"folder, or choose a new folder (an earlier folder of {spec.title} is replaced "
@@ -157,7 +164,7 @@ def check_output_folder(
         carried = carry or {}
         if not all(e.name in carried and holds_kind(e, carried[e.name]) for e in entries):
             raise OutputFolderError(
-                f"{out}: holds {_describe(out)}, which is not {spec.title} written by "
+                f"{shown}: holds {_describe(out)}, which is not {spec.title} written by "
                 f"nnd-suites; nothing was written or deleted. Choose a new or empty folder "
                 f"(an earlier folder of {spec.title} is replaced as a whole)"
             )
@@ -167,12 +174,11 @@ def check_output_folder(
             pass
     except OSError as exc:
         raise OutputFolderError(
-            f"{out}: cannot write there ({exc.strerror or exc}); choose a writable folder"
+            f"{shown}: cannot write there ({exc.strerror or exc}); choose a writable folder"
         ) from exc
-    return out
 
 
-def _refuse_a_folder_that_holds_the_current_one(out: Path) -> None:
+def _refuse_a_folder_that_holds_the_current_one(shown: Path, out: Path) -> None:
     """``--out .`` (or a parent of the current folder): the swap would pull the folder away from
     under the shell standing in it."""
     try:
@@ -182,8 +188,8 @@ def _refuse_a_folder_that_holds_the_current_one(out: Path) -> None:
     if target == here or target in here.parents:
         what = "the current folder" if target == here else "a parent of the current folder"
         raise OutputFolderError(
-            f"{out}: is {what}, and an output folder is replaced as a whole; give a new "
-            f"sub-folder instead (e.g. --out {out / 'run'})"
+            f"{shown}: is {what}, and an output folder is replaced as a whole; give a new "
+            f"sub-folder instead (e.g. --out {shown / 'run'})"
         )
 
 
@@ -231,8 +237,11 @@ def output_folder(
     """Yield an empty temporary folder to fill; it replaces ``out`` only when the block succeeds
     and the guard, run just before the swap, lets it (nothing foreign is ever replaced).
 
-    Carried sub-folders are copied in, not moved, so a killed write leaves the old folder whole."""
-    spec, out = kind_of(kind), Path(out)
+    Carried sub-folders are copied in, not moved, so a killed write leaves the old folder whole.
+    ``out`` is resolved once (:func:`real_target`): the guard checks the folder the swap replaces.
+    """
+    spec, shown = kind_of(kind), Path(out)
+    out = real_target(shown)
     with atomic_directory(out) as tmp:
         if spec.marked:
             mark_folder(tmp, kind)
@@ -242,7 +251,7 @@ def output_folder(
         yield tmp
         if spec.marked:  # what a later run may replace: exactly what this one wrote
             mark_folder(tmp, kind, files=inventory(tmp))
-        check_output_folder(out, kind, carry=carry)
+        _check(shown, out, kind, carry)
 
 
 def write_report_files(
@@ -292,6 +301,81 @@ def write_report_folder(
         written = dict(extra(tmp)) if extra is not None else {}
         written |= write_report_files(tmp, kind, report, markdown, charts)
     return {role: out / os.path.relpath(path, tmp) for role, path in written.items()}
+
+
+# ------------------------------------------------------------------ single files
+#: recognises a file's bytes as an earlier output of the writer (False, or a ValueError: not ours)
+Recogniser = Callable[[bytes], bool]
+
+
+def _check_file(shown: Path, path: Path, title: str, is_ours: Recogniser) -> None:
+    if path.is_symlink() or (path.exists() and not path.is_file()):
+        what = "a symbolic link" if path.is_symlink() else "not a file"
+        raise OutputFolderError(f"{shown}: exists and is {what}; choose a new file for {title}")
+    if not path.exists():
+        return
+    try:
+        ours = path.stat().st_size <= MAX_MAIN_FILE_BYTES and is_ours(path.read_bytes())
+    except (OSError, ValueError):  # ValidationError and JSONDecodeError are ValueErrors
+        ours = False
+    if not ours:
+        raise OutputFolderError(
+            f"{shown}: exists and is not {title} written by nnd-suites; nothing was written. "
+            f"Choose a new file name (an earlier file of {title} is replaced)"
+        )
+
+
+def check_output_file(out: str | Path, title: str, is_ours: Recogniser) -> Path:
+    """Fail before any work when ``out`` cannot receive a file of ``title``: it must be new or
+    an earlier output of the same writer (``is_ours`` recognises its bytes); a folder, a
+    symbolic link or anyone else's file is refused. The file-level twin of
+    :func:`check_output_folder`."""
+    _check_file(Path(out), real_target(out), title, is_ours)
+    return Path(out)
+
+
+def write_output_file(out: str | Path, text: str, title: str, is_ours: Recogniser) -> Path:
+    """Write ``text`` to ``out`` atomically, only over a file ``is_ours`` recognises (checked
+    again under the writer's lock, just before the rename); returns ``out``."""
+    shown, path = Path(out), real_target(out)
+    _check_file(shown, path, title, is_ours)
+    with atomic_path(path) as tmp:
+        tmp.write_text(text, encoding="utf-8")
+        _check_file(shown, path, title, is_ours)
+    return shown
+
+
+def _schema_titled(title: object) -> Recogniser:
+    def is_ours(data: bytes) -> bool:
+        schema = json.loads(data)
+        return (
+            isinstance(schema, dict)
+            and schema.get("$schema") == JSON_SCHEMA_DIALECT
+            and schema.get("title") == title
+        )
+
+    return is_ours
+
+
+def write_schema_files(folder: str | Path, schemas: Mapping[str, Mapping]) -> list[Path]:
+    """Write each JSON Schema (file name -> schema) into ``folder``, every file checked before
+    any is written: a file of that name is replaced only when it is a JSON Schema of the same
+    title (an earlier ``nnd-suites schema``), never a file of the user's."""
+    folder = Path(folder)
+    titles = {
+        name: f"the JSON Schema {schema.get('title', name)!s}" for name, schema in schemas.items()
+    }
+    for name, schema in schemas.items():
+        check_output_file(folder / name, titles[name], _schema_titled(schema.get("title")))
+    return [
+        write_output_file(
+            folder / name,
+            json.dumps(schema, indent=2) + "\n",
+            titles[name],
+            _schema_titled(schema.get("title")),
+        )
+        for name, schema in schemas.items()
+    ]
 
 
 def _schema(model: type[BaseModel]) -> dict:

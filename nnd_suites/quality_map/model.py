@@ -16,7 +16,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 from pydantic.json_schema import GenerateJsonSchema, JsonSchemaValue, SkipJsonSchema
 from pydantic_core import core_schema
 
-from nnd_suites.infra.atomic import atomic_write_text
+from nnd_suites.infra.output_folder import write_schema_files
 from nnd_suites.quality_map.pairwise import PairwiseRule
 from nnd_suites.quality_map.rule_base import kind_tag
 from nnd_suites.quality_map.rules import RULE_KINDS, RatingRule
@@ -174,9 +174,7 @@ def schema_text() -> str:
 
 def write_schema(folder: str | Path) -> Path:
     """Write ``quality_map.schema.json`` into ``folder`` (checked in under nnd_suites/schemas)."""
-    path = Path(folder) / SCHEMA_FILE
-    atomic_write_text(path, schema_text())
-    return path
+    return write_schema_files(folder, {SCHEMA_FILE: generate_schema()})[0]
 
 
 def quality_map_schema() -> dict[str, Any]:

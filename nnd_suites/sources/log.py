@@ -3,14 +3,14 @@
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
 
 from pydantic import ValidationError
 
-from nnd_suites.errors import SourceFormatError
+from nnd_suites.errors import NNDError, SourceFormatError
 
 #: How many example locators each skip reason keeps in a manifest.
 SKIP_EXAMPLES = 20
@@ -54,6 +54,11 @@ class ReadLog:
     #: Every file the adapter read (path -> name to record, or None for the default name), in
     #: the order first read: the manifest hashes each, so a suite names all of its inputs.
     files: dict[Path, str | None] = field(default_factory=dict)
+    #: At most this many rows are read (None: all); the next one raises ``over_max_rows(where)``.
+    #: A pairwise build sets it to its pair budget (one judgment a row, at most one test each):
+    #: adapters gather every group before yielding one, so only the reader can stop in time.
+    max_rows: int | None = None
+    over_max_rows: Callable[[str], Exception] | None = None
 
     def note_file(self, path: Path, shown: str | None = None) -> None:
         """Record that ``path`` is read (the shared readers call this; an adapter reading a file
@@ -72,6 +77,11 @@ class ReadLog:
         """Called by the readers for every row they hand out."""
         self.rows += 1
         self.at = (str(path), line)
+        if self.max_rows is not None and self.rows > self.max_rows:
+            where = f"{Path(path).name}:{line}" if line is not None else Path(path).name
+            if self.over_max_rows is None:
+                raise NNDError(f"{where}: more than {self.max_rows:,} rows; stopped reading")
+            raise self.over_max_rows(where)
 
     def guard(self, items: Iterable[T]) -> Iterator[T]:
         """Pass ``items`` (an adapter's groups) through, turning a row whose values have the

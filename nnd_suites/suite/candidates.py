@@ -15,6 +15,7 @@ import pyarrow as pa
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from nnd_suites.errors import SuiteValidationError
+from nnd_suites.infra.validation import validation_problems
 from nnd_suites.records.groups import Candidate, Group
 
 CANDIDATES_FILE = "candidates.parquet"
@@ -93,7 +94,10 @@ def candidates_from_rows(rows: list[dict[str, Any]], where: str) -> list[SuiteCa
         try:
             candidates.append(SuiteCandidate.model_validate(row))
         except ValidationError as exc:
-            raise SuiteValidationError(f"{where}: row {index}: invalid candidate: {exc}") from exc
+            raise SuiteValidationError(
+                f"{where}: row {index}: invalid candidate: {validation_problems(exc)}; rebuild "
+                "the suite (nnd-suites build)"
+            ) from None
     return candidates
 
 

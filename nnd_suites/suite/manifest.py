@@ -20,8 +20,10 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from nnd_suites.errors import SuiteValidationError
 from nnd_suites.infra.atomic import atomic_write_text
-from nnd_suites.infra.output_kinds import register_reader
+from nnd_suites.infra.output_folder import write_schema_files
+from nnd_suites.infra.output_kinds import JSON_SCHEMA_DIALECT, register_reader
 from nnd_suites.infra.reading import MANIFEST_FILE_LIMIT, DataFileError, read_json_file
+from nnd_suites.infra.validation import validation_problems
 from nnd_suites.records.pairs import Pair
 from nnd_suites.records.votes import MarginKind
 from nnd_suites.suite.candidates import SuiteCandidate
@@ -201,7 +203,10 @@ class SuiteManifest(BaseModel):
         try:
             return cls.model_validate(raw)
         except ValidationError as exc:
-            raise SuiteValidationError(f"{path}: invalid manifest: {exc}") from exc
+            raise SuiteValidationError(
+                f"{path}: invalid manifest: {validation_problems(exc)}; correct the field, or "
+                "rebuild the suite (nnd-suites build)"
+            ) from None
 
     def write_to_directory(self, folder: str | Path) -> Path:
         path = Path(folder) / MANIFEST_FILE
@@ -303,19 +308,19 @@ def _sha256(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
 
 
-def export_json_schemas(folder: str | Path) -> list[Path]:
-    """Write the JSON Schemas of suite files (manifest, one pair row, one candidate row) into
-    ``folder``."""
-    folder = Path(folder)
-    written = []
+def suite_schemas() -> dict[str, dict]:
+    """File name -> JSON Schema of each suite file (manifest, one pair row, one candidate row)."""
     models = (("suite_manifest", SuiteManifest), ("pair", Pair), ("candidate", SuiteCandidate))
-    for name, model in models:
-        path = folder / f"{name}.schema.json"
-        schema = model.model_json_schema()
-        schema["$schema"] = "https://json-schema.org/draft/2020-12/schema"
-        atomic_write_text(path, json.dumps(schema, indent=2) + "\n")
-        written.append(path)
-    return written
+    return {
+        f"{name}.schema.json": model.model_json_schema() | {"$schema": JSON_SCHEMA_DIALECT}
+        for name, model in models
+    }
+
+
+def export_json_schemas(folder: str | Path) -> list[Path]:
+    """Write the JSON Schemas of suite files into ``folder`` (a file of the user's of the same
+    name is refused, never replaced)."""
+    return write_schema_files(folder, suite_schemas())
 
 
 for _kind in ("suite", "export-config"):  # unmarked folders: the manifest's own reader

@@ -307,3 +307,52 @@ def test_evaluates_config_help_keeps_its_example(capsys):
     with pytest.raises(SystemExit):
         main(["evaluate", "--help"])
     assert "e.g. suite: [quiz_design], model: gpt2" in " ".join(capsys.readouterr().out.split())
+
+
+def test_a_config_nested_thousands_deep_is_a_usage_error(tmp_path, capsys):
+    """yaml and json recurse per level: 5,000 of them was a RecursionError traceback."""
+    deep = tmp_path / "deep.yaml"
+    deep.write_text("suite: " + "[" * 5000 + "]" * 5000 + "\n")
+    err = _usage_error(["evaluate", "--config", str(deep)], capsys)
+    assert f"--config {deep}: nested too deeply to read" in err and "Traceback" not in err
+    as_json = tmp_path / "deep.json"
+    as_json.write_text('{"suite": ' + "[" * 5000 + "]" * 5000 + "}")
+    assert "nested too deeply" in _usage_error(["evaluate", "--config", str(as_json)], capsys)
+    # deep, but within the stack: the value is refused with a bounded repr
+    shallow = tmp_path / "shallow.yaml"
+    shallow.write_text("model: m\nsuite: " + "[" * 300 + "]" * 300 + "\n")
+    err = _usage_error(["evaluate", "--config", str(shallow)], capsys)
+    assert "suite: give a string or a number, not [[[[[[[...]]]]]]]" in err
+
+
+def test_an_abbreviated_option_overrides_the_configs_entry(tmp_path):
+    """argparse expands --sui to --suite: it used to take the file's list and the command
+    line's value both; the command line wins, as for the full name."""
+    config = tmp_path / "run.yaml"
+    config.write_text("model: m\nsuite: [quiz_design, challenge300]\n")
+    args = _parsed(["evaluate", "--config", str(config), "--sui", "wmt_mqm"])
+    assert args.suite == ["wmt_mqm"] and args.model == ["m"]
+    args = _parsed(["evaluate", "--config", str(config), "--sui=wmt_mqm", "--quie"])
+    assert args.suite == ["wmt_mqm"] and args.quiet is True
+
+
+def test_model_and_model_args_naming_two_models_are_refused(capsys):
+    """--model X --model_args pretrained=Y scored two models; a repeated key kept the last."""
+    err = _usage_error([*EVALUATE, "--model", "x", "--model_args", "pretrained=y"], capsys)
+    assert "--model x and --model_args pretrained=y both name a model; give one of them" in err
+    err = _usage_error([*ROBUSTNESS, "--model_args", "pretrained=y"], capsys)
+    assert "both name a model" in err
+    err = _usage_error([*EVALUATE, "--model_args", "pretrained=a,pretrained=b"], capsys)
+    assert "'pretrained' is given twice; give it once" in err
+    err = _usage_error([*EVALUATE, "--model_args", "pretrained=a,model=b"], capsys)
+    assert "'pretrained' and 'model' both set; give it once" in err
+    err = _usage_error([*EVALUATE, "--model_args", "pretrained=a,dtype=fp16,dtype=bf16"], capsys)
+    assert "'dtype' is given twice" in err
+
+
+def test_an_abbreviated_config_option_is_read(tmp_path):
+    """argparse took --conf for --config, which is read before parsing: the file was ignored."""
+    config = tmp_path / "run.yaml"
+    config.write_text("model: m\nsuite: [quiz_design]\nlimit: 3\n")
+    assert _parsed(["evaluate", "--conf", str(config)]).limit == 3
+    assert _parsed(["evaluate", f"--confi={config}"]).suite == ["quiz_design"]

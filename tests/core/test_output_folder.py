@@ -226,3 +226,72 @@ def test_pyplot_appears_nowhere_in_the_project():
         if forbidden.search(line)
     ]
     assert found == []
+
+
+@pytest.fixture
+def link_up(tmp_path, monkeypatch):
+    """``link/../run`` from ``tmp_path``: the kernel reaches ``real/run`` (``..`` of the link's
+    target), a lexical clean-up ``./run``, where the user keeps an unrelated folder."""
+    (tmp_path / "real" / "sub").mkdir(parents=True)
+    (tmp_path / "link").symlink_to(tmp_path / "real" / "sub")
+    mine = tmp_path / "run"
+    mine.mkdir()
+    (mine / "thesis.tex").write_bytes(b"\\chapter{One}")
+    monkeypatch.chdir(tmp_path)
+    yield "link/../run", tmp_path / "real" / "run"
+    assert snapshot(mine) == {"thesis.tex": b"\\chapter{One}"}  # the user's folder survives
+
+
+def test_a_path_through_a_link_and_dotdot_writes_where_the_guard_looked(report, link_up):
+    """The guard checked the folder the kernel reaches, the swap replaced the lexical one: the
+    user's folder was deleted. Both now use one resolved path (atomic.real_target)."""
+    given, reached = link_up
+    write_report(report, given)  # what evaluate --out writes
+    assert (reached / REPORT_FILE).is_file()
+    write_report(report, given)  # and replaces, again where the guard looked
+    assert holds_kind(reached, "report")
+
+
+def test_a_suite_and_an_export_through_a_link_and_dotdot(quiz_design_suite, link_up):
+    from nnd_suites.hub.export import export_suites
+
+    given, reached = link_up
+    quiz_design_suite.save(given)  # what build --out writes
+    assert holds_kind(reached, "suite")
+    export_suites([quiz_design_suite], "link/../dataset")  # the dataset folder beside it
+    assert (reached.parent / "dataset" / quiz_design_suite.name).is_dir()
+    assert not Path("dataset").exists()
+
+
+def test_build_out_through_a_link_and_dotdot(link_up, capsys):
+    from nnd_suites.cli import main
+
+    given, reached = link_up
+    assert main(["build", "challenge300", "--out", given]) == 0
+    assert holds_kind(reached, "suite")
+
+
+def test_a_single_output_file_replaces_only_what_its_writer_recognises(tmp_path):
+    from nnd_suites.infra.output_folder import write_output_file
+
+    def ours(data: bytes) -> bool:
+        return data.startswith(b"ours")
+
+    target = tmp_path / "out.txt"
+    write_output_file(target, "ours 1", "a test file", ours)
+    write_output_file(target, "ours 2", "a test file", ours)  # its own: replaced
+    assert target.read_text() == "ours 2"
+    target.write_text("theirs")
+    elsewhere = tmp_path / "elsewhere.txt"
+    elsewhere.write_text("ours, but reached through a link")
+    (tmp_path / "link.txt").symlink_to(elsewhere)
+    (tmp_path / "folder.txt").mkdir()
+    for name, what in [
+        ("out.txt", "is not a test file written by nnd-suites"),
+        ("link.txt", "is a symbolic link"),
+        ("folder.txt", "is not a file"),
+    ]:
+        with pytest.raises(OutputFolderError, match=f"{name}: exists and {what}"):
+            write_output_file(tmp_path / name, "ours 3", "a test file", ours)
+    assert target.read_text() == "theirs"
+    assert elsewhere.read_text() == "ours, but reached through a link"

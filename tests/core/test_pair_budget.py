@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gzip
 import json
 import time
 import tracemalloc
@@ -141,3 +142,42 @@ def test_the_check_is_public_for_other_builders():
     check_pair_budget(10, "judgments.jsonl:3", built=5, budget=PairBudget(10, 15))
     with pytest.raises(PairBudgetError, match=r"judgments.jsonl:3.*16 pairs"):
         check_pair_budget(10, "judgments.jsonl:3", built=6, budget=PairBudget(10, 15))
+
+
+def _hh_rows(n: int):
+    """``n`` HH-RLHF rows, each its own small dialogue (chosen beats rejected)."""
+    for i in range(n):
+        dialogue = f"\n\nHuman: question {i}?"
+        yield {
+            "chosen": f"{dialogue}\n\nAssistant: a kind answer {i}",
+            "rejected": f"{dialogue}\n\nAssistant: a rude answer {i}",
+        }
+
+
+def test_a_pairwise_source_stops_being_read_at_the_pair_budget(tmp_path, capsys):
+    """Adapters gather every group before yielding one, so the budget is counted while reading:
+    the build stops at the first row past it, not after the whole file (1.5 M rows: 6.6 GB)."""
+    source = tmp_path / "many.jsonl.gz"
+    with gzip.open(source, "wt", encoding="utf-8") as out:
+        for row in _hh_rows(50_000):
+            out.write(json.dumps(row) + "\n")
+    with pytest.raises(PairBudgetError) as caught:
+        build_suite("hh_rlhf", source, max_pairs=100)
+    # the row that stopped the read is the 101st: the 49,899 after it were never handed out
+    assert str(caught.value).startswith("many.jsonl.gz:101: the source holds more than 100 rows")
+    assert "--max-pairs N" in str(caught.value)
+
+    code = main(["build", "hh_rlhf", "--source", str(source), "--max-pairs", "100",
+                 "--out", str(tmp_path / "suite")])  # fmt: skip
+    assert code != 0
+    err = capsys.readouterr().err
+    assert "many.jsonl.gz:101:" in err and "Traceback" not in err
+    assert not (tmp_path / "suite").exists()
+
+
+def test_a_pairwise_source_within_the_budget_builds(tmp_path):
+    source = tmp_path / "few.jsonl.gz"
+    with gzip.open(source, "wt", encoding="utf-8") as out:
+        for row in _hh_rows(100):
+            out.write(json.dumps(row) + "\n")
+    assert len(build_suite("hh_rlhf", source, max_pairs=100).pairs) == 100

@@ -12,6 +12,7 @@ import pytest
 
 from nnd_suites import QualityMap, QualityMapError
 from nnd_suites.cli import main
+from nnd_suites.errors import OutputFolderError
 from nnd_suites.evaluation.report_schemas import report_schemas
 from nnd_suites.quality_map import (
     Assessment,
@@ -260,3 +261,22 @@ def test_damaged_bytes_and_odd_yaml_are_located_errors(tmp_path, content, expect
     path.write_bytes(content)
     with pytest.raises(QualityMapError, match=expected):
         QualityMap.load(path)
+
+
+def test_schema_command_replaces_only_its_own_schemas(tmp_path, capsys):
+    """``schema --out DIR`` wrote over any file of a schema's name; every file is now checked
+    before any is written, and only a JSON Schema of the same title is replaced."""
+    folder = tmp_path / "schemas"
+    assert main(["schema", "--out", str(folder)]) == 0
+    assert main(["schema", "--out", str(folder)]) == 0  # its own files: replaced
+    capsys.readouterr()
+    theirs = folder / "verify.schema.json"
+    theirs.write_text('{"title": "my own verify format"}')
+    before = {p.name: p.read_bytes() for p in folder.iterdir()}
+    (folder / "quality_map.schema.json").unlink()
+    assert main(["schema", "--out", str(folder)]) == OutputFolderError.exit_status
+    err = capsys.readouterr().err.strip()
+    assert "verify.schema.json: exists and is not the JSON Schema VerifyReport" in err
+    assert "\n" not in err
+    assert not (folder / "quality_map.schema.json").exists()  # nothing written: checked first
+    assert theirs.read_bytes() == before["verify.schema.json"]

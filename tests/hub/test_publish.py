@@ -14,7 +14,7 @@ from huggingface_hub.errors import HfHubHTTPError
 
 from nnd_suites import NNDError, load_suite
 from nnd_suites.cli import main
-from nnd_suites.errors import HubError
+from nnd_suites.errors import HubError, SuiteValidationError
 from nnd_suites.hub import publish_suites
 
 
@@ -267,3 +267,31 @@ def test_an_unreachable_endpoint_is_a_hub_error(challenge300_suite, monkeypatch,
         publish_suites(
             [challenge300_suite], "org/nnd", api=HfApi(endpoint=f"http://127.0.0.1:{port}")
         )
+
+
+@pytest.mark.parametrize("tag", ["v1\n", "v1\nrm -rf", "v 1", "a..b", "-v1", "v1.lock", ""])
+def test_a_tag_git_would_refuse_is_refused_in_a_dry_run_too(hub, tag, tmp_path, capsys):
+    folder = tmp_path / "staging"
+    argv = ["publish", "challenge300", "--repo", "org/nnd", "--dry-run", f"--tag={tag}"]
+    assert main([*argv, "--folder", str(folder)]) == HubError.exit_status
+    err = capsys.readouterr().err.strip()
+    assert f"invalid tag {tag!r}: a tag is a git ref name" in err and "\n" not in err
+    assert not folder.exists() and hub.calls == []
+
+
+def test_a_manifest_field_off_its_pattern_is_one_line_naming_it(
+    challenge300_suite, tmp_path, capsys
+):
+    """pydantic's four-line dump (header, field, message with its type, a URL) is one line."""
+    import json
+
+    folder = challenge300_suite.save(tmp_path / "challenge300")
+    manifest = json.loads((folder / "manifest.json").read_text())
+    manifest["name"] = "bad name"
+    (folder / "manifest.json").write_text(json.dumps(manifest))
+    argv = ["publish", str(folder), "--repo", "org/nnd", "--dry-run", "--folder", "x"]
+    assert main(argv) == SuiteValidationError.exit_status
+    err = capsys.readouterr().err.strip()
+    assert "\n" not in err and "errors.pydantic.dev" not in err
+    assert "invalid manifest: name: String should match pattern" in err
+    assert "(got 'bad name'); correct the field, or rebuild the suite" in err

@@ -184,3 +184,23 @@ def test_report_says_when_subsets_overlap(quiz_design_suite, heuristic_report):
     worse_table = text.split("| slice worse_system |")[1].split("\n\n|")[0]
     assert note in worse_table and text.count("The subsets overlap") == 1
     assert "The subsets hold" not in text
+
+
+def test_gem_out_replaces_only_its_own_file(tmp_path, capsys):
+    """``--gem-out`` overwrote any file; now anyone else's file is refused, left byte-identical,
+    before the suite is even loaded, and an earlier export is replaced."""
+    from nnd_suites.cli import main
+    from nnd_suites.errors import OutputFolderError
+
+    mine = tmp_path / "notes.json"
+    mine.write_bytes(b'{"todo": ["write the paper"]}')  # JSON, but no contrast sets
+    assert main(["slices", "no_such_suite", "--gem-out", str(mine)]) == (
+        OutputFolderError.exit_status
+    )
+    err = capsys.readouterr().err.strip()
+    assert err.count("\n") == 0 and "notes.json: exists and is not GEM contrast sets" in err
+    assert mine.read_bytes() == b'{"todo": ["write the paper"]}'
+    ours = tmp_path / "gem.json"
+    ours.write_text(json.dumps({"length_chars": {"old": ["x"]}}))  # an earlier export
+    assert main(["slices", "quiz_design", "--slice", "length_chars", "--gem-out", str(ours)]) == 0
+    assert "old" not in json.loads(ours.read_text())["length_chars"]

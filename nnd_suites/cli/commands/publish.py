@@ -48,7 +48,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     # lazy: the Hub layer imports datasets and huggingface_hub; `nnd-suites list` must not
     from nnd_suites.hub import publish_suites
+    from nnd_suites.hub.remote import check_tag
 
+    if args.tag is not None:  # before the suites are loaded (or built): a dry run too
+        check_tag(args.tag)
     suites = [load_suite(spec) for spec in args.suites]
     result = publish_suites(
         suites,

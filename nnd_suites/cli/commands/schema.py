@@ -32,8 +32,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     # imports the report models
-    from nnd_suites.evaluation.report_schemas import export_report_schemas
-    from nnd_suites.suite import export_json_schemas  # pyarrow and numpy: not for --help
+    from nnd_suites.evaluation.report_schemas import export_report_schemas, report_schemas
+    from nnd_suites.infra.output_folder import write_schema_files
+    from nnd_suites.quality_map.model import SCHEMA_FILE, generate_schema
+    from nnd_suites.suite.manifest import suite_schemas  # pyarrow and numpy: not for --help
 
     if args.reports:
         folder = args.out or Path(str(resources.files("nnd_suites.schemas")))
@@ -42,9 +44,9 @@ def run(args: argparse.Namespace) -> int:
         folder = args.out or Path(str(resources.files("nnd_suites.schemas")))
         paths = [write_schema(folder)]
     else:
-        folder = args.out or Path(".")
-        folder.mkdir(parents=True, exist_ok=True)
-        paths = [*export_json_schemas(folder), write_schema(folder), *export_report_schemas(folder)]
+        # one call: every file is checked (a file of the user's is refused) before any is written
+        schemas = {**suite_schemas(), SCHEMA_FILE: generate_schema(), **report_schemas()}
+        paths = write_schema_files(args.out or Path("."), schemas)
     for path in paths:
         say(f"wrote {path}")
     return 0

@@ -42,15 +42,23 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     # lazy: the evaluator package is slow to import; `nnd-suites list` stays < 1 s
     from nnd_suites.evaluation.saved import outcomes_for
-    from nnd_suites.evaluation.slicing import gem_contrast_sets, slice_rates
-    from nnd_suites.infra.atomic import atomic_write_text
+    from nnd_suites.evaluation.slicing import (
+        GEM_TITLE,
+        gem_contrast_sets,
+        is_gem_file,
+        slice_rates,
+        write_gem_file,
+    )
+    from nnd_suites.infra.output_folder import check_output_file
     from nnd_suites.resolve import load_suite
 
+    if args.gem_out:  # before loading the suite: anyone else's file costs nothing
+        check_output_file(args.gem_out, GEM_TITLE, is_gem_file)
     suite = load_suite(args.suite)
     outcomes = outcomes_for(args.run, suite) if args.run else None
     sets = gem_contrast_sets(suite, outcomes, args.slice)
     if args.gem_out:
-        atomic_write_text(args.gem_out, json.dumps(sets, indent=1, ensure_ascii=False) + "\n")
+        write_gem_file(args.gem_out, sets)
     if args.json:
         say_json(json.dumps(sets, ensure_ascii=False))
         return 0

@@ -1,0 +1,120 @@
+"""The checks of the Python API's arguments (``evaluate``, ``prepare_suites``): what the CLI
+refuses while parsing, the API refuses with an :class:`~nnd_suites.errors.ArgumentError` naming
+the argument, before any suite is loaded or model scored. Without them ``template=123`` was a
+TypeError deep inside, ``normalize="lowercase"`` was read letter by letter, ``limit=1.0`` kept one
+group where the CLI refuses ``--limit 1.0``, and ``batch_size=True`` was a batch of one."""
+
+from __future__ import annotations
+
+import reprlib
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from nnd_suites.errors import ArgumentError, NNDError
+from nnd_suites.evaluation.backend import Backend
+
+#: arguments that take True or False only
+_FLAGS = ("cache", "progress", "trust_remote_code", "log_samples")
+#: arguments that take a string, or None where the default is None
+_TEXTS = ("device", "dtype", "strategy")
+_TEXTS_OR_NONE = ("template", "compat", "backend", "revision", "device_map")
+
+
+def resolve_mode(compat: str | None) -> str:
+    """``--compat reference`` selects the paper's scoring; nothing (or ``none``) the default."""
+    if compat in (None, "", "none", "default"):
+        return "default"
+    if compat == "reference":
+        return "reference"
+    raise NNDError(
+        f"unknown --compat {compat!r}: the only compatibility mode is 'reference' "
+        "(the paper's reference implementation)"
+    )
+
+
+def _refuse(function: str, name: str, value: object, what: str) -> ArgumentError:
+    return ArgumentError(f"{function}({name}={reprlib.repr(value)}): {what}")
+
+
+def _whole(value: object, low: int) -> bool:
+    """An int (not a bool: True is 1 to Python, never a count to a user) of at least ``low``."""
+    return isinstance(value, int) and not isinstance(value, bool) and value >= low
+
+
+def check_preparation(function: str, template: object, normalize: object, limit: object) -> None:
+    """The arguments that fix how suites are prepared (``prepare_suites`` and ``evaluate``)."""
+    if template is not None and not isinstance(template, str):
+        raise _refuse(function, "template", template, "give a template name or string, or None")
+    if isinstance(normalize, str) or not isinstance(normalize, Sequence):
+        raise _refuse(
+            function,
+            "normalize",
+            normalize,
+            "give a list of normalisation specs, e.g. normalize=['lowercase'] (a string would "
+            "be read letter by letter)",
+        )
+    for spec in normalize:
+        if not isinstance(spec, str):
+            raise _refuse(function, "normalize", normalize, f"{spec!r} is not a spec string")
+    fraction = isinstance(limit, float) and 0 < limit < 1
+    if limit is not None and not fraction and not _whole(limit, 1):
+        raise _refuse(
+            function,
+            "limit",
+            limit,
+            "give a whole number of context groups >= 1 (limit=1) or a fraction strictly "
+            "between 0 and 1 (limit=0.5), as --limit takes",
+        )
+
+
+def check_models(function: str, models: object) -> None:
+    """``evaluate_models``' list of models (a lone string would be scored letter by letter)."""
+    if isinstance(models, (str, Path)) or not isinstance(models, Sequence):
+        raise _refuse(
+            function,
+            "models",
+            models,
+            "give a list of models, e.g. ['gpt2'] (a lone name would be read letter by letter)",
+        )
+
+
+def check_evaluate_arguments(arguments: Mapping[str, Any], function: str = "evaluate") -> None:
+    """Every argument of :func:`nnd_suites.evaluate` (its ``locals()`` on entry) that has a type
+    or range to keep; the backend classes and suite specs are checked where they are used."""
+    model = arguments["model"]
+    if isinstance(model, tuple) and len(model) != 2:
+        raise _refuse(
+            function, "model", model, f"give a (model, tokenizer) pair, not {len(model)} items"
+        )
+    if not isinstance(model, (str, Path, Backend, tuple)):
+        raise _refuse(
+            function,
+            "model",
+            model,
+            "give a Hub id or a folder, a loaded Backend, or a (model, tokenizer) pair",
+        )
+    check_preparation(function, arguments["template"], arguments["normalize"], arguments["limit"])
+    batch = arguments["batch_size"]
+    if batch != "auto" and not _whole(batch, 1):
+        raise _refuse(function, "batch_size", batch, "give 'auto' or a whole number >= 1")
+    for name in _FLAGS:
+        if not isinstance(arguments[name], bool):
+            raise _refuse(function, name, arguments[name], "give True or False")
+    for name in _TEXTS:
+        if not isinstance(arguments[name], str):
+            raise _refuse(function, name, arguments[name], "give a string")
+    for name in _TEXTS_OR_NONE:
+        if arguments[name] is not None and not isinstance(arguments[name], str):
+            raise _refuse(function, name, arguments[name], "give a string, or None")
+    for name in ("cache_dir", "out"):
+        if arguments[name] is not None and not isinstance(arguments[name], (str, Path)):
+            raise _refuse(function, name, arguments[name], "give a folder path, or None")
+    scorers = arguments["scorers"]
+    if not isinstance(scorers, str) and not (
+        isinstance(scorers, Sequence) and scorers and all(isinstance(s, str) for s in scorers)
+    ):
+        raise _refuse(function, "scorers", scorers, "give a scorer name or a list of them")
+    options = arguments["backend_options"]
+    if options is not None and not isinstance(options, Mapping):
+        raise _refuse(function, "backend_options", options, "give a dict of options, or None")

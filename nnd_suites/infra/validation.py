@@ -1,0 +1,21 @@
+"""pydantic's ValidationError in one line: a message names each field at fault, what it must be
+and what it holds, instead of pydantic's dump (a header, then two lines per error and a URL)."""
+
+from __future__ import annotations
+
+import reprlib
+
+from pydantic import ValidationError
+
+
+def validation_problems(exc: ValidationError, limit: int = 3) -> str:
+    """``field.sub: what pydantic wants (got VALUE)`` for the first ``limit`` errors, joined by
+    ``; `` (with how many more there are); values shortened, so a huge one stays one line."""
+    errors = exc.errors(include_url=False)
+    shown = "; ".join(
+        f"{'.'.join(map(str, error['loc'])) or 'value'}: {error['msg']} "
+        f"(got {reprlib.repr(error['input'])})"
+        for error in errors[:limit]
+    )
+    more = len(errors) - limit
+    return shown + (f"; and {more} more" if more > 0 else "")

@@ -1,0 +1,83 @@
+"""The Python API refuses what the CLI refuses while parsing, with an ArgumentError naming the
+argument, before any suite is loaded or any model scored (no TypeError deep inside, no other
+meaning taken silently)."""
+
+from __future__ import annotations
+
+import pytest
+
+import nnd_suites
+from nnd_suites.errors import ArgumentError
+from nnd_suites.evaluation.prepared import prepare_suites
+
+#: a model name that would fail to load: every refusal below comes before loading it
+NO_MODEL = "no-such-org/no-such-model"
+
+
+@pytest.mark.parametrize(
+    ("arguments", "message"),
+    [
+        ({"template": 123}, "evaluate(template=123): give a template name or string"),
+        (
+            {"normalize": "lowercase"},
+            "evaluate(normalize='lowercase'): give a list of normalisation specs, e.g. "
+            "normalize=['lowercase'] (a string would be read letter by letter)",
+        ),
+        ({"normalize": ["lowercase", 3]}, "3 is not a spec string"),
+        ({"limit": 1.0}, "evaluate(limit=1.0): give a whole number of context groups >= 1"),
+        ({"limit": 0}, "evaluate(limit=0): give a whole number"),
+        ({"limit": True}, "evaluate(limit=True): give a whole number"),
+        ({"limit": 2.5}, "evaluate(limit=2.5)"),
+        ({"batch_size": True}, "evaluate(batch_size=True): give 'auto' or a whole number >= 1"),
+        ({"batch_size": "8"}, "evaluate(batch_size='8'): give 'auto' or a whole number"),
+        ({"batch_size": 0}, "evaluate(batch_size=0)"),
+        ({"cache": "no"}, "evaluate(cache='no'): give True or False"),
+        ({"device": None}, "evaluate(device=None): give a string"),
+        ({"out": 5}, "evaluate(out=5): give a folder path, or None"),
+        ({"scorers": []}, "evaluate(scorers=[]): give a scorer name or a list of them"),
+        ({"backend_options": ["x"]}, "give a dict of options, or None"),
+    ],
+)
+def test_a_wrong_argument_is_named(arguments, message):
+    with pytest.raises(ArgumentError) as caught:
+        nnd_suites.evaluate(NO_MODEL, "quiz_design", progress=False, **arguments)
+    name = next(iter(arguments))
+    assert str(caught.value).startswith(f"evaluate({name}=") and message in str(caught.value)
+    assert "\n" not in str(caught.value)
+
+
+@pytest.mark.parametrize(
+    ("model", "message"),
+    [
+        (("m", "t", "extra"), "give a (model, tokenizer) pair, not 3 items"),
+        (123, "give a Hub id or a folder, a loaded Backend, or a (model, tokenizer) pair"),
+    ],
+)
+def test_a_wrong_model_is_named(model, message):
+    with pytest.raises(ArgumentError, match="evaluate\\(model=") as caught:
+        nnd_suites.evaluate(model, "quiz_design", progress=False)
+    assert message in str(caught.value)
+
+
+def test_prepare_suites_checks_the_same_arguments():
+    with pytest.raises(ArgumentError, match=r"prepare_suites\(limit=1\.0\)"):
+        prepare_suites("quiz_design", limit=1.0)
+    with pytest.raises(ArgumentError, match=r"prepare_suites\(normalize='lowercase'\)"):
+        prepare_suites("quiz_design", normalize="lowercase")
+
+
+def test_the_meanings_the_cli_takes_still_pass():
+    """A fraction, a whole number and a list of specs: what --limit and --normalize give."""
+    assert len(prepare_suites("quiz_design", limit=0.01).plans[0].suite.pairs) > 0
+    one_group = prepare_suites("quiz_design", limit=1, normalize=["lowercase"]).plans[0].suite
+    assert len({pair.group_id for pair in one_group.pairs}) == 1
+    assert all(pair.high.text == pair.high.text.lower() for pair in one_group.pairs)
+
+
+def test_evaluate_models_checks_its_list_and_preparation():
+    from nnd_suites.evaluation.multi import evaluate_models
+
+    with pytest.raises(ArgumentError, match=r"evaluate_models\(models='gpt2'\): give a list"):
+        evaluate_models("gpt2", "quiz_design")
+    with pytest.raises(ArgumentError, match=r"evaluate_models\(limit=1\.0\)"):
+        evaluate_models([NO_MODEL], "quiz_design", limit=1.0)
