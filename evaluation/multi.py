@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from nnd_suites.errors import NNDError
+from nnd_suites.evaluation.chat_prompts import CHAT_TEMPLATE
 from nnd_suites.evaluation.evaluator import evaluate
 from nnd_suites.evaluation.leaderboard import TIE_RULE, Leaderboard, leaderboard, model_labels
 from nnd_suites.evaluation.leaderboard_agreement import ceiling_row, human_sections, rate_cell
@@ -30,6 +31,7 @@ from nnd_suites.evaluation.rank_job import rank_job, refuse_before_ranks, run_in
 from nnd_suites.evaluation.report_markdown import kept_tests, limit_note
 from nnd_suites.infra.formatting import count, percent, plural, row
 from nnd_suites.infra.output_folder import check_output_folder, write_report_folder
+from nnd_suites.resolve import resolve_suites
 
 
 def evaluate_models(
@@ -70,9 +72,18 @@ def evaluate_models(
     if job is not None:  # N local ranks make this call; what would fail in each fails here
         refuse_before_ranks(suites, options.get("backend"), options.get("backend_options"))
         return run_in_ranks(job, data_parallel, Leaderboard)  # type: ignore[arg-type]
-    prepared = prepare_suites(suites, template=template, normalize=normalize, limit=limit)
     labels = model_labels([str(m) for m in models])
-    reports = [evaluate(model, prepared, **options) for model in models]
+    if template == CHAT_TEMPLATE:
+        # each model renders the conversations with its own chat template: the suites are
+        # loaded once, and each model's run prepares them with its rendering
+        loaded = resolve_suites(suites)
+        reports = [
+            evaluate(model, loaded, template=template, normalize=normalize, limit=limit, **options)
+            for model in models
+        ]
+    else:
+        prepared = prepare_suites(suites, template=template, normalize=normalize, limit=limit)
+        reports = [evaluate(model, prepared, **options) for model in models]
     board = leaderboard(reports, labels)
     if out is not None and main:
         write_leaderboard_folder(board, out)

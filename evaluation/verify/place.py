@@ -3,9 +3,11 @@ human score against pass rate over the systems and predict the new model's human
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from nnd_suites.errors import NNDError
+from nnd_suites.evaluation.limits import kept_tests_differ
 from nnd_suites.evaluation.report import EvaluationReport
 from nnd_suites.evaluation.saved import load_report
 from nnd_suites.evaluation.verify.models import (
@@ -21,6 +23,8 @@ from nnd_suites.evaluation.verify.render import (
     write_placement,
 )
 from nnd_suites.evaluation.verify.stats import place_model
+from nnd_suites.infra.formatting import plural
+from nnd_suites.statistics.outcomes import outcome_map, rated_by_all
 
 
 def _clip(value: float, bounds: tuple[float, float] | None) -> float:
@@ -28,15 +32,14 @@ def _clip(value: float, bounds: tuple[float, float] | None) -> float:
 
 
 def _place(
-    correlation: Correlation,
+    pass_rates: Mapping[str, float],
+    human_scores: Mapping[str, float],
     pass_rate: float,
     confidence: float,
     bounds: tuple[float, float] | None = None,
 ) -> PlacedScore:
     """The fit's prediction, cut to ``bounds`` (the range a human score can take) if given."""
-    placed = place_model(
-        correlation.pass_rates, correlation.human_scores, pass_rate, confidence=confidence
-    )
+    placed = place_model(pass_rates, human_scores, pass_rate, confidence=confidence)
     predicted = _clip(placed.predicted, bounds)
     interval = placed.interval
     if interval is not None:
@@ -52,6 +55,10 @@ def _place(
         reason=placed.reason,
         extrapolated=placed.extrapolated,
     )
+
+
+def _pass_rate(outcomes: Mapping[str, str], tests: Sequence[str]) -> float:
+    return sum(outcomes[pair_id] == "pass" for pair_id in tests) / len(tests)
 
 
 def check_same_scoring(verify: VerifyReport, mode: str, template: str, scorer: str) -> None:
@@ -74,33 +81,69 @@ def check_same_scoring(verify: VerifyReport, mode: str, template: str, scorer: s
 
 
 def place_in_verify(verify: VerifyReport, report: EvaluationReport) -> PlacementReport:
-    """The new model of ``report`` (an ``evaluate`` run on the verified suite, same tests)."""
+    """The new model of ``report`` (an ``evaluate`` run on the verified suite, same tests),
+    placed on a line fitted on the tests it rated: each system's pass rate and its own are
+    counted on the tests every one of them rated (:func:`rated_by_all`), so a test the new
+    model skipped leaves the systems' rates too (``not_rated`` says how many)."""
     result = report.suites.get(verify.suite)
     if result is None:
         raise NNDError(
             f"the evaluation of {report.model} has no suite {verify.suite!r} (it has "
             f"{sorted(report.suites)}); evaluate the model on the verified suite"
         )
-    if result.content_hash != verify.content_hash or report.limit != verify.limit:
+    kept = kept_tests_differ(result.limited, verify.limited)
+    if result.content_hash != verify.content_hash or kept is not None:
         raise NNDError(
             f"{report.model} was scored on other tests of {verify.suite} than the verify run "
-            f"(content hash {result.content_hash[:12]} vs {verify.content_hash[:12]}, --limit "
-            f"{report.limit} vs {verify.limit}); evaluate it on the same suite and limit"
+            f"(content hash {result.content_hash[:12]} vs {verify.content_hash[:12]}"
+            + (f"; {kept}" if kept else "")
+            + "); evaluate it on the same suite, keeping the same context groups"
         )
     check_same_scoring(verify, report.mode, result.template, report.scorer)
-    if result.pass_rate is None:
-        raise NNDError(f"{report.model} has no pass rate on {verify.suite} (no test scored)")
+    if verify.outcomes is None:
+        raise NNDError(
+            f"the verify run of {verify.suite} records no per-test outcomes of its systems "
+            "(written by an earlier version), so its fit cannot be restricted to the tests "
+            f"{report.model} rated: re-run verify before placing a model in it"
+        )
+    model = report.outcomes.get(verify.suite)
+    if not model:
+        raise NNDError(
+            f"the evaluation of {report.model} holds no per-test outcomes of {verify.suite}: "
+            "give a run saved by `evaluate --out` (its outcomes folder with it)"
+        )
+    mine = outcome_map(model)
+    systems = [verify.outcomes[name] for name in sorted(verify.outcomes)]
+    tests = rated_by_all(mine, *systems)
+    not_rated = len(rated_by_all(*systems)) - len(tests)
+    if not tests:
+        raise NNDError(
+            f"{report.model} rated none of the tests of {verify.suite} that every annotated "
+            f"system rated ({plural(not_rated, 'test')} skipped or degenerate): nothing to place"
+        )
+    categories = {o.pair_id: o.category for o in model}
+
+    def rates(among: list[str]) -> dict[str, float]:
+        return {name: _pass_rate(verify.outcomes[name], among) for name in verify.outcomes}
+
+    def placed(correlation: Correlation, among: list[str]) -> PlacedScore:
+        return _place(
+            rates(among),
+            correlation.human_scores,
+            _pass_rate(mine, among),
+            verify.confidence,
+            verify.score_range,
+        )
+
     skipped: dict[str, str] = {}
     by_category: dict[str, PlacedScore] = {}
     for category, correlation in verify.by_category.items():
-        rate = result.by_category.get(category)
-        if rate is None or rate.pass_rate is None:
-            skipped[category] = "the new model has no pass rate in this category"
+        among = [pair_id for pair_id in tests if categories[pair_id] == category]
+        if not among:
+            skipped[category] = "the new model rated no test of this category"
             continue
         try:
-            by_category[category] = _place(
-                correlation, rate.pass_rate, verify.confidence, verify.score_range
-            )
+            by_category[category] = placed(correlation, among)
         except NNDError as exc:  # every system with the same pass rate: nothing to fit
             skipped[category] = str(exc)
     return PlacementReport(
@@ -108,7 +151,10 @@ def place_in_verify(verify: VerifyReport, report: EvaluationReport) -> Placement
         suite=verify.suite,
         measure=verify.measure,
         confidence=verify.confidence,
-        overall=_place(verify.overall, result.pass_rate, verify.confidence, verify.score_range),
+        tests=len(tests),
+        not_rated=not_rated,
+        system_pass_rates=rates(tests),
+        overall=placed(verify.overall, tests),
         by_category=by_category,
         skipped=skipped,
     )
