@@ -120,7 +120,7 @@ def leaderboard_markdown(board: Leaderboard) -> str:
         f"Pass rate [Wilson 95% interval]; {TIE_RULE}. n: the tests rated (passed, failed or "
         "tied; degenerate and skipped tests are left out), the most any model rated; a model "
         "that rated fewer (a candidate did not fit its window) gives its own n beside its rate. "
-        "Bias baselines score without a model."
+        f"Bias baselines score without a model, on the tests {board.models[0].label} rated."
         + limit_note(board.limit, kept_tests(board.reports[0].suites) if board.reports else None)
         + (" scaling.png plots pass rate against size." if board.family else ""),
     ]
