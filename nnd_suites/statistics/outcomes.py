@@ -160,5 +160,11 @@ def rated_by_all(*runs: Mapping[str, str]) -> list[str]:
     return [
         pair_id
         for pair_id, outcome in first.items()
-        if outcome in RATED and all(run.get(pair_id) in RATED for run in others)
+        if rated_in_all([outcome, *(run.get(pair_id) for run in others)])
     ]
+
+
+def rated_in_all(outcomes: Iterable[str | None]) -> bool:
+    """Whether one test was rated in every run (its outcome in each; None: a run lacks it):
+    the rule of :func:`rated_by_all`, for counts taken test by test (``compare``)."""
+    return all(outcome in RATED for outcome in outcomes)
