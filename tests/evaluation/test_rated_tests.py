@@ -61,6 +61,13 @@ def test_baselines_are_counted_on_the_tests_the_model_rated(short_run, challenge
     assert (on_rated.passed, on_rated.n) == (235, 496)
     for category, r in figures.by_category.items():
         assert r.n == result.by_category[category].n
+    # the model prefers the shorter candidate: on the same tests it IS the "shorter" baseline
+    shorter = result.baselines["shorter"]
+    for theirs, ours in [
+        (shorter.overall, mine),
+        *((shorter.by_category[c], r) for c, r in result.by_category.items() if r.n),
+    ]:
+        assert (theirs.n, theirs.passed, theirs.ties) == (ours.n, ours.passed, ours.ties)
     # a run that rated every test gets the suite's baselines, nothing left out
     whole = baseline_rates(challenge300_suite)
     assert whole["longer"].overall == on_every_test and whole["longer"].left_out == 0
