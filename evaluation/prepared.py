@@ -92,7 +92,7 @@ def prepare_suites(
         loaded = [normalize_suite(suite, spec) for suite in loaded]
     hashes = [suite.manifest.content_hash for suite in loaded]
     if rendering is not None:
-        loaded = [rendering(suite) for suite in loaded]
+        loaded = [_rendered(suite, rendering) for suite in loaded]
     if limit is not None:
         loaded = [first_groups(suite, limit) for suite in loaded]
     prepared = PreparedSuites(_plans(loaded, template, hashes), limit)
@@ -131,6 +131,17 @@ def first_groups(suite: Suite, limit: Limit) -> Suite:
             raise NNDError(f"--limit {limit}: give a number of context groups >= 1")
     kept = set(groups[:count])
     return Suite(suite.manifest, [p for p in suite.pairs if p.group_id in kept], suite.candidates)
+
+
+def _rendered(suite: Suite, rendering: Callable[[Suite], Suite]) -> Suite:
+    """``rendering(suite)``; a suite already cut by :func:`first_groups` keeps the whole suite's
+    counts, so the report still says what the cut left out (a rendering derives a manifest
+    counted from the pairs it has)."""
+    rendered = rendering(suite)
+    if rendered is suite or len(suite.pairs) >= suite.manifest.counts.pairs:
+        return rendered
+    manifest = rendered.manifest.model_copy(update={"counts": suite.manifest.counts})
+    return Suite(manifest, rendered.pairs, rendered.candidates)
 
 
 def _plans(suites: list[Suite], template: str | None, hashes: list[str]) -> list[Plan]:

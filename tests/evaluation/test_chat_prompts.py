@@ -112,6 +112,10 @@ def test_chat_runs_of_two_models_are_compared_on_the_suite_s_tests(chat_models, 
     assert a.suites[name].content_hash == hh_suite.manifest.content_hash
     kept = first_groups(hh_suite, 2)
     assert a.suites[name].limited == suite_limit(kept) is not None
+    # a suite cut before (first_groups) is the same tests as --limit 2 of the whole
+    cut = evaluate(models[0], kept, template="chat", cache=False, progress=False)
+    assert cut.suites[name].limited == a.suites[name].limited
+    assert compare_reports(a, cut).suites[name].overall.n == len(kept.pairs)
     comparison = compare_reports(a, b)
     assert comparison.suites[name].overall.n + comparison.suites[name].overall.degenerate == len(
         kept.pairs
