@@ -3,7 +3,7 @@ human score against pass rate over the systems and predict the new model's human
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
 from nnd_suites.errors import NNDError
@@ -11,7 +11,6 @@ from nnd_suites.evaluation.limits import kept_tests_differ
 from nnd_suites.evaluation.report import EvaluationReport
 from nnd_suites.evaluation.saved import load_report
 from nnd_suites.evaluation.verify.models import (
-    Correlation,
     PlacedScore,
     PlacementReport,
     VerifyReport,
@@ -80,6 +79,11 @@ def check_same_scoring(verify: VerifyReport, mode: str, template: str, scorer: s
             )
 
 
+#: what a placement reads for one category (None: overall): the systems' pass rates and the new
+#: model's, on the same tests; None where the new model rated no test
+RatesOn = Callable[[str | None], tuple[Mapping[str, float], float] | None]
+
+
 def place_in_verify(verify: VerifyReport, report: EvaluationReport) -> PlacementReport:
     """The new model of ``report`` (an ``evaluate`` run on the verified suite, same tests),
     placed on a line fitted on the tests it rated: each system's pass rate and its own are
@@ -100,6 +104,17 @@ def place_in_verify(verify: VerifyReport, report: EvaluationReport) -> Placement
             + "); evaluate it on the same suite, keeping the same context groups"
         )
     check_same_scoring(verify, report.mode, result.template, report.scorer)
+    if verify.outcomes is None and result.skipped == 0 and result.pass_rate is not None:
+        # written before verify kept per-test outcomes; the model skipped nothing its fit
+        # counts: the stored fit, each pass rate as its run counted it (``tests`` null)
+        def stored(category: str | None) -> tuple[Mapping[str, float], float] | None:
+            fit = verify.overall if category is None else verify.by_category[category]
+            rate = result.overall if category is None else result.by_category.get(category)
+            if rate is None or rate.pass_rate is None:
+                return None
+            return fit.pass_rates, rate.pass_rate
+
+        return _placement(verify, report, stored)
     if verify.outcomes is None:
         raise NNDError(
             f"the verify run of {verify.suite} records no per-test outcomes of its systems "
@@ -112,10 +127,10 @@ def place_in_verify(verify: VerifyReport, report: EvaluationReport) -> Placement
             f"the evaluation of {report.model} holds no per-test outcomes of {verify.suite}: "
             "give a run saved by `evaluate --out` (its outcomes folder with it)"
         )
+    systems = verify.outcomes
     mine = outcome_map(model)
-    systems = [verify.outcomes[name] for name in sorted(verify.outcomes)]
-    tests = rated_by_all(mine, *systems)
-    not_rated = len(rated_by_all(*systems)) - len(tests)
+    tests = rated_by_all(mine, *(systems[name] for name in sorted(systems)))
+    not_rated = len(rated_by_all(*systems.values())) - len(tests)
     if not tests:
         raise NNDError(
             f"{report.model} rated none of the tests of {verify.suite} that every annotated "
@@ -123,38 +138,44 @@ def place_in_verify(verify: VerifyReport, report: EvaluationReport) -> Placement
         )
     categories = {o.pair_id: o.category for o in model}
 
-    def rates(among: list[str]) -> dict[str, float]:
-        return {name: _pass_rate(verify.outcomes[name], among) for name in verify.outcomes}
+    def refitted(category: str | None) -> tuple[Mapping[str, float], float] | None:
+        among = [t for t in tests if category is None or categories[t] == category]
+        if not among:
+            return None
+        return {n: _pass_rate(o, among) for n, o in systems.items()}, _pass_rate(mine, among)
 
-    def placed(correlation: Correlation, among: list[str]) -> PlacedScore:
-        return _place(
-            rates(among),
-            correlation.human_scores,
-            _pass_rate(mine, among),
-            verify.confidence,
-            verify.score_range,
-        )
+    placement = _placement(verify, report, refitted)
+    placement.tests, placement.not_rated = len(tests), not_rated
+    placement.system_pass_rates = refitted(None)[0]  # type: ignore[index]  # tests: not empty
+    return placement
+
+
+def _placement(
+    verify: VerifyReport, report: EvaluationReport, rates_on: RatesOn
+) -> PlacementReport:
+    """The placement overall and per category of the verify run, each on ``rates_on``'s rates."""
+
+    def placed(category: str | None) -> PlacedScore:
+        fit = verify.overall if category is None else verify.by_category[category]
+        found = rates_on(category)
+        if found is None:
+            raise NNDError("the new model rated no test of this category")
+        systems, mine = found
+        return _place(systems, fit.human_scores, mine, verify.confidence, verify.score_range)
 
     skipped: dict[str, str] = {}
     by_category: dict[str, PlacedScore] = {}
-    for category, correlation in verify.by_category.items():
-        among = [pair_id for pair_id in tests if categories[pair_id] == category]
-        if not among:
-            skipped[category] = "the new model rated no test of this category"
-            continue
+    for category in verify.by_category:
         try:
-            by_category[category] = placed(correlation, among)
-        except NNDError as exc:  # every system with the same pass rate: nothing to fit
+            by_category[category] = placed(category)
+        except NNDError as exc:  # no test rated there, or every system with one pass rate
             skipped[category] = str(exc)
     return PlacementReport(
         model=report.model,
         suite=verify.suite,
         measure=verify.measure,
         confidence=verify.confidence,
-        tests=len(tests),
-        not_rated=not_rated,
-        system_pass_rates=rates(tests),
-        overall=placed(verify.overall, tests),
+        overall=placed(None),
         by_category=by_category,
         skipped=skipped,
     )

@@ -162,6 +162,27 @@ def test_place_fits_on_the_tests_the_model_rated(short_run, challenge300_suite):
         place_in_verify(verify, short_run)
 
 
+def test_an_older_verify_run_places_a_model_that_skipped_nothing(
+    challenge300_suite, heuristic_report
+):
+    """Without per-test outcomes the stored fit is used, only for a model that rated every
+    test it could: its placement says no test count (``tests`` null), as such reports did."""
+    run = heuristic_report([challenge300_suite], "longer", lambda t: float(len(t)))
+    result = run.suites["challenge300"]
+    assert result.skipped == 0
+    systems = {
+        n: {p.id: "pass" if i % k == 0 else "fail" for i, p in enumerate(challenge300_suite.pairs)}
+        for n, k in (("x", 5), ("y", 2), ("z", 1))
+    }
+    verify = _verify(challenge300_suite, result, systems)
+    verify.outcomes = None
+    placed = place_in_verify(verify, run)
+    assert placed.tests is None and placed.not_rated == 0
+    expected = place_model(verify.overall.pass_rates, verify.overall.human_scores, result.pass_rate)
+    assert placed.overall.predicted_human_score == pytest.approx(expected.predicted)
+    assert "counted on the same" not in placement_markdown(placed)
+
+
 def _limited(heuristic_report, suite, limit):
     report = heuristic_report([first_groups(suite, limit)], f"limit-{limit}", lambda t: len(t))
     report.limit = limit
