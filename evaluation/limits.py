@@ -48,11 +48,11 @@ def suite_limit(suite: Suite) -> SuiteLimit | None:
         tests=whole.pairs,
         categories_without_tests=sorted(set(whole.breakdowns.get("category", {})) - kept),
         groups=len({pair.group_id for pair in suite.pairs}),
-        kept=tests_digest(pair.id for pair in suite.pairs),
+        kept=kept_digest(pair.id for pair in suite.pairs),
     )
 
 
-def tests_digest(ids: Iterable[str]) -> str:
+def kept_digest(ids: Iterable[str]) -> str:
     """The digest of a set of test ids (order and repeats aside)."""
     return hashlib.sha256("\n".join(sorted(set(ids))).encode()).hexdigest()[:16]
 

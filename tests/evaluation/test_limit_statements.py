@@ -9,7 +9,7 @@ import json
 import pytest
 
 from nnd_suites.cli import main
-from nnd_suites.evaluation.limits import tests_digest
+from nnd_suites.evaluation.limits import kept_digest
 
 GROUPS = 3
 
@@ -26,7 +26,7 @@ def expected(challenge300_suite) -> dict:
         "scored": len(kept),
         "tests": len(challenge300_suite.pairs),
         "dropped": dropped,
-        "kept": tests_digest(p.id for p in kept),
+        "kept": kept_digest(p.id for p in kept),
     }
 
 
