@@ -14,13 +14,13 @@ from collections.abc import Callable, Mapping, Set
 from dataclasses import dataclass
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, Field
 
 from nnd_suites.infra.formatting import count, plural, rate_with_interval, row
 from nnd_suites.records.conversation import render_transcript
 from nnd_suites.records.pairs import Pair, is_degenerate
 from nnd_suites.records.templates import conversation_fields
-from nnd_suites.statistics.outcomes import Outcome, Rate, rate, rates_by, verdict
+from nnd_suites.statistics.outcomes import Outcome, Rate, rate, rated_by_all, rates_by, verdict
 from nnd_suites.suite import Suite
 
 _WORD = re.compile(r"\w+")
@@ -72,13 +72,21 @@ BASELINES: dict[str, Baseline] = {
 
 
 class BaselineRates(BaseModel):
-    """What one bias baseline (a heuristic, no model) achieves on a suite's tests."""
+    """What one bias baseline (a heuristic, no model) achieves on a suite's tests: in a report,
+    on exactly the tests the model rated, so that both figures count the same tests."""
 
     model_config = ConfigDict(extra="forbid")
 
     description: str
     overall: Rate
     by_category: dict[str, Rate]
+    left_out: int = Field(
+        0,
+        ge=0,
+        description="tests of the suite left out because the model did not rate them (skipped: "
+        "a candidate too long for its window; degenerate): the baseline is computed on the "
+        "model's rated tests only (0: every test, or a report written before this field)",
+    )
 
 
 def baseline_outcomes(suite: Suite, baseline: Baseline | str) -> dict[str, Outcome]:
@@ -97,19 +105,40 @@ def baseline_outcomes(suite: Suite, baseline: Baseline | str) -> dict[str, Outco
 
 
 def rates_by_category(suite: Suite, outcomes: Mapping[str, Outcome]) -> dict[str, Rate]:
-    """Pass rate (Wilson 95% interval) per category, largest category first (as in reports)."""
-    return rates_by(suite.pairs, lambda p: p.category, lambda p: outcomes[p.id])
+    """Pass rate (Wilson 95% interval) per category of the tests in ``outcomes``, largest
+    category first (as in reports)."""
+    return rates_by(
+        (p for p in suite.pairs if p.id in outcomes), lambda p: p.category, lambda p: outcomes[p.id]
+    )
 
 
-def baseline_rates(suite: Suite) -> dict[str, BaselineRates]:
-    """Every baseline's pass rate overall and per category on ``suite`` (what reports carry)."""
+#: baseline name -> pair id -> its outcome: what :func:`all_baseline_outcomes` returns
+BaselineOutcomes = Mapping[str, Mapping[str, Outcome]]
+
+
+def all_baseline_outcomes(suite: Suite) -> dict[str, dict[str, Outcome]]:
+    """Every baseline's per-test outcomes: model-independent, so computed once per suite however
+    many models are then compared with them."""
+    return {name: baseline_outcomes(suite, baseline) for name, baseline in BASELINES.items()}
+
+
+def baseline_rates(
+    suite: Suite,
+    model: Mapping[str, str] | None = None,
+    outcomes: BaselineOutcomes | None = None,
+) -> dict[str, BaselineRates]:
+    """Every baseline's pass rate overall and per category on ``suite``; given a ``model``'s
+    outcomes (pair id -> outcome), on exactly the tests it rated (:func:`rated_by_all`), so
+    the baseline reads beside the model's rate. ``outcomes``: already computed ones."""
     found = {}
-    for name, baseline in BASELINES.items():
-        outcomes = baseline_outcomes(suite, baseline)
+    for name, per_test in (outcomes or all_baseline_outcomes(suite)).items():
+        if model is not None:
+            per_test = {pair_id: per_test[pair_id] for pair_id in rated_by_all(model, per_test)}
         found[name] = BaselineRates(
-            description=baseline.description,
-            overall=rate(outcomes.values()),
-            by_category=rates_by_category(suite, outcomes),
+            description=BASELINES[name].description,
+            overall=rate(per_test.values()),
+            by_category=rates_by_category(suite, per_test),
+            left_out=len(suite.pairs) - len(per_test),
         )
     return found
 

@@ -4,9 +4,16 @@ records are :mod:`nnd_suites.records.conversation`."""
 
 from __future__ import annotations
 
-from nnd_suites.errors import TemplateError
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+from nnd_suites.errors import NNDError, TemplateError
 from nnd_suites.records.conversation import EMPTY_CONVERSATION, decode_turns
 from nnd_suites.records.templates import conversation_fields
+
+if TYPE_CHECKING:  # annotations only: this module stays a leaf of the evaluator's imports
+    from nnd_suites.evaluation.backend import Backend
+    from nnd_suites.suite import Suite
 
 #: The context field and template name a suite gets for a tokenizer's chat template.
 CHAT_FIELD = "chat_prompt"
@@ -69,3 +76,22 @@ def with_chat_prompts(suite, tokenizer):
         context_fields=[*manifest.context_fields, CHAT_FIELD, *neutral],
         templates={**manifest.templates, CHAT_TEMPLATE: "{" + CHAT_FIELD + "}"},
     )
+
+
+def chat_rendering(scorer: Backend) -> Callable[[Suite], Suite]:
+    """What renders a suite's conversations by the model's chat template (template ``chat``),
+    unless the suite has that template already: part of this run's scoring, not of the tests
+    (:func:`prepare_suites` keeps the suite's own content hash as their identity)."""
+    tokenizer = getattr(scorer, "tokenizer", None)
+    if tokenizer is None or not getattr(tokenizer, "chat_template", None):
+        raise NNDError(
+            f"--template {CHAT_TEMPLATE}: backend {scorer.name} has no tokenizer with a chat "
+            "template; score a Hugging Face chat model, or use the suite's own templates"
+        )
+
+    def render(suite: Suite) -> Suite:
+        if CHAT_TEMPLATE in suite.manifest.templates:
+            return suite
+        return with_chat_prompts(suite, tokenizer)
+
+    return render

@@ -19,7 +19,7 @@ from nnd_suites.errors import NNDError, ScoringError
 from nnd_suites.evaluation.arguments import check_evaluate_arguments, resolve_mode
 from nnd_suites.evaluation.backend import Backend, Score, ScoreRequest, load_backend
 from nnd_suites.evaluation.cache import ScoreCache, scope_of, score_key
-from nnd_suites.evaluation.chat_prompts import CHAT_TEMPLATE, with_chat_prompts
+from nnd_suites.evaluation.chat_prompts import CHAT_TEMPLATE, chat_rendering
 from nnd_suites.evaluation.identity import check_cached_scores, content_identity
 from nnd_suites.evaluation.parallel import (
     Rank,
@@ -54,8 +54,6 @@ from nnd_suites.evaluation.scorers.resolve import (
 )
 from nnd_suites.evaluation.sensitivity import sensitivity
 from nnd_suites.evaluation.tiny import resolve_embedded
-from nnd_suites.resolve import resolve_suites
-from nnd_suites.suite import Suite
 
 __all__ = ["evaluate", "resolve_mode"]
 logger = logging.getLogger(__name__)
@@ -177,8 +175,13 @@ def evaluate(
         )
 
     if prepared is None:  # conversations rendered by the model's own chat template
-        suites = chat_suites(resolve_suites(suites), scorer)  # type: ignore[arg-type]
-        prepared = prepare_suites(suites, template=template, normalize=normalize, limit=limit)
+        prepared = prepare_suites(
+            suites,  # type: ignore[arg-type]
+            template=template,
+            normalize=normalize,
+            limit=limit,
+            rendering=chat_rendering(scorer),
+        )
     plans = prepared.plans
     if any(one.needs_neutral for one in chosen):
         prepared = with_neutral_requests(prepared)
@@ -237,7 +240,8 @@ def evaluate(
             plan.template,
             outcomes,
             truncated,
-            plan.baselines,
+            plan.baseline_outcomes,
+            plan.content_hash,
         )
         report.outcomes[plan.name] = outcomes
         if log_samples and main:
@@ -257,21 +261,6 @@ def evaluate(
 
         write_report(report, out)
     return report
-
-
-def chat_suites(suites: list[Suite], scorer: Backend) -> list[Suite]:
-    """Each suite with its conversations also rendered by the model's chat template (template
-    ``chat``), unless it has that template already."""
-    tokenizer = getattr(scorer, "tokenizer", None)
-    if tokenizer is None or not getattr(tokenizer, "chat_template", None):
-        raise NNDError(
-            f"--template {CHAT_TEMPLATE}: backend {scorer.name} has no tokenizer with a chat "
-            "template; score a Hugging Face chat model, or use the suite's own templates"
-        )
-    return [
-        suite if CHAT_TEMPLATE in suite.manifest.templates else with_chat_prompts(suite, tokenizer)
-        for suite in suites
-    ]
 
 
 #: More ties than this share of a suite's (non-degenerate) tests means the scores carry no signal.

@@ -70,7 +70,8 @@ class Leaderboard(BaseModel):
         description="suite -> row (overall, then each category) -> model label -> rate"
     )
     baselines: dict[str, dict[str, dict[str, float | None]]] = Field(
-        description="suite -> bias baseline -> row (overall, then each category) -> pass rate"
+        description="suite -> bias baseline -> row (overall, then each category) -> pass rate, "
+        "on the tests the first model rated (its report's baselines)"
     )
     agreement: dict[str, dict[str, AgreementCeiling]] = Field(
         default_factory=dict,

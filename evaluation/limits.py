@@ -5,7 +5,8 @@ first-N-groups rule can drop whole categories, Challenge 300's question types fo
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import hashlib
+from collections.abc import Iterable, Mapping
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -24,6 +25,15 @@ class SuiteLimit(BaseModel):
         description="the suite's categories the limit left with no test (absent from "
         "by_category), alphabetically"
     )
+    groups: int | None = Field(
+        None, ge=0, description="context groups kept (null: a report written before this field)"
+    )
+    kept: str | None = Field(
+        None,
+        description="digest of the ids of the tests kept (sha256 of the sorted ids, 16 hex "
+        "digits): two runs kept the same tests iff these are equal, however --limit was spelled "
+        "(null: a report written before this field)",
+    )
 
 
 def suite_limit(suite: Suite) -> SuiteLimit | None:
@@ -37,7 +47,34 @@ def suite_limit(suite: Suite) -> SuiteLimit | None:
         scored=len(suite.pairs),
         tests=whole.pairs,
         categories_without_tests=sorted(set(whole.breakdowns.get("category", {})) - kept),
+        groups=len({pair.group_id for pair in suite.pairs}),
+        kept=kept_digest(pair.id for pair in suite.pairs),
     )
+
+
+def kept_digest(ids: Iterable[str]) -> str:
+    """The digest of a set of test ids (order and repeats aside)."""
+    return hashlib.sha256("\n".join(sorted(set(ids))).encode()).hexdigest()[:16]
+
+
+def kept_tests_differ(a: SuiteLimit | None, b: SuiteLimit | None) -> str | None:
+    """How two runs' --limit records keep different tests of one suite, or None when they keep
+    the same: what was kept is compared, never how --limit was spelled (``--limit 5`` on a suite
+    of 5 groups keeps it whole; ``--limit 3`` and ``--limit 0.01`` may keep the same groups)."""
+
+    def kept(record: SuiteLimit | None) -> tuple[int, str | None] | None:
+        return None if record is None else (record.scored, record.kept)
+
+    if kept(a) == kept(b):
+        return None
+    return f"tests kept by --limit: {_kept_text(a)} vs {_kept_text(b)}"
+
+
+def _kept_text(record: SuiteLimit | None) -> str:
+    if record is None:
+        return "every test"
+    groups = "" if record.groups is None else f" (the first {plural(record.groups, 'group')})"
+    return f"{record.scored:,} of {record.tests:,}{groups}"
 
 
 #: a suite's name -> (its tests, said when it was scored whole; its limit record or None)

@@ -21,6 +21,7 @@ from typing import Any
 
 from nnd_suites.errors import NNDError
 from nnd_suites.evaluation.arguments import check_models, check_preparation
+from nnd_suites.evaluation.chat_prompts import CHAT_TEMPLATE
 from nnd_suites.evaluation.evaluator import evaluate
 from nnd_suites.evaluation.leaderboard import TIE_RULE, Leaderboard, leaderboard, model_labels
 from nnd_suites.evaluation.leaderboard_agreement import ceiling_row, human_sections, rate_cell
@@ -34,6 +35,7 @@ from nnd_suites.evaluation.task_charts import write_task_rates
 from nnd_suites.evaluation.task_grouping import BASELINE_COLUMNS, task_table
 from nnd_suites.infra.formatting import count, percent, plural, row
 from nnd_suites.infra.output_folder import check_output_folder, write_report_folder
+from nnd_suites.resolve import resolve_suites
 
 
 def evaluate_models(
@@ -76,9 +78,18 @@ def evaluate_models(
     if job is not None:  # N local ranks make this call; what would fail in each fails here
         refuse_before_ranks(suites, options.get("backend"), options.get("backend_options"))
         return run_in_ranks(job, data_parallel, Leaderboard)  # type: ignore[arg-type]
-    prepared = prepare_suites(suites, template=template, normalize=normalize, limit=limit)
     labels = model_labels([str(m) for m in models])
-    reports = [evaluate(model, prepared, **options) for model in models]
+    if template == CHAT_TEMPLATE:
+        # each model renders the conversations with its own chat template: the suites are
+        # loaded once, and each model's run prepares them with its rendering
+        loaded = resolve_suites(suites)
+        reports = [
+            evaluate(model, loaded, template=template, normalize=normalize, limit=limit, **options)
+            for model in models
+        ]
+    else:
+        prepared = prepare_suites(suites, template=template, normalize=normalize, limit=limit)
+        reports = [evaluate(model, prepared, **options) for model in models]
     board = leaderboard(reports, labels)
     if out is not None and main:
         write_leaderboard_folder(board, out)
@@ -124,7 +135,7 @@ def leaderboard_markdown(board: Leaderboard) -> str:
         f"Pass rate [Wilson 95% interval]; {TIE_RULE}. n: the tests rated (passed, failed or "
         "tied; degenerate and skipped tests are left out), the most any model rated; a model "
         "that rated fewer (a candidate did not fit its window) gives its own n beside its rate. "
-        "Bias baselines score without a model."
+        f"Bias baselines score without a model, on the tests {board.models[0].label} rated."
         + limit_note(board.limit, kept_tests(board.reports[0].suites) if board.reports else None)
         + (" scaling.png plots pass rate against size." if board.family else ""),
     ]

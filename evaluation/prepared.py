@@ -6,17 +6,18 @@ the forward passes to each call (the backend also keeps each request's tokenisat
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from functools import cached_property
 from pathlib import Path
 
 from nnd_suites.errors import NNDError
 from nnd_suites.evaluation.arguments import check_preparation
-from nnd_suites.evaluation.baselines import BaselineRates, baseline_rates
+from nnd_suites.evaluation.baselines import all_baseline_outcomes
 from nnd_suites.evaluation.templates import neutral_context, resolve_template
 from nnd_suites.records.templates import render_template as render
 from nnd_suites.resolve import resolve_suites
+from nnd_suites.statistics.outcomes import Outcome
 from nnd_suites.suite import Suite
 from nnd_suites.transformations import normalize_suite
 
@@ -35,16 +36,21 @@ class Plan:
     template: str
     #: each test's context rendered by the template, in suite order (rendered once, here)
     contexts: list[str] = field(default_factory=list)
+    #: the identity of the tests: the suite's content hash before any per-run rendering
+    #: (a model's chat prompts) was added to its contexts; the suite's own hash otherwise
+    content_hash: str = ""
 
     def __post_init__(self) -> None:
+        self.content_hash = self.content_hash or self.suite.manifest.content_hash
         if not self.contexts:
             self.contexts = [render(self.template, pair.context) for pair in self.suite.pairs]
 
     @cached_property
-    def baselines(self) -> dict[str, BaselineRates]:
-        """The bias baselines on this suite: model-independent, computed once per preparation
-        however many models score it (verify, leaderboards, training)."""
-        return baseline_rates(self.suite)
+    def baseline_outcomes(self) -> dict[str, dict[str, Outcome]]:
+        """The bias baselines' per-test outcomes: model-independent, computed once per
+        preparation however many models score it (verify, leaderboards, training); each report
+        rates them on the tests its model rated."""
+        return all_baseline_outcomes(self.suite)
 
     def requests(self) -> dict[tuple[str, str], None]:
         """Every distinct (rendered context, candidate) of the suite, in first-seen order."""
@@ -75,16 +81,23 @@ def prepare_suites(
     template: str | None = None,
     normalize: Sequence[str] = (),
     limit: Limit | None = None,
+    rendering: Callable[[Suite], Suite] | None = None,
 ) -> PreparedSuites:
     """Load ``suites``, apply ``normalize`` specs, keep the first ``limit`` context groups, resolve
-    the template and list the distinct requests, once."""
+    the template and list the distinct requests, once. ``rendering`` adds what one run renders
+    for itself (a model's chat prompts) to each suite, after normalisation and before the limit
+    (which keeps the whole suite's manifest); the plans keep the hash of the suite before it:
+    the tests are the suite's, their rendering is part of the run's scoring."""
     check_preparation("prepare_suites", template, normalize, limit)
     loaded = resolve_suites(suites)
     for spec in normalize:
         loaded = [normalize_suite(suite, spec) for suite in loaded]
+    hashes = [suite.manifest.content_hash for suite in loaded]
+    if rendering is not None:
+        loaded = [_rendered(suite, rendering) for suite in loaded]
     if limit is not None:
         loaded = [first_groups(suite, limit) for suite in loaded]
-    prepared = PreparedSuites(_plans(loaded, template), limit)
+    prepared = PreparedSuites(_plans(loaded, template, hashes), limit)
     for plan in prepared.plans:
         for context, candidate in plan.requests():
             prepared.requests[(plan.template, context, candidate)] = None
@@ -122,13 +135,24 @@ def first_groups(suite: Suite, limit: Limit) -> Suite:
     return Suite(suite.manifest, [p for p in suite.pairs if p.group_id in kept], suite.candidates)
 
 
-def _plans(suites: list[Suite], template: str | None) -> list[Plan]:
+def _rendered(suite: Suite, rendering: Callable[[Suite], Suite]) -> Suite:
+    """``rendering(suite)``; a suite already cut by :func:`first_groups` keeps the whole suite's
+    counts, so the report still says what the cut left out (a rendering derives a manifest
+    counted from the pairs it has)."""
+    rendered = rendering(suite)
+    if rendered is suite or len(suite.pairs) >= suite.manifest.counts.pairs:
+        return rendered
+    manifest = rendered.manifest.model_copy(update={"counts": suite.manifest.counts})
+    return Suite(manifest, rendered.pairs, rendered.candidates)
+
+
+def _plans(suites: list[Suite], template: str | None, hashes: list[str]) -> list[Plan]:
     plans, names = [], set()
-    for suite in suites:
+    for suite, content_hash in zip(suites, hashes, strict=True):
         name, number = suite.name, 2
         while name in names:  # the same suite twice (e.g. a folder and a built-in name)
             name, number = f"{suite.name}_{number}", number + 1
         names.add(name)
         template_name, text = resolve_template(suite, template)
-        plans.append(Plan(name, suite, template_name, text))
+        plans.append(Plan(name, suite, template_name, text, content_hash=content_hash))
     return plans

@@ -14,8 +14,8 @@ from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, model_validator
 
 from nnd_suites.errors import NNDError
 from nnd_suites.evaluation.backend import Score
-from nnd_suites.evaluation.baselines import BaselineRates, baseline_rates
-from nnd_suites.evaluation.limits import SuiteLimit, suite_limit
+from nnd_suites.evaluation.baselines import BaselineOutcomes, BaselineRates, baseline_rates
+from nnd_suites.evaluation.limits import SuiteLimit, kept_tests_differ, suite_limit
 from nnd_suites.evaluation.samples import Sample
 from nnd_suites.evaluation.scorers import DEFAULT_SCORER, Scorer, make_scorer
 from nnd_suites.evaluation.scorers.base import CandidateScores
@@ -32,7 +32,14 @@ from nnd_suites.human.agreement import (
 from nnd_suites.infra.output_kinds import register_model
 from nnd_suites.records.pairs import Pair, is_degenerate
 from nnd_suites.records.templates import render_template as render
-from nnd_suites.statistics.outcomes import Rate, TestOutcome, rate, rates_by, test_outcome
+from nnd_suites.statistics.outcomes import (
+    Rate,
+    TestOutcome,
+    outcome_map,
+    rate,
+    rates_by,
+    test_outcome,
+)
 from nnd_suites.suite import Suite
 
 
@@ -64,7 +71,8 @@ class SuiteResult(BaseModel):
     )
     baselines: dict[str, BaselineRates] = Field(
         default_factory=dict,
-        description="bias baselines (shorter, longer, overlap) on the same tests",
+        description="bias baselines (shorter, longer, overlap) on the same tests: exactly those "
+        "the model rated (see each one's left_out)",
     )
     by_margin: MarginStrata | None = Field(
         None,
@@ -309,10 +317,14 @@ def suite_result(
     template: str,
     outcomes: list[TestOutcome],
     truncated_tokens: int,
-    baselines: dict[str, BaselineRates] | None = None,
+    baselines: BaselineOutcomes | None = None,
+    content_hash: str | None = None,
 ) -> SuiteResult:
-    """A suite's figures from its outcomes; ``baselines`` (model-independent) when already
-    computed for the suite."""
+    """A suite's figures from its outcomes; ``baselines``: the baselines' per-test outcomes
+    when already computed for the suite (model-independent), rated here on the tests the model
+    rated. ``content_hash``: the identity of the tests when ``suite`` carries a per-run
+    rendering of them (a model's chat prompts) that must not enter it; the suite's own
+    otherwise."""
     manifest = suite.manifest
     overall = rate(o.outcome for o in outcomes)
     by_pair = {o.pair_id: o for o in outcomes}
@@ -328,7 +340,7 @@ def suite_result(
     return SuiteResult(
         suite=name,
         adapter=manifest.adapter.name,
-        content_hash=manifest.content_hash,
+        content_hash=content_hash or manifest.content_hash,
         transformation=manifest.transformation.name if manifest.transformation else None,
         template_name=template_name,
         template=template,
@@ -338,7 +350,7 @@ def suite_result(
         by_category=rates_by(suite.pairs, lambda p: p.category, lambda p: by_pair[p.id].outcome),
         by_breakdown=by_breakdown,
         by_slice=slice_rates(suite, outcomes),
-        baselines=baselines if baselines is not None else baseline_rates(suite),
+        baselines=baseline_rates(suite, outcome_map(outcomes), baselines),
         by_margin=margin_strata(suite.pairs, lambda p: by_pair[p.id].outcome, manifest.margin_kind),
         agreement_ceiling=agreement_ceiling(
             suite.pairs, {pair_id: o.outcome for pair_id, o in by_pair.items()}
@@ -348,15 +360,33 @@ def suite_result(
     )
 
 
+def coverage_differences(
+    a: EvaluationReport, b: EvaluationReport, suites: Iterable[str]
+) -> list[str]:
+    """How two runs scored different tests of ``suites`` (each in both runs): each suite's
+    content, and the tests --limit kept (what was kept, not how --limit was spelled)."""
+    found = []
+    for name in suites:
+        x, y = a.suites[name], b.suites[name]
+        if x.content_hash != y.content_hash:
+            found.append(
+                f"suite {name}: content {x.content_hash[:12]} vs {y.content_hash[:12]} "
+                "(another build, version or transformation)"
+            )
+        elif (kept := kept_tests_differ(x.limited, y.limited)) is not None:
+            found.append(f"suite {name}: {kept}")
+    return found
+
+
 def scoring_differences(
     a: EvaluationReport, b: EvaluationReport, suites: Iterable[str]
 ) -> list[str]:
-    """How two runs were scored differently on ``suites`` (each in both runs): limit, scoring
-    mode, each suite's content and template. Runs that are combined (compare, leaderboards)
-    must have none of these, or say them."""
-    found = []
-    if a.limit != b.limit:
-        found.append(f"--limit: {_groups(a.limit)} vs {_groups(b.limit)} of each suite")
+    """How two runs differ on ``suites`` (each in both runs): the tests they cover
+    (:func:`coverage_differences`), then scoring mode, scorer, reference model and each suite's
+    template. Runs that are combined (compare, leaderboards) must have none of these, or say
+    them."""
+    suites = list(suites)  # read twice
+    found = coverage_differences(a, b, suites)
     if a.mode != b.mode:
         found.append(f"scoring mode {a.mode!r} vs {b.mode!r}")
     if a.scorer != b.scorer:
@@ -367,11 +397,6 @@ def scoring_differences(
             found[-1] += " (the same path, other weights)"
     for name in suites:
         x, y = a.suites[name], b.suites[name]
-        if x.content_hash != y.content_hash:
-            found.append(
-                f"suite {name}: content {x.content_hash[:12]} vs {y.content_hash[:12]} "
-                "(another build, version or transformation)"
-            )
         if x.template != y.template:
             found.append(f"suite {name}: template {x.template!r} vs {y.template!r}")
     return found
@@ -383,14 +408,6 @@ def _other_reference(a: EvaluationReport, b: EvaluationReport) -> bool:
     if a.reference_identity is not None and b.reference_identity is not None:
         return a.reference_identity != b.reference_identity
     return a.reference_model != b.reference_model
-
-
-def _groups(limit: float | None) -> str:
-    if limit is None:
-        return "every context group"
-    if isinstance(limit, float) and not limit.is_integer():
-        return f"the first {limit:.0%} of the context groups"
-    return f"the first {int(limit)} context groups"
 
 
 register_model("report", EvaluationReport)

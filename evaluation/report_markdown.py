@@ -311,7 +311,9 @@ def _baseline_table(result: SuiteResult) -> list[str]:
     rows += [(f"{n}", b.overall.pass_rate, b.by_category) for n, b in result.baselines.items()]
     lines = [
         "",
-        "Bias baselines on the same tests (no model; a tie is not a pass): "
+        "Bias baselines on the same tests (no model; a tie is not a pass)"
+        + _baseline_tests(result)
+        + ": "
         + "; ".join(f"{n}: {b.description}" for n, b in result.baselines.items())
         + ".",
         "",
@@ -324,6 +326,17 @@ def _baseline_table(result: SuiteResult) -> list[str]:
         ]
         lines.append(row([label, *cells]))
     return lines
+
+
+def _baseline_tests(result: SuiteResult) -> str:
+    """Which tests the baselines count: those the model rated (unsaid for an older report)."""
+    first = next(iter(result.baselines.values()))
+    if first.overall.n != result.overall.n:  # written before baselines were cut to rated tests
+        return ""
+    left = f" ({count(result.skipped)} skipped, {count(result.degenerate)} degenerate left out)"
+    return f", the {plural(result.overall.n, 'test')} this model rated" + (
+        left if first.left_out else ""
+    )
 
 
 def scorer_description(spec: str) -> str:

@@ -125,9 +125,14 @@ def ggufs(tmp_path_factory, tiny_causal_model):
 @pytest.fixture(scope="session")
 def heuristic_report():
     """``build(suites, model, score)``: an evaluation report whose 'model' scores each candidate
-    by ``score(text)``, made by the evaluator's own outcome and report code (no model needed)."""
+    by ``score(text)``, made by the evaluator's own outcome and report code (no model needed);
+    a candidate ``score`` gives None is skipped, as one too long for a model's window."""
     from nnd_suites import __version__
-    from nnd_suites.evaluation.backend import Score
+    from nnd_suites.evaluation.backend import TOO_LONG, Score
+
+    def scored(value: float | None) -> Score:
+        return Score.skip(TOO_LONG) if value is None else Score(value, 1)
+
     from nnd_suites.evaluation.report import EvaluationReport, RequestCounts, suite_result
     from nnd_suites.evaluation.report import test_outcomes as outcomes_of
 
@@ -144,7 +149,7 @@ def heuristic_report():
         )
         for suite in suites:
             template = suite.manifest.default_template
-            outcomes = outcomes_of(suite.pairs, template, None, lambda c, x: Score(score(x), 1))
+            outcomes = outcomes_of(suite.pairs, template, None, lambda c, x: scored(score(x)))
             report.suites[suite.name] = suite_result(
                 suite.name, suite, "default", template, outcomes, 0
             )

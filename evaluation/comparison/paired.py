@@ -16,7 +16,11 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from nnd_suites.errors import NNDError
 from nnd_suites.evaluation.limits import SuiteLimit
-from nnd_suites.evaluation.report import EvaluationReport, scoring_differences
+from nnd_suites.evaluation.report import (
+    EvaluationReport,
+    coverage_differences,
+    scoring_differences,
+)
 from nnd_suites.evaluation.saved import load_report, report_file
 from nnd_suites.infra.output_kinds import register_model
 from nnd_suites.statistics.outcomes import TestOutcome
@@ -99,8 +103,9 @@ class Comparison(BaseModel):
     suites: dict[str, SuiteComparison]
     limit: int | float | None = Field(
         None,
-        description="both runs scored only the first N context groups of each suite (or that "
-        "fraction of them, 0 < limit < 1): --limit; the runs must share it",
+        description="run A's --limit as given (the first N context groups of each suite, or "
+        "that fraction of them); the runs are matched on the tests kept (each suite's "
+        "`limited`), not on how --limit was spelled",
     )
 
 
@@ -187,14 +192,15 @@ def compare_reports(
     ``allow_different_scoring`` (to compare two modes or templates on purpose, said in the
     result), be scored the same way (mode, template)."""
     names = _suite_names(a, b, suites)
-    differences = scoring_differences(a, b, names)
-    coverage = [d for d in differences if d.startswith("--limit") or ": content " in d]
+    names = list(names)
+    coverage = coverage_differences(a, b, names)
     if coverage:
         raise IncomparableRunsError(
             "the runs cover different tests: "
             + "; ".join(coverage)
-            + "; score both models on the same suite folder with the same --limit"
+            + "; score both models on the same suite folder, keeping the same context groups"
         )
+    differences = scoring_differences(a, b, names)
     if differences and not allow_different_scoring:
         raise IncomparableRunsError(
             "the runs were scored differently: "

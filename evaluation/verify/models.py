@@ -6,6 +6,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from nnd_suites.evaluation.limits import SuiteLimit
 from nnd_suites.infra.output_kinds import register_model
+from nnd_suites.statistics.outcomes import Outcome
 
 
 class Correlation(BaseModel):
@@ -81,6 +82,11 @@ class VerifyReport(BaseModel):
         description="how the tests' human margins entered (the weight of a test), or why they "
         "did not; null: written before margins",
     )
+    outcomes: dict[str, dict[str, Outcome]] | None = Field(
+        None,
+        description="system -> test id -> its model's outcome: what `place` refits on the tests "
+        "a new model rated (null: written before this field)",
+    )
 
 
 class PlacedScore(BaseModel):
@@ -113,6 +119,23 @@ class PlacementReport(BaseModel):
     suite: str
     measure: str
     confidence: float
+    tests: int | None = Field(
+        None,
+        description="tests the placement compares on: those every annotated system's model and "
+        "the new model rated (null: written before this field)",
+    )
+    system_pass_rates: dict[str, float] | None = Field(
+        None,
+        description="each annotated system's pass rate on those tests: the points of the "
+        "overall fit (null: written before this field)",
+    )
+    not_rated: int = Field(
+        0,
+        ge=0,
+        description="tests of the verify run's fit the new model did not rate (skipped: a "
+        "candidate too long for its window): left out of the systems' pass rates too, the "
+        "line refitted without them",
+    )
     overall: PlacedScore
     by_category: dict[str, PlacedScore]
     skipped: dict[str, str] = Field(description="category -> why it could not be placed")

@@ -3,13 +3,14 @@ human score against pass rate over the systems and predict the new model's human
 
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
 from nnd_suites.errors import NNDError
+from nnd_suites.evaluation.limits import kept_tests_differ
 from nnd_suites.evaluation.report import EvaluationReport
 from nnd_suites.evaluation.saved import load_report
 from nnd_suites.evaluation.verify.models import (
-    Correlation,
     PlacedScore,
     PlacementReport,
     VerifyReport,
@@ -21,6 +22,8 @@ from nnd_suites.evaluation.verify.render import (
     write_placement,
 )
 from nnd_suites.evaluation.verify.stats import place_model
+from nnd_suites.infra.formatting import plural
+from nnd_suites.statistics.outcomes import outcome_map, rated_by_all
 
 
 def _clip(value: float, bounds: tuple[float, float] | None) -> float:
@@ -28,15 +31,14 @@ def _clip(value: float, bounds: tuple[float, float] | None) -> float:
 
 
 def _place(
-    correlation: Correlation,
+    pass_rates: Mapping[str, float],
+    human_scores: Mapping[str, float],
     pass_rate: float,
     confidence: float,
     bounds: tuple[float, float] | None = None,
 ) -> PlacedScore:
     """The fit's prediction, cut to ``bounds`` (the range a human score can take) if given."""
-    placed = place_model(
-        correlation.pass_rates, correlation.human_scores, pass_rate, confidence=confidence
-    )
+    placed = place_model(pass_rates, human_scores, pass_rate, confidence=confidence)
     predicted = _clip(placed.predicted, bounds)
     interval = placed.interval
     if interval is not None:
@@ -52,6 +54,10 @@ def _place(
         reason=placed.reason,
         extrapolated=placed.extrapolated,
     )
+
+
+def _pass_rate(outcomes: Mapping[str, str], tests: Sequence[str]) -> float:
+    return sum(outcomes[pair_id] == "pass" for pair_id in tests) / len(tests)
 
 
 def check_same_scoring(verify: VerifyReport, mode: str, template: str, scorer: str) -> None:
@@ -73,42 +79,103 @@ def check_same_scoring(verify: VerifyReport, mode: str, template: str, scorer: s
             )
 
 
+#: what a placement reads for one category (None: overall): the systems' pass rates and the new
+#: model's, on the same tests; None where the new model rated no test
+RatesOn = Callable[[str | None], tuple[Mapping[str, float], float] | None]
+
+
 def place_in_verify(verify: VerifyReport, report: EvaluationReport) -> PlacementReport:
-    """The new model of ``report`` (an ``evaluate`` run on the verified suite, same tests)."""
+    """The new model of ``report`` (an ``evaluate`` run on the verified suite, same tests),
+    placed on a line fitted on the tests it rated: each system's pass rate and its own are
+    counted on the tests every one of them rated (:func:`rated_by_all`), so a test the new
+    model skipped leaves the systems' rates too (``not_rated`` says how many)."""
     result = report.suites.get(verify.suite)
     if result is None:
         raise NNDError(
             f"the evaluation of {report.model} has no suite {verify.suite!r} (it has "
             f"{sorted(report.suites)}); evaluate the model on the verified suite"
         )
-    if result.content_hash != verify.content_hash or report.limit != verify.limit:
+    kept = kept_tests_differ(result.limited, verify.limited)
+    if result.content_hash != verify.content_hash or kept is not None:
         raise NNDError(
             f"{report.model} was scored on other tests of {verify.suite} than the verify run "
-            f"(content hash {result.content_hash[:12]} vs {verify.content_hash[:12]}, --limit "
-            f"{report.limit} vs {verify.limit}); evaluate it on the same suite and limit"
+            f"(content hash {result.content_hash[:12]} vs {verify.content_hash[:12]}"
+            + (f"; {kept}" if kept else "")
+            + "); evaluate it on the same suite, keeping the same context groups"
         )
     check_same_scoring(verify, report.mode, result.template, report.scorer)
-    if result.pass_rate is None:
-        raise NNDError(f"{report.model} has no pass rate on {verify.suite} (no test scored)")
+    if verify.outcomes is None and result.skipped == 0 and result.pass_rate is not None:
+        # written before verify kept per-test outcomes; the model skipped nothing its fit
+        # counts: the stored fit, each pass rate as its run counted it (``tests`` null)
+        def stored(category: str | None) -> tuple[Mapping[str, float], float] | None:
+            fit = verify.overall if category is None else verify.by_category[category]
+            rate = result.overall if category is None else result.by_category.get(category)
+            if rate is None or rate.pass_rate is None:
+                return None
+            return fit.pass_rates, rate.pass_rate
+
+        return _placement(verify, report, stored)
+    if verify.outcomes is None:
+        raise NNDError(
+            f"the verify run of {verify.suite} records no per-test outcomes of its systems "
+            "(written by an earlier version), so its fit cannot be restricted to the tests "
+            f"{report.model} rated: re-run verify before placing a model in it"
+        )
+    model = report.outcomes.get(verify.suite)
+    if not model:
+        raise NNDError(
+            f"the evaluation of {report.model} holds no per-test outcomes of {verify.suite}: "
+            "give a run saved by `evaluate --out` (its outcomes folder with it)"
+        )
+    systems = verify.outcomes
+    mine = outcome_map(model)
+    tests = rated_by_all(mine, *(systems[name] for name in sorted(systems)))
+    not_rated = len(rated_by_all(*systems.values())) - len(tests)
+    if not tests:
+        raise NNDError(
+            f"{report.model} rated none of the tests of {verify.suite} that every annotated "
+            f"system rated ({plural(not_rated, 'test')} skipped or degenerate): nothing to place"
+        )
+    categories = {o.pair_id: o.category for o in model}
+
+    def refitted(category: str | None) -> tuple[Mapping[str, float], float] | None:
+        among = [t for t in tests if category is None or categories[t] == category]
+        if not among:
+            return None
+        return {n: _pass_rate(o, among) for n, o in systems.items()}, _pass_rate(mine, among)
+
+    placement = _placement(verify, report, refitted)
+    placement.tests, placement.not_rated = len(tests), not_rated
+    placement.system_pass_rates = refitted(None)[0]  # type: ignore[index]  # tests: not empty
+    return placement
+
+
+def _placement(
+    verify: VerifyReport, report: EvaluationReport, rates_on: RatesOn
+) -> PlacementReport:
+    """The placement overall and per category of the verify run, each on ``rates_on``'s rates."""
+
+    def placed(category: str | None) -> PlacedScore:
+        fit = verify.overall if category is None else verify.by_category[category]
+        found = rates_on(category)
+        if found is None:
+            raise NNDError("the new model rated no test of this category")
+        systems, mine = found
+        return _place(systems, fit.human_scores, mine, verify.confidence, verify.score_range)
+
     skipped: dict[str, str] = {}
     by_category: dict[str, PlacedScore] = {}
-    for category, correlation in verify.by_category.items():
-        rate = result.by_category.get(category)
-        if rate is None or rate.pass_rate is None:
-            skipped[category] = "the new model has no pass rate in this category"
-            continue
+    for category in verify.by_category:
         try:
-            by_category[category] = _place(
-                correlation, rate.pass_rate, verify.confidence, verify.score_range
-            )
-        except NNDError as exc:  # every system with the same pass rate: nothing to fit
+            by_category[category] = placed(category)
+        except NNDError as exc:  # no test rated there, or every system with one pass rate
             skipped[category] = str(exc)
     return PlacementReport(
         model=report.model,
         suite=verify.suite,
         measure=verify.measure,
         confidence=verify.confidence,
-        overall=_place(verify.overall, result.pass_rate, verify.confidence, verify.score_range),
+        overall=placed(None),
         by_category=by_category,
         skipped=skipped,
     )

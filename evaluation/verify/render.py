@@ -107,7 +107,7 @@ def write_placement(
     def draw(path: Path) -> None:
         write_scatter(
             path,
-            verify.overall.pass_rates,
+            placement.system_pass_rates or verify.overall.pass_rates,
             verify.overall.human_scores,
             title=f"{placement.suite}: {short_name(placement.model)} placed among the systems",
             human_label=f"human score ({placement.measure})",
@@ -117,7 +117,8 @@ def write_placement(
                 placed.predicted_human_score,
                 placed.prediction_interval,
             ),
-            intervals=pass_rate_intervals(verify.overall),
+            # the verify run's intervals are those of its own tests: not drawn on fewer
+            intervals=pass_rate_intervals(verify.overall) if not placement.not_rated else None,
             note=f"fit r² {placed.r_squared:.2f} over {plural(placed.systems, 'system')}",
             warning=_flag(placed).upper() if _flag(placed) != "ok" else "",
         )
@@ -297,13 +298,32 @@ def _placed_row(label: str, p: PlacedScore) -> str:
     )
 
 
+def _tests_note(placement: PlacementReport) -> str:
+    """On which tests the systems' and the new model's pass rates were counted."""
+    if placement.tests is None:
+        return ""
+    note = (
+        f" Every pass rate, the systems' and this model's, is counted on the same "
+        f"{plural(placement.tests, 'test')}: those every annotated system's model and this "
+        "model rated"
+    )
+    if placement.not_rated:
+        note += (
+            f"; {plural(placement.not_rated, 'test')} of the verify run's fit this model did not "
+            "rate (skipped: a candidate too long for its window) are left out, and the line is "
+            "refitted without them"
+        )
+    return note + "."
+
+
 def placement_markdown(placement: PlacementReport) -> str:
     level = f"{100 * placement.confidence:g}%"
     lines = [
         f"# Placement of `{placement.model}` among the systems annotated in {placement.suite}",
         "",
         f"Predicted human score ({placement.measure}) from a least-squares fit of human score "
-        f"on pass rate over the annotated systems, with a {level} prediction interval.",
+        f"on pass rate over the annotated systems, with a {level} prediction interval."
+        + _tests_note(placement),
         "",
         f"| category | pass rate (%) | predicted ({cell(placement.measure)}) | {level} prediction "
         "interval | r² | systems | fit |",

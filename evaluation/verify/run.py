@@ -41,7 +41,7 @@ from nnd_suites.human.scores import HumanScores, human_scores
 from nnd_suites.infra.formatting import plural
 from nnd_suites.infra.reading import read_data_text
 from nnd_suites.quality_map.loading import strict_yaml
-from nnd_suites.statistics.outcomes import RATED, TestOutcome
+from nnd_suites.statistics.outcomes import TestOutcome, outcome_map, rated_by_all
 from nnd_suites.suite import Suite
 
 #: How verify weighs a test by its human margin, per margin kind (see agreement.margin_weight).
@@ -150,23 +150,19 @@ def _correlation(
     **bootstrap: Any,
 ) -> Correlation | None:
     names = sorted(human)
-    first = outcomes[names[0]]
+    categories = {o.pair_id: o.category for o in outcomes[names[0]]}
+    by_system = {n: outcome_map(outcomes[n]) for n in names}
     keep = [
-        i
-        for i, test in enumerate(first)
-        if (category is None or test.category == category)
-        and all(outcomes[n][i].outcome in RATED for n in names)
+        pair_id
+        for pair_id in rated_by_all(*by_system.values())
+        if category is None or categories[pair_id] == category
     ]
     if not keep:
         return None
-    passes = {n: [outcomes[n][i].outcome == "pass" for i in keep] for n in names}
+    passes = {n: [by_system[n][pair_id] == "pass" for pair_id in keep] for n in names}
     found = _fit(passes, human, None, **bootstrap)
     if weights is not None:
-        weighed = [
-            (j, weights[pair_id])
-            for j, i in enumerate(keep)
-            if (pair_id := first[i].pair_id) in weights
-        ]
+        weighed = [(j, weights[pair_id]) for j, pair_id in enumerate(keep) if pair_id in weights]
         if sum(w for _, w in weighed) > 0:
             chosen = {n: [p[j] for j, _ in weighed] for n, p in passes.items()}
             found.margin_weighted = _fit(chosen, human, [w for _, w in weighed], **bootstrap)
@@ -290,7 +286,7 @@ def verify_suite(
         nnd_suites_version=__version__,
         created=datetime.now(timezone.utc).isoformat(timespec="seconds"),
         suite=plan.name,
-        content_hash=plan.suite.manifest.content_hash,
+        content_hash=plan.content_hash,
         measure=scores.measure,
         score_range=scores.score_range,
         systems={n: str(m) for n, m in systems.items()},
@@ -305,6 +301,7 @@ def verify_suite(
         category_kinds={c: scores.categories[c] for c in by_category},
         categories_left_out=left_out,
         margins=margins,
+        outcomes={n: outcome_map(o) for n, o in outcomes.items()},
         **bootstrap,
     )
     if out is not None and main:

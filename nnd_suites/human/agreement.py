@@ -47,7 +47,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from nnd_suites.records.pairs import Pair
 from nnd_suites.records.votes import MarginKind, Vote
 from nnd_suites.statistics.bootstrap import bootstrap_draws, percentile_interval
-from nnd_suites.statistics.outcomes import RATED, Rate, rate
+from nnd_suites.statistics.outcomes import Rate, rate, rated_by_all
 
 NO_MARGIN = "no margin"
 #: a share within this of 1 is unanimous (shares are ratios of small counts, stored as floats)
@@ -281,7 +281,8 @@ def agreement_ceiling(
     (``outcomes``: pair id -> outcome), with a bootstrap-over-tests interval, the model's pass
     rate on the same tests and the paired difference model minus ceiling; None when no test has
     two votes or no case could be compared."""
-    tally = _tally(([v.prefers for v in p.votes], outcomes[p.id] in RATED) for p in pairs)
+    rated = set(rated_by_all(outcomes))  # the tests both figures count
+    tally = _tally(([v.prefers for v in p.votes], p.id in rated) for p in pairs)
     if not tally.counts:
         return None
     verdicts = [outcomes[pairs[position].id] for position in tally.compared]

@@ -15,7 +15,7 @@ tests are counted beside it, never as failures. A leaf module: it imports nothin
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from typing import Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
@@ -139,3 +139,32 @@ class TestOutcome(BaseModel):
     n_low: int
     truncated: bool = Field(description="the context was cut from the left to fit the window")
     outcome: Outcome
+
+
+def outcome_map(outcomes: Iterable[TestOutcome]) -> dict[str, Outcome]:
+    """A run's outcomes keyed by test id, as :func:`rated_by_all` reads them."""
+    return {o.pair_id: o.outcome for o in outcomes}
+
+
+def rated_by_all(*runs: Mapping[str, str]) -> list[str]:
+    """The ids of the tests that every run rated (pass, fail or tie), in the first run's order.
+
+    The one place that decides which tests two figures are compared on: a model beside its bias
+    baselines, a new model placed on the annotated systems' fit, systems correlated with human
+    scores. A test one run skipped (a candidate too long for its model), found degenerate or
+    lacks is left out of every figure compared, so no figure counts tests another does not.
+    Each run maps test id -> outcome (:func:`outcome_map`)."""
+    if not runs:
+        return []
+    first, *others = runs
+    return [
+        pair_id
+        for pair_id, outcome in first.items()
+        if rated_in_all([outcome, *(run.get(pair_id) for run in others)])
+    ]
+
+
+def rated_in_all(outcomes: Iterable[str | None]) -> bool:
+    """Whether one test was rated in every run (its outcome in each; None: a run lacks it):
+    the rule of :func:`rated_by_all`, for counts taken test by test (``compare``)."""
+    return all(outcome in RATED for outcome in outcomes)

@@ -17,7 +17,7 @@ import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from nnd_suites.statistics.outcomes import RATED, wilson
+from nnd_suites.statistics.outcomes import rated_in_all, wilson
 
 CONFIDENCE = 0.95
 MCNEMAR = (
@@ -71,7 +71,7 @@ def paired_counts(outcomes: Iterable[tuple[str, str]]) -> PairedCounts:
     for a, b in outcomes:
         if "degenerate" in (a, b):
             table["degenerate"] += 1
-        elif a not in RATED or b not in RATED:
+        elif not rated_in_all((a, b)):
             table["skipped"] += 1
         else:
             table["ties_a"] += a == "tie"

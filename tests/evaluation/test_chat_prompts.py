@@ -15,6 +15,9 @@ from nnd_suites.errors import TemplateError
 from nnd_suites.evaluation import evaluate
 from nnd_suites.evaluation.backends.hf_loading import load_tokenizer
 from nnd_suites.evaluation.chat_prompts import with_chat_prompts
+from nnd_suites.evaluation.comparison import compare_reports
+from nnd_suites.evaluation.limits import suite_limit
+from nnd_suites.evaluation.multi import evaluate_models
 from nnd_suites.evaluation.prepared import first_groups
 
 TEMPLATES = {
@@ -22,6 +25,10 @@ TEMPLATES = {
     "evil": "{{ ''.__class__.__mro__[1].__subclasses__() }}{% for m in messages %}{% endfor %}",
     "good": "{% for m in messages %}<|{{ m['role'] }}|>\n{{ m['content'] }}\n{% endfor %}"
     "{% if add_generation_prompt %}<|assistant|>\n{% endif %}",
+    # prints the time, as templates that state today's date do: no two runs render it alike
+    "dated": "Now: {{ strftime_now('%Y-%m-%d %H:%M:%S.%f') }}\n{% for m in messages %}"
+    "{{ m['role'] }}: {{ m['content'] }}\n{% endfor %}{% if add_generation_prompt %}"
+    "assistant:{% endif %}",
 }
 WHAT = {"broken": "is malformed", "evil": "tried something the sandbox forbids"}
 JINJA = {"broken": "TemplateSyntaxError", "evil": "SecurityError"}
@@ -43,8 +50,13 @@ def chat_models(tiny_causal_model, tmp_path_factory):
 
 
 @pytest.fixture(scope="module")
-def hh_part():
-    return first_groups(build_suite("hh_rlhf"), 2)
+def hh_suite():
+    return build_suite("hh_rlhf")
+
+
+@pytest.fixture(scope="module")
+def hh_part(hh_suite):
+    return first_groups(hh_suite, 2)
 
 
 @pytest.mark.parametrize("kind", ["broken", "evil"])
@@ -83,3 +95,28 @@ def test_the_commands_exit_8_with_the_reason_and_no_traceback(chat_models, tmp_p
     assert main(["chat-prompts", "hh_rlhf", "--tokenizer", folder, "--out", str(out)]) == 8
     err = capsys.readouterr().err
     assert "Traceback" not in err and WHAT[kind] in err and not out.exists()
+
+
+def test_chat_runs_of_two_models_are_compared_on_the_suite_s_tests(chat_models, hh_suite):
+    """The chat prompts are each run's rendering, not the tests: two chat models (one whose
+    template prints the time) scored in one run report the suite's own content hash, and are
+    compared test by test (before: "unknown template 'chat'", then "different tests")."""
+    models = [str(chat_models["good"]), str(chat_models["dated"])]
+    board = evaluate_models(
+        models, [hh_suite], template="chat", limit=2, cache=False, progress=False
+    )
+    a, b = board.reports
+    name = hh_suite.name
+    assert a.suites[name].template_name == b.suites[name].template_name == "chat"
+    assert a.suites[name].content_hash == b.suites[name].content_hash
+    assert a.suites[name].content_hash == hh_suite.manifest.content_hash
+    kept = first_groups(hh_suite, 2)
+    assert a.suites[name].limited == suite_limit(kept) is not None
+    # a suite cut before (first_groups) is the same tests as --limit 2 of the whole
+    cut = evaluate(models[0], kept, template="chat", cache=False, progress=False)
+    assert cut.suites[name].limited == a.suites[name].limited
+    assert compare_reports(a, cut).suites[name].overall.n == len(kept.pairs)
+    comparison = compare_reports(a, b)
+    assert comparison.suites[name].overall.n + comparison.suites[name].overall.degenerate == len(
+        kept.pairs
+    )

@@ -20,7 +20,9 @@ from nnd_suites.evaluation.comparison import (
     holm,
     mcnemar_exact,
 )
+from nnd_suites.evaluation.limits import suite_limit
 from nnd_suites.evaluation.outputs import write_report
+from nnd_suites.evaluation.prepared import first_groups
 from nnd_suites.evaluation.saved import load_report
 
 
@@ -110,10 +112,12 @@ def test_refuses_runs_over_different_tests(runs, tmp_path, challenge300_suite):
     with pytest.raises(IncomparableRunsError, match=r"1 test id\(s\) only in A"):
         compare_reports(c300, other)
     limited = load_report(runs["c300"])
-    limited.limit = 50  # named before the test ids, which a limit also makes differ
+    # what --limit kept is named before the test ids, which a limit also makes differ
+    limited.suites["challenge300"].limited = suite_limit(first_groups(challenge300_suite, 50))
     with pytest.raises(
         IncomparableRunsError,
-        match=r"--limit: every context group vs the first 50 context groups.*same --limit",
+        match=r"tests kept by --limit: every test vs [\d,]+ of 807 \(the first 50 groups\)"
+        r".*keeping the same context groups",
     ):
         compare_reports(c300, limited)
     assert isinstance(IncomparableRunsError("x"), NNDError)

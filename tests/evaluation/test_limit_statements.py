@@ -9,6 +9,7 @@ import json
 import pytest
 
 from nnd_suites.cli import main
+from nnd_suites.evaluation.limits import kept_digest
 
 GROUPS = 3
 
@@ -21,7 +22,12 @@ def expected(challenge300_suite) -> dict:
     categories = list(dict.fromkeys(p.category for p in challenge300_suite.pairs))
     dropped = sorted(set(categories) - {p.category for p in kept})
     assert dropped, "the fixture must show a category the limit leaves with no test"
-    return {"scored": len(kept), "tests": len(challenge300_suite.pairs), "dropped": dropped}
+    return {
+        "scored": len(kept),
+        "tests": len(challenge300_suite.pairs),
+        "dropped": dropped,
+        "kept": kept_digest(p.id for p in kept),
+    }
 
 
 def _statement(expected: dict) -> str:
@@ -57,6 +63,8 @@ def test_report_json_and_markdown_state_the_limit(tiny_causal_model, expected, t
         "scored": expected["scored"],
         "tests": expected["tests"],
         "categories_without_tests": expected["dropped"],
+        "groups": GROUPS,
+        "kept": expected["kept"],  # what compare, leaderboards and place match runs on
     }
     assert _statement(expected) in _flat((out / "report.md").read_text())
 

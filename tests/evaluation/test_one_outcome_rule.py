@@ -11,10 +11,13 @@ import pytest
 from nnd_suites.errors import NNDError
 from nnd_suites.evaluation.comparison import compare_reports
 from nnd_suites.evaluation.leaderboard import leaderboard
+from nnd_suites.evaluation.limits import suite_limit
+from nnd_suites.evaluation.prepared import first_groups
 from nnd_suites.evaluation.report import suite_result
 from nnd_suites.evaluation.robustness.stats import PairedTest, compare_to_parent, paired_tests
 from nnd_suites.evaluation.verify.models import Correlation, VerifyReport
 from nnd_suites.evaluation.verify.place import place_in_verify
+from nnd_suites.records.pairs import is_degenerate
 from nnd_suites.statistics.outcomes import RATED, Rate, rate, test_outcome, verdict
 from nnd_suites.transformations import transform_suite
 
@@ -88,7 +91,7 @@ def test_report_leaderboard_compare_robustness_and_place_agree(runs):
     assert same.pass_rate == same.parent_pass_rate == mine.overall.pass_rate
     # place: the new model's pass rate is the report's, overall and per category
     verify = _verify_report(
-        name, child.manifest.content_hash, list(mine.by_category), mine.template
+        name, child.manifest.content_hash, list(mine.by_category), mine.template, child
     )
     placed = place_in_verify(verify, a)
     assert placed.overall.pass_rate == mine.overall.pass_rate
@@ -100,17 +103,21 @@ def test_place_refuses_a_run_scored_another_way(runs):
     child, a, _ = runs
     result = a.suites[child.name]
     categories = list(result.by_category)
-    other = _verify_report(child.name, child.manifest.content_hash, categories, "{answer}")
+    other = _verify_report(child.name, child.manifest.content_hash, categories, "{answer}", child)
     with pytest.raises(NNDError, match="template '\\{answer\\}'"):
         place_in_verify(other, a)
     old = _verify_report(child.name, child.manifest.content_hash, categories, None)
     with pytest.raises(NNDError, match="re-run verify"):
         place_in_verify(old, a)
-    reference = _verify_report(child.name, child.manifest.content_hash, categories, result.template)
+    reference = _verify_report(
+        child.name, child.manifest.content_hash, categories, result.template, child
+    )
     reference.mode = "reference"
     with pytest.raises(NNDError, match="scoring mode 'reference'"):
         place_in_verify(reference, a)
-    summed = _verify_report(child.name, child.manifest.content_hash, categories, result.template)
+    summed = _verify_report(
+        child.name, child.manifest.content_hash, categories, result.template, child
+    )
     summed.scorer = "sum"
     with pytest.raises(NNDError, match="scorer 'sum', the model to place with 'mean'"):
         place_in_verify(summed, a)
@@ -178,9 +185,28 @@ def test_the_rule_itself():
         Rate(n=5, passed=1, ties=0, failed=1, pass_rate=0.2, ci=None)
 
 
+def _system_outcomes(suite) -> dict[str, dict[str, str]]:
+    """Three annotated systems' outcomes: every test rated (degenerate ones aside), x passing
+    one in 5, y one in 2, z two in 3."""
+    return {
+        name: {
+            p.id: "degenerate" if is_degenerate(p) else "pass" if rule(i) else "fail"
+            for i, p in enumerate(suite.pairs)
+        }
+        for name, rule in (
+            ("x", lambda i: i % 5 == 0),
+            ("y", lambda i: i % 2 == 0),
+            ("z", lambda i: i % 3 != 0),
+        )
+    }
+
+
 def _verify_report(
-    suite: str, content_hash: str, categories: list[str], template: str | None
+    suite: str, content_hash: str, categories: list[str], template: str | None, scored=None
 ) -> VerifyReport:
+    """A verify report of ``suite``; ``scored``: the Suite whose tests the systems rated (their
+    outcomes recorded, by :func:`_system_outcomes`), None: a report without outcomes."""
+
     def correlation(offset: float) -> Correlation:
         return Correlation(
             tests=100,
@@ -210,6 +236,7 @@ def _verify_report(
         overall=correlation(0.0),
         by_category={c: correlation(0.01 * i) for i, c in enumerate(categories)},
         category_kinds=dict.fromkeys(categories, "error"),
+        outcomes=None if scored is None else _system_outcomes(scored),
     )
 
 
@@ -220,6 +247,10 @@ def test_a_leaderboard_refuses_runs_scored_differently(runs):
     b2.suites[child.name].template = "{answer}"
     with pytest.raises(NNDError, match=r"b was scored differently from a: suite .* template"):
         leaderboard([a, b2], ["a", "b"])
-    b2.limit = 3
-    with pytest.raises(NNDError, match="--limit: every context group vs the first 3"):
+    b2.suites[child.name].limited = suite_limit(first_groups(child, 3))
+    with pytest.raises(
+        NNDError,
+        match=r"tests kept by --limit: every test vs [\d,]+ of 2,686 \("
+        r"the first 3 groups\)",
+    ):
         leaderboard([a, b2], ["a", "b"])

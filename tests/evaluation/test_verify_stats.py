@@ -130,18 +130,14 @@ def test_placement_flags_poor_fits():
 
 
 def test_placement_is_cut_to_the_range_a_human_score_can_take():
-    from nnd_suites.evaluation.verify.models import Correlation
     from nnd_suites.evaluation.verify.place import _place
 
-    fit = Correlation(
-        tests=10, systems=4, pass_rates=RATES, human_scores=HUMAN, kendall_tau=None,
-        kendall_tau_ci=None, gap_pearson=None, gap_pearson_ci=None, undefined_resamples={},
-    )  # fmt: skip
-    free = _place(fit, 0.8, 0.95)  # the hand-computed fit: 0.75 ± 0.692947
+    fit = (RATES, HUMAN)  # the systems' pass rates and human scores
+    free = _place(*fit, 0.8, 0.95)  # the hand-computed fit: 0.75 ± 0.692947
     assert free.prediction_interval == pytest.approx((0.057053, 1.442947), abs=1e-6)
     assert not free.clipped
-    cut = _place(fit, 0.8, 0.95, (0.0, 1.0))
+    cut = _place(*fit, 0.8, 0.95, (0.0, 1.0))
     assert cut.predicted_human_score == pytest.approx(0.75)
     assert cut.prediction_interval == pytest.approx((0.057053, 1.0), abs=1e-6) and cut.clipped
-    above = _place(fit, 1.0, 0.95, (0.0, 0.9))  # 1.15 - 0.17 = 0.98, cut to 0.9
+    above = _place(*fit, 1.0, 0.95, (0.0, 0.9))  # 1.15 - 0.17 = 0.98, cut to 0.9
     assert above.predicted_human_score == 0.9 and above.clipped
