@@ -13,7 +13,8 @@ from pydantic import BaseModel, ConfigDict, Field, PrivateAttr
 
 from nnd_suites import __version__
 from nnd_suites.errors import NNDError
-from nnd_suites.evaluation.report import EvaluationReport, scoring_differences
+from nnd_suites.evaluation.report import EvaluationReport
+from nnd_suites.evaluation.run_differences import scoring_differences
 from nnd_suites.evaluation.task_grouping import TaskGrouping
 from nnd_suites.human.agreement import AgreementCeiling
 from nnd_suites.infra.output_kinds import register_model

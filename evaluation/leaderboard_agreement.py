@@ -11,8 +11,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from nnd_suites.evaluation.agreement_markdown import band_heading, ceiling_gap
 from nnd_suites.evaluation.leaderboard import Leaderboard, MarginBandRates
-from nnd_suites.evaluation.report_markdown import band_heading, ceiling_gap
 from nnd_suites.infra.formatting import count, percent, rate_with_interval, row
 from nnd_suites.statistics.outcomes import Rate
 

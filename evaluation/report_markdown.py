@@ -7,17 +7,16 @@ import json
 from collections.abc import Mapping
 
 from nnd_suites.errors import NNDError
+from nnd_suites.evaluation.agreement_markdown import agreement_lines, band_heading
 from nnd_suites.evaluation.limits import KeptTests, kept_tests_text
 from nnd_suites.evaluation.report import EvaluationReport, Rate, SuiteResult
 from nnd_suites.evaluation.scorers import SCORERS
 from nnd_suites.evaluation.sensitivity import Sensitivity
 from nnd_suites.evaluation.task_grouping import REPORT_HEADING, report_cells, task_table
 from nnd_suites.evaluation.tiny import EMBEDDED, EMBEDDED_FOLDER, EMBEDDED_NOTE
-from nnd_suites.human.agreement import AgreementCeiling
 from nnd_suites.infra.formatting import (
     cell,
     count,
-    difference_with_interval,
     percent,
     plural,
     rate_with_interval,
@@ -158,7 +157,7 @@ def _suite_section(name: str, result: SuiteResult) -> list[str]:
             f"{plural(result.truncated_tests, 'test')} had their context cut from the left "
             f"to fit the model's window ({plural(result.truncated_tokens, 'token')} cut)."
         )
-    lines += _agreement_lines(result)
+    lines += agreement_lines(result)
     lines += ["", *_rate_table("category", result.by_category)]
     lines += _margin_table(result)
     shown = []
@@ -172,77 +171,6 @@ def _suite_section(name: str, result: SuiteResult) -> list[str]:
     return lines
 
 
-def _agreement_lines(result: SuiteResult) -> list[str]:
-    """The model's pass rate beside what one rater reaches against the others, same tests."""
-    found = result.agreement_ceiling
-    if found is None:
-        return []
-    level = f"{100 * found.confidence:g}%"
-    left = [
-        f"{plural(n, 'test')} {why}"
-        for n, why in [
-            (found.tests_one_vote, "with fewer than 2 votes"),
-            (found.tests_not_rated, "not rated by the model (degenerate or skipped)"),
-            (found.tests_all_tied, "where every rater's others were tied"),
-        ]
-        if n
-    ]
-    return [
-        "",
-        f"**Human agreement: model {percent(found.model.pass_rate)} vs raters' agreement "
-        f"{rate_with_interval(found.ceiling, found.ci)} on the same "
-        f"{plural(found.tests, 'test')}.** The model's pass rate on these tests is its agreement "
-        "with the suite's label (all raters' judgments combined); the raters' agreement is the "
-        "share of the "
-        f"{plural(found.cases, 'rater vote')} that prefer the side the majority of the other "
-        f"raters on the test prefer (leave one rater out; a tie vote does not agree: "
-        f"{count(found.tie_cases)} of them are ties; "
-        f"{plural(found.others_tied, 'vote')} whose others were tied left out), with a {level} "
-        f"bootstrap interval over tests ({found.resamples} resamples, seed {found.seed})."
-        + (f" Not compared: {'; '.join(left)}." if left else ""),
-        *_gap_lines(found),
-    ]
-
-
-def _gap_lines(found: AgreementCeiling) -> list[str]:
-    """Model minus ceiling with its paired interval (reports before it have no difference)."""
-    if found.difference is None:
-        return []
-    return [
-        "",
-        f"Model minus raters' agreement: {ceiling_gap(found)}; a paired "
-        f"{100 * found.confidence:g}% bootstrap interval: each resample draws the same tests "
-        "for both terms.",
-    ]
-
-
-def ceiling_gap(found: AgreementCeiling) -> str:
-    """``-5.0 [-9.1, -1.2] points: below the raters' agreement``: the paired difference and what
-    its interval says (a one-line summary, e.g. for the CLI)."""
-    text = f"{difference_with_interval(found.difference, found.difference_ci)} points"
-    if found.difference_ci is None:
-        return f"{text} (a single test: no interval)"
-    low, high = found.difference_ci
-    if high < 0:
-        return f"{text}: below the raters' agreement"
-    if low > 0:
-        return f"{text}: above the raters' agreement (a rater's target is slightly harder)"
-    return f"{text}: no clear gap on these tests"
-
-
-def ceiling_summary(result: SuiteResult) -> str | None:
-    """One line for a summary: the model's pass rate and the raters' agreement on the same
-    tests, and the paired gap (None: the suite has no agreement ceiling)."""
-    found = result.agreement_ceiling
-    if found is None:
-        return None
-    line = (
-        f"human agreement on {plural(found.tests, 'test')}: model "
-        f"{percent(found.model.pass_rate)} vs raters {rate_with_interval(found.ceiling, found.ci)}"
-    )
-    return line if found.difference is None else f"{line}; model - raters {ceiling_gap(found)}"
-
-
 def _margin_table(result: SuiteResult) -> list[str]:
     """Pass rates by how clearly the humans preferred the better candidate."""
     strata = result.by_margin
@@ -251,17 +179,6 @@ def _margin_table(result: SuiteResult) -> list[str]:
     rates = {band_heading(band.label, band.low, band.high): band.rate for band in strata.bands}
     kind = strata.kind or "kind not stated"
     return ["", f"By human margin ({kind}; {strata.rule}):", "", *_rate_table("margin", rates)]
-
-
-def band_heading(label: str, low: float | None, high: float | None) -> str:
-    """A margin band with its smallest and largest margin: ``majority (0.6667)``."""
-    if low is None:
-        return label
-    return (
-        f"{label} ({low:.4g})"
-        if high is None or high == low
-        else f"{label} ({low:.4g} to {high:.4g})"
-    )
 
 
 def _redundant(rates: dict[str, Rate], categories: dict[str, Rate]) -> bool:

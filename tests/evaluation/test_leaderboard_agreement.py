@@ -13,10 +13,10 @@ import pytest
 
 from nnd_suites import build_suite
 from nnd_suites.build.adapter import get_adapter
+from nnd_suites.evaluation.agreement_markdown import ceiling_gap
 from nnd_suites.evaluation.leaderboard import leaderboard
 from nnd_suites.evaluation.leaderboard_agreement import REFERENCE
 from nnd_suites.evaluation.multi import evaluate_models, leaderboard_markdown
-from nnd_suites.evaluation.report_markdown import ceiling_gap
 from nnd_suites.human.agreement import agreement_ceiling
 
 SOURCE = (

@@ -74,9 +74,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     # lazy: the evaluator package is slow to import; `nnd-suites list` stays < 1 s
     from nnd_suites.evaluation import evaluate
+    from nnd_suites.evaluation.agreement_markdown import ceiling_summary
     from nnd_suites.evaluation.catalogue_suites import catalogue_selection, evaluate_catalogue
     from nnd_suites.evaluation.report import EvaluationReport
-    from nnd_suites.evaluation.report_markdown import ceiling_summary, kept_tests, limit_note
+    from nnd_suites.evaluation.report_markdown import kept_tests, limit_note
     from nnd_suites.evaluation.tiny import EMBEDDED_NOTE, resolve_embedded
 
     if args.log_samples and args.out is None:
