@@ -131,7 +131,8 @@ class Adapter(Plugin, ABC):
     def read(self, path: Path, log: ReadLog) -> Iterator[Group] | Iterator[JudgedGroup]:
         """Yield the groups of the source at ``path`` (a file, or a folder for ``source_kind =
         "folder"``); report skips and bad rows to ``log``. A pairwise source (its quality map has
-        a ``pairwise`` rule) yields :class:`~nnd_suites.records.judgments.JudgedGroup` objects instead."""
+        a ``pairwise`` rule) yields :class:`~nnd_suites.records.judgments.JudgedGroup` objects
+        instead."""
 
     @classmethod
     def examples_in(cls, folder: Path) -> list[dict[str, Any]]:

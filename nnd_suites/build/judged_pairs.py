@@ -20,12 +20,8 @@ from collections import Counter
 from collections.abc import Collection, Iterable
 from dataclasses import dataclass
 
-from nnd_suites.build.pairs import (
-    BuildResult,
-    PairBudget,
-    check_pair_budget,
-    skips_empty_context,
-)
+from nnd_suites.build.budget import PairBudget, check_pair_budget
+from nnd_suites.build.pairs import BuildResult, skips_empty_context
 from nnd_suites.errors import NNDError
 from nnd_suites.quality_map import QualityMap
 from nnd_suites.quality_map.pairwise import PairwiseRule

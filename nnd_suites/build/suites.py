@@ -9,24 +9,28 @@ from pathlib import Path
 from typing import Any
 
 from nnd_suites.build.adapter import Adapter, get_adapter
-from nnd_suites.build.judged_pairs import build_judged_pairs, suite_candidates
-from nnd_suites.build.pairs import (
+from nnd_suites.build.budget import (
     DEFAULT_MAX_PAIRS,
     DEFAULT_MAX_PAIRS_PER_GROUP,
-    BuildResult,
     PairBudget,
-    build_pairs,
     judgments_over_budget,
 )
+from nnd_suites.build.judged_pairs import build_judged_pairs, suite_candidates
+from nnd_suites.build.pairs import BuildResult, build_pairs
 from nnd_suites.errors import NNDError, SourceFormatError
 from nnd_suites.infra.output_folder import check_output_folder
+from nnd_suites.infra.reading import sha256_file
 from nnd_suites.quality_map import QualityMap
 from nnd_suites.records.groups import Group
 from nnd_suites.records.judgments import JudgedGroup
 from nnd_suites.records.texts import TEXT_EQUIVALENCE
 from nnd_suites.sources import ReadLog
-from nnd_suites.sources.download import is_url, public_source_name, resolve_source, resolve_source_folder
-from nnd_suites.infra.reading import sha256_file
+from nnd_suites.sources.download import (
+    is_url,
+    public_source_name,
+    resolve_source,
+    resolve_source_folder,
+)
 from nnd_suites.suite import (
     AdapterInfo,
     BuildCounts,

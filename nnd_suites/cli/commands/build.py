@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from nnd_suites.build.pairs import DEFAULT_MAX_PAIRS, DEFAULT_MAX_PAIRS_PER_GROUP
+from nnd_suites.build.budget import DEFAULT_MAX_PAIRS, DEFAULT_MAX_PAIRS_PER_GROUP
 from nnd_suites.cli.commands.stats import print_stats
 from nnd_suites.cli.printing import say
 from nnd_suites.errors import NNDError
