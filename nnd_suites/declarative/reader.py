@@ -16,7 +16,7 @@ from pathlib import Path
 
 from nnd_suites.declarative.loading import Declared
 from nnd_suites.declarative.model import Candidates, Column, Comparisons, Fixed
-from nnd_suites.declarative.table import Row, cell, table_rows, text_cell
+from nnd_suites.declarative.table import MISSING, Row, cell, table_rows, text_cell
 from nnd_suites.errors import DeclarationError, SourceFormatError
 from nnd_suites.records.groups import Candidate, Group
 from nnd_suites.records.judgments import JudgedGroup, Judgment
@@ -47,8 +47,9 @@ def read_declared(declared: Declared, path: Path, log: ReadLog) -> Iterator[Grou
     """Every group of the table at ``path``, in the order each first appears."""
     spec = declared.spec
     buckets: dict[tuple[str, ...], _Bucket] = {}
+    name = path.name
     for line, row in table_rows(declared, path, log):
-        where = f"{path.name}:{line}"
+        where = f"{name}:{line}"
         try:
             key = tuple(
                 text_cell(declared, row, column, path, line, ("group", "key", index))
@@ -71,7 +72,7 @@ def read_declared(declared: Declared, path: Path, log: ReadLog) -> Iterator[Grou
                 bucket.judgments.append(_judgment(declared, spec.comparisons, row, path, line))
             else:
                 assert spec.candidates is not None  # the model requires one of the two
-                _add_candidate(declared, spec.candidates, bucket, row, path, line)
+                _add_candidate(declared, spec.candidates, bucket, row, path, line, where)
         except SourceFormatError as exc:  # this row's own fault: an error, or counted
             log.malformed(exc)
     for key, bucket in buckets.items():
@@ -111,7 +112,13 @@ def _value(
 
 
 def _add_candidate(
-    declared: Declared, spec: Candidates, bucket: _Bucket, row: Row, path: Path, line: int
+    declared: Declared,
+    spec: Candidates,
+    bucket: _Bucket,
+    row: Row,
+    path: Path,
+    line: int,
+    where: str,
 ) -> None:
     text = text_cell(declared, row, spec.text, path, line, ("candidates", "text"))
     system = _value(declared, spec.system, row, path, line, "system")
@@ -122,12 +129,17 @@ def _add_candidate(
     for aspect, columns in (spec.ratings or {}).items():
         keys = ("ratings", aspect)
         if isinstance(columns, list):  # one column per rater
-            ratings[aspect] = [_number(declared, spec, row, c, path, line, keys) for c in columns]
+            cells = [row.get(column, MISSING) for column in columns]  # flat columns: most tables
+            if any(value is MISSING for value in cells):  # a dotted path, or the column's error
+                cells = [cell(declared, row, c, path, line, ("candidates", *keys)) for c in columns]
+            ratings[aspect] = [
+                _parse(declared, spec, value, column, path, line, keys)
+                for value, column in zip(cells, columns, strict=True)
+            ]
             continue
         value = cell(declared, row, columns, path, line, ("candidates", *keys))
         values = value if isinstance(value, list) else [value]  # a list column: every rater
         ratings[aspect] = [_parse(declared, spec, v, columns, path, line, keys) for v in values]
-    where = f"{path.name}:{line}"
     identity = (text, system) if spec.gathered else (text, system, where)
     candidate = bucket.candidates.setdefault(identity, _Gathered(text, system, where))
     for aspect, values in ratings.items():

@@ -74,6 +74,9 @@ def text_cell(
     declared: Declared, row: Row, column: str, path: Path, line: int, keys: tuple[str | int, ...]
 ) -> str:
     """A cell as text (a JSON number as written: doc ids); a list, object or null is an error."""
+    value = row.get(column, MISSING)
+    if type(value) is str:  # the common case, without the lookup's error handling
+        return value
     value = cell(declared, row, column, path, line, keys)
     if isinstance(value, bool) or not isinstance(value, str | int | float):
         raise SourceFormatError(
