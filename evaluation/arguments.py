@@ -111,6 +111,8 @@ def check_evaluate_arguments(arguments: Mapping[str, Any], function: str = "eval
         if arguments[name] is not None and not isinstance(arguments[name], (str, Path)):
             raise _refuse(function, name, arguments[name], "give a folder path, or None")
     scorers = arguments["scorers"]
+    if isinstance(scorers, Sequence) and not isinstance(scorers, str) and not scorers:
+        raise _refuse(function, "scorers", scorers, "no scorer given; name at least one")
     if not isinstance(scorers, str) and not (
         isinstance(scorers, Sequence) and scorers and all(isinstance(s, str) for s in scorers)
     ):

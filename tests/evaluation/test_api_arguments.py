@@ -34,7 +34,7 @@ NO_MODEL = "no-such-org/no-such-model"
         ({"cache": "no"}, "evaluate(cache='no'): give True or False"),
         ({"device": None}, "evaluate(device=None): give a string"),
         ({"out": 5}, "evaluate(out=5): give a folder path, or None"),
-        ({"scorers": []}, "evaluate(scorers=[]): give a scorer name or a list of them"),
+        ({"scorers": []}, "evaluate(scorers=[]): no scorer given; name at least one"),
         ({"backend_options": ["x"]}, "give a dict of options, or None"),
     ],
 )
