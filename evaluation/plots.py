@@ -176,6 +176,43 @@ def write_scatter(
     return save(figure, path)
 
 
+def mark_baseline(  # type: ignore[no-untyped-def]
+    axis,
+    baseline: str,
+    marker: str,
+    points: Sequence[tuple[float, float]],
+) -> None:
+    """One bias baseline's red markers at (pass rate in points, row) on a bar panel."""
+    if points:
+        axis.scatter(
+            *zip(*points, strict=True),
+            clip_on=False,
+            marker=marker,
+            color="#c44e52",
+            zorder=3,
+            label=f"baseline: {baseline}",
+        )
+
+
+def finish_rate_panel(axis, rows: Sequence[str], sizes: Sequence[int], title: str) -> None:  # type: ignore[no-untyped-def]
+    """A panel of horizontal pass-rate bars: a row label with its test count, top row first, the
+    50% line, a 0-100 axis and the panel's title."""
+    axis.set_yticks(
+        range(len(rows)), [f"{r} (n={count(n)})" for r, n in zip(rows, sizes, strict=True)]
+    )
+    axis.invert_yaxis()
+    axis.axvline(50, color="grey", linewidth=0.8, linestyle="--")
+    axis.set_xlim(0, 100)
+    axis.set_title(title, loc="left", fontsize=10)
+
+
+def finish_rate_figure(figure, axes) -> None:  # type: ignore[no-untyped-def]
+    """The legend of a figure of rate panels (models and baselines) and its axis label."""
+    handles, names = axes[0].get_legend_handles_labels()
+    figure.legend(handles, names, loc="outside lower center", ncols=min(4, len(names)), fontsize=8)
+    axes[-1].set_xlabel("pass rate (%), Wilson 95% interval; red marks: bias baselines (no model)")
+
+
 def _baseline_marks(axis, report: EvaluationReport, suite: str, rows: list[str]) -> None:  # type: ignore[no-untyped-def]
     """A red marker per bias baseline on each row (overall, then categories): what a heuristic
     without a model achieves on the same tests."""
@@ -190,15 +227,7 @@ def _baseline_marks(axis, report: EvaluationReport, suite: str, rows: list[str])
             for y, row in enumerate(rows)
             if row in rates and rates[row].pass_rate is not None
         ]
-        if points:
-            axis.scatter(
-                *zip(*points, strict=True),
-                clip_on=False,
-                marker=marker,
-                color="#c44e52",
-                zorder=3,
-                label=f"baseline: {baseline}",
-            )
+        mark_baseline(axis, baseline, marker, points)
 
 
 def write_leaderboard(
@@ -222,30 +251,26 @@ def write_leaderboard(
     colours = [f"C{i % 10}" for i in range(len(models))]
     for axis, (suite, rows) in zip(axes, table.items(), strict=True):
         for m, model in enumerate(models):
-            ys, values, low, high = [], [], [], []
+            ys, shown = [], []
             for row, rates in enumerate(rows.values()):
                 rate = rates.get(model)
                 if rate is None or rate.pass_rate is None or rate.ci is None:
                     continue
                 ys.append(row - 0.4 + width * (m + 0.5))
-                values.append(100 * rate.pass_rate)
-                low.append(100 * (rate.pass_rate - rate.ci[0]))
-                high.append(100 * (rate.ci[1] - rate.pass_rate))
+                shown.append(rate)
             axis.barh(
-                ys, values, height=width, xerr=[low, high], color=colours[m], label=model, capsize=2
+                ys,
+                [100 * rate.pass_rate for rate in shown],  # type: ignore[operator]
+                height=width,
+                xerr=interval_errors(shown),
+                color=colours[m],
+                label=model,
+                capsize=2,
             )
         _baseline_marks(axis, reports[0], suite, list(rows))
         sizes = [max(r.n for r in rates.values()) for rates in rows.values()]
-        axis.set_yticks(
-            range(len(rows)), [f"{r} (n={count(n)})" for r, n in zip(rows, sizes, strict=True)]
-        )
-        axis.invert_yaxis()
-        axis.axvline(50, color="grey", linewidth=0.8, linestyle="--")
-        axis.set_xlim(0, 100)
-        axis.set_title(suite, loc="left", fontsize=10)
-    handles, names = axes[0].get_legend_handles_labels()
-    figure.legend(handles, names, loc="outside lower center", ncols=min(4, len(names)), fontsize=8)
-    axes[-1].set_xlabel("pass rate (%), Wilson 95% interval; red marks: bias baselines (no model)")
+        finish_rate_panel(axis, list(rows), sizes, suite)
+    finish_rate_figure(figure, axes)
     figure.suptitle("NND leaderboard", fontsize=11)
     return save(figure, path)
 

@@ -12,11 +12,18 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from nnd_suites.errors import NNDError
-from nnd_suites.evaluation.plots import BASELINE_MARKERS, interval_errors, save, short_name
+from nnd_suites.evaluation.plots import (
+    BASELINE_MARKERS,
+    finish_rate_figure,
+    finish_rate_panel,
+    interval_errors,
+    mark_baseline,
+    save,
+    short_name,
+)
 from nnd_suites.evaluation.report import EvaluationReport
 from nnd_suites.evaluation.report_markdown import is_embedded
 from nnd_suites.evaluation.task_grouping import TaskGrouping
-from nnd_suites.infra.formatting import count
 
 
 def write_task_rates(
@@ -50,16 +57,8 @@ def write_task_rates(
             )
         _baseline_marks(axis, reports[0], suites)
         sizes = [max(r.suites[suite].overall.n for r in reports) for suite in suites]
-        axis.set_yticks(
-            range(len(suites)), [f"{s} (n={count(n)})" for s, n in zip(suites, sizes, strict=True)]
-        )
-        axis.invert_yaxis()
-        axis.axvline(50, color="grey", linewidth=0.8, linestyle="--")
-        axis.set_xlim(0, 100)
-        axis.set_title(task_type, loc="left", fontsize=10)
-    handles, names = axes[0].get_legend_handles_labels()
-    figure.legend(handles, names, loc="outside lower center", ncols=min(4, len(names)), fontsize=8)
-    axes[-1].set_xlabel("pass rate (%), Wilson 95% interval; red marks: bias baselines (no model)")
+        finish_rate_panel(axis, suites, sizes, task_type)
+    finish_rate_figure(figure, axes)
     skipped = (
         f"; {len(grouping.skipped)} skipped (source not available)" if grouping.skipped else ""
     )
@@ -84,12 +83,4 @@ def _baseline_marks(axis, report: EvaluationReport, suites: list[str]) -> None: 
             if (figures := report.suites[suite].baselines.get(baseline)) is not None
             and figures.overall.pass_rate is not None
         ]
-        if points:
-            axis.scatter(
-                *zip(*points, strict=True),
-                clip_on=False,
-                marker=marker,
-                color="#c44e52",
-                zorder=3,
-                label=f"baseline: {baseline}",
-            )
+        mark_baseline(axis, baseline, marker, points)
