@@ -7,6 +7,7 @@ from __future__ import annotations
 import copy
 
 import pytest
+from served_fake import evaluate_served
 
 from nnd_suites.evaluation import evaluate
 from nnd_suites.evaluation.comparison import IncomparableRunsError, compare_reports
@@ -117,19 +118,8 @@ def test_a_served_model_that_answers_the_probe_alike_is_refused_from_the_cache(
     from nnd_suites.errors import CacheMismatchError
     from nnd_suites.evaluation.backends.served.probe import PROMPTS
 
-    options = {"base_url": fake_server.url, "eos_text": "</s>", "tokenizer": "no-such-tokenizer"}
-
     def run(cache: bool = True):
-        return evaluate(
-            "fake",
-            quiz_design_suite,
-            backend="served",
-            backend_options=options,
-            limit=3,
-            cache=cache,
-            cache_dir=tmp_path / "cache",
-            progress=False,
-        )
+        return evaluate_served(fake_server, quiz_design_suite, tmp_path / "cache", cache=cache)
 
     first = run()
     again = run()  # the same model: the live check agrees, every score from the cache
@@ -145,15 +135,7 @@ def test_a_served_model_that_answers_the_probe_alike_is_refused_from_the_cache(
         run()
     lls = [o.ll_high for o in fresh.outcomes["quiz_design"]]
     assert lls != [o.ll_high for o in first.outcomes["quiz_design"]]
-    elsewhere = evaluate(
-        "fake",
-        quiz_design_suite,
-        backend="served",
-        backend_options=options,
-        limit=3,
-        cache_dir=tmp_path / "new-cache",
-        progress=False,
-    )
+    elsewhere = evaluate_served(fake_server, quiz_design_suite, tmp_path / "new-cache")
     assert [o.ll_high for o in elsewhere.outcomes["quiz_design"]] == lls
 
 

@@ -52,21 +52,8 @@ def test_an_answer_from_another_model_is_refused(server):
 def test_a_model_swapped_behind_the_same_url_and_id_is_not_served_from_the_cache(
     server, quiz_design_suite, tmp_path
 ):
-    from nnd_suites.evaluation import evaluate
-
-    options = {"base_url": server.url, "eos_text": "</s>", "tokenizer": "no-such-tokenizer"}
-
     def run(cache: bool = True):
-        return evaluate(
-            "fake",
-            quiz_design_suite,
-            backend="served",
-            backend_options=options,
-            limit=3,
-            cache=cache,
-            cache_dir=tmp_path / "cache",
-            progress=False,
-        )
+        return fake.evaluate_served(server, quiz_design_suite, tmp_path / "cache", cache=cache)
 
     first = run()
     assert run().requests.scored == 0  # the same model: every score from the cache

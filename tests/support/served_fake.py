@@ -214,3 +214,21 @@ def load(server: FakeServer, **options: object):
         **options,
     }
     return load_backend("fake", "served", **options)
+
+
+def evaluate_served(server: FakeServer, suite, cache_dir, *, cache: bool = True):  # type: ignore[no-untyped-def]
+    """``evaluate`` of the fake model behind ``server`` on the first 3 context groups of
+    ``suite``, its scores cached under ``cache_dir`` (none with ``cache=False``)."""
+    from nnd_suites.evaluation import evaluate
+
+    options = {"base_url": server.url, "eos_text": "</s>", "tokenizer": "no-such-tokenizer"}
+    return evaluate(
+        "fake",
+        suite,
+        backend="served",
+        backend_options=options,
+        limit=3,
+        cache=cache,
+        cache_dir=cache_dir,
+        progress=False,
+    )
