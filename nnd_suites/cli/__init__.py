@@ -97,7 +97,13 @@ def configure_output(args: argparse.Namespace) -> None:
     # The libraries below read these when first imported (the CLI imports them lazily).
     for variable in ("HF_HUB_DISABLE_PROGRESS_BARS", "HF_DATASETS_DISABLE_PROGRESS_BARS"):
         os.environ.setdefault(variable, "1")
-    os.environ.setdefault("TRANSFORMERS_VERBOSITY", "error")
+    verbosity = os.environ.setdefault("TRANSFORMERS_VERBOSITY", "error")
+    # transformers reads the variable once, when first imported: a process that imported it
+    # earlier (a notebook, a test, a caller of main()) keeps its level, and under CI=1 its
+    # logger propagates to the root handler above, so its warnings would reach stderr as ours.
+    transformers_level = logging.getLevelName(verbosity.upper())
+    if isinstance(transformers_level, int):
+        logging.getLogger("transformers").setLevel(transformers_level)
 
 
 def main(argv: list[str] | None = None) -> int:

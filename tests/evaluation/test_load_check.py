@@ -5,6 +5,7 @@ named one-line error (the CLI's exit status, no traceback), never a pass rate.""
 from __future__ import annotations
 
 import json
+import logging
 import math
 
 import pytest
@@ -168,6 +169,18 @@ def test_an_encoder_masked_lm_is_refused_as_a_causal_lm(bert_folder, capsys):
         "BertLMHeadModel",
         "masked LM",
     )
+
+
+def test_the_refusal_is_one_line_when_transformers_logs_to_the_root_logger(
+    bert_folder, capsys, monkeypatch
+):
+    """Under CI=1 transformers' logger propagates to the root logger, and a process that
+    imported transformers before main() keeps the level it started with: its load warnings
+    would come out in nnd-suites' format, above the one-line error."""
+    transformers_logger = logging.getLogger("transformers")
+    monkeypatch.setattr(transformers_logger, "propagate", True)
+    monkeypatch.setattr(transformers_logger, "level", logging.WARNING)
+    _cli_refuses(["--model", str(bert_folder), "--device", "cpu"], capsys, "is not a decoder")
 
 
 def test_an_in_memory_encoder_or_headless_model_is_refused(bert_folder, tokenizer, reward_model):
