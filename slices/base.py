@@ -105,6 +105,7 @@ SLICES: Registry[Slice] = Registry(
     "nnd_suites.slices",
     base=lambda: Slice,
     builtin_package="nnd_suites.slices",
+    plugins_are_folders=True,
     validate=validate_slice,
 )
 #: ``@register_slice("name")`` on a Slice subclass registers it.

@@ -5,39 +5,24 @@ test harness runs (one test case per plugin). Third-party packages register thei
 ``nnd_suites.transformations`` entry-point group, like adapters.
 """
 
-from __future__ import annotations
+import lazy_loader
 
-from nnd_suites.transformations.apply import (
-    child_suite_name,
-    is_degenerate,
-    normalize_suite,
-    transform_suite,
+# Each name is imported when first used (PEP 562, through lazy_loader): `nnd-suites list` reads
+# the registry without loading the suite model that applying a transformation needs (pyarrow).
+__getattr__, __dir__, __all__ = lazy_loader.attach(
+    __name__,
+    submod_attrs={
+        "apply": ["child_suite_name", "is_degenerate", "normalize_suite", "transform_suite"],
+        "base": [
+            "TRANSFORMATIONS",
+            "SeededParams",
+            "Transformation",
+            "TransformationMetadata",
+            "TransformationParams",
+            "derive_rng",
+            "get_transformation",
+            "register_transformation",
+        ],
+        "spec": ["make_transformation", "parse_spec"],
+    },
 )
-from nnd_suites.transformations.base import (
-    TRANSFORMATIONS,
-    SeededParams,
-    Transformation,
-    TransformationMetadata,
-    TransformationParams,
-    derive_rng,
-    get_transformation,
-    register_transformation,
-)
-from nnd_suites.transformations.spec import make_transformation, parse_spec
-
-__all__ = [
-    "TRANSFORMATIONS",
-    "SeededParams",
-    "Transformation",
-    "TransformationMetadata",
-    "TransformationParams",
-    "child_suite_name",
-    "derive_rng",
-    "get_transformation",
-    "is_degenerate",
-    "make_transformation",
-    "normalize_suite",
-    "parse_spec",
-    "register_transformation",
-    "transform_suite",
-]

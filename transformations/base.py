@@ -171,6 +171,7 @@ TRANSFORMATIONS: Registry[Transformation] = Registry(
     "nnd_suites.transformations",
     base=lambda: Transformation,
     builtin_package="nnd_suites.transformations",
+    plugins_are_folders=True,
     validate=validate_transformation,
 )
 #: ``@register_transformation("name")`` on a Transformation subclass registers it.

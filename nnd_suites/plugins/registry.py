@@ -101,6 +101,7 @@ class Registry(Generic[T]):
         import_builtins: bool = True,
         validate: Callable[[type], None] | None = None,
         declare: Callable[[ModuleType], bool] | None = None,
+        plugins_are_folders: bool = False,
     ) -> None:
         # where the built-in plugins live (the harness checks that package); discovery imports
         # it unless they are lazy entries (backends: importing them would load torch)
@@ -110,6 +111,9 @@ class Registry(Generic[T]):
         self._validate = validate
         # plugins declared as data beside a module (an adapter's source.yaml): registers them
         self._declare = declare
+        # each plugin is a folder: the package's own modules (the base class, applying plugins)
+        # are not walked, so listing the plugins loads none of what applying them needs
+        self.plugins_are_folders = plugins_are_folders
         self._classes: dict[str, type[T]] = {}
         self._lazy: dict[str, LazyEntry] = {}
         self._aliases: dict[str, str] = {}
@@ -195,6 +199,12 @@ class Registry(Generic[T]):
                 package = importlib.import_module(self.builtin_package)
                 prefix = package.__name__ + "."
                 for info in pkgutil.walk_packages(package.__path__, prefix=prefix):
+                    if (
+                        self.plugins_are_folders
+                        and not info.ispkg
+                        and "." not in info.name[len(prefix) :]
+                    ):
+                        continue
                     module = importlib.import_module(info.name)  # the decorators register
                     if self._declare is not None:
                         self._declare(module)
