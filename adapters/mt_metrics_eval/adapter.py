@@ -5,6 +5,7 @@ and segment, and, where the release has them, the raters' error spans."""
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -40,12 +41,26 @@ class MtMetricsEvalOptions(BaseModel):
 
 @dataclass
 class _Scored:
-    """One system's released segment scores (None: not rated) and the worst error's category
-    of each segment, where span ratings exist."""
+    """One system's released segment scores (None: not rated), the worst error's category of
+    each segment where span ratings exist, and each named rater's score of a segment where the
+    release has one file per rater."""
 
     scores: list[float | None] = field(default_factory=list)
     lines: list[int] = field(default_factory=list)
     worst: dict[int, tuple[float, str]] = field(default_factory=dict)
+    by_rater: dict[int, dict[str, float]] = field(default_factory=dict)
+
+    def ratings(self, index: int) -> tuple[list[float], list[str] | None]:
+        """The segment's ratings: each rater's own score when they average to the released one
+        (WMT23 zh-en: the released score is the raters' mean), else the released score alone."""
+        released = self.scores[index]
+        assert released is not None
+        by_rater = self.by_rater.get(index, {})
+        if by_rater and math.isclose(
+            sum(by_rater.values()) / len(by_rater), released, rel_tol=0, abs_tol=1e-9
+        ):
+            return list(by_rater.values()), list(by_rater)
+        return [released], None
 
 
 def _system_blocks(path: Path, log: ReadLog, segments: int) -> Iterator[tuple[str, list]]:
@@ -71,6 +86,11 @@ def _system_blocks(path: Path, log: ReadLog, segments: int) -> Iterator[tuple[st
                 "the file is truncated or not of this language pair",
             )
         yield system, block
+
+
+def _ratings(scored: _Scored, index: int) -> dict:
+    values, raters = scored.ratings(index)
+    return {"ratings": {RATING: values}, "raters": raters}
 
 
 @register_adapter("mt_metrics_eval")
@@ -129,7 +149,7 @@ class MtMetricsEvalAdapter(Adapter):
                     Candidate(
                         text=outputs[system][index],
                         systems=[system],
-                        ratings={RATING: [scored[system].scores[index]]},
+                        **_ratings(scored[system], index),
                         category=scored[system].worst.get(index, (0.0, None))[1],
                         breakdown={"domain": domains[index]},
                         where=f"{pair}.mqm.seg.score:{scored[system].lines[index]}",
@@ -167,7 +187,11 @@ class MtMetricsEvalAdapter(Adapter):
 
     @staticmethod
     def _add_errors(path: Path, log: ReadLog, scored: dict[str, _Scored], segments: int) -> None:
-        """The worst translation error (by its score; the first on a tie) of each segment."""
+        """The worst translation error (by its score; the first on a tie) of each segment, and
+        from a per-rater file (``<pair>.mqm.rater1.seg.rating``) that rater's score of it: minus
+        the sum of every penalty, source errors included, as the released scores count them."""
+        kind = path.name.split(".")[2]  # <pair>.mqm.<kind>.seg.rating
+        rater = kind if kind.startswith("rater") else None  # "merged" is no one rater
         for system, block in _system_blocks(path, log, segments):
             if system not in scored:
                 rated = next((line for line, value in block if value != NOT_RATED), None)
@@ -181,15 +205,23 @@ class MtMetricsEvalAdapter(Adapter):
                     continue
                 try:
                     errors = json.loads(value)["errors"]
-                    found = [
+                    every = [
                         (parse_number(e["score"], path, line, key="score", low=0), e["category"])
                         for e in errors
+                    ]
+                    found = [
+                        error
+                        for error, e in zip(every, errors, strict=True)
                         if not e["is_source_error"]
                     ]
                 except (ValueError, KeyError, TypeError) as exc:
                     raise SourceFormatError(
                         str(path), line, f"not an MQM rating {{'errors': [...]}}: {exc}"
                     ) from None
+                if rater is not None:  # negated MQM: minus the sum of the rater's penalties
+                    scored[system].by_rater.setdefault(index, {})[rater] = -sum(
+                        penalty for penalty, _ in every
+                    )
                 worst = scored[system].worst
                 for error in found:
                     if index not in worst or error[0] > worst[index][0]:

@@ -103,3 +103,81 @@ def test_span_ratings_that_are_not_json_are_an_error(tmp_path):
     folder = damaged(tmp_path, ratings, lambda text: text.replace('{"errors": []}', "{x", 1))
     with pytest.raises(SourceFormatError, match=r"merged\.seg\.rating:1: not an MQM rating"):
         build(folder)
+
+
+def _rating(*errors: tuple[str, float]) -> str:
+    spans = [
+        {
+            "start": 0,
+            "end": 1,
+            "category": c,
+            "severity": "major",
+            "score": s,
+            "is_source_error": False,
+        }
+        for c, s in errors
+    ]
+    return json.dumps({"errors": spans})
+
+
+def _rater_file(folder: Path, rater: str, by_system: dict[str, list[str | None]]) -> None:
+    lines = [
+        f"{system}\t{rating if rating is not None else 'None'}"
+        for system, ratings in by_system.items()
+        for rating in ratings
+    ]
+    path = folder / "human-scores" / f"en-de.mqm.{rater}.seg.rating"
+    path.write_text("\n".join(lines) + "\n", "utf-8")
+
+
+def _per_rater_sample(tmp_path: Path, rater2_sysb: str) -> Path:
+    """The fixture released as WMT23 zh-en is: one span file per rater, segment 3 rated by two
+    raters, whose scores average to the released ones (sysA -10, sysB -0.1, refA 0)."""
+    folder = tmp_path / "per_rater"
+    shutil.copytree(SAMPLE, folder)
+    (folder / "human-scores" / "en-de.mqm.merged.seg.rating").unlink()
+    grammar, omission = ("fluency/grammar", 5), ("accuracy/omission", 5)
+    mistranslation, awkward = ("accuracy/mistranslation", 5), ("style/awkward", 5)
+    clean = _rating()
+    _rater_file(folder, "rater1", {
+        "sysA": [clean, None, _rating(grammar, omission, ("other", 5)), clean],
+        "sysB": [_rating(mistranslation), None, clean, _rating(awkward)],
+        "refA": [None, None, clean, _rating(("terminology/inconsistent", 5))],
+        "synthetic_ref": [None] * 4,
+    })  # fmt: skip
+    _rater_file(folder, "rater2", {
+        "sysA": [None, None, _rating(grammar), None],
+        "sysB": [None, None, rater2_sysb, None],
+        "refA": [None, None, clean, None],
+        "synthetic_ref": [None] * 4,
+    })  # fmt: skip
+    return folder
+
+
+def test_per_rater_span_files_give_each_test_its_raters_votes(tmp_path):
+    """Segment 3's tests get a vote from each of its two raters (rater1: sysA -15, sysB 0, refA
+    0; rater2: sysA -5, sysB -0.2, refA 0); the others one vote; the tests are the fixture's."""
+    suite = build(_per_rater_sample(tmp_path, _rating(("fluency/punctuation", 0.2))))
+    votes = {
+        (p.group_id, p.high.systems[0], p.low.systems[0]): [(v.rater, v.prefers) for v in p.votes]
+        for p in suite.pairs
+    }
+    assert votes == {
+        ("en-de:1", "sysA", "sysB"): [("rater1", "high")],
+        ("en-de:3", "refA", "sysA"): [("rater1", "high"), ("rater2", "high")],
+        ("en-de:3", "sysB", "sysA"): [("rater1", "high"), ("rater2", "high")],
+        ("en-de:4", "sysA", "refA"): [("rater1", "high")],
+        ("en-de:4", "sysA", "sysB"): [("rater1", "high")],
+    }
+    sys_b = next(p for p in suite.pairs if p.group_id == "en-de:3" and p.high.systems == ["sysB"])
+    assert sys_b.high.score == pytest.approx(-0.1)  # the raters' mean, the released score
+
+
+def test_rater_scores_that_do_not_average_to_the_released_one_leave_the_released_score(tmp_path):
+    """rater2 gives sysB -5 in segment 3: the raters' mean (-2.5) is not the released -0.1, so
+    sysB keeps the released score alone, with no rater named, and its test no votes; the tests
+    do not change."""
+    suite = build(_per_rater_sample(tmp_path, _rating(("style/awkward", 5))))
+    sys_b = next(p for p in suite.pairs if p.group_id == "en-de:3" and p.high.systems == ["sysB"])
+    assert sys_b.high.score == pytest.approx(-0.1) and sys_b.votes == []
+    assert len(suite.pairs) == 5
