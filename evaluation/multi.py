@@ -21,21 +21,18 @@ from typing import Any
 
 from nnd_suites.errors import NNDError
 from nnd_suites.evaluation.arguments import check_models, check_preparation
-from nnd_suites.evaluation.chat_prompts import CHAT_TEMPLATE
-from nnd_suites.evaluation.evaluator import evaluate
 from nnd_suites.evaluation.leaderboard import TIE_RULE, Leaderboard, leaderboard, model_labels
 from nnd_suites.evaluation.leaderboard_agreement import ceiling_row, human_sections, rate_cell
 from nnd_suites.evaluation.outputs import write_report_files
 from nnd_suites.evaluation.parallel import current_rank
 from nnd_suites.evaluation.plots import write_leaderboard, write_scaling
-from nnd_suites.evaluation.prepared import prepare_suites
 from nnd_suites.evaluation.rank_job import rank_job, refuse_before_ranks, run_in_ranks, wants_ranks
 from nnd_suites.evaluation.report_markdown import kept_tests, limit_note
+from nnd_suites.evaluation.shared_runs import share_runs
 from nnd_suites.evaluation.task_charts import write_task_rates
 from nnd_suites.evaluation.task_grouping import BASELINE_COLUMNS, task_table
 from nnd_suites.infra.formatting import count, percent, plural, row
 from nnd_suites.infra.output_folder import check_output_folder, write_report_folder
-from nnd_suites.resolve import resolve_suites
 
 
 def evaluate_models(
@@ -79,17 +76,8 @@ def evaluate_models(
         refuse_before_ranks(suites, options.get("backend"), options.get("backend_options"))
         return run_in_ranks(job, data_parallel, Leaderboard)  # type: ignore[arg-type]
     labels = model_labels([str(m) for m in models])
-    if template == CHAT_TEMPLATE:
-        # each model renders the conversations with its own chat template: the suites are
-        # loaded once, and each model's run prepares them with its rendering
-        loaded = resolve_suites(suites)
-        reports = [
-            evaluate(model, loaded, template=template, normalize=normalize, limit=limit, **options)
-            for model in models
-        ]
-    else:
-        prepared = prepare_suites(suites, template=template, normalize=normalize, limit=limit)
-        reports = [evaluate(model, prepared, **options) for model in models]
+    runs = share_runs(suites, template=template, normalize=normalize, limit=limit)
+    reports = [runs.evaluate(model, **options) for model in models]
     board = leaderboard(reports, labels)
     if out is not None and main:
         write_leaderboard_folder(board, out)
