@@ -28,6 +28,7 @@ import yaml
 
 from nnd_suites import __version__
 from nnd_suites.errors import NNDError, UnknownItemError
+from nnd_suites.evaluation.arguments import check_evaluate_arguments, check_system_models
 from nnd_suites.evaluation.chat_prompts import CHAT_TEMPLATE
 from nnd_suites.evaluation.limits import suite_limit
 from nnd_suites.evaluation.parallel import current_rank
@@ -229,6 +230,10 @@ def verify_suite(
     correlate pass rates with human scores overall and per category, and (with ``out``) write
     the report folder. ``scoring`` takes :func:`nnd_suites.evaluate`'s options (device,
     dtype, batch_size, cache, progress, ...); ``data_parallel=N`` scores in N local processes."""
+    check_system_models("verify_suite", systems)  # before any work, as evaluate checks its own
+    check_evaluate_arguments(
+        {**scoring, "template": template, "limit": limit, "out": out}, "verify_suite"
+    )
     # taken before any parameter is reassigned: this call, as each rank will make it
     job = rank_job(verify_suite, locals()) if wants_ranks(data_parallel) else None
     # imported here: the HF loading helpers import torch, which `import nnd_suites` must not
