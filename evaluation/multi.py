@@ -123,7 +123,8 @@ def leaderboard_markdown(board: Leaderboard) -> str:
         f"Pass rate [Wilson 95% interval]; {TIE_RULE}. n: the tests rated (passed, failed or "
         "tied; degenerate and skipped tests are left out), the most any model rated; a model "
         "that rated fewer (a candidate did not fit its window) gives its own n beside its rate. "
-        f"Bias baselines score without a model, on the tests {board.models[0].label} rated."
+        "Bias baselines score without a model, on the tests every model rated; where that is "
+        "fewer than a column's n, the baseline gives its own n beside its rate."
         + limit_note(board.limit, kept_tests(board.reports[0].suites) if board.reports else None)
         + (" scaling.png plots pass rate against size." if board.family else ""),
     ]
@@ -147,7 +148,7 @@ def leaderboard_markdown(board: Leaderboard) -> str:
             cells = [rate_cell(rows[c].get(label), n[c]) for c in columns]
             lines.append(row([label, count(size) if size else "n/a", *cells]))
         for baseline, figures in board.baselines.get(suite, {}).items():
-            cells = [percent(figures.get(c)) for c in columns]
+            cells = [_baseline_cell(board, suite, figures, c, n[c]) for c in columns]
             lines.append(row([f"*baseline: {baseline}*", "", *cells]))
         lines += ceiling_row(board, suite, len(columns))  # the table's last row
         lines += human_sections(board, suite, order)
@@ -160,5 +161,16 @@ def _task_cells(board: Leaderboard, suite: str) -> list[str]:
     n = max(rate.n for rate in overall.values())
     baselines = board.baselines.get(suite, {})
     return [rate_cell(overall.get(m.label), n) for m in board.models] + [
-        percent(baselines[b]["overall"]) if b in baselines else "n/a" for b in BASELINE_COLUMNS
+        _baseline_cell(board, suite, baselines[b], "overall", n) if b in baselines else "n/a"
+        for b in BASELINE_COLUMNS
     ]
+
+
+def _baseline_cell(
+    board: Leaderboard, suite: str, figures: dict[str, float | None], column: str, n: int
+) -> str:
+    """A baseline's rate in ``column``, with the tests it counts (those every model rated) when
+    they are fewer than the column's ``n``, as a model that rated fewer shows its own."""
+    tests = board.baseline_tests.get(suite, {}).get(column)
+    shown = percent(figures.get(column))
+    return shown if tests is None or tests == n else f"{shown} (n={count(tests)})"
