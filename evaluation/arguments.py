@@ -1,8 +1,9 @@
-"""The checks of the Python API's arguments (``evaluate``, ``prepare_suites``): what the CLI
-refuses while parsing, the API refuses with an :class:`~nnd_suites.errors.ArgumentError` naming
-the argument, before any suite is loaded or model scored. Without them ``template=123`` was a
-TypeError deep inside, ``normalize="lowercase"`` was read letter by letter, ``limit=1.0`` kept one
-group where the CLI refuses ``--limit 1.0``, and ``batch_size=True`` was a batch of one."""
+"""The checks of the Python API's arguments (``evaluate``, ``prepare_suites``, and what
+``robustness`` and ``verify_suite`` hand on to evaluate): what the CLI refuses while parsing, the
+API refuses with an :class:`~nnd_suites.errors.ArgumentError` naming the argument, before any
+suite is loaded or model scored. Without them ``template=123`` was a TypeError deep inside,
+``normalize="lowercase"`` was read letter by letter, ``limit=1.0`` kept one group where the CLI
+refuses ``--limit 1.0``, and ``batch_size=True`` was a batch of one."""
 
 from __future__ import annotations
 
@@ -80,43 +81,72 @@ def check_models(function: str, models: object) -> None:
 
 
 def check_evaluate_arguments(arguments: Mapping[str, Any], function: str = "evaluate") -> None:
-    """Every argument of :func:`nnd_suites.evaluate` (its ``locals()`` on entry) that has a type
-    or range to keep; the backend classes and suite specs are checked where they are used."""
-    model = arguments["model"]
-    if isinstance(model, tuple) and len(model) != 2:
-        raise _refuse(
-            function, "model", model, f"give a (model, tokenizer) pair, not {len(model)} items"
-        )
-    if not isinstance(model, (str, Path, Backend, tuple)):
-        raise _refuse(
-            function,
-            "model",
-            model,
-            "give a Hub id or a folder, a loaded Backend, or a (model, tokenizer) pair",
-        )
-    check_preparation(function, arguments["template"], arguments["normalize"], arguments["limit"])
-    batch = arguments["batch_size"]
+    """Every argument of :func:`nnd_suites.evaluate` that has a type or range to keep: its
+    ``locals()`` on entry, or the part of them a caller hands on (``robustness``'s and
+    ``verify_suite``'s options; one left out takes evaluate's default, which passes). The
+    backend classes and suite specs are checked where they are used."""
+    if "model" in arguments:
+        check_model(function, "model", arguments["model"])
+    check_preparation(
+        function,
+        arguments.get("template"),
+        arguments.get("normalize", ()),
+        arguments.get("limit"),
+    )
+    batch = arguments.get("batch_size", "auto")
     if batch != "auto" and not _whole(batch, 1):
         raise _refuse(function, "batch_size", batch, "give 'auto' or a whole number >= 1")
     for name in _FLAGS:
-        if not isinstance(arguments[name], bool):
+        if name in arguments and not isinstance(arguments[name], bool):
             raise _refuse(function, name, arguments[name], "give True or False")
     for name in _TEXTS:
-        if not isinstance(arguments[name], str):
+        if name in arguments and not isinstance(arguments[name], str):
             raise _refuse(function, name, arguments[name], "give a string")
     for name in _TEXTS_OR_NONE:
-        if arguments[name] is not None and not isinstance(arguments[name], str):
+        if arguments.get(name) is not None and not isinstance(arguments[name], str):
             raise _refuse(function, name, arguments[name], "give a string, or None")
     for name in ("cache_dir", "out"):
-        if arguments[name] is not None and not isinstance(arguments[name], (str, Path)):
+        if arguments.get(name) is not None and not isinstance(arguments[name], (str, Path)):
             raise _refuse(function, name, arguments[name], "give a folder path, or None")
-    scorers = arguments["scorers"]
+    scorers = arguments.get("scorers", "")
     if isinstance(scorers, Sequence) and not isinstance(scorers, str) and not scorers:
         raise _refuse(function, "scorers", scorers, "no scorer given; name at least one")
     if not isinstance(scorers, str) and not (
         isinstance(scorers, Sequence) and scorers and all(isinstance(s, str) for s in scorers)
     ):
         raise _refuse(function, "scorers", scorers, "give a scorer name or a list of them")
-    options = arguments["backend_options"]
+    options = arguments.get("backend_options")
     if options is not None and not isinstance(options, Mapping):
         raise _refuse(function, "backend_options", options, "give a dict of options, or None")
+
+
+def check_model(function: str, name: str, model: object) -> None:
+    """A model as :func:`nnd_suites.evaluate` takes it."""
+    if isinstance(model, tuple) and len(model) != 2:
+        raise _refuse(
+            function, name, model, f"give a (model, tokenizer) pair, not {len(model)} items"
+        )
+    if not isinstance(model, (str, Path, Backend, tuple)):
+        raise _refuse(
+            function,
+            name,
+            model,
+            "give a Hub id or a folder, a loaded Backend, or a (model, tokenizer) pair",
+        )
+
+
+def check_system_models(function: str, systems: object) -> None:
+    """``verify_suite``'s systems: each annotated system's name to its model (a Hub id or a
+    folder: each is loaded by name, so that every rank of a parallel run can load it)."""
+    if not isinstance(systems, Mapping):
+        raise _refuse(
+            function, "systems", systems, "give a dict of system name -> model (Hub id or folder)"
+        )
+    for name, model in systems.items():
+        if not isinstance(name, str) or not isinstance(model, (str, Path)):
+            raise _refuse(
+                function,
+                "systems",
+                systems,
+                f"system {name!r}: give its name as a string and its model as a Hub id or folder",
+            )

@@ -123,17 +123,16 @@ def all_baseline_outcomes(suite: Suite) -> dict[str, dict[str, Outcome]]:
 
 
 def baseline_rates(
-    suite: Suite,
-    model: Mapping[str, str] | None = None,
-    outcomes: BaselineOutcomes | None = None,
+    suite: Suite, *models: Mapping[str, str], outcomes: BaselineOutcomes | None = None
 ) -> dict[str, BaselineRates]:
-    """Every baseline's pass rate overall and per category on ``suite``; given a ``model``'s
-    outcomes (pair id -> outcome), on exactly the tests it rated (:func:`rated_by_all`), so
-    the baseline reads beside the model's rate. ``outcomes``: already computed ones."""
+    """Every baseline's pass rate overall and per category on ``suite``; given ``models``'
+    outcomes (each pair id -> outcome), on exactly the tests every one of them rated
+    (:func:`rated_by_all`), so the baseline reads beside their rates: one model's report, or a
+    leaderboard's models. ``outcomes``: already computed ones."""
     found = {}
     for name, per_test in (outcomes or all_baseline_outcomes(suite)).items():
-        if model is not None:
-            per_test = {pair_id: per_test[pair_id] for pair_id in rated_by_all(model, per_test)}
+        if models:
+            per_test = {pair_id: per_test[pair_id] for pair_id in rated_by_all(*models, per_test)}
         found[name] = BaselineRates(
             description=BASELINES[name].description,
             overall=rate(per_test.values()),

@@ -13,13 +13,14 @@ from pydantic import BaseModel, ConfigDict, Field, PrivateAttr
 
 from nnd_suites import __version__
 from nnd_suites.errors import NNDError
+from nnd_suites.evaluation.baselines import BaselineRates
 from nnd_suites.evaluation.report import EvaluationReport
 from nnd_suites.evaluation.run_differences import scoring_differences
 from nnd_suites.evaluation.task_grouping import TaskGrouping
 from nnd_suites.human.agreement import AgreementCeiling
 from nnd_suites.infra.output_kinds import register_model
 from nnd_suites.records.votes import MarginKind
-from nnd_suites.statistics.outcomes import Rate
+from nnd_suites.statistics.outcomes import Rate, outcome_map
 
 TIE_RULE = "a tie is not a pass"
 
@@ -72,7 +73,12 @@ class Leaderboard(BaseModel):
     )
     baselines: dict[str, dict[str, dict[str, float | None]]] = Field(
         description="suite -> bias baseline -> row (overall, then each category) -> pass rate, "
-        "on the tests the first model rated (its report's baselines)"
+        "on the tests every model rated (a model's own report counts the tests it rated)"
+    )
+    baseline_tests: dict[str, dict[str, int]] = Field(
+        default_factory=dict,
+        description="suite -> row (overall, then each category) -> the tests the baselines "
+        "count: those every model rated",
     )
     agreement: dict[str, dict[str, AgreementCeiling]] = Field(
         default_factory=dict,
@@ -180,13 +186,20 @@ def leaderboard(
         )
         for label, r in zip(labels, reports, strict=True)
     ]
+    shared = {name: _shared_baselines(reports, name) for name in suites}
     baselines = {
         name: {
             baseline: {"overall": figures.overall.pass_rate}
             | {c: rate.pass_rate for c, rate in figures.by_category.items()}
-            for baseline, figures in result.baselines.items()
+            for baseline, figures in found.items()
         }
-        for name, result in reports[0].suites.items()
+        for name, found in shared.items()
+    }
+    # every baseline counts the same tests: the first one's sizes stand for all of them
+    baseline_tests = {
+        name: {"overall": first.overall.n} | {c: r.n for c, r in first.by_category.items()}
+        for name, found in shared.items()
+        if (first := next(iter(found.values()), None)) is not None
     }
     board = Leaderboard(
         nnd_suites_version=__version__,
@@ -195,6 +208,7 @@ def leaderboard(
         family=is_family(models),
         suites=leaderboard_rates(reports, labels),
         baselines=baselines,
+        baseline_tests=baseline_tests,
         agreement=leaderboard_agreement(reports, labels),
         by_margin=leaderboard_margins(reports, labels),
         limit=reports[0].limit,
@@ -202,6 +216,13 @@ def leaderboard(
     )
     board._reports = list(reports)
     return board
+
+
+def _shared_baselines(reports: Sequence[EvaluationReport], suite: str) -> dict[str, BaselineRates]:
+    """The bias baselines of ``suite`` on the tests every model rated (``rated_by_all``), so that
+    no model's skipped tests decide what the baselines count."""
+    runs = [outcome_map(report.outcomes[suite]) for report in reports]
+    return reports[0].suites[suite].baselines_with(runs)
 
 
 def leaderboard_rates(

@@ -21,21 +21,18 @@ from typing import Any
 
 from nnd_suites.errors import NNDError
 from nnd_suites.evaluation.arguments import check_models, check_preparation
-from nnd_suites.evaluation.chat_prompts import CHAT_TEMPLATE
-from nnd_suites.evaluation.evaluator import evaluate
 from nnd_suites.evaluation.leaderboard import TIE_RULE, Leaderboard, leaderboard, model_labels
 from nnd_suites.evaluation.leaderboard_agreement import ceiling_row, human_sections, rate_cell
 from nnd_suites.evaluation.outputs import write_report_files
 from nnd_suites.evaluation.parallel import current_rank
 from nnd_suites.evaluation.plots import write_leaderboard, write_scaling
-from nnd_suites.evaluation.prepared import prepare_suites
 from nnd_suites.evaluation.rank_job import rank_job, refuse_before_ranks, run_in_ranks, wants_ranks
 from nnd_suites.evaluation.report_markdown import kept_tests, limit_note
+from nnd_suites.evaluation.shared_runs import share_runs
 from nnd_suites.evaluation.task_charts import write_task_rates
 from nnd_suites.evaluation.task_grouping import BASELINE_COLUMNS, task_table
 from nnd_suites.infra.formatting import count, percent, plural, row
 from nnd_suites.infra.output_folder import check_output_folder, write_report_folder
-from nnd_suites.resolve import resolve_suites
 
 
 def evaluate_models(
@@ -79,17 +76,8 @@ def evaluate_models(
         refuse_before_ranks(suites, options.get("backend"), options.get("backend_options"))
         return run_in_ranks(job, data_parallel, Leaderboard)  # type: ignore[arg-type]
     labels = model_labels([str(m) for m in models])
-    if template == CHAT_TEMPLATE:
-        # each model renders the conversations with its own chat template: the suites are
-        # loaded once, and each model's run prepares them with its rendering
-        loaded = resolve_suites(suites)
-        reports = [
-            evaluate(model, loaded, template=template, normalize=normalize, limit=limit, **options)
-            for model in models
-        ]
-    else:
-        prepared = prepare_suites(suites, template=template, normalize=normalize, limit=limit)
-        reports = [evaluate(model, prepared, **options) for model in models]
+    runs = share_runs(suites, template=template, normalize=normalize, limit=limit)
+    reports = [runs.evaluate(model, **options) for model in models]
     board = leaderboard(reports, labels)
     if out is not None and main:
         write_leaderboard_folder(board, out)
@@ -135,7 +123,8 @@ def leaderboard_markdown(board: Leaderboard) -> str:
         f"Pass rate [Wilson 95% interval]; {TIE_RULE}. n: the tests rated (passed, failed or "
         "tied; degenerate and skipped tests are left out), the most any model rated; a model "
         "that rated fewer (a candidate did not fit its window) gives its own n beside its rate. "
-        f"Bias baselines score without a model, on the tests {board.models[0].label} rated."
+        "Bias baselines score without a model, on the tests every model rated; where that is "
+        "fewer than a column's n, the baseline gives its own n beside its rate."
         + limit_note(board.limit, kept_tests(board.reports[0].suites) if board.reports else None)
         + (" scaling.png plots pass rate against size." if board.family else ""),
     ]
@@ -159,7 +148,7 @@ def leaderboard_markdown(board: Leaderboard) -> str:
             cells = [rate_cell(rows[c].get(label), n[c]) for c in columns]
             lines.append(row([label, count(size) if size else "n/a", *cells]))
         for baseline, figures in board.baselines.get(suite, {}).items():
-            cells = [percent(figures.get(c)) for c in columns]
+            cells = [_baseline_cell(board, suite, figures, c, n[c]) for c in columns]
             lines.append(row([f"*baseline: {baseline}*", "", *cells]))
         lines += ceiling_row(board, suite, len(columns))  # the table's last row
         lines += human_sections(board, suite, order)
@@ -172,5 +161,16 @@ def _task_cells(board: Leaderboard, suite: str) -> list[str]:
     n = max(rate.n for rate in overall.values())
     baselines = board.baselines.get(suite, {})
     return [rate_cell(overall.get(m.label), n) for m in board.models] + [
-        percent(baselines[b]["overall"]) if b in baselines else "n/a" for b in BASELINE_COLUMNS
+        _baseline_cell(board, suite, baselines[b], "overall", n) if b in baselines else "n/a"
+        for b in BASELINE_COLUMNS
     ]
+
+
+def _baseline_cell(
+    board: Leaderboard, suite: str, figures: dict[str, float | None], column: str, n: int
+) -> str:
+    """A baseline's rate in ``column``, with the tests it counts (those every model rated) when
+    they are fewer than the column's ``n``, as a model that rated fewer shows its own."""
+    tests = board.baseline_tests.get(suite, {}).get(column)
+    shown = percent(figures.get(column))
+    return shown if tests is None or tests == n else f"{shown} (n={count(tests)})"

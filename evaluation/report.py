@@ -94,6 +94,21 @@ class SuiteResult(BaseModel):
         "--log-samples)",
     )
 
+    #: the suite as scored and its baselines' per-test outcomes (None: not computed yet), kept
+    #: in memory for the figures taken over several runs (a leaderboard's baselines on the tests
+    #: every model rated); a report read back from its files has none
+    _scored: tuple[Suite, BaselineOutcomes | None] | None = PrivateAttr(None)
+
+    def baselines_with(self, runs: Sequence[Mapping[str, str]]) -> dict[str, BaselineRates]:
+        """The bias baselines on the tests every one of ``runs`` (pair id -> outcome) rated."""
+        if self._scored is None:
+            raise NNDError(
+                f"{self.suite}: this result was read back from a report file, without its "
+                "suite; score the models again to set their baselines side by side"
+            )
+        suite, outcomes = self._scored
+        return baseline_rates(suite, *runs, outcomes=outcomes)
+
     @model_validator(mode="before")
     @classmethod
     def _overall_from_flat_counts(cls, data: Any) -> Any:
@@ -337,7 +352,7 @@ def suite_result(
         field: rates_by(suite.pairs, key, lambda p: by_pair[p.id].outcome)
         for field, key in breakdowns.items()
     }
-    return SuiteResult(
+    result = SuiteResult(
         suite=name,
         adapter=manifest.adapter.name,
         content_hash=content_hash or manifest.content_hash,
@@ -350,7 +365,7 @@ def suite_result(
         by_category=rates_by(suite.pairs, lambda p: p.category, lambda p: by_pair[p.id].outcome),
         by_breakdown=by_breakdown,
         by_slice=slice_rates(suite, outcomes),
-        baselines=baseline_rates(suite, outcome_map(outcomes), baselines),
+        baselines=baseline_rates(suite, outcome_map(outcomes), outcomes=baselines),
         by_margin=margin_strata(suite.pairs, lambda p: by_pair[p.id].outcome, manifest.margin_kind),
         agreement_ceiling=agreement_ceiling(
             suite.pairs, {pair_id: o.outcome for pair_id, o in by_pair.items()}
@@ -358,6 +373,8 @@ def suite_result(
         truncated_tests=sum(o.truncated for o in outcomes),
         truncated_tokens=truncated_tokens,
     )
+    result._scored = (suite, baselines)
+    return result
 
 
 register_model("report", EvaluationReport)

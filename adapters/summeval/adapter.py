@@ -11,7 +11,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from nnd_suites.build.adapter import Adapter, AdapterMetadata, register_adapter
 from nnd_suites.errors import SourceFormatError
 from nnd_suites.records.groups import Candidate, Group
-from nnd_suites.sources import ReadLog, read_jsonl, require_fields
+from nnd_suites.sources import ReadLog, parse_number, read_jsonl, require_fields
 
 CITATION = """@article{fabbri2021summeval,
   title={{S}umm{E}val: Re-evaluating Summarization Evaluation},
@@ -135,12 +135,11 @@ class SummEvalAdapter(Adapter):
         for index, annotation in enumerate(annotations):
             require_fields(annotation, ASPECTS, path, line, f"annotation {index}")
             for aspect in ASPECTS:
-                value = annotation[aspect]
-                if isinstance(value, bool) or value not in SCALE:
+                key = f"annotation {index}: {aspect}"
+                number = parse_number(annotation[aspect], path, line, key=key, low=1, high=5)
+                if number not in SCALE:
                     raise SourceFormatError(
-                        str(path),
-                        line,
-                        f"annotation {index}: {aspect} is {value!r}, not an integer from 1 to 5",
+                        str(path), line, f"{key} is {number:g}, not an integer from 1 to 5"
                     )
-                ratings[aspect].append(float(value))
+                ratings[aspect].append(number)
         return ratings

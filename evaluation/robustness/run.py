@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from nnd_suites.errors import NNDError
+from nnd_suites.evaluation.arguments import check_evaluate_arguments
 from nnd_suites.evaluation.evaluator import evaluate
 from nnd_suites.evaluation.prepared import first_groups
 from nnd_suites.evaluation.report import EvaluationReport
@@ -51,6 +52,8 @@ def robustness(
         raise NNDError("a robustness run needs at least one suite and one transformation")
     if "out" in evaluate_options:
         raise NNDError("give robustness's out=, not the evaluator's (it writes evaluation/ there)")
+    # before any work, as evaluate checks them (limit is applied here, not by evaluate)
+    check_evaluate_arguments({**evaluate_options, "model": model, "out": out}, "robustness")
     if out is not None:  # before any scoring: a foreign folder must cost no run
         check_output_folder(out, "robustness")
     parents = resolve_suites(suites)

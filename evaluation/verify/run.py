@@ -28,11 +28,12 @@ import yaml
 
 from nnd_suites import __version__
 from nnd_suites.errors import NNDError, UnknownItemError
-from nnd_suites.evaluation.evaluator import evaluate
+from nnd_suites.evaluation.arguments import check_evaluate_arguments, check_system_models
+from nnd_suites.evaluation.chat_prompts import CHAT_TEMPLATE
 from nnd_suites.evaluation.limits import suite_limit
 from nnd_suites.evaluation.parallel import current_rank
-from nnd_suites.evaluation.prepared import prepare_suites
 from nnd_suites.evaluation.rank_job import rank_job, refuse_before_ranks, run_in_ranks, wants_ranks
+from nnd_suites.evaluation.shared_runs import share_runs
 from nnd_suites.evaluation.verify.models import Correlation, VerifyReport
 from nnd_suites.evaluation.verify.render import check_verify_folder, write_verify
 from nnd_suites.evaluation.verify.stats import bootstrap_correlations, weighted_pass_rates
@@ -229,6 +230,10 @@ def verify_suite(
     correlate pass rates with human scores overall and per category, and (with ``out``) write
     the report folder. ``scoring`` takes :func:`nnd_suites.evaluate`'s options (device,
     dtype, batch_size, cache, progress, ...); ``data_parallel=N`` scores in N local processes."""
+    check_system_models("verify_suite", systems)  # before any work, as evaluate checks its own
+    check_evaluate_arguments(
+        {**scoring, "template": template, "limit": limit, "out": out}, "verify_suite"
+    )
     # taken before any parameter is reassigned: this call, as each rank will make it
     job = rank_job(verify_suite, locals()) if wants_ranks(data_parallel) else None
     # imported here: the HF loading helpers import torch, which `import nnd_suites` must not
@@ -249,12 +254,12 @@ def verify_suite(
         check_model_references(*references)
         refuse_before_ranks(suite, scoring.get("backend"), scoring.get("backend_options"))
         return run_in_ranks(job, data_parallel, VerifyReport)  # type: ignore[arg-type]
-    prepared = prepare_suites([suite], template=template, limit=limit)
-    plan = prepared.plans[0]
+    runs = share_runs([suite], template=template, limit=limit)
+    plan = runs.tests.plans[0]
     scores = human_scores(plan.suite)
     check_systems(systems, scores)
     check_model_references(*references)
-    reports = {name: evaluate(str(model), prepared, **scoring) for name, model in systems.items()}
+    reports = {name: runs.evaluate(str(model), **scoring) for name, model in systems.items()}
     outcomes = {name: report.outcomes[plan.name] for name, report in reports.items()}
     modes = {report.mode for report in reports.values()}
     if len(modes) > 1:  # one fit over runs scored two ways would mean nothing
@@ -293,7 +298,7 @@ def verify_suite(
         limit=limit,
         limited=limited,
         mode=modes.pop(),
-        template=plan.template,
+        template=CHAT_TEMPLATE if runs.chat else plan.template,
         scorer=scorer,
         note=(FEW_SYSTEMS if len(systems) <= 7 else MANY_SYSTEMS).format(n=len(systems)),
         overall=overall,

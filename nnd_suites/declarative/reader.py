@@ -20,7 +20,7 @@ from nnd_suites.declarative.table import MISSING, Row, cell, table_rows, text_ce
 from nnd_suites.errors import DeclarationError, SourceFormatError
 from nnd_suites.records.groups import Candidate, Group
 from nnd_suites.records.judgments import JudgedGroup, Judgment
-from nnd_suites.sources import ReadLog, parse_number
+from nnd_suites.sources import ReadLog, parse_number, read_number
 
 ONE_CANDIDATE = "group with one candidate"
 
@@ -171,8 +171,8 @@ def _parse(
     # the common case without parse_number's message-building (which formats every value)
     if type(value) in (int, float) or type(value) is str:
         try:
-            number = float(value) + 0.0  # type: ignore[arg-type]  # as read_number: -0 is 0
-        except ValueError:
+            number = read_number(value)  # type: ignore[arg-type]
+        except (ValueError, OverflowError):
             number = math.nan
         low, high = spec.low, spec.high
         if (

@@ -105,7 +105,7 @@ def record(**changes) -> dict:
                     {"coherence": 6, "consistency": 5, "fluency": 5, "relevance": 5}
                 ]
             },
-            "coherence is 6",
+            "coherence: 6 out of range \\[1, 5\\]",
         ),
         ({"text": "Another article."}, "article text differs"),
     ],

@@ -81,3 +81,53 @@ def test_evaluate_models_checks_its_list_and_preparation():
         evaluate_models("gpt2", "quiz_design")
     with pytest.raises(ArgumentError, match=r"evaluate_models\(limit=1\.0\)"):
         evaluate_models([NO_MODEL], "quiz_design", limit=1.0)
+
+
+#: each misuse, as robustness and verify_suite hand it to evaluate's checks
+MISUSES = [
+    ({"template": 123}, "template=123): give a template name or string"),
+    ({"normalize": "lowercase"}, "normalize='lowercase'): give a list of normalisation specs"),
+    ({"limit": 1.0}, "limit=1.0): give a whole number of context groups >= 1"),
+    ({"batch_size": True}, "batch_size=True): give 'auto' or a whole number >= 1"),
+]
+
+
+@pytest.mark.parametrize(("arguments", "message"), MISUSES)
+def test_robustness_checks_what_it_hands_to_evaluate(arguments, message):
+    from nnd_suites.evaluation.robustness import robustness
+
+    with pytest.raises(ArgumentError) as caught:
+        robustness(NO_MODEL, ["quiz_design"], ["lowercase"], progress=False, **arguments)
+    assert str(caught.value).startswith(f"robustness({message}")
+    assert "\n" not in str(caught.value)
+
+
+def test_robustness_checks_its_model():
+    from nnd_suites.evaluation.robustness import robustness
+
+    with pytest.raises(ArgumentError) as caught:
+        robustness(("m", "t", "extra"), ["quiz_design"], ["lowercase"])
+    assert str(caught.value) == (
+        "robustness(model=('m', 't', 'extra')): give a (model, tokenizer) pair, not 3 items"
+    )
+
+
+@pytest.mark.parametrize(("arguments", "message"), MISUSES)
+def test_verify_suite_checks_what_it_hands_to_evaluate(arguments, message):
+    from nnd_suites.evaluation.verify import verify_suite
+
+    systems = {"mixqg": NO_MODEL, "gpt2b_sup": NO_MODEL}
+    with pytest.raises(ArgumentError) as caught:
+        verify_suite("quiz_design", systems, progress=False, **arguments)
+    assert str(caught.value).startswith(f"verify_suite({message}")
+    assert "\n" not in str(caught.value)
+
+
+def test_verify_suite_checks_its_systems():
+    from nnd_suites.evaluation.verify import verify_suite
+
+    with pytest.raises(ArgumentError, match=r"verify_suite\(systems=\['mixqg'\]\): give a dict"):
+        verify_suite("quiz_design", ["mixqg"])  # type: ignore[arg-type]
+    three = ("m", "t", "extra")
+    with pytest.raises(ArgumentError, match="system 'mixqg': give its name as a string and its"):
+        verify_suite("quiz_design", {"mixqg": three, "gpt2b_sup": NO_MODEL})  # type: ignore[dict-item]

@@ -13,6 +13,7 @@ from nnd_suites.errors import NNDError
 from nnd_suites.evaluation.baselines import baseline_outcomes, baseline_rates
 from nnd_suites.evaluation.comparison import IncomparableRunsError, compare_reports
 from nnd_suites.evaluation.leaderboard import leaderboard
+from nnd_suites.evaluation.multi import leaderboard_markdown
 from nnd_suites.evaluation.prepared import first_groups
 from nnd_suites.evaluation.report_markdown import markdown as report_markdown
 from nnd_suites.evaluation.verify.models import Correlation, VerifyReport
@@ -215,3 +216,30 @@ def test_limit_is_compared_by_the_tests_it_kept(heuristic_report, quiz_design_su
         compare_reports(four, five)
     with pytest.raises(NNDError, match="tests kept by --limit: every test vs"):
         compare_reports(every, four)
+
+
+def test_leaderboard_baselines_count_the_tests_every_model_rated(
+    short_run, challenge300_suite, heuristic_report
+):
+    """A model that rates every test listed first, one that skips the long candidates second:
+    the baselines beside both count only the tests both rated, whatever the order, and the
+    table says how many that is."""
+    every = heuristic_report([challenge300_suite], "every-test", lambda t: -float(len(t)))
+    runs = [outcome_map(run.outcomes["challenge300"]) for run in (every, short_run)]
+    common = rated_by_all(*runs)
+    assert len(common) == short_run.suites["challenge300"].overall.n  # the short window's tests
+    assert len(common) < every.suites["challenge300"].overall.n
+    longer = baseline_outcomes(challenge300_suite, "longer")
+    expected = rate(longer[pair_id] for pair_id in common)
+    on_the_first = every.suites["challenge300"].baselines["longer"].overall
+    assert expected.pass_rate != on_the_first.pass_rate  # the figure the leaderboard printed
+    for board in (
+        leaderboard([every, short_run], ["every", "short"]),
+        leaderboard([short_run, every], ["short", "every"]),
+    ):
+        assert board.baselines["challenge300"]["longer"]["overall"] == expected.pass_rate
+        assert board.baseline_tests["challenge300"]["overall"] == len(common)
+        table = leaderboard_markdown(board)
+        baseline_row = next(line for line in table.splitlines() if "*baseline: longer*" in line)
+        assert f"{100 * expected.pass_rate:.1f}% (n={len(common):,})" in baseline_row
+        assert "on the tests every model rated" in table
