@@ -101,9 +101,9 @@ def write_leaderboard_folder(board: Leaderboard, out: str | Path) -> dict[str, P
             "leaderboard.png",
             # catalogue suites: a panel per task type, a row per suite
             lambda path: (
-                write_leaderboard(path, board.reports, labels)
+                write_leaderboard(path, board.reports, labels, board.baselines)
                 if grouping is None
-                else write_task_rates(path, board.reports, labels, grouping)
+                else write_task_rates(path, board.reports, labels, grouping, board.baselines)
             ),
         )
     }

@@ -55,7 +55,7 @@ def write_pass_rates(report: EvaluationReport, path: str | Path) -> Path:
         errors = interval_errors([r for _, r in bars])
         colours = ["#4c72b0"] + ["#8da0cb"] * (len(bars) - 1)
         axis.barh(range(len(bars)), values, xerr=errors, color=colours, capsize=3)
-        _baseline_marks(axis, report, name, [label for label, _ in bars])
+        baseline_marks(axis, report_baselines(report).get(name, {}), [label for label, _ in bars])
         axis.set_yticks(range(len(bars)), labels)
         axis.invert_yaxis()
         axis.axvline(50, color="grey", linewidth=0.8, linestyle="--")
@@ -213,19 +213,31 @@ def finish_rate_figure(figure, axes) -> None:  # type: ignore[no-untyped-def]
     axes[-1].set_xlabel("pass rate (%), Wilson 95% interval; red marks: bias baselines (no model)")
 
 
-def _baseline_marks(axis, report: EvaluationReport, suite: str, rows: list[str]) -> None:  # type: ignore[no-untyped-def]
-    """A red marker per bias baseline on each row (overall, then categories): what a heuristic
-    without a model achieves on the same tests."""
-    result = report.suites.get(suite)
+#: suite -> bias baseline -> row (overall, then each category) -> pass rate (Leaderboard.baselines)
+SuiteBaselines = Mapping[str, Mapping[str, Mapping[str, float | None]]]
+
+
+def report_baselines(report: EvaluationReport) -> dict[str, dict[str, dict[str, float | None]]]:
+    """One report's bias baselines as :data:`SuiteBaselines` (on the tests that model rated)."""
+    return {
+        suite: {
+            baseline: {"overall": figures.overall.pass_rate}
+            | {c: rate.pass_rate for c, rate in figures.by_category.items()}
+            for baseline, figures in result.baselines.items()
+        }
+        for suite, result in report.suites.items()
+    }
+
+
+def baseline_marks(
+    axis, baselines: Mapping[str, Mapping[str, float | None]], rows: Sequence[str]
+) -> None:  # type: ignore[no-untyped-def]
+    """A red marker per bias baseline (``baselines``: baseline -> row -> pass rate) on each of
+    ``rows``: what a heuristic without a model achieves on the same tests."""
     for baseline, marker in BASELINE_MARKERS.items():
-        figures = result.baselines.get(baseline) if result else None
-        if figures is None:
-            continue
-        rates = {"overall": figures.overall} | figures.by_category
+        rates = baselines.get(baseline, {})
         points = [
-            (100 * rates[row].pass_rate, y)  # type: ignore[operator]
-            for y, row in enumerate(rows)
-            if row in rates and rates[row].pass_rate is not None
+            (100 * rate, y) for y, row in enumerate(rows) if (rate := rates.get(row)) is not None
         ]
         mark_baseline(axis, baseline, marker, points)
 
@@ -234,15 +246,18 @@ def write_leaderboard(
     path: str | Path,
     reports: Sequence[EvaluationReport],
     labels: Sequence[str] | None = None,
+    baselines: SuiteBaselines | None = None,
 ) -> Path:
     """Grouped horizontal bars, one panel per suite: a bar per model for the overall pass rate
-    and each category, with Wilson 95% intervals."""
+    and each category, with Wilson 95% intervals; the bias baselines are ``baselines`` (a
+    leaderboard's, on the tests every model rated), else the first report's."""
     # lazy: matplotlib loads only when a chart is drawn
     from matplotlib.figure import Figure
 
     if not reports:
         raise NNDError("a leaderboard needs at least one report")
     table = leaderboard_rates(reports, labels)
+    marks = report_baselines(reports[0]) if baselines is None else baselines
     models = list(dict.fromkeys(m for rows in table.values() for r in rows.values() for m in r))
     width = 0.8 / len(models)
     heights = [0.6 + 0.3 * len(rows) * max(1, len(models) / 2) for rows in table.values()]
@@ -267,7 +282,7 @@ def write_leaderboard(
                 label=model,
                 capsize=2,
             )
-        _baseline_marks(axis, reports[0], suite, list(rows))
+        baseline_marks(axis, marks.get(suite, {}), list(rows))
         sizes = [max(r.n for r in rates.values()) for rates in rows.values()]
         finish_rate_panel(axis, list(rows), sizes, suite)
     finish_rate_figure(figure, axes)

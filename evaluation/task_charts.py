@@ -14,10 +14,12 @@ from pathlib import Path
 from nnd_suites.errors import NNDError
 from nnd_suites.evaluation.plots import (
     BASELINE_MARKERS,
+    SuiteBaselines,
+    baseline_marks,
     finish_rate_figure,
     finish_rate_panel,
     interval_errors,
-    mark_baseline,
+    report_baselines,
     save,
     short_name,
 )
@@ -31,14 +33,17 @@ def write_task_rates(
     reports: Sequence[EvaluationReport],
     labels: Sequence[str],
     grouping: TaskGrouping,
+    baselines: SuiteBaselines | None = None,
 ) -> Path:
     """Draw the grouped chart of ``reports`` (one per model, labelled ``labels``, over the same
-    suites) at ``path``; the bias baselines are the first report's (they need no model)."""
+    suites) at ``path``; the bias baselines (their overall rates) are ``baselines`` (a
+    leaderboard's, on the tests every model rated), else the first report's."""
     # lazy: matplotlib loads only when a chart is drawn
     from matplotlib.figure import Figure
 
     if not reports or not grouping.task_types:
         raise NNDError("a chart by task type needs at least one report and one suite")
+    rates = report_baselines(reports[0]) if baselines is None else baselines
     width = 0.8 / len(reports)
     heights = [0.7 + 0.3 * len(s) * max(1, len(reports) / 2) for s in grouping.task_types.values()]
     figure = Figure(figsize=(8.5, sum(heights) + 1.0), layout="constrained")
@@ -55,7 +60,13 @@ def write_task_rates(
                 label=label,
                 capsize=2,
             )
-        _baseline_marks(axis, reports[0], suites)
+        overall = {
+            baseline: {
+                suite: rates.get(suite, {}).get(baseline, {}).get("overall") for suite in suites
+            }
+            for baseline in BASELINE_MARKERS
+        }
+        baseline_marks(axis, overall, suites)
         sizes = [max(r.suites[suite].overall.n for r in reports) for suite in suites]
         finish_rate_panel(axis, suites, sizes, task_type)
     finish_rate_figure(figure, axes)
@@ -72,15 +83,3 @@ def write_task_rates(
         title += "\nPIPELINE CHECK: random weights, the figures mean nothing"
     figure.suptitle(title, fontsize=10, color="#c44e52" if embedded else "black")
     return save(figure, path)
-
-
-def _baseline_marks(axis, report: EvaluationReport, suites: list[str]) -> None:  # type: ignore[no-untyped-def]
-    """A red marker per bias baseline on each suite's row: its overall pass rate."""
-    for baseline, marker in BASELINE_MARKERS.items():
-        points = [
-            (100 * figures.overall.pass_rate, y)
-            for y, suite in enumerate(suites)
-            if (figures := report.suites[suite].baselines.get(baseline)) is not None
-            and figures.overall.pass_rate is not None
-        ]
-        mark_baseline(axis, baseline, marker, points)

@@ -10,10 +10,11 @@ from __future__ import annotations
 import pytest
 
 from nnd_suites.errors import NNDError
+from nnd_suites.evaluation import plots
 from nnd_suites.evaluation.baselines import baseline_outcomes, baseline_rates
 from nnd_suites.evaluation.comparison import IncomparableRunsError, compare_reports
 from nnd_suites.evaluation.leaderboard import leaderboard
-from nnd_suites.evaluation.multi import leaderboard_markdown
+from nnd_suites.evaluation.multi import leaderboard_markdown, write_leaderboard_folder
 from nnd_suites.evaluation.prepared import first_groups
 from nnd_suites.evaluation.report_markdown import markdown as report_markdown
 from nnd_suites.evaluation.verify.models import Correlation, VerifyReport
@@ -243,3 +244,22 @@ def test_leaderboard_baselines_count_the_tests_every_model_rated(
         baseline_row = next(line for line in table.splitlines() if "*baseline: longer*" in line)
         assert f"{100 * expected.pass_rate:.1f}% (n={len(common):,})" in baseline_row
         assert "on the tests every model rated" in table
+
+
+def test_the_leaderboard_chart_marks_the_baselines_on_the_tests_every_model_rated(
+    short_run, challenge300_suite, heuristic_report, tmp_path, monkeypatch
+):
+    """leaderboard.png draws the leaderboard's baselines, not the first model's report's."""
+    every = heuristic_report([challenge300_suite], "every-test", lambda t: -float(len(t)))
+    board = leaderboard([every, short_run], ["every", "short"])
+    marked: dict[str, list[float]] = {}
+
+    def mark(axis, baseline, marker, points):  # type: ignore[no-untyped-def]
+        marked[baseline] = [x for x, _ in points]
+
+    monkeypatch.setattr(plots, "mark_baseline", mark)
+    write_leaderboard_folder(board, tmp_path / "board")
+    shared = board.baselines["challenge300"]["longer"]["overall"]
+    assert marked["longer"][0] == pytest.approx(100 * shared)
+    own = every.suites["challenge300"].baselines["longer"].overall.pass_rate
+    assert marked["longer"][0] != pytest.approx(100 * own)
