@@ -19,6 +19,7 @@ from nnd_suites.errors import NNDError, ScoringError
 from nnd_suites.evaluation.arguments import check_evaluate_arguments, resolve_mode
 from nnd_suites.evaluation.backend import Backend, Score, ScoreRequest, load_backend
 from nnd_suites.evaluation.cache import ScoreCache, scope_of, score_key
+from nnd_suites.evaluation.catalogue_suites import catalogue_suites
 from nnd_suites.evaluation.chat_prompts import CHAT_TEMPLATE, chat_rendering
 from nnd_suites.evaluation.identity import check_cached_scores, content_identity
 from nnd_suites.evaluation.parallel import (
@@ -135,6 +136,8 @@ def evaluate(
         (job.arguments["model"],), _ = resolve_embedded([str(model)])
         check_model_references([job.arguments["model"]], backend, backend_options, revision)
         return run_in_ranks(job, data_parallel, EvaluationReport)  # type: ignore[arg-type]
+    # `catalogue` or a `build --catalogue` folder: its suites, and the report's task grouping
+    suites, by_task = catalogue_suites(suites)
     prepared: PreparedSuites | None = None
     if isinstance(suites, PreparedSuites):
         if template is not None or normalize or limit is not None:
@@ -216,6 +219,7 @@ def evaluate(
         requests=counts,
         seconds=0.0,
         limit=prepared.limit,
+        by_task=by_task,
     )
     for plan in plans:
         by_scorer = {

@@ -21,6 +21,7 @@ from typing import Any
 
 from nnd_suites.errors import NNDError
 from nnd_suites.evaluation.arguments import check_models, check_preparation
+from nnd_suites.evaluation.catalogue_suites import catalogue_suites
 from nnd_suites.evaluation.chat_prompts import CHAT_TEMPLATE
 from nnd_suites.evaluation.evaluator import evaluate
 from nnd_suites.evaluation.leaderboard import TIE_RULE, Leaderboard, leaderboard, model_labels
@@ -79,6 +80,8 @@ def evaluate_models(
         refuse_before_ranks(suites, options.get("backend"), options.get("backend_options"))
         return run_in_ranks(job, data_parallel, Leaderboard)  # type: ignore[arg-type]
     labels = model_labels([str(m) for m in models])
+    # `catalogue` or a `build --catalogue` folder: its suites, and the task grouping of the board
+    suites, by_task = catalogue_suites(suites)
     if template == CHAT_TEMPLATE:
         # each model renders the conversations with its own chat template: the suites are
         # loaded once, and each model's run prepares them with its rendering
@@ -90,6 +93,8 @@ def evaluate_models(
     else:
         prepared = prepare_suites(suites, template=template, normalize=normalize, limit=limit)
         reports = [evaluate(model, prepared, **options) for model in models]
+    for report in reports:  # each model's report, and so the leaderboard, carries the grouping
+        report.by_task = by_task
     board = leaderboard(reports, labels)
     if out is not None and main:
         write_leaderboard_folder(board, out)
