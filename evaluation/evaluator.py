@@ -93,7 +93,9 @@ def evaluate(
     run loads it once) or a ``(PreTrainedModel, tokenizer)`` pair already in memory (scored
     where it sits, without gradients, its train/eval mode restored after). ``suites`` are suite
     folders, built-in adapter names (built on the fly), :class:`Suite` objects, or the output of
-    :func:`prepare_suites` (reused across calls). ``template`` is a template name of the suites
+    :func:`prepare_suites` (reused across calls); ``catalogue`` or a folder written by ``build
+    --catalogue``, given alone, is every suite of the catalogue, grouped by task type in
+    ``report.by_task``. ``template`` is a template name of the suites
     (``macaw``) or a template string; ``compat="reference"`` reproduces the paper's scoring.
     ``normalize`` lists normalisation specs (``lowercase``, ``whitespace``...; perturbations are
     refused) applied to every suite before scoring. ``limit`` scores only the first N context
