@@ -1,33 +1,29 @@
-"""Evaluate the catalogue: ``--suite catalogue`` (every catalogue suite whose source ships, built
-here, its declared figures checked) or ``--suite DIR`` where DIR is a folder written by
-``nnd-suites build --catalogue`` (every suite built there). The report carries the suites by
-task type (:class:`~nnd_suites.evaluation.task_grouping.TaskGrouping`) and lists each catalogue
-suite that could not be evaluated with why, never dropping one silently.
+"""Evaluate the catalogue: ``catalogue`` (every catalogue suite whose source ships, built here,
+its declared figures checked) or a folder written by ``nnd-suites build --catalogue`` (every suite
+built there), given alone as the suites of :func:`nnd_suites.evaluate` or
+:func:`~nnd_suites.evaluation.multi.evaluate_models` (the CLI's ``--suite catalogue``, ``--suite
+DIR``). The report carries the suites by task type
+(:class:`~nnd_suites.evaluation.task_grouping.TaskGrouping`) and lists each catalogue suite that
+could not be evaluated with why, never dropping one silently.
 
-The grouping is attached to the report (or leaderboard) the evaluator returns, and the folder is
-written after: the evaluator itself knows nothing of the catalogue.
+Under ``data_parallel=N`` the spec itself crosses to the ranks, and each rank builds (or reads)
+the catalogue's suites, as it builds a built-in suite given by name: the builds are deterministic
+(figures checked), so every rank holds the same tests.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from nnd_suites.build.adapter import ADAPTERS
 from nnd_suites.catalogue.building import how_to_get, shipped_builds
 from nnd_suites.catalogue.entries import CatalogueEntry, load_catalogue
 from nnd_suites.errors import NNDError
-from nnd_suites.evaluation.evaluator import evaluate
-from nnd_suites.evaluation.leaderboard import Leaderboard
-from nnd_suites.evaluation.multi import evaluate_models, write_leaderboard_folder
-from nnd_suites.evaluation.outputs import check_out_folder, write_report
-from nnd_suites.evaluation.parallel import current_rank
-from nnd_suites.evaluation.report import EvaluationReport
+from nnd_suites.evaluation.prepared import PreparedSuites, SuiteSpec
 from nnd_suites.evaluation.task_grouping import SkippedSuite, TaskGrouping
 from nnd_suites.hub.layout import exported_configs
-from nnd_suites.infra.output_folder import check_output_folder
 from nnd_suites.suite import MANIFEST_FILE, Suite
 
 #: the suite spec that stands for every catalogue suite whose source ships with nnd-suites
@@ -42,14 +38,16 @@ class CatalogueSelection:
     """The suites to evaluate (built suites, or config folders of a catalogue folder) and how
     the report groups them."""
 
-    suites: list[Suite | Path]
+    suites: list[SuiteSpec]
     grouping: TaskGrouping
 
 
-def catalogue_selection(specs: Sequence[str | Path | Suite]) -> CatalogueSelection | None:
-    """The catalogue's suites when ``specs`` is ``catalogue`` or one folder written by
-    ``build --catalogue``; None when they name no catalogue (evaluated as they are). A catalogue
-    given beside other suites is refused: its report groups the catalogue's suites alone."""
+def catalogue_spec(specs: Iterable[SuiteSpec]) -> str | Path | None:
+    """The catalogue ``specs`` name (``catalogue`` or one folder written by ``build
+    --catalogue``), None when they name none (evaluated as they are). Nothing is built: a
+    launcher checks the spec before its ranks build. A catalogue given beside other suites is
+    refused: its report groups the catalogue's suites alone."""
+    specs = list(specs)
     named = [spec for spec in specs if not isinstance(spec, Suite) and _is_catalogue(spec)]
     if not named:
         return None
@@ -58,10 +56,34 @@ def catalogue_selection(specs: Sequence[str | Path | Suite]) -> CatalogueSelecti
             f"--suite {named[0]} evaluates every suite of the catalogue and groups them by task "
             "type; give it alone (evaluate other suites in another run)"
         )
+    return named[0]
+
+
+def catalogue_selection(specs: Iterable[SuiteSpec]) -> CatalogueSelection | None:
+    """The catalogue's suites (built now when ``catalogue``) and their grouping when ``specs``
+    name a catalogue (:func:`catalogue_spec`), else None."""
+    named = catalogue_spec(specs)
+    if named is None:
+        return None
     entries = sorted(load_catalogue(), key=lambda e: (e.task_type, e.name))
-    if str(named[0]) == CATALOGUE:
+    if str(named) == CATALOGUE:
         return _shipped(entries)
-    return _built_in(Path(named[0]), entries)
+    return _built_in(Path(named), entries)
+
+
+def catalogue_suites(
+    suites: SuiteSpec | Iterable[SuiteSpec] | PreparedSuites,
+) -> tuple[list[SuiteSpec] | PreparedSuites, TaskGrouping | None]:
+    """What an evaluation scores for ``suites``, and how its report groups them: a catalogue's
+    suites with their grouping, any other specs as a list (read once: an iterator is spent)
+    without one; prepared suites as they are."""
+    if isinstance(suites, PreparedSuites):
+        return suites, None
+    specs = [suites] if isinstance(suites, str | Path | Suite) else list(suites)
+    selection = catalogue_selection(specs)
+    if selection is None:
+        return specs, None
+    return selection.suites, selection.grouping
 
 
 def _is_catalogue(spec: str | Path) -> bool:
@@ -80,7 +102,7 @@ def _is_catalogue(spec: str | Path) -> bool:
 
 def _shipped(entries: list[CatalogueEntry]) -> CatalogueSelection:
     then = f"build it with {_BUILD}, then evaluate --suite DIR"
-    suites: list[Suite | Path] = []
+    suites: list[SuiteSpec] = []
     grouping = TaskGrouping(source="the catalogue (its shipped sources)", task_types={})
     for built in shipped_builds(entries, then):
         if built.suite is None:
@@ -116,36 +138,3 @@ def _built_in(folder: Path, entries: list[CatalogueEntry]) -> CatalogueSelection
     if others:
         grouping.task_types[NOT_CATALOGUED] = others
     return CatalogueSelection([folder / name for name in grouping.suites()], grouping)
-
-
-def evaluate_catalogue(
-    models: Sequence[str | Path],
-    selection: CatalogueSelection,
-    *,
-    out: str | Path | None = None,
-    **options: Any,
-) -> EvaluationReport | Leaderboard:
-    """Score each of ``models`` on the selection's suites (the options of
-    :func:`nnd_suites.evaluate`): one model's report, or several models' leaderboard, carrying
-    the grouping; ``out`` receives the report (or leaderboard) folder."""
-    rank = current_rank()
-    main = rank is None or rank.main
-    if out is not None and main:  # before any scoring: a bad --out must not cost a run
-        if len(models) == 1:
-            check_out_folder(out)
-        else:
-            check_output_folder(out, "leaderboard")
-    grouping = selection.grouping
-    if len(models) == 1:
-        report = evaluate(models[0], selection.suites, **options)
-        report.by_task = grouping
-        if out is not None and main:
-            write_report(report, out)
-        return report
-    board = evaluate_models(models, selection.suites, **options)
-    board.by_task = grouping
-    for one in board.reports:
-        one.by_task = grouping
-    if out is not None and main:
-        write_leaderboard_folder(board, out)
-    return board

@@ -19,6 +19,7 @@ from nnd_suites.errors import NNDError, ScoringError
 from nnd_suites.evaluation.arguments import check_evaluate_arguments, resolve_mode
 from nnd_suites.evaluation.backend import Backend, Score, ScoreRequest, load_backend
 from nnd_suites.evaluation.cache import ScoreCache, scope_of, score_key
+from nnd_suites.evaluation.catalogue_suites import catalogue_suites
 from nnd_suites.evaluation.chat_prompts import CHAT_TEMPLATE, chat_rendering
 from nnd_suites.evaluation.identity import check_cached_scores, content_identity
 from nnd_suites.evaluation.parallel import (
@@ -92,7 +93,9 @@ def evaluate(
     run loads it once) or a ``(PreTrainedModel, tokenizer)`` pair already in memory (scored
     where it sits, without gradients, its train/eval mode restored after). ``suites`` are suite
     folders, built-in adapter names (built on the fly), :class:`Suite` objects, or the output of
-    :func:`prepare_suites` (reused across calls). ``template`` is a template name of the suites
+    :func:`prepare_suites` (reused across calls); ``catalogue`` or a folder written by ``build
+    --catalogue``, given alone, is every suite of the catalogue, grouped by task type in
+    ``report.by_task``. ``template`` is a template name of the suites
     (``macaw``) or a template string; ``compat="reference"`` reproduces the paper's scoring.
     ``normalize`` lists normalisation specs (``lowercase``, ``whitespace``...; perturbations are
     refused) applied to every suite before scoring. ``limit`` scores only the first N context
@@ -135,6 +138,8 @@ def evaluate(
         (job.arguments["model"],), _ = resolve_embedded([str(model)])
         check_model_references([job.arguments["model"]], backend, backend_options, revision)
         return run_in_ranks(job, data_parallel, EvaluationReport)  # type: ignore[arg-type]
+    # `catalogue` or a `build --catalogue` folder: its suites, and the report's task grouping
+    suites, by_task = catalogue_suites(suites)
     prepared: PreparedSuites | None = None
     if isinstance(suites, PreparedSuites):
         if template is not None or normalize or limit is not None:
@@ -216,6 +221,7 @@ def evaluate(
         requests=counts,
         seconds=0.0,
         limit=prepared.limit,
+        by_task=by_task,
     )
     for plan in plans:
         by_scorer = {

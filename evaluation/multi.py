@@ -21,6 +21,7 @@ from typing import Any
 
 from nnd_suites.errors import NNDError
 from nnd_suites.evaluation.arguments import check_models, check_preparation
+from nnd_suites.evaluation.catalogue_suites import catalogue_suites
 from nnd_suites.evaluation.leaderboard import TIE_RULE, Leaderboard, leaderboard, model_labels
 from nnd_suites.evaluation.leaderboard_agreement import ceiling_row, human_sections, rate_cell
 from nnd_suites.evaluation.outputs import write_report_files
@@ -76,8 +77,12 @@ def evaluate_models(
         refuse_before_ranks(suites, options.get("backend"), options.get("backend_options"))
         return run_in_ranks(job, data_parallel, Leaderboard)  # type: ignore[arg-type]
     labels = model_labels([str(m) for m in models])
+    # `catalogue` or a `build --catalogue` folder: its suites, and the task grouping of the board
+    suites, by_task = catalogue_suites(suites)
     runs = share_runs(suites, template=template, normalize=normalize, limit=limit)
     reports = [runs.evaluate(model, **options) for model in models]
+    for report in reports:  # each model's report, and so the leaderboard, carries the grouping
+        report.by_task = by_task
     board = leaderboard(reports, labels)
     if out is not None and main:
         write_leaderboard_folder(board, out)

@@ -31,6 +31,7 @@ from pydantic import BaseModel, ConfigDict, JsonValue
 from nnd_suites.build.adapter import ADAPTERS
 from nnd_suites.errors import NNDError
 from nnd_suites.evaluation.backend import backend_name
+from nnd_suites.evaluation.catalogue_suites import catalogue_spec
 from nnd_suites.evaluation.leaderboard import Leaderboard
 from nnd_suites.evaluation.parallel import RankFailedError, current_rank, launch
 from nnd_suites.evaluation.report import EvaluationReport
@@ -186,6 +187,8 @@ def refuse_before_ranks(
     if backend_name("", backend, **(backend_options or {})) == "served":
         raise NNDError(SERVED_REFUSAL)
     specs = [suites] if isinstance(suites, str | PurePath) else list(suites)  # type: ignore[call-overload]
+    if catalogue_spec(specs) is not None:
+        return  # each rank builds the catalogue's suites, as it builds a built-in one by name
     for spec in expand_suite_specs(specs):
         text = str(spec)
         if isinstance(spec, str):

@@ -166,3 +166,32 @@ def test_every_shipped_catalogue_suite_validates_and_scores_its_systems(entry, t
     assert len(systems) >= 2 and all(s["candidates"] >= 1 for s in systems.values())
     # a system generated several outputs: an item id read as a system gives one each
     assert sum(s["candidates"] for s in systems.values()) >= 2 * len(systems)
+
+
+#: a normalisation, a punctuation change, seeded typos and numbers (which touch contexts too)
+ROBUSTNESS_TRANSFORMS = ["lowercase", "no_final_punctuation", "typos:rate=0.05,seed=1", "numbers"]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("entry", SHIPPED, ids=[entry.name for entry in SHIPPED])
+def test_robustness_runs_on_every_shipped_catalogue_suite(
+    entry, tiny_causal_model, tmp_path, capsys
+):
+    # as a user gets it: built into a catalogue folder, then read back by the CLI
+    folder = tmp_path / "catalogue"
+    list(build_catalogue([entry], folder))
+    out = tmp_path / "robustness"
+    argv = ["robustness", "--model", str(tiny_causal_model), "--suite", str(folder / entry.name)]
+    argv += ["--limit", "2", "--device", "cpu", "--quiet", "--no-cache", "--out", str(out)]
+    for spec in ROBUSTNESS_TRANSFORMS:
+        argv += ["--transform", spec]
+    assert main([*argv, "--json"]) == 0
+    cells = json.loads(capsys.readouterr().out)["cells"]
+    assert [(c["suite"], c["transform"]) for c in cells] == [
+        (entry.name, spec) for spec in ROBUSTNESS_TRANSFORMS
+    ]
+    evaluation = json.loads((out / "evaluation" / "report.json").read_text(encoding="utf-8"))
+    parent = evaluation["suites"][entry.name]
+    # every test of the kept groups is paired with its transformed child, none dropped
+    assert all(c["n"] + c["degenerate"] == parent["pairs"] > 0 for c in cells)
+    assert (out / "robustness.md").stat().st_size > 0 and (out / "robustness.png").stat().st_size

@@ -13,7 +13,9 @@ from nnd_suites.catalogue.building import build_catalogue
 from nnd_suites.catalogue.entries import load_catalogue
 from nnd_suites.cli import main
 from nnd_suites.errors import NNDError
+from nnd_suites.evaluation import evaluate
 from nnd_suites.evaluation.catalogue_suites import NOT_CATALOGUED, catalogue_selection
+from nnd_suites.evaluation.multi import evaluate_models
 from nnd_suites.evaluation.task_grouping import BASELINE_COLUMNS
 from nnd_suites.infra.formatting import percent, rate_with_interval
 
@@ -99,3 +101,53 @@ def test_the_catalogue_is_given_alone():
     with pytest.raises(NNDError, match=r"--suite catalogue evaluates every suite .* alone"):
         catalogue_selection(["catalogue", "quiz_design"])
     assert catalogue_selection(["quiz_design"]) is None
+
+
+#: the catalogue the API tests read: two shipped suites and one whose source is not shipped
+SMALL = {"challenge300", "quiz_design", "summeval_experts"}
+
+
+@pytest.fixture
+def small_catalogue(monkeypatch):
+    entries = [e for e in load_catalogue() if e.name in SMALL]
+    monkeypatch.setattr("nnd_suites.evaluation.catalogue_suites.load_catalogue", lambda: entries)
+    return entries
+
+
+def test_the_python_api_evaluates_the_catalogue_as_the_cli_does(
+    small_catalogue, tiny_causal_model, tmp_path
+):
+    options = {"limit": 1, "device": "cpu", "batch_size": 16, "progress": False}
+    api = evaluate(str(tiny_causal_model), "catalogue", out=tmp_path / "api", **options)
+    assert api.by_task is not None and api.by_task.task_types == {
+        "question answering": ["challenge300"],
+        "question generation": ["quiz_design"],
+    }
+    assert set(api.by_task.skipped) == {"summeval_experts"}
+    assert set(api.suites) == {"challenge300", "quiz_design"} == set(api.outcomes)
+    # the report folder the API writes carries the grouping, as the CLI's does
+    command = ["evaluate", "--model", str(tiny_causal_model), "--suite", "catalogue", *LIMIT]
+    assert main([*command, "--out", str(tmp_path / "cli")]) == 0
+    written = {
+        run: json.loads((tmp_path / run / "report.json").read_text(encoding="utf-8"))
+        for run in ("api", "cli")
+    }
+    assert written["api"]["by_task"] == written["cli"]["by_task"] == api.by_task.model_dump()
+    assert written["api"]["suites"] == written["cli"]["suites"]
+    assert "## By task type" in (tmp_path / "api" / "report.md").read_text(encoding="utf-8")
+
+
+def test_the_python_api_evaluates_a_catalogue_folder_for_several_models(
+    small_catalogue, tiny_causal_model, tmp_path
+):
+    folder = tmp_path / "catalogue"
+    list(build_catalogue(small_catalogue, folder))
+    options = {"limit": 1, "device": "cpu", "batch_size": 16, "progress": False}
+    report = evaluate(str(tiny_causal_model), folder, **options)
+    assert report.by_task is not None and report.by_task.source == str(folder)
+    assert set(report.suites) == {"challenge300", "quiz_design"}
+    other = tmp_path / "other_model"  # the same weights under another name
+    shutil.copytree(tiny_causal_model, other)
+    board = evaluate_models([str(tiny_causal_model), str(other)], str(folder), **options)
+    assert board.by_task == report.by_task
+    assert all(one.by_task == report.by_task for one in board.reports)

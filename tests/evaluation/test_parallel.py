@@ -304,3 +304,25 @@ def test_several_models_in_two_processes_give_the_one_process_leaderboard(
     assert main([*argv, "--out", str(tmp_path / "two"), "--data-parallel", "2"]) == 0
     one, two = (json.loads((tmp_path / d / "leaderboard.json").read_text()) for d in ("one", "two"))
     assert one["suites"] == two["suites"] and one["models"] == two["models"]
+
+
+@pytest.mark.slow
+def test_the_catalogue_in_two_processes_gives_the_single_process_outcomes(
+    tiny_causal_model, tmp_path, capsys
+):
+    """`--suite catalogue` crosses to the ranks as its name, and each rank builds the shipped
+    suites as it builds a built-in suite: the same tests, outcomes and task grouping."""
+    base = ["evaluate", "--suite", "catalogue", "--model", str(tiny_causal_model), "--limit", "1"]
+    base += ["--quiet", "--no-cache", "--batch-size", "8", "--json"]
+    assert main([*base, "--out", str(tmp_path / "one")]) == 0
+    assert main([*base, "--out", str(tmp_path / "two"), "--data-parallel", "2"]) == 0
+    printed_one, printed_two = (json.loads(line) for line in capsys.readouterr().out.splitlines())
+    assert printed_two["by_task"] == printed_one["by_task"]
+    one, two = _outcomes(tmp_path / "one"), _outcomes(tmp_path / "two")
+    task_types = printed_one["by_task"]["task_types"]
+    grouped = [suite for suites in task_types.values() for suite in suites]
+    assert set(one) == set(grouped) and len(grouped) > 2
+    for suite in one:
+        assert [(r["pair_id"], r["outcome"]) for r in two[suite]] == [
+            (r["pair_id"], r["outcome"]) for r in one[suite]
+        ]

@@ -21,7 +21,6 @@ from nnd_suites.errors import NNDError
 from nnd_suites.infra.formatting import plural, rate_with_interval
 
 if TYPE_CHECKING:
-    from nnd_suites.evaluation.catalogue_suites import CatalogueSelection
     from nnd_suites.evaluation.report import SuiteResult
     from nnd_suites.evaluation.task_grouping import TaskGrouping
 
@@ -75,8 +74,6 @@ def run(args: argparse.Namespace) -> int:
     # lazy: the evaluator package is slow to import; `nnd-suites list` stays < 1 s
     from nnd_suites.evaluation import evaluate
     from nnd_suites.evaluation.agreement_markdown import ceiling_summary
-    from nnd_suites.evaluation.catalogue_suites import catalogue_selection, evaluate_catalogue
-    from nnd_suites.evaluation.report import EvaluationReport
     from nnd_suites.evaluation.report_markdown import kept_tests, limit_note
     from nnd_suites.evaluation.tiny import EMBEDDED_NOTE, resolve_embedded
 
@@ -87,17 +84,10 @@ def run(args: argparse.Namespace) -> int:
     args.model, embedded = resolve_embedded(args.model)
     if embedded and rank_zero():  # said first, and again under the figures
         say(EMBEDDED_NOTE, file=sys.stderr)
-    # `catalogue` or a `build --catalogue` folder: every suite it holds, grouped by task type
-    selection = catalogue_selection(args.suite)
     if len(args.model) > 1:
-        return _run_several(args, selection)
-
-    options = _options(args)
-    if selection is None:
-        report = evaluate(args.model[0], args.suite, **options)
-    else:
-        report = evaluate_catalogue(args.model, selection, **options)
-        assert isinstance(report, EvaluationReport)  # one model: a report, not a leaderboard
+        return _run_several(args)
+    # `catalogue` or a `build --catalogue` folder: the evaluator groups its suites by task type
+    report = evaluate(args.model[0], args.suite, **_options(args))
     if not rank_zero():
         return 0  # rank 0 prints (and wrote the report)
     if args.json:
@@ -157,17 +147,11 @@ def _say_by_task(grouping: TaskGrouping, results: Mapping[str, SuiteResult]) -> 
         say(f"skipped {name} ({skipped.task_type}): {skipped.reason}")
 
 
-def _run_several(args: argparse.Namespace, selection: CatalogueSelection | None) -> int:
+def _run_several(args: argparse.Namespace) -> int:
     # lazy: the evaluator package is slow to import; `nnd-suites list` stays < 1 s
-    from nnd_suites.evaluation.catalogue_suites import evaluate_catalogue
-    from nnd_suites.evaluation.leaderboard import Leaderboard
     from nnd_suites.evaluation.multi import evaluate_models, leaderboard_markdown
 
-    if selection is None:
-        board = evaluate_models(args.model, args.suite, **_options(args))
-    else:
-        board = evaluate_catalogue(args.model, selection, **_options(args))
-        assert isinstance(board, Leaderboard)  # several models: a leaderboard
+    board = evaluate_models(args.model, args.suite, **_options(args))
     if not rank_zero():
         return 0  # rank 0 prints (and wrote the leaderboard)
     if args.json:
