@@ -43,7 +43,7 @@ def write_task_rates(
 
     if not reports or not grouping.task_types:
         raise NNDError("a chart by task type needs at least one report and one suite")
-    rates = report_baselines(reports[0]) if baselines is None else baselines
+    marks = report_baselines(reports[0]) if baselines is None else baselines
     width = 0.8 / len(reports)
     heights = [0.7 + 0.3 * len(s) * max(1, len(reports) / 2) for s in grouping.task_types.values()]
     figure = Figure(figsize=(8.5, sum(heights) + 1.0), layout="constrained")
@@ -62,7 +62,7 @@ def write_task_rates(
             )
         overall = {
             baseline: {
-                suite: rates.get(suite, {}).get(baseline, {}).get("overall") for suite in suites
+                suite: marks.get(suite, {}).get(baseline, {}).get("overall") for suite in suites
             }
             for baseline in BASELINE_MARKERS
         }
