@@ -31,9 +31,13 @@ import multiprocessing
 import re
 import resource
 import statistics
+import sys
 import tempfile
 import time
 from pathlib import Path
+
+#: the tests' GGUF helper, imported from there (it is not shipped in the package)
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests" / "support"))
 
 TINY_SHAPE = {"vocab_size": 1024, "n_layer": 2, "n_embd": 64, "n_head": 4}
 #: bench_evaluator.py's GPT2_SHAPE (not imported: that script needs torch and its own imports)
@@ -116,8 +120,9 @@ def ceiling(gguf: Path, layouts, threads: int) -> tuple[float, float]:
 
 def served_comparison(gguf: Path, hf_folder: Path, suite, groups: int, threads: int) -> dict:
     """Served backend vs ours on the first ``groups`` groups: requests/s and outcomes."""
+    from tiny_gguf import start_llama_server
+
     from nnd_suites.evaluation import evaluate, load_backend
-    from nnd_suites.evaluation.tiny_gguf import start_llama_server
 
     log = gguf.with_suffix(".server.log")
     process, url = start_llama_server(gguf, log, window=WINDOW, threads=threads)
@@ -183,10 +188,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--skip-served", action="store_true")
     parser.add_argument("--models", default="tiny,bench", help="tiny, bench or both")
     args = parser.parse_args(argv)
+    from tiny_gguf import converter_root, find_sdist, hf_to_gguf
+
     from nnd_suites import build_suite
     from nnd_suites.evaluation.backends.llama_cpp import SEQUENCES, LlamaCppBackend
     from nnd_suites.evaluation.tiny import suite_texts, tiny_causal_lm
-    from nnd_suites.evaluation.tiny_gguf import converter_root, find_sdist, hf_to_gguf
 
     sdist = find_sdist()
     if sdist is None:

@@ -19,9 +19,13 @@ import argparse
 import os
 import re
 import statistics
+import sys
 import tempfile
 import time
 from pathlib import Path
+
+#: the tests' GGUF helper, imported from there (it is not shipped in the package)
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests" / "support"))
 
 
 def _raw_request_ms(url: str, prompts: list[str], echo: bool) -> float:
@@ -55,12 +59,12 @@ def main() -> None:
     parser.add_argument("--repeats", type=int, default=3, help="runs of each; medians reported")
     args = parser.parse_args()
     import torch
+    from tiny_gguf import converter_root, hf_to_gguf, start_llama_server
 
     from nnd_suites import build_suite
     from nnd_suites.evaluation import evaluate
     from nnd_suites.evaluation.backend import load_backend
     from nnd_suites.evaluation.tiny import suite_texts, tiny_causal_lm
-    from nnd_suites.evaluation.tiny_gguf import converter_root, hf_to_gguf, start_llama_server
 
     torch.set_num_threads(args.threads)
     suite = build_suite("quiz_design")

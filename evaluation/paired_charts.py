@@ -14,9 +14,9 @@ from nnd_suites.evaluation.plots import save, short_name
 from nnd_suites.infra.formatting import count
 
 if TYPE_CHECKING:  # types only: both packages import this module to draw their charts
-    from nnd_suites.evaluation.comparison.paired import Comparison, PairedResult
+    from nnd_suites.evaluation.comparison.paired import Comparison
     from nnd_suites.evaluation.robustness.models import CellKey, RobustnessReport
-    from nnd_suites.evaluation.robustness.stats import PairedComparison
+    from nnd_suites.statistics.paired import PairedResult
 
 
 def write_differences(comparison: Comparison, path: str | Path, alpha: float = 0.05) -> Path:
@@ -142,16 +142,18 @@ def write_heatmap(
 MIN_COLOURED_N = 20
 
 
-def colour_limit(cells: Iterable[PairedComparison]) -> float:
+def colour_limit(cells: Iterable[PairedResult]) -> float:
     """The heat map's colour scale: the largest |delta| in points of the cells over at least
     :data:`MIN_COLOURED_N` tests, and at least 5 (noise stays pale)."""
-    deltas = [100 * abs(c.delta) for c in cells if c.delta is not None and c.n >= MIN_COLOURED_N]
+    deltas = [
+        100 * abs(c.difference) for c in cells if c.difference is not None and c.n >= MIN_COLOURED_N
+    ]
     return max(max(deltas, default=0.0), 5.0)
 
 
-def cell_text(cell: PairedComparison, marked: bool) -> str:
+def cell_text(cell: PairedResult, marked: bool) -> str:
     """A heat-map cell's text: the delta in points (``*``: marked), its n, degenerate tests."""
-    text = "n/a" if cell.delta is None else f"{100 * cell.delta:+.1f}" + "*" * marked
+    text = "n/a" if cell.difference is None else f"{100 * cell.difference:+.1f}" + "*" * marked
     text += f"\nn={count(cell.n)}"
     if cell.degenerate:
         text += f"\n{count(cell.degenerate)} degen."
@@ -169,10 +171,10 @@ def _delta_panel(axis, keys, found, p_holm, alpha, limit):  # type: ignore[no-un
             cell = found.get(key)
             if cell is None:
                 continue
-            coloured = cell.delta is not None and cell.n >= MIN_COLOURED_N
+            coloured = cell.difference is not None and cell.n >= MIN_COLOURED_N
             if coloured:
-                grid[row, col] = 100 * cell.delta
-            elif cell.delta is not None:  # too few tests: hatched grey, no colour
+                grid[row, col] = 100 * cell.difference
+            elif cell.difference is not None:  # too few tests: hatched grey, no colour
                 axis.add_patch(
                     Rectangle((col - 0.5, row - 0.5), 1, 1, facecolor="0.88", hatch="///", lw=0)
                 )
@@ -181,7 +183,7 @@ def _delta_panel(axis, keys, found, p_holm, alpha, limit):  # type: ignore[no-un
             if marked:
                 axis.add_patch(Rectangle((col - 0.5, row - 0.5), 1, 1, fill=False, lw=2.5))
             text = cell_text(cell, marked)
-            dark = coloured and abs(100 * cell.delta) > 0.6 * limit
+            dark = coloured and abs(100 * cell.difference) > 0.6 * limit
             axis.text(
                 col,
                 row,

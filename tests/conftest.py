@@ -105,7 +105,7 @@ def reward_model(tiny_causal_model, tmp_path_factory):
 @pytest.fixture(scope="session")
 def ggufs(tmp_path_factory, tiny_causal_model):
     """{"f32": path, "q8_0": path} of the tiny causal model (window 512) as GGUF files."""
-    from nnd_suites.evaluation.tiny_gguf import (
+    from tiny_gguf import (
         converter_root,
         find_sdist,
         hf_to_gguf,

@@ -21,7 +21,7 @@ from nnd_suites.evaluation.run_differences import coverage_differences, scoring_
 from nnd_suites.evaluation.saved import load_report, report_file
 from nnd_suites.infra.output_kinds import register_model
 from nnd_suites.statistics.outcomes import TestOutcome
-from nnd_suites.statistics.paired import MCNEMAR, PairedCounts, holm, paired_counts
+from nnd_suites.statistics.paired import MCNEMAR, PairedResult, holm, paired_counts
 
 TIE_RULE = (
     "a tie (equal scores for both candidates) is not a pass; ties are counted per run; tests "
@@ -33,34 +33,6 @@ CORRECTION = "Holm step-down over the categories of each suite (family-wise erro
 
 class IncomparableRunsError(NNDError):
     """Two runs do not cover the same tests (suites, content hashes or test ids differ)."""
-
-
-class PairedResult(BaseModel):
-    """Two runs on one set of tests. ``difference`` is A's pass rate minus B's."""
-
-    model_config = ConfigDict(extra="forbid")
-
-    n: int = Field(description="tests compared: rated (pass, fail or tie) in both runs")
-    degenerate: int = Field(description="tests left out: both candidates the same text")
-    skipped: int = Field(
-        0, description="tests left out: a candidate did not fit a model's window in either run"
-    )
-    passed_a: int
-    passed_b: int
-    ties_a: int = Field(description="tests with equal scores under A (not passes)")
-    ties_b: int
-    pass_rate_a: float | None
-    pass_rate_b: float | None
-    difference: float | None = Field(description="pass_rate_a - pass_rate_b = (a_only - b_only)/n")
-    difference_ci: tuple[float, float] | None = Field(
-        None, description="Newcombe 95% interval of the paired difference"
-    )
-    both: int = Field(description="tests both runs pass")
-    a_only: int = Field(description="discordant: A passes, B does not")
-    b_only: int = Field(description="discordant: B passes, A does not")
-    neither: int
-    p_value: float = Field(description="exact McNemar p-value (two-sided)")
-    p_holm: float | None = Field(None, description="Holm-adjusted p-value across categories")
 
 
 class SuiteComparison(BaseModel):
@@ -108,29 +80,7 @@ class Comparison(BaseModel):
 
 def paired(pairs: Iterable[tuple[TestOutcome, TestOutcome]]) -> PairedResult:
     """The paired result of the outcomes of the same tests in runs A and B."""
-    return paired_result(paired_counts((a.outcome, b.outcome) for a, b in pairs))
-
-
-def paired_result(counts: PairedCounts) -> PairedResult:
-    n = counts.n
-    return PairedResult(
-        n=n,
-        degenerate=counts.degenerate,
-        skipped=counts.skipped,
-        passed_a=counts.passed_a,
-        passed_b=counts.passed_b,
-        ties_a=counts.ties_a,
-        ties_b=counts.ties_b,
-        pass_rate_a=counts.passed_a / n if n else None,
-        pass_rate_b=counts.passed_b / n if n else None,
-        difference=counts.difference,
-        difference_ci=counts.difference_ci(),
-        both=counts.both,
-        a_only=counts.a_only,
-        b_only=counts.b_only,
-        neither=counts.neither,
-        p_value=counts.p_value(),
-    )
+    return PairedResult.of(paired_counts((a.outcome, b.outcome) for a, b in pairs))
 
 
 def _suite_names(a: EvaluationReport, b: EvaluationReport, only: Sequence[str] | None) -> list[str]:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from nnd_suites.evaluation.comparison.paired import Comparison, PairedResult
+from nnd_suites.evaluation.comparison.paired import Comparison
 from nnd_suites.evaluation.paired_charts import write_differences
 from nnd_suites.evaluation.report_markdown import limit_note
 from nnd_suites.infra.formatting import (
@@ -16,6 +16,7 @@ from nnd_suites.infra.formatting import (
     row,
 )
 from nnd_suites.infra.output_folder import write_report_folder
+from nnd_suites.statistics.paired import PairedResult
 
 
 def _row(label: str, r: PairedResult) -> str:

@@ -10,14 +10,12 @@ from nnd_suites.evaluation.robustness.models import RobustnessCell, RobustnessRe
 from nnd_suites.evaluation.robustness.report import to_markdown, write_report
 from nnd_suites.evaluation.robustness.run import robustness
 from nnd_suites.evaluation.robustness.stats import (
-    PairedComparison,
     PairedTest,
     compare_to_parent,
     paired_tests,
 )
 
 __all__ = [
-    "PairedComparison",
     "PairedTest",
     "RobustnessCell",
     "RobustnessReport",

@@ -5,19 +5,15 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, model_validator
 
 from nnd_suites.evaluation.limits import KeptTests, SuiteLimit
-from nnd_suites.evaluation.robustness.stats import (
-    PairedComparison,
-    PairedTest,
-    compare_to_parent,
-)
+from nnd_suites.evaluation.robustness.stats import PairedTest, compare_to_parent
 from nnd_suites.infra.output_kinds import register_model
 from nnd_suites.statistics.outcomes import Rate
-from nnd_suites.statistics.paired import holm
+from nnd_suites.statistics.paired import PairedResult, holm
 
 if TYPE_CHECKING:
     from nnd_suites.evaluation.report import EvaluationReport, SuiteResult
@@ -25,9 +21,38 @@ if TYPE_CHECKING:
 ALPHA = 0.05
 #: a robustness cell: (suite, transformation, category or None for all the suite's tests)
 CellKey = tuple[str, str, str | None]
+#: the names robustness reports gave the paired fields before they shared compare's record
+#: (A transformed, B untouched); older robustness.json files are read through them
+OLDER_NAMES = {
+    "passed": "passed_a",
+    "parent_passed": "passed_b",
+    "pass_rate": "pass_rate_a",
+    "parent_pass_rate": "pass_rate_b",
+    "delta": "difference",
+    "delta_ci": "difference_ci",
+    "gained": "a_only",
+    "lost": "b_only",
+}
 
 
-class RobustnessCell(PairedComparison):
+def renamed_older(data: Any) -> Any:
+    """A paired cell of an older robustness report under today's names: ``both`` and
+    ``neither`` follow from its counts, its ties were not recorded (null)."""
+    if not isinstance(data, dict) or "delta" not in data:
+        return data
+    new = {OLDER_NAMES.get(key, key): value for key, value in data.items()}
+    counts = [new.get(key) for key in ("n", "passed_b", "a_only", "b_only")]
+    if all(isinstance(value, int) for value in counts):  # else validation names what is wrong
+        n, passed_b, a_only, b_only = counts
+        new.setdefault("both", passed_b - b_only)
+        new.setdefault("neither", n - (passed_b - b_only) - a_only - b_only)
+    return {"ties_a": None, "ties_b": None} | new
+
+
+PairedCell = Annotated[PairedResult, BeforeValidator(renamed_older)]
+
+
+class RobustnessCell(PairedResult):
     """A suite under one transformation, compared test by test with the untouched suite."""
 
     suite: str
@@ -39,9 +64,13 @@ class RobustnessCell(PairedComparison):
         description="p_holm < alpha: the cell's McNemar p after Holm's correction across the "
         "report's suite x transformation cells"
     )
-    p_holm: float | None = Field(None, description="p_value after Holm's correction")
-    changed_only: PairedComparison = Field(description="the same comparison on changed tests")
-    by_category: dict[str, PairedComparison]
+    changed_only: PairedCell = Field(description="the same comparison on changed tests")
+    by_category: dict[str, PairedCell]
+
+    @model_validator(mode="before")
+    @classmethod
+    def _older_names(cls, data: Any) -> Any:
+        return renamed_older(data)
 
 
 class RobustnessReport(BaseModel):
@@ -164,6 +193,8 @@ def corrected(report: RobustnessReport) -> RobustnessReport:
     for cell in report.cells:
         cell.p_holm = adjusted.get((cell.suite, cell.transform, None))
         cell.significant = cell.p_holm is not None and cell.p_holm < report.alpha
+        for category, c in cell.by_category.items():
+            c.p_holm = adjusted.get((cell.suite, cell.transform, category))
     return report
 
 

@@ -15,7 +15,6 @@ from nnd_suites.evaluation.robustness.models import (
     holm_p_values,
     kept_of,
 )
-from nnd_suites.evaluation.robustness.stats import PairedComparison
 from nnd_suites.evaluation.saved import load_report
 from nnd_suites.infra.formatting import (
     count,
@@ -25,6 +24,7 @@ from nnd_suites.infra.formatting import (
     row,
 )
 from nnd_suites.infra.output_folder import holds_kind, write_report_folder
+from nnd_suites.statistics.paired import PairedResult
 
 if TYPE_CHECKING:
     from nnd_suites.evaluation.report import EvaluationReport
@@ -37,7 +37,7 @@ CARRIED = {EVALUATION_FOLDER: "report"}
 
 # ------------------------------------------------------------------ writers
 def _row(
-    first: list[str], c: PairedComparison, p_holm: float | None, alpha: float, changed: str = ""
+    first: list[str], c: PairedResult, p_holm: float | None, alpha: float, changed: str = ""
 ) -> str:
     mark = " *" if p_holm is not None and p_holm < alpha else ""
     return row(
@@ -47,11 +47,11 @@ def _row(
             count(c.degenerate),
             count(c.skipped),
             *([changed] if changed else []),
-            percent(c.parent_pass_rate),
-            percent(c.pass_rate),
-            difference_with_interval(c.delta, c.delta_ci) + mark,
-            count(c.lost),
-            count(c.gained),
+            percent(c.pass_rate_b),
+            percent(c.pass_rate_a),
+            difference_with_interval(c.difference, c.difference_ci) + mark,
+            count(c.b_only),
+            count(c.a_only),
             p_value(c.p_value),
             p_value(p_holm),
         ]

@@ -13,12 +13,10 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
-from pydantic import BaseModel, ConfigDict, Field
-
 from nnd_suites.errors import NNDError
 from nnd_suites.records.pairs import is_degenerate
 from nnd_suites.statistics.outcomes import OUTCOMES
-from nnd_suites.statistics.paired import paired_counts
+from nnd_suites.statistics.paired import PairedResult, paired_counts
 from nnd_suites.suite import Suite
 
 
@@ -37,45 +35,14 @@ class PairedTest:
         return "degenerate" in (self.parent, self.outcome)
 
 
-class PairedComparison(BaseModel):
-    """Pass rates of the same ``n`` tests before and after a transformation."""
-
-    model_config = ConfigDict(extra="forbid")
-
-    n: int = Field(ge=0, description="tests compared: rated untouched and transformed")
-    degenerate: int = Field(ge=0, description="tests made degenerate, excluded from the rates")
-    skipped: int = Field(
-        0, ge=0, description="tests not scored (a candidate too long) on either side, excluded"
-    )
-    parent_passed: int = Field(ge=0)
-    passed: int = Field(ge=0)
-    parent_pass_rate: float | None
-    pass_rate: float | None
-    delta: float | None = Field(description="pass_rate - parent_pass_rate")
-    delta_ci: tuple[float, float] | None = Field(description="95% interval of delta")
-    lost: int = Field(ge=0, description="tests passed untouched, not passed transformed")
-    gained: int = Field(ge=0, description="tests not passed untouched, passed transformed")
-    p_value: float | None = Field(description="exact McNemar test on the lost/gained tests")
-
-
-def compare_to_parent(tests: Iterable[PairedTest]) -> PairedComparison:
-    """Paired comparison over ``tests`` (transformed as A, untouched as B)."""
-    counts = paired_counts((t.outcome, t.parent) for t in tests)
-    n = counts.n
-    return PairedComparison(
-        n=n,
-        degenerate=counts.degenerate,
-        skipped=counts.skipped,
-        parent_passed=counts.passed_b,
-        passed=counts.passed_a,
-        parent_pass_rate=counts.passed_b / n if n else None,
-        pass_rate=counts.passed_a / n if n else None,
-        delta=counts.difference,
-        delta_ci=counts.difference_ci(),
-        lost=counts.b_only,
-        gained=counts.a_only,
-        p_value=counts.p_value() if n else None,
-    )
+def compare_to_parent(tests: Iterable[PairedTest]) -> PairedResult:
+    """Paired result over ``tests``: A is the transformed test, B the untouched one, so
+    ``a_only`` tests are gained and ``b_only`` tests lost. A cell of no compared test has no
+    p-value, and so no place in Holm's correction."""
+    result = PairedResult.of(paired_counts((t.outcome, t.parent) for t in tests))
+    if not result.n:
+        result.p_value = None
+    return result
 
 
 # ------------------------------------------------------------------ matching outcomes to tests

@@ -17,21 +17,23 @@ preferring the high response, or the stated confidence).
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Collection, Iterable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from nnd_suites.build.budget import PairBudget, check_pair_budget
-from nnd_suites.build.pairs import BuildResult, skips_empty_context
 from nnd_suites.errors import NNDError
 from nnd_suites.quality_map import QualityMap
 from nnd_suites.quality_map.pairwise import PairwiseRule
-from nnd_suites.records.groups import Group
+from nnd_suites.records.groups import Group, breakdown_values
 from nnd_suites.records.judgments import JudgedGroup, Judgment
 from nnd_suites.records.pairs import Pair, PairCandidate, pair_id
 from nnd_suites.records.texts import equivalence_key, is_blank, same_text
-from nnd_suites.records.votes import Vote, with_margins
+from nnd_suites.records.votes import Vote
 from nnd_suites.sources import SkipLog
 from nnd_suites.suite import SuiteCandidate
+
+if TYPE_CHECKING:  # types only: the builder there calls this module for judged groups
+    from nnd_suites.build.pairs import BuildResult
 
 
 def suite_candidates(group: Group | JudgedGroup, quality_map: QualityMap) -> list[SuiteCandidate]:
@@ -72,69 +74,11 @@ class _Vote:
     index: int  # the judgment's place in its group (keeps the ids of combine: each distinct)
 
 
-def build_judged_pairs(
-    groups: Iterable[JudgedGroup],
-    quality_map: QualityMap,
-    breakdown_fields: tuple[str, ...] = (),
-    skipped: SkipLog | None = None,
-    allow_empty: bool = False,
-    budget: PairBudget | None = None,
-    optional_context: Collection[str] = (),
-) -> BuildResult:
-    """Tests from pairwise judgments, in source order; whatever is left out is counted (empty
-    texts and context fields as in :func:`nnd_suites.build.pairs.build_pairs`).
-
-    ``counts["candidates"]`` counts responses as judged (two per judgment). A group gives at
-    most one test per judgment; ``budget`` still bounds the suite as for labelled candidates.
-    """
-    rule = quality_map.pairwise
-    if rule is None:
-        raise NNDError(
-            f"quality map {quality_map.name} has no 'pairwise' rule, but the adapter emits "
-            "judged pairs; add a pairwise section to the map"
-        )
-    result = BuildResult(pairs=[], skipped=skipped if skipped is not None else SkipLog())
-    seen_groups: dict[str, str] = {}
-    for group in groups:
-        if not isinstance(group, JudgedGroup):
-            raise NNDError(
-                f"{getattr(group, 'where', '') or getattr(group, 'id', group)}: quality map "
-                f"{quality_map.name} judges pairs, so the adapter must emit JudgedGroup objects "
-                "(judgments of two responses), not labelled candidates: candidate labels such as "
-                "chosen/rejected would pair a response that won one comparison with one that "
-                "lost another"
-            )
-        if group.id in seen_groups:
-            raise NNDError(
-                f"{group.where or group.id}: group id {group.id!r} repeats the group at "
-                f"{seen_groups[group.id]}; put every judgment on one context in one group"
-            )
-        seen_groups[group.id] = group.where or group.id
-        result.counts["groups"] += 1
-        result.counts["candidates"] += 2 * len(group.judgments)
-        made = _group_pairs(
-            group, quality_map, rule, breakdown_fields, allow_empty, result, optional_context
-        )
-        check_pair_budget(len(made), group.where or group.id, len(result.pairs), budget)
-        result.pairs.extend(made)
-        result.counts["groups_without_pairs"] += not made
-    result.counts["pairs"] = len(result.pairs)
-    result.margin_kind = with_margins(result.pairs, ["rater_share", "confidence"])
-    return result
-
-
 def _usable(
-    group: JudgedGroup,
-    rule: PairwiseRule,
-    allow_empty: bool,
-    optional_context: Collection[str],
-    log: SkipLog,
+    group: JudgedGroup, rule: PairwiseRule, allow_empty: bool, log: SkipLog
 ) -> list[tuple[str, list[_Vote]]]:
     """The judgments that can take part, grouped by their (unordered) two texts: for each pair,
     the text its votes are seen from (the key of the first one judged) and the votes."""
-    where = group.where or group.id
-    if skips_empty_context(group.context, optional_context, where, len(group.judgments), log):
-        return []
     by_pair: dict[frozenset[str], list[_Vote]] = {}
     first_text: dict[frozenset[str], str] = {}
     for index, judgment in enumerate(group.judgments):
@@ -159,19 +103,22 @@ def _usable(
     return [(first_text[key], votes) for key, votes in by_pair.items()]
 
 
-def _group_pairs(
+def judged_group_pairs(
     group: JudgedGroup,
     quality_map: QualityMap,
-    rule: PairwiseRule,
     breakdown_fields: tuple[str, ...],
     allow_empty: bool,
     result: BuildResult,
-    optional_context: Collection[str] = (),
+    budget: PairBudget | None,
 ) -> list[Pair]:
-    """The tests of one group (skips and conflicts counted in ``result``)."""
+    """The tests of one group of judgments (skips and conflicts counted in ``result``), under
+    a map with a pairwise rule; at most one test per judgment, so they are counted against
+    ``budget`` once made."""
+    rule = quality_map.pairwise
+    assert rule is not None  # the builder sends judgments only under a pairwise rule
     made: list[Pair] = []
     seen_texts: set[tuple[str, str]] = set()
-    for first, votes in _usable(group, rule, allow_empty, optional_context, result.skipped):
+    for first, votes in _usable(group, rule, allow_empty, result.skipped):
         where = votes[0].judgment.where or f"group {group.id}"
         signs = Counter(vote.sign for vote in votes)
         both_ways = signs[1] > 0 and signs[-1] > 0
@@ -197,14 +144,13 @@ def _group_pairs(
             # counted once, in skipped, above (reporting it in both read as kept and dropped)
             result.conflicts.add(f"pair judged both ways ({rule.combine} applied)", where)
         for vote in winners:
-            pair = _make_pair(
-                group, vote, first, rule, quality_map, breakdown_fields, rule.combine == "each"
-            )
+            pair = _make_pair(group, vote, first, rule, quality_map, breakdown_fields)
             pair.votes = _as_votes(votes, high_is_first=vote.sign == 1)
             texts = (pair.high.text, pair.low.text)
             result.counts["pairs_repeating_texts"] += texts in seen_texts
             seen_texts.add(texts)
             made.append(pair)
+    check_pair_budget(len(made), group.where or group.id, len(result.pairs), budget)
     return made
 
 
@@ -231,7 +177,6 @@ def _make_pair(
     rule: PairwiseRule,
     quality_map: QualityMap,
     breakdown_fields: tuple[str, ...],
-    rater_key: bool,
 ) -> Pair:
     judgment = vote.judgment
     a_first = equivalence_key(judgment.response_a) == first
@@ -239,15 +184,8 @@ def _make_pair(
     high, low = (judgment.response_a, judgment.response_b)[:: 1 if a_wins else -1]
     systems = (judgment.systems_a, judgment.systems_b)[:: 1 if a_wins else -1]
     path = quality_map.category_path(rule.low_label, judgment.category)
-    values = {**group.breakdown, **judgment.breakdown}
-    missing = [name for name in breakdown_fields if name not in values]
-    if missing:
-        raise NNDError(
-            f"{judgment.where or group.id}: breakdown field(s) {missing} missing; "
-            "the adapter must set every field it declares in breakdown_fields"
-        )
     # under combine: each, one test per verdict: the rater and its place keep the ids distinct
-    extra = (judgment.rater, vote.index) if rater_key else ()
+    extra = (judgment.rater, vote.index) if rule.combine == "each" else ()
     return Pair(
         id=pair_id(group.id, group.context, None, high, low, systems[0], systems[1], *extra),
         group_id=group.id,
@@ -257,5 +195,7 @@ def _make_pair(
         label=rule.low_label,
         category=path[0],
         category_path=path,
-        breakdown={name: values[name] for name in breakdown_fields},
+        breakdown=breakdown_values(
+            breakdown_fields, group.breakdown, judgment.breakdown, judgment.where or group.id
+        ),
     )

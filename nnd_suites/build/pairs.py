@@ -16,11 +16,12 @@ from collections.abc import Collection, Iterable, Mapping
 from dataclasses import dataclass, field
 
 from nnd_suites.build.budget import PairBudget, check_pair_budget
+from nnd_suites.build.judged_pairs import judged_group_pairs
 from nnd_suites.build.merged_texts import Merged, count_pairs
 from nnd_suites.errors import NNDError
 from nnd_suites.quality_map import Assessment, QualityMap
-from nnd_suites.records.groups import Candidate, Group
-from nnd_suites.records.judgments import named_systems
+from nnd_suites.records.groups import Candidate, Group, breakdown_values
+from nnd_suites.records.judgments import JudgedGroup, named_systems
 from nnd_suites.records.pairs import Pair, PairCandidate, pair_id
 from nnd_suites.records.texts import equivalence_key, is_blank, same_text
 from nnd_suites.records.votes import MarginKind, votes_from_ratings, with_margins
@@ -39,7 +40,7 @@ class BuildResult:
 
 
 def build_pairs(
-    groups: Iterable[Group],
+    groups: Iterable[Group | JudgedGroup],
     quality_map: QualityMap,
     breakdown_fields: tuple[str, ...] = (),
     skipped: SkipLog | None = None,
@@ -47,39 +48,71 @@ def build_pairs(
     budget: PairBudget | None = None,
     optional_context: Collection[str] = (),
 ) -> BuildResult:
-    """Turn adapter groups into validated NND tests, in source order.
+    """Turn adapter groups into validated NND tests, in source order: labelled candidates
+    (:class:`Group`), or judgments (:class:`JudgedGroup`, :mod:`nnd_suites.build.judged_pairs`)
+    when the map has a pairwise rule.
 
     Empty candidate texts are left out (and counted) unless ``allow_empty``: some sources judged
     an empty output as a real answer (Challenge 300 graded an empty answer as incorrect). A group
     with an empty context field makes no tests (counted) unless the field is in
     ``optional_context`` (an empty suffix: the cursor at the end of the file). Each
-    group's pairs are counted before they are built and refused over ``budget``
-    (:class:`PairBudget`; its defaults unless given).
+    group's pairs are counted and refused over ``budget`` (:class:`PairBudget`; its defaults
+    unless given). ``counts["candidates"]`` counts a judgment's responses as judged (two each).
     """
     result = BuildResult(pairs=[], skipped=skipped if skipped is not None else SkipLog())
     seen_groups: dict[str, str] = {}
     for group in groups:
+        judged = _judged(group, quality_map)
+        where = group.where or group.id
         if group.id in seen_groups:
             raise NNDError(
-                f"{group.where or group.id}: group id {group.id!r} repeats the group at "
-                f"{seen_groups[group.id]}; each context must be one group"
+                f"{where}: group id {group.id!r} repeats the group at {seen_groups[group.id]}; "
+                "each context must be one group, with every candidate or judgment on it"
             )
-        seen_groups[group.id] = group.where or group.id
+        seen_groups[group.id] = where
         result.counts["groups"] += 1
-        result.counts["candidates"] += len(group.candidates)
-        before = len(result.pairs)
-        _build_group(
-            group, quality_map, breakdown_fields, allow_empty, result, budget, optional_context
-        )
-        if len(result.pairs) == before:
-            result.counts["groups_without_pairs"] += 1
+        size = len(group.judgments) if judged else len(group.candidates)
+        result.counts["candidates"] += 2 * size if judged else size
+        if _skips_empty_context(group.context, optional_context, where, size, result.skipped):
+            made: list[Pair] = []
+        elif judged:
+            made = judged_group_pairs(
+                group, quality_map, breakdown_fields, allow_empty, result, budget
+            )
+        else:
+            made = _build_group(group, quality_map, breakdown_fields, allow_empty, result, budget)
+        result.pairs.extend(made)
+        result.counts["groups_without_pairs"] += not made
     result.counts["pairs"] = len(result.pairs)
-    kinds: list[MarginKind] = ["rater_share", "score_gap"] if quality_map.numeric else []
-    result.margin_kind = with_margins(result.pairs, kinds or ["rater_share"])
+    kinds: list[MarginKind] = ["rater_share"]
+    if quality_map.pairwise is not None:
+        kinds.append("confidence")
+    elif quality_map.numeric:
+        kinds.append("score_gap")
+    result.margin_kind = with_margins(result.pairs, kinds)
     return result
 
 
-def skips_empty_context(
+def _judged(group: Group | JudgedGroup, quality_map: QualityMap) -> bool:
+    """Whether ``group`` holds judgments; refuses a group the map cannot make tests of."""
+    judged = isinstance(group, JudgedGroup)
+    if judged and quality_map.pairwise is None:
+        raise NNDError(
+            f"{group.where or group.id}: the adapter emits judged pairs but quality map "
+            f"{quality_map.name} has no 'pairwise' rule saying what a verdict means; add one"
+        )
+    if not judged and quality_map.pairwise is not None:
+        raise NNDError(
+            f"{getattr(group, 'where', '') or getattr(group, 'id', group)}: quality map "
+            f"{quality_map.name} judges pairs, so the adapter must emit JudgedGroup objects "
+            "(judgments of two responses), not labelled candidates: candidate labels such as "
+            "chosen/rejected would pair a response that won one comparison with one that "
+            "lost another"
+        )
+    return judged
+
+
+def _skips_empty_context(
     context: Mapping[str, str],
     optional: Collection[str],
     where: str,
@@ -96,12 +129,7 @@ def skips_empty_context(
     return bool(empty_fields)
 
 
-def _usable_candidates(
-    group: Group, log: SkipLog, allow_empty: bool, optional_context: Collection[str]
-) -> list[Candidate] | None:
-    where = group.where or group.id
-    if skips_empty_context(group.context, optional_context, where, len(group.candidates), log):
-        return None
+def _usable_candidates(group: Group, log: SkipLog, allow_empty: bool) -> list[Candidate]:
     usable, seen = [], {}
     for cand in group.candidates:
         if is_blank(cand.text) and not allow_empty:
@@ -165,12 +193,14 @@ def _build_group(
     breakdown_fields: tuple[str, ...],
     allow_empty: bool,
     result: BuildResult,
-    budget: PairBudget | None = None,
-    optional_context: Collection[str] = (),
-) -> None:
-    candidates = _usable_candidates(group, result.skipped, allow_empty, optional_context)
+    budget: PairBudget | None,
+) -> list[Pair]:
+    """The tests of one labelled group (skips and conflicts counted in ``result``), counted
+    against ``budget`` before they are made."""
+    made: list[Pair] = []
+    candidates = _usable_candidates(group, result.skipped, allow_empty)
     if not candidates:
-        return
+        return made
     per_record = quality_map.pairs_per == "candidate"
     pooled = quality_map.pooled(candidates)
     views = [
@@ -200,7 +230,13 @@ def _build_group(
                     result.counts["degenerate_pairs"] += same_text(high.text, low.text)
                     seen_texts.add(texts)
                     pair = _make_pair(group, view, high_side, low_side, quality_map)
-                    pair.breakdown = _breakdown(group, low_side[1], breakdown_fields)
+                    low_record = low_side[1]
+                    pair.breakdown = breakdown_values(
+                        breakdown_fields,
+                        group.breakdown,
+                        low_record.breakdown,
+                        low_record.where or group.id,
+                    )
                     # a test of two records is voted on by their own raters, else by every
                     # rater of the two (pooled or merged) texts
                     whole = not per_record or bool(pooled)
@@ -209,7 +245,8 @@ def _build_group(
                         low.records if whole else [low_side[1]],
                         quality_map.rule.rating_key(view) if quality_map.rule else None,
                     )
-                    result.pairs.append(pair)
+                    made.append(pair)
+    return made
 
 
 #: one side of a pair in the making: the merged entry, the record it stands for, its systems
@@ -255,15 +292,3 @@ def _make_pair(
         aspect=view,
         score_gap=gap,
     )
-
-
-def _breakdown(group: Group, low: Candidate, fields: tuple[str, ...]) -> dict[str, str]:
-    """The test's breakdown values: the low candidate's, else its group's."""
-    values = {**group.breakdown, **low.breakdown}
-    missing = [name for name in fields if name not in values]
-    if missing:
-        raise NNDError(
-            f"{low.where or group.id}: breakdown field(s) {missing} missing; "
-            "the adapter must set every field it declares in breakdown_fields"
-        )
-    return {name: values[name] for name in fields}

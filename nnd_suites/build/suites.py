@@ -15,7 +15,7 @@ from nnd_suites.build.budget import (
     PairBudget,
     judgments_over_budget,
 )
-from nnd_suites.build.judged_pairs import build_judged_pairs, suite_candidates
+from nnd_suites.build.judged_pairs import suite_candidates
 from nnd_suites.build.pairs import BuildResult, build_pairs
 from nnd_suites.errors import NNDError, SourceFormatError
 from nnd_suites.infra.output_folder import check_output_folder
@@ -89,7 +89,7 @@ def build_suite(
         log.over_max_rows = partial(judgments_over_budget, total=max_pairs)
     candidates: list[SuiteCandidate] = []
     # a map with a pairwise rule makes tests from judged pairs only (never from labels)
-    result = (build_judged_pairs if qmap.pairwise is not None else build_pairs)(
+    result = build_pairs(
         _keeping_candidates(log.guard(instance.read(path, log)), candidates, qmap),
         qmap,
         cls.breakdown_fields,

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+from nnd_suites.errors import NNDError
 
 
 class Candidate(BaseModel):
@@ -61,3 +64,18 @@ class Group(BaseModel):
 
     def model_post_init(self, __context: Any) -> None:
         self.id = str(self.id)
+
+
+def breakdown_values(
+    fields: tuple[str, ...], group: Mapping[str, str], item: Mapping[str, str], where: str
+) -> dict[str, str]:
+    """A test's breakdown values: its item's (the low candidate, or the judgment), else its
+    group's; every field the adapter declares must be set."""
+    values = {**group, **item}
+    missing = [name for name in fields if name not in values]
+    if missing:
+        raise NNDError(
+            f"{where}: breakdown field(s) {missing} missing; "
+            "the adapter must set every field it declares in breakdown_fields"
+        )
+    return {name: values[name] for name in fields}

@@ -17,6 +17,8 @@ import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
+from pydantic import BaseModel, ConfigDict, Field
+
 from nnd_suites.statistics.outcomes import rated_in_all, wilson
 
 CONFIDENCE = 0.95
@@ -79,6 +81,67 @@ def paired_counts(outcomes: Iterable[tuple[str, str]]) -> PairedCounts:
             cell = {(True, True): "both", (True, False): "a_only", (False, True): "b_only"}
             table[cell.get((a == "pass", b == "pass"), "neither")] += 1
     return PairedCounts(**table)
+
+
+class PairedResult(BaseModel):
+    """Two runs A and B on the same tests, as ``compare`` (two models) and ``robustness``
+    (A transformed, B untouched) report them. ``difference`` is A's pass rate minus B's."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    n: int = Field(ge=0, description="tests compared: rated (pass, fail or tie) in both runs")
+    degenerate: int = Field(ge=0, description="tests left out: both candidates the same text")
+    skipped: int = Field(
+        0,
+        ge=0,
+        description="tests left out: a candidate did not fit a model's window in either run",
+    )
+    passed_a: int = Field(ge=0)
+    passed_b: int = Field(ge=0)
+    ties_a: int | None = Field(
+        ge=0,
+        description="tests with equal scores under A (not passes); null: not recorded (a "
+        "robustness report written before it counted ties)",
+    )
+    ties_b: int | None = Field(ge=0)
+    pass_rate_a: float | None
+    pass_rate_b: float | None
+    difference: float | None = Field(description="pass_rate_a - pass_rate_b = (a_only - b_only)/n")
+    difference_ci: tuple[float, float] | None = Field(
+        None, description="Newcombe 95% interval of the paired difference"
+    )
+    both: int = Field(ge=0, description="tests both runs pass")
+    a_only: int = Field(ge=0, description="discordant: A passes, B does not")
+    b_only: int = Field(ge=0, description="discordant: B passes, A does not")
+    neither: int = Field(ge=0)
+    p_value: float | None = Field(
+        description="exact McNemar p-value (two-sided); null: robustness compared no test"
+    )
+    p_holm: float | None = Field(
+        None, description="p_value after Holm's correction across its family (null: not corrected)"
+    )
+
+    @classmethod
+    def of(cls, counts: PairedCounts) -> PairedResult:
+        n = counts.n
+        return cls(
+            n=n,
+            degenerate=counts.degenerate,
+            skipped=counts.skipped,
+            passed_a=counts.passed_a,
+            passed_b=counts.passed_b,
+            ties_a=counts.ties_a,
+            ties_b=counts.ties_b,
+            pass_rate_a=counts.passed_a / n if n else None,
+            pass_rate_b=counts.passed_b / n if n else None,
+            difference=counts.difference,
+            difference_ci=counts.difference_ci(),
+            both=counts.both,
+            a_only=counts.a_only,
+            b_only=counts.b_only,
+            neither=counts.neither,
+            p_value=counts.p_value(),
+        )
 
 
 def mcnemar_exact(a_only: int, b_only: int) -> float:

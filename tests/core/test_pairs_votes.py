@@ -15,7 +15,6 @@ import pytest
 
 from nnd_suites import Suite, build_suite
 from nnd_suites.build.adapter import get_adapter
-from nnd_suites.build.judged_pairs import build_judged_pairs
 from nnd_suites.build.pairs import build_pairs
 from nnd_suites.quality_map import QualityMap
 from nnd_suites.records.groups import Candidate, Group
@@ -232,7 +231,7 @@ def test_judged_pairs_keep_every_verdict_as_a_vote():
         "labels": ["chosen", "rejected"],
         "tiers": [["chosen"], ["rejected"]],
     }
-    result = build_judged_pairs([group], QualityMap.from_dict({**data, "pairwise": rule}))
+    result = build_pairs([group], QualityMap.from_dict({**data, "pairwise": rule}))
     [pair] = result.pairs
     assert (pair.high.text, pair.low.text) == ("X", "Y")
     assert pair.votes == [
@@ -244,10 +243,10 @@ def test_judged_pairs_keep_every_verdict_as_a_vote():
     # one verdict with a stated strength per test: the margin is that confidence; under
     # minimum_strength 2, r2's weak preference reads as a tie
     alone = group.model_copy(update={"judgments": group.judgments[:1]})
-    single = build_judged_pairs([alone], QualityMap.from_dict({**data, "pairwise": rule}))
+    single = build_pairs([alone], QualityMap.from_dict({**data, "pairwise": rule}))
     assert single.margin_kind == "confidence" and single.pairs[0].margin == 3.0
     strict = {**rule, "minimum_strength": 2, "combine": "each"}
-    each = build_judged_pairs([group], QualityMap.from_dict({**data, "pairwise": strict}))
+    each = build_pairs([group], QualityMap.from_dict({**data, "pairwise": strict}))
     assert [(p.high.text, [v.prefers for v in p.votes]) for p in each.pairs] == [
         ("X", ["high", "tie", "low"]),
         ("Y", ["low", "tie", "high"]),

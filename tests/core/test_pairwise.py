@@ -8,7 +8,7 @@ from __future__ import annotations
 import pytest
 
 from nnd_suites.build.budget import PairBudget
-from nnd_suites.build.judged_pairs import build_judged_pairs, suite_candidates
+from nnd_suites.build.judged_pairs import suite_candidates
 from nnd_suites.build.pairs import build_pairs
 from nnd_suites.errors import NNDError, QualityMapError
 from nnd_suites.quality_map import QualityMap
@@ -54,7 +54,7 @@ def two_judgments_on_one_context() -> JudgedGroup:
 
 
 def test_only_the_compared_pairs_are_tests(two_judgments_on_one_context):
-    result = build_judged_pairs([two_judgments_on_one_context], pairwise_map())
+    result = build_pairs([two_judgments_on_one_context], pairwise_map())
     # W1 beat L1 and W2 beat L2: 2 tests; W1-L2 and W2-L1 were never compared.
     assert made(result) == [("W1", "L1"), ("W2", "L2")]
     assert all(pair.group_id == "g1" and pair.context == CONTEXT for pair in result.pairs)
@@ -76,8 +76,11 @@ def test_the_same_data_as_candidate_labels_would_make_cross_pairs(two_judgments_
     assert sorted(crossed) == [("W1", "L1"), ("W1", "L2"), ("W2", "L1"), ("W2", "L2")]
     # A pairwise map refuses labelled candidates, naming the trap.
     with pytest.raises(NNDError, match="would pair a response that won one comparison"):
-        build_judged_pairs([labelled], pairwise_map())
-    # ... and the suite's candidate keeping refuses judged groups under a map without the rule.
+        build_pairs([labelled], pairwise_map())
+    # ... and a map without the rule refuses judged groups, in the builder as in the suite's
+    # candidate keeping.
+    with pytest.raises(NNDError, match="f:1: the adapter emits judged pairs but quality map"):
+        build_pairs([JudgedGroup(id="g", context=CONTEXT, judgments=[], where="f:1")], plain)
     with pytest.raises(NNDError, match="no 'pairwise' rule"):
         suite_candidates(JudgedGroup(id="g", context=CONTEXT, judgments=[]), plain)
 
@@ -87,7 +90,7 @@ def test_a_response_in_two_comparisons_makes_two_tests():
     group = JudgedGroup(
         id="g", context=CONTEXT, judgments=[judge("W", "L1", "a"), judge("W", "L2", "a")]
     )
-    assert made(build_judged_pairs([group], pairwise_map())) == [("W", "L1"), ("W", "L2")]
+    assert made(build_pairs([group], pairwise_map())) == [("W", "L1"), ("W", "L2")]
 
 
 def test_judged_responses_are_kept_with_their_verdict_labels(two_judgments_on_one_context):
@@ -125,7 +128,7 @@ def disagreeing_raters() -> list[JudgedGroup]:
 
 
 def test_majority_with_ties_abstaining(disagreeing_raters):
-    result = build_judged_pairs(disagreeing_raters, pairwise_map(combine="majority"))
+    result = build_pairs(disagreeing_raters, pairwise_map(combine="majority"))
     # X/Y: 2 of 3 -> X beats Y. P/Q: 1 of 2 is no strict majority -> skipped (2 verdicts).
     # M/N: the ties abstain, 1 of 1 -> M beats N.
     assert made(result) == [("X", "Y"), ("M", "N")]
@@ -136,25 +139,25 @@ def test_majority_with_ties_abstaining(disagreeing_raters):
 
 
 def test_majority_with_ties_voting(disagreeing_raters):
-    result = build_judged_pairs(disagreeing_raters, pairwise_map(ties="vote"))
+    result = build_pairs(disagreeing_raters, pairwise_map(ties="vote"))
     # M/N: 1 of 3 verdicts is no majority when the ties count -> skipped (3 verdicts).
     assert made(result) == [("X", "Y")]
     assert result.skipped.counts == {"no majority (majority)": 2 + 3}
 
 
 def test_unanimous(disagreeing_raters):
-    result = build_judged_pairs(disagreeing_raters, pairwise_map(combine="unanimous"))
+    result = build_pairs(disagreeing_raters, pairwise_map(combine="unanimous"))
     # X/Y 2 of 3, P/Q 1 of 2: raters disagree (3 + 2 verdicts); M/N: ties abstain, 1 of 1.
     assert made(result) == [("M", "N")]
     assert result.skipped.counts == {"raters disagree (unanimous)": 5}
     assert result.conflicts.counts == {}  # both pairs judged both ways made no test
-    strict = build_judged_pairs(disagreeing_raters, pairwise_map(combine="unanimous", ties="vote"))
+    strict = build_pairs(disagreeing_raters, pairwise_map(combine="unanimous", ties="vote"))
     assert made(strict) == []
     assert strict.skipped.counts == {"raters disagree (unanimous)": 8}
 
 
 def test_each_keeps_every_verdict_and_counts_both_ways(disagreeing_raters):
-    result = build_judged_pairs(disagreeing_raters, pairwise_map(combine="each"))
+    result = build_pairs(disagreeing_raters, pairwise_map(combine="each"))
     # One test per preference verdict: X>Y (r1, r2), Y>X (r3), P>Q, Q>P, M>N; 2 ties skipped.
     expected = [("X", "Y"), ("X", "Y"), ("Y", "X"), ("P", "Q"), ("Q", "P"), ("M", "N")]
     assert made(result) == expected
@@ -171,14 +174,14 @@ def test_weak_preferences_are_ties_and_a_missing_strength_is_counted():
         judge("E", "F", "a", "r1"),  # no strength: the rule needs one
     ]
     group = JudgedGroup(id="g", context=CONTEXT, judgments=judgments)
-    result = build_judged_pairs([group], pairwise_map(minimum_strength=0.5))
+    result = build_pairs([group], pairwise_map(minimum_strength=0.5))
     assert made(result) == [("A", "B")]
     assert result.skipped.counts == {
         "tie (or weak preference)": 1,
         "no strength (the quality map sets minimum_strength)": 1,
     }
     # Without a minimum strength, every preference counts.
-    assert made(build_judged_pairs([group], pairwise_map())) == [
+    assert made(build_pairs([group], pairwise_map())) == [
         ("A", "B"),
         ("D", "C"),
         ("E", "F"),
@@ -195,7 +198,7 @@ def test_unusable_judgments_are_counted():
         JudgedGroup(id="g", context=CONTEXT, judgments=judgments),
         JudgedGroup(id="e", context={"prompt": " "}, judgments=[judge("A", "B", "a")]),
     ]
-    result = build_judged_pairs(groups, pairwise_map())
+    result = build_pairs(groups, pairwise_map())
     assert result.pairs == []
     assert result.skipped.counts == {
         "empty candidate text": 1,
@@ -208,11 +211,9 @@ def test_unusable_judgments_are_counted():
 
 def test_a_repeated_group_id_and_the_budget_are_errors(two_judgments_on_one_context):
     with pytest.raises(NNDError, match="repeats the group"):
-        build_judged_pairs([two_judgments_on_one_context] * 2, pairwise_map())
+        build_pairs([two_judgments_on_one_context] * 2, pairwise_map())
     with pytest.raises(NNDError, match="over the limit of 1 pairs per group"):
-        build_judged_pairs(
-            [two_judgments_on_one_context], pairwise_map(), budget=PairBudget(per_group=1)
-        )
+        build_pairs([two_judgments_on_one_context], pairwise_map(), budget=PairBudget(per_group=1))
 
 
 # ------------------------------------------------------------------ the map's own checks
@@ -256,7 +257,7 @@ def test_the_shipped_hh_map_is_pairwise():
 
 def test_each_keeps_unnamed_repeated_verdicts_apart_and_a_nan_strength_is_refused():
     same = [Judgment(response_a="X", response_b="Y", verdict="a") for _ in range(2)]
-    result = build_judged_pairs(
+    result = build_pairs(
         [JudgedGroup(id="g", context=CONTEXT, judgments=same)], pairwise_map(combine="each")
     )
     assert made(result) == [("X", "Y"), ("X", "Y")]
@@ -274,7 +275,7 @@ def test_texts_are_compared_by_the_projects_text_rule():
         judge("Z", "Z\u00a0", "a", "r1"),
         judge("W", "\u200b", "a", "r1"),
     ]
-    result = build_judged_pairs(
+    result = build_pairs(
         [JudgedGroup(id="g", context=CONTEXT, judgments=judgments)], pairwise_map()
     )
     assert made(result) == [("X", "Y")]

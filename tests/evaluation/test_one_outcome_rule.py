@@ -82,13 +82,13 @@ def test_report_leaderboard_compare_robustness_and_place_agree(runs):
     same = compare_to_parent(
         PairedTest(o.pair_id, o.category, o.outcome, o.outcome, False) for o in rows
     )
-    assert (same.n, same.passed, same.degenerate, same.skipped) == (
+    assert (same.n, same.passed_a, same.degenerate, same.skipped) == (
         mine.overall.n,
         mine.overall.passed,
         mine.overall.degenerate,
         mine.overall.skipped,
     )
-    assert same.pass_rate == same.parent_pass_rate == mine.overall.pass_rate
+    assert same.pass_rate_a == same.pass_rate_b == mine.overall.pass_rate
     # place: the new model's pass rate is the report's, overall and per category
     verify = _verify_report(
         name, child.manifest.content_hash, list(mine.by_category), mine.template, child
@@ -143,15 +143,15 @@ def test_two_runs_are_compared_on_the_tests_both_rated(runs):
         PairedTest(x.pair_id, x.category, y.outcome, x.outcome, True)
         for x, y in zip(rows_a, rows_b, strict=True)
     )
-    assert (cell.n, cell.passed, cell.parent_passed, cell.skipped, cell.degenerate) == (
+    assert (cell.n, cell.passed_a, cell.passed_b, cell.skipped, cell.degenerate) == (
         result.n,
         result.passed_a,
         result.passed_b,
         result.skipped,
         result.degenerate,
     )
-    assert cell.delta == pytest.approx(result.difference)
-    assert cell.delta_ci == pytest.approx(result.difference_ci)
+    assert cell.difference == pytest.approx(result.difference)
+    assert cell.difference_ci == pytest.approx(result.difference_ci)
     assert cell.p_value == pytest.approx(result.p_value)
 
 
@@ -167,7 +167,7 @@ def test_robustness_leaves_out_a_test_skipped_on_either_side(quiz_design_suite, 
         overall.skipped,
         overall.degenerate,
     )
-    assert cell.passed == overall.passed and cell.parent_passed == cell.n
+    assert cell.passed_a == overall.passed and cell.passed_b == cell.n
     with pytest.raises(Exception, match="not a test outcome"):
         paired_tests(quiz_design_suite, child, {k: "PASS" for k in parent_outcomes}, child_outcomes)
 

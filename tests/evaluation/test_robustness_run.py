@@ -50,12 +50,13 @@ def test_cli_run_over_two_suites_writes_all_outputs(
     cells = {(c["suite"], c["transform"]): c for c in printed["cells"]}
     assert set(cells) == {(s, t) for s in ("quiz_design", "challenge300") for t in TRANSFORMS}
     for cell in printed["cells"]:
-        keys = ("n", "degenerate", "parent_pass_rate", "pass_rate", "delta", "delta_ci", "p_value")
+        keys = ("n", "degenerate", "pass_rate_b", "pass_rate_a", "difference", "difference_ci")
+        keys += ("p_value",)
         assert all(key in cell for key in keys)
         assert cell["n"] + cell["degenerate"] == (143 if cell["suite"] == "quiz_design" else 807)
-        low, high = cell["delta_ci"]
-        assert low <= cell["delta"] <= high
-        assert cell["delta"] == pytest.approx(cell["pass_rate"] - cell["parent_pass_rate"])
+        low, high = cell["difference_ci"]
+        assert low <= cell["difference"] <= high
+        assert cell["difference"] == pytest.approx(cell["pass_rate_a"] - cell["pass_rate_b"])
     assert cells[("quiz_design", "lowercase")]["degenerate"] == 26
     assert cells[("challenge300", "lowercase")]["degenerate"] == 0
     written = json.loads((out / "robustness.json").read_text())
@@ -75,15 +76,15 @@ def test_pass_rates_are_on_the_same_tests(backend, quiz_case_groups):
     child_rows = {row.parent_id: row.outcome for row in alone.outcomes[child.name]}
     kept = [p.parent_id for p in child.pairs if not is_degenerate(p)]
     assert len(kept) == cell.n == 117 and set(child_rows) == set(parent_rows)
-    assert cell.parent_passed == sum(parent_rows[i] == "pass" for i in kept)
-    assert cell.passed == sum(child_rows[i] == "pass" for i in kept)
+    assert cell.passed_b == sum(parent_rows[i] == "pass" for i in kept)
+    assert cell.passed_a == sum(child_rows[i] == "pass" for i in kept)
     # The child's own pass rate (evaluator, degenerate excluded) is the transformed rate.
-    assert cell.pass_rate == alone.suites[child.name].pass_rate
+    assert cell.pass_rate_a == alone.suites[child.name].pass_rate
     assert alone.suites[child.name].degenerate == 26
     # The untouched rate over all 143 tests is reported apart from the paired one.
     assert report.suites["quiz_design"].pass_rate == alone.suites["quiz_design"].pass_rate
     lost = sum(parent_rows[i] == "pass" and child_rows[i] != "pass" for i in kept)
-    assert cell.lost == lost
+    assert cell.b_only == lost
 
 
 def test_second_run_reuses_cached_scores(backend, challenge300_suite, tmp_path):
@@ -130,6 +131,6 @@ def test_a_given_suite_named_like_a_child_is_not_read_for_it(backend, quiz_case_
     both = robustness(backend, [quiz_case_groups, decoy], ["lowercase"], progress=False)
     expected = alone.cell("quiz_design", "lowercase")
     got = both.cell("quiz_design", "lowercase")
-    keys = ("n", "degenerate", "skipped", "passed", "parent_passed", "changed", "lost", "gained")
+    keys = ("n", "degenerate", "skipped", "passed_a", "passed_b", "changed", "b_only", "a_only")
     assert {k: getattr(got, k) for k in keys} == {k: getattr(expected, k) for k in keys}
     assert both.suites["quiz_design"] == alone.suites["quiz_design"]

@@ -49,14 +49,14 @@ def test_compare_counts_the_same_tests_and_excludes_degenerate():
     ]
     result = compare_to_parent(tests)
     assert (result.n, result.degenerate) == (5, 1)
-    assert (result.parent_passed, result.passed, result.lost, result.gained) == (3, 2, 2, 1)
-    assert result.parent_pass_rate == 3 / 5 and result.pass_rate == 2 / 5
-    assert result.delta == pytest.approx(-1 / 5)
-    low, high = result.delta_ci
-    assert -1 <= low < result.delta < high <= 1
+    assert (result.passed_b, result.passed_a, result.b_only, result.a_only) == (3, 2, 2, 1)
+    assert result.pass_rate_b == 3 / 5 and result.pass_rate_a == 2 / 5
+    assert result.difference == pytest.approx(-1 / 5)
+    low, high = result.difference_ci
+    assert -1 <= low < result.difference < high <= 1
     assert result.p_value == 1.0  # 2 lost vs 1 gained: no evidence
     empty = compare_to_parent([PairedTest("f", "y", "degenerate", "degenerate", True)])
-    assert (empty.n, empty.degenerate, empty.delta, empty.p_value) == (0, 1, None, None)
+    assert (empty.n, empty.degenerate, empty.difference, empty.p_value) == (0, 1, None, None)
 
 
 def test_mcnemar_is_the_exact_binomial_on_discordant_tests():
@@ -126,9 +126,9 @@ def test_paired_tests_on_real_suite_use_the_same_tests(quiz_design_suite):
     assert cell.n == len(kept) == 2660 and cell.degenerate == 26
     # Parent pass rate on exactly the non-degenerate tests, by their ids.
     parent_passed = sum(parent_outcomes[p.parent_id] == "pass" for p in kept)
-    assert cell.parent_pass_rate == parent_passed / 2660
-    assert cell.pass_rate == 0.0  # lower-cased candidates have no capitals: all ties
-    assert cell.lost == parent_passed and cell.gained == 0
+    assert cell.pass_rate_b == parent_passed / 2660
+    assert cell.pass_rate_a == 0.0  # lower-cased candidates have no capitals: all ties
+    assert cell.b_only == parent_passed and cell.a_only == 0
     assert cell.p_value < 1e-10 and cell.significant
     assert sum(c.n for c in cell.by_category.values()) == 2660
     assert sum(c.degenerate for c in cell.by_category.values()) == 26
@@ -168,15 +168,17 @@ def test_report_files(quiz_design_suite, challenge300_suite, tmp_path):
     paths = write_report(report, tmp_path / "out")
     data = json.loads(paths["json"].read_text())
     assert len(data["cells"]) == 6
-    required = {"suite", "transform", "n", "degenerate", "parent_pass_rate", "pass_rate"}
-    assert all(required | {"delta", "delta_ci", "p_value"} <= set(c) for c in data["cells"])
+    required = {"suite", "transform", "n", "degenerate", "pass_rate_b", "pass_rate_a"}
+    assert all(
+        required | {"difference", "difference_ci", "p_value"} <= set(c) for c in data["cells"]
+    )
     assert RobustnessReport.model_validate(data) == report
     markdown = paths["markdown"].read_text()
     assert markdown.count("| quiz_design | ") == 3 and "### challenge300 / lowercase" in markdown
     lower = report.cell("quiz_design", "lowercase")
     # n, degenerate, skipped, changed
     assert "| quiz_design | lowercase | 2,660 | 26 | 0 | 2,686 |" in markdown
-    assert f"{100 * lower.delta:+.1f} [" in to_markdown(report)
+    assert f"{100 * lower.difference:+.1f} [" in to_markdown(report)
     image = matplotlib.image.imread(paths["heatmap"])
     assert image.ndim == 3 and image.shape[0] > 100 and image.shape[1] > 100
     assert sorted(p.name for p in (tmp_path / "out").iterdir()) == [
@@ -201,6 +203,7 @@ def test_compare_is_invariant_to_test_order():
 
 
 def test_robustness_marks_are_holm_corrected(quiz_design_suite, challenge300_suite, tmp_path):
+    from nnd_suites.evaluation.robustness.models import corrected
     from nnd_suites.evaluation.robustness.report import holm_p_values, to_markdown, write_report
     from nnd_suites.statistics.paired import holm
 
@@ -208,6 +211,10 @@ def test_robustness_marks_are_holm_corrected(quiz_design_suite, challenge300_sui
     adjusted = holm_p_values(report)
     overall = [c.p_value for c in report.cells]
     assert [adjusted[(c.suite, c.transform, None)] for c in report.cells] == holm(overall)
+    for c in corrected(report).cells:  # the report keeps each category's corrected p too
+        assert all(
+            adjusted[(c.suite, c.transform, k)] == r.p_holm for k, r in c.by_category.items()
+        )
     text = to_markdown(report)
     assert "after Holm's correction" in text and "can exclude 0 without a *" in text
     for c in report.cells:  # a mark iff the corrected p is below alpha
@@ -218,3 +225,45 @@ def test_robustness_marks_are_holm_corrected(quiz_design_suite, challenge300_sui
     image = matplotlib.image.imread(write_report(report, tmp_path / "rob")["heatmap"])
     height, width = image.shape[:2]
     assert height > width  # a panel of suites, then one per suite with its categories
+
+
+def _older(cell: dict) -> dict:
+    """A paired cell as robustness reports wrote it before sharing compare's record."""
+    older = {"passed_a": "passed", "passed_b": "parent_passed", "pass_rate_a": "pass_rate"}
+    older |= {"pass_rate_b": "parent_pass_rate", "difference": "delta", "a_only": "gained"}
+    older |= {"difference_ci": "delta_ci", "b_only": "lost"}
+    dropped = {"both", "neither", "ties_a", "ties_b"}
+    return {older.get(k, k): v for k, v in cell.items() if k not in dropped}
+
+
+def test_an_older_robustness_report_still_loads(quiz_design_suite, challenge300_suite, tmp_path):
+    from nnd_suites.infra.output_folder import MARKER_FILE, holds_kind
+
+    report = _report(quiz_design_suite, challenge300_suite)
+    folder = tmp_path / "older"
+    write_report(report, folder)
+    data = json.loads((folder / "robustness.json").read_text())
+    for cell in data["cells"]:
+        cell["changed_only"] = _older(cell["changed_only"])
+        cell["by_category"] = {
+            c: {k: v for k, v in _older(r).items() if k != "p_holm"}
+            for c, r in cell["by_category"].items()
+        }
+    data["cells"] = [_older(cell) for cell in data["cells"]]
+    assert "delta" in data["cells"][0] and "both" not in data["cells"][0]
+    (folder / "robustness.json").write_text(json.dumps(data))
+    (folder / MARKER_FILE).unlink()  # written before folders were marked: read to recognise
+    assert holds_kind(folder, "robustness")
+    loaded = RobustnessReport.model_validate(data)
+    unrecorded = {"ties_a", "ties_b", "p_holm", "changed_only", "by_category"}
+    for old, new in zip(loaded.cells, report.cells, strict=True):
+        assert old.by_category.keys() == new.by_category.keys()
+        for got, want in [
+            (old, new),
+            (old.changed_only, new.changed_only),
+            *((old.by_category[c], new.by_category[c]) for c in new.by_category),
+        ]:
+            assert (got.ties_a, got.ties_b) == (None, None)  # not recorded: not made up
+            assert got.model_dump(exclude=unrecorded) == want.model_dump(exclude=unrecorded)
+    write_report(report, folder)  # the older folder is one to overwrite
+    assert RobustnessReport.model_validate_json((folder / "robustness.json").read_text()) == report

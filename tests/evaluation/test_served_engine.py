@@ -46,8 +46,9 @@ def _sdist() -> Path | None:
 @pytest.fixture(scope="session")
 def serve(tmp_path_factory, quiz_design_suite, challenge300_suite):
     """Start a llama.cpp server for a tiny model (with or without a BOS token); yield its URL."""
+    from tiny_gguf import converter_root, hf_to_gguf, start_llama_server
+
     from nnd_suites.evaluation.tiny import suite_texts, tiny_causal_lm
-    from nnd_suites.evaluation.tiny_gguf import converter_root, hf_to_gguf, start_llama_server
 
     sdist = _sdist()
     if sdist is None:

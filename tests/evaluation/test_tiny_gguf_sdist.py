@@ -8,9 +8,9 @@ import io
 import tarfile
 
 import pytest
+import tiny_gguf
 
 from nnd_suites.errors import UnsafeArchiveError
-from nnd_suites.evaluation import tiny_gguf
 from nnd_suites.sources import safe_extract
 
 TOP = f"llama_cpp_python-{tiny_gguf.SDIST_VERSION}"

@@ -1,5 +1,6 @@
 """Convert a tiny Hugging Face model (evaluation/tiny/) to GGUF for llama.cpp (in process or
-served), and quantise a GGUF file with llama.cpp's quantiser.
+served), and quantise a GGUF file with llama.cpp's quantiser: for the tests and benchmarks only,
+so it is not shipped in the package.
 
 Uses llama.cpp's own converter, shipped inside the llama-cpp-python source distribution
 (``vendor/llama.cpp/convert_hf_to_gguf.py``). Two things it needs that a tiny model lacks: an
