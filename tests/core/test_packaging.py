@@ -103,10 +103,15 @@ def test_the_wheel_ships_fixture_and_data_sub_folders(tmp_path):
     assert sorted(set(expected) - names) == []
     # the reports' Markdown layouts are files too: an installed report needs every one
     templates = [
-        "nnd_suites/evaluation/" + path.relative_to(copy / "evaluation").as_posix()
-        for path in (copy / "evaluation").glob("**/report_templates/*")
+        installed + path.relative_to(copy / folder).as_posix()
+        for folder, installed in [
+            ("nnd_suites", "nnd_suites/"),
+            ("evaluation", "nnd_suites/evaluation/"),
+        ]
+        for path in (copy / folder).glob("**/report_templates/*")
     ]
     assert "nnd_suites/evaluation/report_templates/baselines.md.j2" in templates
+    assert "nnd_suites/human/report_templates/human_scores.md.j2" in templates
     assert sorted(set(templates) - names) == []
 
 
