@@ -55,6 +55,16 @@ class TaskGrouping(BaseModel):
         return [suite for suites in self.task_types.values() for suite in suites]
 
 
+def task_rows(grouping: TaskGrouping, cells: Callable[[str], list[str]]) -> list[list[str]]:
+    """A row per suite, its task type named on the type's first row, the other columns filled
+    by ``cells(suite)``."""
+    return [
+        [task_type if index == 0 else "", suite, *cells(suite)]
+        for task_type, suites in grouping.task_types.items()
+        for index, suite in enumerate(suites)
+    ]
+
+
 def task_table(
     grouping: TaskGrouping, heading: Sequence[str], cells: Callable[[str], list[str]]
 ) -> list[str]:
@@ -71,9 +81,7 @@ def task_table(
         row(["task type", "suite", *heading]),
         "|---|---|" + "---:|" * len(heading),
     ]
-    for task_type, suites in grouping.task_types.items():
-        for index, suite in enumerate(suites):
-            lines.append(row([task_type if index == 0 else "", suite, *cells(suite)]))
+    lines += [row(cells) for cells in task_rows(grouping, cells)]
     if grouping.skipped:
         lines += ["", f"Skipped ({len(grouping.skipped)}: source not available):", ""]
         lines += [
