@@ -1,13 +1,12 @@
-"""The human-agreement lines of a report: the model's pass rate beside the raters' agreement on
-the same tests, the paired gap, and the margin bands' headings (report.md, leaderboards and the
-command line's summary)."""
+"""The human-agreement figures of a report in words: the tests the raters' agreement leaves out,
+the paired gap, and the margin bands' headings (report.md, leaderboards and the command line's
+summary; report.md's paragraph itself is in its template)."""
 
 from __future__ import annotations
 
 from nnd_suites.evaluation.report import SuiteResult
 from nnd_suites.human.agreement import AgreementCeiling
 from nnd_suites.infra.formatting import (
-    count,
     difference_with_interval,
     percent,
     plural,
@@ -15,13 +14,9 @@ from nnd_suites.infra.formatting import (
 )
 
 
-def agreement_lines(result: SuiteResult) -> list[str]:
-    """The model's pass rate beside what one rater reaches against the others, same tests."""
-    found = result.agreement_ceiling
-    if found is None:
-        return []
-    level = f"{100 * found.confidence:g}%"
-    left = [
+def not_compared(found: AgreementCeiling) -> list[str]:
+    """The tests of the suite the ceiling leaves out, and why (report.md's agreement lines)."""
+    return [
         f"{plural(n, 'test')} {why}"
         for n, why in [
             (found.tests_one_vote, "with fewer than 2 votes"),
@@ -29,33 +24,6 @@ def agreement_lines(result: SuiteResult) -> list[str]:
             (found.tests_all_tied, "where every rater's others were tied"),
         ]
         if n
-    ]
-    return [
-        "",
-        f"**Human agreement: model {percent(found.model.pass_rate)} vs raters' agreement "
-        f"{rate_with_interval(found.ceiling, found.ci)} on the same "
-        f"{plural(found.tests, 'test')}.** The model's pass rate on these tests is its agreement "
-        "with the suite's label (all raters' judgments combined); the raters' agreement is the "
-        "share of the "
-        f"{plural(found.cases, 'rater vote')} that prefer the side the majority of the other "
-        f"raters on the test prefer (leave one rater out; a tie vote does not agree: "
-        f"{count(found.tie_cases)} of them are ties; "
-        f"{plural(found.others_tied, 'vote')} whose others were tied left out), with a {level} "
-        f"bootstrap interval over tests ({found.resamples} resamples, seed {found.seed})."
-        + (f" Not compared: {'; '.join(left)}." if left else ""),
-        *_gap_lines(found),
-    ]
-
-
-def _gap_lines(found: AgreementCeiling) -> list[str]:
-    """Model minus ceiling with its paired interval (reports before it have no difference)."""
-    if found.difference is None:
-        return []
-    return [
-        "",
-        f"Model minus raters' agreement: {ceiling_gap(found)}; a paired "
-        f"{100 * found.confidence:g}% bootstrap interval: each resample draws the same tests "
-        "for both terms.",
     ]
 
 

@@ -12,11 +12,13 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Mapping, Set
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from nnd_suites.infra.formatting import count, plural, rate_with_interval, row
+from nnd_suites.infra.formatting import count, plural, rate_with_interval
+from nnd_suites.infra.markdown import render
 from nnd_suites.records.conversation import render_transcript
 from nnd_suites.records.pairs import Pair, is_degenerate
 from nnd_suites.records.templates import conversation_fields
@@ -24,6 +26,7 @@ from nnd_suites.statistics.outcomes import Outcome, Rate, rate, rated_by_all, ra
 from nnd_suites.suite import Suite
 
 _WORD = re.compile(r"\w+")
+TEMPLATE = Path(__file__).parent / "report_templates" / "baselines.md.j2"
 
 
 def _words(text: str) -> set[str]:
@@ -167,20 +170,16 @@ def baselines_markdown(result: Mapping[str, Any]) -> str:
     first = next(iter(result["baselines"].values()))
     categories = list(first["by_category"])
     sizes = [f"{c} (n={count(first['by_category'][c]['n'])})" for c in categories]
-    degenerate = first["overall"]["degenerate"]
-    left_out = ""
-    if degenerate:
-        left_out = f", {count(degenerate)} degenerate (identical texts) left out of every rate"
-    lines = [
-        f"Bias baselines on {result['suite']} ({plural(result['tests'], 'test')}{left_out}; a tie "
-        "is not a pass; pass rate [Wilson 95% interval])",
-        "",
-        row(["baseline", f"overall (n={count(first['overall']['n'])})", *sizes]),
-        "|---|" + "---|" * (len(categories) + 1),
+    rows = [
+        [name, _cell(figures["overall"]), *(_cell(figures["by_category"][c]) for c in categories)]
+        for name, figures in result["baselines"].items()
     ]
-    for name, figures in result["baselines"].items():
-        cells = [_cell(figures["overall"])] + [_cell(figures["by_category"][c]) for c in categories]
-        lines.append(row([name, *cells]))
-    lines.append("")
-    lines += [f"- {name}: {b['description']}" for name, b in result["baselines"].items()]
-    return "\n".join(lines) + "\n"
+    return render(
+        TEMPLATE,
+        suite=result["suite"],
+        tests=result["tests"],
+        degenerate=first["overall"]["degenerate"],
+        header=["baseline", f"overall (n={count(first['overall']['n'])})", *sizes],
+        rows=rows,
+        baselines=result["baselines"],
+    )

@@ -10,18 +10,20 @@ says so and the gap table gives each model's own.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 from nnd_suites.evaluation.agreement_markdown import band_heading, ceiling_gap
 from nnd_suites.evaluation.leaderboard import Leaderboard, MarginBandRates
-from nnd_suites.infra.formatting import count, percent, rate_with_interval, row
+from nnd_suites.human.agreement import AgreementCeiling
+from nnd_suites.infra.formatting import count, percent, rate_with_interval
 from nnd_suites.statistics.outcomes import Rate
 
 REFERENCE = "*raters' agreement (leave one out)*"
 
 
-def ceiling_row(board: Leaderboard, suite: str, columns: int) -> list[str]:
+def reference_rows(board: Leaderboard, suite: str, columns: int) -> list[list[str]]:
     """The reference row under the suite's models and baselines (``columns``: the table's rate
-    columns, overall first), or nothing when the suite has no ceiling."""
+    columns, overall first), or none when the suite has no ceiling."""
     found = board.agreement.get(suite)
     if not found:
         return []
@@ -31,69 +33,47 @@ def ceiling_row(board: Leaderboard, suite: str, columns: int) -> list[str]:
         text = f"{rate_with_interval(only.ceiling, only.ci)} (n={count(only.tests)})"
     else:
         text = "per model, below (the models rated different tests)"
-    return [row([REFERENCE, "", text, *[""] * (columns - 1)])]
+    return [[REFERENCE, "", text, *[""] * (columns - 1)]]
 
 
-def human_sections(board: Leaderboard, suite: str, order: Sequence[str]) -> list[str]:
-    """Each model's gap to the ceiling (paired interval over the same tests), then its pass
-    rates by human margin band; models in the table's ``order``."""
-    return _gap_table(board, suite, order) + _margin_table(board, suite, order)
-
-
-def _gap_table(board: Leaderboard, suite: str, order: Sequence[str]) -> list[str]:
+def human_tables(board: Leaderboard, suite: str, order: Sequence[str]) -> dict[str, Any]:
+    """Each model's gap to the ceiling (paired interval over the same tests: ``gaps`` and its
+    ``level``), then its pass rates by human margin band (``margins``); models in the table's
+    ``order``; None where the suite has neither."""
     found = board.agreement.get(suite)
-    if not found:
-        return []
-    level = f"{100 * next(iter(found.values())).confidence:g}%"
-    lines = [
-        "",
-        f"Model against the raters' agreement on the same tests (tests with >= 2 votes that the "
-        f"model rated; model minus raters with a paired {level} bootstrap interval over tests):",
-        "",
-        row(["model", "tests", "model", "raters", "model - raters"]),
-        "|---|---:|---:|---:|---|",
+    return {
+        "gaps": [_gap_cells(found.get(label), label) for label in order] if found else None,
+        "level": f"{100 * next(iter(found.values())).confidence:g}%" if found else None,
+        "margins": _margin_table(board, suite, order),
+    }
+
+
+def _gap_cells(ceiling: AgreementCeiling | None, label: str) -> list[str]:
+    if ceiling is None:  # a report that predates the ceiling
+        return [label, "n/a", "n/a", "n/a", "n/a"]
+    return [
+        label,
+        count(ceiling.tests),
+        percent(ceiling.model.pass_rate),
+        rate_with_interval(ceiling.ceiling, ceiling.ci),
+        ceiling_gap(ceiling) if ceiling.difference is not None else "n/a",
     ]
-    for label in order:
-        ceiling = found.get(label)
-        if ceiling is None:  # a report that predates the ceiling
-            lines.append(row([label, "n/a", "n/a", "n/a", "n/a"]))
-            continue
-        lines.append(
-            row(
-                [
-                    label,
-                    count(ceiling.tests),
-                    percent(ceiling.model.pass_rate),
-                    rate_with_interval(ceiling.ceiling, ceiling.ci),
-                    ceiling_gap(ceiling) if ceiling.difference is not None else "n/a",
-                ]
-            )
-        )
-    return lines
 
 
-def _margin_table(board: Leaderboard, suite: str, order: Sequence[str]) -> list[str]:
+def _margin_table(board: Leaderboard, suite: str, order: Sequence[str]) -> dict[str, Any] | None:
     strata = board.by_margin.get(suite)
     if strata is None:
-        return []
-    headers = [band_heading(band.label, band.low, band.high) for band in strata.bands]
-    lines = [
-        "",
-        f"By human margin ({strata.kind or 'kind not stated'}; {strata.rule}):",
-        "",
-        row(
-            [
-                "model",
-                *(f"{h} (n={count(_n(b))})" for h, b in zip(headers, strata.bands, strict=True)),
-            ]
-        ),
-        "|---|" + "---:|" * len(headers),
-    ]
-    for label in order:
-        rates = [band.rates.get(label) for band in strata.bands]
-        cells = [rate_cell(r, _n(b)) for r, b in zip(rates, strata.bands, strict=True)]
-        lines.append(row([label, *cells]))
-    return lines
+        return None
+    bands = [(band, _n(band)) for band in strata.bands]
+    return {
+        "kind": strata.kind or "kind not stated",
+        "rule": strata.rule,
+        "header": [
+            "model",
+            *(f"{band_heading(b.label, b.low, b.high)} (n={count(n)})" for b, n in bands),
+        ],
+        "rows": [[label, *(rate_cell(b.rates.get(label), n) for b, n in bands)] for label in order],
+    }
 
 
 def rate_cell(rate: Rate | None, column_n: int) -> str:

@@ -23,7 +23,7 @@ from nnd_suites.errors import NNDError
 from nnd_suites.evaluation.arguments import check_models, check_preparation
 from nnd_suites.evaluation.catalogue_suites import catalogue_suites
 from nnd_suites.evaluation.leaderboard import TIE_RULE, Leaderboard, leaderboard, model_labels
-from nnd_suites.evaluation.leaderboard_agreement import ceiling_row, human_sections, rate_cell
+from nnd_suites.evaluation.leaderboard_agreement import human_tables, rate_cell, reference_rows
 from nnd_suites.evaluation.outputs import write_report_files
 from nnd_suites.evaluation.parallel import current_rank
 from nnd_suites.evaluation.plots import write_leaderboard, write_scaling
@@ -31,9 +31,12 @@ from nnd_suites.evaluation.rank_job import rank_job, refuse_before_ranks, run_in
 from nnd_suites.evaluation.report_markdown import kept_tests, limit_note
 from nnd_suites.evaluation.shared_runs import share_runs
 from nnd_suites.evaluation.task_charts import write_task_rates
-from nnd_suites.evaluation.task_grouping import BASELINE_COLUMNS, task_table
-from nnd_suites.infra.formatting import count, percent, plural, row
+from nnd_suites.evaluation.task_grouping import BASELINE_COLUMNS, task_rows
+from nnd_suites.infra.formatting import count, percent
+from nnd_suites.infra.markdown import render
 from nnd_suites.infra.output_folder import check_output_folder, write_report_folder
+
+TEMPLATE = Path(__file__).parent / "report_templates" / "leaderboard.md.j2"
 
 
 def evaluate_models(
@@ -121,43 +124,51 @@ def write_leaderboard_folder(board: Leaderboard, out: str | Path) -> dict[str, P
 
 def leaderboard_markdown(board: Leaderboard) -> str:
     """A table per suite: a row per model, best overall first, then one per bias baseline."""
-    sizes = {m.label: m for m in board.models}
-    lines = [
-        f"# NND leaderboard ({plural(len(board.models), 'model')})",
-        "",
-        f"Pass rate [Wilson 95% interval]; {TIE_RULE}. n: the tests rated (passed, failed or "
-        "tied; degenerate and skipped tests are left out), the most any model rated; a model "
-        "that rated fewer (a candidate did not fit its window) gives its own n beside its rate. "
-        "Bias baselines score without a model, on the tests every model rated; where that is "
-        "fewer than a column's n, the baseline gives its own n beside its rate."
-        + limit_note(board.limit, kept_tests(board.reports[0].suites) if board.reports else None)
-        + (" scaling.png plots pass rate against size." if board.family else ""),
+    grouping = board.by_task
+    return render(
+        TEMPLATE,
+        board=board,
+        tie_rule=TIE_RULE,
+        limit_note=limit_note(
+            board.limit, kept_tests(board.reports[0].suites) if board.reports else None
+        ),
+        # suites from the catalogue: by task, beside the baselines
+        task_heading=[
+            *(m.label for m in board.models),
+            *(f"baseline: {b}" for b in BASELINE_COLUMNS),
+        ],
+        task_rows=[] if grouping is None else task_rows(grouping, lambda s: _task_cells(board, s)),
+        suites=[_suite_table(board, suite) for suite in board.suites],
+    )
+
+
+def _suite_table(board: Leaderboard, suite: str) -> dict[str, Any]:
+    """One suite's table (a row per model, best first, per baseline, the raters' reference) and
+    its human tables."""
+    sizes = {m.label: m.parameters for m in board.models}
+    rows = board.suites[suite]
+    columns = list(rows)
+    order = sorted(sizes, key=lambda m: -(rows["overall"][m].pass_rate or 0.0))
+    n = {c: max(r.n for r in rows[c].values()) for c in columns}
+    models = [
+        [label, count(sizes[label]) if sizes[label] else "n/a"]
+        + [rate_cell(rows[c].get(label), n[c]) for c in columns]
+        for label in order
     ]
-    if board.by_task is not None:  # suites from the catalogue: by task, beside the baselines
-        heading = [*(m.label for m in board.models), *(f"baseline: {b}" for b in BASELINE_COLUMNS)]
-        lines += task_table(board.by_task, heading, lambda suite: _task_cells(board, suite))
-    for suite, rows in board.suites.items():
-        columns = list(rows)
-        overall = rows["overall"]
-        order = sorted(sizes, key=lambda m: -(overall[m].pass_rate or 0.0))
-        n = {c: max(r.n for r in rows[c].values()) for c in columns}
-        lines += [
+    baselines = [
+        [
+            f"*baseline: {baseline}*",
             "",
-            f"## {suite}",
-            "",
-            row(["model", "parameters", *(f"{c} (n={count(n[c])})" for c in columns)]),
-            "|---|---:|" + "---:|" * len(columns),
+            *(_baseline_cell(board, suite, figures, c, n[c]) for c in columns),
         ]
-        for label in order:
-            size = sizes[label].parameters
-            cells = [rate_cell(rows[c].get(label), n[c]) for c in columns]
-            lines.append(row([label, count(size) if size else "n/a", *cells]))
-        for baseline, figures in board.baselines.get(suite, {}).items():
-            cells = [_baseline_cell(board, suite, figures, c, n[c]) for c in columns]
-            lines.append(row([f"*baseline: {baseline}*", "", *cells]))
-        lines += ceiling_row(board, suite, len(columns))  # the table's last row
-        lines += human_sections(board, suite, order)
-    return "\n".join(lines) + "\n"
+        for baseline, figures in board.baselines.get(suite, {}).items()
+    ]
+    return {
+        "name": suite,
+        "header": ["model", "parameters", *(f"{c} (n={count(n[c])})" for c in columns)],
+        "rows": models + baselines + reference_rows(board, suite, len(columns)),
+        **human_tables(board, suite, order),
+    }
 
 
 def _task_cells(board: Leaderboard, suite: str) -> list[str]:

@@ -5,44 +5,28 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
 
 from nnd_suites.errors import NNDError
-from nnd_suites.evaluation.agreement_markdown import agreement_lines, band_heading
+from nnd_suites.evaluation.agreement_markdown import band_heading, ceiling_gap, not_compared
 from nnd_suites.evaluation.limits import KeptTests, kept_tests_text
 from nnd_suites.evaluation.report import EvaluationReport, Rate, SuiteResult
 from nnd_suites.evaluation.scorers import SCORERS
 from nnd_suites.evaluation.sensitivity import Sensitivity
-from nnd_suites.evaluation.task_grouping import REPORT_HEADING, report_cells, task_table
+from nnd_suites.evaluation.task_grouping import REPORT_HEADING, report_cells, task_rows
 from nnd_suites.evaluation.tiny import EMBEDDED, EMBEDDED_FOLDER, EMBEDDED_NOTE
-from nnd_suites.infra.formatting import (
-    cell,
-    count,
-    percent,
-    plural,
-    rate_with_interval,
-    row,
-)
+from nnd_suites.infra.formatting import count, percent, plural, rate_with_interval
 from nnd_suites.infra.formatting import p_value as format_p
+from nnd_suites.infra.markdown import render
 
-RATE_HEADER = ["n", "passed", "ties", "pass rate [95% CI]"]
+TEMPLATE = Path(__file__).parent / "report_templates" / "report.md.j2"
 
 
-def _rate_table(first: str, rates: dict[str, Rate]) -> list[str]:
+def _rate_rows(rates: dict[str, Rate]) -> list[list[str]]:
     return [
-        row([first, *RATE_HEADER]),
-        "|---|---:|---:|---:|---:|",
-        *(
-            row(
-                [
-                    v,
-                    count(r.n),
-                    count(r.passed),
-                    count(r.ties),
-                    rate_with_interval(r.pass_rate, r.ci),
-                ]
-            )
-            for v, r in rates.items()
-        ),
+        [v, count(r.n), count(r.passed), count(r.ties), rate_with_interval(r.pass_rate, r.ci)]
+        for v, r in rates.items()
     ]
 
 
@@ -89,96 +73,65 @@ def is_embedded(model: str) -> bool:
 
 
 def markdown(report: EvaluationReport) -> str:
-    backend = report.backend
-    lines = [f"# NND evaluation of `{report.model}`", ""]
-    if is_embedded(report.model):
-        lines += [f"> **{EMBEDDED_NOTE}**", ""]
-    limit = limit_note(report.limit, kept_tests(report.suites))
-    lines += [
-        _backend_header(backend, report) + f". {plural(report.requests.scored, 'request')} "
-        f"scored, {count(report.requests.cached)} from the cache, {report.seconds:.1f} s."
-        + (f" {count(report.parameters)} parameters." if report.parameters else "")
-        + limit
-        + " A tie is not a pass; the pass rate is passed / rated (rated: passed, failed or "
-        "tied), degenerate and skipped tests are left out of it and counted apart.",
-        "",
-        row(
-            [
-                "suite",
-                "tests",
-                "rated",
-                "passed",
-                "failed",
-                "ties",
-                "degenerate",
-                "skipped",
-                "pass rate [95% CI]",
-            ]
-        ),
-        "|---|---:|---:|---:|---:|---:|---:|---:|---:|",
+    suites = report.suites
+    suite_rows = [
+        [
+            name,
+            count(result.pairs),
+            count(result.overall.n),
+            count(result.passed),
+            count(result.overall.failed),
+            count(result.ties),
+            count(result.degenerate),
+            count(result.skipped),
+            rate_with_interval(result.pass_rate, result.ci),
+        ]
+        for name, result in suites.items()
     ]
-    for name, result in report.suites.items():
-        lines.append(
-            row(
-                [
-                    name,
-                    count(result.pairs),
-                    count(result.overall.n),
-                    count(result.passed),
-                    count(result.overall.failed),
-                    count(result.ties),
-                    count(result.degenerate),
-                    count(result.skipped),
-                    rate_with_interval(result.pass_rate, result.ci),
-                ]
-            )
-        )
-    if report.by_task is not None:  # suites from the catalogue: by task, beside the baselines
-        suites = report.suites
-        lines += task_table(report.by_task, REPORT_HEADING, lambda s: report_cells(suites[s]))
-    for name, result in report.suites.items():
-        lines += _suite_section(name, result)
-    if report.sensitivity:
-        lines += _sensitivity_section(report.sensitivity)
-    return "\n".join(lines) + "\n"
+    grouping = report.by_task  # suites from the catalogue: by task, beside the baselines
+    return render(
+        TEMPLATE,
+        report=report,
+        embedded_note=EMBEDDED_NOTE if is_embedded(report.model) else None,
+        backend_header=_backend_header(report.backend, report),
+        limit_note=limit_note(report.limit, kept_tests(suites)),
+        suite_rows=suite_rows,
+        task_heading=REPORT_HEADING,
+        task_rows=[]
+        if grouping is None
+        else task_rows(grouping, lambda s: report_cells(suites[s])),
+        sections=[_suite_section(name, result) for name, result in suites.items()],
+        sensitivity=[_sensitivity_table(s, found) for s, found in report.sensitivity.items()],
+        scorers={
+            name: scorer_description(name)
+            for found in report.sensitivity.values()
+            for name in found.scorers
+        },
+        rate_rows=_rate_rows,
+        not_compared=not_compared,
+        ceiling_gap=ceiling_gap,
+    )
 
 
-def _suite_section(name: str, result: SuiteResult) -> list[str]:
-    lines = [
-        "",
-        f"## {name}",
-        "",
-        f"Template `{result.template_name}`: `{json.dumps(result.template)[1:-1]}`.",
-    ]
-    if result.samples_file:  # --log-samples: what the model saw and scored, test by test
-        lines.append(f"What the model saw and every score, test by test: `{result.samples_file}`.")
-    if result.truncated_tests:
-        lines.append(
-            f"{plural(result.truncated_tests, 'test')} had their context cut from the left "
-            f"to fit the model's window ({plural(result.truncated_tokens, 'token')} cut)."
-        )
-    lines += agreement_lines(result)
-    lines += ["", *_rate_table("category", result.by_category)]
-    lines += _margin_table(result)
-    shown = []
-    for field, rates in result.by_breakdown.items():
-        if _redundant(rates, result.by_category):
-            continue
-        shown.append(field)
-        lines += ["", *_rate_table(field, rates)]
-    lines += _slice_tables(result, shown)
-    lines += _baseline_table(result)
-    return lines
-
-
-def _margin_table(result: SuiteResult) -> list[str]:
-    """Pass rates by how clearly the humans preferred the better candidate."""
+def _suite_section(name: str, result: SuiteResult) -> dict[str, Any]:
+    """What one suite's section shows beyond its result: the tables that say something new."""
+    breakdowns = {
+        field: rates
+        for field, rates in result.by_breakdown.items()
+        if not _redundant(rates, result.by_category)
+    }
     strata = result.by_margin
-    if strata is None:
-        return []
-    rates = {band_heading(band.label, band.low, band.high): band.rate for band in strata.bands}
-    kind = strata.kind or "kind not stated"
-    return ["", f"By human margin ({kind}; {strata.rule}):", "", *_rate_table("margin", rates)]
+    return {
+        "name": name,
+        "result": result,
+        "template": json.dumps(result.template)[1:-1],
+        "margins": {}
+        if strata is None
+        else {band_heading(band.label, band.low, band.high): band.rate for band in strata.bands},
+        "breakdowns": breakdowns,
+        "slices": _slices(result, list(breakdowns)),
+        **_baselines(result),
+    }
 
 
 def _redundant(rates: dict[str, Rate], categories: dict[str, Rate]) -> bool:
@@ -191,58 +144,39 @@ def _redundant(rates: dict[str, Rate], categories: dict[str, Rate]) -> bool:
     )
 
 
-def _slice_tables(result: SuiteResult, shown: list[str]) -> list[str]:
-    lines = []
+def _slices(result: SuiteResult, shown: list[str]) -> list[tuple[str, dict[str, Rate], int]]:
+    """Each slice worth a table, with the tests its subsets hold (they may overlap, or leave
+    tests out: the report says so, so that their sizes are not misread)."""
+    found = []
     for name, rates in result.by_slice.items():
         field = name.removeprefix("breakdown.")
         if name != field and field in result.by_breakdown:
             continue  # a breakdown field's slice is its breakdown table (or was redundant)
         if _redundant(rates, result.by_category):
             continue
-        lines += ["", *_rate_table(f"slice {name}", rates)]
-        lines += _coverage_note(result, rates)
-    return lines
+        found.append((name, rates, sum(r.n + r.degenerate + r.skipped for r in rates.values())))
+    return found
 
 
-def _coverage_note(result: SuiteResult, rates: dict[str, Rate]) -> list[str]:
-    """Say when a slice's subsets overlap or leave tests out, so their sizes are not misread."""
-    in_subsets = sum(r.n + r.degenerate + r.skipped for r in rates.values())
-    if in_subsets > result.pairs:
-        return [
-            "",
-            f"The subsets overlap: their sizes add up to {count(in_subsets)} for "
-            f"{plural(result.pairs, 'test')} (a test can belong to several, e.g. when several "
-            "systems produced its worse candidate word for word).",
-        ]
-    if in_subsets < result.pairs:
-        return ["", f"The subsets hold {count(in_subsets)} of the {plural(result.pairs, 'test')}."]
-    return []
-
-
-def _baseline_table(result: SuiteResult) -> list[str]:
+def _baselines(result: SuiteResult) -> dict[str, Any]:
     """The model's pass rates beside what each bias baseline achieves on the same tests."""
     if not result.baselines:
-        return []
+        return {}
     categories = list(result.by_category)
     rows = [("**this model**", result.pass_rate, result.by_category)]
     rows += [(f"{n}", b.overall.pass_rate, b.by_category) for n, b in result.baselines.items()]
-    lines = [
-        "",
-        "Bias baselines on the same tests (no model; a tie is not a pass)"
-        + _baseline_tests(result)
-        + ": "
-        + "; ".join(f"{n}: {b.description}" for n, b in result.baselines.items())
-        + ".",
-        "",
-        row(["scorer", "overall", *categories]),
-        "|---|" + "---:|" * (len(categories) + 1),
-    ]
-    for label, overall, by_category in rows:
-        cells = [percent(overall)] + [
-            percent(by_category[c].pass_rate) if c in by_category else "n/a" for c in categories
-        ]
-        lines.append(row([label, *cells]))
-    return lines
+    return {
+        "categories": categories,
+        "baseline_tests": _baseline_tests(result),
+        "baseline_descriptions": "; ".join(
+            f"{n}: {b.description}" for n, b in result.baselines.items()
+        ),
+        "baseline_rows": [
+            [label, percent(overall)]
+            + [percent(by_category[c].pass_rate) if c in by_category else "n/a" for c in categories]
+            for label, overall, by_category in rows
+        ],
+    }
 
 
 def _baseline_tests(result: SuiteResult) -> str:
@@ -264,55 +198,29 @@ def scorer_description(spec: str) -> str:
         return "(no description: the scorer is not installed here)"
 
 
-def _sensitivity_section(sensitivity: dict[str, Sensitivity]) -> list[str]:
-    lines = [
-        "",
-        "## Scorer sensitivity",
-        "",
-        "The same tests under each scorer asked for; the first gives the report's figures. "
-        "Flips: tests passed under exactly one of the first scorer and this one (share of the "
-        "tests rated under both; p: exact McNemar test on the flipped tests). The length columns "
-        "hold the pass rate where the better candidate is shorter than, as long as, or longer "
-        "than the worse one (characters).",
-    ]
-    used: dict[str, None] = {}
-    for suite, found in sensitivity.items():
-        lengths = list(dict.fromkeys(k for s in found.scorers.values() for k in s.by_length))
-        lines += [
-            "",
-            f"### {suite}",
-            "",
-            row(
-                ["scorer", "pass rate [95% CI]", "flips vs " + found.primary, "share", "p"]
-                + [f"{k} (n={_n(found, k)})" for k in lengths]
-            ),
-            "|---|---:|---:|---:|---:|" + "---:|" * len(lengths),
+def _sensitivity_table(suite: str, found: Sensitivity) -> dict[str, Any]:
+    """One suite's scorers side by side: pass rate, flips against the first, and by length."""
+    lengths = list(dict.fromkeys(k for s in found.scorers.values() for k in s.by_length))
+    rows = []
+    for name, result in found.scorers.items():
+        flips = result.flips
+        flip_cells = (
+            ["(first)", "", ""]
+            if flips is None
+            else [count(flips.flipped), percent(flips.share), format_p(flips.p_value)]
+        )
+        length_cells = [
+            percent(result.by_length[k].pass_rate) if k in result.by_length else "n/a"
+            for k in lengths
         ]
-        for name, result in found.scorers.items():
-            used[name] = None
-            flips = result.flips
-            flip_cells = (
-                ["(first)", "", ""]
-                if flips is None
-                else [count(flips.flipped), percent(flips.share), format_p(flips.p_value)]
-            )
-            length_cells = [
-                percent(result.by_length[k].pass_rate) if k in result.by_length else "n/a"
-                for k in lengths
-            ]
-            lines.append(
-                row(
-                    [
-                        f"`{name}`",
-                        rate_with_interval(result.overall.pass_rate, result.overall.ci),
-                        *flip_cells,
-                        *length_cells,
-                    ]
-                )
-            )
-    lines += ["", "What each scorer measures:", ""]
-    lines += [f"- `{name}`: {cell(scorer_description(name))}" for name in used]
-    return lines
+        overall = rate_with_interval(result.overall.pass_rate, result.overall.ci)
+        rows.append([f"`{name}`", overall, *flip_cells, *length_cells])
+    return {
+        "name": suite,
+        "header": ["scorer", "pass rate [95% CI]", "flips vs " + found.primary, "share", "p"]
+        + [f"{k} (n={_n(found, k)})" for k in lengths],
+        "rows": rows,
+    }
 
 
 def _n(found: Sensitivity, length: str) -> str:

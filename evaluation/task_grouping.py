@@ -1,19 +1,20 @@
 """Suites grouped by task type, when they come from the catalogue (``evaluate --suite catalogue``
 or a folder written by ``build --catalogue``): the grouping a report and a leaderboard carry, and
-its Markdown table, a row per suite under its task type with the bias baselines beside the model.
+its table's rows, a row per suite under its task type with the bias baselines beside the model
+(laid out by ``report_templates/by_task.md.j2``).
 
-Only the Pydantic models and the table live here (no report, no leaderboard import): the report
-and the leaderboard both carry a :class:`TaskGrouping`, and each fills the table's cells itself.
+Only the Pydantic models and the rows live here (no report, no leaderboard import): the report
+and the leaderboard both carry a :class:`TaskGrouping`, and each fills the rows' cells itself.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from nnd_suites.infra.formatting import count, percent, rate_with_interval, row
+from nnd_suites.infra.formatting import count, percent, rate_with_interval
 
 if TYPE_CHECKING:
     from nnd_suites.evaluation.report import SuiteResult
@@ -55,32 +56,14 @@ class TaskGrouping(BaseModel):
         return [suite for suites in self.task_types.values() for suite in suites]
 
 
-def task_table(
-    grouping: TaskGrouping, heading: Sequence[str], cells: Callable[[str], list[str]]
-) -> list[str]:
-    """The Markdown section of a grouped run: a row per suite under its task type, the columns
-    ``heading`` filled by ``cells(suite)``, then every skipped suite with its reason (listed,
-    never dropped: a reader must see what the run did not cover)."""
-    lines = [
-        "",
-        "## By task type",
-        "",
-        f"The suites of {grouping.source}, a row per suite (overall pass rate [Wilson 95% "
-        "interval]); baselines: what a heuristic achieves on the same tests, without a model.",
-        "",
-        row(["task type", "suite", *heading]),
-        "|---|---|" + "---:|" * len(heading),
+def task_rows(grouping: TaskGrouping, cells: Callable[[str], list[str]]) -> list[list[str]]:
+    """A row per suite, its task type named on the type's first row, the other columns filled
+    by ``cells(suite)``."""
+    return [
+        [task_type if index == 0 else "", suite, *cells(suite)]
+        for task_type, suites in grouping.task_types.items()
+        for index, suite in enumerate(suites)
     ]
-    for task_type, suites in grouping.task_types.items():
-        for index, suite in enumerate(suites):
-            lines.append(row([task_type if index == 0 else "", suite, *cells(suite)]))
-    if grouping.skipped:
-        lines += ["", f"Skipped ({len(grouping.skipped)}: source not available):", ""]
-        lines += [
-            f"- {name} ({skipped.task_type}): {skipped.reason}"
-            for name, skipped in grouping.skipped.items()
-        ]
-    return lines
 
 
 #: the columns of a single model's grouped table (:func:`report_cells`)

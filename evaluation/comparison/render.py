@@ -8,33 +8,28 @@ from pathlib import Path
 from nnd_suites.evaluation.comparison.paired import Comparison
 from nnd_suites.evaluation.paired_charts import write_differences
 from nnd_suites.evaluation.report_markdown import limit_note
-from nnd_suites.infra.formatting import (
-    count,
-    difference_with_interval,
-    p_value,
-    percent,
-    row,
-)
+from nnd_suites.infra.formatting import count, difference_with_interval, p_value, percent
+from nnd_suites.infra.markdown import render
 from nnd_suites.infra.output_folder import write_report_folder
 from nnd_suites.statistics.paired import PairedResult
 
+TEMPLATE = Path(__file__).parents[1] / "report_templates" / "comparison.md.j2"
 
-def _row(label: str, r: PairedResult) -> str:
-    return row(
-        [
-            label,
-            count(r.n),
-            percent(r.pass_rate_a),
-            percent(r.pass_rate_b),
-            difference_with_interval(r.difference, r.difference_ci),
-            count(r.a_only),
-            count(r.b_only),
-            count(r.ties_a),
-            count(r.ties_b),
-            p_value(r.p_value),
-            "" if r.p_holm is None else p_value(r.p_holm),
-        ]
-    )
+
+def _cells(label: str, r: PairedResult) -> list[str]:
+    return [
+        label,
+        count(r.n),
+        percent(r.pass_rate_a),
+        percent(r.pass_rate_b),
+        difference_with_interval(r.difference, r.difference_ci),
+        count(r.a_only),
+        count(r.b_only),
+        count(r.ties_a),
+        count(r.ties_b),
+        p_value(r.p_value),
+        "" if r.p_holm is None else p_value(r.p_holm),
+    ]
 
 
 def _tests(result: PairedResult) -> int:
@@ -43,41 +38,17 @@ def _tests(result: PairedResult) -> int:
 
 
 def comparison_markdown(comparison: Comparison) -> str:
-    lines = [
-        f"# Paired comparison: A = `{comparison.model_a}` ({comparison.mode_a}), "
-        f"B = `{comparison.model_b}` ({comparison.mode_b})",
-        "",
-        "Difference = A's pass rate - B's, in points, with its Newcombe 95% interval. "
-        f"Ties: {comparison.tie_rule}. "
-        f"p: {comparison.test}. p Holm: {comparison.correction}."
-        + limit_note(
-            comparison.limit,
-            {name: (_tests(s.overall), s.limited) for name, s in comparison.suites.items()},
-        ),
-    ]
-    if comparison.scoring_differences:
-        lines += ["", "**Scored differently (compared on purpose):**", ""]
-        lines += [f"- {difference}" for difference in comparison.scoring_differences]
-    for name, suite in comparison.suites.items():
-        lines += ["", f"## {name}", ""]
-        if suite.template_a != suite.template_b:
-            lines += [f"Templates differ: A `{suite.template_a}`, B `{suite.template_b}`.", ""]
-        if suite.overall.degenerate:
-            lines += [f"{suite.overall.degenerate} degenerate test(s) left out.", ""]
-        if suite.overall.skipped:
-            lines += [
-                f"{suite.overall.skipped} test(s) left out: a candidate did not fit a model's "
-                "window (skipped in A, in B or in both).",
-                "",
-            ]
-        lines += [
-            "| category | n | A | B | difference [95% CI] | only A passes | only B passes "
-            "| ties A | ties B | p (McNemar) | p Holm |",
-            "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
-            _row("**overall**", suite.overall),
-            *(_row(c, r) for c, r in suite.by_category.items()),
+    rows = {
+        name: [
+            _cells("**overall**", suite.overall),
+            *(_cells(c, r) for c, r in suite.by_category.items()),
         ]
-    return "\n".join(lines) + "\n"
+        for name, suite in comparison.suites.items()
+    }
+    kept = {name: (_tests(s.overall), s.limited) for name, s in comparison.suites.items()}
+    return render(
+        TEMPLATE, comparison=comparison, rows=rows, limit_note=limit_note(comparison.limit, kept)
+    )
 
 
 def write_comparison(comparison: Comparison, out: str | Path) -> dict[str, Path]:

@@ -16,13 +16,8 @@ from nnd_suites.evaluation.robustness.models import (
     kept_of,
 )
 from nnd_suites.evaluation.saved import load_report
-from nnd_suites.infra.formatting import (
-    count,
-    difference_with_interval,
-    p_value,
-    percent,
-    row,
-)
+from nnd_suites.infra.formatting import count, difference_with_interval, p_value, percent
+from nnd_suites.infra.markdown import render
 from nnd_suites.infra.output_folder import holds_kind, write_report_folder
 from nnd_suites.statistics.paired import PairedResult
 
@@ -33,29 +28,28 @@ JSON_FILE, MARKDOWN_FILE, HEATMAP_FILE = "robustness.json", "robustness.md", "ro
 EVALUATION_FOLDER = "evaluation"
 #: what a robustness folder may already hold when its report is written: the evaluator's report
 CARRIED = {EVALUATION_FOLDER: "report"}
+TEMPLATE = Path(__file__).parents[1] / "report_templates" / "robustness.md.j2"
 
 
 # ------------------------------------------------------------------ writers
-def _row(
+def _cells(
     first: list[str], c: PairedResult, p_holm: float | None, alpha: float, changed: str = ""
-) -> str:
+) -> list[str]:
     mark = " *" if p_holm is not None and p_holm < alpha else ""
-    return row(
-        [
-            *first,
-            count(c.n),
-            count(c.degenerate),
-            count(c.skipped),
-            *([changed] if changed else []),
-            percent(c.pass_rate_b),
-            percent(c.pass_rate_a),
-            difference_with_interval(c.difference, c.difference_ci) + mark,
-            count(c.b_only),
-            count(c.a_only),
-            p_value(c.p_value),
-            p_value(p_holm),
-        ]
-    )
+    return [
+        *first,
+        count(c.n),
+        count(c.degenerate),
+        count(c.skipped),
+        *([changed] if changed else []),
+        percent(c.pass_rate_b),
+        percent(c.pass_rate_a),
+        difference_with_interval(c.difference, c.difference_ci) + mark,
+        count(c.b_only),
+        count(c.a_only),
+        p_value(c.p_value),
+        p_value(p_holm),
+    ]
 
 
 def scoring_line(evaluation: dict[str, Any]) -> str:
@@ -74,49 +68,35 @@ def scoring_line(evaluation: dict[str, Any]) -> str:
 
 
 def to_markdown(report: RobustnessReport, per_category: bool = True) -> str:
-    """The report in Markdown: the overall table, then (``per_category``) a table per cell."""
+    """The report in Markdown: the overall table, then (``per_category``) a table per cell;
+    the overall table alone (the command line's) ends without a line break."""
     p_holm = holm_p_values(report)
-    lines = [
-        f"# Robustness of `{report.model}`",
-        "",
-        scoring_line(report.evaluation),
-        "",
-        "Pass rates on the same tests before (parent) and after the transformation; delta in "
-        "points with its 95% interval (Newcombe, paired); p: exact McNemar test on the tests "
-        "that changed outcome; p Holm: p after Holm's correction across the suite x "
-        "transformation cells (and, per category, across each suite's category cells), as "
-        f"`compare` corrects; * marks p Holm < {report.alpha}. A delta's interval can exclude 0 "
-        "without a * (the interval and the exact test answer different questions, and the mark "
-        "is corrected for the number of cells). n: the tests rated on both sides (passed, "
-        "failed or tied), which the rates are over; degenerate tests (both candidates became "
-        "the same text) and skipped ones (a candidate did not fit the model's window, on either "
-        "side) are left out of the rates and counted apart."
-        + limit_note(report.evaluation.get("limit"), kept_of(report)),
-        "",
-        "| suite | transform | n | degenerate | skipped | changed | parent | transformed "
-        "| delta [95% CI] | lost | gained | p | p Holm |",
-        "|---|---|---:|---:|---:|---:|---:|---:|---|---:|---:|---:|---:|",
+    rows = [
+        _cells(
+            [cell.suite, cell.transform],
+            cell,
+            p_holm.get((cell.suite, cell.transform, None)),
+            report.alpha,
+            count(cell.changed),
+        )
+        for cell in report.cells
     ]
-    for cell in report.cells:
-        key = (cell.suite, cell.transform, None)
-        first = [cell.suite, cell.transform]
-        lines.append(_row(first, cell, p_holm.get(key), report.alpha, count(cell.changed)))
-    if not per_category:
-        return "\n".join(lines)
-    lines += ["", "## Per category", ""]
-    for cell in report.cells:
-        lines += [
-            f"### {cell.suite} / {cell.transform}",
-            "",
-            "| category | n | degenerate | skipped | parent | transformed | delta [95% CI] | lost "
-            "| gained | p | p Holm |",
-            "|---|---:|---:|---:|---:|---:|---|---:|---:|---:|---:|",
+    category_rows = [
+        [
+            _cells([category], c, p_holm.get((cell.suite, cell.transform, category)), report.alpha)
+            for category, c in cell.by_category.items()
         ]
-        for category, c in cell.by_category.items():
-            key = (cell.suite, cell.transform, category)
-            lines.append(_row([category], c, p_holm.get(key), report.alpha))
-        lines.append("")
-    return "\n".join(lines)
+        for cell in report.cells
+    ]
+    return render(
+        TEMPLATE,
+        report=report,
+        scoring_line=scoring_line(report.evaluation),
+        limit_note=limit_note(report.evaluation.get("limit"), kept_of(report)),
+        per_category=per_category,
+        rows=rows,
+        category_rows=category_rows,
+    )
 
 
 def write_report(

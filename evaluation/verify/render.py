@@ -29,21 +29,16 @@ from nnd_suites.evaluation.verify.models import (
     PlacementReport,
     VerifyReport,
 )
-from nnd_suites.infra.formatting import (
-    cell,
-    count,
-    number,
-    number_interval,
-    plural,
-    rate_with_interval,
-    row,
-)
+from nnd_suites.infra.formatting import count, number, number_interval, plural, rate_with_interval
+from nnd_suites.infra.markdown import render
 from nnd_suites.infra.output_folder import check_output_folder, write_report_folder
 from nnd_suites.infra.output_kinds import JSON_SCHEMA_DIALECT
 from nnd_suites.statistics.outcomes import wilson
 
 VERIFY_FILE = "verify.json"
 PLACEMENT_FILE = "placement.json"
+VERIFY_TEMPLATE = Path(__file__).parents[1] / "report_templates" / "verify.md.j2"
+PLACEMENT_TEMPLATE = VERIFY_TEMPLATE.with_name("placement.md.j2")
 
 
 def json_schema(model: type[BaseModel]) -> dict:
@@ -145,120 +140,71 @@ def load_verify(path: str | Path) -> VerifyReport:
         ) from exc
 
 
-def _row(label: str, c: Correlation) -> str:
-    return row(
-        [
-            label,
-            count(c.tests),
-            count(c.systems),
-            number(c.kendall_tau),
-            number_interval(c.kendall_tau_ci),
-            number(c.gap_pearson),
-            number_interval(c.gap_pearson_ci),
-        ]
-    )
+def _cells(label: str, c: Correlation) -> list[str]:
+    return [
+        label,
+        count(c.tests),
+        count(c.systems),
+        number(c.kendall_tau),
+        number_interval(c.kendall_tau_ci),
+        number(c.gap_pearson),
+        number_interval(c.gap_pearson_ci),
+    ]
 
 
 def verify_markdown(report: VerifyReport) -> str:
-    level = f"{100 * report.confidence:g}%"
-    lines = [
-        f"# Verification of {report.suite} against human judgments",
-        "",
-        f"**{report.note}**",
-        "",
-        f"Human score: {report.measure}. Bootstrap: {report.resamples} resamples of the tests "
-        f"(seed {report.seed}), {level} percentile intervals. Pass rates and n are over the "
-        "tests every system rated (passed, failed or tied); a test degenerate or skipped for "
-        "any system is left out."
-        + limit_note(report.limit, {report.suite: (report.overall.tests, report.limited)}),
-        "",
-        row(
-            ["system", "model", "pass rate (%) [Wilson 95% CI]", f"human score ({report.measure})"]
-        ),
-        "|---|---|---:|---:|",
-    ]
     overall = report.overall
     intervals = pass_rate_intervals(overall)
-    for name in sorted(overall.human_scores, key=lambda n: -overall.human_scores[n]):
-        share, interval = overall.pass_rates[name], intervals.get(name)
-        lines.append(
-            row(
-                [
-                    name,
-                    f"`{report.systems[name]}`",
-                    rate_with_interval(share, interval).replace("%", ""),
-                    f"{overall.human_scores[name]:.3f}",
-                ]
-            )
-        )
-    lines += [
-        "",
-        f"| tests of | n | systems | Kendall tau | {level} CI | gap Pearson | {level} CI |",
-        "|---|---:|---:|---:|---|---:|---|",
-        _row("**overall**", overall),
+    systems = [
+        [
+            name,
+            f"`{report.systems[name]}`",
+            rate_with_interval(overall.pass_rates[name], intervals.get(name)).replace("%", ""),
+            f"{overall.human_scores[name]:.3f}",
+        ]
+        for name in sorted(overall.human_scores, key=lambda n: -overall.human_scores[n])
+    ]
+    correlations = [
+        _cells("**overall**", overall),
         *(
-            _row(f"{c} ({report.category_kinds.get(c, '')})", r)
+            _cells(f"{c} ({report.category_kinds.get(c, '')})", r)
             for c, r in report.by_category.items()
         ),
     ]
-    lines += _margin_lines(report, level)
-    if any(
-        c.kendall_tau is None or c.gap_pearson is None
-        for c in [report.overall, *report.by_category.values()]
-    ):
-        lines += [
-            "",
-            "n/a: undefined there. Kendall's tau needs systems whose pass rates (and human "
-            "scores) are not all equal; the gap correlation needs at least 3 systems and gaps "
-            "that vary.",
-        ]
-    if report.categories_left_out:
-        lines += ["", "Categories without a correlation:"]
-        lines += [f"- {c}: {why}" for c, why in report.categories_left_out.items()]
-    shared = _shared_models(report.systems)
-    if shared:
-        lines += [
-            "",
-            f"Note: one model stands for several systems ({shared}): they get the same "
-            "pass rate, so the correlations say nothing about those systems.",
-        ]
-    return "\n".join(lines) + "\n"
-
-
-def _margin_lines(report: VerifyReport, level: str) -> list[str]:
-    """How the human margins entered, and the margin-weighted figures beside the plain ones."""
-    if report.margins is None:
-        return []
-    lines = ["", f"Human margins: {report.margins}"]
-    weighted = report.overall.margin_weighted
-    if weighted is None:
-        return lines
-    lines += [
-        "",
-        row(["system", "pass rate (%)", "margin-weighted pass rate (%)"]),
-        "|---|---:|---:|",
-        *(
-            row(
-                [
-                    name,
-                    f"{100 * report.overall.pass_rates[name]:.1f}",
-                    f"{100 * weighted.pass_rates[name]:.1f}",
-                ]
-            )
+    weighted = overall.margin_weighted
+    return render(
+        VERIFY_TEMPLATE,
+        report=report,
+        level=f"{100 * report.confidence:g}%",
+        limit_note=limit_note(report.limit, {report.suite: (overall.tests, report.limited)}),
+        systems=systems,
+        correlations=correlations,
+        weighted_systems=[]
+        if weighted is None
+        else [
+            [
+                name,
+                f"{100 * overall.pass_rates[name]:.1f}",
+                f"{100 * weighted.pass_rates[name]:.1f}",
+            ]
             for name in sorted(weighted.pass_rates, key=lambda n: -weighted.human_scores[n])
+        ],
+        weighted_correlations=[]
+        if weighted is None
+        else [
+            _cells("**overall**", weighted),
+            *(
+                _cells(c, r.margin_weighted)
+                for c, r in report.by_category.items()
+                if r.margin_weighted is not None
+            ),
+        ],
+        undefined=any(
+            c.kendall_tau is None or c.gap_pearson is None
+            for c in [overall, *report.by_category.values()]
         ),
-        "",
-        f"| margin-weighted, tests of | n | systems | Kendall tau | {level} CI | gap Pearson | "
-        f"{level} CI |",
-        "|---|---:|---:|---:|---|---:|---|",
-        _row("**overall**", weighted),
-        *(
-            _row(c, r.margin_weighted)
-            for c, r in report.by_category.items()
-            if r.margin_weighted is not None
-        ),
-    ]
-    return lines
+        shared=_shared_models(report.systems),
+    )
 
 
 def _shared_models(systems: dict[str, str]) -> str:
@@ -279,57 +225,27 @@ def _flag(p: PlacedScore) -> str:
     return flag
 
 
-def _placed_row(label: str, p: PlacedScore) -> str:
+def _placed_cells(label: str, p: PlacedScore) -> list[str]:
     interval = (
         "n/a"
         if p.prediction_interval is None
         else f"[{p.prediction_interval[0]:.3f}, {p.prediction_interval[1]:.3f}]"
     )
-    return row(
-        [
-            label,
-            f"{100 * p.pass_rate:.1f}",
-            f"{p.predicted_human_score:.3f}",
-            interval,
-            f"{p.r_squared:.2f}",
-            count(p.systems),
-            _flag(p),
-        ]
-    )
-
-
-def _tests_note(placement: PlacementReport) -> str:
-    """On which tests the systems' and the new model's pass rates were counted."""
-    if placement.tests is None:
-        return ""
-    note = (
-        f" Every pass rate, the systems' and this model's, is counted on the same "
-        f"{plural(placement.tests, 'test')}: those every annotated system's model and this "
-        "model rated"
-    )
-    if placement.not_rated:
-        note += (
-            f"; {plural(placement.not_rated, 'test')} of the verify run's fit this model did not "
-            "rate (skipped: a candidate too long for its window) are left out, and the line is "
-            "refitted without them"
-        )
-    return note + "."
+    return [
+        label,
+        f"{100 * p.pass_rate:.1f}",
+        f"{p.predicted_human_score:.3f}",
+        interval,
+        f"{p.r_squared:.2f}",
+        count(p.systems),
+        _flag(p),
+    ]
 
 
 def placement_markdown(placement: PlacementReport) -> str:
-    level = f"{100 * placement.confidence:g}%"
-    lines = [
-        f"# Placement of `{placement.model}` among the systems annotated in {placement.suite}",
-        "",
-        f"Predicted human score ({placement.measure}) from a least-squares fit of human score "
-        f"on pass rate over the annotated systems, with a {level} prediction interval."
-        + _tests_note(placement),
-        "",
-        f"| category | pass rate (%) | predicted ({cell(placement.measure)}) | {level} prediction "
-        "interval | r² | systems | fit |",
-        "|---|---:|---:|---|---:|---:|---|",
-        _placed_row("**overall**", placement.overall),
-        *(_placed_row(c, p) for c, p in placement.by_category.items()),
+    rows = [
+        _placed_cells("**overall**", placement.overall),
+        *(_placed_cells(c, p) for c, p in placement.by_category.items()),
     ]
-    lines += [f"\nNot placed in {c}: {why}" for c, why in placement.skipped.items()]
-    return "\n".join(lines) + "\n"
+    level = f"{100 * placement.confidence:g}%"
+    return render(PLACEMENT_TEMPLATE, placement=placement, level=level, rows=rows)

@@ -23,12 +23,14 @@ from __future__ import annotations
 
 import statistics
 from collections import defaultdict
+from pathlib import Path
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from nnd_suites.errors import NoSystemsError
 from nnd_suites.human.pairwise_scores import WIN_RATE_MEASURE, win_rates
+from nnd_suites.infra.markdown import render
 from nnd_suites.quality_map import QualityMap
 from nnd_suites.records.groups import Candidate
 from nnd_suites.records.judgments import UNKNOWN_SYSTEM, named_systems
@@ -36,6 +38,7 @@ from nnd_suites.records.texts import equivalence_key, is_blank
 from nnd_suites.suite import Suite, SuiteCandidate
 
 CategoryKind = Literal["error", "context"]
+TEMPLATE = Path(__file__).parent / "report_templates" / "human_scores.md.j2"
 
 
 class SystemScore(BaseModel):
@@ -258,38 +261,15 @@ def human_scores_markdown(scores: HumanScores) -> str:
     heads = [f"without {c}" if k == "error" else c for c, k in scores.categories.items()]
     # rated measures can miss an aspect's rating: show how many candidates did
     unrated = not share or any(system.unrated for system in scores.systems.values())
-    lines = [
-        f"# Human scores of the systems annotated in {scores.suite}",
-        "",
-        f"Human score: {scores.measure}. A column 'without X' gives the share of the system's "
-        "candidates without error X; a column named by a context category (an aspect, a "
-        "question type) gives the human score of its candidates in that category."
-        + (" 'unrated': candidates with no rating in some aspect." if unrated else "")
-        + (
-            f" {scores.unattributed} candidate(s) name no system and are in no row."
-            if scores.unattributed
-            else ""
-        )
-        + (
-            f" {scores.self_comparisons} comparison(s) of a system with itself are in no row."
-            if scores.self_comparisons
-            else ""
-        ),
-        "",
-        "| system | candidates | "
-        + ("unrated | " if unrated else "")
-        + "human score | "
-        + " | ".join(heads)
-        + " |",
-        "|---|---:|" + ("---:|" if unrated else "") + "---:|" + "---:|" * len(categories),
+    rows = [
+        [
+            name,
+            system.candidates,
+            *([system.unrated] if unrated else []),
+            _cell(system.human_score, share),
+            *(_cell(system.by_category.get(c), share) for c in categories),
+        ]
+        for name, system in scores.systems.items()
     ]
-    for name, system in scores.systems.items():
-        cells = [_cell(system.by_category.get(c), share) for c in categories]
-        lines.append(
-            f"| {name} | {system.candidates} | "
-            + (f"{system.unrated} | " if unrated else "")
-            + f"{_cell(system.human_score, share)} | "
-            + " | ".join(cells)
-            + " |"
-        )
-    return "\n".join(lines) + "\n"
+    header = ["system", "candidates", *(["unrated"] if unrated else []), "human score", *heads]
+    return render(TEMPLATE, scores=scores, unrated=unrated, header=header, rows=rows)

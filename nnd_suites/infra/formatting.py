@@ -93,8 +93,16 @@ def row(values: Sequence[object]) -> str:
     return "| " + " | ".join(cell(v) for v in values) + " |"
 
 
-def table(header: Sequence[object], rows: Iterable[Sequence[object]], align: str = "") -> str:
-    """A Markdown table, every cell through :func:`cell`; ``align`` gives each column's
-    separator after the first (``"---:"`` for numbers), plain ``---`` when empty."""
-    separator = "|---|" + "".join(f"{align or '---'}|" for _ in header[1:])
+def table(
+    header: Sequence[object], rows: Iterable[Sequence[object]], align: str | list[str] = ""
+) -> str:
+    """A Markdown table, every cell through :func:`cell`; ``align`` gives the separator of the
+    columns after the first: one for all (``"---:"`` for numbers, plain ``---`` when empty) or
+    a list, one per column."""
+    aligns = [align] * (len(header) - 1) if isinstance(align, str) else align
+    if len(aligns) != len(header) - 1:
+        raise ValueError(
+            f"{len(aligns)} alignments for the {len(header) - 1} columns after the first"
+        )
+    separator = "|---|" + "".join(f"{a or '---'}|" for a in aligns)
     return "\n".join([row(header), separator, *(row(values) for values in rows)])

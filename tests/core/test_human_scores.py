@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 
 from nnd_suites import build_suite
 from nnd_suites.cli import main
-from nnd_suites.human.scores import human_scores
+from nnd_suites.human.scores import human_scores, human_scores_markdown
 from nnd_suites.quality_map import QualityMap
+from nnd_suites.suite import Suite
 
 QUIZ_SYSTEMS = ["bartb_sup", "bartl_sup", "dgpt2_sup", "gpt2b_sup", "gpt2m_sup", "mixqg"]
 
@@ -83,3 +85,19 @@ def test_systems_command(capsys):
     assert main(["systems", "quiz_design"]) == 0
     out = capsys.readouterr().out
     assert "| mixqg | 452 | 68.4% |" in out
+
+
+def test_a_system_name_with_a_pipe_stays_in_its_cell(quiz_design_suite):
+    """`systems` wrote its rows by hand, so a source's system name holding `|` split its row
+    into one cell too many; every cell now goes through the one cell writer."""
+    candidates = [
+        c.model_copy(update={"systems": ["mix|qg" if s == "mixqg" else s for s in c.systems]})
+        for c in quiz_design_suite.candidates
+    ]
+    renamed = Suite(quiz_design_suite.manifest, quiz_design_suite.pairs, candidates)
+    lines = human_scores_markdown(human_scores(renamed)).splitlines()
+    header = next(line for line in lines if line.startswith("| system |"))
+    (mixqg,) = [line for line in lines if line.startswith("| mix")]
+    assert mixqg.startswith("| mix\\|qg | 452 | 68.4% |")
+    cells = re.compile(r"(?<!\\)\|")
+    assert len(cells.findall(mixqg)) == len(cells.findall(header)) == 7

@@ -72,7 +72,8 @@ def test_listing_and_building_import_no_heavy_library(argv, tmp_path):
 
 def test_the_wheel_ships_fixture_and_data_sub_folders(tmp_path):
     """Contributors may nest fixtures (a folder source); every file of every adapter's fixtures/
-    and data/ must reach the wheel, or the installed harness and default sources break."""
+    and data/ must reach the wheel, or the installed harness and default sources break; so must
+    every report template."""
     import shutil
     import zipfile
 
@@ -100,6 +101,18 @@ def test_the_wheel_ships_fixture_and_data_sub_folders(tmp_path):
     ]
     assert "nnd_suites/adapters/quiz_design/fixtures/nested/deeper/part.tsv" in expected
     assert sorted(set(expected) - names) == []
+    # the reports' Markdown layouts are files too: an installed report needs every one
+    templates = [
+        installed + path.relative_to(copy / folder).as_posix()
+        for folder, installed in [
+            ("nnd_suites", "nnd_suites/"),
+            ("evaluation", "nnd_suites/evaluation/"),
+        ]
+        for path in (copy / folder).glob("**/report_templates/*")
+    ]
+    assert "nnd_suites/evaluation/report_templates/baselines.md.j2" in templates
+    assert "nnd_suites/human/report_templates/human_scores.md.j2" in templates
+    assert sorted(set(templates) - names) == []
 
 
 def test_top_level_namespace_is_the_public_api():

@@ -22,6 +22,7 @@ from nnd_suites.infra.formatting import (
     plural,
     rate_with_interval,
     row,
+    table,
 )
 
 ODD = "Odd | name\nsplit"  # a category or system name that would break a Markdown table
@@ -61,6 +62,14 @@ def test_formatter():
     assert plural(1, "match") == "1 match" and plural(2, "match") == "2 matches"
     assert plural(12345, "test") == "12,345 tests"
     assert cell(ODD) == "Odd \\| name split" and columns(row([ODD, "x"])) == 2
+    # a separator per column (text left, numbers right), and never one too few or too many
+    assert table(["a", "b", "c"], [[ODD, 2, 3]], ["---", "---:"]).splitlines() == [
+        "| a | b | c |",
+        "|---|---|---:|",
+        "| Odd \\| name split | 2 | 3 |",
+    ]
+    with pytest.raises(ValueError, match="1 alignments for the 2 columns after the first"):
+        table(["a", "b", "c"], [], ["---:"])
 
 
 def _rename_category(report, suite: str, old: str, new: str) -> None:
