@@ -139,10 +139,10 @@ def sample(requests: list[ScoreRequest], limit: int | None) -> list[ScoreRequest
 
 def print_counts(per_suite: list[Counts], total: Counts, skipped: dict[str, str]) -> None:
     width = max(len(c.name) for c in per_suite)
-    print(f"{'suite':<{width}}   tests  requests  contexts  minimal tokens  truncated  unscorable")
+    print(f"{'suite':<{width}}    tests  requests  contexts  minimal tokens  truncated  unscorable")
     for c in [*per_suite, total]:
         print(
-            f"{c.name:<{width}}  {c.tests:>6,}  {c.requests:>8,}  {c.contexts:>8,}  "
+            f"{c.name:<{width}}  {c.tests:>7,}  {c.requests:>8,}  {c.contexts:>8,}  "
             f"{c.minimal_tokens:>14,}  {c.truncated:>9,}  {c.unscorable:>10,}"
         )
     shared = sum(c.requests for c in per_suite) - total.requests
