@@ -64,6 +64,8 @@ class Counts:
 def selected_plans(folder: Path | None) -> tuple[list[Plan], dict[str, str]]:
     """The plans ``evaluate --suite catalogue`` (or ``--suite folder``) scores, and each
     catalogue suite left out with why."""
+    if folder is not None and not folder.is_dir():
+        raise SystemExit(f"--suite {folder}: not a folder; give one written by `build --catalogue`")
     spec = CATALOGUE if folder is None else str(folder)
     selection = catalogue_selection([spec])
     if selection is None:
@@ -163,13 +165,20 @@ def hf_run(backend, requests: list[ScoreRequest]) -> float:
     return timed(backend, backend.strategy, requests)[0]
 
 
+def positive(text: str) -> int:
+    value = int(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"{value}: give a whole number >= 1")
+    return value
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--suite", type=Path, help="a folder written by build --catalogue")
     parser.add_argument("--backends", default="hf,gguf", help="hf, gguf or both (hf,gguf)")
-    parser.add_argument("--threads", type=int, default=2, help="threads of each backend")
-    parser.add_argument("--repeats", type=int, default=3, help="timed runs per backend (median)")
-    parser.add_argument("--max-requests", type=int, help="time a sample of about this many")
+    parser.add_argument("--threads", type=positive, default=2, help="threads of each backend")
+    parser.add_argument("--repeats", type=positive, default=3, help="timed runs (median)")
+    parser.add_argument("--max-requests", type=positive, help="time a sample of about this many")
     parser.add_argument("--counts-only", action="store_true", help="no model scoring")
     parser.add_argument("--json", type=Path, help="also write the figures to this file")
     args = parser.parse_args(argv)
