@@ -150,7 +150,7 @@ def print_counts(per_suite: list[Counts], total: Counts, skipped: dict[str, str]
     shared = sum(c.requests for c in per_suite) - total.requests
     print(
         f"total: {total.tests:,} tests in {len(per_suite)} suites, {total.requests:,} distinct "
-        f"requests ({shared:,} more are asked by two suites and scored once), "
+        f"requests ({shared:,} more are asked by more than one suite and scored once), "
         f"{total.minimal_tokens:,} minimal tokens"
     )
     for name, reason in skipped.items():
