@@ -99,6 +99,13 @@ class SuiteResult(BaseModel):
     #: every model rated); a report read back from its files has none
     _scored: tuple[Suite, BaselineOutcomes | None] | None = PrivateAttr(None)
 
+    def __eq__(self, other: object) -> bool:
+        """Equal by their fields: the suite kept in memory is how the result was computed, not
+        part of it (a result read back from its report file equals the one written)."""
+        if type(other) is not type(self):
+            return NotImplemented
+        return self.__dict__ == other.__dict__
+
     def baselines_with(self, runs: Sequence[Mapping[str, str]]) -> dict[str, BaselineRates]:
         """The bias baselines on the tests every one of ``runs`` (pair id -> outcome) rated."""
         if self._scored is None:

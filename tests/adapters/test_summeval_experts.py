@@ -106,7 +106,8 @@ def test_score_out_of_range_is_an_error_naming_the_line(tmp_path):
         record["expert_annotations"][2]["fluency"] = 6
 
     folder = damaged(tmp_path, edit_record(2, six))
-    with pytest.raises(SourceFormatError, match=rf"{RATINGS}:3: annotation 2: fluency is 6"):
+    expected = rf"{RATINGS}:3: annotation 2: fluency: 6 out of range \[1, 5\]"
+    with pytest.raises(SourceFormatError, match=expected):
         build_suite("summeval_experts", folder)
 
 

@@ -107,10 +107,11 @@ def test_verify_refuses_a_revision_with_a_folder_before_scoring_any_system(
     tiny_causal_model, monkeypatch
 ):
     """Every system is checked before the first is scored (a Hub id first, a folder second)."""
+    from nnd_suites.evaluation import shared_runs
     from nnd_suites.evaluation.verify import run
 
     monkeypatch.setattr(hf_loading, "cached_on_this_machine", lambda model: True)
-    monkeypatch.setattr(run, "evaluate", pytest.fail)
+    monkeypatch.setattr(shared_runs, "evaluate", pytest.fail)  # the systems' runs
     systems = {"mixqg": "org/cached-model", "dgpt2_sup": str(tiny_causal_model)}
     with pytest.raises(NNDError, match="is a local folder"):
         run.verify_suite("quiz_design", systems, limit=2, revision="main", progress=False)
@@ -197,10 +198,10 @@ def test_several_models_and_data_parallel_refuse_a_revision_of_a_folder_before_s
     """evaluate_models checked every reference but without the revision (so a Hub id then a
     folder with --revision scored the first before refusing the second); the data-parallel
     pre-check left the refusal to each rank."""
-    from nnd_suites.evaluation import evaluator, multi
+    from nnd_suites.evaluation import evaluator, multi, shared_runs
 
     monkeypatch.setattr(evaluator, "run_in_ranks", pytest.fail)
-    monkeypatch.setattr(multi, "evaluate", pytest.fail)  # nothing is scored
+    monkeypatch.setattr(shared_runs, "evaluate", pytest.fail)  # nothing is scored
     with pytest.raises(NNDError, match="revision"):
         multi.evaluate_models(["gpt2", str(tiny_causal_model)], "challenge300", revision="main")
     with pytest.raises(NNDError, match="revision"):
