@@ -187,14 +187,7 @@ def leaderboard(
         for label, r in zip(labels, reports, strict=True)
     ]
     shared = {name: _shared_baselines(reports, name) for name in suites}
-    baselines = {
-        name: {
-            baseline: {"overall": figures.overall.pass_rate}
-            | {c: rate.pass_rate for c, rate in figures.by_category.items()}
-            for baseline, figures in found.items()
-        }
-        for name, found in shared.items()
-    }
+    baselines = {name: baseline_pass_rates(found) for name, found in shared.items()}
     # every baseline counts the same tests: the first one's sizes stand for all of them
     baseline_tests = {
         name: {"overall": first.overall.n} | {c: r.n for c, r in first.by_category.items()}
@@ -216,6 +209,18 @@ def leaderboard(
     )
     board._reports = list(reports)
     return board
+
+
+def baseline_pass_rates(
+    baselines: dict[str, BaselineRates],
+) -> dict[str, dict[str, float | None]]:
+    """Bias baseline -> row (``overall``, then each category) -> pass rate: a leaderboard's
+    ``baselines`` entry for one suite, and what its charts mark."""
+    return {
+        baseline: {"overall": figures.overall.pass_rate}
+        | {c: rate.pass_rate for c, rate in figures.by_category.items()}
+        for baseline, figures in baselines.items()
+    }
 
 
 def _shared_baselines(reports: Sequence[EvaluationReport], suite: str) -> dict[str, BaselineRates]:

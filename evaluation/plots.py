@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from nnd_suites.errors import NNDError
-from nnd_suites.evaluation.leaderboard import Leaderboard, leaderboard_rates
+from nnd_suites.evaluation.leaderboard import Leaderboard, baseline_pass_rates, leaderboard_rates
 from nnd_suites.evaluation.report import EvaluationReport
 from nnd_suites.evaluation.report_markdown import is_embedded
 from nnd_suites.evaluation.tiny import EMBEDDED
@@ -219,14 +219,7 @@ SuiteBaselines = Mapping[str, Mapping[str, Mapping[str, float | None]]]
 
 def report_baselines(report: EvaluationReport) -> dict[str, dict[str, dict[str, float | None]]]:
     """One report's bias baselines as :data:`SuiteBaselines` (on the tests that model rated)."""
-    return {
-        suite: {
-            baseline: {"overall": figures.overall.pass_rate}
-            | {c: rate.pass_rate for c, rate in figures.by_category.items()}
-            for baseline, figures in result.baselines.items()
-        }
-        for suite, result in report.suites.items()
-    }
+    return {suite: baseline_pass_rates(result.baselines) for suite, result in report.suites.items()}
 
 
 def baseline_marks(

@@ -9,6 +9,7 @@ import math
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -50,17 +51,18 @@ class _Scored:
     worst: dict[int, tuple[float, str]] = field(default_factory=dict)
     by_rater: dict[int, dict[str, float]] = field(default_factory=dict)
 
-    def ratings(self, index: int) -> tuple[list[float], list[str] | None]:
-        """The segment's ratings: each rater's own score when they average to the released one
-        (WMT23 zh-en: the released score is the raters' mean), else the released score alone."""
+    def ratings(self, index: int) -> dict[str, Any]:
+        """The segment's ``ratings`` and ``raters`` (a Candidate's): each rater's own score when
+        they average to the released one (WMT23 zh-en: the released score is the raters' mean),
+        else the released score alone, no rater named."""
         released = self.scores[index]
         assert released is not None
         by_rater = self.by_rater.get(index, {})
         if by_rater and math.isclose(
             sum(by_rater.values()) / len(by_rater), released, rel_tol=0, abs_tol=1e-9
         ):
-            return list(by_rater.values()), list(by_rater)
-        return [released], None
+            return {"ratings": {RATING: list(by_rater.values())}, "raters": list(by_rater)}
+        return {"ratings": {RATING: [released]}, "raters": None}
 
 
 def _system_blocks(path: Path, log: ReadLog, segments: int) -> Iterator[tuple[str, list]]:
@@ -86,11 +88,6 @@ def _system_blocks(path: Path, log: ReadLog, segments: int) -> Iterator[tuple[st
                 "the file is truncated or not of this language pair",
             )
         yield system, block
-
-
-def _ratings(scored: _Scored, index: int) -> dict:
-    values, raters = scored.ratings(index)
-    return {"ratings": {RATING: values}, "raters": raters}
 
 
 @register_adapter("mt_metrics_eval")
@@ -149,7 +146,7 @@ class MtMetricsEvalAdapter(Adapter):
                     Candidate(
                         text=outputs[system][index],
                         systems=[system],
-                        **_ratings(scored[system], index),
+                        **scored[system].ratings(index),
                         category=scored[system].worst.get(index, (0.0, None))[1],
                         breakdown={"domain": domains[index]},
                         where=f"{pair}.mqm.seg.score:{scored[system].lines[index]}",
