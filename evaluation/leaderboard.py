@@ -19,7 +19,7 @@ from nnd_suites.evaluation.run_differences import scoring_differences
 from nnd_suites.evaluation.task_grouping import TaskGrouping
 from nnd_suites.human.agreement import AgreementCeiling
 from nnd_suites.infra.output_kinds import register_model
-from nnd_suites.records.votes import MarginKind
+from nnd_suites.records.margins import MarginKind
 from nnd_suites.statistics.outcomes import Rate, outcome_map
 
 TIE_RULE = "a tie is not a pass"

@@ -10,7 +10,7 @@ is counted in the manifest's ``conflicts`` with the rule applied, and whatever i
 Every test keeps the verdicts on its two texts as votes (``Pair.votes``: the rater, ``high``,
 ``low`` or ``tie`` as the rule reads the verdict, so a weak preference under ``minimum_strength``
 is a tie, and the stated strength); under ``combine: each`` every test of a pair holds all of the
-pair's verdicts. Margins follow :mod:`nnd_suites.records.votes` (the share of the verdicts
+pair's verdicts. Margins follow :mod:`nnd_suites.records.margins` (the share of the verdicts
 preferring the high response, or the stated confidence).
 """
 

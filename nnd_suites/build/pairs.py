@@ -6,7 +6,7 @@ candidate, merges identical texts, and emits every (high, low) pair the map orde
 leaves out is counted in a :class:`~nnd_suites.sources.log.SkipLog` with its reason. Under a
 numeric rule that pools them, identical texts are judged on their pooled ratings
 (:mod:`nnd_suites.records.pooled_ratings`, the ones human scores use); each test keeps its raters'
-votes and gets the suite's kind of human margin (:mod:`nnd_suites.records.votes`).
+votes and gets the suite's kind of human margin (:mod:`nnd_suites.records.margins`).
 """
 
 from __future__ import annotations
@@ -22,9 +22,10 @@ from nnd_suites.errors import NNDError
 from nnd_suites.quality_map import Assessment, QualityMap
 from nnd_suites.records.groups import Candidate, Group, breakdown_values
 from nnd_suites.records.judgments import JudgedGroup, named_systems
+from nnd_suites.records.margins import MarginKind, with_margins
 from nnd_suites.records.pairs import Pair, PairCandidate, pair_id
 from nnd_suites.records.texts import equivalence_key, is_blank, same_text
-from nnd_suites.records.votes import MarginKind, votes_from_ratings, with_margins
+from nnd_suites.records.votes import votes_from_ratings
 from nnd_suites.sources.log import SkipLog
 
 
@@ -35,7 +36,7 @@ class BuildResult:
     counts: Counter = field(default_factory=Counter)
     #: texts given conflicting labels that the map keeps (reported, not skipped)
     conflicts: SkipLog = field(default_factory=SkipLog)
-    #: what every pair's ``margin`` holds (:mod:`nnd_suites.records.votes`); None: no margin
+    #: what every pair's ``margin`` holds (:mod:`nnd_suites.records.margins`); None: no margin
     margin_kind: MarginKind | None = None
 
 

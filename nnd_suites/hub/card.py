@@ -28,7 +28,7 @@ from nnd_suites.hub.layout import CARD_TAG
 from nnd_suites.hub.remote import check_repo_id
 from nnd_suites.infra.formatting import cell, table
 from nnd_suites.infra.reading import DataFileError, parse_yaml, read_data_text
-from nnd_suites.records.votes import MARGIN_MEANINGS
+from nnd_suites.records.margins import MARGIN_MEANINGS
 from nnd_suites.suite import CANDIDATES_FILE, DATA_GLOB, MANIFEST_FILE, SPLIT
 
 NND_CITATION = "\n".join(

@@ -44,8 +44,9 @@ from typing import Any
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field
 
+from nnd_suites.records.margins import MarginKind
 from nnd_suites.records.pairs import Pair
-from nnd_suites.records.votes import MarginKind, Vote
+from nnd_suites.records.votes import Vote
 from nnd_suites.statistics.bootstrap import bootstrap_draws, percentile_interval
 from nnd_suites.statistics.outcomes import Rate, rate, rated_by_all
 

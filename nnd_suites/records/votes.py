@@ -10,25 +10,12 @@ ratings when the candidates share exactly one rated aspect (WMT MQM: each rater'
 candidates without raters give no votes. Votes from pairwise judgments are made by
 :mod:`nnd_suites.build.judged_pairs`.
 
-The human margin (``Pair.margin``), in one kind per suite (the manifest's ``margin_kind``):
-
-- ``rater_share``: on a test with votes from at least two raters, the share of the votes that
-  prefer the high candidate. Ties stay in the denominator: a rater who rated both candidates
-  alike did not prefer the better one, so 1.0 means every rater preferred it (a 2-of-3 vote with
-  one tie is 0.67, not 1.0).
-- ``score_gap``: under a numeric rule, the test's score gap (aggregate of high minus low).
-- ``confidence``: from pairwise judgments, the mean stated strength of the verdicts that prefer
-  the high candidate.
-
-The kind is the first of these, in this order, that is defined on at least half of the suite's
-tests; failing that, the one defined on the most tests. Tests where it is not defined have no
-margin (``None``); a suite where none is defined has ``margin_kind`` ``None``.
+The test's human margin, computed from its votes, is in :mod:`nnd_suites.records.margins`.
 """
 
 from __future__ import annotations
 
-import statistics
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -37,17 +24,6 @@ from nnd_suites.records.pooled_ratings import ratings_by_rater
 
 if TYPE_CHECKING:
     from nnd_suites.records.groups import Candidate
-    from nnd_suites.records.pairs import Pair
-
-MarginKind = Literal["rater_share", "score_gap", "confidence"]
-
-#: what a test's ``margin`` holds, per kind, in words (dataset cards say it)
-MARGIN_MEANINGS: dict[MarginKind, str] = {
-    "rater_share": "`rater_share`, the share of raters' votes preferring the high candidate "
-    "(ties count as not preferring)",
-    "score_gap": "`score_gap`, high minus low aggregated score",
-    "confidence": "`confidence`, the mean stated strength of the verdicts preferring high",
-}
 
 
 class Vote(BaseModel):
@@ -91,36 +67,3 @@ def votes_from_ratings(
         prefers = "high" if gap > 0 else "low" if gap < 0 else "tie"
         votes.append(Vote(rater=rater, prefers=prefers, strength=gap))
     return votes
-
-
-def rater_share(pair: Pair) -> float | None:
-    """Share of the votes that prefer high, ties counted (None: fewer than two votes)."""
-    if len(pair.votes) < 2:
-        return None
-    return sum(vote.prefers == "high" for vote in pair.votes) / len(pair.votes)
-
-
-def stated_confidence(pair: Pair) -> float | None:
-    """Mean stated strength of the votes preferring high (None: none states one)."""
-    stated = [v.strength for v in pair.votes if v.prefers == "high" and v.strength is not None]
-    return statistics.fmean(stated) if stated else None
-
-
-MARGINS: dict[MarginKind, Callable[[Pair], float | None]] = {
-    "rater_share": rater_share,
-    "score_gap": lambda pair: pair.score_gap,
-    "confidence": stated_confidence,
-}
-
-
-def with_margins(pairs: list[Pair], kinds: Sequence[MarginKind]) -> MarginKind | None:
-    """Choose the suite's margin kind among ``kinds`` (those the builder can define, in order of
-    preference; see the module docstring) and set every test's margin in it, in place."""
-    defined = {kind: [MARGINS[kind](pair) for pair in pairs] for kind in kinds}
-    covered = {kind: sum(m is not None for m in margins) for kind, margins in defined.items()}
-    chosen = next((kind for kind in kinds if pairs and covered[kind] * 2 >= len(pairs)), None)
-    if chosen is None and any(covered.values()):
-        chosen = max(kinds, key=lambda kind: covered[kind])  # the first of equals
-    for index, pair in enumerate(pairs):
-        pair.margin = defined[chosen][index] if chosen else None
-    return chosen

@@ -24,8 +24,8 @@ from nnd_suites.infra.output_folder import write_schema_files
 from nnd_suites.infra.output_kinds import JSON_SCHEMA_DIALECT, register_reader
 from nnd_suites.infra.reading import MANIFEST_FILE_LIMIT, DataFileError, read_json_file
 from nnd_suites.infra.validation import validation_problems
+from nnd_suites.records.margins import MarginKind
 from nnd_suites.records.pairs import Pair
-from nnd_suites.records.votes import MarginKind
 from nnd_suites.suite.candidates import SuiteCandidate
 
 #: 2.1: candidates.parquet beside the pairs; 2.2: text_equivalence; 2.3: per-rater votes and
@@ -163,7 +163,7 @@ class SuiteManifest(BaseModel):
     )
     margin_kind: MarginKind | None = Field(
         None,
-        description="what each test's margin holds (nnd_suites.records.votes): rater_share, the "
+        description="what each test's margin holds (nnd_suites.records.margins): rater_share, the "
         "share of its raters' votes preferring the better candidate (ties count as not preferring "
         "it); score_gap, the numeric rule's gap of aggregated scores; confidence, the mean "
         "stated strength of the verdicts preferring it. Null: no test has a margin (and in "

@@ -10,7 +10,8 @@ import pyarrow.parquet as pq
 from nnd_suites import Suite, build_suite, load_suite
 from nnd_suites.build.adapter import get_adapter
 from nnd_suites.hub import export_suites
-from nnd_suites.records.votes import MARGIN_MEANINGS, MarginKind, Vote
+from nnd_suites.records.margins import MARGIN_MEANINGS, MarginKind
+from nnd_suites.records.votes import Vote
 from nnd_suites.suite import CANDIDATES_FILE
 
 SUMMEVAL = (
