@@ -1,6 +1,6 @@
 """The PNG charts of one or several runs (pass rates, verification and placement scatters,
 leaderboards, scaling), written atomically; the charts of paired comparisons (``compare``,
-robustness) are in :mod:`nnd_suites.evaluation.paired_charts`.
+robustness) are in their packages' ``chart`` modules.
 
 Matplotlib's object API (``Figure``) only, no global state and no display backend, so
 charts can be drawn from threads, tests and headless machines alike.

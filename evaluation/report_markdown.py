@@ -14,7 +14,7 @@ from nnd_suites.evaluation.limits import KeptTests, kept_tests_text
 from nnd_suites.evaluation.report import EvaluationReport, Rate, SuiteResult
 from nnd_suites.evaluation.scorers import SCORERS
 from nnd_suites.evaluation.sensitivity import Sensitivity
-from nnd_suites.evaluation.task_grouping import REPORT_HEADING, report_cells, task_rows
+from nnd_suites.evaluation.task_grouping import BASELINE_COLUMNS, task_rows
 from nnd_suites.evaluation.tiny import EMBEDDED, EMBEDDED_FOLDER, EMBEDDED_NOTE
 from nnd_suites.infra.formatting import count, percent, plural, rate_with_interval
 from nnd_suites.infra.formatting import p_value as format_p
@@ -226,3 +226,16 @@ def _sensitivity_table(suite: str, found: Sensitivity) -> dict[str, Any]:
 def _n(found: Sensitivity, length: str) -> str:
     primary = found.scorers[found.primary].by_length.get(length)
     return "n/a" if primary is None else count(primary.n)
+
+
+#: the columns of a single model's grouped table (:func:`report_cells`)
+REPORT_HEADING = ["tests", "pass rate [95% CI]", *(f"baseline: {b}" for b in BASELINE_COLUMNS)]
+
+
+def report_cells(result: SuiteResult) -> list[str]:
+    """One suite's row in a report: its tests, the model's overall rate, each baseline's."""
+    baselines = [
+        percent(result.baselines[b].overall.pass_rate) if b in result.baselines else "n/a"
+        for b in BASELINE_COLUMNS
+    ]
+    return [count(result.pairs), rate_with_interval(result.pass_rate, result.ci), *baselines]

@@ -4,20 +4,15 @@ its table's rows, a row per suite under its task type with the bias baselines be
 (laid out by ``report_templates/by_task.md.j2``).
 
 Only the Pydantic models and the rows live here (no report, no leaderboard import): the report
-and the leaderboard both carry a :class:`TaskGrouping`, and each fills the rows' cells itself.
+and the leaderboard both carry a :class:`TaskGrouping`, and each fills the rows' cells itself
+(a report's: :func:`nnd_suites.evaluation.report_markdown.report_cells`).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING
 
 from pydantic import BaseModel, ConfigDict, Field
-
-from nnd_suites.infra.formatting import count, percent, rate_with_interval
-
-if TYPE_CHECKING:
-    from nnd_suites.evaluation.report import SuiteResult
 
 #: the bias baselines shown beside the model, in this order (evaluation.baselines.BASELINES)
 BASELINE_COLUMNS = ("shorter", "longer", "overlap")
@@ -64,16 +59,3 @@ def task_rows(grouping: TaskGrouping, cells: Callable[[str], list[str]]) -> list
         for task_type, suites in grouping.task_types.items()
         for index, suite in enumerate(suites)
     ]
-
-
-#: the columns of a single model's grouped table (:func:`report_cells`)
-REPORT_HEADING = ["tests", "pass rate [95% CI]", *(f"baseline: {b}" for b in BASELINE_COLUMNS)]
-
-
-def report_cells(result: SuiteResult) -> list[str]:
-    """One suite's row in a report: its tests, the model's overall rate, each baseline's."""
-    baselines = [
-        percent(result.baselines[b].overall.pass_rate) if b in result.baselines else "n/a"
-        for b in BASELINE_COLUMNS
-    ]
-    return [count(result.pairs), rate_with_interval(result.pass_rate, result.ci), *baselines]

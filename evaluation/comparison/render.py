@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from nnd_suites.evaluation.comparison.chart import write_differences
 from nnd_suites.evaluation.comparison.paired import Comparison
-from nnd_suites.evaluation.paired_charts import write_differences
 from nnd_suites.evaluation.report_markdown import limit_note
 from nnd_suites.infra.formatting import count, difference_with_interval, p_value, percent
 from nnd_suites.infra.markdown import render

@@ -7,8 +7,8 @@ from typing import TYPE_CHECKING, Any
 
 from nnd_suites.errors import NNDError
 from nnd_suites.evaluation.outputs import write_report_files
-from nnd_suites.evaluation.paired_charts import write_heatmap
 from nnd_suites.evaluation.report_markdown import limit_note
+from nnd_suites.evaluation.robustness.chart import write_heatmap
 from nnd_suites.evaluation.robustness.models import (
     RobustnessReport,
     computed_from,

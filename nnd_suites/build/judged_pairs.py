@@ -18,9 +18,9 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 from nnd_suites.build.budget import PairBudget, check_pair_budget
+from nnd_suites.build.result import BuildResult
 from nnd_suites.errors import NNDError
 from nnd_suites.quality_map import QualityMap
 from nnd_suites.quality_map.pairwise import PairwiseRule
@@ -31,9 +31,6 @@ from nnd_suites.records.texts import equivalence_key, is_blank, same_text
 from nnd_suites.records.votes import Vote
 from nnd_suites.sources import SkipLog
 from nnd_suites.suite import SuiteCandidate
-
-if TYPE_CHECKING:  # types only: the builder there calls this module for judged groups
-    from nnd_suites.build.pairs import BuildResult
 
 
 def suite_candidates(group: Group | JudgedGroup, quality_map: QualityMap) -> list[SuiteCandidate]:

@@ -13,11 +13,11 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Collection, Iterable, Mapping
-from dataclasses import dataclass, field
 
 from nnd_suites.build.budget import PairBudget, check_pair_budget
 from nnd_suites.build.judged_pairs import judged_group_pairs
 from nnd_suites.build.merged_texts import Merged, count_pairs
+from nnd_suites.build.result import BuildResult
 from nnd_suites.errors import NNDError
 from nnd_suites.quality_map import Assessment, QualityMap
 from nnd_suites.records.groups import Candidate, Group, breakdown_values
@@ -27,17 +27,6 @@ from nnd_suites.records.pairs import Pair, PairCandidate, pair_id
 from nnd_suites.records.texts import equivalence_key, is_blank, same_text
 from nnd_suites.records.votes import votes_from_ratings
 from nnd_suites.sources.log import SkipLog
-
-
-@dataclass
-class BuildResult:
-    pairs: list[Pair]
-    skipped: SkipLog
-    counts: Counter = field(default_factory=Counter)
-    #: texts given conflicting labels that the map keeps (reported, not skipped)
-    conflicts: SkipLog = field(default_factory=SkipLog)
-    #: what every pair's ``margin`` holds (:mod:`nnd_suites.records.margins`); None: no margin
-    margin_kind: MarginKind | None = None
 
 
 def build_pairs(

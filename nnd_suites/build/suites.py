@@ -16,7 +16,8 @@ from nnd_suites.build.budget import (
     judgments_over_budget,
 )
 from nnd_suites.build.judged_pairs import suite_candidates
-from nnd_suites.build.pairs import BuildResult, build_pairs
+from nnd_suites.build.pairs import build_pairs
+from nnd_suites.build.result import BuildResult
 from nnd_suites.errors import NNDError, SourceFormatError
 from nnd_suites.infra.output_folder import check_output_folder
 from nnd_suites.infra.reading import sha256_file

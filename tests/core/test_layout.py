@@ -53,23 +53,15 @@ def _modules(folder: str) -> dict[str, Path]:
 
 
 def _imports(name: str, path: Path, known: dict[str, Path]) -> set[str]:
-    """Every module of ``known`` that ``path`` imports when it runs, at the top or inside a
-    function, with the packages whose ``__init__`` that import runs first (not the module's
-    own packages: they are initialised before it, and re-export it). Imports under
-    ``if TYPE_CHECKING:`` never run."""
+    """Every module of ``known`` that ``path`` imports, at the top, inside a function or under
+    ``if TYPE_CHECKING:`` (a name used in a type is a dependency too, and a circle of types is a
+    circle of concepts), with the packages whose ``__init__`` that import runs first (not the
+    module's own packages: they are initialised before it, and re-export it)."""
     package = name if path.name == "__init__.py" else name.rpartition(".")[0]
     root = min(known, key=len)  # the package every module is in
     tree = ast.parse(path.read_text(encoding="utf-8"))
-    typing_only = {
-        id(child)
-        for node in ast.walk(tree)
-        if isinstance(node, ast.If) and ast.unparse(node.test).endswith("TYPE_CHECKING")
-        for child in ast.walk(node)
-    }
     found = set()
     for node in ast.walk(tree):
-        if id(node) in typing_only:
-            continue
         if isinstance(node, ast.ImportFrom):
             base = node.module or ""
             if node.level:
@@ -134,6 +126,19 @@ def test_the_walker_finds_a_circle_through_a_function_level_import(tmp_path):
     edges = {"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}
     assert _cycles(edges) == [["a", "b", "c"]]
     assert _cycles({"a": {"b"}, "b": set()}) == []
+
+
+def test_an_import_for_type_checking_counts(tmp_path):
+    """A name used only in a type still ties its module to the other: a circle through an
+    ``if TYPE_CHECKING:`` import is a circle of concepts."""
+    module = tmp_path / "votes.py"
+    module.write_text(
+        "from typing import TYPE_CHECKING\n"
+        "if TYPE_CHECKING:\n"
+        "    from nnd_suites.records.pairs import Pair\n"
+    )
+    known = {"nnd_suites": tmp_path, "nnd_suites.records.pairs": tmp_path / "pairs.py"}
+    assert _imports("nnd_suites.records.votes", module, known) == {"nnd_suites.records.pairs"}
 
 
 def _project_imports() -> dict[str, set[str]]:

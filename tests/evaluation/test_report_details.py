@@ -11,8 +11,8 @@ import pytest
 
 from nnd_suites.cli import main
 from nnd_suites.evaluation.leaderboard import model_labels
-from nnd_suites.evaluation.paired_charts import MIN_COLOURED_N, cell_text, colour_limit
 from nnd_suites.evaluation.report_markdown import markdown
+from nnd_suites.evaluation.robustness.chart import MIN_COLOURED_N, cell_text, colour_limit
 from nnd_suites.evaluation.robustness.stats import PairedTest, compare_to_parent
 
 

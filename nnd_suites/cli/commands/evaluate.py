@@ -135,7 +135,8 @@ def _say_by_task(grouping: TaskGrouping, results: Mapping[str, SuiteResult]) -> 
     """Each suite's overall pass rate under its task type, beside the bias baselines, then what
     was skipped and why."""
     # lazy: the evaluator package is slow to import; `nnd-suites list` stays < 1 s
-    from nnd_suites.evaluation.task_grouping import BASELINE_COLUMNS, report_cells
+    from nnd_suites.evaluation.report_markdown import report_cells
+    from nnd_suites.evaluation.task_grouping import BASELINE_COLUMNS
 
     say(f"by task type (overall pass rate; baselines {' / '.join(BASELINE_COLUMNS)}):")
     for task_type, suites in grouping.task_types.items():
