@@ -16,6 +16,7 @@ from nnd_suites.cli.options import (
     rank_zero,
     scoring_options,
 )
+from nnd_suites.cli.parser import Commands
 from nnd_suites.cli.printing import rate_summary, say, say_json
 from nnd_suites.errors import NNDError
 from nnd_suites.infra.formatting import plural, rate_with_interval
@@ -25,7 +26,7 @@ if TYPE_CHECKING:
     from nnd_suites.evaluation.task_grouping import TaskGrouping
 
 
-def register(subparsers: argparse._SubParsersAction) -> None:
+def register(subparsers: Commands) -> None:
     parser = subparsers.add_parser(
         "evaluate",
         help="score a model on suites (log-likelihood NND tests) and report",

@@ -13,10 +13,11 @@ from nnd_suites.cli.options import (
     probability,
     scoring_options,
 )
+from nnd_suites.cli.parser import Commands
 from nnd_suites.cli.printing import say, say_json
 
 
-def register(subparsers: argparse._SubParsersAction) -> None:
+def register(subparsers: Commands) -> None:
     parser = subparsers.add_parser(
         "robustness",
         help="evaluate a model on suites and their transformed children; paired deltas",

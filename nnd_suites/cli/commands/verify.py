@@ -14,10 +14,11 @@ from nnd_suites.cli.options import (
     resamples,
     scoring_options,
 )
+from nnd_suites.cli.parser import Commands
 from nnd_suites.cli.printing import say, say_json
 
 
-def register(subparsers: argparse._SubParsersAction) -> None:
+def register(subparsers: Commands) -> None:
     parser = subparsers.add_parser(
         "verify",
         help="correlate the pass rates of the annotated systems' models with their human scores",
