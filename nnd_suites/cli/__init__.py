@@ -11,16 +11,8 @@ import pkgutil
 import sys
 
 from nnd_suites import __version__
-from nnd_suites.cli import commands
-from nnd_suites.cli.habits import (
-    apply_model_args,
-    config_help,
-    expand_config,
-    unknown_command,
-    unknown_options,
-    unrecognized,
-)
-from nnd_suites.cli.parser import Commands, Parser
+from nnd_suites.cli import commands, habits
+from nnd_suites.cli.options import Commands, Parser
 from nnd_suites.errors import NNDError, printable
 
 LOG_LEVELS = ["debug", "info", "warning", "error"]
@@ -48,24 +40,10 @@ def build_parser() -> Parser:
     sub_commands = Commands(parser)
     for info in sorted(pkgutil.iter_modules(commands.__path__), key=lambda m: m.name):
         importlib.import_module(f"{commands.__name__}.{info.name}").register(sub_commands)
+    # --config is read by expand_config before parsing: added here for --help
     for command in parser.commands.values():
-        help_text = config_help(command)
-        command.add_argument(  # read by expand_config before parsing; here for --help
-            "--config", metavar="FILE", help=help_text
-        )
+        command.add_argument("--config", metavar="FILE", help=habits.config_help(command))
     return parser
-
-
-def _unknown_options_first(parser: Parser, argv: list[str]) -> None:
-    """Options the command does not take are reported (with their suggestions) before argparse
-    checks the required ones: `--tasks x` alone gets "did you mean --suite", not "--suite is
-    required"."""
-    at = next((i for i, word in enumerate(argv) if word in parser.commands), None)
-    if at is None:
-        return  # argparse says what is missing
-    command = parser.commands[argv[at]]
-    if unknown := unknown_options(command, argv[at + 1 :]):
-        command.error(unrecognized(command, unknown))
 
 
 def configure_output(args: argparse.Namespace) -> None:
@@ -97,15 +75,15 @@ def configure_output(args: argparse.Namespace) -> None:
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
     parser = build_parser()
-    unknown_command(parser, argv)
-    argv = expand_config(parser, argv)
-    _unknown_options_first(parser, argv)
+    habits.unknown_command(parser, argv)
+    argv = habits.expand_config(parser, argv)
+    habits.refuse_unknown_options(parser, argv)
     args, extras = parser.parse_known_args(argv)
     command = parser.commands[args.command]
     if extras:  # with a suggestion for each option known by another name here
-        command.error(unrecognized(command, extras))
+        command.error(habits.unrecognized(command, extras))
     if hasattr(args, "model_args"):
-        apply_model_args(command, args)
+        habits.apply_model_args(command, args)
     configure_output(args)
     try:
         status = int(args.func(args) or 0)

@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from nnd_suites.cli.parser import Parser
+    from nnd_suites.cli.options import Parser
 
 #: torch's and lm-eval's dtype names -> ours.
 DTYPE_ALIASES = {
@@ -218,11 +218,21 @@ def spelled_out(command: Parser, word: str) -> list[str]:
     return [name] if name in names else [option for option in names if option.startswith(name)]
 
 
-def unknown_options(command: Parser, argv: list[str]) -> list[str]:
-    """The ``--options`` after the command that it neither takes nor abbreviates: reported with
-    their suggestions before argparse's "required" error would hide them."""
-    words = argv[: argv.index("--")] if "--" in argv else argv
-    return [word for word in words if word.startswith("--") and not spelled_out(command, word)]
+def _command_at(parser: Parser, argv: list[str]) -> int | None:
+    return next((i for i, word in enumerate(argv) if word in parser.commands), None)
+
+
+def refuse_unknown_options(parser: Parser, argv: list[str]) -> None:
+    """A usage error, with their suggestions, for the ``--options`` after the command that it
+    neither takes nor abbreviates, before argparse checks the required ones: `--tasks x` alone
+    gets "did you mean --suite", not "--suite is required"."""
+    at = _command_at(parser, argv)
+    if at is None:
+        return  # argparse says what is missing
+    command, words = parser.commands[argv[at]], argv[at + 1 :]
+    words = words[: words.index("--")] if "--" in words else words
+    if unknown := [w for w in words if w.startswith("--") and not spelled_out(command, w)]:
+        command.error(unrecognized(command, unknown))
 
 
 def _suggestion(option: str) -> str | None:
@@ -260,7 +270,7 @@ def unrecognized(parser: Parser, extras: list[str]) -> str:
 def expand_config(parser: Parser, argv: list[str]) -> list[str]:
     """``COMMAND ... --config FILE ...`` -> the file's options (YAML or JSON mapping of option
     names, ``-`` or ``_``) written out on the command line before the given ones, which win."""
-    at = next((i for i, item in enumerate(argv) if item in parser.commands), None)
+    at = _command_at(parser, argv)
     if at is None:
         return argv
     command = parser.commands[argv[at]]
