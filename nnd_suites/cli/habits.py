@@ -60,9 +60,6 @@ _SAMPLES = (
     "only `nnd-suites evaluate ... --out DIR --log-samples` takes it (samples/SUITE.jsonl: "
     "what the model saw per test)"
 )
-#: the ``action=`` kinds of options that take no value (``--config`` keys: true or false)
-_FLAGS = ("store_true", "store_false", "store_const")
-
 _CACHE = "did you mean --cache-dir DIR? (the score cache is on by default; --no-cache: off)"
 _TEMPLATE = "did you mean --template NAME|FORMAT? (NND tests are zero-shot: it sets the prompt)"
 _TASKS = "did you mean --suite SUITE? (repeatable; NND suites play the part of tasks)"
@@ -170,6 +167,8 @@ def _boolean(text: str) -> bool | None:
 
 #: example values for ``--config``'s help, for the options that have one
 _CONFIG_EXAMPLES = {"model": "gpt2", "suite": "[quiz_design]"}
+#: the ``action=`` kinds of options that take no value (``--config`` keys: true or false)
+_FLAGS = ("store_true", "store_false", "store_const")
 
 
 def config_help(command: Parser) -> str:

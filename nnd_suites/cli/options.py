@@ -321,7 +321,12 @@ class Parser(argparse.ArgumentParser):
         return self._kept(super().add_argument, names, kwargs)
 
     def add_argument_group(self, *args: Any, **kwargs: Any) -> Any:
-        group = super().add_argument_group(*args, **kwargs)
+        return self._keeping(super().add_argument_group(*args, **kwargs))
+
+    def add_mutually_exclusive_group(self, **kwargs: Any) -> Any:
+        return self._keeping(super().add_mutually_exclusive_group(**kwargs))
+
+    def _keeping(self, group: Any) -> Any:
         add_to_group = group.add_argument  # a group's options are its parser's too
         group.add_argument = lambda *names, **kw: self._kept(add_to_group, names, kw)
         return group
