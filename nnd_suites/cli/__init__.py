@@ -11,23 +11,15 @@ import pkgutil
 import sys
 
 from nnd_suites import __version__
-from nnd_suites.cli import commands
-from nnd_suites.cli.habits import (
-    add_aliases,
-    apply_model_args,
-    config_help,
-    expand_config,
-    unknown_command,
-    unknown_options,
-    unrecognized,
-)
+from nnd_suites.cli import commands, habits
+from nnd_suites.cli.options import Commands, Parser
 from nnd_suites.errors import NNDError, printable
 
 LOG_LEVELS = ["debug", "info", "warning", "error"]
 
 
-def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+def build_parser() -> Parser:
+    parser = Parser(
         prog="nnd-suites",
         description="Build Near-Negative Distinction test suites from human evaluations, "
         "score language models on them, and publish them.",
@@ -45,39 +37,13 @@ def build_parser() -> argparse.ArgumentParser:
         choices=LOG_LEVELS,
         help="level of the messages on stderr (default: warning; overrides -v)",
     )
-    subparsers = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
+    sub_commands = Commands(parser)
     for info in sorted(pkgutil.iter_modules(commands.__path__), key=lambda m: m.name):
-        importlib.import_module(f"{commands.__name__}.{info.name}").register(subparsers)
-    for listed in subparsers._choices_actions:  # `COMMAND --help` opens with what `-h` lists
-        command = subparsers.choices[listed.dest]
-        if not command.description and listed.help:
-            command.description = listed.help[0].upper() + listed.help[1:] + "."
-        add_aliases(command)
-        help_text = config_help(command)
-        command.add_argument(  # read by expand_config before parsing; here for --help
-            "--config", metavar="FILE", help=help_text
-        )
+        importlib.import_module(f"{commands.__name__}.{info.name}").register(sub_commands)
+    # --config is read by expand_config before parsing: added here for --help
+    for command in parser.commands.values():
+        command.add_argument("--config", metavar="FILE", help=habits.config_help(command))
     return parser
-
-
-def _subparser(parser: argparse.ArgumentParser, name: str) -> argparse.ArgumentParser:
-    return _commands(parser).choices[name]
-
-
-def _unknown_options_first(parser: argparse.ArgumentParser, argv: list[str]) -> None:
-    """Options the command does not take are reported (with their suggestions) before argparse
-    checks the required ones: `--tasks x` alone gets "did you mean --suite", not "--suite is
-    required"."""
-    at = next((i for i, word in enumerate(argv) if word in _commands(parser).choices), None)
-    if at is None:
-        return  # argparse says what is missing
-    command = _subparser(parser, argv[at])
-    if unknown := unknown_options(command, argv[at + 1 :]):
-        command.error(unrecognized(command, unknown))
-
-
-def _commands(parser: argparse.ArgumentParser) -> argparse._SubParsersAction:
-    return next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
 
 
 def configure_output(args: argparse.Namespace) -> None:
@@ -109,15 +75,15 @@ def configure_output(args: argparse.Namespace) -> None:
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
     parser = build_parser()
-    unknown_command(parser, argv)
-    argv = expand_config(parser, argv)
-    _unknown_options_first(parser, argv)
+    habits.unknown_command(parser, argv)
+    argv = habits.expand_config(parser, argv)
+    habits.refuse_unknown_options(parser, argv)
     args, extras = parser.parse_known_args(argv)
-    command = _subparser(parser, args.command)
+    command = parser.commands[args.command]
     if extras:  # with a suggestion for each option known by another name here
-        command.error(unrecognized(command, extras))
+        command.error(habits.unrecognized(command, extras))
     if hasattr(args, "model_args"):
-        apply_model_args(command, args)
+        habits.apply_model_args(command, args)
     configure_output(args)
     try:
         status = int(args.func(args) or 0)

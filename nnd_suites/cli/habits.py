@@ -8,6 +8,10 @@ import argparse
 import json
 import reprlib
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from nnd_suites.cli.options import Parser
 
 #: torch's and lm-eval's dtype names -> ours.
 DTYPE_ALIASES = {
@@ -102,12 +106,11 @@ def parse_model_args(text: str) -> dict[str, str]:
     return parsed
 
 
-def apply_model_args(parser: argparse.ArgumentParser, args: argparse.Namespace) -> None:
+def apply_model_args(parser: Parser, args: argparse.Namespace) -> None:
     """Move ``--model_args`` onto our options (a key that disagrees with its option given
     explicitly is a usage error); then require a model."""
     given: dict[str, str] = getattr(args, "model_args", None) or {}
-    model_action = next(a for a in parser._actions if a.dest == "model")
-    several = isinstance(model_action, argparse._AppendAction)
+    several = parser.options[parser.option("model")] == "append"
     models = list(args.model or []) if several else [args.model] if args.model else []
     if (
         len(models) == 1
@@ -141,13 +144,13 @@ def apply_model_args(parser: argparse.ArgumentParser, args: argparse.Namespace) 
     args.model = models if several else models[0]
 
 
-def _model_arg_value(parser: argparse.ArgumentParser, key: str, dest: str, text: str) -> object:
+def _model_arg_value(parser: Parser, key: str, dest: str, text: str) -> object:
     if dest in ("trust_remote_code", "device_map"):
         flag = _boolean(text)
         if flag is None:
             parser.error(f"--model_args {key}={text}: give True or False")
         return flag if dest == "trust_remote_code" else ("auto" if flag else None)
-    action = next(a for a in parser._actions if a.dest == dest)
+    action = parser.option(dest)
     if action.type is None:
         return text
     try:
@@ -162,28 +165,20 @@ def _boolean(text: str) -> bool | None:
     )
 
 
-def add_aliases(command: argparse.ArgumentParser) -> None:
-    """Give each of the command's options that :data:`OPTION_ALIASES` names its lm-eval
-    spelling too (shown in --help, used in its usage errors)."""
-    for alias, ours in OPTION_ALIASES.items():
-        action = command._option_string_actions.get(ours)
-        if action is not None and alias not in command._option_string_actions:
-            action.option_strings.append(alias)
-            command._option_string_actions[alias] = action
-
-
 #: example values for ``--config``'s help, for the options that have one
 _CONFIG_EXAMPLES = {"model": "gpt2", "suite": "[quiz_design]"}
+#: the ``action=`` kinds of options that take no value (``--config`` keys: true or false)
+_FLAGS = ("store_true", "store_false", "store_const")
 
 
-def config_help(command: argparse.ArgumentParser) -> str:
+def config_help(command: Parser) -> str:
     """``--config``'s help, its example made of this command's own options."""
     examples = []
-    for action in command._actions:
-        if not action.option_strings or action.dest in ("help", "config"):
+    for action, kind in command.options.items():
+        if action.dest in ("help", "config"):
             continue
         key = next(o for o in action.option_strings if o.startswith("--")).lstrip("-")
-        if isinstance(action, argparse._StoreConstAction):
+        if kind in _FLAGS:
             value = "true"
         elif key in _CONFIG_EXAMPLES:
             value = _CONFIG_EXAMPLES[key]
@@ -198,36 +193,45 @@ def config_help(command: argparse.ArgumentParser) -> str:
     )
 
 
-def unknown_command(parser: argparse.ArgumentParser, argv: list[str]) -> None:
+def unknown_command(parser: Parser, argv: list[str]) -> None:
     """A usage error with the closest sub-command when the first word is none of them."""
-    commands = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
     index = 0
     while index < len(argv) and argv[index].startswith("-"):
         index += 2 if argv[index] == "--log-level" else 1  # the top level's one valued option
-    if index >= len(argv) or argv[index] in commands.choices:
+    if index >= len(argv) or argv[index] in parser.commands:
         return
     import difflib  # only on this error path: `nnd-suites list` starts fast
 
     word = argv[index]
-    close = difflib.get_close_matches(word, list(commands.choices), n=1, cutoff=0.6)
+    close = difflib.get_close_matches(word, list(parser.commands), n=1, cutoff=0.6)
     hint = f"did you mean `nnd-suites {close[0]}`?" if close else "see nnd-suites --help"
     parser.error(f"unknown command {word!r}: {hint}")
 
 
-def spelled_out(command: argparse.ArgumentParser, word: str) -> list[str]:
+def spelled_out(command: Parser, word: str) -> list[str]:
     """The command's option strings that the ``--option`` ``word`` (``=VALUE`` allowed) names:
     itself, or those it abbreviates (argparse's prefix rule: one match is used, several are its
     "ambiguous option" error, none is an unknown option)."""
     name = word.split("=", 1)[0]
-    names = command._option_string_actions
+    names = command.option_strings
     return [name] if name in names else [option for option in names if option.startswith(name)]
 
 
-def unknown_options(command: argparse.ArgumentParser, argv: list[str]) -> list[str]:
-    """The ``--options`` after the command that it neither takes nor abbreviates: reported with
-    their suggestions before argparse's "required" error would hide them."""
-    words = argv[: argv.index("--")] if "--" in argv else argv
-    return [word for word in words if word.startswith("--") and not spelled_out(command, word)]
+def _command_at(parser: Parser, argv: list[str]) -> int | None:
+    return next((i for i, word in enumerate(argv) if word in parser.commands), None)
+
+
+def refuse_unknown_options(parser: Parser, argv: list[str]) -> None:
+    """A usage error, with their suggestions, for the ``--options`` after the command that it
+    neither takes nor abbreviates, before argparse checks the required ones: `--tasks x` alone
+    gets "did you mean --suite", not "--suite is required"."""
+    at = _command_at(parser, argv)
+    if at is None:
+        return  # argparse says what is missing
+    command, words = parser.commands[argv[at]], argv[at + 1 :]
+    words = words[: words.index("--")] if "--" in words else words
+    if unknown := [w for w in words if w.startswith("--") and not spelled_out(command, w)]:
+        command.error(unrecognized(command, unknown))
 
 
 def _suggestion(option: str) -> str | None:
@@ -241,11 +245,11 @@ def _suggestion(option: str) -> str | None:
     return None
 
 
-def unrecognized(parser: argparse.ArgumentParser, extras: list[str]) -> str:
+def unrecognized(parser: Parser, extras: list[str]) -> str:
     """The usage error for arguments the command does not take, with a suggestion per option."""
     import difflib  # only on this error path: `nnd-suites list` starts fast
 
-    known = [o for a in parser._actions for o in a.option_strings if o.startswith("--")]
+    known = [option for option in parser.option_strings if option.startswith("--")]
     lines = []
     for extra in extras:
         if not extra.startswith("-"):
@@ -262,14 +266,13 @@ def unrecognized(parser: argparse.ArgumentParser, extras: list[str]) -> str:
     return f"unrecognized arguments: {' '.join(extras)} (see --help)"
 
 
-def expand_config(parser: argparse.ArgumentParser, argv: list[str]) -> list[str]:
+def expand_config(parser: Parser, argv: list[str]) -> list[str]:
     """``COMMAND ... --config FILE ...`` -> the file's options (YAML or JSON mapping of option
     names, ``-`` or ``_``) written out on the command line before the given ones, which win."""
-    commands = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
-    at = next((i for i, item in enumerate(argv) if item in commands.choices), None)
+    at = _command_at(parser, argv)
     if at is None:
         return argv
-    command = commands.choices[argv[at]]
+    command = parser.commands[argv[at]]
     # --conf too: argparse would take it for --config and the file would be silently unread
     where = [
         i
@@ -302,7 +305,7 @@ def expand_config(parser: argparse.ArgumentParser, argv: list[str]) -> list[str]
     return [*rest[: at + 1], *tokens, *rest[at + 1 :]]
 
 
-def _read_config(command: argparse.ArgumentParser, path: Path) -> dict:
+def _read_config(command: Parser, path: Path) -> dict:
     # lazy: only a --config file needs yaml
     import yaml
 
@@ -328,23 +331,19 @@ def _read_config(command: argparse.ArgumentParser, path: Path) -> dict:
 
 
 def _config_tokens(
-    command: argparse.ArgumentParser, path: str, key: object, value: object, given: set[str]
+    command: Parser, path: str, key: object, value: object, given: set[str]
 ) -> list[str]:
     """The command-line words for one config entry (none when the command line gives it)."""
     dest = str(key).lstrip("-").replace("-", "_")
     spellings = {f"--{str(key).lstrip('-')}", f"--{dest}", f"--{dest.replace('_', '-')}"}
     action = next(
-        (
-            a
-            for a in command._actions
-            if a.option_strings and (a.dest == dest or spellings & set(a.option_strings))
-        ),
+        (a for a in command.options if a.dest == dest or spellings & set(a.option_strings)),
         None,
     )
     if action is None and (suggestion := _suggestion(f"--{str(key).lstrip('-')}")):
         command.error(f"--config {path}: {suggestion}")
     if action is None or dest in ("help", "config"):
-        names = sorted(a.dest for a in command._actions if a.option_strings and a.dest != "help")
+        names = sorted(a.dest for a in command.options if a.dest != "help")
         command.error(
             f"--config {path}: unknown key {key!r} (this command's options: {', '.join(names)}; "
             "positional arguments stay on the command line)"
@@ -354,14 +353,14 @@ def _config_tokens(
     option = next(
         (o for o in action.option_strings if o.startswith("--")), action.option_strings[0]
     )
-    if isinstance(action, argparse._StoreConstAction):  # store_true / store_false
+    if command.options[action] in _FLAGS:
         if not isinstance(value, bool):
             command.error(f"--config {path}: {key}: give true or false, not {reprlib.repr(value)}")
         return [option] if value == (action.const is True) else []
     if dest == "model_args" and isinstance(value, dict):
         value = ",".join(f"{k}={v}" for k, v in value.items())
     values = value if isinstance(value, list) else [value]
-    if len(values) != 1 and not isinstance(action, argparse._AppendAction):
+    if len(values) != 1 and command.options[action] != "append":
         command.error(f"--config {path}: {key}: give one value, not a list")
     words: list[str] = []
     for item in values:

@@ -7,6 +7,7 @@ from pathlib import Path
 
 from nnd_suites.build.budget import DEFAULT_MAX_PAIRS, DEFAULT_MAX_PAIRS_PER_GROUP
 from nnd_suites.cli.commands.stats import print_stats
+from nnd_suites.cli.options import Commands
 from nnd_suites.cli.printing import say
 from nnd_suites.errors import NNDError
 from nnd_suites.infra.formatting import plural
@@ -29,7 +30,7 @@ def suite_name(text: str) -> str:
         raise argparse.ArgumentTypeError(str(exc)) from None
 
 
-def register(subparsers: argparse._SubParsersAction) -> None:
+def register(subparsers: Commands) -> None:
     parser = subparsers.add_parser("build", help="build a suite from an annotation source")
     parser.add_argument("adapter", nargs="?", help="adapter name (see `nnd-suites list`)")
     parser.add_argument(

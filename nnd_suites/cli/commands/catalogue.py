@@ -8,11 +8,12 @@ import json
 from pathlib import Path
 
 from nnd_suites.catalogue.entries import CATALOGUE_FILE, find_source, load_catalogue
+from nnd_suites.cli.options import Commands
 from nnd_suites.cli.printing import say, say_json
 from nnd_suites.infra.formatting import table
 
 
-def register(subparsers: argparse._SubParsersAction) -> None:
+def register(subparsers: Commands) -> None:
     parser = subparsers.add_parser(
         "catalogue",
         help="list every suite nnd-suites can build (build them: build --catalogue --out DIR)",

@@ -5,10 +5,11 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from nnd_suites.cli.options import Commands
 from nnd_suites.cli.printing import say, say_json
 
 
-def register(subparsers: argparse._SubParsersAction) -> None:
+def register(subparsers: Commands) -> None:
     parser = subparsers.add_parser(
         "compare",
         help="compare two evaluation runs test by test (exact McNemar, Holm across categories)",

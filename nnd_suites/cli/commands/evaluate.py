@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 from nnd_suites.cli.options import (
     SUITE_HELP,
+    Commands,
     add_data_parallel_option,
     add_scoring_options,
     rank_zero,
@@ -25,7 +26,7 @@ if TYPE_CHECKING:
     from nnd_suites.evaluation.task_grouping import TaskGrouping
 
 
-def register(subparsers: argparse._SubParsersAction) -> None:
+def register(subparsers: Commands) -> None:
     parser = subparsers.add_parser(
         "evaluate",
         help="score a model on suites (log-likelihood NND tests) and report",

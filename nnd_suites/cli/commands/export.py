@@ -5,12 +5,12 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from nnd_suites.cli.options import SUITE_HELP
+from nnd_suites.cli.options import SUITE_HELP, Commands
 from nnd_suites.cli.printing import say
 from nnd_suites.cli.suites import load_suite
 
 
-def register(subparsers: argparse._SubParsersAction) -> None:
+def register(subparsers: Commands) -> None:
     parser = subparsers.add_parser(
         "export",
         help="write suites as a Hugging Face dataset folder (parquet + card)",

@@ -6,14 +6,14 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from nnd_suites.cli.options import SUITE_HELP
+from nnd_suites.cli.options import SUITE_HELP, Commands
 from nnd_suites.cli.printing import say
 from nnd_suites.cli.suites import load_suite
 
 SCORERS = ("sum", "per_char", "per_byte")
 
 
-def register(subparsers: argparse._SubParsersAction) -> None:
+def register(subparsers: Commands) -> None:
     parser = subparsers.add_parser(
         "export-lm-eval",
         help="write suites as an lm-evaluation-harness task folder (YAML + utils.py + data)",

@@ -6,10 +6,11 @@ import argparse
 import json
 
 from nnd_suites.cli.catalogue import catalogue
+from nnd_suites.cli.options import Commands
 from nnd_suites.cli.printing import say, say_json
 
 
-def register(subparsers: argparse._SubParsersAction) -> None:
+def register(subparsers: Commands) -> None:
     parser = subparsers.add_parser(
         "list",
         help="list adapters, quality maps, transformations, backends, slices, scorers and "

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from nnd_suites.cli.options import Commands
 from nnd_suites.cli.printing import say
 from nnd_suites.errors import NNDError
 from nnd_suites.scaffold.declarative import write_declarative
@@ -23,7 +24,7 @@ Next steps (CONTRIBUTING.md walks through each):
   6. Build the full source: nnd-suites build {name} --source PATH_OR_URL"""
 
 
-def register(subparsers: argparse._SubParsersAction) -> None:
+def register(subparsers: Commands) -> None:
     parser = subparsers.add_parser(
         "new-adapter", help="scaffold a new adapter (folder, class stub, fixture, quality map)"
     )

@@ -9,6 +9,7 @@ from pathlib import Path
 
 from nnd_suites.cli.options import (
     SUITE_HELP,
+    Commands,
     add_scoring_options,
     probability,
     scoring_options,
@@ -16,7 +17,7 @@ from nnd_suites.cli.options import (
 from nnd_suites.cli.printing import say, say_json
 
 
-def register(subparsers: argparse._SubParsersAction) -> None:
+def register(subparsers: Commands) -> None:
     parser = subparsers.add_parser(
         "robustness",
         help="evaluate a model on suites and their transformed children; paired deltas",

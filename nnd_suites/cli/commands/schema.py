@@ -7,11 +7,12 @@ import argparse
 from importlib import resources
 from pathlib import Path
 
+from nnd_suites.cli.options import Commands
 from nnd_suites.cli.printing import say
 from nnd_suites.quality_map import write_schema
 
 
-def register(subparsers: argparse._SubParsersAction) -> None:
+def register(subparsers: Commands) -> None:
     parser = subparsers.add_parser("schema", help="write the JSON Schemas of suite files")
     parser.add_argument("--out", type=Path, default=None, help="folder (default: .)")
     parser.add_argument(

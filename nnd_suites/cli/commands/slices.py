@@ -6,12 +6,12 @@ import argparse
 import json
 from pathlib import Path
 
-from nnd_suites.cli.options import SUITE_HELP
+from nnd_suites.cli.options import SUITE_HELP, Commands
 from nnd_suites.cli.printing import left_out, say, say_json
 from nnd_suites.infra.formatting import count, plural, rate_with_interval
 
 
-def register(subparsers: argparse._SubParsersAction) -> None:
+def register(subparsers: Commands) -> None:
     parser = subparsers.add_parser(
         "slices",
         help="a suite's slices (length relation, context length, worse system, breakdowns...)",

@@ -6,12 +6,12 @@ import argparse
 import json
 from typing import Any
 
-from nnd_suites.cli.options import SUITE_HELP
+from nnd_suites.cli.options import SUITE_HELP, Commands
 from nnd_suites.cli.printing import say, say_json
 from nnd_suites.cli.suites import load_suite
 
 
-def register(subparsers: argparse._SubParsersAction) -> None:
+def register(subparsers: Commands) -> None:
     parser = subparsers.add_parser("stats", help="print a suite's counts per breakdown")
     parser.add_argument("suite", help=SUITE_HELP)
     parser.add_argument("--json", action="store_true", help="print one JSON object")

@@ -6,12 +6,12 @@ import argparse
 import json
 from pathlib import Path
 
-from nnd_suites.cli.options import SUITE_HELP
+from nnd_suites.cli.options import SUITE_HELP, Commands
 from nnd_suites.cli.printing import say, say_json
 from nnd_suites.cli.suites import load_suite
 
 
-def register(subparsers: argparse._SubParsersAction) -> None:
+def register(subparsers: Commands) -> None:
     parser = subparsers.add_parser(
         "transform", help="apply a transformation plugin to a suite (child suite, parent ids kept)"
     )

@@ -6,11 +6,11 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from nnd_suites.cli.options import SUITE_HELP
+from nnd_suites.cli.options import SUITE_HELP, Commands
 from nnd_suites.cli.printing import say
 
 
-def register(subparsers: argparse._SubParsersAction) -> None:
+def register(subparsers: Commands) -> None:
     parser = subparsers.add_parser("validate", help="validate a suite (folder or any suite name)")
     parser.add_argument(
         "suite",

@@ -8,6 +8,7 @@ from pathlib import Path
 from nnd_suites.cli.options import (
     MIN_RESAMPLES,
     SUITE_HELP,
+    Commands,
     add_data_parallel_option,
     add_scoring_options,
     rank_zero,
@@ -17,7 +18,7 @@ from nnd_suites.cli.options import (
 from nnd_suites.cli.printing import say, say_json
 
 
-def register(subparsers: argparse._SubParsersAction) -> None:
+def register(subparsers: Commands) -> None:
     parser = subparsers.add_parser(
         "verify",
         help="correlate the pass rates of the annotated systems' models with their human scores",
