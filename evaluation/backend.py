@@ -17,7 +17,7 @@ from typing import Any, ClassVar
 
 from pydantic import Field
 
-from nnd_suites.errors import PluginError
+from nnd_suites.errors import NNDError, ParameterError, PluginError, ScoringError
 from nnd_suites.plugins.params import PluginParams, parse_params
 from nnd_suites.plugins.registry import Plugin, PluginMetadata, Registry
 
@@ -71,6 +71,71 @@ class Score:
 
 #: Called after each batch with the request indices scored and their scores (the cache writes them).
 ScoreSink = Callable[[list[int], list[Score]], None]
+
+
+def check_mode(mode: str) -> None:
+    """Refuse a scoring mode no backend knows (a backend that scores fewer says so itself)."""
+    if mode not in MODES:
+        raise NNDError(f"unknown scoring mode {mode!r}; known: {', '.join(MODES)}")
+
+
+def finite(value: float, source: str, what: str, candidate: str, hint: str = "") -> float:
+    """``value``, or a ScoringError saying that ``source`` (the model, or its engine) gave a
+    non-finite ``what`` for ``candidate``; ``hint`` says what to try (appended as is)."""
+    if not math.isfinite(value):
+        raise ScoringError(
+            f"{source} gave a non-finite {what} ({value}) for candidate {candidate[:60]!r}{hint}"
+        )
+    return value
+
+
+class ScoreDelivery:
+    """A backend's scores, kept in request order and handed on as they finish: each count to
+    ``progress`` at once, the scores to ``sink`` (the score cache) in groups of at least
+    ``every``, and whatever is left when the ``with`` block ends, even on an error, so an
+    interrupted run keeps its work. Every backend's :meth:`Backend.score` goes through one."""
+
+    def __init__(
+        self,
+        count: int,
+        sink: ScoreSink | None,
+        progress: Callable[[int], None] | None,
+        every: int = 1,
+    ) -> None:
+        self._results: list[Score | None] = [None] * count
+        self._sink, self._progress, self._every = sink, progress, every
+        self._indices: list[int] = []
+        self._scores: list[Score] = []
+
+    def add(self, indices: Sequence[int], scores: Sequence[Score]) -> None:
+        """Record the scores of requests ``indices`` (one score each)."""
+        for index, score in zip(indices, scores, strict=True):
+            self._results[index] = score
+        self._indices += indices
+        self._scores += scores
+        if self._progress is not None:
+            self._progress(len(indices))
+        if len(self._indices) >= self._every:
+            self._flush()
+
+    def _flush(self) -> None:
+        if self._indices and self._sink is not None:
+            self._sink(self._indices, self._scores)
+        self._indices, self._scores = [], []
+
+    def __enter__(self) -> ScoreDelivery:
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        self._flush()
+
+    @property
+    def scores(self) -> list[Score]:
+        """Every request's score, in request order."""
+        missing = [i for i, score in enumerate(self._results) if score is None]
+        if missing:  # a bug, never an input problem: fail loudly rather than drop requests
+            raise RuntimeError(f"{len(missing)} request(s) were not scored")
+        return self._results  # type: ignore[return-value]
 
 
 class BackendParams(PluginParams):
@@ -130,6 +195,15 @@ class Backend(Plugin, ABC):
         ``sink`` receives each finished batch (request indices, scores) as soon as it is done, so
         an interrupted run keeps its work; ``progress`` receives the number of requests finished.
         """
+
+    @classmethod
+    def refuse_options(cls, options: dict[str, Any]) -> None:
+        """Refuse, by name, options that ``load`` was given and does not take."""
+        if options:
+            raise ParameterError(
+                f"backend {cls.name}: unknown option(s) {sorted(options)} (known: "
+                f"{', '.join(cls.Params.model_fields)})"
+            )
 
     def describe(self) -> dict[str, Any]:
         """What a report records about the backend (identity plus run settings)."""

@@ -37,8 +37,12 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
 
 from nnd_suites.errors import NNDError
+
+if TYPE_CHECKING:
+    from nnd_suites.evaluation.backend import ScoreRequest
 
 SEPARATOR = " "
 #: SentencePiece marks a word start with U+2581; a bare word that already carries it needs no space.
@@ -153,6 +157,51 @@ def causal_layout(
     prefix, cut = _fit(context, head, window, len(inputs), minimum, describe)
     first = len(prefix) if mode == "reference" else len(prefix) - 1
     return Layout(prefix, inputs, (*cand, eos), first, cut)
+
+
+def encode_distinct(tokenizer: Any, texts: Sequence[str], special: bool) -> dict[str, list[int]]:
+    """Each distinct text's token ids, in one batched call of ``tokenizer`` (a transformers
+    tokenizer, or one called the same way: llama_cpp_files.GGUFTokenizer)."""
+    distinct = list(dict.fromkeys(texts))
+    if not distinct:
+        return {}
+    # verbose=False: long contexts are expected here, they are cut to the window later
+    ids = tokenizer(distinct, add_special_tokens=special, verbose=False)["input_ids"]
+    return dict(zip(distinct, ids, strict=True))
+
+
+def causal_layouts(
+    requests: Sequence[ScoreRequest],
+    tokenizer: Any,
+    traits: TokenizerTraits,
+    mode: str,
+    window: int | None,
+) -> list[Layout | str]:
+    """Every request's causal layout, each distinct text tokenised once; for a candidate that
+    cannot fit the window, why (a string: its test is skipped and counted, the run goes on)."""
+    texts = [boundary_texts(r.context, r.candidate, traits, mode, causal=True) for r in requests]
+    contexts = encode_distinct(tokenizer, [context for context, _ in texts], special=True)
+    candidates = encode_distinct(tokenizer, [candidate for _, candidate in texts], special=False)
+    prepared: dict[str, tuple[tuple[int, ...], int]] = {}
+    layouts: list[Layout | str] = []
+    for (context, candidate), request in zip(texts, requests, strict=True):
+        if context not in prepared:
+            prepared[context] = context_tokens(contexts[context], traits, mode, causal=True)
+        ids, head = prepared[context]
+        try:
+            layout: Layout | str = causal_layout(
+                ids,
+                head,
+                candidates[candidate],
+                traits,
+                mode,
+                window,
+                describe=f"candidate {request.candidate[:60]!r}",
+            )
+        except CandidateTooLong as exc:
+            layout = str(exc)
+        layouts.append(layout)
+    return layouts
 
 
 def seq2seq_layout(

@@ -8,7 +8,6 @@ budget, run them with out-of-memory back-off, and hand each finished batch to th
 from __future__ import annotations
 
 import contextlib
-import math
 from abc import abstractmethod
 from collections.abc import Callable, Sequence
 from functools import cached_property
@@ -18,16 +17,19 @@ import torch
 
 from nnd_suites.errors import NNDError
 from nnd_suites.evaluation.backend import (
-    MODES,
     SCORING_VERSION,
     Backend,
     Score,
+    ScoreDelivery,
     ScoreRequest,
     ScoreSink,
+    check_mode,
+    finite,
 )
 from nnd_suites.evaluation.backends import hf_load_check as load_check
 from nnd_suites.evaluation.backends.hf_loading import (
     DTYPE_NAMES,
+    FP32,
     HFParams,
     load_config,
     load_tokenizer,
@@ -70,8 +72,7 @@ class HFBackend(Backend):
         model=None,
         tokenizer=None,
     ) -> None:
-        if mode not in MODES:
-            raise NNDError(f"unknown scoring mode {mode!r}; known: {', '.join(MODES)}")
+        check_mode(mode)
         if strategy not in ("auto", *self.strategies):
             raise NNDError(
                 f"unknown strategy {strategy!r} for {self.name}; known: auto, "
@@ -108,8 +109,7 @@ class HFBackend(Backend):
         """``trust_remote_code`` runs the model repository's own code (off unless asked for);
         ``device_map="auto"`` spreads a model larger than one device over every device (and the
         CPU) with accelerate; ``config`` skips reading the config again."""
-        if options:
-            raise NNDError(f"unknown option(s) for backend {cls.name}: {sorted(options)}")
+        cls.refuse_options(options)
         if device_map not in (None, "auto"):
             raise NNDError(f"--device-map {device_map!r}: the only placement is 'auto'")
         resolved_device = resolve_device(device)
@@ -257,19 +257,13 @@ class HFBackend(Backend):
         if missing:
             memo.update(zip(missing, self.layouts(missing), strict=True))
         layouts = [memo[request] for request in distinct]
-        results: list[Score | None] = [None] * len(requests)
+        delivery = ScoreDelivery(len(requests), sink, progress)
 
         def deliver(slots: list[int], scores: list[Score]) -> None:
-            indices, delivered = [], []
-            for slot, score in zip(slots, scores, strict=True):
-                for index in owners[slot]:
-                    results[index] = score
-                    indices.append(index)
-                    delivered.append(score)
-            if sink is not None:
-                sink(indices, delivered)
-            if progress is not None:
-                progress(len(indices))
+            delivery.add(
+                [index for slot in slots for index in owners[slot]],
+                [score for slot, score in zip(slots, scores, strict=True) for _ in owners[slot]],
+            )
 
         unfit = [slot for slot, layout in enumerate(layouts) if isinstance(layout, str)]
         if unfit:  # a candidate alone longer than the window: skipped, counted in the report
@@ -285,20 +279,13 @@ class HFBackend(Backend):
                 slots, scores = [], []
                 for local, total in sums:
                     slot = fit[local]
-                    if not math.isfinite(total):
-                        raise NNDError(
-                            f"model {self.model_ref!r} gave a non-finite log-probability "
-                            f"({total}) for candidate {distinct[slot].candidate[:60]!r}; with "
-                            "bf16/fp16 try --dtype fp32"
-                        )
+                    candidate = distinct[slot].candidate
+                    finite(total, f"model {self.model_ref!r}", "log-probability", candidate, FP32)
                     layout = layouts[slot]
                     slots.append(slot)
                     scores.append(Score(total, len(layout.targets), layout.truncated))
                 deliver(slots, scores)
-        missing = [i for i, r in enumerate(results) if r is None]
-        if missing:  # a bug, never an input problem: fail loudly rather than drop requests
-            raise RuntimeError(f"{len(missing)} request(s) were not scored")
-        return results  # type: ignore[return-value]
+        return delivery.scores
 
     def _run(self, layouts: list[Layout]):
         """Yield (batch, [(layout index, log-prob sum)]) for every batch."""
@@ -377,15 +364,6 @@ class HFBackend(Backend):
 
     def tensor(self, values, dtype=torch.long) -> torch.Tensor:
         return torch.tensor(values, dtype=dtype, device=self.device)
-
-    def encode(self, texts: list[str], special: bool) -> dict[str, list[int]]:
-        """Tokenise each distinct text once, in one batched call."""
-        distinct = list(dict.fromkeys(texts))
-        if not distinct:
-            return {}
-        # verbose=False: long contexts are expected here, they are cut to the window later
-        ids = self.tokenizer(distinct, add_special_tokens=special, verbose=False)["input_ids"]
-        return dict(zip(distinct, ids, strict=True))
 
 
 def _parse_batch_size(value: int | str) -> int | None:

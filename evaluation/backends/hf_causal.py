@@ -38,13 +38,7 @@ from nnd_suites.evaluation.backends.packing import (
 )
 from nnd_suites.evaluation.backends.padding import pad_rows
 from nnd_suites.evaluation.batching import Budget, Chunk
-from nnd_suites.evaluation.scoring import (
-    CandidateTooLong,
-    Layout,
-    boundary_texts,
-    causal_layout,
-    context_tokens,
-)
+from nnd_suites.evaluation.scoring import Layout, causal_layouts
 from nnd_suites.infra.batching_strategies import HF_STRATEGIES
 
 #: Rows longer than this are split (each part repeats the context) when no budget says otherwise.
@@ -75,35 +69,7 @@ class HFCausalBackend(HFBackend):
 
     # ------------------------------------------------------------------ layouts
     def layouts(self, requests) -> list[Layout | str]:
-        texts = [
-            boundary_texts(r.context, r.candidate, self.traits, self.mode, causal=True)
-            for r in requests
-        ]
-        contexts = self.encode([c for c, _ in texts], special=True)
-        candidates = self.encode([x for _, x in texts], special=False)
-        prepared: dict[str, tuple[tuple[int, ...], int]] = {}
-        window = self.window
-        layouts = []
-        for (context, candidate), request in zip(texts, requests, strict=True):
-            if context not in prepared:
-                prepared[context] = context_tokens(
-                    contexts[context], self.traits, self.mode, causal=True
-                )
-            ids, head = prepared[context]
-            try:
-                layout = causal_layout(
-                    ids,
-                    head,
-                    candidates[candidate],
-                    self.traits,
-                    self.mode,
-                    window,
-                    describe=f"candidate {request.candidate[:60]!r}",
-                )
-            except CandidateTooLong as exc:
-                layout = str(exc)  # its reason: this test is skipped and counted, the run goes on
-            layouts.append(layout)
-        return layouts
+        return causal_layouts(requests, self.tokenizer, self.traits, self.mode, self.window)
 
     # ------------------------------------------------------------------- chunks
     def chunks(self, layouts: list[Layout], strategy: str) -> list[Chunk]:

@@ -32,6 +32,8 @@ DTYPES = {
     "float16": torch.float16,
 }
 DTYPE_NAMES = {torch.float32: "fp32", torch.bfloat16: "bf16", torch.float16: "fp16"}
+#: What to try when a model gives a non-finite number: half precision overflows first.
+FP32 = "; with bf16/fp16 try --dtype fp32"
 WINDOW_ATTRIBUTES = (
     "n_positions",
     "max_position_embeddings",

@@ -11,21 +11,22 @@ model's positions or the tokenizer's limit, whichever is less (hf_load_check.inp
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable, Sequence
 from functools import cached_property
 from typing import Any
 
 import torch
 
-from nnd_suites.errors import ModelLoadError, ParameterError, ScoringError
+from nnd_suites.errors import ModelLoadError, ParameterError
 from nnd_suites.evaluation.backend import (
     SCORING_VERSION,
     Backend,
     BackendMetadata,
     Score,
+    ScoreDelivery,
     ScoreRequest,
     ScoreSink,
+    finite,
 )
 from nnd_suites.evaluation.backends.hf_load_check import (
     check_token_ids,
@@ -34,6 +35,7 @@ from nnd_suites.evaluation.backends.hf_load_check import (
     load_weights,
 )
 from nnd_suites.evaluation.backends.hf_loading import (
+    FP32,
     load_tokenizer,
     model_revision,
     resolve_device,
@@ -73,11 +75,7 @@ class HFRewardBackend(Backend):
         revision: str | None = None,
         **options: Any,
     ) -> HFRewardBackend:
-        if options:
-            raise ParameterError(
-                f"backend {cls.name}: unknown option(s) {sorted(options)} (known: device, "
-                "dtype, batch_size, revision)"
-            )
+        cls.refuse_options(options)
         if strategy != "auto":  # the batching strategies are the LM backends' (F-G)
             raise ParameterError(
                 f"backend {cls.name}: strategy {strategy!r}: a reward model reads each (context, "
@@ -154,17 +152,12 @@ class HFRewardBackend(Backend):
         progress: Callable[[int], None] | None = None,
     ) -> list[Score]:
         network, window = self.model, self.window
-        results: list[Score] = []
+        delivery = ScoreDelivery(len(requests), sink, progress)
         with scoring_mode(network), torch.inference_mode():
             for start in range(0, len(requests), self.batch):
                 part = requests[start : start + self.batch]
-                batch = self._score_part(part, window)
-                results += batch
-                if sink is not None:
-                    sink(list(range(start, start + len(part))), batch)
-                if progress is not None:
-                    progress(len(part))
-        return results
+                delivery.add(range(start, start + len(part)), self._score_part(part, window))
+        return delivery.scores
 
     def _score_part(self, part: Sequence[ScoreRequest], window: int | None) -> list[Score]:
         """Each pair's reward (its candidate's tokens as ``n_targets``, the context tokens cut
@@ -199,13 +192,9 @@ class HFRewardBackend(Backend):
         )
         check_token_ids(encoded["input_ids"].tolist(), self.model, self.model_ref)
         rewards = self.model(**encoded.to(self.device)).logits[:, 0].float().tolist()
+        source = f"reward model {self.model_ref!r}"
         for i, reward in zip(fit, rewards, strict=True):
-            if not math.isfinite(reward):
-                raise ScoringError(
-                    f"reward model {self.model_ref!r} gave a non-finite reward ({reward}) for "
-                    f"candidate {candidates[i][:60]!r}; with bf16/fp16 try --dtype fp32, else "
-                    "the model's weights are damaged"
-                )
+            finite(reward, source, "reward", candidates[i], f"{FP32}, else the weights are damaged")
             cut = max(0, len(whole[i]) - limit)
             scores[i] = Score(reward, max(1, len(own[i])), cut)
         return scores  # type: ignore[return-value]

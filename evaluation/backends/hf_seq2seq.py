@@ -15,6 +15,7 @@ from nnd_suites.evaluation.scoring import (
     CandidateTooLong,
     Layout,
     context_tokens,
+    encode_distinct,
     fit_encoder,
     seq2seq_layout,
 )
@@ -48,8 +49,8 @@ class HFSeq2SeqBackend(HFBackend):
         return 0
 
     def layouts(self, requests) -> list[Layout | str]:
-        contexts = self.encode([r.context for r in requests], special=True)
-        candidates = self.encode([r.candidate for r in requests], special=False)
+        contexts = encode_distinct(self.tokenizer, [r.context for r in requests], special=True)
+        candidates = encode_distinct(self.tokenizer, [r.candidate for r in requests], special=False)
         encoded: dict[str, tuple[tuple[int, ...], int]] = {}
         window, start = self.window, self.decoder_start
         layouts = []

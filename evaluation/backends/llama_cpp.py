@@ -26,16 +26,18 @@ from typing import Any, ClassVar
 import numpy as np
 from pydantic import Field
 
-from nnd_suites.errors import ModelLoadError, NNDError, ScoringError
+from nnd_suites.errors import ModelLoadError, NNDError
 from nnd_suites.evaluation.backend import (
-    MODES,
     SCORING_VERSION,
     Backend,
     BackendMetadata,
     BackendParams,
     Score,
+    ScoreDelivery,
     ScoreRequest,
     ScoreSink,
+    check_mode,
+    finite,
 )
 from nnd_suites.evaluation.backends.llama_cpp_decode import SEQUENCES, KVDecoder
 from nnd_suites.evaluation.backends.llama_cpp_files import (
@@ -46,14 +48,7 @@ from nnd_suites.evaluation.backends.llama_cpp_files import (
     gguf_sha256,
     refuse_options,
 )
-from nnd_suites.evaluation.scoring import (
-    CandidateTooLong,
-    Layout,
-    boundary_texts,
-    causal_layout,
-    context_tokens,
-    tokenizer_traits,
-)
+from nnd_suites.evaluation.scoring import Layout, causal_layouts, tokenizer_traits
 
 #: Without ``n_ctx``, the window is the model's training context capped here: the key/value cache
 #: of a 128k-token window would not fit a laptop, and NND contexts are short.
@@ -144,8 +139,7 @@ class LlamaCppBackend(Backend):
         """``model`` is the path of a .gguf file. Options: ``n_ctx`` (the window; default the
         model's training context, at most 4096), ``threads`` (default: half the CPUs), and
         ``tokenizer`` (a Hugging Face tokenizer for templates, checked against the GGUF's)."""
-        if mode not in MODES:
-            raise NNDError(f"unknown scoring mode {mode!r}; known: {', '.join(MODES)}")
+        check_mode(mode)
         refuse_options(
             dtype=dtype,
             device=device,
@@ -256,31 +250,7 @@ class LlamaCppBackend(Backend):
     # ------------------------------------------------------------------ layouts
     def layouts(self, requests: Sequence[ScoreRequest]) -> list[Layout | str]:
         """Each request's tokens (a string: why it cannot be scored)."""
-        contexts: dict[str, tuple[tuple[int, ...], int]] = {}
-        found: list[Layout | str] = []
-        for request in requests:
-            context, candidate = boundary_texts(
-                request.context, request.candidate, self.traits, self.mode, causal=True
-            )
-            if context not in contexts:
-                encoded = self.tokenizer.encode(context, add_special_tokens=True)
-                contexts[context] = context_tokens(encoded, self.traits, self.mode, causal=True)
-            ids, head = contexts[context]
-            try:
-                found.append(
-                    causal_layout(
-                        ids,
-                        head,
-                        self.tokenizer.encode(candidate, add_special_tokens=False),
-                        self.traits,
-                        self.mode,
-                        self.window,
-                        describe=f"candidate {request.candidate[:60]!r}",
-                    )
-                )
-            except CandidateTooLong as exc:
-                found.append(str(exc))  # skipped and counted, the run goes on
-        return found
+        return causal_layouts(requests, self.tokenizer, self.traits, self.mode, self.window)
 
     # ------------------------------------------------------------------ scoring
     def score(
@@ -290,31 +260,16 @@ class LlamaCppBackend(Backend):
         sink: ScoreSink | None = None,
         progress: Callable[[int], None] | None = None,
     ) -> list[Score]:
-        results: list[Score | None] = [None] * len(requests)
-        ready: tuple[list[int], list[Score]] = ([], [])
-
-        def flush() -> None:
-            if ready[0]:
-                if sink is not None:
-                    sink(list(ready[0]), list(ready[1]))
-                if progress is not None:
-                    progress(len(ready[0]))
-                ready[0].clear(), ready[1].clear()
-
-        def deliver(index: int, score: Score) -> None:
-            results[index] = score
-            ready[0].append(index), ready[1].append(score)
-            if len(ready[0]) >= SINK_EVERY:
-                flush()
-
         layouts = self.layouts(requests)
         groups: dict[tuple[int, ...], list[int]] = {}
-        for index, layout in enumerate(layouts):
-            if isinstance(layout, str):
-                deliver(index, Score.skip(layout))
-            else:
-                groups.setdefault(layout.prefix, []).append(index)
-        try:
+        source = f"llama.cpp running {self.model_ref!r}"
+        # what finished before a failure is kept in the cache
+        with ScoreDelivery(len(requests), sink, progress, every=SINK_EVERY) as delivery:
+            for index, layout in enumerate(layouts):
+                if isinstance(layout, str):
+                    delivery.add([index], [Score.skip(layout)])
+                else:
+                    groups.setdefault(layout.prefix, []).append(index)
             # sorted contexts: the next one often starts like this one and keeps its cache
             for prefix in sorted(groups):
                 rows: dict[int, np.ndarray] = {}  # log-softmax rows of context positions
@@ -324,17 +279,11 @@ class LlamaCppBackend(Backend):
                     else:
                         totals = self.decoder.score_together([layouts[i] for i in part], rows)
                     for index, total in zip(part, totals, strict=True):
-                        if not np.isfinite(total):
-                            raise ScoringError(
-                                f"llama.cpp gave a non-finite log-probability ({total}) for "
-                                f"candidate {requests[index].candidate[:60]!r} of "
-                                f"{self.model_ref!r}"
-                            )
+                        candidate = requests[index].candidate
+                        finite(total, source, "log-probability", candidate)
                         layout = layouts[index]
-                        deliver(index, Score(total, len(layout.targets), layout.truncated))
-        finally:  # what finished before a failure is kept in the cache
-            flush()
-        return results  # type: ignore[return-value]
+                        delivery.add([index], [Score(total, len(layout.targets), layout.truncated)])
+        return delivery.scores
 
     def _parts(self, members: list[int], layouts: list) -> list[list[int]]:
         """The first candidate alone (it decodes the context), then the others in groups that

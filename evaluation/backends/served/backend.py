@@ -16,6 +16,7 @@ from nnd_suites.evaluation.backend import (
     BackendMetadata,
     BackendParams,
     Score,
+    ScoreDelivery,
     ScoreRequest,
     ScoreSink,
 )
@@ -186,25 +187,11 @@ class ServedBackend(Backend):
         sink: ScoreSink | None = None,
         progress: Callable[[int], None] | None = None,
     ) -> list[Score]:
-        results: list[Score | None] = [None] * len(requests)
-        ready: tuple[list[int], list[Score]] = ([], [])
-
-        def flush() -> None:
-            if sink is not None and ready[0]:
-                sink(list(ready[0]), list(ready[1]))
-            ready[0].clear(), ready[1].clear()
-
-        try:
+        # what finished before a failure is kept in the cache
+        with ScoreDelivery(len(requests), sink, progress, every=SINK_EVERY) as delivery:
             for index, score in run_bounded(self._score_one, requests, self.concurrency):
-                results[index] = score
-                ready[0].append(index), ready[1].append(score)
-                if len(ready[0]) >= SINK_EVERY:
-                    flush()
-                if progress is not None:
-                    progress(1)
-        finally:
-            flush()  # what finished before a failure is kept in the cache
-        return results  # type: ignore[return-value]
+                delivery.add([index], [score])
+        return delivery.scores
 
     def _score_one(self, request: ScoreRequest) -> Score:
         context, candidate = boundary_texts(
