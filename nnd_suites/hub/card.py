@@ -12,6 +12,7 @@ import html
 import re
 from collections.abc import Iterable
 from pathlib import Path
+from typing import Any
 
 import yaml
 from datasets import DatasetInfo, SplitDict, SplitInfo
@@ -214,16 +215,39 @@ def load_card(path: Path) -> DatasetCard:
     """The dataset card at ``path``, read as a bounded data file: a regular file of bounded size
     whose YAML front matter is within the nesting and integer bounds (huggingface_hub's parser
     recurses without bound and turns 5,000 digits into a traceback)."""
+    text, _ = _read_card(path)
+    try:
+        return DatasetCard(text)
+    except (ValueError, yaml.YAMLError) as exc:
+        raise NNDError(f"{path}: unreadable dataset card ({exc})") from None
+
+
+def card_metadata(path: Path) -> dict[str, Any]:
+    """The YAML front matter of the card at ``path`` (empty when it has none), read as
+    :func:`load_card` reads it but parsed once: deciding whose card it is (its tags) needs no
+    :class:`DatasetCard`, whose parser would read the front matter, a large one for many
+    configs, a second time."""
+    _, metadata = _read_card(path)
+    return metadata
+
+
+def _read_card(path: Path) -> tuple[str, dict[str, Any]]:
+    """The card's text and its front matter, parsed within the bounds; a front matter that is
+    not a mapping is an error, as it is to huggingface_hub."""
     try:
         text = read_data_text(path, "dataset card", CARD_FILE_LIMIT)
         front = REGEX_YAML_BLOCK.search(text)
-        if front is not None:
-            parse_yaml(front.group(2), str(path))
-        return DatasetCard(text)
+        metadata = parse_yaml(front.group(2), str(path)) if front is not None else None
     except DataFileError as exc:
         raise NNDError(f"{exc}; not a readable dataset card") from None
-    except (ValueError, yaml.YAMLError) as exc:  # front matter that is not a mapping
-        raise NNDError(f"{path}: unreadable dataset card ({exc})") from None
+    if metadata is None:
+        return text, {}
+    if not isinstance(metadata, dict):
+        raise NNDError(
+            f"{path}: unreadable dataset card (its YAML front matter is a "
+            f"{type(metadata).__name__}, not a mapping)"
+        )
+    return text, metadata
 
 
 def card_text(value: object) -> str:

@@ -41,7 +41,13 @@ def drop_invisible(text: str) -> str:
 
 def equivalence_key(text: str) -> str:
     """What two texts must share to be the same text (see the module docstring)."""
-    return " ".join(drop_invisible(unicodedata.normalize("NFC", text)).split())
+    # Whitespace collapsed first: the characters dropped are never whitespace, so the order
+    # changes nothing, and a collapsed text that is all printable (no Cf, no Cc: the usual
+    # case) has nothing to drop, which ``isprintable`` tells in C, far faster than translate.
+    collapsed = " ".join(unicodedata.normalize("NFC", text).split())
+    if collapsed.isprintable():
+        return collapsed
+    return " ".join(drop_invisible(collapsed).split())
 
 
 def same_text(first: str, second: str) -> bool:

@@ -10,6 +10,7 @@ quality map, a pair, a candidate) makes validation fail with the name of what wa
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 from collections.abc import Iterable
@@ -289,14 +290,17 @@ def rows_hash(rows: Iterable[BaseModel]) -> str:
     does not depend on how a table stores them."""
     digest = hashlib.sha256()
     for row in rows:
-        unset = {
-            name
-            for name, value in LATER_ROW_FIELDS.items()
-            if name in type(row).model_fields and getattr(row, name) == value
-        }
+        unset = {name for name, value in _later_fields(type(row)) if getattr(row, name) == value}
         digest.update(row.model_dump_json(exclude=unset).encode("utf-8", "surrogatepass"))
         digest.update(b"\n")
     return digest.hexdigest()
+
+
+@functools.cache
+def _later_fields(model: type[BaseModel]) -> tuple[tuple[str, object], ...]:
+    """The :data:`LATER_ROW_FIELDS` a row model has, with their old value (looked up once per
+    model: a suite hashes each of its rows)."""
+    return tuple((n, v) for n, v in LATER_ROW_FIELDS.items() if n in model.model_fields)
 
 
 def combine(sections: dict[str, str]) -> str:

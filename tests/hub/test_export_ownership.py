@@ -3,9 +3,11 @@ listed, and concurrent exports into one folder all end up in its card."""
 
 from __future__ import annotations
 
+import contextlib
+import os
+import signal
 import subprocess
 import sys
-import time
 
 import datasets
 import pyarrow.parquet as pq
@@ -80,14 +82,30 @@ def test_a_kept_config_with_truncated_candidates_is_an_error(
     assert pq.read_table(candidates).num_rows == len(challenge300_suite.candidates)
 
 
-EXPORT_ONE = """
-import sys, time
+EXPORT_ALL = """
+import multiprocessing, sys
 from nnd_suites.hub import export_suites
 from nnd_suites.suite import Suite
 
-suite = Suite.load(sys.argv[1])
-time.sleep(max(0.0, float(sys.argv[3]) - time.time()))  # all start writing together
-export_suites([suite], sys.argv[2])
+folder, parts = sys.argv[1], sys.argv[2:]
+# Each exporter is a process of its own, forked once nnd-suites is imported (twenty imports
+# would cost more than the exports); each loads its suite, then all start writing together.
+fork = multiprocessing.get_context("fork")
+start = fork.Barrier(len(parts))
+
+
+def export_one(part):
+    suite = Suite.load(part)
+    start.wait(timeout=600)
+    export_suites([suite], folder)
+
+
+exporters = [fork.Process(target=export_one, args=(part,)) for part in parts]
+for exporter in exporters:
+    exporter.start()
+for exporter in exporters:
+    exporter.join()
+    print(exporter.exitcode)
 """
 
 
@@ -98,33 +116,25 @@ def test_concurrent_exports_into_one_folder_all_reach_the_card(challenge300_suit
         part = challenge300_suite.pairs[10 * i : 10 * i + 10]
         challenge300_suite.derive(part, name=name).save(tmp_path / "suites" / name)
     folder = tmp_path / "export"
-    start = time.time() + 12  # after every child has imported nnd-suites
-    children: list[subprocess.Popen] = []
+    parts = [str(tmp_path / "suites" / n) for n in names]
+    # a session of its own: the exporters it forks are stopped with it
+    launcher = subprocess.Popen(
+        [sys.executable, "-c", EXPORT_ALL, str(folder), *parts],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+    )
     try:
-        for n in names:
-            children.append(
-                subprocess.Popen(
-                    [
-                        sys.executable,
-                        "-c",
-                        EXPORT_ONE,
-                        str(tmp_path / "suites" / n),
-                        str(folder),
-                        str(start),
-                    ],
-                    stderr=subprocess.PIPE,
-                    text=True,
-                )
-            )
         # communicate, not wait: a child filling its stderr pipe would block forever
-        errors = [c.communicate(timeout=900)[1] for c in children]
+        exit_codes, errors = launcher.communicate(timeout=900)
     finally:  # no exporter outlives a failed or timed-out test
-        for child in children:
-            if child.poll() is None:
-                child.kill()
-            child.wait()
-    failures = [e for c, e in zip(children, errors, strict=True) if c.returncode != 0]
-    assert failures == []
+        if launcher.poll() is None:
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(launcher.pid, signal.SIGKILL)
+            launcher.wait()
+    assert launcher.returncode == 0, errors
+    assert exit_codes.split() == ["0"] * CONCURRENT, errors
     assert _card_configs(folder) == names
     assert sorted(datasets.get_dataset_config_names(str(folder))) == names
     for i, name in enumerate(names):
