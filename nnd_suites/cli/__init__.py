@@ -12,7 +12,7 @@ import sys
 
 from nnd_suites import __version__
 from nnd_suites.cli import commands, habits
-from nnd_suites.cli.options import Commands, Parser
+from nnd_suites.cli.parser import Commands, Parser
 from nnd_suites.errors import NNDError, printable
 
 LOG_LEVELS = ["debug", "info", "warning", "error"]

@@ -8,10 +8,8 @@ import argparse
 import json
 import reprlib
 from pathlib import Path
-from typing import TYPE_CHECKING
 
-if TYPE_CHECKING:
-    from nnd_suites.cli.options import Parser
+from nnd_suites.cli.parser import OPTION_ALIASES, Parser
 
 #: torch's and lm-eval's dtype names -> ours.
 DTYPE_ALIASES = {
@@ -44,15 +42,6 @@ LM_EVAL_MODEL_TYPES = {
     "huggingface": None,
     "local-completions": "served",
     "openai-completions": "served",
-}
-
-#: lm-evaluation-harness's spellings of our options -> ours, one table for the command line
-#: (each command that has ours takes its spelling too) and ``--config`` keys alike.
-OPTION_ALIASES = {
-    "--output_path": "--out",
-    "--batch_size": "--batch-size",
-    "--log_samples": "--log-samples",
-    "--write_out": "--log-samples",
 }
 
 _OUTCOMES = "did you mean --out DIR? (its outcomes/ folder holds each test's log-likelihoods)"

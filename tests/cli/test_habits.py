@@ -240,7 +240,7 @@ def test_the_embedded_model_name_resolves_to_its_folder(monkeypatch, tmp_path):
 
 def test_one_alias_table_for_the_command_line_and_config(tmp_path):
     """Every lm-eval spelling the command line takes, --config takes as a key, and the reverse."""
-    from nnd_suites.cli.habits import OPTION_ALIASES
+    from nnd_suites.cli.parser import OPTION_ALIASES
 
     out = tmp_path / "run"
     config = tmp_path / "run.yaml"

@@ -137,7 +137,10 @@ def test_concurrent_exports_into_one_folder_all_reach_the_card(challenge300_suit
     assert exit_codes.split() == ["0"] * CONCURRENT, errors
     assert _card_configs(folder) == names
     assert sorted(datasets.get_dataset_config_names(str(folder))) == names
+    # datasets caches under cache_dir/<folder name>/<config>: not tmp_path, where that is the
+    # exported folder itself
+    cache = tmp_path / "datasets-cache"
     for i, name in enumerate(names):
-        rows = datasets.load_dataset(str(folder), name, split="test", cache_dir=str(tmp_path))
+        rows = datasets.load_dataset(str(folder), name, split="test", cache_dir=str(cache))
         assert rows["id"] == [p.id for p in challenge300_suite.pairs[10 * i : 10 * i + 10]]
     assert not [p for p in folder.iterdir() if p.name.startswith(".")]  # no lock file, no tmp

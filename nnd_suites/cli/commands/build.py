@@ -7,7 +7,7 @@ from pathlib import Path
 
 from nnd_suites.build.budget import DEFAULT_MAX_PAIRS, DEFAULT_MAX_PAIRS_PER_GROUP
 from nnd_suites.cli.commands.stats import print_stats
-from nnd_suites.cli.options import Commands
+from nnd_suites.cli.parser import Commands
 from nnd_suites.cli.printing import say
 from nnd_suites.errors import NNDError
 from nnd_suites.infra.formatting import plural

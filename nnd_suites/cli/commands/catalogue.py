@@ -8,7 +8,7 @@ import json
 from pathlib import Path
 
 from nnd_suites.catalogue.entries import CATALOGUE_FILE, find_source, load_catalogue
-from nnd_suites.cli.options import Commands
+from nnd_suites.cli.parser import Commands
 from nnd_suites.cli.printing import say, say_json
 from nnd_suites.infra.formatting import table
 

@@ -11,12 +11,12 @@ from typing import TYPE_CHECKING, Any
 
 from nnd_suites.cli.options import (
     SUITE_HELP,
-    Commands,
     add_data_parallel_option,
     add_scoring_options,
     rank_zero,
     scoring_options,
 )
+from nnd_suites.cli.parser import Commands
 from nnd_suites.cli.printing import rate_summary, say, say_json
 from nnd_suites.errors import NNDError
 from nnd_suites.infra.formatting import plural, rate_with_interval

@@ -6,7 +6,7 @@ import argparse
 import json
 
 from nnd_suites.cli.catalogue import catalogue
-from nnd_suites.cli.options import Commands
+from nnd_suites.cli.parser import Commands
 from nnd_suites.cli.printing import say, say_json
 
 

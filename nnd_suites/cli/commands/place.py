@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from nnd_suites.cli.options import Commands
+from nnd_suites.cli.parser import Commands
 from nnd_suites.cli.printing import say, say_json
 
 

@@ -9,11 +9,11 @@ from pathlib import Path
 
 from nnd_suites.cli.options import (
     SUITE_HELP,
-    Commands,
     add_scoring_options,
     probability,
     scoring_options,
 )
+from nnd_suites.cli.parser import Commands
 from nnd_suites.cli.printing import say, say_json
 
 

@@ -7,7 +7,7 @@ import argparse
 from importlib import resources
 from pathlib import Path
 
-from nnd_suites.cli.options import Commands
+from nnd_suites.cli.parser import Commands
 from nnd_suites.cli.printing import say
 from nnd_suites.quality_map import write_schema
 

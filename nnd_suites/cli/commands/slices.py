@@ -6,7 +6,8 @@ import argparse
 import json
 from pathlib import Path
 
-from nnd_suites.cli.options import SUITE_HELP, Commands
+from nnd_suites.cli.options import SUITE_HELP
+from nnd_suites.cli.parser import Commands
 from nnd_suites.cli.printing import left_out, say, say_json
 from nnd_suites.infra.formatting import count, plural, rate_with_interval
 

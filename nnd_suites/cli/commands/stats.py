@@ -6,7 +6,8 @@ import argparse
 import json
 from typing import Any
 
-from nnd_suites.cli.options import SUITE_HELP, Commands
+from nnd_suites.cli.options import SUITE_HELP
+from nnd_suites.cli.parser import Commands
 from nnd_suites.cli.printing import say, say_json
 from nnd_suites.cli.suites import load_suite
 

@@ -6,7 +6,8 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from nnd_suites.cli.options import SUITE_HELP, Commands
+from nnd_suites.cli.options import SUITE_HELP
+from nnd_suites.cli.parser import Commands
 from nnd_suites.cli.printing import say
 
 

@@ -8,13 +8,13 @@ from pathlib import Path
 from nnd_suites.cli.options import (
     MIN_RESAMPLES,
     SUITE_HELP,
-    Commands,
     add_data_parallel_option,
     add_scoring_options,
     rank_zero,
     resamples,
     scoring_options,
 )
+from nnd_suites.cli.parser import Commands
 from nnd_suites.cli.printing import say, say_json
 
 
