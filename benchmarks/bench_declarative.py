@@ -20,7 +20,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 from nnd_suites import build_suite
-from nnd_suites.build.adapter import ADAPTERS, Adapter
+from nnd_suites.builder.adapter import ADAPTERS, Adapter
 from nnd_suites.records.groups import Candidate, Group
 from nnd_suites.sources import ReadLog, parse_number, read_json_array
 from nnd_suites.sources.delimited import read_csv

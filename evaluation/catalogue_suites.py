@@ -17,7 +17,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
-from nnd_suites.build.adapter import ADAPTERS
+from nnd_suites.builder.adapter import ADAPTERS
 from nnd_suites.catalogue.building import how_to_get, shipped_builds
 from nnd_suites.catalogue.entries import CatalogueEntry, load_catalogue
 from nnd_suites.errors import NNDError

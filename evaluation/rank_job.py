@@ -28,7 +28,7 @@ from typing import Any, Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict, JsonValue
 
-from nnd_suites.build.adapter import ADAPTERS
+from nnd_suites.builder.adapter import ADAPTERS
 from nnd_suites.errors import NNDError
 from nnd_suites.evaluation.backend import backend_name
 from nnd_suites.evaluation.catalogue_suites import catalogue_spec

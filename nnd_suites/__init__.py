@@ -2,7 +2,7 @@
 
 The packages, lowest layer first (each imports only those before it; ARCHITECTURE.md):
 ``errors``, ``infra``, ``sources``, ``records``, ``suite``, ``plugins``, ``statistics``,
-``quality_map``, ``human``, ``build``, then ``transformations`` and ``slices``, then ``adapters``,
+``quality_map``, ``human``, ``builder``, then ``transformations`` and ``slices``, then ``adapters``,
 ``scaffold`` and ``hub``, then ``resolve``, ``evaluation`` and ``cli``. This module is the facade
 over all of them.
 """
@@ -30,7 +30,7 @@ __getattr__, __dir__, __all__ = lazy_loader.attach(
             "SuiteValidationError",
             "UnknownItemError",
         ],
-        "build.adapter": ["Adapter", "AdapterMetadata", "get_adapter", "register_adapter"],
+        "builder.adapter": ["Adapter", "AdapterMetadata", "get_adapter", "register_adapter"],
         # builds into dataset folders too, through the Hub layer (datasets)
         "hub.building": ["build_suite"],
         "records.groups": ["Candidate", "Group"],

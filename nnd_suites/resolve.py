@@ -3,7 +3,7 @@
 
 - a suite folder: what ``nnd-suites build`` writes, which is also a config folder of an export
   (``FOLDER/CONFIG``), read by the one reader :meth:`Suite.load` (older layouts included);
-- a built-in adapter name, built on the fly from its shipped source (``nnd_suites.build.suites``),
+- a built-in adapter name, built on the fly from its shipped source (``nnd_suites.builder.suites``),
 or
   ``builtin:NAME``; a bare name that is also a folder in the current directory is refused as
   ambiguous (``./NAME`` names the folder, ``builtin:NAME`` the built-in suite), and a spec with a
@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from nnd_suites.build.adapter import ADAPTERS
+from nnd_suites.builder.adapter import ADAPTERS
 from nnd_suites.errors import AmbiguousSuiteError, NNDError, UnknownItemError
 from nnd_suites.suite import MANIFEST_FILE, Suite
 
@@ -153,7 +153,7 @@ def resolve_suites(suites: object) -> list[Suite]:
 
 
 def _build_shipped(name: str) -> Suite:
-    from nnd_suites.build.suites import build_suite  # the builders import every adapter's readers
+    from nnd_suites.builder.suites import build_suite  # the builders import every adapter's readers
 
     if ADAPTERS.get(name).default_source_path() is None:
         raise NNDError(

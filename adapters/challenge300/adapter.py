@@ -6,7 +6,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import ClassVar
 
-from nnd_suites.build.adapter import Adapter, AdapterMetadata, register_adapter
+from nnd_suites.builder.adapter import Adapter, AdapterMetadata, register_adapter
 from nnd_suites.errors import QualityMapError, SourceFormatError
 from nnd_suites.quality_map import QualityMap
 from nnd_suites.records.groups import Candidate, Group

@@ -7,7 +7,7 @@ import re
 from collections.abc import Iterator
 from pathlib import Path
 
-from nnd_suites.build.adapter import Adapter, AdapterMetadata, register_adapter
+from nnd_suites.builder.adapter import Adapter, AdapterMetadata, register_adapter
 from nnd_suites.errors import SourceFormatError
 from nnd_suites.records.conversation import Turn, encode_turns, split_final_reply
 from nnd_suites.records.judgments import JudgedGroup, Judgment

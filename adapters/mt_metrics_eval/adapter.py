@@ -13,7 +13,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from nnd_suites.build.adapter import Adapter, AdapterMetadata, register_adapter
+from nnd_suites.builder.adapter import Adapter, AdapterMetadata, register_adapter
 from nnd_suites.errors import SourceFormatError
 from nnd_suites.records.groups import Candidate, Group
 from nnd_suites.sources import ReadLog, parse_number, read_text_lines

@@ -17,7 +17,7 @@ from nnd_suites.adapters.summeval.adapter import (
     CITATION,
     SummEvalAdapter,
 )
-from nnd_suites.build.adapter import AdapterMetadata, register_adapter
+from nnd_suites.builder.adapter import AdapterMetadata, register_adapter
 from nnd_suites.errors import SourceFormatError
 from nnd_suites.records.groups import Candidate, Group
 from nnd_suites.sources import ReadLog, read_jsonl, require_fields

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from nnd_suites.adapters.wmt_mqm.sxs import WmtSxsMqmAdapter, sxs_metadata
-from nnd_suites.build.adapter import register_adapter
+from nnd_suites.builder.adapter import register_adapter
 
 
 @register_adapter("wmt23_sxs_zhen")

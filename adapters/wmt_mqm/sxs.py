@@ -17,7 +17,7 @@ from typing import ClassVar
 from pydantic import BaseModel, ConfigDict, Field
 
 from nnd_suites.adapters.wmt_mqm.adapter import WmtMqmAdapter, language_pair_from_name
-from nnd_suites.build.adapter import AdapterMetadata
+from nnd_suites.builder.adapter import AdapterMetadata
 from nnd_suites.errors import SourceFormatError
 from nnd_suites.records.groups import Group
 from nnd_suites.sources import ReadLog

@@ -9,7 +9,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from nnd_suites.build.suites import build_suite
+from nnd_suites.builder.suites import build_suite
 from nnd_suites.catalogue.entries import CatalogueEntry, CatalogueError, SourceCopy, find_source
 from nnd_suites.hub.export import adding_configs
 from nnd_suites.suite import Suite

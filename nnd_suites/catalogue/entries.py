@@ -9,7 +9,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from nnd_suites.build.adapter import ADAPTERS, AdapterMetadata
+from nnd_suites.builder.adapter import ADAPTERS, AdapterMetadata
 from nnd_suites.errors import NNDError
 from nnd_suites.infra.reading import DataFileError, read_yaml_file, sha256_file
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from nnd_suites.build.adapter import ADAPTERS
+from nnd_suites.builder.adapter import ADAPTERS
 from nnd_suites.infra.builtin_models import builtin_models
 from nnd_suites.quality_map import QualityMap, builtin_quality_maps
 

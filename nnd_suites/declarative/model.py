@@ -12,7 +12,7 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 from pydantic.json_schema import SkipJsonSchema
 
-from nnd_suites.build.adapter import AdapterMetadata
+from nnd_suites.builder.adapter import AdapterMetadata
 from nnd_suites.infra.atomic import atomic_write_text
 
 SCHEMA_FILE = "declarative_source.schema.json"

@@ -14,7 +14,7 @@ from pathlib import Path
 from types import ModuleType
 from typing import ClassVar
 
-from nnd_suites.build.adapter import Adapter, register_adapter
+from nnd_suites.builder.adapter import Adapter, register_adapter
 from nnd_suites.declarative.loading import Declared, load_declaration
 from nnd_suites.declarative.model import DECLARATION_FILE
 from nnd_suites.declarative.reader import read_declared

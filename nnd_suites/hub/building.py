@@ -1,6 +1,6 @@
 """Building suites into a dataset folder: a suite built with ``out`` named after it in a folder
 that holds nnd-suites' card is written as one of that folder's configs and the card lists it
-(``build --out``, ``build --all``). Building itself is :mod:`nnd_suites.build.suites`, which
+(``build --out``, ``build --all``). Building itself is :mod:`nnd_suites.builder.suites`, which
 never reaches the Hub."""
 
 from __future__ import annotations
@@ -9,8 +9,8 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from nnd_suites.build import suites as building
-from nnd_suites.build.adapter import ADAPTERS, Adapter, get_adapter
+from nnd_suites.builder import suites as building
+from nnd_suites.builder.adapter import ADAPTERS, Adapter, get_adapter
 from nnd_suites.hub.export import adding_configs, holds_nnd_card
 from nnd_suites.hub.layout import validate_config_name
 from nnd_suites.infra.output_folder import check_output_folder
@@ -25,7 +25,7 @@ def build_suite(
     name: str | None = None,
     **options: Any,
 ) -> Suite:
-    """:func:`nnd_suites.build.suites.build_suite` (same arguments), where an ``out`` named after
+    """:func:`nnd_suites.builder.suites.build_suite` (same arguments), where an ``out`` named after
     the suite in a dataset folder (one holding the card of ``build --all`` or ``export``) is
     written as one of its configs, and the card then lists it too."""
     if out is None:

@@ -1,7 +1,7 @@
 """Each named system's win rate in a pairwise suite: its human score.
 
 A pairwise suite keeps both responses of every judgment (``candidates.parquet``, see
-:func:`nnd_suites.build.judged_pairs.judged_candidates`): two rows in a row, in the judgment's
+:func:`nnd_suites.builder.judged_pairs.judged_candidates`): two rows in a row, in the judgment's
 order, the preferred one labelled with the rule's ``high_label``, the other ``low_label``, and both
 unlabelled for a tie. A system's win rate is the share of the comparisons it took part in that it
 won, **a tie counting as half a win** (so that ties neither reward nor punish either side, and the

@@ -4,7 +4,7 @@ Most human evaluation of generated text is comparative: a person saw two respons
 and said which is better (or that they tie), perhaps with a strength, perhaps one of several
 raters. An adapter of such a source yields :class:`JudgedGroup` objects (one per context) holding
 :class:`Judgment` objects; the quality map's ``pairwise`` rule says what a verdict means and how
-several verdicts on the same two texts combine (:mod:`nnd_suites.build.judged_pairs` makes the
+several verdicts on the same two texts combine (:mod:`nnd_suites.builder.judged_pairs` makes the
 tests).
 """
 

@@ -1,6 +1,6 @@
 """An NND test as a record: (context, high candidate, low candidate), its content-hash id, and
 whether it is degenerate (both sides the same text). The builder is
-:mod:`nnd_suites.build.pairs`."""
+:mod:`nnd_suites.builder.pairs`."""
 
 from __future__ import annotations
 

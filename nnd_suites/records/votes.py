@@ -8,7 +8,7 @@ pools several identical outputs may hold two ratings by one rater, see
 :mod:`nnd_suites.records.pooled_ratings`). A map without a rating rule (labels) compares the raters'
 ratings when the candidates share exactly one rated aspect (WMT MQM: each rater's MQM score);
 candidates without raters give no votes. Votes from pairwise judgments are made by
-:mod:`nnd_suites.build.judged_pairs`.
+:mod:`nnd_suites.builder.judged_pairs`.
 
 The test's human margin, computed from its votes, is in :mod:`nnd_suites.records.margins`.
 """

@@ -22,8 +22,8 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from nnd_suites.build.adapter import Adapter
-from nnd_suites.build.suites import build_suite
+from nnd_suites.builder.adapter import Adapter
+from nnd_suites.builder.suites import build_suite
 from nnd_suites.errors import NNDError
 from nnd_suites.suite import MANIFEST_FILE, export_json_schemas, read_pair_rows
 

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from nnd_suites import build_suite
-from nnd_suites.build.adapter import get_adapter
+from nnd_suites.builder.adapter import get_adapter
 from nnd_suites.errors import QualityMapError
 from nnd_suites.quality_map import QualityMap, level_key
 from nnd_suites.sources import read_number

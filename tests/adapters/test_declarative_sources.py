@@ -14,7 +14,7 @@ from itertools import combinations
 import pytest
 
 from nnd_suites import build_suite
-from nnd_suites.build.adapter import ADAPTERS
+from nnd_suites.builder.adapter import ADAPTERS
 from nnd_suites.cli.catalogue import catalogue
 from nnd_suites.errors import SourceFormatError
 

@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 
 from nnd_suites import SourceFormatError, build_suite
-from nnd_suites.build.adapter import ADAPTERS
+from nnd_suites.builder.adapter import ADAPTERS
 from nnd_suites.cli import main
 
 EXAMPLE = Path(__file__).with_name("example_ratings")
@@ -129,7 +129,7 @@ def test_a_bad_rating_is_a_line_error(example, tmp_path):
 
 
 def test_frank_records_its_split_file():
-    from nnd_suites.build.adapter import get_adapter
+    from nnd_suites.builder.adapter import get_adapter
 
     fixtures = get_adapter("frank").folder() / "fixtures"
     suite = build_suite("frank", fixtures / "human_annotations_sentence.json")

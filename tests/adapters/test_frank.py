@@ -7,7 +7,7 @@ import json
 import pytest
 
 from nnd_suites import build_suite
-from nnd_suites.build.adapter import get_adapter
+from nnd_suites.builder.adapter import get_adapter
 from nnd_suites.errors import QualityMapError, SourceFormatError
 
 FIXTURES = get_adapter("frank").folder() / "fixtures"

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 import nnd_suites.adapters
-from nnd_suites.build.adapter import ADAPTERS
+from nnd_suites.builder.adapter import ADAPTERS
 from nnd_suites.plugins.harness import plugin_problems
 from nnd_suites.scaffold import harness
 

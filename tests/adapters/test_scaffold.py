@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 import nnd_suites
-from nnd_suites.build.adapter import ADAPTERS, Adapter, AdapterMetadata
+from nnd_suites.builder.adapter import ADAPTERS, Adapter, AdapterMetadata
 from nnd_suites.errors import NNDError, PluginError
 from nnd_suites.plugins import registry
 from nnd_suites.plugins.registry import Registry
@@ -133,7 +133,7 @@ def test_new_adapter_in_a_clean_checkout_is_picked_up_by_the_harness(tmp_path):
         assert f"PASSED tests/adapters/test_harness.py::{case}" in tests.stdout
     # the numeric stub names its raters, so its tests carry per-rater votes and margins
     probe = (
-        "from nnd_suites import build_suite; from nnd_suites.build.adapter import get_adapter; "
+        "from nnd_suites import build_suite; from nnd_suites.builder.adapter import get_adapter; "
         "s = build_suite('demo_numeric', get_adapter('demo_numeric').folder() / 'fixtures' / "
         "'release'); print(s.manifest.margin_kind, all(len(p.votes) >= 2 for p in s.pairs))"
     )

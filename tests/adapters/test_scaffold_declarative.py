@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from nnd_suites.build.adapter import ADAPTERS
+from nnd_suites.builder.adapter import ADAPTERS
 from nnd_suites.declarative.loading import load_declaration
 from nnd_suites.declarative.plugin import declared_adapter
 from nnd_suites.errors import NNDError

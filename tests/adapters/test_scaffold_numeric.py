@@ -10,7 +10,7 @@ import sys
 import pytest
 
 from nnd_suites import SourceFormatError, build_suite
-from nnd_suites.build.adapter import ADAPTERS
+from nnd_suites.builder.adapter import ADAPTERS
 from nnd_suites.scaffold import harness
 from nnd_suites.scaffold.writer import write_adapter
 

@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 
 from nnd_suites import SourceFormatError, build_suite
-from nnd_suites.build.adapter import ADAPTERS
+from nnd_suites.builder.adapter import ADAPTERS
 from nnd_suites.cli import main
 from nnd_suites.scaffold import harness
 

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from nnd_suites import build_suite
-from nnd_suites.build.adapter import get_adapter
+from nnd_suites.builder.adapter import get_adapter
 from nnd_suites.errors import SourceFormatError
 
 #: Song et al. (2025), arXiv 2502.17797: paragraphs rated by 3 raters for each of 10 systems.

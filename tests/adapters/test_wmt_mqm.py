@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from nnd_suites import build_suite
-from nnd_suites.build.adapter import get_adapter
+from nnd_suites.builder.adapter import get_adapter
 from nnd_suites.cli import main
 from nnd_suites.errors import NNDError, SourceFormatError
 from nnd_suites.sources import ReadLog

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from datasets import load_dataset
 
-from nnd_suites.build.adapter import ADAPTERS
+from nnd_suites.builder.adapter import ADAPTERS
 from nnd_suites.catalogue.building import build_catalogue
 from nnd_suites.catalogue.entries import CatalogueError, load_catalogue
 from nnd_suites.cli import main

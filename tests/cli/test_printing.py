@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from nnd_suites.build.adapter import ADAPTERS
+from nnd_suites.builder.adapter import ADAPTERS
 from nnd_suites.cli import main
 
 TITLE = "\x1b]0;TITLE\x07"  # retitles a terminal window

@@ -9,7 +9,7 @@ import re
 
 import pytest
 
-from nnd_suites.build.adapter import get_adapter
+from nnd_suites.builder.adapter import get_adapter
 from nnd_suites.cli import main
 from nnd_suites.evaluation.tiny import suite_texts, tiny_causal_lm
 

@@ -126,7 +126,7 @@ def test_shipped_suites_check_every_target_before_the_first_build(tmp_path):
 
 
 def test_a_single_build_refuses_a_foreign_folder_before_reading(tmp_path, capsys):
-    from nnd_suites.build.suites import build_suite
+    from nnd_suites.builder.suites import build_suite
 
     foreign = tmp_path / "mine"
     foreign.mkdir()

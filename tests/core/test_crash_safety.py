@@ -123,7 +123,7 @@ def leftovers(folder: Path) -> list[str]:
 
 def test_killed_build_leaves_the_old_or_the_new_suite(worker, challenge300_suite, tmp_path):
     # Two versions of the same suite: the shipped source and the same file with fewer rows.
-    from nnd_suites.build.adapter import ADAPTERS
+    from nnd_suites.builder.adapter import ADAPTERS
 
     shipped = ADAPTERS.get("challenge300").default_source_path()
     lines = Path(shipped).read_text("utf-8").splitlines(keepends=True)

@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from nnd_suites import NNDError, SourceFormatError, build_suite
-from nnd_suites.build.adapter import get_adapter
+from nnd_suites.builder.adapter import get_adapter
 from nnd_suites.cli import main
 from nnd_suites.hub import export_suites
 from nnd_suites.sources.download import cache_dir, public_source_name

@@ -20,7 +20,7 @@ from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
 from nnd_suites import NNDError, build_suite
-from nnd_suites.build.adapter import ADAPTERS, get_adapter
+from nnd_suites.builder.adapter import ADAPTERS, get_adapter
 from nnd_suites.errors import QualityMapError
 from nnd_suites.quality_map import QualityMap
 from nnd_suites.quality_map.core import builtin_quality_maps

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from nnd_suites import build_suite
-from nnd_suites.build.adapter import Adapter, AdapterMetadata
+from nnd_suites.builder.adapter import Adapter, AdapterMetadata
 from nnd_suites.cli import main
 from nnd_suites.errors import NoSystemsError, SuiteValidationError
 from nnd_suites.human.scores import human_scores

@@ -32,7 +32,7 @@ LAYERS: list[tuple[str, ...]] = [
     ("statistics",),
     ("quality_map",),
     ("human",),
-    ("build",),
+    ("builder",),
     ("transformations", "slices", "declarative"),
     ("adapters", "scaffold", "hub"),
     ("resolve", "catalogue"),
@@ -173,8 +173,8 @@ def _layer_breaches(edges: dict[str, set[str]]) -> list[str]:
 
 
 def test_the_layer_check_finds_an_import_of_a_layer_above():
-    edges = {"nnd_suites.records.pairs": {"nnd_suites.build.pairs", "nnd_suites.errors"}}
-    assert _layer_breaches(edges) == ["nnd_suites.records.pairs imports nnd_suites.build.pairs"]
+    edges = {"nnd_suites.records.pairs": {"nnd_suites.builder.pairs", "nnd_suites.errors"}}
+    assert _layer_breaches(edges) == ["nnd_suites.records.pairs imports nnd_suites.builder.pairs"]
     sibling = {"nnd_suites.hub.card": {"nnd_suites.scaffold.writer"}}
     assert _layer_breaches(sibling) == ["nnd_suites.hub.card imports nnd_suites.scaffold.writer"]
 

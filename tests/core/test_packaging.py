@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 import nnd_suites
-from nnd_suites.build.adapter import ADAPTERS
+from nnd_suites.builder.adapter import ADAPTERS
 
 REPO = Path(__file__).resolve().parents[2]
 

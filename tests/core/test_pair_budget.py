@@ -12,8 +12,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from nnd_suites import Candidate, Group, QualityMap, build_suite
-from nnd_suites.build.budget import PairBudget, check_pair_budget
-from nnd_suites.build.pairs import build_pairs
+from nnd_suites.builder.budget import PairBudget, check_pair_budget
+from nnd_suites.builder.pairs import build_pairs
 from nnd_suites.cli import main
 from nnd_suites.errors import NNDError, PairBudgetError
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from nnd_suites import Candidate, Group, NNDError, QualityMap
-from nnd_suites.build.pairs import build_pairs
+from nnd_suites.builder.pairs import build_pairs
 
 QD_MAP = QualityMap.load("quiz_design")
 

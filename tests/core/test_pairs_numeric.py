@@ -10,7 +10,7 @@ import pytest
 
 import nnd_suites
 from nnd_suites import Candidate, Group, QualityMap, QualityMapError
-from nnd_suites.build.pairs import build_pairs
+from nnd_suites.builder.pairs import build_pairs
 
 ASPECTS = ["fluency", "adequacy", "coherence", "style", "overall"]
 

@@ -14,8 +14,8 @@ import statistics
 import pytest
 
 from nnd_suites import Suite, build_suite
-from nnd_suites.build.adapter import get_adapter
-from nnd_suites.build.pairs import build_pairs
+from nnd_suites.builder.adapter import get_adapter
+from nnd_suites.builder.pairs import build_pairs
 from nnd_suites.quality_map import QualityMap
 from nnd_suites.records.groups import Candidate, Group
 from nnd_suites.records.judgments import JudgedGroup, Judgment

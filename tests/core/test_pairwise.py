@@ -7,9 +7,9 @@ from __future__ import annotations
 
 import pytest
 
-from nnd_suites.build.budget import PairBudget
-from nnd_suites.build.judged_pairs import suite_candidates
-from nnd_suites.build.pairs import build_pairs
+from nnd_suites.builder.budget import PairBudget
+from nnd_suites.builder.judged_pairs import suite_candidates
+from nnd_suites.builder.pairs import build_pairs
 from nnd_suites.errors import NNDError, QualityMapError
 from nnd_suites.quality_map import QualityMap
 from nnd_suites.records.groups import Candidate, Group

@@ -140,7 +140,7 @@ def test_with_chat_prompts_needs_a_conversation_suite(quiz_design_suite, chat_mo
 
 def test_a_transformation_rewrites_each_turn_and_keeps_the_conversation():
     """typos on contexts too: each turn's content is rewritten, roles and structure stay."""
-    from nnd_suites.build.adapter import get_adapter
+    from nnd_suites.builder.adapter import get_adapter
     from nnd_suites.transformations import transform_suite
 
     fixture = get_adapter("hh_rlhf").folder() / "fixtures" / "hh_sample.jsonl.gz"

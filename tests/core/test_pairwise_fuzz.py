@@ -17,7 +17,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from nnd_suites import NNDError, SourceFormatError, build_suite
-from nnd_suites.build.adapter import get_adapter
+from nnd_suites.builder.adapter import get_adapter
 
 _spec = importlib.util.spec_from_file_location(
     "fuzz_readers", Path(__file__).with_name("test_fuzz_readers.py")

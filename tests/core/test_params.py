@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from nnd_suites.build.adapter import ADAPTERS
+from nnd_suites.builder.adapter import ADAPTERS
 from nnd_suites.cli import main
 from nnd_suites.errors import ParameterError
 from nnd_suites.transformations import make_transformation

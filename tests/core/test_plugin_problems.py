@@ -15,14 +15,14 @@ from types import ModuleType
 
 import pytest
 
-from nnd_suites.build.adapter import Adapter
+from nnd_suites.builder.adapter import Adapter
 from nnd_suites.plugins.harness import plugin_problems
 from nnd_suites.plugins.registry import Registry
 from nnd_suites.slices import Slice
 from nnd_suites.transformations import TRANSFORMATIONS, Transformation
 
 ADAPTER_MODULE = """
-    from nnd_suites.build.adapter import Adapter, AdapterMetadata
+    from nnd_suites.builder.adapter import Adapter, AdapterMetadata
 
     class Quiz(Adapter):
         quality_map = "quiz_design"

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from nnd_suites.build.adapter import ADAPTERS
+from nnd_suites.builder.adapter import ADAPTERS
 from nnd_suites.resolve import expand_suite_specs, shipped_suites
 
 

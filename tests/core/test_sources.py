@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from nnd_suites import NNDError, SourceFormatError, UnknownItemError, build_suite
-from nnd_suites.build.adapter import get_adapter
+from nnd_suites.builder.adapter import get_adapter
 from nnd_suites.cli import main
 
 QD_SOURCE = get_adapter("quiz_design").default_source_path()

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from nnd_suites import NNDError, SourceFormatError, build_suite
-from nnd_suites.build.adapter import get_adapter
+from nnd_suites.builder.adapter import get_adapter
 from nnd_suites.cli import main
 from nnd_suites.infra.atomic import atomic_directory, atomic_write_text
 from nnd_suites.records.pairs import pair_id

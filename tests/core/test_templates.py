@@ -48,7 +48,7 @@ def test_cli_refuses_a_hostile_template_with_its_exit_status(template: str, caps
 
 
 def test_a_manifest_template_is_checked_when_the_suite_is_evaluated(tmp_path) -> None:
-    from nnd_suites.build.suites import build_suite
+    from nnd_suites.builder.suites import build_suite
     from nnd_suites.evaluation.templates import resolve_template
 
     suite = build_suite("challenge300")
@@ -61,7 +61,7 @@ def test_a_manifest_template_is_checked_when_the_suite_is_evaluated(tmp_path) ->
 def test_a_template_that_shows_no_context_field_is_refused(template: str, capsys) -> None:
     """The probe's finding: ``--template '{{question}}'`` (a literal) scored every test after the
     same text, and a manifest's default template without a field was taken too, exit 0."""
-    from nnd_suites.build.suites import build_suite
+    from nnd_suites.builder.suites import build_suite
     from nnd_suites.evaluation.templates import resolve_template
 
     if "{" in template:  # on the command line, text without braces names a template

@@ -8,7 +8,7 @@ import unicodedata
 import pytest
 
 from nnd_suites import Candidate, Group, QualityMap
-from nnd_suites.build.pairs import build_pairs
+from nnd_suites.builder.pairs import build_pairs
 from nnd_suites.records.pairs import Pair, PairCandidate, is_degenerate
 from nnd_suites.records.texts import TEXT_EQUIVALENCE, equivalence_key, is_blank, same_text
 from nnd_suites.transformations import TRANSFORMATIONS

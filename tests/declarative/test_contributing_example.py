@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from nnd_suites.build.adapter import ADAPTERS
+from nnd_suites.builder.adapter import ADAPTERS
 from nnd_suites.declarative.loading import load_declaration
 
 ROOT = Path(__file__).resolve().parents[2]

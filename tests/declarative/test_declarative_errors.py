@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from nnd_suites.build.adapter import ADAPTERS
+from nnd_suites.builder.adapter import ADAPTERS
 from nnd_suites.declarative.model import SCHEMA_FILE, schema_text
 from nnd_suites.declarative.plugin import declared_adapter, register_declared
 from nnd_suites.errors import DeclarationError, SourceFormatError

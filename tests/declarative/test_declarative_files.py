@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from nnd_suites import build_suite
-from nnd_suites.build.adapter import ADAPTERS
+from nnd_suites.builder.adapter import ADAPTERS
 from nnd_suites.declarative.plugin import declared_adapter
 from nnd_suites.errors import SourceFormatError
 from nnd_suites.sources import ReadLog

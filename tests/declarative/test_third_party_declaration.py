@@ -8,7 +8,7 @@ import sys
 from importlib.metadata import EntryPoint
 
 from nnd_suites import build_suite
-from nnd_suites.build.adapter import ADAPTERS, Adapter
+from nnd_suites.builder.adapter import ADAPTERS, Adapter
 from nnd_suites.declarative.plugin import register_declared
 from nnd_suites.plugins import registry
 from nnd_suites.plugins.registry import Registry

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from nnd_suites import build_suite
-from nnd_suites.build.adapter import get_adapter
+from nnd_suites.builder.adapter import get_adapter
 from nnd_suites.evaluation import evaluate
 from nnd_suites.evaluation.agreement_markdown import ceiling_summary
 from nnd_suites.evaluation.report_markdown import markdown

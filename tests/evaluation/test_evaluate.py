@@ -236,7 +236,7 @@ def test_a_run_of_ties_is_an_error_not_a_result(challenge300_suite, tmp_path):
 
 def test_a_candidate_longer_than_the_window_is_a_skipped_test(tiny_causal_model, tmp_path):
     """One test whose candidate alone overflows the window: counted, the rest still scored."""
-    from nnd_suites.build.suites import build_suite
+    from nnd_suites.builder.suites import build_suite
 
     suite = build_suite("challenge300")
     pairs = suite.pairs[:30]

@@ -12,7 +12,7 @@ import jsonschema
 import pytest
 
 from nnd_suites import build_suite
-from nnd_suites.build.adapter import get_adapter
+from nnd_suites.builder.adapter import get_adapter
 from nnd_suites.evaluation.agreement_markdown import ceiling_gap
 from nnd_suites.evaluation.leaderboard import leaderboard
 from nnd_suites.evaluation.leaderboard_agreement import REFERENCE

@@ -179,7 +179,7 @@ def test_every_plugin_is_registered_and_has_harness_cases(registry):
 
 
 def test_every_plugin_of_every_kind_declares_a_summary_and_a_description():
-    from nnd_suites.build.adapter import ADAPTERS
+    from nnd_suites.builder.adapter import ADAPTERS
     from nnd_suites.slices import SLICES
     from nnd_suites.transformations import TRANSFORMATIONS
 

@@ -9,7 +9,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from nnd_suites import build_suite
-from nnd_suites.build.adapter import get_adapter
+from nnd_suites.builder.adapter import get_adapter
 from nnd_suites.hub import export_suites
 from nnd_suites.hub.card_agreement import config_agreement
 from nnd_suites.hub.configs import describe_config

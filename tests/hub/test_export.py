@@ -13,7 +13,7 @@ from datasets.info import DatasetInfosDict
 from huggingface_hub import DatasetCard
 
 from nnd_suites import NNDError, Suite, SuiteValidationError, build_suite, load_suite
-from nnd_suites.build.adapter import ADAPTERS
+from nnd_suites.builder.adapter import ADAPTERS
 from nnd_suites.cli import main
 from nnd_suites.hub import export_suites, suite_features
 from nnd_suites.hub.layout import CARD_FILE

@@ -8,7 +8,7 @@ import datasets
 import pyarrow.parquet as pq
 
 from nnd_suites import Suite, build_suite, load_suite
-from nnd_suites.build.adapter import get_adapter
+from nnd_suites.builder.adapter import get_adapter
 from nnd_suites.hub import export_suites
 from nnd_suites.records.margins import MARGIN_MEANINGS, MarginKind
 from nnd_suites.records.votes import Vote

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from nnd_suites.build.budget import DEFAULT_MAX_PAIRS, DEFAULT_MAX_PAIRS_PER_GROUP
+from nnd_suites.builder.budget import DEFAULT_MAX_PAIRS, DEFAULT_MAX_PAIRS_PER_GROUP
 from nnd_suites.cli.commands.stats import print_stats
 from nnd_suites.cli.parser import Commands
 from nnd_suites.cli.printing import say
@@ -22,7 +22,7 @@ def suite_name(text: str) -> str:
     """``--name``, checked while parsing: a name the manifest refuses stops the command before
     the build (a usage error, exit status 2), not after it."""
     # lazy: the build imports the suite package (pyarrow, numpy); --help needs none
-    from nnd_suites.build.suites import check_suite_name
+    from nnd_suites.builder.suites import check_suite_name
 
     try:
         return check_suite_name(text)

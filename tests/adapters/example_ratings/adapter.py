@@ -12,7 +12,7 @@ from collections import defaultdict
 from collections.abc import Iterator
 from pathlib import Path
 
-from nnd_suites.build.adapter import Adapter, AdapterMetadata, register_adapter
+from nnd_suites.builder.adapter import Adapter, AdapterMetadata, register_adapter
 from nnd_suites.records.groups import Candidate, Group
 from nnd_suites.sources import ReadLog, parse_number, read_tsv
 from nnd_suites.sources.html_table import read_html_table

@@ -11,7 +11,7 @@ from collections.abc import Iterator
 from functools import partial
 from pathlib import Path
 
-from nnd_suites.build.adapter import Adapter, AdapterMetadata, register_adapter
+from nnd_suites.builder.adapter import Adapter, AdapterMetadata, register_adapter
 from nnd_suites.errors import SourceFormatError
 from nnd_suites.records.groups import Candidate, Group
 from nnd_suites.sources import ReadLog, parse_number, read_json_object

@@ -14,10 +14,10 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Collection, Iterable, Mapping
 
-from nnd_suites.build.budget import PairBudget, check_pair_budget
-from nnd_suites.build.judged_pairs import judged_group_pairs
-from nnd_suites.build.merged_texts import Merged, count_pairs
-from nnd_suites.build.result import BuildResult
+from nnd_suites.builder.budget import PairBudget, check_pair_budget
+from nnd_suites.builder.judged_pairs import judged_group_pairs
+from nnd_suites.builder.merged_texts import Merged, count_pairs
+from nnd_suites.builder.result import BuildResult
 from nnd_suites.errors import NNDError
 from nnd_suites.quality_map import Assessment, QualityMap
 from nnd_suites.records.groups import Candidate, Group, breakdown_values
@@ -39,7 +39,7 @@ def build_pairs(
     optional_context: Collection[str] = (),
 ) -> BuildResult:
     """Turn adapter groups into validated NND tests, in source order: labelled candidates
-    (:class:`Group`), or judgments (:class:`JudgedGroup`, :mod:`nnd_suites.build.judged_pairs`)
+    (:class:`Group`), or judgments (:class:`JudgedGroup`, :mod:`nnd_suites.builder.judged_pairs`)
     when the map has a pairwise rule.
 
     Empty candidate texts are left out (and counted) unless ``allow_empty``: some sources judged

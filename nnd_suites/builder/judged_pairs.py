@@ -19,8 +19,8 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass
 
-from nnd_suites.build.budget import PairBudget, check_pair_budget
-from nnd_suites.build.result import BuildResult
+from nnd_suites.builder.budget import PairBudget, check_pair_budget
+from nnd_suites.builder.result import BuildResult
 from nnd_suites.errors import NNDError
 from nnd_suites.quality_map import QualityMap
 from nnd_suites.quality_map.pairwise import PairwiseRule

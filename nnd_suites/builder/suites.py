@@ -8,16 +8,16 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
-from nnd_suites.build.adapter import Adapter, get_adapter
-from nnd_suites.build.budget import (
+from nnd_suites.builder.adapter import Adapter, get_adapter
+from nnd_suites.builder.budget import (
     DEFAULT_MAX_PAIRS,
     DEFAULT_MAX_PAIRS_PER_GROUP,
     PairBudget,
     judgments_over_budget,
 )
-from nnd_suites.build.judged_pairs import suite_candidates
-from nnd_suites.build.pairs import build_pairs
-from nnd_suites.build.result import BuildResult
+from nnd_suites.builder.judged_pairs import suite_candidates
+from nnd_suites.builder.pairs import build_pairs
+from nnd_suites.builder.result import BuildResult
 from nnd_suites.errors import NNDError, SourceFormatError
 from nnd_suites.infra.output_folder import check_output_folder
 from nnd_suites.infra.reading import sha256_file
