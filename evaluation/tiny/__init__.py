@@ -17,9 +17,8 @@ from pathlib import Path
 from nnd_suites.errors import NNDError
 from nnd_suites.evaluation.progress import quiet_transformers_off_terminal
 from nnd_suites.evaluation.tiny.stamp import stamp_problem, write_stamp
-from nnd_suites.infra.atomic import atomic_directory
+from nnd_suites.infra.atomic import atomic_directory, folder_lock
 from nnd_suites.infra.builtin_models import EMBEDDED
-from nnd_suites.infra.folder_lock import folder_lock
 from nnd_suites.infra.output_folder import check_output_folder, output_folder
 from nnd_suites.infra.paths import cache_root
 from nnd_suites.resolve import builtin_suite, load_suite

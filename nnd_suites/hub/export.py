@@ -12,8 +12,7 @@ from nnd_suites.hub.card import build_card, card_metadata
 from nnd_suites.hub.configs import ConfigInfo, describe_config, read_config
 from nnd_suites.hub.layout import CARD_FILE, CARD_TAG, exported_configs, validate_config_name
 from nnd_suites.hub.remote import check_repo_id
-from nnd_suites.infra.atomic import atomic_write_text
-from nnd_suites.infra.folder_lock import folder_lock
+from nnd_suites.infra.atomic import atomic_write_text, folder_lock
 from nnd_suites.infra.output_folder import check_output_folder
 from nnd_suites.suite import Suite, SuiteManifest
 
@@ -37,7 +36,7 @@ def export_suites(
     Configs already in ``folder`` are kept (a suite of the same name replaces its config), each
     one fully validated first (data, candidates, content hash): a damaged config is an error, never
     listed. A sub-folder that is not a config, and a card nnd-suites did not write, are never
-    replaced. Writers of one folder take turns (:func:`nnd_suites.infra.folder_lock.folder_lock`)
+    replaced. Writers of one folder take turns (:func:`nnd_suites.infra.atomic.folder_lock`)
     and the card is computed under the lock, so concurrent exports all end up in it. Each config
     folder is swapped in atomically, then the card. ``repo_id`` only fills the card's examples.
     """

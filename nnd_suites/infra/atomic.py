@@ -1,7 +1,8 @@
 """Atomic writes: a killed run never leaves a corrupt file or folder behind.
 
-A writer holds the target's lock (:func:`nnd_suites.infra.folder_lock.writer_lock`, a
-:class:`filelock.FileLock`) from start to end, so writers of one target take turns. It writes into
+A writer holds the target's lock (:func:`writer_lock`, a :class:`filelock.FileLock` beside it,
+whose file the holder deletes before releasing it: filelock's POSIX lock leaves it behind) from
+start to end, so writers of one target take turns. It writes into
 ``.NAME.PID.RANDOM.tmp`` beside the target, then puts it in place: a file with ``os.replace``; a
 folder by exchanging the two in one step where Linux can (``renameat2``), else by renaming the old
 folder aside to ``.NAME.PID.RANDOM.old`` and the new one in. A later writer of the same target,
@@ -24,9 +25,53 @@ import sys
 from collections.abc import Iterator
 from pathlib import Path
 
-from nnd_suites.errors import NNDError
-from nnd_suites.infra.folder_lock import writer_lock
+from filelock import FileLock, Timeout
 
+from nnd_suites.errors import NNDError, OutputFolderError
+
+# ------------------------------------------------------------------- locks
+#: How long a writer waits for another writer of the same path before giving up.
+LOCK_WAIT_SECONDS = 600.0
+
+
+@contextlib.contextmanager
+def writer_lock(target: Path, timeout: float | None = None) -> Iterator[None]:
+    """Hold the lock of ``target`` (a file or folder, existing or not; its folder must exist).
+
+    Not re-entrant: a process that holds it and asks again waits for itself."""
+    lock = FileLock(target.parent / f".{target.name}.nnd-suites.lock")
+    timeout = LOCK_WAIT_SECONDS if timeout is None else timeout
+    try:
+        lock.acquire(timeout=timeout)
+    except Timeout as exc:
+        raise OutputFolderError(
+            f"{target}: another nnd-suites process has been writing there for over "
+            f"{timeout:.0f} s; wait for it to finish, or write to another place"
+        ) from exc
+    try:
+        yield
+    finally:
+        if os.name == "posix":  # Windows' lock deletes its file itself, and a held file cannot be
+            Path(lock.lock_file).unlink(missing_ok=True)
+        lock.release()
+
+
+@contextlib.contextmanager
+def folder_lock(folder: str | Path, timeout: float | None = None) -> Iterator[Path]:
+    """Hold the lock of ``folder`` (created if missing): writers of one folder that add to it
+    (an export folder's configs and card) run one after the other."""
+    folder = Path(folder)
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise OutputFolderError(
+            f"{folder}: cannot create the folder ({exc.strerror or exc}); choose a writable one"
+        ) from exc
+    with writer_lock(folder, timeout):
+        yield folder
+
+
+# ------------------------------------------------------------------- exchange
 AT_FDCWD = -100
 RENAME_EXCHANGE = 2
 

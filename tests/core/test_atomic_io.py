@@ -10,7 +10,7 @@ import pytest
 
 import nnd_suites.infra.atomic as io
 from nnd_suites.errors import OutputFolderError
-from nnd_suites.infra import folder_lock
+from nnd_suites.infra import atomic
 from nnd_suites.infra.atomic import atomic_directory, atomic_write_text, recover_leftovers
 
 DEAD_PID = "999999999"  # above any pid_max: no such process
@@ -91,7 +91,7 @@ def test_a_live_writers_work_is_left_alone(tmp_path, monkeypatch):
     try:
         live = Path(sleeper.stdout.readline().strip())
         assert live.is_dir() and live.name.startswith(f".suite.{sleeper.pid}.")
-        monkeypatch.setattr(folder_lock, "LOCK_WAIT_SECONDS", 0.3)
+        monkeypatch.setattr(atomic, "LOCK_WAIT_SECONDS", 0.3)
         with (
             pytest.raises(OutputFolderError, match=f"{target}: another nnd-suites process"),
             atomic_directory(target),
