@@ -15,8 +15,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
 
+from nnd_suites.evaluation.result_model import StrictModel
 from nnd_suites.infra.formatting import count, plural, rate_with_interval
 from nnd_suites.infra.markdown import render
 from nnd_suites.records.conversation import render_transcript
@@ -74,11 +75,9 @@ BASELINES: dict[str, Baseline] = {
 }
 
 
-class BaselineRates(BaseModel):
+class BaselineRates(StrictModel):
     """What one bias baseline (a heuristic, no model) achieves on a suite's tests: in a report,
     on exactly the tests the model rated, so that both figures count the same tests."""
-
-    model_config = ConfigDict(extra="forbid")
 
     description: str
     overall: Rate

@@ -79,8 +79,6 @@ class ScoreCache:
             self._db.execute("PRAGMA journal_mode=WAL")
             self._db.execute("PRAGMA synchronous=NORMAL")
             self._db.executescript(SCHEMA)
-        self.hits = 0
-        self.writes = 0
 
     @contextlib.contextmanager
     def _named_errors(self, doing: str) -> Iterator[None]:
@@ -126,7 +124,6 @@ class ScoreCache:
                 found[key] = (
                     Score(total, n_targets, truncated) if n_targets else Score.skip(TOO_LONG)
                 )
-        self.hits += len(found)
         return found
 
     def put_many(self, items: Iterable[tuple[str, Score]]) -> None:
@@ -135,7 +132,6 @@ class ScoreCache:
         rows = [(key, s.logprob_sum, s.n_targets, s.truncated_tokens, now) for key, s in items]
         with self._named_errors("cannot write"), self._db:
             self._db.executemany("INSERT OR REPLACE INTO scores VALUES (?, ?, ?, ?, ?)", rows)
-        self.writes += len(rows)
 
     def __len__(self) -> int:
         with self._named_errors("cannot read"):

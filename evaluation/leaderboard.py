@@ -9,12 +9,13 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, PrivateAttr
+from pydantic import Field, PrivateAttr
 
 from nnd_suites import __version__
 from nnd_suites.errors import NNDError
 from nnd_suites.evaluation.baselines import BaselineRates
 from nnd_suites.evaluation.report import EvaluationReport
+from nnd_suites.evaluation.result_model import StrictModel
 from nnd_suites.evaluation.run_differences import scoring_differences
 from nnd_suites.evaluation.task_grouping import TaskGrouping
 from nnd_suites.human.agreement import AgreementCeiling
@@ -25,9 +26,7 @@ from nnd_suites.statistics.outcomes import Rate, outcome_map
 TIE_RULE = "a tie is not a pass"
 
 
-class LeaderboardModel(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
+class LeaderboardModel(StrictModel):
     label: str = Field(description="column name and the model's report sub-folder")
     model: str
     mode: str
@@ -35,10 +34,8 @@ class LeaderboardModel(BaseModel):
     architecture: str | None = None
 
 
-class MarginBandRates(BaseModel):
+class MarginBandRates(StrictModel):
     """One human margin band of a suite (the same tests for every model) and each model's rate."""
-
-    model_config = ConfigDict(extra="forbid")
 
     label: str
     low: float | None = Field(description="the smallest margin in the band (null: no margin)")
@@ -46,20 +43,16 @@ class MarginBandRates(BaseModel):
     rates: dict[str, Rate] = Field(description="model label -> pass rate in the band")
 
 
-class LeaderboardMargins(BaseModel):
+class LeaderboardMargins(StrictModel):
     """Pass rates by human margin band, models side by side (see ``agreement.margin_strata``)."""
-
-    model_config = ConfigDict(extra="forbid")
 
     kind: MarginKind | None
     rule: str
     bands: list[MarginBandRates] = Field(description="in order of margin, 'no margin' last")
 
 
-class Leaderboard(BaseModel):
+class Leaderboard(StrictModel):
     """Pass rates of several models on the same suites, and what bias baselines achieve."""
-
-    model_config = ConfigDict(extra="forbid")
 
     nnd_suites_version: str
     created: str

@@ -8,16 +8,15 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Iterable, Mapping
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
 
+from nnd_suites.evaluation.result_model import StrictModel
 from nnd_suites.infra.formatting import plural
 from nnd_suites.suite import Suite
 
 
-class SuiteLimit(BaseModel):
+class SuiteLimit(StrictModel):
     """A suite scored in part (``--limit``): what the whole suite holds that was not scored."""
-
-    model_config = ConfigDict(extra="forbid")
 
     scored: int = Field(ge=0, description="tests scored: those of the groups kept")
     tests: int = Field(ge=0, description="tests the whole suite holds")

@@ -48,9 +48,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import yaml
-from pydantic import BaseModel, ConfigDict
 
 from nnd_suites.errors import NNDError, ParameterError
+from nnd_suites.evaluation.result_model import StrictModel
 from nnd_suites.evaluation.scoring import SEPARATOR, tokenizer_traits
 from nnd_suites.evaluation.templates import resolve_template
 from nnd_suites.infra.atomic import atomic_write_text
@@ -82,10 +82,8 @@ REFUSED = {
 TASK_NAME = re.compile(r"^[a-z0-9_]+$")
 
 
-class LmEvalExport(BaseModel):
+class LmEvalExport(StrictModel):
     """What an export folder holds (its main file, which also marks the folder as ours)."""
-
-    model_config = ConfigDict(extra="forbid")
 
     scorer: str
     tokenizer: str

@@ -26,7 +26,7 @@ from collections.abc import Callable, Mapping
 from pathlib import Path, PurePath
 from typing import Any, Literal, TypeVar
 
-from pydantic import BaseModel, ConfigDict, JsonValue
+from pydantic import BaseModel, Field, JsonValue
 
 from nnd_suites.builder.adapter import ADAPTERS
 from nnd_suites.errors import NNDError
@@ -35,6 +35,7 @@ from nnd_suites.evaluation.catalogue_suites import catalogue_spec
 from nnd_suites.evaluation.leaderboard import Leaderboard
 from nnd_suites.evaluation.parallel import RankFailedError, current_rank, launch
 from nnd_suites.evaluation.report import EvaluationReport
+from nnd_suites.evaluation.result_model import StrictModel
 from nnd_suites.evaluation.samples import Sample
 from nnd_suites.infra.atomic import atomic_write_text
 from nnd_suites.resolve import (
@@ -57,26 +58,22 @@ Entry = Literal["evaluate", "evaluate_models", "verify_suite"]
 Result = TypeVar("Result", bound=BaseModel)
 
 
-class RankJob(BaseModel):
+class RankJob(StrictModel):
     """One library call, as each rank makes it."""
-
-    model_config = ConfigDict(extra="forbid")
 
     entry: Entry
     arguments: dict[str, JsonValue]
     log_level: int = logging.WARNING
 
 
-class RankFailure(BaseModel):
+class RankFailure(StrictModel):
     """An error on bad input that a rank raised, to be raised again by the launcher."""
-
-    model_config = ConfigDict(extra="forbid")
 
     rank: int
     module: str
     name: str
     message: str
-    attributes: dict[str, JsonValue] = {}
+    attributes: dict[str, JsonValue] = Field(default_factory=dict)
     os_error: tuple[int | None, str | None, str | None] | None = None  # errno, strerror, file
 
 

@@ -10,12 +10,13 @@ import math
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, model_validator
+from pydantic import Field, PrivateAttr, model_validator
 
 from nnd_suites.errors import NNDError
 from nnd_suites.evaluation.backend import Score
 from nnd_suites.evaluation.baselines import BaselineOutcomes, BaselineRates, baseline_rates
 from nnd_suites.evaluation.limits import SuiteLimit, suite_limit
+from nnd_suites.evaluation.result_model import StrictModel
 from nnd_suites.evaluation.samples import Sample
 from nnd_suites.evaluation.scorers import DEFAULT_SCORER, Scorer, make_scorer
 from nnd_suites.evaluation.scorers.base import CandidateScores
@@ -43,9 +44,7 @@ from nnd_suites.statistics.outcomes import (
 from nnd_suites.suite import Suite
 
 
-class SuiteResult(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
+class SuiteResult(StrictModel):
     suite: str
     adapter: str
     content_hash: str
@@ -160,19 +159,15 @@ class SuiteResult(BaseModel):
 _FLAT = ("passed", "ties", "failed", "degenerate", "skipped", "pass_rate", "ci")
 
 
-class RequestCounts(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
+class RequestCounts(StrictModel):
     tests: int = Field(description="tests over all suites")
     unique: int = Field(description="distinct (template, context, candidate) requests")
     cached: int = Field(description="found in the score cache")
     scored: int = Field(description="distinct (context, candidate) requests sent to the model")
 
 
-class EvaluationReport(BaseModel):
+class EvaluationReport(StrictModel):
     """What ``nnd_suites.evaluate`` returns; ``outcomes`` holds the per-test rows by suite."""
-
-    model_config = ConfigDict(extra="forbid")
 
     nnd_suites_version: str
     created: str

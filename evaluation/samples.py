@@ -21,10 +21,11 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
 
 from nnd_suites.errors import NNDError
 from nnd_suites.evaluation.backend import Backend, Score, ScoreRequest
+from nnd_suites.evaluation.result_model import StrictModel
 from nnd_suites.evaluation.scorers.base import Scorer
 from nnd_suites.evaluation.templates import neutral_context
 from nnd_suites.statistics.outcomes import Outcome, TestOutcome
@@ -37,11 +38,9 @@ SAMPLES_FOLDER = "samples"
 Lookup = Callable[[str, str], Score]
 
 
-class OtherScore(BaseModel):
+class OtherScore(StrictModel):
     """Another score of the candidate that a scorer of the run read beside the model's after
     the context: after the neutral context (``pmi``), or under the reference model (``ratio``)."""
-
-    model_config = ConfigDict(extra="forbid")
 
     logprob_sum: float | None = Field(
         description="sum of the natural-log probabilities of its targets, in nats (null: skipped)"
@@ -51,10 +50,8 @@ class OtherScore(BaseModel):
     skipped: str = Field("", description="why the request could not be scored ('' if it was)")
 
 
-class ScoredSide(BaseModel):
+class ScoredSide(StrictModel):
     """One candidate of a test as it was scored."""
-
-    model_config = ConfigDict(extra="forbid")
 
     text: str = Field(description="the candidate exactly as sent to the backend")
     logprob_sum: float | None = Field(
@@ -82,10 +79,8 @@ class ScoredSide(BaseModel):
     )
 
 
-class ScoredTokens(BaseModel):
+class ScoredTokens(StrictModel):
     """The tokens of a test decoded back to text: what the model read and was scored on."""
-
-    model_config = ConfigDict(extra="forbid")
 
     context: str = Field(
         description="the context tokens the model read (the encoder's input for seq2seq), "
@@ -95,10 +90,8 @@ class ScoredTokens(BaseModel):
     low: str = Field(description="the low candidate's targets: its tokens and EOS")
 
 
-class Sample(BaseModel):
+class Sample(StrictModel):
     """One line of ``samples/SUITE.jsonl``."""
-
-    model_config = ConfigDict(extra="forbid")
 
     suite: str
     pair_id: str = Field(description="the test's id, as in outcomes/SUITE.parquet")

@@ -11,8 +11,9 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
 
+from nnd_suites.evaluation.result_model import StrictModel
 from nnd_suites.records.pairs import Pair
 from nnd_suites.statistics.outcomes import Rate, TestOutcome, rate, rates_by
 from nnd_suites.statistics.paired import paired_counts
@@ -20,10 +21,8 @@ from nnd_suites.statistics.paired import paired_counts
 LENGTHS = ("better shorter", "same length", "better longer")
 
 
-class Flips(BaseModel):
+class Flips(StrictModel):
     """Verdicts of one scorer against the primary scorer's, on the tests both rated."""
-
-    model_config = ConfigDict(extra="forbid")
 
     n: int = Field(description="tests rated under both scorers")
     flipped: int = Field(description="tests passed under exactly one of the two")
@@ -33,9 +32,7 @@ class Flips(BaseModel):
     p_value: float = Field(description="exact McNemar test on the flipped tests")
 
 
-class ScorerResult(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
+class ScorerResult(StrictModel):
     overall: Rate
     by_category: dict[str, Rate]
     by_length: dict[str, Rate] = Field(
@@ -45,10 +42,8 @@ class ScorerResult(BaseModel):
     flips: Flips | None = Field(description="against the primary scorer (null for itself)")
 
 
-class Sensitivity(BaseModel):
+class Sensitivity(StrictModel):
     """One suite under several scorers (``scorers[primary]`` is the report's own figures)."""
-
-    model_config = ConfigDict(extra="forbid")
 
     primary: str
     scorers: dict[str, ScorerResult]

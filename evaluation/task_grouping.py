@@ -12,25 +12,23 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
+
+from nnd_suites.evaluation.result_model import StrictModel
 
 #: the bias baselines shown beside the model, in this order (evaluation.baselines.BASELINES)
 BASELINE_COLUMNS = ("shorter", "longer", "overlap")
 
 
-class SkippedSuite(BaseModel):
+class SkippedSuite(StrictModel):
     """A catalogue suite that was not evaluated, and why."""
-
-    model_config = ConfigDict(extra="forbid")
 
     task_type: str
     reason: str = Field(description="why it was not evaluated and how to make its source available")
 
 
-class TaskGrouping(BaseModel):
+class TaskGrouping(StrictModel):
     """The suites of a run by task type, and the catalogue suites it could not evaluate."""
-
-    model_config = ConfigDict(extra="forbid")
 
     source: str = Field(
         description="'catalogue' (every suite whose source ships) or the folder written by "

@@ -7,22 +7,16 @@ Its statistics (McNemar, Newcombe, Holm) are the ones robustness uses too:
 from nnd_suites.evaluation.comparison.paired import (
     Comparison,
     IncomparableRunsError,
-    SuiteComparison,
     compare_reports,
     compare_runs,
 )
 from nnd_suites.evaluation.comparison.render import comparison_markdown, write_comparison
-from nnd_suites.statistics.paired import PairedResult, holm, mcnemar_exact
 
 __all__ = [
     "Comparison",
     "IncomparableRunsError",
-    "PairedResult",
-    "SuiteComparison",
     "compare_reports",
     "compare_runs",
     "comparison_markdown",
-    "holm",
-    "mcnemar_exact",
     "write_comparison",
 ]

@@ -12,11 +12,12 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
 
 from nnd_suites.errors import NNDError
 from nnd_suites.evaluation.limits import SuiteLimit
 from nnd_suites.evaluation.report import EvaluationReport
+from nnd_suites.evaluation.result_model import StrictModel
 from nnd_suites.evaluation.run_differences import coverage_differences, scoring_differences
 from nnd_suites.evaluation.saved import load_report, report_file
 from nnd_suites.infra.output_kinds import register_model
@@ -35,9 +36,7 @@ class IncomparableRunsError(NNDError):
     """Two runs do not cover the same tests (suites, content hashes or test ids differ)."""
 
 
-class SuiteComparison(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
+class SuiteComparison(StrictModel):
     suite: str
     content_hash: str
     template_a: str
@@ -51,10 +50,8 @@ class SuiteComparison(BaseModel):
     )
 
 
-class Comparison(BaseModel):
+class Comparison(StrictModel):
     """What ``nnd-suites compare`` reports (``comparison.json``)."""
-
-    model_config = ConfigDict(extra="forbid")
 
     model_a: str
     model_b: str

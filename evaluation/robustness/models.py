@@ -7,9 +7,10 @@ import json
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Annotated, Any
 
-from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, model_validator
+from pydantic import BeforeValidator, Field, model_validator
 
 from nnd_suites.evaluation.limits import KeptTests, SuiteLimit
+from nnd_suites.evaluation.result_model import StrictModel
 from nnd_suites.evaluation.robustness.stats import PairedTest, compare_to_parent
 from nnd_suites.infra.output_kinds import register_model
 from nnd_suites.statistics.outcomes import Rate
@@ -73,9 +74,7 @@ class RobustnessCell(PairedResult):
         return renamed_older(data)
 
 
-class RobustnessReport(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
+class RobustnessReport(StrictModel):
     model: str
     alpha: float = ALPHA
     suites: dict[str, Rate] = Field(

@@ -6,9 +6,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import Field, ValidationError
 
 from nnd_suites import __version__
+from nnd_suites.evaluation.result_model import StrictModel
 from nnd_suites.infra.atomic import atomic_write_text
 from nnd_suites.infra.output_kinds import register_model
 from nnd_suites.infra.reading import sha256_file
@@ -19,10 +20,8 @@ STAMP_FILE = "tiny_model.json"
 _MARKER_FILE = "nnd-suites-output.json"
 
 
-class TinyModelStamp(BaseModel):
+class TinyModelStamp(StrictModel):
     """What ``tiny_model.json`` holds: how the model was made and the sha256 of each file."""
-
-    model_config = ConfigDict(extra="forbid")
 
     architecture: str = Field(description="gpt2 (causal) or bart (encoder-decoder)")
     seed: int = Field(description="seed of the random weights")

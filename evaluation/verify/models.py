@@ -2,17 +2,16 @@
 
 from __future__ import annotations
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
 
 from nnd_suites.evaluation.limits import SuiteLimit
+from nnd_suites.evaluation.result_model import StrictModel
 from nnd_suites.infra.output_kinds import register_model
 from nnd_suites.statistics.outcomes import Outcome
 
 
-class Correlation(BaseModel):
+class Correlation(StrictModel):
     """Pass rates against human scores over one set of tests (the suite, or one category)."""
-
-    model_config = ConfigDict(extra="forbid")
 
     tests: int = Field(description="tests every system scored (no degenerate or skipped test)")
     systems: int
@@ -36,10 +35,8 @@ class Correlation(BaseModel):
     )
 
 
-class VerifyReport(BaseModel):
+class VerifyReport(StrictModel):
     """What ``nnd-suites verify`` writes as verify.json."""
-
-    model_config = ConfigDict(extra="forbid")
 
     nnd_suites_version: str
     created: str
@@ -89,9 +86,7 @@ class VerifyReport(BaseModel):
     )
 
 
-class PlacedScore(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
+class PlacedScore(StrictModel):
     pass_rate: float
     predicted_human_score: float
     prediction_interval: tuple[float, float] | None = Field(
@@ -112,9 +107,7 @@ class PlacedScore(BaseModel):
     )
 
 
-class PlacementReport(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
+class PlacementReport(StrictModel):
     model: str
     suite: str
     measure: str

@@ -14,16 +14,12 @@ import pytest
 
 from nnd_suites.cli import main
 from nnd_suites.errors import NNDError
-from nnd_suites.evaluation.comparison import (
-    IncomparableRunsError,
-    compare_reports,
-    holm,
-    mcnemar_exact,
-)
+from nnd_suites.evaluation.comparison import IncomparableRunsError, compare_reports
 from nnd_suites.evaluation.limits import suite_limit
 from nnd_suites.evaluation.outputs import write_report
 from nnd_suites.evaluation.prepared import first_groups
 from nnd_suites.evaluation.saved import load_report
+from nnd_suites.statistics.paired import holm, mcnemar_exact
 
 
 def chars(text: str) -> float:

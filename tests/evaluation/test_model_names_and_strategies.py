@@ -38,7 +38,7 @@ def test_the_embedded_model_passes_the_reference_check_a_hub_id_fails(embedded_i
 
 def test_verify_scores_the_embedded_model_for_a_system(embedded_is_tiny, tmp_path, capsys):
     """The probe's command: one system by folder, one by the embedded model's name."""
-    from nnd_suites.evaluation.verify import VerifyReport
+    from nnd_suites.evaluation.verify.models import VerifyReport
 
     out = tmp_path / "ver"
     systems = ["--system", f"mixqg={embedded_is_tiny}", "--system", f"dgpt2_sup={tiny.EMBEDDED}"]

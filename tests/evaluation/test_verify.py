@@ -13,7 +13,7 @@ from scipy import stats
 from nnd_suites.cli import main
 from nnd_suites.errors import NNDError, UnknownItemError
 from nnd_suites.evaluation import evaluate
-from nnd_suites.evaluation.verify import VerifyReport
+from nnd_suites.evaluation.verify.models import VerifyReport
 from nnd_suites.evaluation.verify.render import json_schema
 from nnd_suites.human.scores import human_scores
 

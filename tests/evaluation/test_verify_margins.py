@@ -11,14 +11,11 @@ import pytest
 
 from nnd_suites.errors import NNDError
 from nnd_suites.evaluation import evaluate
-from nnd_suites.evaluation.verify import (
-    VerifyReport,
-    bootstrap_correlations,
-    verify_markdown,
-    verify_suite,
-    weighted_pass_rates,
-)
+from nnd_suites.evaluation.verify import verify_suite
+from nnd_suites.evaluation.verify.models import VerifyReport
+from nnd_suites.evaluation.verify.render import verify_markdown
 from nnd_suites.evaluation.verify.run import margin_weights
+from nnd_suites.evaluation.verify.stats import bootstrap_correlations, weighted_pass_rates
 from nnd_suites.records.votes import Vote
 from nnd_suites.suite import Suite
 

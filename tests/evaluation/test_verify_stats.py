@@ -10,7 +10,7 @@ import math
 import pytest
 
 from nnd_suites.errors import NNDError
-from nnd_suites.evaluation.verify import (
+from nnd_suites.evaluation.verify.stats import (
     bootstrap_correlations,
     gap_correlation,
     pairwise_gaps,

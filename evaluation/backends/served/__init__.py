@@ -1,6 +1,2 @@
 """The ``served`` backend: score through an OpenAI-compatible completion server (vLLM, SGLang,
 llama.cpp) that echoes prompt log-probabilities, after checking the engine with a probe."""
-
-from nnd_suites.evaluation.backends.served.backend import ServedBackend
-
-__all__ = ["ServedBackend"]
