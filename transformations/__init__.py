@@ -21,8 +21,9 @@ __getattr__, __dir__, __all__ = lazy_loader.attach(
             "TransformationParams",
             "derive_rng",
             "get_transformation",
+            "make_transformation",
+            "parse_spec",
             "register_transformation",
         ],
-        "spec": ["make_transformation", "parse_spec"],
     },
 )

@@ -26,8 +26,7 @@ from nnd_suites.records.templates import conversation_fields
 from nnd_suites.records.texts import is_blank
 from nnd_suites.sources import SkipLog
 from nnd_suites.suite import SkippedItems, Suite, TransformationInfo
-from nnd_suites.transformations.base import TRANSFORMATIONS, Transformation
-from nnd_suites.transformations.spec import make_transformation
+from nnd_suites.transformations.base import TRANSFORMATIONS, Transformation, make_transformation
 
 #: The manifest's skip reason for a rewrite refused because it would empty a text.
 REFUSED = "{name} would leave an empty text; kept unchanged"

@@ -20,7 +20,7 @@ from typing import Any, ClassVar, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from nnd_suites.errors import PluginError
-from nnd_suites.plugins.params import parse_params
+from nnd_suites.plugins.params import parse_params, parse_plugin_spec
 from nnd_suites.plugins.registry import Plugin, PluginMetadata, Registry
 
 Touches = Literal["context", "candidates", "both"]
@@ -180,3 +180,17 @@ register_transformation = TRANSFORMATIONS.register
 
 def get_transformation(name: str) -> type[Transformation]:
     return TRANSFORMATIONS.get(name)
+
+
+def parse_spec(spec: str) -> tuple[str, dict[str, str]]:
+    """Split ``typos:rate=0.05,seed=1`` into ``("typos", {"rate": "0.05", "seed": "1"})``."""
+    return parse_plugin_spec("transformation", spec)
+
+
+def make_transformation(spec: str | Transformation) -> Transformation:
+    """An instance from a spec string as typed on the command line, ``NAME[:param=value,...]``
+    (unknown names and parameters raise a clear error)."""
+    if isinstance(spec, Transformation):
+        return spec
+    name, params = parse_spec(spec)
+    return get_transformation(name)(**params)

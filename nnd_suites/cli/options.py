@@ -20,6 +20,12 @@ SUITE_HELP = (
 )
 
 
+def add_suites_argument(parser: argparse.ArgumentParser) -> None:
+    """The positional ``SUITE ...`` of the commands that write several suites as one folder or
+    repository (export, export-lm-eval, publish)."""
+    parser.add_argument("suites", nargs="+", metavar="SUITE", help=SUITE_HELP)
+
+
 def positive_int(text: str) -> int:
     """An integer >= 1."""
     return _int_at_least(text, 1)

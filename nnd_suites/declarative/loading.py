@@ -10,7 +10,7 @@ from pydantic import ValidationError
 
 from nnd_suites.declarative.model import ALLOWED_KEYS, SourceDeclaration
 from nnd_suites.errors import DeclarationError, QualityMapError
-from nnd_suites.quality_map.loading import Lines, _data_path, place, read_map_file
+from nnd_suites.quality_map.loading import Lines, _data_path, place, read_map_file, schema_advice
 
 
 class Declared:
@@ -40,19 +40,6 @@ def load_declaration(path: Path) -> Declared:
     return Declared(path, spec, lines)
 
 
-def _advice(error: dict[str, Any]) -> str:
-    kind, loc = error["type"], error["loc"]
-    key = loc[-1] if loc else ""
-    owner = next((str(p) for p in reversed(loc[:-1]) if str(p) in ALLOWED_KEYS), "")
-    if kind == "extra_forbidden":
-        allowed = ", ".join(ALLOWED_KEYS[owner])
-        return f"unknown key {key!r}; remove it or fix the spelling (allowed: {allowed})"
-    if kind == "missing":
-        return f"missing required key {key!r}; add it"
-    message = error["msg"].removeprefix("Value error, ")
-    return message if kind == "value_error" else f"{message}; fix the value"
-
-
 def _schema_error(exc: ValidationError, data: Any, origin: str, lines: Lines) -> DeclarationError:
     """One located, actionable error from pydantic's, naming the key at fault."""
     errors = exc.errors()
@@ -61,7 +48,9 @@ def _schema_error(exc: ValidationError, data: Any, origin: str, lines: Lines) ->
     loc = tuple(part for part in first["loc"] if not str(part).startswith(("str", "Fixed")))
     first = {**first, "loc": loc}
     path = _data_path(data, loc)
-    text = f"does not match the declarative-source schema: {_advice(first)}"
+    owner = next((str(p) for p in reversed(loc[:-1]) if str(p) in ALLOWED_KEYS), "")
+    advice = schema_advice(first, ALLOWED_KEYS[owner])
+    text = f"does not match the declarative-source schema: {advice}"
     others = len({e["loc"][:2] for e in errors}) - 1
     if others > 0:
         text += f" (and {others} more problem(s))"

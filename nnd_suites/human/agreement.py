@@ -46,7 +46,6 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from nnd_suites.records.margins import MarginKind
 from nnd_suites.records.pairs import Pair
-from nnd_suites.records.votes import Vote
 from nnd_suites.statistics.bootstrap import bootstrap_draws, percentile_interval
 from nnd_suites.statistics.outcomes import Rate, rate, rated_by_all
 
@@ -179,13 +178,10 @@ def margin_strata(
     return MarginStrata(kind=kind, rule=rule, bands=bands)
 
 
-def leave_one_out(votes: Sequence[Vote]) -> tuple[int, int, int, int]:
-    """``(cases, agreed, others_tied, tie_cases)`` of one test: each vote against the others'
-    majority (``tie_cases``: cases whose own vote is a tie, none of them agreeing)."""
-    return _leave_one_out([vote.prefers for vote in votes])
-
-
 def _leave_one_out(prefers: Sequence[str]) -> tuple[int, int, int, int]:
+    """``(cases, agreed, others_tied, tie_cases)`` of one test from each vote's ``prefers``: each
+    vote against the others' majority (``tie_cases``: cases whose own vote is a tie, none of
+    them agreeing)."""
     high, low = prefers.count("high"), prefers.count("low")
     cases = agreed = tied = tie_cases = 0
     for vote in prefers:

@@ -162,7 +162,9 @@ def _data_path(data: Any, loc: tuple[str | int, ...]) -> tuple[str | int, ...]:
     return tuple(path)
 
 
-def _advice(error: dict[str, Any], allowed: list[str]) -> str:
+def schema_advice(error: dict[str, Any], allowed: list[str]) -> str:
+    """What to do about one pydantic error of a YAML file our schemas read (a quality map, a
+    ``source.yaml``); ``allowed`` is the keys of the mapping at fault."""
     kind, key = error["type"], error["loc"][-1] if error["loc"] else ""
     if kind == "extra_forbidden":
         return f"unknown key {key!r}; remove it or fix the spelling (allowed: {', '.join(allowed)})"
@@ -182,7 +184,7 @@ def schema_error(exc: ValidationError, data: Any, origin: str, lines: Lines) -> 
     first = errors[0]
     path = _data_path(data, first["loc"])
     owner = next((str(p) for p in reversed(first["loc"][:-1]) if str(p) in ALLOWED_KEYS), "")
-    text = f"does not match the quality-map schema: {_advice(first, ALLOWED_KEYS[owner])}"
+    text = f"does not match the quality-map schema: {schema_advice(first, ALLOWED_KEYS[owner])}"
     if len(errors) > 1:
         text += f" (and {len(errors) - 1} more problem(s))"
     return QualityMapError(place(origin, lines, path), text)

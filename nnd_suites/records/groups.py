@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
@@ -61,9 +60,6 @@ class Group(BaseModel):
     candidates: list[Candidate]
     breakdown: dict[str, str] = Field(default_factory=dict)
     where: str = ""
-
-    def model_post_init(self, __context: Any) -> None:
-        self.id = str(self.id)
 
 
 def breakdown_values(

@@ -11,7 +11,7 @@ tests).
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import Any, Literal
+from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -55,6 +55,3 @@ class JudgedGroup(BaseModel):
     judgments: list[Judgment]
     breakdown: dict[str, str] = Field(default_factory=dict)
     where: str = ""
-
-    def model_post_init(self, __context: Any) -> None:
-        self.id = str(self.id)

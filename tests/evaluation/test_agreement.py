@@ -6,13 +6,13 @@ from __future__ import annotations
 import json
 
 import pytest
+from agreement_votes import leave_one_out
 
 from nnd_suites.evaluation.report import EvaluationReport
 from nnd_suites.evaluation.report_markdown import markdown
 from nnd_suites.human.agreement import (
     NO_MARGIN,
     agreement_ceiling,
-    leave_one_out,
     margin_strata,
     margin_weight,
 )

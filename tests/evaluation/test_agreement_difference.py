@@ -7,13 +7,14 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from agreement_votes import leave_one_out
 
 from nnd_suites import build_suite
 from nnd_suites.builder.adapter import get_adapter
 from nnd_suites.evaluation import evaluate
 from nnd_suites.evaluation.agreement_markdown import ceiling_summary
 from nnd_suites.evaluation.report_markdown import markdown
-from nnd_suites.human.agreement import agreement_ceiling, leave_one_out, rater_agreement
+from nnd_suites.human.agreement import agreement_ceiling, rater_agreement
 from nnd_suites.statistics import bootstrap as bootstrap_module
 from nnd_suites.statistics.bootstrap import bootstrap_draws, percentile_interval
 

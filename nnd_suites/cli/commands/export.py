@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from nnd_suites.cli.options import SUITE_HELP
+from nnd_suites.cli.options import add_suites_argument
 from nnd_suites.cli.parser import Commands
 from nnd_suites.cli.printing import say
 from nnd_suites.cli.suites import load_suite
@@ -19,12 +19,7 @@ def register(subparsers: Commands) -> None:
         "`datasets.load_dataset(FOLDER, CONFIG)` reads and `nnd-suites publish` "
         "uploads. Configs already in FOLDER are kept; the card is regenerated.",
     )
-    parser.add_argument(
-        "suites",
-        nargs="+",
-        metavar="SUITE",
-        help=SUITE_HELP,
-    )
+    add_suites_argument(parser)
     parser.add_argument(
         "--to",
         type=Path,

@@ -6,7 +6,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from nnd_suites.cli.options import SUITE_HELP
+from nnd_suites.cli.options import add_suites_argument
 from nnd_suites.cli.parser import Commands
 from nnd_suites.cli.printing import say
 from nnd_suites.cli.suites import load_suite
@@ -24,12 +24,7 @@ def register(subparsers: Commands) -> None:
         "`lm_eval --model hf --model_args pretrained=MODEL --include_path FOLDER --tasks "
         "nnd_SUITE`; the metrics are pass and tie (apart) and degenerate.",
     )
-    parser.add_argument(
-        "suites",
-        nargs="+",
-        metavar="SUITE",
-        help=SUITE_HELP,
-    )
+    add_suites_argument(parser)
     parser.add_argument(
         "--to",
         type=Path,
