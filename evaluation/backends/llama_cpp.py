@@ -46,7 +46,7 @@ from nnd_suites.evaluation.backends.llama_cpp_files import (
     check_tokenizer_agrees,
     default_threads,
     gguf_sha256,
-    refuse_options,
+    refuse_hf_options,
 )
 from nnd_suites.evaluation.scoring import Layout, causal_layouts, tokenizer_traits
 
@@ -140,7 +140,7 @@ class LlamaCppBackend(Backend):
         model's training context, at most 4096), ``threads`` (default: half the CPUs), and
         ``tokenizer`` (a Hugging Face tokenizer for templates, checked against the GGUF's)."""
         check_mode(mode)
-        refuse_options(
+        refuse_hf_options(
             dtype=dtype,
             device=device,
             batch_size=batch_size,

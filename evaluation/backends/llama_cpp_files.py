@@ -8,7 +8,7 @@
   shared with the Hugging Face backends instead of being written twice.
 - ``check_tokenizer_agrees``: a Hugging Face ``--tokenizer`` must tokenise a probe text as the
   GGUF does.
-- ``refuse_options``: the Hugging Face options that mean nothing for a GGUF file are refused.
+- ``refuse_hf_options``: the Hugging Face options that mean nothing for a GGUF file are refused.
 """
 
 from __future__ import annotations
@@ -154,7 +154,7 @@ def check_tokenizer_agrees(name: str, hf_tokenizer: Any, gguf: GGUFTokenizer, mo
     )
 
 
-def refuse_options(
+def refuse_hf_options(
     *, dtype: str, device: str, batch_size: int | str, revision: str | None, strategy: str, **rest
 ) -> None:
     """Refuse, by name, every option given that a GGUF file or llama.cpp cannot honour."""
