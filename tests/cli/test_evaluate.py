@@ -230,8 +230,7 @@ def test_every_command_help_reads_clean():
     """argparse %-formats argument help but not descriptions: a '%%' there shows as written."""
     from nnd_suites.cli import build_parser
 
-    parser = build_parser()
-    commands = next(a for a in parser._actions if a.dest == "command").choices
+    commands = build_parser().commands
     assert len(commands) >= 17
     for name, sub in commands.items():
         text = sub.format_help()

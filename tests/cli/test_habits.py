@@ -92,7 +92,7 @@ def _parsed(argv: list[str]):
 
     def stubbed_parser():
         parser = build()
-        for command in next(a for a in parser._actions if a.dest == "command").choices.values():
+        for command in parser.commands.values():
             command.set_defaults(func=capture)
         return parser
 
@@ -297,8 +297,8 @@ def test_each_commands_config_help_shows_its_own_options(command, capsys):
     assert "model: gpt2" not in example and "suite: [quiz_design]" not in example
     from nnd_suites.cli import build_parser
 
-    own = next(a for a in build_parser()._actions if a.dest == "command").choices[command]
-    first = next(a for a in own._actions if a.option_strings and a.dest != "help")
+    own = build_parser().commands[command]
+    first = next(a for a in own.options if a.dest != "help")  # options: those with option strings
     key = next(o for o in first.option_strings if o.startswith("--")).lstrip("-")
     assert f"e.g. {key}: " in example
 

@@ -121,12 +121,8 @@ def test_verify_refuses_a_revision_with_a_folder_before_scoring_any_system(
 def strategies_in_help() -> dict[str, list[str]]:
     """backend -> the strategies ``evaluate --help`` names for it."""
     parser = build_parser()
-    evaluate = next(
-        action.choices["evaluate"]
-        for action in parser._actions
-        if getattr(action, "choices", None) and "evaluate" in action.choices
-    )
-    text = next(a.help for a in evaluate._actions if "--strategy" in a.option_strings)
+    evaluate = parser.commands["evaluate"]
+    text = next(a.help for a in evaluate.options if "--strategy" in a.option_strings)
     assert text.startswith("batching strategy: auto ")
     named = re.findall(r"(hf_\w+): ((?:\w+, )*\w+ or \w+)", text)
     return {backend: re.split(r", | or ", names) for backend, names in named}
