@@ -17,9 +17,9 @@ from typing import Any
 
 from pydantic import Field
 
-from nnd_suites.evaluation.result_model import StrictModel
 from nnd_suites.infra.formatting import count, plural, rate_with_interval
 from nnd_suites.infra.markdown import render
+from nnd_suites.infra.validation import StrictModel
 from nnd_suites.records.conversation import render_transcript
 from nnd_suites.records.pairs import Pair, is_degenerate
 from nnd_suites.records.templates import conversation_fields

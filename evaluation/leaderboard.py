@@ -15,11 +15,11 @@ from nnd_suites import __version__
 from nnd_suites.errors import NNDError
 from nnd_suites.evaluation.baselines import BaselineRates
 from nnd_suites.evaluation.report import EvaluationReport
-from nnd_suites.evaluation.result_model import StrictModel
 from nnd_suites.evaluation.run_differences import scoring_differences
 from nnd_suites.evaluation.task_grouping import TaskGrouping
 from nnd_suites.human.agreement import AgreementCeiling
 from nnd_suites.infra.output_kinds import register_model
+from nnd_suites.infra.validation import StrictModel
 from nnd_suites.records.margins import MarginKind
 from nnd_suites.statistics.outcomes import Rate, outcome_map
 

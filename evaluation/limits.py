@@ -10,8 +10,8 @@ from collections.abc import Iterable, Mapping
 
 from pydantic import Field
 
-from nnd_suites.evaluation.result_model import StrictModel
 from nnd_suites.infra.formatting import plural
+from nnd_suites.infra.validation import StrictModel
 from nnd_suites.suite import Suite
 
 

@@ -50,12 +50,12 @@ from pathlib import Path
 import yaml
 
 from nnd_suites.errors import NNDError, ParameterError
-from nnd_suites.evaluation.result_model import StrictModel
 from nnd_suites.evaluation.scoring import SEPARATOR, tokenizer_traits
 from nnd_suites.evaluation.templates import resolve_template
 from nnd_suites.infra.atomic import atomic_write_text
 from nnd_suites.infra.output_folder import output_folder
 from nnd_suites.infra.output_kinds import register_model
+from nnd_suites.infra.validation import StrictModel
 from nnd_suites.records.pairs import Pair, is_degenerate
 from nnd_suites.records.templates import render_template
 from nnd_suites.suite import Suite

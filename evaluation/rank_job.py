@@ -35,9 +35,9 @@ from nnd_suites.evaluation.catalogue_suites import catalogue_spec
 from nnd_suites.evaluation.leaderboard import Leaderboard
 from nnd_suites.evaluation.parallel import RankFailedError, current_rank, launch
 from nnd_suites.evaluation.report import EvaluationReport
-from nnd_suites.evaluation.result_model import StrictModel
 from nnd_suites.evaluation.samples import Sample
 from nnd_suites.infra.atomic import atomic_write_text
+from nnd_suites.infra.validation import StrictModel
 from nnd_suites.resolve import (
     BUILTIN_PREFIX,
     HUB_PREFIX,

@@ -16,7 +16,6 @@ from nnd_suites.errors import NNDError
 from nnd_suites.evaluation.backend import Score
 from nnd_suites.evaluation.baselines import BaselineOutcomes, BaselineRates, baseline_rates
 from nnd_suites.evaluation.limits import SuiteLimit, suite_limit
-from nnd_suites.evaluation.result_model import StrictModel
 from nnd_suites.evaluation.samples import Sample
 from nnd_suites.evaluation.scorers import DEFAULT_SCORER, Scorer, make_scorer
 from nnd_suites.evaluation.scorers.base import CandidateScores
@@ -31,6 +30,7 @@ from nnd_suites.human.agreement import (
     margin_strata,
 )
 from nnd_suites.infra.output_kinds import register_model
+from nnd_suites.infra.validation import StrictModel
 from nnd_suites.records.pairs import Pair, is_degenerate
 from nnd_suites.records.templates import render_template as render
 from nnd_suites.statistics.outcomes import (

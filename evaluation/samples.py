@@ -25,9 +25,9 @@ from pydantic import Field
 
 from nnd_suites.errors import NNDError
 from nnd_suites.evaluation.backend import Backend, Score, ScoreRequest
-from nnd_suites.evaluation.result_model import StrictModel
 from nnd_suites.evaluation.scorers.base import Scorer
 from nnd_suites.evaluation.templates import neutral_context
+from nnd_suites.infra.validation import StrictModel
 from nnd_suites.statistics.outcomes import Outcome, TestOutcome
 
 if TYPE_CHECKING:

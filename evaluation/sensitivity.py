@@ -13,7 +13,7 @@ from collections.abc import Mapping, Sequence
 
 from pydantic import Field
 
-from nnd_suites.evaluation.result_model import StrictModel
+from nnd_suites.infra.validation import StrictModel
 from nnd_suites.records.pairs import Pair
 from nnd_suites.statistics.outcomes import Rate, TestOutcome, rate, rates_by
 from nnd_suites.statistics.paired import paired_counts

@@ -14,7 +14,7 @@ from collections.abc import Callable
 
 from pydantic import Field
 
-from nnd_suites.evaluation.result_model import StrictModel
+from nnd_suites.infra.validation import StrictModel
 
 #: the bias baselines shown beside the model, in this order (evaluation.baselines.BASELINES)
 BASELINE_COLUMNS = ("shorter", "longer", "overlap")

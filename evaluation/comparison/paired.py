@@ -17,10 +17,10 @@ from pydantic import Field
 from nnd_suites.errors import NNDError
 from nnd_suites.evaluation.limits import SuiteLimit
 from nnd_suites.evaluation.report import EvaluationReport
-from nnd_suites.evaluation.result_model import StrictModel
 from nnd_suites.evaluation.run_differences import coverage_differences, scoring_differences
 from nnd_suites.evaluation.saved import load_report, report_file
 from nnd_suites.infra.output_kinds import register_model
+from nnd_suites.infra.validation import StrictModel
 from nnd_suites.statistics.outcomes import TestOutcome
 from nnd_suites.statistics.paired import MCNEMAR, PairedResult, holm, paired_counts
 

@@ -10,9 +10,9 @@ from typing import TYPE_CHECKING, Annotated, Any
 from pydantic import BeforeValidator, Field, model_validator
 
 from nnd_suites.evaluation.limits import KeptTests, SuiteLimit
-from nnd_suites.evaluation.result_model import StrictModel
 from nnd_suites.evaluation.robustness.stats import PairedTest, compare_to_parent
 from nnd_suites.infra.output_kinds import register_model
+from nnd_suites.infra.validation import StrictModel
 from nnd_suites.statistics.outcomes import Rate
 from nnd_suites.statistics.paired import PairedResult, holm
 

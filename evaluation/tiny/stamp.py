@@ -9,10 +9,10 @@ from pathlib import Path
 from pydantic import Field, ValidationError
 
 from nnd_suites import __version__
-from nnd_suites.evaluation.result_model import StrictModel
 from nnd_suites.infra.atomic import atomic_write_text
 from nnd_suites.infra.output_kinds import register_model
 from nnd_suites.infra.reading import sha256_file
+from nnd_suites.infra.validation import StrictModel
 
 STAMP_FILE = "tiny_model.json"
 #: the output folder's marker (nnd_suites.infra.output_folder), rewritten after the stamp: not

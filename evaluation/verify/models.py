@@ -5,8 +5,8 @@ from __future__ import annotations
 from pydantic import Field
 
 from nnd_suites.evaluation.limits import SuiteLimit
-from nnd_suites.evaluation.result_model import StrictModel
 from nnd_suites.infra.output_kinds import register_model
+from nnd_suites.infra.validation import StrictModel
 from nnd_suites.statistics.outcomes import Outcome
 
 

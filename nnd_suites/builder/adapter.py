@@ -9,9 +9,10 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, ClassVar, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import BaseModel, Field, ValidationError, field_validator
 
 from nnd_suites.errors import PluginError, TemplateError
+from nnd_suites.infra.validation import StrictModel
 from nnd_suites.plugins.params import parse_params
 from nnd_suites.plugins.registry import Plugin, Registry
 from nnd_suites.records.groups import Group
@@ -26,10 +27,8 @@ SPDX_EXPRESSION = re.compile(r"[A-Za-z0-9.+-]+( (AND|OR|WITH) [A-Za-z0-9.+-]+)*"
 EXTRA_NAME = re.compile(r"[a-z0-9]+([-_.][a-z0-9]+)*")
 
 
-class AdapterMetadata(BaseModel):
+class AdapterMetadata(StrictModel):
     """What a dataset card and a reviewer need to know about an annotation source."""
-
-    model_config = ConfigDict(extra="forbid")
 
     task: str = Field(min_length=1, description="e.g. question generation, summarization")
     languages: list[str] = Field(min_length=1, description="BCP-47 codes, e.g. ['en']")
@@ -83,8 +82,8 @@ class AdapterMetadata(BaseModel):
         return names
 
 
-class NoOptions(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+class NoOptions(StrictModel):
+    pass  # an adapter without options refuses any given (no docstring: none in its schema)
 
 
 class Adapter(Plugin, ABC):

@@ -7,11 +7,12 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import Field, ValidationError
 
 from nnd_suites.builder.adapter import ADAPTERS, AdapterMetadata
 from nnd_suites.errors import NNDError
 from nnd_suites.infra.reading import DataFileError, read_yaml_file, sha256_file
+from nnd_suites.infra.validation import StrictModel
 
 CATALOGUE_FILE = Path(__file__).with_name("catalogue.yaml")
 SHA256 = r"^[0-9a-f]{64}$"
@@ -21,10 +22,8 @@ class CatalogueError(NNDError):
     """The catalogue file is malformed, or a built suite does not give a declared figure."""
 
 
-class SourceCopy(BaseModel):
+class SourceCopy(StrictModel):
     """A source that does not ship with nnd-suites: where to get it and how to recognise it."""
-
-    model_config = ConfigDict(extra="forbid")
 
     path: str = Field(
         min_length=1,
@@ -39,11 +38,9 @@ class SourceCopy(BaseModel):
     license_note: str = Field(min_length=1, description="why it is not shipped")
 
 
-class Figures(BaseModel):
+class Figures(StrictModel):
     """What the build must give: the test count, counts per value of a breakdown field, and the
     published figure it reproduces (in words)."""
-
-    model_config = ConfigDict(extra="forbid")
 
     tests: int = Field(ge=1)
     groups: int | None = Field(None, ge=1, description="context groups read (rated inputs)")
@@ -51,9 +48,7 @@ class Figures(BaseModel):
     published: str = Field(min_length=1)
 
 
-class CatalogueEntry(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
+class CatalogueEntry(StrictModel):
     name: str = Field(pattern=r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
     adapter: str
     options: dict[str, Any] = Field(default_factory=dict)

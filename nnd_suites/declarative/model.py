@@ -9,11 +9,12 @@ import json
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import ConfigDict, Field, model_validator
 from pydantic.json_schema import SkipJsonSchema
 
 from nnd_suites.builder.adapter import AdapterMetadata
 from nnd_suites.infra.atomic import atomic_write_text
+from nnd_suites.infra.validation import StrictModel
 
 SCHEMA_FILE = "declarative_source.schema.json"
 SCHEMA_ID = "https://github.com/nnd-suites/nnd-suites/schemas/declarative_source.schema.json"
@@ -24,11 +25,7 @@ Column = Annotated[str, Field(min_length=1, description="a column (JSON: a key, 
 Name = Annotated[str, Field(pattern=r"^[a-z][a-z0-9_]*$")]
 
 
-class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
-
-class FileSpec(_Strict):
+class FileSpec(StrictModel):
     """Which file, in which format, and where it comes from."""
 
     format: Literal["csv", "tsv", "json", "jsonl"] = Field(
@@ -56,7 +53,7 @@ class FileSpec(_Strict):
         return self
 
 
-class RowFilter(_Strict):
+class RowFilter(StrictModel):
     """Keep a row only when ``column`` equals / is not / is one of the given values (the rows
     left out are counted under ``reason``)."""
 
@@ -90,7 +87,7 @@ class RowFilter(_Strict):
         return f"{self.column} not in {self.in_}"
 
 
-class Grouping(_Strict):
+class Grouping(StrictModel):
     """One group per value of ``key`` (one or several columns; none: one group per row)."""
 
     key: list[Column] = Field(default_factory=list)
@@ -119,13 +116,13 @@ class Grouping(_Strict):
         return self
 
 
-class Fixed(_Strict):
+class Fixed(StrictModel):
     """A value written in the declaration rather than read from a column."""
 
     value: str = Field(min_length=1)
 
 
-class Candidates(_Strict):
+class Candidates(StrictModel):
     """Ratings: one row per output (aspects as columns; one column per rater, or a JSON list
     column), or one row per (rater, output) gathered (``rater``), aspects as a column
     (``aspect_column`` + ``value``)."""
@@ -158,7 +155,7 @@ class Candidates(_Strict):
         return self.rater is not None or self.aspect_column is not None
 
 
-class Comparisons(_Strict):
+class Comparisons(StrictModel):
     """One judged pair per row: two texts, their systems, the winner and what its values mean."""
 
     text_a: Column
@@ -175,7 +172,7 @@ class Comparisons(_Strict):
     )
 
 
-class SourceDeclaration(_Strict):
+class SourceDeclaration(StrictModel):
     """An annotation source that is one table, declared: nnd-suites reads it with no Python."""
 
     model_config = ConfigDict(extra="forbid", title="nnd-suites declarative source")

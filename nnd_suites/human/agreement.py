@@ -42,8 +42,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
 
+from nnd_suites.infra.validation import StrictModel
 from nnd_suites.records.margins import MarginKind
 from nnd_suites.records.pairs import Pair
 from nnd_suites.statistics.bootstrap import bootstrap_draws, percentile_interval
@@ -54,10 +55,8 @@ NO_MARGIN = "no margin"
 _UNANIMOUS = 1e-9
 
 
-class MarginBand(BaseModel):
+class MarginBand(StrictModel):
     """The pass rate of the tests whose human margin lies in one band."""
-
-    model_config = ConfigDict(extra="forbid")
 
     label: str = Field(
         description="unanimous, majority, half or fewer (rater shares); narrow, medium, clear "
@@ -68,10 +67,8 @@ class MarginBand(BaseModel):
     rate: Rate
 
 
-class MarginStrata(BaseModel):
+class MarginStrata(StrictModel):
     """Pass rates stratified by how clearly the humans preferred the better candidate."""
-
-    model_config = ConfigDict(extra="forbid")
 
     kind: MarginKind | None = Field(
         description="the suite's margin_kind (rater_share, score_gap, confidence); null: the "
@@ -81,11 +78,9 @@ class MarginStrata(BaseModel):
     bands: list[MarginBand] = Field(description="in order of margin, 'no margin' last")
 
 
-class RaterAgreement(BaseModel):
+class RaterAgreement(StrictModel):
     """How often one rater agrees with the majority of the others on a set of tests (see the
     module's docstring for the rule); needs no model (a dataset card shows it)."""
-
-    model_config = ConfigDict(extra="forbid")
 
     tests: int = Field(
         description="tests compared: >= 2 votes, >= 1 case (in a report: rated by the model too)"

@@ -26,11 +26,12 @@ from collections import defaultdict
 from pathlib import Path
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
 
 from nnd_suites.errors import NoSystemsError
 from nnd_suites.human.pairwise_scores import WIN_RATE_MEASURE, win_rates
 from nnd_suites.infra.markdown import render
+from nnd_suites.infra.validation import StrictModel
 from nnd_suites.quality_map import QualityMap
 from nnd_suites.records.groups import Candidate
 from nnd_suites.records.judgments import UNKNOWN_SYSTEM, named_systems
@@ -41,9 +42,7 @@ CategoryKind = Literal["error", "context"]
 TEMPLATE = Path(__file__).parent / "report_templates" / "human_scores.md.j2"
 
 
-class SystemScore(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
+class SystemScore(StrictModel):
     human_score: float = Field(description="share in the top tier, or mean rating")
     candidates: int = Field(ge=1, description="annotated candidates the system produced")
     by_category: dict[str, float] = Field(
@@ -53,10 +52,8 @@ class SystemScore(BaseModel):
     unrated: int = Field(0, ge=0, description="candidates with no rating in some aspect")
 
 
-class HumanScores(BaseModel):
+class HumanScores(StrictModel):
     """``nnd-suites systems SUITE --json``: one object keyed by system name, best first."""
-
-    model_config = ConfigDict(extra="forbid")
 
     suite: str
     measure: str = Field(description="what human_score is, in words")

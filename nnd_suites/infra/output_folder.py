@@ -38,13 +38,14 @@ from collections.abc import Callable, Iterator, Mapping
 from fnmatch import fnmatch
 from pathlib import Path
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, Field, ValidationError
 
 from nnd_suites import __version__
 from nnd_suites.errors import NNDError, OutputFolderError
 from nnd_suites.infra.atomic import atomic_directory, atomic_path, real_target
 from nnd_suites.infra.formatting import plural
 from nnd_suites.infra.output_kinds import JSON_SCHEMA_DIALECT, OutputKind, kind_of
+from nnd_suites.infra.validation import StrictModel
 
 MARKER_FILE = "nnd-suites-output.json"
 #: A main file larger than this is not parsed to recognise a folder (it is then not ours).
@@ -57,10 +58,8 @@ MAX_MARKER_BYTES = 16 * 2**20
 Charts = Mapping[str, tuple[str, Callable[[Path], object]]]
 
 
-class FolderMarker(BaseModel):
+class FolderMarker(StrictModel):
     """What marks a folder as written by nnd-suites, and as which kind of output."""
-
-    model_config = ConfigDict(extra="forbid")
 
     kind: str
     nnd_suites_version: str

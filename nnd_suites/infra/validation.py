@@ -1,11 +1,22 @@
-"""pydantic's ValidationError in one line: a message names each field at fault, what it must be
+"""pydantic models, strict and told in one line.
+
+:class:`StrictModel` is the base of every record, option set and result the project reads or
+writes: a field it does not know is refused, so a file written by a newer version, or a misspelt
+field, fails loudly instead of being read with the field dropped. :func:`validation_problems`
+is pydantic's ValidationError in one line: a message names each field at fault, what it must be
 and what it holds, instead of pydantic's dump (a header, then two lines per error and a URL)."""
 
 from __future__ import annotations
 
 import reprlib
 
-from pydantic import ValidationError
+from pydantic import BaseModel, ConfigDict, ValidationError
+
+
+class StrictModel(BaseModel):
+    """A pydantic model that forbids unknown fields."""
+
+    model_config = ConfigDict(extra="forbid")
 
 
 def validation_problems(exc: ValidationError, limit: int = 3) -> str:

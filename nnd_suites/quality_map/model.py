@@ -17,6 +17,7 @@ from pydantic.json_schema import GenerateJsonSchema, JsonSchemaValue, SkipJsonSc
 from pydantic_core import core_schema
 
 from nnd_suites.infra.output_folder import write_schema_files
+from nnd_suites.infra.validation import StrictModel
 from nnd_suites.quality_map.pairwise import PairwiseRule
 from nnd_suites.quality_map.rule_base import kind_tag
 from nnd_suites.quality_map.rules import RULE_KINDS, RatingRule
@@ -35,10 +36,8 @@ def _unique(values: list[str], field: str) -> list[str]:
     return values
 
 
-class Hierarchy(BaseModel):
+class Hierarchy(StrictModel):
     """How the error categories of low candidates roll up into top categories."""
-
-    model_config = ConfigDict(extra="forbid")
 
     # the constraint sits on the str (on the union it would raise a TypeError for null)
     separator: Annotated[str, Field(min_length=1)] | SkipJsonSchema[None] = Field(

@@ -9,16 +9,16 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
 from pydantic.json_schema import SkipJsonSchema
+
+from nnd_suites.infra.validation import StrictModel
 
 Combine = Literal["majority", "unanimous", "each"]
 
 
-class PairwiseRule(BaseModel):
+class PairwiseRule(StrictModel):
     """How judgments of (context, response A, response B) become tests."""
-
-    model_config = ConfigDict(extra="forbid")
 
     high_label: str = Field(description="label of the preferred response (best tier)")
     low_label: str = Field(

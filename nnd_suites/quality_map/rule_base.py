@@ -11,9 +11,8 @@ from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass
 from typing import ClassVar, TypeVar, get_args
 
-from pydantic import BaseModel, ConfigDict
-
 from nnd_suites.errors import PluginError
+from nnd_suites.infra.validation import StrictModel
 from nnd_suites.records.groups import Candidate
 from nnd_suites.sources.readers import read_number
 
@@ -60,11 +59,10 @@ def top_tier_value(assessment: Assessment, top_labels: Collection[str]) -> float
     return 1.0 if assessment.label in top_labels else 0.0
 
 
-class BaseRule(BaseModel):
+class BaseRule(StrictModel):
     """A rating rule owns what its ratings mean: the label or score of a candidate, which of two
     is better, and a system's human score (``nnd-suites systems``), so a new rule is one class."""
 
-    model_config = ConfigDict(extra="forbid")
     #: candidates carry a score (compared by the rule's gap) instead of a label in the order
     scored: ClassVar[bool] = False
     #: a system's human score averages ratings (True) rather than counting its top-tier share

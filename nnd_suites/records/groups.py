@@ -4,12 +4,13 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import Field, model_validator
 
 from nnd_suites.errors import NNDError
+from nnd_suites.infra.validation import StrictModel
 
 
-class Candidate(BaseModel):
+class Candidate(StrictModel):
     """One system output with its human judgment.
 
     Quality comes from ``label`` (a label of the quality map) or from ``ratings`` (raw scores the
@@ -17,8 +18,6 @@ class Candidate(BaseModel):
     that the map's hierarchy rolls up (MQM's worst error path, Challenge 300's question category);
     without it the label itself is the category.
     """
-
-    model_config = ConfigDict(extra="forbid")
 
     text: str
     systems: list[str] = Field(min_length=1, description="system(s) that produced this text")
@@ -50,10 +49,8 @@ class Candidate(BaseModel):
         return self
 
 
-class Group(BaseModel):
+class Group(StrictModel):
     """All candidates for one input context; the context is kept as named fields."""
-
-    model_config = ConfigDict(extra="forbid")
 
     id: str
     context: dict[str, str]

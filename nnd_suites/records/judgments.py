@@ -13,7 +13,9 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
+
+from nnd_suites.infra.validation import StrictModel
 
 Verdict = Literal["a", "b", "tie"]
 #: The system of a response whose source names none (HH-RLHF): not a system that can be scored.
@@ -26,10 +28,8 @@ def named_systems(systems: Iterable[str]) -> list[str]:
     return [system for system in dict.fromkeys(systems) if system != UNKNOWN_SYSTEM]
 
 
-class Judgment(BaseModel):
+class Judgment(StrictModel):
     """One person's comparison of two responses to the group's context."""
-
-    model_config = ConfigDict(extra="forbid")
 
     response_a: str
     response_b: str
@@ -45,10 +45,8 @@ class Judgment(BaseModel):
     where: str = Field("", description="file:line (or item id) for messages")
 
 
-class JudgedGroup(BaseModel):
+class JudgedGroup(StrictModel):
     """Every judgment made on one context; the context is kept as named fields."""
-
-    model_config = ConfigDict(extra="forbid")
 
     id: str
     context: dict[str, str]

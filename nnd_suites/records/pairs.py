@@ -7,17 +7,16 @@ from __future__ import annotations
 import hashlib
 import json
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
 
 from nnd_suites.errors import NNDError
+from nnd_suites.infra.validation import StrictModel
 from nnd_suites.records.texts import same_text
 from nnd_suites.records.votes import Vote
 
 
-class PairCandidate(BaseModel):
+class PairCandidate(StrictModel):
     """One side of a test: the text, its label (or aggregated score) and who produced it."""
-
-    model_config = ConfigDict(extra="forbid")
 
     text: str = Field(description="empty only in suites built with allow_empty_candidates")
     label: str
@@ -25,14 +24,12 @@ class PairCandidate(BaseModel):
     score: float | None = None
 
 
-class Pair(BaseModel):
+class Pair(StrictModel):
     """An NND test: (context, high candidate, low candidate).
 
     ``label`` is the low candidate's label and ``category_path`` the roll-up of its error
     category (root first); ``category`` is that root, the unit of per-category pass rates.
     """
-
-    model_config = ConfigDict(extra="forbid")
 
     id: str = Field(pattern=r"^[0-9a-f]{16}$", description="content hash, stable across builds")
     group_id: str

@@ -20,11 +20,12 @@ import re
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import Field, ValidationError
 
 from nnd_suites.builder.adapter import Adapter
 from nnd_suites.builder.suites import build_suite
 from nnd_suites.errors import NNDError
+from nnd_suites.infra.validation import StrictModel
 from nnd_suites.suite import MANIFEST_FILE, export_json_schemas, read_pair_rows
 
 FIXTURES = "fixtures"
@@ -34,10 +35,8 @@ README = "README.md"
 REQUIRED_SECTIONS = ("Source", "License", "Citation", "Quality rule", "Pairs")
 
 
-class ExpectedStats(BaseModel):
+class ExpectedStats(StrictModel):
     """``fixtures/expected_stats.json``: the counts building ``source`` must give."""
-
-    model_config = ConfigDict(extra="forbid")
 
     source: str = Field(description="fixture file (or folder, for folder sources) in fixtures/")
     options: dict[str, Any] = Field(default_factory=dict, description="adapter options")

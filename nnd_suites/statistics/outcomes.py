@@ -18,8 +18,9 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping
 from typing import Literal, TypeVar
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import Field, model_validator
 
+from nnd_suites.infra.validation import StrictModel
 from nnd_suites.statistics.subsets import largest_first
 
 Outcome = Literal["pass", "fail", "tie", "degenerate", "skipped"]
@@ -51,10 +52,8 @@ def test_outcome(
 test_outcome.__test__ = False  # type: ignore[attr-defined]  # not a pytest test
 
 
-class Rate(BaseModel):
+class Rate(StrictModel):
     """Pass rate of a set of tests; ``n`` counts the rated tests (pass, fail, tie) only."""
-
-    model_config = ConfigDict(extra="forbid")
 
     n: int = Field(ge=0, description="tests rated: passed + failed + ties")
     passed: int = Field(ge=0)
@@ -119,10 +118,9 @@ def rates_by(
     return {name: rate(outcomes) for name, outcomes in groups.items()}
 
 
-class TestOutcome(BaseModel):
+class TestOutcome(StrictModel):
     """One test's scores and outcome (one row of the saved outcomes parquet)."""
 
-    model_config = ConfigDict(extra="forbid")
     __test__ = False  # not a pytest class
 
     pair_id: str

@@ -17,8 +17,9 @@ import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
 
+from nnd_suites.infra.validation import StrictModel
 from nnd_suites.statistics.outcomes import rated_in_all, wilson
 
 CONFIDENCE = 0.95
@@ -83,11 +84,9 @@ def paired_counts(outcomes: Iterable[tuple[str, str]]) -> PairedCounts:
     return PairedCounts(**table)
 
 
-class PairedResult(BaseModel):
+class PairedResult(StrictModel):
     """Two runs A and B on the same tests, as ``compare`` (two models) and ``robustness``
     (A transformed, B untouched) report them. ``difference`` is A's pass rate minus B's."""
-
-    model_config = ConfigDict(extra="forbid")
 
     n: int = Field(ge=0, description="tests compared: rated (pass, fail or tie) in both runs")
     degenerate: int = Field(ge=0, description="tests left out: both candidates the same text")

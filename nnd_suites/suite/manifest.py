@@ -24,7 +24,7 @@ from nnd_suites.infra.atomic import atomic_write_text
 from nnd_suites.infra.output_folder import write_schema_files
 from nnd_suites.infra.output_kinds import JSON_SCHEMA_DIALECT, register_reader
 from nnd_suites.infra.reading import MANIFEST_FILE_LIMIT, DataFileError, read_json_file
-from nnd_suites.infra.validation import validation_problems
+from nnd_suites.infra.validation import StrictModel, validation_problems
 from nnd_suites.records.margins import MarginKind
 from nnd_suites.records.pairs import Pair
 from nnd_suites.suite.candidates import SuiteCandidate
@@ -44,43 +44,33 @@ PAIRS_SECTION = "pairs"
 CANDIDATES_SECTION = "candidates"
 
 
-class SourceFile(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
+class SourceFile(StrictModel):
     path: str = Field(description="path or URL as given (credentials and queries removed)")
     sha256: str = Field(pattern=r"^[0-9a-f]{64}$")
     bytes: int = Field(ge=0)
 
 
-class SkippedItems(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
+class SkippedItems(StrictModel):
     reason: str
     count: int = Field(ge=1)
     examples: list[str] = Field(default_factory=list, description="file:line or item ids")
 
 
-class AdapterInfo(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
+class AdapterInfo(StrictModel):
     name: str
     version: str
     options: dict[str, Any] = Field(default_factory=dict)
 
 
-class QualityMapInfo(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
+class QualityMapInfo(StrictModel):
     name: str
     sha256: str
     description: str
     definition: dict[str, Any] = Field(description="the map itself, so the suite is self-contained")
 
 
-class TransformationInfo(BaseModel):
+class TransformationInfo(StrictModel):
     """Set on a child suite made by a transformation; its tests keep their parents' ids."""
-
-    model_config = ConfigDict(extra="forbid")
 
     name: str
     version: str
@@ -95,10 +85,8 @@ class TransformationInfo(BaseModel):
     )
 
 
-class BuildCounts(BaseModel):
+class BuildCounts(StrictModel):
     """What the pair builder counted while reading groups (the pairs themselves say the rest)."""
-
-    model_config = ConfigDict(extra="forbid")
 
     groups: int = Field(ge=0)
     candidates: int = Field(ge=0)
@@ -114,10 +102,8 @@ class BuildCounts(BaseModel):
     )
 
 
-class PairCounts(BaseModel):
+class PairCounts(StrictModel):
     """Counts that follow from the pairs alone (recomputed by validation)."""
-
-    model_config = ConfigDict(extra="forbid")
 
     pairs: int = Field(ge=0)
     degenerate_pairs: int = Field(
@@ -135,9 +121,7 @@ class SuiteCounts(PairCounts, BuildCounts):
     model_config = ConfigDict(extra="forbid")
 
 
-class SuiteManifest(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
+class SuiteManifest(StrictModel):
     format_version: str = FORMAT_VERSION
     name: str = Field(pattern=SUITE_NAME_PATTERN)
     description: str
