@@ -43,6 +43,20 @@ def challenge300_suite():
     return build_suite("challenge300")
 
 
+@pytest.fixture(scope="session")
+def shipped_suite_builds(quiz_design_suite, challenge300_suite):
+    """{name: suite} of every suite whose source ships with nnd-suites, each built once per
+    session (a few seconds each: the tests that only read them share one build; their modules
+    are in the xdist group ``shipped_suite_builds``, so one worker builds them)."""
+    from nnd_suites import build_suite
+    from nnd_suites.resolve import shipped_suites
+
+    built = {"quiz_design": quiz_design_suite, "challenge300": challenge300_suite}
+    for name in shipped_suites():
+        built.setdefault(name, build_suite(name))
+    return built
+
+
 @pytest.fixture(autouse=True)
 def _isolated_cache(tmp_path_factory, monkeypatch):
     """Each test gets its own nnd-suites cache folder (downloads, scores)."""
@@ -174,13 +188,26 @@ def _module_builds_a_model(path: str) -> bool:
     return bool(BUILDS_A_MODEL.search(Path(path).read_text(encoding="utf-8")))
 
 
+#: tests of 10 s or more on two cores that no marker names: run first with the ``slow`` ones, as
+#: xdist hands tests out in collection order and a long test started last is the run's tail
+RUN_FIRST = (
+    "tests/hub/test_built_dataset_folder.py::test_build_all_then_one_more_build_through_the_cli",
+)
+
+
+def _runs_first(item: pytest.Item) -> bool:
+    return bool(item.get_closest_marker("slow")) or item.nodeid in RUN_FIRST
+
+
 def pytest_collection_modifyitems(items):
     """Crash and engine tests are slow too: `-m "not slow"` (the quick loop) leaves them out.
     Tests that build or load a model are marked ``model``: `-m "not model"` is the loop of pure
-    logic (readers, builders, quality maps, statistics, reports from Score records)."""
+    logic (readers, builders, quality maps, statistics, reports from Score records). The long
+    tests come first (:data:`RUN_FIRST`)."""
     for item in items:
         if item.get_closest_marker("crash") or item.get_closest_marker("engine"):
             item.add_marker(pytest.mark.slow)
         fixtures = set(getattr(item, "fixturenames", ()))
         if fixtures & MODEL_FIXTURES or _module_builds_a_model(str(item.path)):
             item.add_marker(pytest.mark.model)
+    items.sort(key=lambda item: not _runs_first(item))  # stable: the rest keep their order

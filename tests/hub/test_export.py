@@ -25,12 +25,14 @@ SHIPPED = [n for n in ADAPTERS.names() if ADAPTERS.get(n).default_source_path() 
 FIXTURE_ONLY = [n for n in ADAPTERS.names() if n not in SHIPPED]
 
 
+#: one worker runs this module: it builds the shipped suites once (conftest)
+pytestmark = pytest.mark.xdist_group("shipped_suite_builds")
+
+
 @pytest.fixture(scope="module")
-def exported(tmp_path_factory, quiz_design_suite, challenge300_suite):
+def exported(tmp_path_factory, shipped_suite_builds):
     """Every built-in suite, exported into one folder."""
-    suites = {"quiz_design": quiz_design_suite, "challenge300": challenge300_suite}
-    for name in SHIPPED:
-        suites.setdefault(name, build_suite(name))
+    suites = {name: shipped_suite_builds[name] for name in SHIPPED}
     folder = tmp_path_factory.mktemp("hub") / "nnd"
     export_suites(suites.values(), folder, repo_id="org/nnd")
     return folder, suites
