@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import itertools
 import os
 import re
 from pathlib import Path
@@ -186,6 +187,42 @@ BUILDS_A_MODEL = re.compile(
 @functools.cache
 def _module_builds_a_model(path: str) -> bool:
     return bool(BUILDS_A_MODEL.search(Path(path).read_text(encoding="utf-8")))
+
+
+@functools.cache
+def _deselects_every_model_test(markexpr: str) -> bool:
+    """Whether ``-m markexpr`` deselects every test marked ``model``, whatever other marks it
+    has (every combination of the other names in the expression is tried)."""
+    called = re.findall(r"([\w.+-]+)\s*\(", markexpr)  # a mark with arguments, or not (...)
+    if not markexpr or set(called) - {"and", "or", "not"}:
+        return False
+    # pytest's own parser of -m expressions (no public API)
+    from _pytest.mark.expression import Expression
+
+    expression = Expression.compile(markexpr)
+    others = sorted(set(re.findall(r"[\w.+-]+", markexpr)) - {"and", "or", "not", "model"})
+    if len(others) > 8:
+        return False
+
+    def selects(marks: set[str]) -> bool:
+        return expression.evaluate(lambda name, **_: name in marks)
+
+    choices = itertools.product([False, True], repeat=len(others))
+    return not any(selects({"model", *itertools.compress(others, choice)}) for choice in choices)
+
+
+def pytest_ignore_collect(collection_path: Path, config: pytest.Config) -> bool | None:
+    """A module whose tests all build or load a model is not imported where `-m` deselects
+    them all (`-m "not model"`): its imports (torch, transformers) and its assertion rewriting
+    cost seconds in every xdist worker. Its tests are then not counted as deselected."""
+    is_test_module = collection_path.suffix == ".py" and collection_path.name.startswith("test_")
+    if (
+        is_test_module
+        and _deselects_every_model_test(config.option.markexpr)
+        and _module_builds_a_model(str(collection_path))
+    ):
+        return True
+    return None
 
 
 #: tests of 10 s or more on two cores that no marker names: run first with the ``slow`` ones, as
