@@ -47,8 +47,9 @@ def challenge300_suite():
 @pytest.fixture(scope="session")
 def shipped_suite_builds(quiz_design_suite, challenge300_suite):
     """{name: suite} of every suite whose source ships with nnd-suites, each built once per
-    session (a few seconds each: the tests that only read them share one build; their modules
-    are in the xdist group ``shipped_suite_builds``, so one worker builds them)."""
+    session per worker (a few seconds each: the tests that only read them share one build).
+    (An xdist_group would keep them on one worker, but pytest 9 ignores the group name xdist
+    3.8 appends to a test's id: --dist loadgroup splits the group.)"""
     from nnd_suites import build_suite
     from nnd_suites.resolve import shipped_suites
 

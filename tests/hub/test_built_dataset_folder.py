@@ -58,7 +58,6 @@ def test_build_all_then_one_more_build_through_the_cli(quiz_design_suite, tmp_pa
     assert load_suite(folder / "other").name == "challenge300"
 
 
-@pytest.mark.xdist_group("shipped_suite_builds")  # the worker that builds them once
 def test_build_all_keeps_the_configs_already_there(
     shipped_suite_builds, challenge300_suite, quiz_design_suite, tmp_path, monkeypatch
 ):

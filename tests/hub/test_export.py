@@ -25,10 +25,6 @@ SHIPPED = [n for n in ADAPTERS.names() if ADAPTERS.get(n).default_source_path() 
 FIXTURE_ONLY = [n for n in ADAPTERS.names() if n not in SHIPPED]
 
 
-#: one worker runs this module: it builds the shipped suites once (conftest)
-pytestmark = pytest.mark.xdist_group("shipped_suite_builds")
-
-
 @pytest.fixture(scope="module")
 def exported(tmp_path_factory, shipped_suite_builds):
     """Every built-in suite, exported into one folder."""
