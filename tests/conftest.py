@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import itertools
 import os
 import re
 from pathlib import Path
@@ -41,6 +42,21 @@ def challenge300_suite():
     from nnd_suites import build_suite
 
     return build_suite("challenge300")
+
+
+@pytest.fixture(scope="session")
+def shipped_suite_builds(quiz_design_suite, challenge300_suite):
+    """{name: suite} of every suite whose source ships with nnd-suites, each built once per
+    session per worker (a few seconds each: the tests that only read them share one build).
+    (An xdist_group would keep them on one worker, but pytest 9 ignores the group name xdist
+    3.8 appends to a test's id: --dist loadgroup splits the group.)"""
+    from nnd_suites import build_suite
+    from nnd_suites.resolve import shipped_suites
+
+    built = {"quiz_design": quiz_design_suite, "challenge300": challenge300_suite}
+    for name in shipped_suites():
+        built.setdefault(name, build_suite(name))
+    return built
 
 
 @pytest.fixture(autouse=True)
@@ -174,13 +190,62 @@ def _module_builds_a_model(path: str) -> bool:
     return bool(BUILDS_A_MODEL.search(Path(path).read_text(encoding="utf-8")))
 
 
+@functools.cache
+def _deselects_every_model_test(markexpr: str) -> bool:
+    """Whether ``-m markexpr`` deselects every test marked ``model``, whatever other marks it
+    has (every combination of the other names in the expression is tried)."""
+    called = re.findall(r"([\w.+-]+)\s*\(", markexpr)  # a mark with arguments, or not (...)
+    if not markexpr or set(called) - {"and", "or", "not"}:
+        return False
+    # pytest's own parser of -m expressions (no public API)
+    from _pytest.mark.expression import Expression
+
+    expression = Expression.compile(markexpr)
+    others = sorted(set(re.findall(r"[\w.+-]+", markexpr)) - {"and", "or", "not", "model"})
+    if len(others) > 8:
+        return False
+
+    def selects(marks: set[str]) -> bool:
+        return expression.evaluate(lambda name, **_: name in marks)
+
+    choices = itertools.product([False, True], repeat=len(others))
+    return not any(selects({"model", *itertools.compress(others, choice)}) for choice in choices)
+
+
+def pytest_ignore_collect(collection_path: Path, config: pytest.Config) -> bool | None:
+    """A module whose tests all build or load a model is not imported where `-m` deselects
+    them all (`-m "not model"`): its imports (torch, transformers) and its assertion rewriting
+    cost seconds in every xdist worker. Its tests are then not counted as deselected."""
+    is_test_module = collection_path.suffix == ".py" and collection_path.name.startswith("test_")
+    if (
+        is_test_module
+        and _deselects_every_model_test(config.option.markexpr)
+        and _module_builds_a_model(str(collection_path))
+    ):
+        return True
+    return None
+
+
+#: tests of 10 s or more on two cores that no marker names: run first with the ``slow`` ones, as
+#: xdist hands tests out in collection order and a long test started last is the run's tail
+RUN_FIRST = (
+    "tests/hub/test_built_dataset_folder.py::test_build_all_then_one_more_build_through_the_cli",
+)
+
+
+def _runs_first(item: pytest.Item) -> bool:
+    return bool(item.get_closest_marker("slow")) or item.nodeid in RUN_FIRST
+
+
 def pytest_collection_modifyitems(items):
     """Crash and engine tests are slow too: `-m "not slow"` (the quick loop) leaves them out.
     Tests that build or load a model are marked ``model``: `-m "not model"` is the loop of pure
-    logic (readers, builders, quality maps, statistics, reports from Score records)."""
+    logic (readers, builders, quality maps, statistics, reports from Score records). The long
+    tests come first (:data:`RUN_FIRST`)."""
     for item in items:
         if item.get_closest_marker("crash") or item.get_closest_marker("engine"):
             item.add_marker(pytest.mark.slow)
         fixtures = set(getattr(item, "fixturenames", ()))
         if fixtures & MODEL_FIXTURES or _module_builds_a_model(str(item.path)):
             item.add_marker(pytest.mark.model)
+    items.sort(key=lambda item: not _runs_first(item))  # stable: the rest keep their order

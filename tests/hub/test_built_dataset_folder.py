@@ -9,7 +9,8 @@ import datasets
 import pytest
 import yaml
 
-from nnd_suites import NNDError, SuiteValidationError, load_suite
+from nnd_suites import NNDError, Suite, SuiteValidationError, load_suite
+from nnd_suites.builder import suites as building
 from nnd_suites.cli import main
 from nnd_suites.errors import OutputFolderError
 from nnd_suites.hub import export_suites
@@ -57,7 +58,16 @@ def test_build_all_then_one_more_build_through_the_cli(quiz_design_suite, tmp_pa
     assert load_suite(folder / "other").name == "challenge300"
 
 
-def test_build_all_keeps_the_configs_already_there(challenge300_suite, quiz_design_suite, tmp_path):
+def test_build_all_keeps_the_configs_already_there(
+    shipped_suite_builds, challenge300_suite, quiz_design_suite, tmp_path, monkeypatch
+):
+    # what each build gives is the session's build (the test above runs them through the CLI):
+    # this test is about the configs already in the folder
+    def shipped_build(name: str, *, skip_malformed: bool) -> Suite:
+        assert not skip_malformed
+        return shipped_suite_builds[name]
+
+    monkeypatch.setattr(building, "build_suite", shipped_build)
     folder = tmp_path / "dataset"
     mine = challenge300_suite.derive(challenge300_suite.pairs[:50], name="mine")
     export_suites([mine], folder)

@@ -26,11 +26,9 @@ FIXTURE_ONLY = [n for n in ADAPTERS.names() if n not in SHIPPED]
 
 
 @pytest.fixture(scope="module")
-def exported(tmp_path_factory, quiz_design_suite, challenge300_suite):
+def exported(tmp_path_factory, shipped_suite_builds):
     """Every built-in suite, exported into one folder."""
-    suites = {"quiz_design": quiz_design_suite, "challenge300": challenge300_suite}
-    for name in SHIPPED:
-        suites.setdefault(name, build_suite(name))
+    suites = {name: shipped_suite_builds[name] for name in SHIPPED}
     folder = tmp_path_factory.mktemp("hub") / "nnd"
     export_suites(suites.values(), folder, repo_id="org/nnd")
     return folder, suites
