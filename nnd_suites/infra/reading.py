@@ -203,9 +203,14 @@ BoundedYAML.add_constructor("tag:yaml.org,2002:int", BoundedYAML.construct_yaml_
 
 def parse_yaml(text: str, origin: str, loader: type[BoundedYAML] = BoundedYAML) -> Any:
     """``text`` parsed as YAML by ``loader``; any fault -> a :class:`DataFileError` at its line."""
-    instance = loader(text)
+    instance = None
     try:
+        instance = loader(text)  # PyYAML's reader refuses control characters here
         return instance.get_single_data()
+    except yaml.reader.ReaderError as exc:  # a control character: its position, no mark
+        line = text.count("\n", 0, exc.position) + 1
+        problem = f"character {exc.character!r} is not allowed in YAML ({exc.reason})"
+        raise DataFileError(origin, f"cannot parse the YAML: {problem}; remove it", line) from None
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         problem = getattr(exc, "problem", None) or str(exc)
@@ -214,7 +219,8 @@ def parse_yaml(text: str, origin: str, loader: type[BoundedYAML] = BoundedYAML) 
     except RecursionError:
         raise DataFileError(origin, "YAML nested too deeply") from None
     finally:
-        instance.dispose()
+        if instance is not None:
+            instance.dispose()
 
 
 def read_yaml_file(

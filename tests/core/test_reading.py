@@ -200,3 +200,11 @@ def test_a_gzip_line_is_bounded_once_decompressed(tmp_path, monkeypatch):
     path.write_bytes(gzip.compress(b'{"a": 1}\n' + b"x" * 5000 + b"\n"))
     with pytest.raises(SourceFormatError, match=r"rows.jsonl.gz:2: a line longer than 1,000"):
         list(read_jsonl(path, ReadLog(skip_malformed=True)))
+
+
+def test_a_control_character_in_yaml_is_named_with_its_line(tmp_path):
+    """PyYAML's reader refuses it when the loader is made, before any mark exists."""
+    path = tmp_path / "README.md"
+    path.write_text("a: 1\nb: \x07\n", encoding="utf-8")
+    with pytest.raises(DataFileError, match=r"README.md:2: cannot parse the YAML: character 7 is"):
+        read_yaml_file(path)
