@@ -48,9 +48,7 @@ def _schema_error(exc: ValidationError, data: Any, origin: str, lines: Lines) ->
     loc = tuple(part for part in first["loc"] if not str(part).startswith(("str", "Fixed")))
     first = {**first, "loc": loc}
     path = _data_path(data, loc)
-    owner = next((str(p) for p in reversed(loc[:-1]) if str(p) in ALLOWED_KEYS), "")
-    advice = schema_advice(first, ALLOWED_KEYS[owner])
-    text = f"does not match the declarative-source schema: {advice}"
+    text = f"does not match the declarative-source schema: {schema_advice(first, ALLOWED_KEYS)}"
     others = len({e["loc"][:2] for e in errors}) - 1
     if others > 0:
         text += f" (and {others} more problem(s))"

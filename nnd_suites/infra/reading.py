@@ -201,15 +201,21 @@ class BoundedYAML(yaml.SafeLoader):
 BoundedYAML.add_constructor("tag:yaml.org,2002:int", BoundedYAML.construct_yaml_int)
 
 
+def unacceptable_character(exc: yaml.reader.ReaderError, text: str) -> tuple[int, str]:
+    """(1-based line, what is wrong) of a character PyYAML's reader refuses in ``text``: it
+    refuses while the loader is made, with the character's position and no mark."""
+    line = text.count("\n", 0, exc.position) + 1
+    return line, f"character {exc.character!r} is not allowed in YAML ({exc.reason})"
+
+
 def parse_yaml(text: str, origin: str, loader: type[BoundedYAML] = BoundedYAML) -> Any:
     """``text`` parsed as YAML by ``loader``; any fault -> a :class:`DataFileError` at its line."""
     instance = None
     try:
         instance = loader(text)  # PyYAML's reader refuses control characters here
         return instance.get_single_data()
-    except yaml.reader.ReaderError as exc:  # a control character: its position, no mark
-        line = text.count("\n", 0, exc.position) + 1
-        problem = f"character {exc.character!r} is not allowed in YAML ({exc.reason})"
+    except yaml.reader.ReaderError as exc:
+        line, problem = unacceptable_character(exc, text)
         raise DataFileError(origin, f"cannot parse the YAML: {problem}; remove it", line) from None
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)

@@ -7,7 +7,7 @@ found later (schema, cycle, unknown label) can point at ``file:line``.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -15,7 +15,13 @@ import yaml
 from pydantic import ValidationError
 
 from nnd_suites.errors import QualityMapError
-from nnd_suites.infra.reading import BoundedYAML, DataFileError, parse_json, read_regular_bytes
+from nnd_suites.infra.reading import (
+    BoundedYAML,
+    DataFileError,
+    parse_json,
+    read_regular_bytes,
+    unacceptable_character,
+)
 from nnd_suites.quality_map.model import ALLOWED_KEYS
 
 #: a place in the map (keys and list indices from the top) -> its 1-based line
@@ -123,9 +129,8 @@ def read_map_file(path: Path) -> tuple[Any, Lines]:
     try:
         loader = _Loader(raw)  # the reader refuses control characters at once
         data = loader.get_single_data()
-    except yaml.reader.ReaderError as exc:  # a control character: its position, no mark
-        line = raw.count("\n", 0, exc.position) + 1
-        problem = f"character {exc.character!r} is not allowed in YAML ({exc.reason})"
+    except yaml.reader.ReaderError as exc:
+        line, problem = unacceptable_character(exc, raw)
         raise QualityMapError(f"{path}:{line}", f"cannot parse: {problem}; remove it") from exc
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
@@ -162,12 +167,15 @@ def _data_path(data: Any, loc: tuple[str | int, ...]) -> tuple[str | int, ...]:
     return tuple(path)
 
 
-def schema_advice(error: dict[str, Any], allowed: list[str]) -> str:
+def schema_advice(error: dict[str, Any], allowed_keys: Mapping[str, list[str]]) -> str:
     """What to do about one pydantic error of a YAML file our schemas read (a quality map, a
-    ``source.yaml``); ``allowed`` is the keys of the mapping at fault."""
-    kind, key = error["type"], error["loc"][-1] if error["loc"] else ""
+    ``source.yaml``); ``allowed_keys`` maps each mapping's key ("" at the top) to its keys."""
+    kind, loc = error["type"], error["loc"]
+    key = loc[-1] if loc else ""
     if kind == "extra_forbidden":
-        return f"unknown key {key!r}; remove it or fix the spelling (allowed: {', '.join(allowed)})"
+        owner = next((str(p) for p in reversed(loc[:-1]) if str(p) in allowed_keys), "")
+        allowed = ", ".join(allowed_keys[owner])
+        return f"unknown key {key!r}; remove it or fix the spelling (allowed: {allowed})"
     if kind == "missing":
         return f"missing required key {key!r}; add it"
     if kind == "union_tag_not_found":
@@ -183,8 +191,7 @@ def schema_error(exc: ValidationError, data: Any, origin: str, lines: Lines) -> 
     errors = [e for e in exc.errors() if e["type"] != "none_required"] or exc.errors()
     first = errors[0]
     path = _data_path(data, first["loc"])
-    owner = next((str(p) for p in reversed(first["loc"][:-1]) if str(p) in ALLOWED_KEYS), "")
-    text = f"does not match the quality-map schema: {schema_advice(first, ALLOWED_KEYS[owner])}"
+    text = f"does not match the quality-map schema: {schema_advice(first, ALLOWED_KEYS)}"
     if len(errors) > 1:
         text += f" (and {len(errors) - 1} more problem(s))"
     return QualityMapError(place(origin, lines, path), text)
