@@ -8,15 +8,14 @@ from __future__ import annotations
 
 import functools
 import hashlib
-import http.server
 import importlib.util
 import shutil
 import tarfile
-import threading
 import zipfile
 from pathlib import Path
 
 import pytest
+from local_server import quiet_file_handler, serving
 
 from nnd_suites import SourceFormatError, build_suite
 from nnd_suites.builder.adapter import ADAPTERS
@@ -82,16 +81,9 @@ def test_an_archive_url_is_downloaded_extracted_and_recorded(example, tmp_path):
     served = tmp_path / "www"
     served.mkdir()
     _zip(served / "ratings.zip")
-    handler = functools.partial(http.server.SimpleHTTPRequestHandler, directory=served)
-    handler.log_message = lambda *args: None
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    try:
+    with serving(quiet_file_handler(served)) as server:
         url = f"http://127.0.0.1:{server.server_port}/ratings.zip"
         suite = example(url + "?token=secret")
-    finally:
-        server.shutdown()
-        server.server_close()
     names = [s.path for s in suite.manifest.sources]
     assert names[0] == url and f"{url}/outputs/sys_a.tsv" in names
     assert len(names) == 1 + len(FILES) and "secret" not in str(names)

@@ -9,12 +9,12 @@ import contextlib
 import gzip
 import hashlib
 import http.server
-import threading
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
+from local_server import serving
 
 from nnd_suites import NNDError, SourceFormatError, build_suite
 from nnd_suites.builder.adapter import get_adapter
@@ -39,15 +39,8 @@ def serve(respond: Callable[[http.server.BaseHTTPRequestHandler], None]) -> Iter
         def log_message(self, *args: object) -> None:
             pass
 
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    server.daemon_threads = True
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
+    with serving(Handler) as server:
         yield f"http://127.0.0.1:{server.server_port}"
-    finally:
-        server.shutdown()
-        server.server_close()
 
 
 def send(handler, body: bytes, status: int = 200, kind: str = "text/plain", length=None) -> None:

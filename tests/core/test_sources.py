@@ -2,13 +2,11 @@
 
 from __future__ import annotations
 
-import functools
-import http.server
 import json
-import threading
 from pathlib import Path
 
 import pytest
+from local_server import quiet_file_handler, start_server, stop_server
 
 from nnd_suites import NNDError, SourceFormatError, UnknownItemError, build_suite
 from nnd_suites.builder.adapter import get_adapter
@@ -140,17 +138,10 @@ def test_file_url_source_is_refused_with_the_local_path_to_give(tmp_path):
 
 
 def test_http_url_source_is_downloaded_once_into_the_cache(tmp_path):
-    handler = functools.partial(
-        http.server.SimpleHTTPRequestHandler, directory=str(C3_SOURCE.parent)
-    )
-    handler.log_message = lambda *a, **k: None
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
+    server = start_server(quiet_file_handler(C3_SOURCE.parent))
     try:
         url = f"http://127.0.0.1:{server.server_port}/{C3_SOURCE.name}"
         assert len(build_suite("challenge300", url)) == 807
-        server.shutdown()  # the second build must not need the server
-        assert len(build_suite("challenge300", url)) == 807
     finally:
-        server.server_close()
+        stop_server(server)
+    assert len(build_suite("challenge300", url)) == 807  # the server is gone: from the cache

@@ -26,7 +26,9 @@ import re
 import threading
 import time
 from collections.abc import Callable
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
+
+from local_server import start_server, stop_server
 
 TOKEN = re.compile(r"</s>|\s*[^\s<]+|\s+|<")
 EOS = "</s>"
@@ -61,18 +63,14 @@ class FakeServer:
         self.drip = 0.0
         self.requests = 0
         self.lock = threading.Lock()
-        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
-        self.httpd.daemon_threads = True
-        self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
-        self.thread.start()
+        self.httpd = start_server(self._handler())
 
     @property
     def url(self) -> str:
         return f"http://127.0.0.1:{self.httpd.server_address[1]}/v1"
 
     def close(self) -> None:
-        self.httpd.shutdown()
-        self.httpd.server_close()
+        stop_server(self.httpd)
 
     def complete(self, body: dict) -> dict:
         prompt = body["prompt"]
