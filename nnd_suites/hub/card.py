@@ -14,6 +14,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
+import jinja2
 import yaml
 from datasets import DatasetInfo, SplitDict, SplitInfo
 from datasets.info import DatasetInfosDict
@@ -215,39 +216,38 @@ def load_card(path: Path) -> DatasetCard:
     """The dataset card at ``path``, read as a bounded data file: a regular file of bounded size
     whose YAML front matter is within the nesting and integer bounds (huggingface_hub's parser
     recurses without bound and turns 5,000 digits into a traceback)."""
-    text, _ = _read_card(path)
+    text = read_card_text(path)
+    front_matter(text, path)  # within the bounds before huggingface_hub parses it
     try:
         return DatasetCard(text)
     except (ValueError, yaml.YAMLError) as exc:
         raise NNDError(f"{path}: unreadable dataset card ({exc})") from None
 
 
-def card_metadata(path: Path) -> dict[str, Any]:
-    """The YAML front matter of the card at ``path`` (empty when it has none), read as
-    :func:`load_card` reads it but parsed once: deciding whose card it is (its tags) needs no
-    :class:`DatasetCard`, whose parser would read the front matter, a large one for many
-    configs, a second time."""
-    _, metadata = _read_card(path)
-    return metadata
-
-
-def _read_card(path: Path) -> tuple[str, dict[str, Any]]:
-    """The card's text and its front matter, parsed within the bounds; a front matter that is
-    not a mapping is an error, as it is to huggingface_hub."""
+def read_card_text(path: Path) -> str:
+    """The text of the card at ``path``, read as a bounded data file."""
     try:
-        text = read_data_text(path, "dataset card", CARD_FILE_LIMIT)
-        front = REGEX_YAML_BLOCK.search(text)
+        return read_data_text(path, "dataset card", CARD_FILE_LIMIT)
+    except DataFileError as exc:
+        raise NNDError(f"{exc}; not a readable dataset card") from None
+
+
+def front_matter(text: str, path: Path) -> dict[str, Any]:
+    """The YAML front matter of a card's ``text`` (read from ``path``), parsed within the
+    bounds; a front matter that is not a mapping is an error, as it is to huggingface_hub."""
+    front = REGEX_YAML_BLOCK.search(text)
+    try:
         metadata = parse_yaml(front.group(2), str(path)) if front is not None else None
     except DataFileError as exc:
         raise NNDError(f"{exc}; not a readable dataset card") from None
     if metadata is None:
-        return text, {}
+        return {}
     if not isinstance(metadata, dict):
         raise NNDError(
             f"{path}: unreadable dataset card (its YAML front matter is a "
             f"{type(metadata).__name__}, not a mapping)"
         )
-    return text, metadata
+    return metadata
 
 
 def card_text(value: object) -> str:
@@ -259,18 +259,31 @@ def card_text(value: object) -> str:
     return "\\" + line if line and line[0] in "#>-+*=" else line
 
 
-def build_card(configs: list[ConfigInfo], repo_id: str | None = None) -> DatasetCard:
-    """The whole card for the configs present in an export folder (sorted by name): the metadata
-    from :func:`card_data`, the text from ``templates/dataset_card.md``."""
+def build_card(configs: list[ConfigInfo], repo_id: str | None = None) -> str:
+    """The card of the configs in an export folder: ``templates/dataset_card.md`` rendered as
+    ``DatasetCard.from_template`` renders it, without its parsing the card back and writing its
+    YAML again (two passes of pure-Python PyYAML over a front matter that grows with each config)
+    for the same text (``test_the_card_is_the_text_huggingface_hub_gives``)."""
+    data, values = card_values(configs, repo_id)
+    return jinja2.Template(card_template()).render(card_data=data.to_yaml(), **values)
+
+
+def card_template() -> str:
+    """The card's jinja2 template."""
+    # jinja drops a template's final line break: the card keeps one
+    return CARD_TEMPLATE.read_text(encoding="utf-8") + "\n"
+
+
+def card_values(
+    configs: list[ConfigInfo], repo_id: str | None = None
+) -> tuple[DatasetCardData, dict[str, Any]]:
+    """The card's metadata and the values its template fills in."""
     configs = sorted(configs, key=lambda c: c.name)
     data = card_data(configs)
     # Pasted into the card's Python and shell snippets: only a valid Hub id (letters, digits,
     # "-", "_", "." and one "/") may go there, never quotes or line breaks.
     repo = check_repo_id(repo_id) if repo_id is not None else "ORG/NAME"
-    return DatasetCard.from_template(
-        data,
-        # jinja drops a template's final line break: the card keeps one
-        template_str=CARD_TEMPLATE.read_text(encoding="utf-8") + "\n",
+    return data, dict(
         title=data.pretty_name,
         version=__version__,
         repo=repo,

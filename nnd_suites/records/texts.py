@@ -14,6 +14,7 @@ of whitespace (``str.split``: Unicode spaces and line breaks) one space; both en
 
 from __future__ import annotations
 
+import functools
 import unicodedata
 
 #: the name of the rule below, recorded in suite manifests (``text_equivalence``)
@@ -39,8 +40,12 @@ def drop_invisible(text: str) -> str:
     return text.translate(_INVISIBLE)
 
 
+@functools.lru_cache(maxsize=1 << 14)
 def equivalence_key(text: str) -> str:
-    """What two texts must share to be the same text (see the module docstring)."""
+    """What two texts must share to be the same text (see the module docstring).
+
+    Remembered for the last 16,384 texts: a suite asks for one candidate's key once per pair it
+    is in, and again each time its pairs are counted and validated."""
     # Whitespace collapsed first: the characters dropped are never whitespace, so the order
     # changes nothing, and a collapsed text that is all printable (no Cf, no Cc: the usual
     # case) has nothing to drop, which ``isprintable`` tells in C, far faster than translate.

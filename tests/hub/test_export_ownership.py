@@ -14,7 +14,7 @@ import pyarrow.parquet as pq
 import pytest
 import yaml
 
-from nnd_suites import NNDError, SuiteValidationError
+from nnd_suites import NNDError, SuiteValidationError, build_suite
 from nnd_suites.errors import OutputFolderError
 from nnd_suites.hub import export_suites
 from nnd_suites.hub.export import refresh_card
@@ -110,11 +110,14 @@ for exporter in exporters:
 
 
 @pytest.mark.slow  # starts an exporter process per config
-def test_concurrent_exports_into_one_folder_all_reach_the_card(challenge300_suite, tmp_path):
+def test_concurrent_exports_into_one_folder_all_reach_the_card(tmp_path):
+    # gpt3_summ: each config keeps its suite's annotated candidates (300 here), and every export
+    # validates the configs already in the folder under its lock
+    whole = build_suite("gpt3_summ")
     names = [f"part{i:02d}" for i in range(CONCURRENT)]
     for i, name in enumerate(names):
-        part = challenge300_suite.pairs[10 * i : 10 * i + 10]
-        challenge300_suite.derive(part, name=name).save(tmp_path / "suites" / name)
+        part = whole.pairs[10 * i : 10 * i + 10]
+        whole.derive(part, name=name).save(tmp_path / "suites" / name)
     folder = tmp_path / "export"
     parts = [str(tmp_path / "suites" / n) for n in names]
     # a session of its own: the exporters it forks are stopped with it
@@ -142,5 +145,5 @@ def test_concurrent_exports_into_one_folder_all_reach_the_card(challenge300_suit
     cache = tmp_path / "datasets-cache"
     for i, name in enumerate(names):
         rows = datasets.load_dataset(str(folder), name, split="test", cache_dir=str(cache))
-        assert rows["id"] == [p.id for p in challenge300_suite.pairs[10 * i : 10 * i + 10]]
+        assert rows["id"] == [p.id for p in whole.pairs[10 * i : 10 * i + 10]]
     assert not [p for p in folder.iterdir() if p.name.startswith(".")]  # no lock file, no tmp
