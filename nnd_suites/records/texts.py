@@ -40,12 +40,22 @@ def drop_invisible(text: str) -> str:
     return text.translate(_INVISIBLE)
 
 
-@functools.lru_cache(maxsize=1 << 14)
 def equivalence_key(text: str) -> str:
     """What two texts must share to be the same text (see the module docstring).
 
-    Remembered for the last 16,384 texts: a suite asks for one candidate's key once per pair it
-    is in, and again each time its pairs are counted and validated."""
+    The keys of the last 16,384 texts up to 2,048 characters are remembered: a suite asks for
+    a candidate's key once per pair it is in, and again each time its pairs are counted and
+    validated. Longer texts are computed each time: what is kept is at most 16,384 texts of up
+    to 2,048 characters, and their keys."""
+    if len(text) > _REMEMBERED_LENGTH:
+        return _equivalence_key(text)
+    return _remembered_key(text)
+
+
+_REMEMBERED_LENGTH = 2048
+
+
+def _equivalence_key(text: str) -> str:
     # Whitespace collapsed first: the characters dropped are never whitespace, so the order
     # changes nothing, and a collapsed text that is all printable (no Cf, no Cc: the usual
     # case) has nothing to drop, which ``isprintable`` tells in C, far faster than translate.
@@ -53,6 +63,9 @@ def equivalence_key(text: str) -> str:
     if collapsed.isprintable():
         return collapsed
     return " ".join(drop_invisible(collapsed).split())
+
+
+_remembered_key = functools.lru_cache(maxsize=1 << 14)(_equivalence_key)
 
 
 def same_text(first: str, second: str) -> bool:
