@@ -15,21 +15,17 @@ from pathlib import Path
 from typing import Any
 
 import jinja2
-import yaml
 from datasets import DatasetInfo, SplitDict, SplitInfo
 from datasets.info import DatasetInfosDict
 from datasets.utils.metadata import MetadataConfigs
-from huggingface_hub import DatasetCard, DatasetCardData
-from huggingface_hub.repocard import REGEX_YAML_BLOCK
+from huggingface_hub import DatasetCardData
 
 from nnd_suites import __version__
-from nnd_suites.errors import NNDError
 from nnd_suites.hub.card_agreement import agreement_section
 from nnd_suites.hub.configs import ConfigInfo
 from nnd_suites.hub.layout import CARD_TAG
 from nnd_suites.hub.remote import check_repo_id
 from nnd_suites.infra.formatting import cell, table
-from nnd_suites.infra.reading import DataFileError, parse_yaml, read_data_text
 from nnd_suites.records.margins import MARGIN_MEANINGS
 from nnd_suites.suite import CANDIDATES_FILE, DATA_GLOB, MANIFEST_FILE, SPLIT
 
@@ -206,48 +202,6 @@ def card_data(configs: list[ConfigInfo]) -> DatasetCardData:
         }
     ).to_dataset_card_data(data)
     return data
-
-
-#: a card is text and a little YAML; any README this large is not ours to parse
-CARD_FILE_LIMIT = 16 * 2**20
-
-
-def load_card(path: Path) -> DatasetCard:
-    """The dataset card at ``path``, read as a bounded data file: a regular file of bounded size
-    whose YAML front matter is within the nesting and integer bounds (huggingface_hub's parser
-    recurses without bound and turns 5,000 digits into a traceback)."""
-    text = read_card_text(path)
-    front_matter(text, path)  # within the bounds before huggingface_hub parses it
-    try:
-        return DatasetCard(text)
-    except (ValueError, yaml.YAMLError) as exc:
-        raise NNDError(f"{path}: unreadable dataset card ({exc})") from None
-
-
-def read_card_text(path: Path) -> str:
-    """The text of the card at ``path``, read as a bounded data file."""
-    try:
-        return read_data_text(path, "dataset card", CARD_FILE_LIMIT)
-    except DataFileError as exc:
-        raise NNDError(f"{exc}; not a readable dataset card") from None
-
-
-def front_matter(text: str, path: Path) -> dict[str, Any]:
-    """The YAML front matter of a card's ``text`` (read from ``path``), parsed within the
-    bounds; a front matter that is not a mapping is an error, as it is to huggingface_hub."""
-    front = REGEX_YAML_BLOCK.search(text)
-    try:
-        metadata = parse_yaml(front.group(2), str(path)) if front is not None else None
-    except DataFileError as exc:
-        raise NNDError(f"{exc}; not a readable dataset card") from None
-    if metadata is None:
-        return {}
-    if not isinstance(metadata, dict):
-        raise NNDError(
-            f"{path}: unreadable dataset card (its YAML front matter is a "
-            f"{type(metadata).__name__}, not a mapping)"
-        )
-    return metadata
 
 
 def card_text(value: object) -> str:

@@ -14,7 +14,7 @@ import yaml
 from huggingface_hub import snapshot_download
 
 from nnd_suites.errors import NNDError, UnknownItemError
-from nnd_suites.hub.card import load_card
+from nnd_suites.hub.card_reading import load_card
 from nnd_suites.hub.configs import read_config
 from nnd_suites.hub.layout import CARD_FILE, exported_configs, validate_config_name
 from nnd_suites.hub.remote import check_repo_id, hub_errors

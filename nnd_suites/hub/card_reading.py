@@ -1,0 +1,73 @@
+"""Reading a dataset card: as a bounded data file, its YAML front matter within the bounds of
+our parser (huggingface_hub's recurses without bound and turns 5,000 digits into a
+traceback); deciding whose card it is reads its tags without a :class:`DatasetCard`."""
+
+from __future__ import annotations
+
+import functools
+from pathlib import Path
+from typing import Any
+
+import yaml
+from huggingface_hub import DatasetCard
+from huggingface_hub.repocard import REGEX_YAML_BLOCK
+
+from nnd_suites.errors import NNDError
+from nnd_suites.infra.reading import DataFileError, parse_yaml, read_data_text
+
+#: a card is text and a little YAML; any README this large is not ours to parse
+CARD_FILE_LIMIT = 16 * 2**20
+
+
+def load_card(path: Path) -> DatasetCard:
+    """The dataset card at ``path``, read as a bounded data file: a regular file of bounded size
+    whose YAML front matter is within the nesting and integer bounds (huggingface_hub's parser
+    recurses without bound and turns 5,000 digits into a traceback)."""
+    text = _read_card_text(path)
+    _front_matter(text, path)  # within the bounds before huggingface_hub parses it
+    try:
+        return DatasetCard(text)
+    except (ValueError, yaml.YAMLError) as exc:
+        raise NNDError(f"{path}: unreadable dataset card ({exc})") from None
+
+
+def card_has_tag(path: Path, tag: str) -> bool:
+    """Whether the front matter of the card at ``path`` has a ``tags`` list holding ``tag`` (a
+    string that merely contains it does not), read as :func:`load_card` reads it but without a
+    :class:`DatasetCard`, whose parser would read the front matter a second time."""
+    text = _read_card_text(path)
+    return _has_tag(text, path, tag)
+
+
+@functools.lru_cache(maxsize=4)
+def _has_tag(text: str, path: Path, tag: str) -> bool:
+    # Once per text: an export checks the card before it takes the folder's lock and again
+    # under it, and PyYAML's pure-Python parser takes a good part of a second for the front
+    # matter of a card of many configs. The same text gives the same answer.
+    tags = _front_matter(text, path).get("tags")
+    return isinstance(tags, list) and tag in tags
+
+
+def _read_card_text(path: Path) -> str:
+    try:
+        return read_data_text(path, "dataset card", CARD_FILE_LIMIT)
+    except DataFileError as exc:
+        raise NNDError(f"{exc}; not a readable dataset card") from None
+
+
+def _front_matter(text: str, path: Path) -> dict[str, Any]:
+    """The YAML front matter of a card's ``text`` (read from ``path``), parsed within the
+    bounds; a front matter that is not a mapping is an error, as it is to huggingface_hub."""
+    front = REGEX_YAML_BLOCK.search(text)
+    try:
+        metadata = parse_yaml(front.group(2), str(path)) if front is not None else None
+    except DataFileError as exc:
+        raise NNDError(f"{exc}; not a readable dataset card") from None
+    if metadata is None:
+        return {}
+    if not isinstance(metadata, dict):
+        raise NNDError(
+            f"{path}: unreadable dataset card (its YAML front matter is a "
+            f"{type(metadata).__name__}, not a mapping)"
+        )
+    return metadata
