@@ -1,0 +1,84 @@
+"""Building, saving, loading and exporting the shipped suites: what every command that reads a
+suite pays before any model runs.
+
+Per shipped suite (every built-in adapter whose source ships), the median of ``--repeats`` runs
+of ``build_suite(name)``, ``suite.save(folder)`` and ``Suite.load(folder)``, each in this
+process. Then the export folder as it grows: ``--configs`` exports one after the other into one
+folder, each of a 10-pair part of gpt3_summ (each config keeps the suite's 300 annotated
+candidates), printing the time of every fifth export: an export validates every config already in
+the folder under its lock and rewrites the card, whose YAML front matter grows with each config.
+
+Run: ``python benchmarks/bench_suites.py`` (about a minute on 2 idle cores); ``--help`` for
+options. Figures depend on the machine and on what else runs on it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+from nnd_suites import build_suite
+from nnd_suites.hub import export_suites
+from nnd_suites.resolve import shipped_suites
+from nnd_suites.suite import Suite
+
+
+def median_seconds(run: Callable[[], object], repeats: int) -> float:
+    times = []
+    for _ in range(repeats):
+        start = time.perf_counter()
+        run()
+        times.append(time.perf_counter() - start)
+    return statistics.median(times)
+
+
+def bench_suites(names: list[str], repeats: int, scratch: Path) -> None:
+    print(f"{'suite':<18} {'pairs':>7} {'build s':>8} {'save s':>7} {'load s':>7}")
+    for name in names:
+        suite = build_suite(name)
+        build = median_seconds(lambda name=name: build_suite(name), repeats)
+        folder = scratch / "suites" / name
+        save = median_seconds(lambda suite=suite, folder=folder: suite.save(folder), repeats)
+        load = median_seconds(lambda folder=folder: Suite.load(folder), repeats)
+        print(f"{name:<18} {len(suite):>7,} {build:>8.2f} {save:>7.2f} {load:>7.2f}")
+
+
+def bench_exports(configs: int, scratch: Path) -> None:
+    whole = build_suite("gpt3_summ")
+    if configs * 10 > len(whole):
+        raise SystemExit(f"--configs {configs}: gpt3_summ has {len(whole)} pairs, 10 per config")
+    folder = scratch / "export"
+    total = 0.0
+    print(f"\n{configs} exports into one folder, one 10-pair config each")
+    for i in range(configs):
+        part = whole.derive(whole.pairs[10 * i : 10 * i + 10], name=f"part{i:02d}")
+        start = time.perf_counter()
+        export_suites([part], folder)
+        took = time.perf_counter() - start
+        total += took
+        if (i + 1) % 5 == 0 or i + 1 == configs:
+            print(f"  export {i + 1:>3} ({i} configs already there): {took:.2f} s")
+    print(f"  all {configs}: {total:.2f} s")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--repeats", type=int, default=3, help="runs per figure (median)")
+    parser.add_argument("--configs", type=int, default=20, help="exports into one folder")
+    parser.add_argument("--suite", action="append", help="only this shipped suite (repeatable)")
+    args = parser.parse_args()
+    names = args.suite or shipped_suites()
+    unknown = sorted(set(names) - set(shipped_suites()))
+    if unknown:
+        raise SystemExit(f"--suite {', '.join(unknown)}: not a shipped suite (nnd-suites list)")
+    with tempfile.TemporaryDirectory() as scratch:
+        bench_suites(names, args.repeats, Path(scratch))
+        bench_exports(args.configs, Path(scratch))
+
+
+if __name__ == "__main__":
+    main()
