@@ -40,19 +40,19 @@ def drop_invisible(text: str) -> str:
     return text.translate(_INVISIBLE)
 
 
+#: texts up to this long have their keys remembered (the last 16,384 of them)
+_REMEMBERED_LENGTH = 2048
+
+
 def equivalence_key(text: str) -> str:
     """What two texts must share to be the same text (see the module docstring).
 
-    The keys of the last 16,384 texts up to 2,048 characters are remembered: a suite asks for
-    a candidate's key once per pair it is in, and again each time its pairs are counted and
-    validated. Longer texts are computed each time: what is kept is at most 16,384 texts of up
-    to 2,048 characters, and their keys."""
+    Remembered for the last 16,384 texts of up to 2,048 characters: a suite asks for a
+    candidate's key once per pair it is in, and again each time its pairs are counted and
+    validated. A longer text is computed each time, so what is kept stays bounded."""
     if len(text) > _REMEMBERED_LENGTH:
         return _equivalence_key(text)
     return _remembered_key(text)
-
-
-_REMEMBERED_LENGTH = 2048
 
 
 def _equivalence_key(text: str) -> str:

@@ -388,7 +388,7 @@ def test_source_text_in_the_card_stays_on_its_line_and_renders_as_text(quiz_desi
         }
     )
     info = ConfigInfo("quiz_design", manifest, 8, 1, 1, datasets.Features())
-    card = str(build_card([info]))
+    card = build_card([info])
     lines = card.splitlines()
     assert "\\# not a heading second line" in lines
     assert "- Quality map `quiz_design`: first second third fourth &lt;!-- hides the rest" in lines
