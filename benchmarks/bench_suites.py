@@ -47,10 +47,7 @@ def bench_suites(names: list[str], repeats: int, scratch: Path) -> None:
         print(f"{name:<18} {len(suite):>7,} {build:>8.2f} {save:>7.2f} {load:>7.2f}")
 
 
-def bench_exports(configs: int, scratch: Path) -> None:
-    whole = build_suite("gpt3_summ")
-    if configs * 10 > len(whole):
-        raise SystemExit(f"--configs {configs}: gpt3_summ has {len(whole)} pairs, 10 per config")
+def bench_exports(whole: Suite, configs: int, scratch: Path) -> None:
     folder = scratch / "export"
     total = 0.0
     print(f"\n{configs} exports into one folder, one 10-pair config each")
@@ -75,9 +72,18 @@ def main() -> None:
     unknown = sorted(set(names) - set(shipped_suites()))
     if unknown:
         raise SystemExit(f"--suite {', '.join(unknown)}: not a shipped suite (nnd-suites list)")
+    if args.repeats < 1:
+        raise SystemExit(f"--repeats {args.repeats}: give at least 1")
+    # Checked before any figure is taken, so a wrong --configs does not cost the suites' half.
+    whole = build_suite("gpt3_summ")
+    if not 1 <= args.configs <= len(whole) // 10:
+        raise SystemExit(
+            f"--configs {args.configs}: give 1 to {len(whole) // 10} "
+            f"(gpt3_summ has {len(whole)} pairs, 10 per config)"
+        )
     with tempfile.TemporaryDirectory() as scratch:
         bench_suites(names, args.repeats, Path(scratch))
-        bench_exports(args.configs, Path(scratch))
+        bench_exports(whole, args.configs, Path(scratch))
 
 
 if __name__ == "__main__":

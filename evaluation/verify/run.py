@@ -24,8 +24,6 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 from nnd_suites import __version__
 from nnd_suites.errors import NNDError, UnknownItemError
 from nnd_suites.evaluation.arguments import check_evaluate_arguments, check_system_models
@@ -40,8 +38,8 @@ from nnd_suites.evaluation.verify.stats import bootstrap_correlations, weighted_
 from nnd_suites.human.agreement import margin_weight
 from nnd_suites.human.scores import HumanScores, human_scores
 from nnd_suites.infra.formatting import plural
-from nnd_suites.infra.reading import read_data_text
-from nnd_suites.quality_map.loading import strict_yaml
+from nnd_suites.infra.reading import read_yaml_file
+from nnd_suites.quality_map.loading import StrictYAML
 from nnd_suites.statistics.outcomes import TestOutcome, outcome_map, rated_by_all
 from nnd_suites.suite import Suite
 
@@ -75,13 +73,9 @@ MANY_SYSTEMS = (
 def read_systems_file(path: str | Path) -> dict[str, str]:
     """``NAME: MODEL`` lines (YAML), optionally under a ``systems:`` key."""
     path = Path(path)
-    try:  # a regular file of bounded size (/dev/zero would be read forever)
-        data = strict_yaml(read_data_text(path, "systems file"))
-    except yaml.YAMLError as exc:  # a repeated system would silently take the last model
-        mark = getattr(exc, "problem_mark", None)
-        where = f"{path}:{mark.line + 1}" if mark else str(path)
-        problem = getattr(exc, "problem", None) or str(exc)
-        raise NNDError(f"{where}: cannot read the systems file: {problem}") from exc
+    # A bounded regular file (/dev/zero would be read forever), strictly parsed: a repeated
+    # system would silently take the last model.
+    data = read_yaml_file(path, "systems file", loader=StrictYAML)
     if isinstance(data, dict) and set(data) == {"systems"}:
         data = data["systems"]
     if not isinstance(data, dict) or not all(

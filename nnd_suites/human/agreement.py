@@ -173,7 +173,7 @@ def margin_strata(
     return MarginStrata(kind=kind, rule=rule, bands=bands)
 
 
-def _leave_one_out(prefers: Sequence[str]) -> tuple[int, int, int, int]:
+def leave_one_rater_out(prefers: Sequence[str]) -> tuple[int, int, int, int]:
     """``(cases, agreed, others_tied, tie_cases)`` of one test from each vote's ``prefers``: each
     vote against the others' majority (``tie_cases``: cases whose own vote is a tie, none of
     them agreeing)."""
@@ -228,7 +228,7 @@ def _tally(tests: Iterable[tuple[Sequence[str], bool]]) -> _Tally:
         if not rated:
             tally.not_rated += 1
             continue
-        cases, agreed, skipped, ties = _leave_one_out(prefers)
+        cases, agreed, skipped, ties = leave_one_rater_out(prefers)
         tally.others_tied += skipped
         tally.tie_cases += ties
         if not cases:

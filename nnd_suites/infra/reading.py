@@ -15,7 +15,7 @@ import json
 import os
 import re
 import stat
-from typing import Any
+from typing import Any, TypeVar
 
 import yaml
 
@@ -208,12 +208,21 @@ def unacceptable_character(exc: yaml.reader.ReaderError, text: str) -> tuple[int
     return line, f"character {exc.character!r} is not allowed in YAML ({exc.reason})"
 
 
+LoaderT = TypeVar("LoaderT", bound=BoundedYAML)
+
+
 def parse_yaml(text: str, origin: str, loader: type[BoundedYAML] = BoundedYAML) -> Any:
     """``text`` parsed as YAML by ``loader``; any fault -> a :class:`DataFileError` at its line."""
+    return load_yaml(text, origin, loader)[0]
+
+
+def load_yaml(text: str, origin: str, loader: type[LoaderT]) -> tuple[Any, LoaderT]:
+    """:func:`parse_yaml`, also handing back the (disposed) loader, for what a subclass recorded
+    as it parsed (a quality map's loader records the line of every key)."""
     instance = None
     try:
         instance = loader(text)  # PyYAML's reader refuses control characters here
-        return instance.get_single_data()
+        return instance.get_single_data(), instance
     except yaml.reader.ReaderError as exc:
         line, problem = unacceptable_character(exc, text)
         raise DataFileError(origin, f"cannot parse the YAML: {problem}; remove it", line) from None

@@ -18,9 +18,9 @@ from nnd_suites.errors import QualityMapError
 from nnd_suites.infra.reading import (
     BoundedYAML,
     DataFileError,
+    load_yaml,
     parse_json,
     read_regular_bytes,
-    unacceptable_character,
 )
 from nnd_suites.quality_map.model import ALLOWED_KEYS
 
@@ -28,7 +28,11 @@ from nnd_suites.quality_map.model import ALLOWED_KEYS
 Lines = dict[tuple[str | int, ...], int]
 
 
-class _Loader(BoundedYAML):  # nesting and integer digits bounded
+class StrictYAML(BoundedYAML):
+    """YAML as quality maps are read (nesting and integer digits bounded): a repeated key, an
+    alias or a non-scalar key is a ``yaml.YAMLError`` at its mark, never a silent choice; the line
+    of every key and list item is recorded in ``node_lines``. For any small YAML data file."""
+
     def __init__(self, stream: str) -> None:
         super().__init__(stream)
         self.node_lines: dict[int, dict[Any, int]] = {}
@@ -80,8 +84,8 @@ class _Loader(BoundedYAML):  # nesting and integer digits bounded
         self.node_lines[id(data)] = lines
 
 
-_Loader.add_constructor("tag:yaml.org,2002:map", _Loader.construct_lined_map)
-_Loader.add_constructor("tag:yaml.org,2002:seq", _Loader.construct_lined_seq)
+StrictYAML.add_constructor("tag:yaml.org,2002:map", StrictYAML.construct_lined_map)
+StrictYAML.add_constructor("tag:yaml.org,2002:seq", StrictYAML.construct_lined_seq)
 
 
 def _paths(value: Any, node_lines: dict[int, dict[Any, int]], prefix: tuple = ()) -> Lines:
@@ -94,16 +98,6 @@ def _paths(value: Any, node_lines: dict[int, dict[Any, int]], prefix: tuple = ()
         if isinstance(child, (dict, list)):
             found.update(_paths(child, node_lines, (*prefix, key)))
     return found
-
-
-def strict_yaml(raw: str) -> Any:
-    """Parse YAML as quality maps are parsed: a repeated key, an alias or a non-scalar key is a
-    ``yaml.YAMLError`` (with its mark), never a silent choice. For any small YAML data file."""
-    loader = _Loader(raw)
-    try:
-        return loader.get_single_data()
-    finally:
-        loader.dispose()
 
 
 def read_map_file(path: Path) -> tuple[Any, Lines]:
@@ -125,21 +119,11 @@ def read_map_file(path: Path) -> tuple[Any, Lines]:
         except DataFileError as exc:
             where = f"{path}:{exc.line}" if exc.line else str(path)
             raise QualityMapError(where, f"cannot parse: {exc.reason}; fix the JSON") from None
-    loader = None
     try:
-        loader = _Loader(raw)  # the reader refuses control characters at once
-        data = loader.get_single_data()
-    except yaml.reader.ReaderError as exc:
-        line, problem = unacceptable_character(exc, raw)
-        raise QualityMapError(f"{path}:{line}", f"cannot parse: {problem}; remove it") from exc
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        where = f"{path}:{mark.line + 1}" if mark else str(path)
-        problem = getattr(exc, "problem", None) or str(exc)
-        raise QualityMapError(where, f"cannot parse: {problem}; fix the YAML") from exc
-    finally:
-        if loader is not None:
-            loader.dispose()
+        data, loader = load_yaml(raw, str(path), StrictYAML)
+    except DataFileError as exc:
+        where = f"{path}:{exc.line}" if exc.line else str(path)
+        raise QualityMapError(where, exc.reason) from None
     lines = _paths(data, loader.node_lines) if isinstance(data, (dict, list)) else {}
     return data, lines
 
