@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import ast
 import io
+import re
 import tokenize
 from pathlib import Path
 
@@ -211,6 +212,18 @@ def test_the_evaluator_readme_lists_every_module():
         and f"{path.stem}.py" not in table
     ]
     assert missing == []
+
+
+def test_the_architecture_map_names_the_layers_in_their_order():
+    """ARCHITECTURE.md's table of layers is LAYERS, package for package and in the same order
+    (``__main__`` aside), so the map a newcomer reads is the order this file holds."""
+    text = (ROOT / "ARCHITECTURE.md").read_text(encoding="utf-8")
+    table = text[text.index("## The layers") : text.index("## Where contributors work")]
+    rows = [line.split("|")[2] for line in table.splitlines() if re.match(r"\| \d+ \|", line)]
+    named = [
+        tuple(Path(path).stem for path in re.findall(r"`([\w/.]+)`", packages)) for packages in rows
+    ]
+    assert named == [layer for layer in LAYERS if layer != ("__main__",)]
 
 
 def _function_import_blocks(tree: ast.AST) -> list[list[ast.stmt]]:
