@@ -180,7 +180,7 @@ class NumericRule(BaseRule):
     aggregate: Literal["mean", "median", "min", "max", "sum"]
     minimum_gap: float | SkipJsonSchema[None] = Field(
         None,
-        json_schema_extra={"exclusiveMinimum": 0},
+        json_schema_extra={"exclusiveMinimum": GAP_TOLERANCE},
         description="better when the aggregates differ by AT LEAST this (a gap of exactly it "
         "counts); differences are compared with a tolerance of 1e-12 for floating-point means",
     )
@@ -219,6 +219,13 @@ class NumericRule(BaseRule):
             raise ValueError(f"must be a number, got {value!r}")
         if value < 0 or (value == 0 and info.field_name == "minimum_gap"):
             raise ValueError(f"must be {'> 0' if info.field_name == 'minimum_gap' else '>= 0'}")
+        if info.field_name == "minimum_gap" and value <= GAP_TOLERANCE:
+            # equal aggregates would then beat each other: two opposite tests of one tie
+            raise ValueError(
+                f"must be more than {GAP_TOLERANCE:g} (the tolerance of the comparison; a smaller "
+                "gap makes two equal scores better than each other); for 'any higher score' "
+                "write minimum_gap_exclusive: 0"
+            )
         return value
 
     @model_validator(mode="after")

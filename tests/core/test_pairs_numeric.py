@@ -155,6 +155,8 @@ def test_a_gap_of_exactly_the_bound_counts_at_least_but_not_more_than(high, low)
         ({"minimum_gap": None}, "give either 'minimum_gap'"),
         ({"minimum_gap": None, "minimum_gap_exclusive": -1}, "minimum_gap_exclusive: "),
         ({"minimum_gap": 0}, "must be > 0"),
+        # within the comparison's tolerance, a tie would give two opposite tests
+        ({"minimum_gap": 1e-13}, r"must be more than 1e-12 .*minimum_gap_exclusive: 0"),
         ({"minimum_gap": "20"}, "must be a number"),
     ],
 )
