@@ -4,7 +4,6 @@ and segment, and, where the release has them, the raters' error spans."""
 
 from __future__ import annotations
 
-import json
 import math
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -16,7 +15,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from nnd_suites.builder.adapter import Adapter, AdapterMetadata, register_adapter
 from nnd_suites.errors import SourceFormatError
 from nnd_suites.records.groups import Candidate, Group
-from nnd_suites.sources import ReadLog, parse_number, read_text_lines
+from nnd_suites.sources import SOURCE_JSON, ReadLog, parse_number, read_text_lines
 
 CITATION = """@inproceedings{freitag2023results,
   title={Results of {WMT}23 Metrics Shared Task: Metrics Might Be Guilty but References Are Not Innocent},
@@ -201,7 +200,7 @@ class MtMetricsEvalAdapter(Adapter):
                 if value == NOT_RATED:
                     continue
                 try:
-                    errors = json.loads(value)["errors"]
+                    errors = SOURCE_JSON.decode(value)["errors"]
                     every = [
                         (parse_number(e["score"], path, line, key="score", low=0), e["category"])
                         for e in errors

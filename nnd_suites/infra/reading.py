@@ -118,11 +118,12 @@ def bounded_int(text: str) -> int:
 
 def unique_keys_object(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     """A JSON object for ``object_pairs_hook``, refusing a repeated key (the last would win)."""
-    keys = [key for key, _ in pairs]
-    repeated = sorted({key for key in keys if keys.count(key) > 1})
-    if repeated:
+    obj = dict(pairs)
+    if len(obj) < len(pairs):  # linear: a row of many keys is not read in quadratic time
+        seen: set[str] = set()
+        repeated = sorted({key for key, _ in pairs if key in seen or seen.add(key)})
         raise ValueError(f"key(s) {repeated} appear twice in one object; keep one")
-    return dict(pairs)
+    return obj
 
 
 def json_depth(text: str) -> int:

@@ -10,6 +10,7 @@ from nnd_suites.sources.json_object import read_json_object
 from nnd_suites.sources.log import SKIP_EXAMPLES, ReadLog, SkipLog
 from nnd_suites.sources.readers import (
     FIELD_SIZE_LIMIT,
+    SOURCE_JSON,
     parse_number,
     read_json_array,
     read_jsonl,
@@ -22,6 +23,7 @@ from nnd_suites.sources.readers import (
 __all__ = [
     "FIELD_SIZE_LIMIT",
     "SKIP_EXAMPLES",
+    "SOURCE_JSON",
     "ReadLog",
     "SkipLog",
     "parse_number",

@@ -19,6 +19,7 @@ from nnd_suites.sources.log import ReadLog
 from nnd_suites.sources.readers import (
     JSON_SPACE,
     NOT_JSON,
+    SOURCE_JSON,
     _surrogate_error,
     read_text_lines,
 )
@@ -29,7 +30,6 @@ class _Cursor:
 
     def __init__(self, path: Path, text: str) -> None:
         self.path, self.text, self.at, self.line, self.counted = path, text, 0, 1, 0
-        self.decoder = json.JSONDecoder(parse_int=bounded_int)
         self.skip_space()
 
     def skip_space(self) -> None:
@@ -47,10 +47,10 @@ class _Cursor:
 
     def value(self) -> Any:
         try:
-            value, end = self.decoder.raw_decode(self.text, self.at)
+            value, end = SOURCE_JSON.raw_decode(self.text, self.at)
         except json.JSONDecodeError as exc:
             raise SourceFormatError(str(self.path), exc.lineno, f"{NOT_JSON}: {exc.msg}") from None
-        except ValueError as exc:  # an integer of thousands of digits
+        except ValueError as exc:  # an integer of thousands of digits, a key written twice
             raise self.error(str(exc)) from None
         except RecursionError:
             raise SourceFormatError(str(self.path), self.line, "JSON nested too deeply") from None

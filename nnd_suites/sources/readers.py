@@ -17,7 +17,12 @@ from pathlib import Path
 from typing import Any
 
 from nnd_suites.errors import SourceFormatError
-from nnd_suites.infra.reading import DataFileError, bounded_int, open_regular_file
+from nnd_suites.infra.reading import (
+    DataFileError,
+    bounded_int,
+    open_regular_file,
+    unique_keys_object,
+)
 from nnd_suites.sources.compressed import is_gzip, read_gzip_text_lines
 from nnd_suites.sources.lines import not_utf8, numbered_lines
 from nnd_suites.sources.log import ReadLog
@@ -87,6 +92,11 @@ def _surrogate_error(text: str, value: Any, path: Path, line: int) -> SourceForm
     return None
 
 
+#: JSON as annotation rows are read: integers bounded, and a key written twice in one object is
+#: an error (the last value would silently win, and could turn a rating around).
+SOURCE_JSON = json.JSONDecoder(parse_int=bounded_int, object_pairs_hook=unique_keys_object)
+
+
 def read_jsonl(path: Path, log: ReadLog | None = None) -> Iterator[tuple[int, Any]]:
     """Yield (line number, parsed object) for each non-blank line of a JSON Lines file."""
     log = log or ReadLog()
@@ -94,7 +104,7 @@ def read_jsonl(path: Path, log: ReadLog | None = None) -> Iterator[tuple[int, An
         if not line.strip(" \t\r\n"):  # JSON's whitespace only: "\x85" is not a blank line
             continue
         try:
-            value = json.loads(line, parse_int=bounded_int)
+            value = SOURCE_JSON.decode(line)
         except json.JSONDecodeError as exc:
             log.malformed(
                 SourceFormatError(
@@ -102,7 +112,7 @@ def read_jsonl(path: Path, log: ReadLog | None = None) -> Iterator[tuple[int, An
                 )
             )
             continue
-        except ValueError as exc:  # an integer of thousands of digits
+        except ValueError as exc:  # an integer of thousands of digits, a key written twice
             log.malformed(SourceFormatError(str(path), number, f"invalid JSON: {exc}"))
             continue
         except RecursionError:
@@ -124,7 +134,6 @@ def read_json_array(path: Path, log: ReadLog | None = None) -> Iterator[tuple[in
     """
     log = log or ReadLog()
     text = "\n".join(line for _, line in read_text_lines(path, log))
-    decoder = json.JSONDecoder(parse_int=bounded_int)
     position = JSON_SPACE.match(text).end()
     if not text.startswith("[", position):
         try:
@@ -137,10 +146,10 @@ def read_json_array(path: Path, log: ReadLog | None = None) -> Iterator[tuple[in
     while not closed:
         line, counted = line + text.count("\n", counted, position), position
         try:
-            item, end = decoder.raw_decode(text, position)
+            item, end = SOURCE_JSON.raw_decode(text, position)
         except json.JSONDecodeError as exc:
             raise SourceFormatError(str(path), exc.lineno, f"{NOT_JSON}: {exc.msg}") from None
-        except ValueError as exc:  # an integer of thousands of digits
+        except ValueError as exc:  # an integer of thousands of digits, a key written twice
             raise SourceFormatError(str(path), line, f"{NOT_JSON}: {exc}") from None
         except RecursionError:
             raise SourceFormatError(str(path), line, "JSON nested too deeply") from None

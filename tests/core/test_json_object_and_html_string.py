@@ -8,7 +8,13 @@ from pathlib import Path
 import pytest
 
 from nnd_suites.errors import SourceFormatError
-from nnd_suites.sources import ReadLog, parse_number, read_json_object
+from nnd_suites.sources import (
+    ReadLog,
+    parse_number,
+    read_json_array,
+    read_json_object,
+    read_jsonl,
+)
 from nnd_suites.sources.html_table import parse_html_table, read_html_table
 
 FIXTURE = Path(__file__).parents[1] / "adapters" / "example_ratings" / "fixtures" / "five_aspects"
@@ -42,6 +48,8 @@ def test_json_object_entries_keep_their_lines_and_keys(tmp_path):
         ('[{"a": 1}]', r"inputs\.json:1: expected a JSON object, got a list"),
         ('{"a": 1}\n{"b": 2}', r"inputs\.json:2: not a JSON document: extra data"),
         ('{"a": "\\ud800"}', r"inputs\.json:1: .*lone UTF-16 surrogate"),
+        # inside an entry too: the last value would silently win
+        ('{"x": 0,\n"w1": {"fluency": 90, "fluency": 10}}', r"inputs\.json:2: .*'fluency'.* twice"),
     ],
 )
 def test_json_object_errors_name_the_line(tmp_path, text, message):
@@ -49,6 +57,24 @@ def test_json_object_errors_name_the_line(tmp_path, text, message):
     path.write_text(text)
     with pytest.raises(SourceFormatError, match=message):
         list(read_json_object(path))
+
+
+def test_a_key_written_twice_in_a_row_is_malformed_not_the_last_value(tmp_path):
+    rows = tmp_path / "rows.jsonl"
+    rows.write_text('{"out": "hi", "r1": 90}\n{"out": "hey", "r1": 60, "r2": 70, "r1": 0}\n')
+    with pytest.raises(SourceFormatError, match=r"rows\.jsonl:2: invalid JSON: .*\['r1'\] appear"):
+        list(read_jsonl(rows))
+    log = ReadLog(skip_malformed=True)  # --skip-malformed: the row is left out, and counted
+    assert list(read_jsonl(rows, log)) == [(1, {"out": "hi", "r1": 90})]
+    assert log.skipped.examples == {
+        "malformed row: invalid JSON: key(s) ['r1'] appear twice in one object; keep one": [
+            "rows.jsonl:2"
+        ]
+    }
+    listed = tmp_path / "rows.json"
+    listed.write_text('[{"out": "hi", "r1": 90},\n {"out": "hey", "r1": 60, "r1": 0}]')
+    with pytest.raises(SourceFormatError, match=r"rows\.json:2: .*\['r1'\] appear twice"):
+        list(read_json_array(listed))
 
 
 def test_html_table_in_a_string_reads_like_the_file_reader():
