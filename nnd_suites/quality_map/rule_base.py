@@ -37,11 +37,15 @@ class RatingFault(Exception):
 def level_key(value: float | str) -> str:
     """Canonical text of a credit level: 1, 1.0, "1" and "１" are all "1", "-0" is "0"; 0.5 is
     "0.5". Numbers are read as source cells are (:func:`~nnd_suites.sources.read_number`), so a
-    level a map writes and the same level in the data are one key."""
+    level a map writes and the same level in the data are one key. Exact: 0.9999999 is not 1
+    (the shortest text that reads back as the same float, never a rounding of it)."""
     try:
-        return f"{read_number(value):g}"
+        number = read_number(value)
     except (TypeError, ValueError, OverflowError):
         return str(value)
+    if number.is_integer() and abs(number) < 1e16:
+        return str(int(number))  # 1.0 -> "1" (read_number already made -0 zero)
+    return repr(number)
 
 
 #: A candidate's ratings: rating key -> one value per rater (``Candidate.ratings``).

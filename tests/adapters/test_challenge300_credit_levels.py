@@ -52,6 +52,10 @@ def test_one_reading_for_cells_and_map_levels():
     assert [level_key(s) for s in ("-0", "-0.0", "１", "０．５", 0.0, -0.0)] == [
         "0", "0", "1", "0.5", "0", "0"
     ]  # fmt: skip
+    # exact: a credit of 0.9999999 is no level 1, and 0.5000004 no level 0.5
+    assert [level_key(s) for s in ("0.9999999", 0.5000004, "4e-07", "1e20")] == [
+        "0.9999999", "0.5000004", "4e-07", "1e+20"
+    ]  # fmt: skip
     with pytest.raises(ValueError):
         read_number("yes")
 
