@@ -18,6 +18,7 @@ from nnd_suites.declarative.loading import Declared
 from nnd_suites.declarative.model import Candidates, Column, Comparisons, Fixed
 from nnd_suites.declarative.table import MISSING, Row, cell, table_rows, text_cell
 from nnd_suites.errors import DeclarationError, SourceFormatError
+from nnd_suites.infra.reading import MAX_NUMBER
 from nnd_suites.records.groups import Candidate, Group
 from nnd_suites.records.judgments import JudgedGroup, Judgment
 from nnd_suites.sources import ReadLog, parse_number, read_number
@@ -176,7 +177,7 @@ def _parse(
             number = math.nan
         low, high = spec.low, spec.high
         if (
-            math.isfinite(number)
+            abs(number) <= MAX_NUMBER  # also false for nan
             and (low is None or number >= low)
             and (high is None or number <= high)
         ):

@@ -29,6 +29,10 @@ MANIFEST_FILE_LIMIT = 256 * 2**20
 MAX_DEPTH = 100
 #: counts and seeds fit in 20 digits; int() is quadratic in the digits and refused past 4,300
 MAX_INT_DIGITS = 100
+#: the largest magnitude of a number read from data (a rating, a score): far beyond any human
+#: scale, and small enough that a sum or mean of any number of them, or the gap of two, stays
+#: finite (1.7e308 + 1.7e308 is inf)
+MAX_NUMBER = 1e100
 
 # A string (left open: to the end, so an open string is scanned once) or a bracket.
 _JSON_NESTING = re.compile(r'"(?:[^"\\]|\\.)*+"?|[\[\]{}]', re.DOTALL)

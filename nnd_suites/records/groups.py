@@ -3,11 +3,23 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
+from typing import Annotated
 
-from pydantic import Field, model_validator
+from pydantic import AfterValidator, Field, model_validator
 
 from nnd_suites.errors import NNDError
+from nnd_suites.infra.reading import MAX_NUMBER
 from nnd_suites.infra.validation import StrictModel
+
+
+def _a_rating(value: float) -> float:
+    if not abs(value) <= MAX_NUMBER:  # nan too
+        raise ValueError(f"{value!r} is no rating (a finite number of magnitude <= {MAX_NUMBER:g})")
+    return value
+
+
+#: A rating as every rule aggregates it: sums, means and gaps of such numbers stay finite.
+Rating = Annotated[float, AfterValidator(_a_rating)]
 
 
 class Candidate(StrictModel):
@@ -22,7 +34,7 @@ class Candidate(StrictModel):
     text: str
     systems: list[str] = Field(min_length=1, description="system(s) that produced this text")
     label: str | None = None
-    ratings: dict[str, list[float]] | None = None
+    ratings: dict[str, list[Rating]] | None = None
     raters: list[str] | None = Field(
         None,
         description="who gave each rating: raters[i] gave ratings[aspect][i] in every aspect "

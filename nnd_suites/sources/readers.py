@@ -18,6 +18,7 @@ from typing import Any
 
 from nnd_suites.errors import SourceFormatError
 from nnd_suites.infra.reading import (
+    MAX_NUMBER,
     DataFileError,
     bounded_int,
     open_regular_file,
@@ -329,8 +330,8 @@ def parse_number(
     high: float | None = None,
 ) -> float:
     """``value`` (a TSV cell's text, or a JSON number or string) as a finite number within
-    [low, high], or a file:line error naming the ``column`` (TSV) or the ``key`` path (JSON,
-    e.g. ``"ratings.w1.fluency"``) when given."""
+    [low, high] (and of magnitude at most :data:`MAX_NUMBER`), or a file:line error naming the
+    ``column`` (TSV) or the ``key`` path (JSON, e.g. ``"ratings.w1.fluency"``) when given."""
     if isinstance(value, bool) or not isinstance(value, str | int | float):
         number = math.nan  # true is not 1, and a list or null is no number
     else:
@@ -342,6 +343,10 @@ def parse_number(
     shown = repr(value) if isinstance(value, str) else json.dumps(value, default=repr)
     if not math.isfinite(number):
         raise SourceFormatError(str(path), line, f"{where}{shown} is not a number")
+    if abs(number) > MAX_NUMBER:
+        raise SourceFormatError(
+            str(path), line, f"{where}{shown} is beyond {MAX_NUMBER:g} in magnitude: no rating"
+        )
     if (low is not None and number < low) or (high is not None and number > high):
         bounds = f"[{-math.inf if low is None else low:g}, {math.inf if high is None else high:g}]"
         raise SourceFormatError(str(path), line, f"{where}{shown} out of range {bounds}")

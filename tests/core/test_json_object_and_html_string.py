@@ -6,8 +6,10 @@ import json
 from pathlib import Path
 
 import pytest
+from pydantic import ValidationError
 
 from nnd_suites.errors import SourceFormatError
+from nnd_suites.records.groups import Candidate
 from nnd_suites.sources import (
     ReadLog,
     parse_number,
@@ -124,3 +126,12 @@ def test_parse_number_takes_json_values_and_says_out_of_range():
         parse_number("1e999", Path("r.tsv"), 2, "f")
     with pytest.raises(SourceFormatError, match=r"r\.tsv:2: -3 out of range \[0, inf\]"):
         parse_number(-3, Path("r.tsv"), 2, low=0)
+
+
+def test_a_number_too_large_to_sum_is_no_rating():
+    # 1.7e308 twice overflows: a mean raised OverflowError, a sum wrote an infinite gap
+    with pytest.raises(SourceFormatError, match=r"r\.csv:2: column 'r1': '1\.7e308' is beyond"):
+        parse_number("1.7e308", Path("r.csv"), 2, "r1")
+    assert parse_number("-1e100", Path("r.csv"), 2, "r1") == -1e100
+    with pytest.raises(ValidationError, match=r"1\.7e\+308 is no rating"):
+        Candidate(text="hi", systems=["A"], ratings={"r": [1.7e308, 1.0]})
