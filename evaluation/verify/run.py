@@ -38,8 +38,7 @@ from nnd_suites.evaluation.verify.stats import bootstrap_correlations, weighted_
 from nnd_suites.human.agreement import margin_weight
 from nnd_suites.human.scores import HumanScores, human_scores
 from nnd_suites.infra.formatting import plural
-from nnd_suites.infra.reading import read_yaml_file
-from nnd_suites.quality_map.loading import StrictYAML
+from nnd_suites.infra.reading import StrictYAML, read_yaml_file
 from nnd_suites.statistics.outcomes import TestOutcome, outcome_map, rated_by_all
 from nnd_suites.suite import Suite
 

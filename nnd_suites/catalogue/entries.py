@@ -11,7 +11,7 @@ from pydantic import Field, ValidationError
 
 from nnd_suites.builder.adapter import ADAPTERS, AdapterMetadata
 from nnd_suites.errors import NNDError
-from nnd_suites.infra.reading import DataFileError, read_yaml_file, sha256_file
+from nnd_suites.infra.reading import DataFileError, StrictYAML, read_yaml_file, sha256_file
 from nnd_suites.infra.validation import StrictModel
 
 CATALOGUE_FILE = Path(__file__).with_name("catalogue.yaml")
@@ -73,7 +73,7 @@ def load_catalogue(path: str | Path = CATALOGUE_FILE) -> list[CatalogueEntry]:
     """Every entry of the catalogue at ``path``; a malformed file or entry, an unknown adapter
     or a name used twice is a :class:`CatalogueError` naming the file and the entry."""
     try:
-        data = read_yaml_file(path, "catalogue")
+        data = read_yaml_file(path, "catalogue", loader=StrictYAML)
     except DataFileError as exc:
         raise CatalogueError(str(exc)) from None
     if not isinstance(data, dict) or not isinstance(data.get("suites"), list):

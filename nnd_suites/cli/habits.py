@@ -5,7 +5,6 @@ one-line suggestion for the options that have another name here (instead of argp
 from __future__ import annotations
 
 import argparse
-import json
 import reprlib
 from pathlib import Path
 
@@ -289,40 +288,56 @@ def expand_config(parser: Parser, argv: list[str]) -> list[str]:
         for option in spelled_out(command, item) or [item.split("=", 1)[0]]
     }
     tokens: list[str] = []
+    keys: dict[argparse.Action, object] = {}  # which key of the file set each option
     for key, value in options.items():
-        tokens += _config_tokens(command, path, key, value, given)
+        action = _config_action(command, path, key)
+        if action in keys:  # `out` and `output_path`: which would win?
+            command.error(
+                f"--config {path}: {keys[action]!r} and {key!r} are one option "
+                f"({', '.join(action.option_strings)}); keep one"
+            )
+        keys[action] = key
+        tokens += _config_tokens(command, path, key, action, value, given)
     return [*rest[: at + 1], *tokens, *rest[at + 1 :]]
 
 
 def _read_config(command: Parser, path: Path) -> dict:
-    # lazy: only a --config file needs yaml
-    import yaml
+    # lazy: only a --config file needs the readers (and yaml)
+    from nnd_suites.infra.reading import (
+        CONFIG_FILE_LIMIT,
+        DataFileError,
+        StrictYAML,
+        parse_json,
+        parse_yaml,
+        read_data_text,
+    )
 
+    kind = "JSON" if path.suffix == ".json" else "YAML"
     try:
-        text = path.read_text("utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        command.error(f"--config {path}: cannot read it ({exc})")
-    try:
-        data = json.loads(text) if path.suffix == ".json" else yaml.safe_load(text)
-    except (ValueError, yaml.YAMLError) as exc:
-        command.error(
-            f"--config {path}: not valid {'JSON' if path.suffix == '.json' else 'YAML'}"
-            f" ({str(exc).splitlines()[0]})"
-        )
-    except RecursionError:  # both parsers recurse per level: thousands of [ or { run out of stack
-        command.error(
-            f"--config {path}: nested too deeply to read; give a flat mapping of option names "
-            "to values (a list at most, e.g. suite: [quiz_design])"
-        )
+        text = read_data_text(path, "--config file", CONFIG_FILE_LIMIT)
+    except DataFileError as exc:  # missing, not a regular file, too large, not UTF-8
+        command.error(f"--config {exc}")
+    try:  # a key written twice is an error, as in every data file: which value would win?
+        if kind == "JSON":
+            data = parse_json(text, str(path), unique_keys=True)
+        else:
+            data = parse_yaml(text, str(path), StrictYAML)
+    except DataFileError as exc:
+        if "nested" in exc.reason:
+            command.error(
+                f"--config {path}: nested too deeply to read; give a flat mapping of option "
+                "names to values (a list at most, e.g. suite: [quiz_design])"
+            )
+        where = f"{path}:{exc.line}" if exc.line else str(path)
+        reason = exc.reason.removeprefix("cannot parse the YAML: ")
+        command.error(f"--config {where}: not valid {kind} ({reason})")
     if not isinstance(data, dict):
         command.error(f"--config {path}: give a mapping of option names to values")
     return data
 
 
-def _config_tokens(
-    command: Parser, path: str, key: object, value: object, given: set[str]
-) -> list[str]:
-    """The command-line words for one config entry (none when the command line gives it)."""
+def _config_action(command: Parser, path: str, key: object) -> argparse.Action:
+    """The option a config entry's key names (any of its spellings), or a usage error."""
     dest = str(key).lstrip("-").replace("-", "_")
     spellings = {f"--{str(key).lstrip('-')}", f"--{dest}", f"--{dest.replace('_', '-')}"}
     action = next(
@@ -337,6 +352,19 @@ def _config_tokens(
             f"--config {path}: unknown key {key!r} (this command's options: {', '.join(names)}; "
             "positional arguments stay on the command line)"
         )
+    return action
+
+
+def _config_tokens(
+    command: Parser,
+    path: str,
+    key: object,
+    action: argparse.Action,
+    value: object,
+    given: set[str],
+) -> list[str]:
+    """The command-line words for one config entry (none when the command line gives it)."""
+    dest = action.dest
     if given & set(action.option_strings):
         return []  # the command line overrides the file
     option = next(

@@ -7,17 +7,16 @@ found later (schema, cycle, unknown label) can point at ``file:line``.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-import yaml
 from pydantic import ValidationError
 
 from nnd_suites.errors import QualityMapError
 from nnd_suites.infra.reading import (
-    BoundedYAML,
     DataFileError,
+    StrictYAML,
     load_yaml,
     parse_json,
     read_regular_bytes,
@@ -26,66 +25,6 @@ from nnd_suites.quality_map.model import ALLOWED_KEYS
 
 #: a place in the map (keys and list indices from the top) -> its 1-based line
 Lines = dict[tuple[str | int, ...], int]
-
-
-class StrictYAML(BoundedYAML):
-    """YAML as quality maps are read (nesting and integer digits bounded): a repeated key, an
-    alias or a non-scalar key is a ``yaml.YAMLError`` at its mark, never a silent choice; the line
-    of every key and list item is recorded in ``node_lines``. For any small YAML data file."""
-
-    def __init__(self, stream: str) -> None:
-        super().__init__(stream)
-        self.node_lines: dict[int, dict[Any, int]] = {}
-
-    def compose_node(self, parent: Any, index: Any) -> Any:
-        # A map needs no anchors or aliases; refusing them rules out alias bombs (an alias
-        # repeated a billion times over) and a map whose parts silently share values.
-        if self.check_event(yaml.AliasEvent):
-            event = self.peek_event()
-            raise yaml.composer.ComposerError(
-                None,
-                None,
-                f"alias *{event.anchor} is not allowed (no anchors or aliases); write it out",
-                event.start_mark,
-            )
-        return super().compose_node(parent, index)
-
-    def construct_lined_map(self, node: yaml.MappingNode) -> Iterator[dict[Any, Any]]:
-        data: dict[Any, Any] = {}
-        yield data
-        lines: dict[Any, int] = {}
-        for key_node, _ in node.value:
-            if not isinstance(key_node, yaml.ScalarNode):  # a list or mapping used as a key
-                raise yaml.constructor.ConstructorError(
-                    None,
-                    None,
-                    "a key must be a plain name, not a list or mapping",
-                    key_node.start_mark,
-                )
-            key = self.construct_object(key_node, deep=True)
-            line = key_node.start_mark.line + 1
-            if isinstance(key, (str, int, float, bool)) and key in lines:
-                raise yaml.constructor.ConstructorError(
-                    None,
-                    None,
-                    f"key {key!r} appears twice (lines {lines[key]} and {line}): the second "
-                    "would silently replace the first; keep one",
-                    key_node.start_mark,
-                )
-            lines[key] = line
-        data.update(self.construct_mapping(node, deep=True))
-        self.node_lines[id(data)] = lines
-
-    def construct_lined_seq(self, node: yaml.SequenceNode) -> Iterator[list[Any]]:
-        data: list[Any] = []
-        yield data
-        data.extend(self.construct_sequence(node, deep=True))
-        lines = {index: item.start_mark.line + 1 for index, item in enumerate(node.value)}
-        self.node_lines[id(data)] = lines
-
-
-StrictYAML.add_constructor("tag:yaml.org,2002:map", StrictYAML.construct_lined_map)
-StrictYAML.add_constructor("tag:yaml.org,2002:seq", StrictYAML.construct_lined_seq)
 
 
 def _paths(value: Any, node_lines: dict[int, dict[Any, int]], prefix: tuple = ()) -> Lines:

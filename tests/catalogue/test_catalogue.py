@@ -121,6 +121,11 @@ def test_build_catalogue_prints_what_it_skipped_and_refuses_to_build_nothing(
             "no adapter 'nope'",
         ),
         ("suites: [\n", "cannot parse the YAML"),
+        # a figure written twice: the second silently won, and the build blamed the source
+        (
+            CHALLENGE300.format(source="shipped", tests="807\n      tests: 2000"),
+            r"catalogue\.yaml:10: .*key 'tests' appears twice",
+        ),
     ],
 )
 def test_a_malformed_catalogue_names_the_file_and_the_entry(tmp_path, text, message):

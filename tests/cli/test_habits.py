@@ -193,6 +193,11 @@ def test_config_file_holds_options_and_the_command_line_wins(tmp_path):
         ("model: [a, b]\nsuite: quiz_design\ndevice: [cpu, cuda]\n", "device: give one value"),
         ("- model\n", "give a mapping of option names to values"),
         ("model: [unclosed\n", "not valid YAML"),
+        (
+            "model: m\nsuite: quiz_design\nmodel: n\n",
+            "bad.yaml:3: not valid YAML (key 'model' appears",
+        ),
+        ("model: m\nsuite: quiz_design\nout: a\noutput_path: b\n", "are one option"),
         ("model: m\nsuite: quiz_design\nconcurrency: -1\n", "--concurrency: -1 is below 1"),
     ],
 )
@@ -318,9 +323,10 @@ def test_a_config_nested_thousands_deep_is_a_usage_error(tmp_path, capsys):
     as_json = tmp_path / "deep.json"
     as_json.write_text('{"suite": ' + "[" * 5000 + "]" * 5000 + "}")
     assert "nested too deeply" in _usage_error(["evaluate", "--config", str(as_json)], capsys)
-    # deep, but within the stack: the value is refused with a bounded repr
+    # deep, but within the bound of every data file (100): the value is refused with a bounded
+    # repr (300 deep is past that bound now that the file is read as every data file is)
     shallow = tmp_path / "shallow.yaml"
-    shallow.write_text("model: m\nsuite: " + "[" * 300 + "]" * 300 + "\n")
+    shallow.write_text("model: m\nsuite: " + "[" * 90 + "]" * 90 + "\n")
     err = _usage_error(["evaluate", "--config", str(shallow)], capsys)
     assert "suite: give a string or a number, not [[[[[[[...]]]]]]]" in err
 
