@@ -3,7 +3,7 @@
 An archive is data from elsewhere: tar members are extracted by
 :func:`nnd_suites.sources.safe_extract.extract_tar` (no absolute paths, no ``..`` escape, no links
 out of the folder, no device files, on every Python) and zip members with the same path check
-(no links at all), and a declared total size over :data:`MAX_EXTRACTED_BYTES` is refused
+(no links at all), and a declared total size over :func:`max_extracted_bytes` is refused
 before anything is written. The extraction is atomic and keyed by the archive's sha256, so a
 killed run leaves nothing half-extracted and a second run reuses the folder.
 """
@@ -19,12 +19,17 @@ from pathlib import Path, PurePosixPath
 
 from nnd_suites.errors import SourceFormatError, UnsafeArchiveError
 from nnd_suites.infra.atomic import atomic_directory
-from nnd_suites.infra.paths import cache_root
+from nnd_suites.infra.paths import cache_root, positive_setting
 from nnd_suites.sources.safe_extract import extract_tar, path_refusal
 
 ARCHIVE_SUFFIXES = (".zip", ".tar", ".tar.gz", ".tgz", ".tar.bz2", ".tbz2", ".tar.xz", ".txz")
-#: An annotation source is megabytes; a declared size past this is a mistake or a zip bomb.
-MAX_EXTRACTED_BYTES = int(os.environ.get("NND_SUITES_MAX_EXTRACTED_BYTES", 8 << 30))
+MAX_EXTRACTED_BYTES_ENV = "NND_SUITES_MAX_EXTRACTED_BYTES"
+
+
+def max_extracted_bytes() -> int:
+    """``$NND_SUITES_MAX_EXTRACTED_BYTES`` or 8 GiB: an annotation source is megabytes; a
+    declared size past this is a mistake or a zip bomb."""
+    return int(positive_setting(MAX_EXTRACTED_BYTES_ENV, 8 << 30, "bytes"))
 
 
 def is_archive(path: str | os.PathLike) -> bool:
@@ -58,8 +63,8 @@ def _too_big(archive: Path, total: int) -> SourceFormatError:
     return SourceFormatError(
         str(archive),
         None,
-        f"the archive declares {total:,} bytes, over the {MAX_EXTRACTED_BYTES:,}-byte limit",
-        "extract it yourself and pass the folder, or raise NND_SUITES_MAX_EXTRACTED_BYTES",
+        f"the archive declares {total:,} bytes, over the {max_extracted_bytes():,}-byte limit",
+        f"extract it yourself and pass the folder, or raise {MAX_EXTRACTED_BYTES_ENV}",
     )
 
 
@@ -67,7 +72,7 @@ def _extract_tar(archive: Path, folder: Path) -> None:
     with tarfile.open(archive) as tar:
         members = tar.getmembers()
         total = sum(member.size for member in members)
-        if total > MAX_EXTRACTED_BYTES:
+        if total > max_extracted_bytes():
             raise _too_big(archive, total)
         extract_tar(tar, folder, members, source=str(archive))
 
@@ -76,7 +81,7 @@ def _extract_zip(archive: Path, folder: Path) -> None:
     with zipfile.ZipFile(archive) as handle:
         infos = handle.infolist()
         total = sum(info.file_size for info in infos)
-        if total > MAX_EXTRACTED_BYTES:
+        if total > max_extracted_bytes():
             raise _too_big(archive, total)
         resolved = os.path.realpath(folder)
         for info in infos:

@@ -27,7 +27,7 @@ import httpx2 as httpx
 from nnd_suites.errors import NNDError, SourceFormatError
 from nnd_suites.infra.atomic import atomic_path
 from nnd_suites.infra.bounded_http import Limits, TransportError, check_url, redact, request
-from nnd_suites.infra.paths import cache_root
+from nnd_suites.infra.paths import cache_root, positive_setting
 from nnd_suites.infra.reading import sha256_file
 from nnd_suites.sources.archive import ARCHIVE_SUFFIXES, extract_archive, is_archive
 
@@ -66,25 +66,12 @@ def public_source_name(source: str | os.PathLike) -> str:
 
 def download_timeout() -> float:
     """The whole-download deadline in seconds: ``$NND_SUITES_DOWNLOAD_TIMEOUT`` or 300."""
-    return _positive_setting(DOWNLOAD_TIMEOUT_ENV, DEFAULT_DOWNLOAD_TIMEOUT, "seconds")
+    return positive_setting(DOWNLOAD_TIMEOUT_ENV, DEFAULT_DOWNLOAD_TIMEOUT, "seconds")
 
 
 def download_max_bytes() -> int:
     """The largest download in bytes: ``$NND_SUITES_DOWNLOAD_MAX_BYTES`` or 16 GiB."""
-    return int(_positive_setting(DOWNLOAD_MAX_BYTES_ENV, DEFAULT_DOWNLOAD_MAX_BYTES, "bytes"))
-
-
-def _positive_setting(name: str, default: float, unit: str) -> float:
-    raw = os.environ.get(name)
-    if not raw:
-        return default
-    try:
-        value = float(raw)
-    except ValueError:
-        value = 0.0
-    if not 0 < value < float("inf"):
-        raise NNDError(f"{name}={raw!r}: expected a positive number of {unit}")
-    return value
+    return int(positive_setting(DOWNLOAD_MAX_BYTES_ENV, DEFAULT_DOWNLOAD_MAX_BYTES, "bytes"))
 
 
 def check_sha256(expected: str | None) -> str | None:

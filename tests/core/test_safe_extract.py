@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from nnd_suites.errors import SourceFormatError, UnsafeArchiveError
+from nnd_suites.errors import NNDError, SourceFormatError, UnsafeArchiveError
 from nnd_suites.infra.paths import cache_root
 from nnd_suites.sources import safe_extract
 from nnd_suites.sources.archive import extract_archive
@@ -155,3 +155,18 @@ def test_an_archive_source_with_a_bad_member_leaves_no_folder(extraction_path, t
         extract_archive(archive, "ab" * 32)
     extracted = cache_root() / "sources" / "extracted"
     assert not (extracted / ("ab" * 8)).exists()
+
+
+def test_an_archive_over_the_size_limit_is_refused_before_extraction(tmp_path, monkeypatch):
+    archive = _good_tar(tmp_path / "release.tar.gz")  # 29 bytes of members
+    monkeypatch.setenv("NND_SUITES_MAX_EXTRACTED_BYTES", "16")
+    with pytest.raises(SourceFormatError, match=r"declares 29 bytes, over the 16-byte limit"):
+        extract_archive(archive, "cd" * 32)
+    assert not (cache_root() / "sources" / "extracted" / ("cd" * 8)).exists()
+    # a limit that is no positive number is named when it is needed, never an import traceback
+    for value in ("8G", "-5", "inf"):
+        monkeypatch.setenv("NND_SUITES_MAX_EXTRACTED_BYTES", value)
+        with pytest.raises(NNDError, match=rf"NND_SUITES_MAX_EXTRACTED_BYTES='{value}': expected"):
+            extract_archive(archive, "ce" * 32)
+    monkeypatch.setenv("NND_SUITES_MAX_EXTRACTED_BYTES", "1e6")
+    assert (extract_archive(archive, "cf" * 32) / "inputs.tsv").is_file()
