@@ -18,10 +18,11 @@ from nnd_suites.builder.adapter import Adapter, register_adapter
 from nnd_suites.declarative.loading import Declared, load_declaration
 from nnd_suites.declarative.model import DECLARATION_FILE
 from nnd_suites.declarative.reader import read_declared
-from nnd_suites.errors import DeclarationError, SourceFormatError
+from nnd_suites.errors import DeclarationError, SourceFormatError, TemplateError
 from nnd_suites.infra.reading import sha256_file
 from nnd_suites.records.groups import Group
 from nnd_suites.records.judgments import JudgedGroup
+from nnd_suites.records.templates import check_template
 from nnd_suites.sources import ReadLog
 
 #: where a module keeps the adapter its source.yaml declared (a second import registers nothing)
@@ -64,6 +65,13 @@ def declared_adapter(module_name: str, folder: Path) -> type[DeclarativeAdapter]
     """The adapter class ``folder/source.yaml`` declares, as if defined in ``module_name``."""
     declared = load_declaration(folder / DECLARATION_FILE)
     spec = declared.spec
+    for keys, template in [(("template",), spec.template)] + [
+        (("templates", family), text) for family, text in spec.templates.items()
+    ]:
+        try:  # here, where the file and line are known (the registry checks it again)
+            check_template(template, tuple(spec.group.context), declared.at(*keys))
+        except TemplateError as exc:
+            raise DeclarationError(str(exc)) from None
     quality_map = spec.quality_map
     if quality_map.endswith((".yaml", ".yml", ".json")):  # a map beside the declaration
         quality_map = str(folder / quality_map)

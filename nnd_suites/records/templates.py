@@ -65,7 +65,10 @@ def template_fields(template: str) -> set[str]:
 def check_template(template: str, fields: list[str] | tuple[str, ...], where: str) -> None:
     """Refuse a template that is unsafe, names a field outside ``fields``, or names none of
     them (every test would be scored after the same text: ``{{question}}`` is a literal)."""
-    named = template_fields(template)
+    try:
+        named = template_fields(template)
+    except TemplateError as exc:  # unsafe or malformed: say whose template it is
+        raise TemplateError(f"{where}: {exc}") from None
     if fields and not named:
         raise TemplateError(
             f"{where}: template {template!r} shows none of the context fields {list(fields)}, "

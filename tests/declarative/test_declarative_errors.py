@@ -160,6 +160,21 @@ def test_may_be_empty_names_a_context_field_or_its_yaml_line(tmp_path):
     assert "may_be_empty names ['orignal'], not context fields ['original']" in str(caught.value)
 
 
+@pytest.mark.parametrize(
+    ("template", "message"),
+    [
+        ('"{original.__class__}"', r"\{original\.__class__\} is not allowed"),
+        ('"{orignal}"', r"unknown context field\(s\) \['orignal'\]"),
+    ],
+)
+def test_a_bad_template_names_the_declaration_and_its_line(tmp_path, template, message):
+    # the registry's own check named neither file nor adapter, and stopped every command
+    body = RATED.replace('template: "{original}"', f"template: {template}")
+    with pytest.raises(DeclarationError, match=message) as caught:
+        _read(tmp_path, body, TABLE)
+    assert str(caught.value).startswith(f"{tmp_path / 'source.yaml'}:15: template ")
+
+
 def test_the_shipped_schema_is_the_generated_one():
     shipped = (REPO / "nnd_suites" / "schemas" / SCHEMA_FILE).read_text("utf-8")
     assert shipped == schema_text()
