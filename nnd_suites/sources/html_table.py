@@ -26,6 +26,45 @@ _TAG = re.compile(
 )
 _BOGUS = re.compile(r"<[!?/][^>]*+>")  # <!DOCTYPE ...>, <?xml ...?>, </ 3>: skipped to '>'
 _RAW_TEXT = ("script", "style", "textarea", "title")
+# Tags a browser shows as a break in a cell's text (<br>, paragraphs, list items, nested table
+# cells): read as a space, so "a<br>b" is "a b", never "ab". Inline tags (<b>, <a>) add nothing.
+_BREAKING = frozenset(
+    [
+        "address",
+        "article",
+        "aside",
+        "blockquote",
+        "br",
+        "caption",
+        "dd",
+        "div",
+        "dl",
+        "dt",
+        "figcaption",
+        "figure",
+        "footer",
+        "h1",
+        "h2",
+        "h3",
+        "h4",
+        "h5",
+        "h6",
+        "header",
+        "hr",
+        "li",
+        "main",
+        "nav",
+        "ol",
+        "p",
+        "pre",
+        "section",
+        "table",
+        "td",
+        "th",
+        "tr",
+        "ul",
+    ]
+)
 
 
 def _tags(text: str) -> Iterator[tuple[str, str, int]]:
@@ -86,6 +125,8 @@ class _Rows:
         self._close_cell()
 
     def _start(self, tag: str, line: int) -> None:
+        if self.cell is not None and tag in _BREAKING:
+            self.cell.append(" ")
         if tag == "table":
             self.depth += 1
             self.seen += self.depth == 1
@@ -97,6 +138,8 @@ class _Rows:
                 self.cell = []
 
     def _end(self, tag: str) -> None:
+        if self.cell is not None and tag in _BREAKING:
+            self.cell.append(" ")
         if tag == "table":
             self._close_cell()
             self.depth = max(self.depth - 1, 0)

@@ -85,6 +85,17 @@ def test_html_table_in_a_string_reads_like_the_file_reader():
     assert from_file and parse_html_table(text, Path("inputs.json"), 3) == from_file
 
 
+def test_html_cell_text_breaks_where_a_browser_breaks_it():
+    page = (
+        "<table><tr><th>id</th><th>input</th></tr>\n"
+        "<tr><td>1</td><td>name[The Eagle]<br>food[French]</td></tr>\n"
+        "<tr><td>2</td><td><p>first</p><p>second</p></td></tr>\n"
+        "<tr><td>3</td><td><ul><li>one</li><li>two</li></ul> <b>bo</b>ld</td></tr></table>"
+    )
+    rows = [row["input"] for _, row in parse_html_table(page, Path("x.json"), 3, key="Id1")]
+    assert rows == ["name[The Eagle] food[French]", "first second", "one two bold"]
+
+
 def test_html_table_in_a_string_names_the_file_key_and_row():
     html = "<table>\n<tr><th>s</th><th>o</th></tr>\n<tr><td>A &amp; B</td><td> x  y </td></tr>\n"
     rows = parse_html_table(
