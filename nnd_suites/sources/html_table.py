@@ -29,41 +29,10 @@ _RAW_TEXT = ("script", "style", "textarea", "title")
 # Tags a browser shows as a break in a cell's text (<br>, paragraphs, list items, nested table
 # cells): read as a space, so "a<br>b" is "a b", never "ab". Inline tags (<b>, <a>) add nothing.
 _BREAKING = frozenset(
-    [
-        "address",
-        "article",
-        "aside",
-        "blockquote",
-        "br",
-        "caption",
-        "dd",
-        "div",
-        "dl",
-        "dt",
-        "figcaption",
-        "figure",
-        "footer",
-        "h1",
-        "h2",
-        "h3",
-        "h4",
-        "h5",
-        "h6",
-        "header",
-        "hr",
-        "li",
-        "main",
-        "nav",
-        "ol",
-        "p",
-        "pre",
-        "section",
-        "table",
-        "td",
-        "th",
-        "tr",
-        "ul",
-    ]
+    {"br", "hr", "p", "pre", "div", "blockquote", "address", "figure", "figcaption"}
+    | {"li", "ul", "ol", "dl", "dt", "dd", "table", "caption", "tr", "td", "th"}
+    | {"h1", "h2", "h3", "h4", "h5", "h6", "header", "footer", "main", "nav", "section"}
+    | {"article", "aside"}
 )
 
 
