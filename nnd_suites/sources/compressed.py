@@ -16,7 +16,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from nnd_suites.errors import SourceFormatError
-from nnd_suites.sources.lines import not_utf8, numbered_lines
+from nnd_suites.sources.lines import not_decodable, numbered_lines
 
 GZIP_MAGIC = b"\x1f\x8b"
 #: the longest decompressed line (characters): 64 KiB of gzip can inflate to a 64 MiB line
@@ -67,7 +67,7 @@ def _damaged(path: Path, lines_read: int, exc: BaseException) -> SourceFormatErr
 def _not_utf8(path: Path) -> SourceFormatError:
     """The error for decompressed text that is not UTF-8, at the line of its first bad byte."""
     try:
-        data = gzip.decompress(path.read_bytes())
+        with gzip.open(path, "rb") as stream:
+            return not_decodable(path, stream)  # type: ignore[arg-type]
     except (OSError, EOFError, zlib.error) as exc:
         return _damaged(path, 0, exc)
-    return not_utf8(path, data)

@@ -15,47 +15,40 @@ import io
 import os
 from collections.abc import Iterator
 from pathlib import Path
-from typing import TextIO
+from typing import BinaryIO, TextIO
 
 from nnd_suites.errors import SourceFormatError
 from nnd_suites.infra.reading import DataFileError, open_regular_file
 from nnd_suites.sources.compressed import GZIP_MAGIC, is_gzip
+from nnd_suites.sources.lines import not_decodable
 from nnd_suites.sources.log import ReadLog
 from nnd_suites.sources.readers import FIELD_SIZE_LIMIT, _check_header
 
 
-def _open_text(path: Path, encoding: str) -> TextIO:
+def _open_bytes(path: Path) -> BinaryIO:
+    """The file's bytes, decompressed as they are read when its name ends in .gz."""
     try:
         fd = open_regular_file(path, "source file")  # /dev/zero would be read forever
     except DataFileError as exc:
         raise SourceFormatError(str(path), None, exc.reason) from None
-    if not is_gzip(path):
-        return open(fd, encoding=encoding, newline="")
     raw = os.fdopen(fd, "rb")
+    if not is_gzip(path):
+        return raw
     if raw.read(2) != GZIP_MAGIC:
         raw.close()
         raise SourceFormatError(str(path), None, "not gzip data, though its name ends in .gz")
     raw.seek(0)
-    return io.TextIOWrapper(gzip.GzipFile(fileobj=raw), encoding=encoding, newline="")
+    return gzip.GzipFile(fileobj=raw)  # type: ignore[return-value]
+
+
+def _open_text(path: Path, encoding: str) -> TextIO:
+    return io.TextIOWrapper(_open_bytes(path), encoding=encoding, newline="")
 
 
 def _not_decodable(path: Path, encoding: str) -> SourceFormatError:
-    """The error for text that is not in ``encoding``, at the line of its first bad byte
-    (decoding runs ahead in blocks, so the row being read when it failed is not it)."""
-    data = path.read_bytes()
-    if is_gzip(path):
-        data = gzip.decompress(data)
-    try:
-        data.decode(encoding)
-    except UnicodeDecodeError as exc:
-        line = data.count(b"\n", 0, exc.start) + 1
-        return SourceFormatError(
-            str(path),
-            line,
-            f"not {encoding} text: {exc.reason} (byte {exc.start})",
-            "declare its encoding (file.encoding) or save it as UTF-8",
-        )
-    return SourceFormatError(str(path), None, f"not {encoding} text")
+    with _open_bytes(path) as stream:
+        advice = "declare its encoding (file.encoding) or save it as UTF-8"
+        return not_decodable(path, stream, encoding, advice, name=encoding)
 
 
 def read_csv(

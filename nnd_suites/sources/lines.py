@@ -3,9 +3,10 @@ end-of-line, and the error for text that is not UTF-8, at the line of its first 
 
 from __future__ import annotations
 
+import codecs
 from collections.abc import Iterator
 from pathlib import Path
-from typing import TextIO
+from typing import BinaryIO, TextIO
 
 from nnd_suites.errors import SourceFormatError
 
@@ -29,14 +30,36 @@ def numbered_lines(
         yield number, line.rstrip("\r\n")
 
 
-def not_utf8(path: Path, data: bytes) -> SourceFormatError:
-    """The error for ``path`` whose text ``data`` is not UTF-8, at the line of its first bad byte
-    (decoding runs ahead in blocks, so the line being read when it failed is not it)."""
-    try:
-        data.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        line = data.count(b"\n", 0, exc.start) + 1
-        return SourceFormatError(
-            str(path), line, f"not UTF-8 text: {exc.reason} (byte {exc.start})", "save it as UTF-8"
-        )
-    return SourceFormatError(str(path), None, "not UTF-8 text")
+def not_decodable(
+    path: Path,
+    stream: BinaryIO,
+    encoding: str = "utf-8",
+    advice: str = "save it as UTF-8",
+    name: str = "UTF-8",
+) -> SourceFormatError:
+    """The error for ``path`` whose bytes (read from ``stream``: the file, or its decompressed
+    text) are not ``encoding``, at the line of the first bad byte (decoding runs ahead in blocks,
+    so the line being read when it failed is not it). Read block by block: finding the line of a
+    bad byte costs one block of memory, however large the file (or the gzip bomb) is. ``name``
+    is how the message names the encoding."""
+    decoder = codecs.getincrementaldecoder(encoding)()
+    line, consumed, block = 1, 0, b""
+    while True:
+        block = stream.read(BLOCK)
+        try:
+            decoder.decode(block, final=not block)
+        except UnicodeDecodeError as exc:
+            pending = len(exc.object) - len(block)  # bytes of a character the last block began
+            line += exc.object.count(b"\n", 0, exc.start)
+            where = consumed - pending + exc.start
+            return SourceFormatError(
+                str(path), line, f"not {name} text: {exc.reason} (byte {where})", advice
+            )
+        if not block:
+            return SourceFormatError(str(path), None, f"not {name} text", advice)
+        line += block.count(b"\n")
+        consumed += len(block)
+
+
+#: bytes decoded at a time while looking for a bad byte
+BLOCK = 2**20

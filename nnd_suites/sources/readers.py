@@ -25,7 +25,7 @@ from nnd_suites.infra.reading import (
     unique_keys_object,
 )
 from nnd_suites.sources.compressed import is_gzip, read_gzip_text_lines
-from nnd_suites.sources.lines import not_utf8, numbered_lines
+from nnd_suites.sources.lines import not_decodable, numbered_lines
 from nnd_suites.sources.log import ReadLog
 
 #: csv refuses fields over 131,072 characters by default; long documents are real data.
@@ -65,7 +65,8 @@ def read_text_lines(path: Path, log: ReadLog | None = None) -> Iterator[tuple[in
         with open(fd, encoding="utf-8-sig", newline="") as handle:
             yield from numbered_lines(handle, path)
     except UnicodeDecodeError:
-        raise not_utf8(path, path.read_bytes()) from None
+        with open(path, "rb") as stream:
+            raise not_decodable(path, stream) from None
 
 
 def _has_lone_surrogate(value: Any) -> bool:
