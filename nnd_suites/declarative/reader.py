@@ -10,6 +10,7 @@ data line: skipping rows would hide it.
 from __future__ import annotations
 
 import math
+from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -24,6 +25,7 @@ from nnd_suites.records.judgments import JudgedGroup, Judgment
 from nnd_suites.sources import ReadLog, parse_number, read_number
 
 ONE_CANDIDATE = "group with one candidate"
+ONE_CANDIDATE_LEFT = "group with one candidate once its malformed rows are left out"
 
 
 @dataclass
@@ -48,9 +50,11 @@ def read_declared(declared: Declared, path: Path, log: ReadLog) -> Iterator[Grou
     """Every group of the table at ``path``, in the order each first appears."""
     spec = declared.spec
     buckets: dict[tuple[str, ...], _Bucket] = {}
+    malformed: Counter[tuple[str, ...]] = Counter()  # rows left out (--skip-malformed), by group
     name = path.name
     for line, row in table_rows(declared, path, log):
         where = f"{name}:{line}"
+        key: tuple[str, ...] | None = None  # known once the row's key cells are read
         try:
             key = tuple(
                 text_cell(declared, row, column, path, line, ("group", "key", index))
@@ -61,21 +65,28 @@ def read_declared(declared: Declared, path: Path, log: ReadLog) -> Iterator[Grou
                 for name, column in spec.group.context.items()
             }
             bucket = buckets.get(key)
-            if bucket is None:
-                bucket = buckets[key] = _Bucket(context, where)
-            elif bucket.context != context:
+            if bucket is not None and bucket.context != context:
                 raise DeclarationError(
                     f"{declared.at('group', 'key')}: {where} and {bucket.where} share the group "
                     f"key {list(key)} but not their context; add the columns that tell them "
                     "apart to group.key"
                 )
+            # the row is read whole before it joins a group: a malformed row makes none
             if spec.comparisons is not None:
-                bucket.judgments.append(_judgment(declared, spec.comparisons, row, path, line))
+                judgment = _judgment(declared, spec.comparisons, row, path, line)
             else:
                 assert spec.candidates is not None  # the model requires one of the two
-                _add_candidate(declared, spec.candidates, bucket, row, path, line, where)
+                rated = _candidate_row(declared, spec.candidates, row, path, line, where)
+            if bucket is None:
+                bucket = buckets[key] = _Bucket(context, where)
+            if spec.comparisons is not None:
+                bucket.judgments.append(judgment)
+            else:
+                _add_candidate(bucket, *rated, gathered=spec.candidates.gathered)
         except SourceFormatError as exc:  # this row's own fault: an error, or counted
             log.malformed(exc)
+            if key is not None:
+                malformed[key] += 1
     for key, bucket in buckets.items():
         group_id = " | ".join(key)
         if spec.comparisons is not None:
@@ -84,6 +95,9 @@ def read_declared(declared: Declared, path: Path, log: ReadLog) -> Iterator[Grou
             )
             continue
         if len(bucket.candidates) < 2:
+            if malformed[key]:  # --skip-malformed left its other rows out: not a key fault
+                log.skip(ONE_CANDIDATE_LEFT, bucket.where)
+                continue
             if spec.group.single_candidate == "skip":
                 log.skip(ONE_CANDIDATE, bucket.where)
                 continue
@@ -112,15 +126,10 @@ def _value(
     return text_cell(declared, row, source, path, line, (part, key))
 
 
-def _add_candidate(
-    declared: Declared,
-    spec: Candidates,
-    bucket: _Bucket,
-    row: Row,
-    path: Path,
-    line: int,
-    where: str,
-) -> None:
+def _candidate_row(
+    declared: Declared, spec: Candidates, row: Row, path: Path, line: int, where: str
+) -> tuple[str, str, str, dict[str, list[float]]]:
+    """(text, system, where, ratings) of one row, every cell checked."""
     text = text_cell(declared, row, spec.text, path, line, ("candidates", "text"))
     system = _value(declared, spec.system, row, path, line, "system")
     ratings: dict[str, list[float]] = {}
@@ -141,7 +150,19 @@ def _add_candidate(
         value = cell(declared, row, columns, path, line, ("candidates", *keys))
         values = value if isinstance(value, list) else [value]  # a list column: every rater
         ratings[aspect] = [_parse(declared, spec, v, columns, path, line, keys) for v in values]
-    identity = (text, system) if spec.gathered else (text, system, where)
+    return text, system, where, ratings
+
+
+def _add_candidate(
+    bucket: _Bucket,
+    text: str,
+    system: str,
+    where: str,
+    ratings: dict[str, list[float]],
+    *,
+    gathered: bool,
+) -> None:
+    identity = (text, system) if gathered else (text, system, where)
     candidate = bucket.candidates.setdefault(identity, _Gathered(text, system, where))
     for aspect, values in ratings.items():
         candidate.ratings.setdefault(aspect, []).extend(values)

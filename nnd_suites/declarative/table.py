@@ -36,15 +36,35 @@ def table_rows(declared: Declared, path: Path, log: ReadLog) -> Iterator[tuple[i
                 )
             )
             continue
-        kept = True
-        for index, rule in enumerate(declared.spec.filters):
-            value = text_cell(declared, row, rule.column, path, line, ("filters", index))
-            if not rule.keeps(value):
-                log.skip(f"filtered out: {rule.describe()}", f"{path.name}:{line}")
-                kept = False
-                break
-        if kept:
-            yield line, row
+        try:
+            left_out = next(
+                (
+                    rule
+                    for index, rule in enumerate(declared.spec.filters)
+                    if not rule.keeps(_filter_text(declared, row, rule.column, path, line, index))
+                ),
+                None,
+            )
+        except SourceFormatError as exc:  # this row's own fault: an error, or counted
+            log.malformed(exc)
+            continue
+        if left_out is not None:
+            log.skip(f"filtered out: {left_out.describe()}", f"{path.name}:{line}")
+            continue
+        yield line, row
+
+
+def _filter_text(
+    declared: Declared, row: Row, column: str, path: Path, line: int, index: int
+) -> str:
+    """A cell as a filter compares it: text, a JSON null as the empty text and true/false as
+    JSON writes them (a list or object is this row's error)."""
+    value = cell(declared, row, column, path, line, ("filters", index))
+    if value is None:
+        return ""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return text_cell(declared, row, column, path, line, ("filters", index))
 
 
 @functools.cache

@@ -90,6 +90,32 @@ def test_a_rating_that_is_not_a_number_names_the_data_line_or_is_counted(tmp_pat
     assert sum(log.skipped.counts.values()) == 1
 
 
+def test_malformed_rows_left_out_make_no_group_and_no_key_error(tmp_path):
+    # group 2: both rows malformed; group 3: one left; group 4: its first row malformed
+    table = TABLE + (
+        "1,o,a,s1,10,20\n1,o,b,s2,30,50\n"
+        "2,p,a,s1,x,20\n2,p,b,s2,y,50\n"
+        "3,q,a,s1,x,20\n3,q,b,s2,30,50\n"
+        "4,r,a,s1,x,20\n4,r,b,s2,30,50\n4,r,c,s3,1,2\n"
+    )
+    log = ReadLog(skip_malformed=True)
+    (tmp_path / "source.yaml").write_text(HEADER + textwrap.dedent(RATED), "utf-8")
+    (tmp_path / "table.csv").write_text(table, "utf-8")
+    groups = list(_adapter(tmp_path).read(tmp_path / "table.csv", log))
+    assert [(g.id, [c.text for c in g.candidates]) for g in groups] == [
+        ("1", ["a", "b"]),
+        ("4", ["b", "c"]),
+    ]
+    assert log.skipped.counts == {
+        "malformed row: column 'rating_1': 'x' is not a number": 3,
+        "malformed row: column 'rating_1': 'y' is not a number": 1,
+        "group with one candidate once its malformed rows are left out": 1,
+    }
+    assert log.skipped.examples[
+        "group with one candidate once its malformed rows are left out"
+    ] == ["table.csv:7"]
+
+
 def test_a_group_with_one_candidate_names_the_group_key_line(tmp_path):
     table = TABLE + "1,o,a,s1,10,20\n1,o,b,s2,30,50\n2,p,c,s1,1,2\n"
     with pytest.raises(DeclarationError, match=r"source.yaml:13: group '2' \(table.csv:4\)"):
@@ -139,6 +165,36 @@ def test_filters_count_what_they_leave_out_and_verdicts_become_judgments(tmp_pat
         ("2 | fluency", ["tie"]),
     ]
     assert log.skipped.counts == {"filtered out: no judgment": 1}
+
+
+def test_a_filter_reads_json_null_and_booleans_and_counts_a_bad_cell(tmp_path):
+    body = COMPARED.replace("{format: csv}", "{format: jsonl}").replace(
+        "filters:\n", 'filters:\n  - {column: checked, equals: "true", reason: unchecked}\n'
+    )
+    rows = [
+        {"winner": "asset", "checked": True},
+        {"winner": None, "checked": True},  # no judgment: null is the empty text
+        {"winner": "similar", "checked": False},
+        {"winner": "other", "checked": [1]},  # no text: this row's fault
+    ]
+    table = "".join(
+        json.dumps({"sentence_id": "1", "aspect": "f", "source": "s", "a": "x", "b": "y", **row})
+        + "\n"
+        for row in rows
+    )
+    (tmp_path / "source.yaml").write_text(HEADER + body, "utf-8")
+    (tmp_path / "table.jsonl").write_text(table, "utf-8")
+    with pytest.raises(SourceFormatError, match=r"table\.jsonl:4: column 'checked' .* holds list"):
+        list(_adapter(tmp_path).read(tmp_path / "table.jsonl", ReadLog()))
+    log = ReadLog(skip_malformed=True)
+    groups = list(_adapter(tmp_path).read(tmp_path / "table.jsonl", log))
+    assert [[j.verdict for j in g.judgments] for g in groups] == [["a"]]
+    assert log.skipped.counts == {
+        "filtered out: unchecked": 1,
+        "filtered out: no judgment": 1,
+        "malformed row: column 'checked' (named at "
+        f"{tmp_path / 'source.yaml'}:13) holds list, not a text": 1,
+    }
 
 
 def test_an_unknown_key_names_its_yaml_line(tmp_path):
