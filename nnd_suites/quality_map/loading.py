@@ -106,6 +106,12 @@ def schema_advice(error: dict[str, Any], allowed_keys: Mapping[str, list[str]]) 
     if kind == "union_tag_invalid":
         return f"unknown kind {error['ctx']['tag']!r}; use one of {error['ctx']['expected_tags']}"
     message = error["msg"].removeprefix("Value error, ")
+    if isinstance(error.get("input"), bool) and kind in ("string_type", "float_type", "int_type"):
+        # YAML 1.1 reads an unquoted yes, no, on, off, true or false as a boolean
+        return (
+            f"{message}: YAML reads an unquoted yes, no, on, off, true or false as a boolean; "
+            "quote it ('yes')"
+        )
     return message if kind == "value_error" else f"{message}; fix the value"
 
 

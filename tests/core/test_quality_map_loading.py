@@ -100,6 +100,14 @@ def test_rating_rule_errors_say_what_to_do(rule, expected):
         QualityMap.from_dict(data)
 
 
+def test_an_unquoted_yes_read_as_a_boolean_is_explained(tmp_path):
+    path = write(tmp_path, "name: yn\ndescription: d\nlabels: [good, no]\ntiers: [[good], [no]]\n")
+    with pytest.raises(QualityMapError) as info:
+        QualityMap.load(path)
+    assert f"{path}:3, at labels.1" in str(info.value)
+    assert "YAML reads an unquoted yes, no, on, off, true or false as a boolean" in str(info.value)
+
+
 def test_repeated_yaml_key_is_refused_naming_it_and_its_lines(tmp_path):
     path = write(
         tmp_path,
