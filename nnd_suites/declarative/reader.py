@@ -26,6 +26,7 @@ from nnd_suites.sources import ReadLog, parse_number, read_number
 
 ONE_CANDIDATE = "group with one candidate"
 ONE_CANDIDATE_LEFT = "group with one candidate once its malformed rows are left out"
+RATERS_UNNAMED = "raters not named: a rater left an aspect of this output unrated"
 
 
 @dataclass
@@ -34,6 +35,32 @@ class _Gathered:
     system: str
     where: str
     ratings: dict[str, list[float]] = field(default_factory=dict)
+    #: with a rater column: rater -> aspect -> (rating, where), in the order first seen
+    by_rater: dict[str, dict[str, tuple[float, str]]] = field(default_factory=dict)
+
+    def candidate(self, log: ReadLog) -> Candidate:
+        if not self.by_rater:
+            return Candidate(
+                text=self.text, systems=[self.system], ratings=self.ratings, where=self.where
+            )
+        aspects = list(dict.fromkeys(a for given in self.by_rater.values() for a in given))
+        if any(len(given) < len(aspects) for given in self.by_rater.values()):
+            # Candidate pairs raters[i] with ratings[aspect][i] in every aspect: not expressible
+            log.skip(RATERS_UNNAMED, self.where)
+            ratings = {
+                aspect: [given[aspect][0] for given in self.by_rater.values() if aspect in given]
+                for aspect in aspects
+            }
+            return Candidate(
+                text=self.text, systems=[self.system], ratings=ratings, where=self.where
+            )
+        return Candidate(
+            text=self.text,
+            systems=[self.system],
+            ratings={a: [given[a][0] for given in self.by_rater.values()] for a in aspects},
+            raters=list(self.by_rater),
+            where=self.where,
+        )
 
 
 @dataclass
@@ -110,10 +137,7 @@ def read_declared(declared: Declared, path: Path, log: ReadLog) -> Iterator[Grou
             id=group_id,
             context=bucket.context,
             where=bucket.where,
-            candidates=[
-                Candidate(text=c.text, systems=[c.system], ratings=c.ratings, where=c.where)
-                for c in bucket.candidates.values()
-            ],
+            candidates=[c.candidate(log) for c in bucket.candidates.values()],
         )
 
 
@@ -128,10 +152,13 @@ def _value(
 
 def _candidate_row(
     declared: Declared, spec: Candidates, row: Row, path: Path, line: int, where: str
-) -> tuple[str, str, str, dict[str, list[float]]]:
-    """(text, system, where, ratings) of one row, every cell checked."""
+) -> tuple[str, str, str, dict[str, list[float]], str | None]:
+    """(text, system, where, ratings, rater) of one row, every cell checked."""
     text = text_cell(declared, row, spec.text, path, line, ("candidates", "text"))
     system = _value(declared, spec.system, row, path, line, "system")
+    rater = None
+    if spec.rater is not None:
+        rater = text_cell(declared, row, spec.rater, path, line, ("candidates", "rater"))
     ratings: dict[str, list[float]] = {}
     if spec.aspect_column is not None and spec.value is not None:
         aspect = text_cell(declared, row, spec.aspect_column, path, line, ("candidates",))
@@ -150,7 +177,14 @@ def _candidate_row(
         value = cell(declared, row, columns, path, line, ("candidates", *keys))
         values = value if isinstance(value, list) else [value]  # a list column: every rater
         ratings[aspect] = [_parse(declared, spec, v, columns, path, line, keys) for v in values]
-    return text, system, where, ratings
+    if rater is not None and any(len(values) != 1 for values in ratings.values()):
+        raise SourceFormatError(
+            str(path),
+            line,
+            f"rater {rater!r}: a row of one rater gives one rating per aspect, not a list",
+            "point each aspect at one column, or leave candidates.rater out",
+        )
+    return text, system, where, ratings, rater
 
 
 def _add_candidate(
@@ -159,13 +193,30 @@ def _add_candidate(
     system: str,
     where: str,
     ratings: dict[str, list[float]],
+    rater: str | None,
     *,
     gathered: bool,
 ) -> None:
     identity = (text, system) if gathered else (text, system, where)
-    candidate = bucket.candidates.setdefault(identity, _Gathered(text, system, where))
-    for aspect, values in ratings.items():
-        candidate.ratings.setdefault(aspect, []).extend(values)
+    candidate = bucket.candidates.get(identity) or _Gathered(text, system, where)
+    if rater is not None:
+        given = candidate.by_rater.get(rater, {})
+        for aspect in ratings:
+            if aspect in given:  # counted twice, it would weigh twice in the mean
+                raise SourceFormatError(
+                    where.rpartition(":")[0],
+                    int(where.rpartition(":")[2]),
+                    f"rater {rater!r} rated {aspect!r} of this output again "
+                    f"(first at {given[aspect][1]})",
+                    "keep one of the two rows",
+                )
+        candidate.by_rater.setdefault(rater, {}).update(
+            (aspect, (values[0], where)) for aspect, values in ratings.items()
+        )
+    else:
+        for aspect, values in ratings.items():
+            candidate.ratings.setdefault(aspect, []).extend(values)
+    bucket.candidates.setdefault(identity, candidate)
 
 
 def _number(

@@ -5,7 +5,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from nnd_suites.declarative.plugin import declared_adapter
+from nnd_suites.errors import SourceFormatError
 from nnd_suites.sources import ReadLog
 
 HEADER = """\
@@ -71,3 +74,41 @@ def test_a_json_list_column_gives_every_raters_value(tmp_path):
         {"coherence": [4.0, 5.0, 5.0]},
     ]
     assert [c.systems for c in group.candidates] == [["unknown"], ["unknown"]]
+
+
+GATHERED = (
+    "file: {format: tsv}\ncandidates:\n  text: summary\n  system: model\n"
+    "  rater: worker\n  aspect_column: aspect\n  value: score\n"
+)
+
+
+def _rated(rows: list[tuple]) -> str:
+    return "doc\tsummary\tmodel\tworker\taspect\tscore\n" + "".join(
+        "d\t" + "\t".join(map(str, row)) + "\n" for row in rows
+    )
+
+
+def test_gathered_rows_keep_their_raters_and_a_rating_given_twice_is_malformed(tmp_path):
+    rows = [
+        ("s1", "m1", "w1", "fluency", 5),
+        ("s1", "m1", "w2", "fluency", 4),
+        ("s1", "m1", "w2", "relevance", 2),
+        ("s1", "m1", "w1", "relevance", 3),
+        ("s2", "m2", "w2", "fluency", 1),
+        ("s2", "m2", "w2", "relevance", 2),
+    ]
+    (group,) = _groups(tmp_path, GATHERED, "rows.tsv", _rated(rows))
+    assert [(c.raters, c.ratings) for c in group.candidates] == [
+        (["w1", "w2"], {"fluency": [5.0, 4.0], "relevance": [3.0, 2.0]}),  # raters' order
+        (["w2"], {"fluency": [1.0], "relevance": [2.0]}),
+    ]
+    twice = _rated([*rows, ("s1", "m1", "w1", "fluency", 1)])  # it would weigh twice in a mean
+    with pytest.raises(SourceFormatError, match=r"rows\.tsv:8: rater 'w1' rated 'fluency' .*again"):
+        _groups(tmp_path, GATHERED, "rows.tsv", twice)
+    log = ReadLog(skip_malformed=True)
+    (tmp_path / "rows.tsv").write_text(twice, "utf-8")
+    cls = declared_adapter("shapes", tmp_path)
+    cls.name = "shapes"
+    (kept,) = list(cls().read(tmp_path / "rows.tsv", log))
+    assert kept.candidates[0].ratings == {"fluency": [5.0, 4.0], "relevance": [3.0, 2.0]}
+    assert sum(log.skipped.counts.values()) == 1
