@@ -24,6 +24,7 @@ from nnd_suites.errors import NNDError
 from nnd_suites.evaluation.prepared import PreparedSuites, SuiteSpec
 from nnd_suites.evaluation.task_grouping import SkippedSuite, TaskGrouping
 from nnd_suites.hub.layout import exported_configs
+from nnd_suites.resolve import ALL
 from nnd_suites.suite import MANIFEST_FILE, Suite
 
 #: the suite spec that stands for every catalogue suite whose source ships with nnd-suites
@@ -93,6 +94,8 @@ def _is_catalogue(spec: str | Path) -> bool:
         return True
     if isinstance(spec, str) and spec in ADAPTERS.names():
         return False  # a built-in suite, or ambiguous with a folder: the resolver says which
+    if isinstance(spec, str) and spec == ALL:
+        return False  # always every built-in suite, whatever folder of that name is here
     folder = Path(spec)
     if (folder / MANIFEST_FILE).is_file():
         return False  # one suite's folder

@@ -151,3 +151,14 @@ def test_the_python_api_evaluates_a_catalogue_folder_for_several_models(
     board = evaluate_models([str(tiny_causal_model), str(other)], str(folder), **options)
     assert board.by_task == report.by_task
     assert all(one.by_task == report.by_task for one in board.reports)
+
+
+def test_all_is_every_built_in_suite_whatever_folder_of_that_name_is_here(
+    quiz_design_suite, tmp_path, monkeypatch
+):
+    # a folder ./all holding a catalogue suite (what `build --all --out all` leaves) was read as
+    # a catalogue folder, and `--suite all` scored its one suite instead of the built-ins, rc 0
+    quiz_design_suite.derive(quiz_design_suite.pairs[:10]).save(tmp_path / "all" / "quiz_design")
+    monkeypatch.chdir(tmp_path)
+    assert catalogue_selection(["all"]) is None  # evaluated as `all`: every built-in suite
+    assert catalogue_selection(["./all"]) is not None  # the folder, named as a path
