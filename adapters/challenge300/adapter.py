@@ -63,38 +63,44 @@ class Challenge300Adapter(Adapter):
                 and c not in ("id", "question", "category", "Credits->")
                 and not c.startswith(CREDIT_PREFIX)
             ]
+            missing = [model for model in credited if model not in row]
+            if missing:
+                raise SourceFormatError(
+                    str(path), 1, f"credit column for {missing[0]!r} but no answer column"
+                )
             category = row["category"]
             try:
                 group_name = hierarchy.category_path("", category)[0]
             except QualityMapError as exc:
                 log.malformed(SourceFormatError(str(path), line, str(exc)))
                 continue
-            candidates = []
-            for model in credited:
-                if model not in row:
-                    raise SourceFormatError(
-                        str(path), 1, f"credit column for {model!r} but no answer column"
-                    )
+            with log.each_row():  # an unreadable credit: the row's fault
                 # read as every numeric cell and credit level is: -0 is 0, １ is 1
-                credit = parse_number(row[CREDIT_PREFIX + model], path, line, CREDIT_PREFIX + model)
-                candidates.append(
-                    Candidate(
-                        text=row[model],
-                        systems=[model],
-                        ratings={"credit": [credit]},
-                        category=category,
-                        where=f"{path.name}:{line} {model}",
+                credits = {
+                    model: parse_number(
+                        row[CREDIT_PREFIX + model], path, line, CREDIT_PREFIX + model
                     )
+                    for model in credited
+                }
+                yield Group(
+                    id=row["id"],
+                    context={"question": row["question"]},
+                    candidates=[
+                        Candidate(
+                            text=row[model],
+                            systems=[model],
+                            ratings={"credit": [credit]},
+                            category=category,
+                            where=f"{path.name}:{line} {model}",
+                        )
+                        for model, credit in credits.items()
+                    ],
+                    breakdown={"group": group_name, "question_category": category},
+                    where=f"{path.name}:{line}",
                 )
-            yield Group(
-                id=row["id"],
-                context={"question": row["question"]},
-                candidates=candidates,
-                breakdown={"group": group_name, "question_category": category},
-                where=f"{path.name}:{line}",
-            )
-            for model in uncredited:
-                log.skip(
-                    f"system output without a credit column ({model}): never graded in the source",
-                    f"{path.name}:{line}",
-                )
+                for model in uncredited:
+                    log.skip(
+                        f"system output without a credit column ({model}): never graded in the "
+                        "source",
+                        f"{path.name}:{line}",
+                    )

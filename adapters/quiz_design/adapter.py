@@ -47,30 +47,31 @@ class QuizDesignAdapter(Adapter):
 
     def read(self, path: Path, log: ReadLog) -> Iterator[Group]:
         for line, row in read_jsonl(path, log):
-            require_fields(
-                row,
-                ("group_id", "context", "answer_span", "questions"),
-                path,
-                line,
-                "group",
-                lists=("questions",),
-            )
-            candidates = []
-            for index, question in enumerate(row["questions"]):
-                require_fields(
-                    question, ("question", "reason", "model_name"), path, line, f"question {index}"
+            with log.each_row():
+                yield self._group(row, path, line)
+
+    @staticmethod
+    def _group(row: object, path: Path, line: int) -> Group:
+        fields = ("group_id", "context", "answer_span", "questions")
+        require_fields(row, fields, path, line, "group", lists=("questions",))
+        assert isinstance(row, dict)  # require_fields said so
+        candidates = []
+        for index, question in enumerate(row["questions"]):
+            what = f"question {index}"
+            # the question's type is the Candidate's to check; these two are read here
+            texts = ("reason", "model_name")
+            require_fields(question, ("question", *texts), path, line, what, texts=texts)
+            candidates.append(
+                Candidate(
+                    text=question["question"],
+                    systems=question["model_name"].split("|"),
+                    label=question["reason"],
+                    where=f"{path.name}:{line} {what}",
                 )
-                candidates.append(
-                    Candidate(
-                        text=question["question"],
-                        systems=str(question["model_name"]).split("|"),
-                        label=question["reason"],
-                        where=f"{path.name}:{line} question {index}",
-                    )
-                )
-            yield Group(
-                id=str(row["group_id"]),
-                context={"answer": row["answer_span"], "paragraph": row["context"]},
-                candidates=candidates,
-                where=f"{path.name}:{line}",
             )
+        return Group(
+            id=str(row["group_id"]),
+            context={"answer": row["answer_span"], "paragraph": row["context"]},
+            candidates=candidates,
+            where=f"{path.name}:{line}",
+        )

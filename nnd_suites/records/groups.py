@@ -22,6 +22,15 @@ def _a_rating(value: float) -> float:
 Rating = Annotated[float, AfterValidator(_a_rating)]
 
 
+def _a_system_name(name: str) -> str:
+    if not name.strip():  # would be a system called "" in human scores and slices
+        raise ValueError("a system name is empty; name the system, or 'unknown' when none is")
+    return name
+
+
+SystemName = Annotated[str, AfterValidator(_a_system_name)]
+
+
 class Candidate(StrictModel):
     """One system output with its human judgment.
 
@@ -32,7 +41,7 @@ class Candidate(StrictModel):
     """
 
     text: str
-    systems: list[str] = Field(min_length=1, description="system(s) that produced this text")
+    systems: list[SystemName] = Field(min_length=1, description="system(s) that produced this text")
     label: str | None = None
     ratings: dict[str, list[Rating]] | None = None
     raters: list[str] | None = Field(

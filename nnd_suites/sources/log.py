@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
@@ -93,15 +94,37 @@ class ReadLog:
         try:
             yield from items
         except ValidationError as exc:
-            path, line = self.at or ("(source)", None)
+            raise self._wrong_type(exc) from None
+
+    @contextlib.contextmanager
+    def each_row(self) -> Iterator[None]:
+        """Around an adapter's work on one row: a fault of the row (a SourceFormatError, or a
+        value pydantic refuses) is an error, or with ``skip_malformed`` the row is left out
+        (what the block had not yet yielded) and counted, and the adapter goes on."""
+        try:
+            yield
+        except SourceFormatError as exc:
+            self.malformed(exc)
+        except ValidationError as exc:
+            self.malformed(self._wrong_type(exc))
+
+    def _wrong_type(self, exc: ValidationError) -> SourceFormatError:
+        path, line = self.at or ("(source)", None)
+        errors = exc.errors()[:3]
+        if all(e["type"] == "value_error" for e in errors):  # the right type, a refused value
             problems = "; ".join(
-                f"{'.'.join(map(str, e['loc'])) or 'value'}: {e['msg']} "
-                f"(got {type(e['input']).__name__})"
-                for e in exc.errors()[:3]
+                f"{'.'.join(map(str, e['loc']))}: {e['msg'].removeprefix('Value error, ')}"
+                for e in errors
             )
-            raise SourceFormatError(
-                path,
-                line,
-                f"a value of this row has the wrong type for a {exc.title}: {problems}",
-                "texts, labels and ids must be JSON strings",
-            ) from None
+            return SourceFormatError(path, line, f"a value of this row is refused: {problems}")
+        problems = "; ".join(
+            f"{'.'.join(map(str, e['loc'])) or 'value'}: {e['msg']} "
+            f"(got {type(e['input']).__name__})"
+            for e in errors
+        )
+        return SourceFormatError(
+            path,
+            line,
+            f"a value of this row has the wrong type for a {exc.title}: {problems}",
+            "texts, labels and ids must be JSON strings",
+        )

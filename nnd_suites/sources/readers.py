@@ -285,9 +285,11 @@ def require_fields(
     what: str,
     *,
     lists: tuple[str, ...] = (),
+    texts: tuple[str, ...] = (),
 ) -> None:
     """Raise a SourceFormatError naming the line when ``obj`` lacks a required field, or when
-    one of the fields named in ``lists`` is not a JSON list."""
+    one of the fields named in ``lists`` is not a JSON list, or one in ``texts`` not a JSON
+    string (``str(None)`` would make a system called "None")."""
     if not isinstance(obj, dict):
         raise SourceFormatError(
             str(path), line, f"{what} must be a JSON object, got {type(obj).__name__}"
@@ -306,6 +308,12 @@ def require_fields(
                 str(path),
                 line,
                 f"{what}: {name!r} must be a JSON list, got {type(obj[name]).__name__}",
+            )
+    for name in texts:
+        if not isinstance(obj[name], str):
+            shown = "null" if obj[name] is None else type(obj[name]).__name__
+            raise SourceFormatError(
+                str(path), line, f"{what}: {name!r} must be a JSON string, got {shown}"
             )
 
 

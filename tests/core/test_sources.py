@@ -114,6 +114,34 @@ def test_non_numeric_credit(tmp_path):
         build_suite("challenge300", write(tmp_path / "c3.tsv", lines))
 
 
+def test_skip_malformed_leaves_out_and_counts_rows_an_adapter_refuses(tmp_path):
+    # these stopped the build even with --skip-malformed; a null or empty system became a
+    # system called "None" or "" in human scores
+    lines = quiz_lines(4)
+    broken = {1: ("model_name", None), 2: ("model_name", "bartb_sup|"), 3: ("reason", None)}
+    for index, (field, value) in broken.items():
+        row = json.loads(lines[index])
+        row["questions"][0][field] = value
+        lines[index] = json.dumps(row)
+    source = write(tmp_path / "qd.jsonl", lines)
+    with pytest.raises(SourceFormatError, match=r"qd\.jsonl:2: question 0: 'model_name' must be"):
+        build_suite("quiz_design", source)
+    suite = build_suite("quiz_design", source, skip_malformed=True)
+    assert suite.manifest.counts.groups == 1
+    assert {s.reason: s.examples for s in suite.manifest.skipped if "malformed" in s.reason} == {
+        "malformed row: question 0: 'model_name' must be a JSON string, got null": ["qd.jsonl:2"],
+        "malformed row: a value of this row is refused: systems.1: a system name is empty; "
+        "name the system, or 'unknown' when none is": ["qd.jsonl:3"],
+        "malformed row: question 0: 'reason' must be a JSON string, got null": ["qd.jsonl:4"],
+    }
+    table = C3_SOURCE.read_text("utf-8").splitlines()[:4]
+    table[2] = table[2].rsplit("\t", 1)[0] + "\t"  # an empty credit
+    suite = build_suite("challenge300", write(tmp_path / "c3.tsv", table), skip_malformed=True)
+    assert suite.manifest.counts.groups == 2
+    [record] = [s for s in suite.manifest.skipped if s.reason.startswith("malformed row")]
+    assert record.examples == ["c3.tsv:3"] and "'' is not a number" in record.reason
+
+
 def test_missing_source_file(tmp_path):
     with pytest.raises(SourceFormatError, match="nope.jsonl: source file not found"):
         build_suite("quiz_design", tmp_path / "nope.jsonl")
