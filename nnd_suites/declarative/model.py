@@ -42,6 +42,11 @@ class FileSpec(StrictModel):
     encoding: Literal["utf-8", "utf-8-sig", "latin-1", "cp1252", "utf-16"] = Field(
         "utf-8", description="text encoding of a csv file (the other formats are UTF-8)"
     )
+    quoting: Literal["csv", "none"] = Field(
+        "csv",
+        description="tsv: csv (a field in double quotes is unquoted, as spreadsheets write it) "
+        'or none (every field read as written: "Hey" stays "Hey", as most NLP releases mean it)',
+    )
     sha256: Annotated[str, Field(pattern=r"^[0-9a-f]{64}$")] | SkipJsonSchema[None] = Field(
         None, description="sha256 of the published file: a shipped copy must match it"
     )
@@ -50,6 +55,8 @@ class FileSpec(StrictModel):
     def _encoding_for_csv(self) -> FileSpec:
         if self.encoding != "utf-8" and self.format != "csv":
             raise ValueError(f"'encoding' is for csv files; {self.format} files are UTF-8")
+        if self.quoting != "csv" and self.format != "tsv":
+            raise ValueError(f"'quoting' is for tsv files, not {self.format}")
         return self
 
 

@@ -23,7 +23,7 @@ def table_rows(declared: Declared, path: Path, log: ReadLog) -> Iterator[tuple[i
     if spec.format == "csv":
         rows: Iterator[tuple[int, Any]] = read_csv(path, log, encoding=spec.encoding)
     elif spec.format == "tsv":
-        rows = read_tsv(path, log=log)
+        rows = read_tsv(path, quoted=spec.quoting == "csv", log=log)
     elif spec.format == "jsonl":
         rows = read_jsonl(path, log)
     else:

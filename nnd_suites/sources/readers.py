@@ -221,7 +221,12 @@ def read_tsv(
         except csv.Error as exc:
             span = f" (lines {start} to {reader.line_num})" if reader.line_num > start else ""
             log.malformed(
-                SourceFormatError(str(path), start, f"unreadable row{span}: {exc}", "check quotes")
+                SourceFormatError(
+                    str(path),
+                    start,
+                    f"unreadable row{span}: {exc}",
+                    "check quotes (a source.yaml reads quotes as text with file.quoting: none)",
+                )
             )
             continue
         number = reader.line_num

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from nnd_suites.declarative.plugin import declared_adapter
-from nnd_suites.errors import SourceFormatError
+from nnd_suites.errors import DeclarationError, SourceFormatError
 from nnd_suites.sources import ReadLog
 
 HEADER = """\
@@ -112,3 +112,17 @@ def test_gathered_rows_keep_their_raters_and_a_rating_given_twice_is_malformed(t
     (kept,) = list(cls().read(tmp_path / "rows.tsv", log))
     assert kept.candidates[0].ratings == {"fluency": [5.0, 4.0], "relevance": [3.0, 2.0]}
     assert sum(log.skipped.counts.values()) == 1
+
+
+def test_a_tsv_read_with_quoting_none_keeps_its_quotes_as_text(tmp_path):
+    body = "file: {format: tsv, quoting: none}\ncandidates:\n  text: summary\n  ratings:\n" + (
+        "    overall: score\n"
+    )
+    rows = 'doc\tsummary\tscore\nd\t"Hey," she said.\t4\nd\t"Hey"\t2\n'
+    (group,) = _groups(tmp_path, body, "rows.tsv", rows)
+    assert [c.text for c in group.candidates] == ['"Hey," she said.', '"Hey"']
+    # read as csv quoting (the default), the first field is unreadable and the second unquoted
+    with pytest.raises(SourceFormatError, match=r"rows\.tsv:2: unreadable row.*quoting: none"):
+        _groups(tmp_path, body.replace(", quoting: none", ""), "rows.tsv", rows)
+    with pytest.raises(DeclarationError, match="'quoting' is for tsv files, not csv"):
+        _groups(tmp_path, body.replace("tsv,", "csv,"), "rows.csv", rows)
