@@ -42,14 +42,7 @@ class DeclarativeAdapter(Adapter):
     def read(self, path: Path, log: ReadLog) -> Iterator[Group] | Iterator[JudgedGroup]:
         spec = self.declared.spec.file
         if spec.member is not None:  # a folder: the archive --source named, extracted
-            path = path / spec.member
-            if not path.is_file():
-                raise SourceFormatError(
-                    str(path.parent),
-                    None,
-                    f"no member {spec.member!r} ({self.declared.at('file', 'member')})",
-                    "pass the release's archive or folder, or fix file.member",
-                )
+            path = _member(path, spec.member, self.declared.at("file", "member"))
         shipped = self.default_source_path()
         if spec.sha256 and shipped is not None and path.resolve() == shipped.resolve():
             digest = sha256_file(path)
@@ -59,6 +52,28 @@ class DeclarativeAdapter(Adapter):
                     f"{digest}, not the declared one; ship the published file unmodified"
                 )
         return read_declared(self.declared, path, log)
+
+
+def _member(folder: Path, member: str, declared_at: str) -> Path:
+    """The file ``member`` names in ``folder``: the extracted archive, whose single top folder
+    is where its files start (extraction hands that folder on), so ``release/data/t.csv`` and
+    ``data/t.csv`` both name release/data/t.csv of an archive whose one top folder is
+    release/."""
+    parts = Path(member).parts
+    found = [folder / member]
+    if len(parts) > 1 and parts[0] == folder.name:  # written with the archive's top folder
+        found.append(folder.joinpath(*parts[1:]))
+    for path in found:
+        if path.is_file():
+            return path
+    inside = sorted(p.relative_to(folder).as_posix() for p in folder.rglob("*") if p.is_file())
+    shown = ", ".join(inside[:10]) + (f" (and {len(inside) - 10} more)" if len(inside) > 10 else "")
+    raise SourceFormatError(
+        str(folder),
+        None,
+        f"no member {member!r} ({declared_at}); the files there are: {shown or 'none'}",
+        "pass the release's archive or folder, or fix file.member",
+    )
 
 
 def declared_adapter(module_name: str, folder: Path) -> type[DeclarativeAdapter]:

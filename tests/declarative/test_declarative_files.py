@@ -56,6 +56,19 @@ def test_a_member_of_an_archive_is_read(tmp_path, kind):
         build_suite(wrong, archive)
 
 
+def test_a_member_may_name_the_archives_top_folder_and_a_missing_one_lists_the_files(tmp_path):
+    # "the table's path inside the archive": release/data/... was refused, as the extraction
+    # hands on the archive's single top folder, and the error did not say so
+    archive = tmp_path / "release.tar.gz"
+    with tarfile.open(archive, "w:gz") as handle:
+        handle.add(FIXTURE, "release/data/simpeval.csv")
+    adapter = _with_file_spec(tmp_path, "{format: csv, member: release/data/simpeval.csv}")
+    assert build_suite(adapter, archive).stats()["pairs"] == PAIRS
+    wrong = _with_file_spec(tmp_path / "w", "{format: csv, member: release/simpeval.csv}")
+    with pytest.raises(SourceFormatError, match=r"the files there are: data/simpeval\.csv \("):
+        build_suite(wrong, archive)
+
+
 def test_a_declared_encoding_is_used_and_a_wrong_one_names_the_line(tmp_path):
     text = FIXTURE.read_text("utf-8").replace("Muss", "Müss")
     latin = tmp_path / "latin.csv"
