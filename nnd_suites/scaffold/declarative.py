@@ -21,9 +21,19 @@ from nnd_suites.scaffold.writer import _template, check_name, check_root
 from nnd_suites.sources.delimited import read_csv
 from nnd_suites.sources.readers import read_jsonl, read_tsv
 
-TEXT_HINTS = ("output", "generation", "completion", "summary", "response", "hyp", "simplif", "text")
-CONTEXT_HINTS = ("original", "source", "context", "article", "input", "prefix", "suffix", "prompt")
+TEXT_HINTS = (
+    "output", "generation", "completion", "summary", "response", "hyp", "pred", "simplif", "text",
+    "out",
+)  # fmt: skip
+CONTEXT_HINTS = (
+    "original", "source", "src", "context", "article", "input", "prefix", "suffix", "prompt",
+)  # fmt: skip
+SYSTEM_HINTS = ("system", "model", "sys")
 NUMBER = re.compile(r"-?\d+(\.\d+)?")
+#: a standardised score (z, zscore, z_score, fluency_z): not a rating on the raters' scale
+Z_SCORE = re.compile(r"(^|[_.])z(_?score)?($|[_.])", re.IGNORECASE)
+#: keys of the proposal that are guesses from the header, marked for the contributor
+GUESSED = ("key", "context", "text", "system", "text_a", "text_b", "winner", "ratings")
 
 
 def sample_columns(sample: Path) -> tuple[str, dict[str, Any]]:
@@ -71,11 +81,15 @@ def propose(name: str, fmt: str, row: dict[str, Any]) -> dict[str, Any]:
     """A declaration for the columns found (each choice a guess for the contributor to check)."""
     columns = list(row)
     numbers = [c for c in columns if _numeric(row[c])]
-    texts = [c for c in columns if c not in numbers]
+    system = _pick([c for c in columns if c not in numbers], SYSTEM_HINTS)[:1]
+    texts = [c for c in columns if c not in numbers and c not in system]
     context = list(dict.fromkeys(_pick(texts, CONTEXT_HINTS)))[:2] or texts[:1]
-    candidates = [c for c in _pick(texts, TEXT_HINTS) if c not in context] or texts[-1:]
+    candidates = (
+        [c for c in _pick(texts, TEXT_HINTS) if c not in context]
+        or [c for c in texts if c not in context][-1:]
+        or texts[-1:]
+    )
     key = [c for c in columns if c.lower().endswith("id") and "worker" not in c.lower()][:1]
-    system = _pick(texts, ("system", "model"))
     spec: dict[str, Any] = {
         "name": name,
         "quality_map": name,
@@ -118,14 +132,30 @@ def _ratings(numbers: list[str]) -> dict[str, Any]:
     raters: dict[str, list[str]] = {}
     for column in numbers:
         match = re.fullmatch(r"(.+?)_?(\d+)", column)
-        if match and "z" not in column.lower():
+        if match and not Z_SCORE.search(column):
             raters.setdefault(match.group(1), []).append(column)
     ratings: dict[str, Any] = {_field(a): cols for a, cols in raters.items() if len(cols) > 1}
     grouped = {c for cols in ratings.values() for c in cols}
     for column in numbers:
-        if column not in grouped and not column.lower().endswith("id") and "z" not in column:
-            ratings[_field(column.rsplit(".", 1)[-1])] = column
+        if column in grouped or column.lower().endswith("id") or Z_SCORE.search(column):
+            continue
+        ratings[_field(column.rsplit(".", 1)[-1])] = column
     return ratings or {"todo_aspect": "TODO_column"}
+
+
+def _unused(spec: dict[str, Any], row: dict[str, Any]) -> list[str]:
+    """The sample's columns the proposal does not read (said in its header, never dropped
+    unsaid)."""
+    used = json.dumps(spec)
+    return [column for column in row if json.dumps(column) not in used]
+
+
+def _mark_guesses(text: str) -> str:
+    """Each line of a guessed key, marked ``# CHECK`` (PyYAML writes no comments)."""
+    keys = "|".join(GUESSED)
+    return re.sub(
+        rf"^(\s*(?:{keys}):.*)$", r"\1  # CHECK: guessed from the header", text, flags=re.M
+    )
 
 
 def _map_text(name: str, spec: dict[str, Any]) -> str:
@@ -157,16 +187,19 @@ def write_declarative(root: Path, name: str, sample: Path) -> tuple[list[Path], 
     for path in (folder, map_path):
         if path.exists():
             raise NNDError(f"{path} already exists; pick another name or remove it first")
+    unused = _unused(spec, row)
     header = (
         "# yaml-language-server: $schema=../../nnd_suites/schemas/declarative_source.schema.json\n"
         f"# Proposed from {sample.name}; columns found: {', '.join(row)}.\n"
-        "# Every value is a guess from the header: check each, and replace every TODO.\n"
+        + (f"# Columns not read (add any that matter): {', '.join(unused)}.\n" if unused else "")
+        + "# Every value is a guess from the header: check each, and replace every TODO.\n"
     )
     fields = {"name": name, "title": name, "fixture": f"sample.{fmt}"}
     with atomic_directory(folder) as tmp:
         (tmp / "__init__.py").write_text("", encoding="utf-8")  # makes the folder a package
         (tmp / "source.yaml").write_text(
-            header + yaml.safe_dump(spec, sort_keys=False, allow_unicode=True, width=100),
+            header
+            + _mark_guesses(yaml.safe_dump(spec, sort_keys=False, allow_unicode=True, width=100)),
             encoding="utf-8",
         )
         (tmp / "README.md").write_text(

@@ -51,6 +51,27 @@ def test_a_comparison_table_gets_a_winner_and_verdicts_to_fill_in(tmp_path):
     assert "TODO_value_meaning_a" in text and "check each" in text
 
 
+def test_short_column_names_are_guessed_marked_and_every_column_accounted_for(tmp_path):
+    # `sys` was proposed as the text with no system, `organization_*` silently left out (any
+    # column with a "z"), and no guess carried the promised `# CHECK`
+    root = _root(tmp_path)
+    sample = tmp_path / "d1.csv"
+    sample.write_text(
+        "id,src,out,sys,organization_1,organization_2,fluency_z,note\n"
+        "1,hello world,hi world,A,4,5,0.3,x\n"
+    )
+    write_declarative(root, "short", sample)
+    path = root / "adapters" / "short" / "source.yaml"
+    spec = load_declaration(path).spec
+    assert (spec.candidates.text, spec.candidates.system) == ("out", "sys")
+    assert spec.group.context == {"src": "src"}
+    assert spec.candidates.ratings == {"organization": ["organization_1", "organization_2"]}
+    text = path.read_text("utf-8")
+    assert "  text: out  # CHECK: guessed from the header" in text
+    assert "  system: sys  # CHECK: guessed from the header" in text
+    assert "# Columns not read (add any that matter): fluency_z, note." in text
+
+
 def test_the_command_refuses_an_existing_adapter_and_a_missing_sample(tmp_path):
     root = _root(tmp_path)
     (root / "adapters" / "taken").mkdir()
