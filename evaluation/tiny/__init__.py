@@ -14,11 +14,11 @@ import sys
 from collections.abc import Iterable
 from pathlib import Path
 
-from nnd_suites.errors import NNDError
+from nnd_suites.errors import NNDError, UnknownItemError
 from nnd_suites.evaluation.progress import quiet_transformers_off_terminal
 from nnd_suites.evaluation.tiny.stamp import stamp_problem, write_stamp
 from nnd_suites.infra.atomic import atomic_directory, folder_lock
-from nnd_suites.infra.builtin_models import EMBEDDED
+from nnd_suites.infra.builtin_models import BUILTIN_MODELS, BUILTIN_PREFIX, EMBEDDED
 from nnd_suites.infra.output_folder import check_output_folder, output_folder
 from nnd_suites.infra.paths import cache_root
 from nnd_suites.resolve import builtin_suite, load_suite
@@ -207,16 +207,21 @@ def _make_embedded(folder: Path) -> None:
 def embedded_or(model: str) -> str:
     """``model``, or for the embedded model's name (:data:`EMBEDDED`) its folder, made on first
     use. Every loader of a model reference calls it (``load_backend``, ``load_tokenizer``), so the
-    name works wherever a model is taken."""
+    name works wherever a model is taken. Another name in our namespace (``nnd-suites:...``,
+    never a Hub id: those have no ``:``) is unknown, with the closest built-in name suggested."""
+    if model.startswith(BUILTIN_PREFIX) and model not in BUILTIN_MODELS:
+        raise UnknownItemError(
+            "built-in model", model, list(BUILTIN_MODELS), hint="nnd-suites list names them"
+        )
     return str(embedded_model()) if model == EMBEDDED else model
 
 
 def resolve_embedded(models: list[str]) -> tuple[list[str], bool]:
     """``models`` with the embedded model's name (:data:`EMBEDDED`, the README's default, no
     download) replaced by its folder, made on first use; and whether it was among them."""
-    if EMBEDDED not in models:
+    if not any(model.startswith(BUILTIN_PREFIX) for model in models):
         return models, False
-    return [embedded_or(model) for model in models], True
+    return [embedded_or(model) for model in models], EMBEDDED in models
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -7,6 +7,8 @@ from __future__ import annotations
 #: ``--model`` name of the embedded model: made on the spot, nothing downloaded. Not a Hub id
 #: (those have no ``:``), so it cannot shadow a real model.
 EMBEDDED = "nnd-suites:tiny-random"
+#: what every built-in model name starts with
+BUILTIN_PREFIX = "nnd-suites:"
 
 #: every built-in ``--model`` name -> what it is, in one line
 BUILTIN_MODELS = {

@@ -202,3 +202,12 @@ def test_several_models_and_data_parallel_refuse_a_revision_of_a_folder_before_s
         multi.evaluate_models(["gpt2", str(tiny_causal_model)], "challenge300", revision="main")
     with pytest.raises(NNDError, match="revision"):
         evaluator.evaluate(str(tiny_causal_model), "challenge300", revision="main", data_parallel=2)
+
+
+def test_a_misspelt_built_in_model_is_unknown_with_the_closest_name(capsys):
+    # it was sent to the Hub as a repository id: "cannot be reached", exit 9
+    argv = ["evaluate", "--suite", "quiz_design", "--model", "nnd-suites:tiny-randm"]
+    assert main(argv) == 6
+    assert "did you mean 'nnd-suites:tiny-random'?" in capsys.readouterr().err
+    with pytest.raises(NNDError, match="unknown built-in model 'nnd-suites:tiny'"):
+        load_backend("nnd-suites:tiny")
