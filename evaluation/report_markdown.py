@@ -49,7 +49,7 @@ def kept_tests(suites: Mapping[str, SuiteResult]) -> KeptTests:
 def kept_groups(limit: float) -> str:
     """What ``--limit`` kept: the first N context groups with tests, or that share of them."""
     if limit < 1:
-        return f"the first {percent(limit, 0)} of the context groups with tests"
+        return f"the first {limit * 100:.3g}% of the context groups with tests"  # 0.1%, 10%
     return f"the first {plural(int(limit), 'context group')} with tests"
 
 

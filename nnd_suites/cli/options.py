@@ -39,7 +39,12 @@ def group_limit(text: str) -> int | float:
         value = math.nan
     if 0 < value < 1:
         return value
-    return positive_int(text)
+    if value >= 1 and value.is_integer():  # 2.0: two groups, as 2 is
+        return int(value)
+    raise argparse.ArgumentTypeError(
+        f"{text!r}: give a number of context groups (an integer >= 1) or a fraction between "
+        "0 and 1"
+    )
 
 
 def non_negative_int(text: str) -> int:

@@ -25,6 +25,7 @@ def test_a_limit_is_a_number_of_context_groups_or_a_fraction_of_them(quiz_design
     from nnd_suites.cli.options import group_limit
     from nnd_suites.errors import NNDError
     from nnd_suites.evaluation.prepared import first_groups
+    from nnd_suites.evaluation.report_markdown import kept_groups
 
     groups = list(dict.fromkeys(p.group_id for p in quiz_design_suite.pairs))
     tenth = first_groups(quiz_design_suite, 0.1)
@@ -40,6 +41,8 @@ def test_a_limit_is_a_number_of_context_groups_or_a_fraction_of_them(quiz_design
             group_limit(bad)
     with pytest.raises(NNDError, match="fraction in \\(0, 1\\)"):
         first_groups(quiz_design_suite, 1.5)
+    assert group_limit("2.0") == 2  # a whole number written with a point is that many groups
+    assert kept_groups(0.001) == "the first 0.1% of the context groups with tests"  # not "0%"
 
 
 def test_arguments_that_are_not_utf8_are_named_not_a_traceback(tmp_path):
