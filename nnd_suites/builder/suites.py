@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable, Iterator
 from functools import partial
 from pathlib import Path
@@ -41,7 +40,7 @@ from nnd_suites.suite import (
     Suite,
     SuiteCandidate,
 )
-from nnd_suites.suite.manifest import SUITE_NAME_PATTERN
+from nnd_suites.suite.manifest import config_name_problem
 
 
 def build_suite(
@@ -149,13 +148,13 @@ def build_suite(
 
 
 def check_suite_name(name: str) -> str:
-    """Return ``name`` if a manifest takes it as a suite name, else raise a usage error naming
-    the characters allowed (the manifest's own pattern; an empty name is refused, not ignored)."""
-    if not re.fullmatch(SUITE_NAME_PATTERN, name):
+    """Return ``name`` if it can name a new suite, its folder and its Hub config, else raise a
+    usage error saying what is allowed (an empty name is refused, not ignored)."""
+    problem = config_name_problem(name)
+    if problem:
         raise NNDError(
-            f"suite name {name!r} refused: use letters, digits, '_', '.' and '-' only, starting "
-            "with a letter or digit (no spaces, slashes or control characters; it names the "
-            "suite's folder and its Hub config), e.g. wmt_mqm_zhen"
+            f"suite name {name!r} refused: {problem}; it names the suite's folder and its Hub "
+            "config, e.g. wmt_mqm_zhen"
         )
     return name
 

@@ -42,8 +42,7 @@ def group_limit(text: str) -> int | float:
     if value >= 1 and value.is_integer():  # 2.0: two groups, as 2 is
         return int(value)
     raise argparse.ArgumentTypeError(
-        f"{text!r}: give a number of context groups (an integer >= 1) or a fraction between "
-        "0 and 1"
+        f"{text!r}: give a number of context groups (an integer >= 1) or a fraction between 0 and 1"
     )
 
 

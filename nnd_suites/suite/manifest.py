@@ -13,6 +13,7 @@ from __future__ import annotations
 import functools
 import hashlib
 import json
+import re
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
@@ -34,6 +35,30 @@ from nnd_suites.suite.candidates import SuiteCandidate
 FORMAT_VERSION = "2.3"
 #: a suite name: also its folder and Hub config name, so no spaces, slashes or controls
 SUITE_NAME_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9_.-]*$"
+# What a new suite may be named: its name is also its folder in an export and its config on the
+# Hub, a folder name in `datasets`' cache and a value in the card's YAML: letters, digits, '_',
+# '-' and inner dots only (none of the characters `datasets` rejects: <>:/\|?*). Suites saved
+# under the looser SUITE_NAME_PATTERN still load; they are refused when exported.
+_CONFIG_NAME = re.compile(r"^[A-Za-z0-9](?:[A-Za-z0-9_-]|\.(?=[A-Za-z0-9_-]))*$")
+MAX_CONFIG_NAME = 96
+#: README.md would collide with the card; "default" is the config `datasets` picks silently.
+RESERVED_NAMES = frozenset({"readme.md", "default"})
+
+
+def config_name_problem(name: str) -> str | None:
+    """Why ``name`` cannot name a suite's folder and Hub config (None when it can)."""
+    if not _CONFIG_NAME.fullmatch(name):  # fullmatch: `$` would take a final newline
+        return (
+            "use letters, digits, '_', '.' and '-' only, starting with a letter or digit, with "
+            "inner dots only (no spaces, slashes or any of <>:/\\|?*)"
+        )
+    if len(name) > MAX_CONFIG_NAME:
+        return f"at most {MAX_CONFIG_NAME} characters"
+    if name.lower() in RESERVED_NAMES:
+        return "README.md and default are reserved in a dataset repository"
+    return None
+
+
 MANIFEST_FILE = "manifest.json"
 #: Manifest fields that are not hashed: the hashes themselves.
 UNHASHED = ("section_hashes", "content_hash")

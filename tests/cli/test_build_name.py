@@ -34,6 +34,13 @@ def test_the_library_refuses_the_name_before_reading_the_source(name, tmp_path):
     assert not (tmp_path / "out").exists()
 
 
+@pytest.mark.parametrize("name", ["README.md", "default", "x" * 97, "name."])
+def test_a_name_no_export_could_hold_is_refused_at_the_build(name, tmp_path):
+    # it was built, then refused by the export ("cannot be a Hub config name")
+    with pytest.raises(NNDError, match="suite name .* refused: .*folder and its Hub config"):
+        build_suite("challenge300", tmp_path / "no_such_source.tsv", tmp_path / "out", name=name)
+
+
 def test_an_allowed_name_names_the_suite_and_its_default_folder(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     assert main(["build", "challenge300", "--name", "c300.v2-x_1"]) == 0
