@@ -43,6 +43,8 @@ def load_suite(spec: str | Path, name: str | None = None, revision: str | None =
     an AmbiguousSuiteError; a ``Path`` object holding a suite is read as that folder.
     """
     text = str(spec)
+    if isinstance(spec, str) and not spec.strip():  # Path("") would be the current folder
+        raise NNDError("an empty suite name; " + _FORMS)
     if text.startswith(HUB_PREFIX):
         return _load_hub_spec(text, name, revision)
     if text.startswith(BUILTIN_PREFIX):
@@ -73,6 +75,10 @@ def load_suite(spec: str | Path, name: str | None = None, revision: str | None =
                 f"{path / configs[0]} (or load_suite({str(path)!r}, {configs[0]!r}))"
             )
         raise NNDError(f"{path}: a folder, but not a suite (no {MANIFEST_FILE}); " + _FORMS)
+    if path.name == MANIFEST_FILE and path.is_file():  # the suite's manifest: name its folder
+        raise NNDError(f"{path}: a suite's manifest; name its folder, {path.parent}")
+    if path.exists():
+        raise NNDError(f"{path}: not a folder; " + _FORMS)
     if _looks_like_a_path(text):
         raise NNDError(f"{path}: no such folder; " + _FORMS)
     raise UnknownItemError("suite", text, ADAPTERS.names(), hint=_FORMS)

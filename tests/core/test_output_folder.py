@@ -295,3 +295,12 @@ def test_a_single_output_file_replaces_only_what_its_writer_recognises(tmp_path)
             write_output_file(tmp_path / name, "ours 3", "a test file", ours)
     assert target.read_text() == "theirs"
     assert elsewhere.read_text() == "ours, but reached through a link"
+
+
+def test_an_out_path_through_a_file_names_the_file(tmp_path):
+    # mkdir said only "File exists"
+    (tmp_path / "afile").write_text("mine")
+    for out in (tmp_path / "afile" / "x", tmp_path / "afile" / "x" / "y"):
+        with pytest.raises(OutputFolderError, match=rf"{tmp_path / 'afile'} is a file, not a"):
+            check_output_folder(out, "report")
+    assert (tmp_path / "afile").read_text() == "mine"

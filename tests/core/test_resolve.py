@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from nnd_suites.builder.adapter import ADAPTERS
 from nnd_suites.resolve import expand_suite_specs, shipped_suites
 
@@ -63,3 +65,21 @@ def test_arguments_that_are_not_utf8_are_named_not_a_traceback(tmp_path):
         assert done.returncode in (2, 6), done.stderr
         assert b"Traceback" not in done.stderr and b"\\udcff" in done.stderr
     assert not (tmp_path / "x").exists()
+
+
+def test_an_empty_spec_a_manifest_or_a_file_is_named_for_what_it_is(tmp_path, monkeypatch):
+    # "" was the current folder (listed as an export folder); a manifest was "no such folder"
+    from nnd_suites.errors import NNDError
+    from nnd_suites.resolve import load_suite
+
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "qd").mkdir()
+    (tmp_path / "qd" / "manifest.json").write_text("{}")
+    (tmp_path / "notes.txt").write_text("x")
+    for spec, message in [
+        ("", "an empty suite name"),
+        ("qd/manifest.json", "a suite's manifest; name its folder, qd"),
+        ("notes.txt", "notes.txt: not a folder"),
+    ]:
+        with pytest.raises(NNDError, match=message):
+            load_suite(spec)
