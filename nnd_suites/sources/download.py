@@ -105,7 +105,15 @@ def resolve_source(source: str | os.PathLike, sha256: str | None = None) -> Path
     With ``sha256`` the file must have that hash (a mismatch names both); a download that does
     not match is not cached.
     """
-    return _fetch(source, check_sha256(sha256), folder_ok=False)
+    path = _fetch(source, check_sha256(sha256), folder_ok=False)
+    if is_archive(path):  # read as the table itself, its bytes were "invalid JSON" at line 1
+        raise SourceFormatError(
+            public_source_name(source),
+            None,
+            "an archive, but this adapter reads one file",
+            "extract the file and pass it (a .gz of the file itself is read as it is)",
+        )
+    return path
 
 
 def resolve_source_folder(

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import tarfile
 from pathlib import Path
 
 import pytest
@@ -140,6 +141,15 @@ def test_skip_malformed_leaves_out_and_counts_rows_an_adapter_refuses(tmp_path):
     assert suite.manifest.counts.groups == 2
     [record] = [s for s in suite.manifest.skipped if s.reason.startswith("malformed row")]
     assert record.examples == ["c3.tsv:3"] and "'' is not a number" in record.reason
+
+
+def test_an_archive_for_a_one_file_adapter_says_so(tmp_path):
+    # its bytes were read as the table: "q.tar.gz:1: invalid JSON"
+    archive = tmp_path / "q.tar.gz"
+    with tarfile.open(archive, "w:gz") as handle:
+        handle.add(QD_SOURCE, "quiz_design_groups.jsonl")
+    with pytest.raises(SourceFormatError, match="q.tar.gz: an archive, but this adapter reads"):
+        build_suite("quiz_design", archive)
 
 
 def test_missing_source_file(tmp_path):
