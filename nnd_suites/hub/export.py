@@ -106,8 +106,15 @@ def adding_configs(
         check_output_folder(folder / name, "export-config")
     with folder_lock(folder):
         check_card_is_ours(folder)
-        misnamed = misnamed_suites(folder) if leave_out_misnamed else {}
-        left_out = {n: suite for n, suite in misnamed.items() if n not in names}
+        misnamed = {n: suite for n, suite in misnamed_suites(folder).items() if n not in names}
+        if misnamed and not leave_out_misnamed:  # not "damaged": a build left it there
+            name, suite_name = next(iter(misnamed.items()))
+            raise SuiteValidationError(
+                f"{folder / name}: config {name!r} holds suite {suite_name!r}, and a config is "
+                f"named after its suite; an export folder is published as it is, so rebuild it "
+                f"with --name {name} or move it out of {folder}"
+            )
+        left_out = misnamed
         kept = [
             _kept_config(folder / n)
             for n in exported_configs(folder)

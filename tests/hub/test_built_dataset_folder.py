@@ -136,3 +136,17 @@ def test_the_card_lists_what_was_written_when_a_writer_stops(challenge300_suite,
     with pytest.raises(NNDError, match="not one of"), adding_configs(folder, ["b"]) as d:
         d.add(parts[0])  # only the names checked before the lock may be written
     assert card_configs(folder) == ["a"]
+
+
+def test_an_export_names_a_misnamed_suite_folder_for_what_it_is(challenge300_suite, tmp_path):
+    # `build challenge300 --out ds/c300` leaves c300 out of the card; the next export called it
+    # "damaged", as if its files were broken
+    folder = tmp_path / "ds"
+    export_suites([challenge300_suite.derive(challenge300_suite.pairs[:20], name="mine")], folder)
+    challenge300_suite.save(folder / "c300")
+    other = challenge300_suite.derive(challenge300_suite.pairs[20:40], name="other")
+    with pytest.raises(SuiteValidationError) as refused:
+        export_suites([other], folder)
+    assert "damaged" not in str(refused.value)
+    assert "config 'c300' holds suite 'challenge300'" in str(refused.value)
+    assert "rebuild it with --name c300 or move it out of" in str(refused.value)
