@@ -155,6 +155,9 @@ class Candidates(StrictModel):
             raise ValueError("give 'ratings' (aspects as columns) or 'aspect_column' and 'value'")
         if (self.aspect_column is None) != (self.value is None):
             raise ValueError("'aspect_column' and 'value' go together")
+        if self.low is not None and self.high is not None and self.low >= self.high:
+            # every rating would then be out of range, each row its own error
+            raise ValueError(f"low ({self.low:g}) must be below high ({self.high:g})")
         return self
 
     @property

@@ -231,6 +231,15 @@ def test_a_bad_template_names_the_declaration_and_its_line(tmp_path, template, m
     assert str(caught.value).startswith(f"{tmp_path / 'source.yaml'}:15: template ")
 
 
+def test_a_rating_range_upside_down_names_its_line(tmp_path):
+    body = RATED.replace(
+        "    rating: [rating_1, rating_2]\n",
+        "    rating: [rating_1, rating_2]\n  low: 100\n  high: 0\n",
+    )
+    with pytest.raises(DeclarationError, match=r"low \(100\) must be below high \(0\)"):
+        _read(tmp_path, body, TABLE)
+
+
 def test_the_shipped_schema_is_the_generated_one():
     shipped = (REPO / "nnd_suites" / "schemas" / SCHEMA_FILE).read_text("utf-8")
     assert shipped == schema_text()
