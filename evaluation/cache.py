@@ -87,13 +87,16 @@ class ScoreCache:
         try:
             yield
         except (OSError, sqlite3.Error) as exc:
-            text = str(exc)
-            advice = next((a for key, a in ADVICE if key in text.lower()), "")
-            advice = advice.format(timeout=LOCK_TIMEOUT)
-            raise NNDError(
-                f"score cache {self.path}: {doing} ({type(exc).__name__}: {text}); "
-                f"{advice + ', or ' if advice else ''}pass another --cache-dir or --no-cache"
-            ) from None
+            raise self._named_error(doing, f"{type(exc).__name__}: {exc}") from None
+
+    def _named_error(self, doing: str, problem: str) -> NNDError:
+        """The error naming the cache file, ``problem`` and the advice its words call for."""
+        advice = next((a for key, a in ADVICE if key in problem.lower()), "")
+        advice = advice.format(timeout=LOCK_TIMEOUT)
+        return NNDError(
+            f"score cache {self.path}: {doing} ({problem}); "
+            f"{advice + ', or ' if advice else ''}pass another --cache-dir or --no-cache"
+        )
 
     @classmethod
     def in_folder(cls, folder: str | os.PathLike | None = None) -> ScoreCache:
@@ -120,11 +123,30 @@ class ScoreCache:
                     part,
                 ).fetchall()
             for key, total, n_targets, truncated in rows:
-                # no targets: stored for a request that cannot fit (the run is not redone)
-                found[key] = (
-                    Score(total, n_targets, truncated) if n_targets else Score.skip(TOO_LONG)
-                )
+                found[key] = self._stored_score(key, total, n_targets, truncated)
         return found
+
+    def _stored_score(self, key: str, total: object, n_targets: object, truncated: object) -> Score:
+        """The score one row holds. A value no run writes (an infinite or NaN sum, a text where a
+        number belongs, a negative count) means the file was edited or damaged outside SQLite's
+        journal; like a damaged page it is the named damaged-file error (delete the cache), not a
+        traceback, and never a score that would decide tests."""
+        try:
+            if not (
+                isinstance(total, (int, float))
+                and isinstance(n_targets, int)
+                and isinstance(truncated, int)
+                and truncated >= 0
+            ):
+                raise ValueError("not a score")
+            # no targets: stored for a request that cannot fit (the run is not redone)
+            return Score(total, n_targets, truncated) if n_targets else Score.skip(TOO_LONG)
+        except ValueError:  # Score refuses an infinite or NaN sum and a negative count
+            raise self._named_error(
+                "cannot read",
+                f"malformed stored score under key {key[:16]}...: logprob_sum={total!r}, "
+                f"n_targets={n_targets!r}, truncated_tokens={truncated!r}",
+            ) from None
 
     def put_many(self, items: Iterable[tuple[str, Score]]) -> None:
         """Write one batch in one transaction (all of it or none of it)."""

@@ -68,3 +68,28 @@ def test_a_full_disk_is_a_named_error_and_keeps_what_was_written(tmp_path):
     with pytest.raises(NNDError, match=r"cannot write .*the disk is full; free some space"):
         cache.put_many(more)
     assert len(cache) == len(ROWS)  # the failed batch is rolled back whole
+
+
+@pytest.mark.parametrize(
+    "damage",
+    [
+        "logprob_sum = 9e999",  # stored as inf: Score refuses it
+        "logprob_sum = 'not a number'",  # SQLite keeps text that does not read as a number
+        "n_targets = -3",
+        "truncated_tokens = 'x'",
+    ],
+)
+def test_a_damaged_stored_value_is_a_named_error(tmp_path, damage):
+    path = tmp_path / "scores.sqlite"
+    _filled(path).close()
+    other = sqlite3.connect(path)
+    with other:
+        other.execute(f"UPDATE scores SET {damage} WHERE key = ?", (ROWS[7][0],))
+    other.close()
+    cache = ScoreCache(path)
+    with pytest.raises(NNDError) as damaged:
+        cache.get_many([key for key, _ in ROWS])
+    said = str(damaged.value)
+    assert said.startswith(f"score cache {path}: cannot read (malformed stored score")
+    assert ROWS[7][0][:16] in said and "damaged; delete it" in said and "--no-cache" in said
+    assert cache.get_many([key for key, _ in ROWS[:7]]) == dict(ROWS[:7])  # the others still read
