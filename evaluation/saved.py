@@ -3,21 +3,26 @@
 A run folder is input like any other: its report is read as a bounded data file, each outcomes
 file must lie inside the run folder (never ``/etc/passwd`` or another run's absolute path), and a
 damaged file (truncated parquet, an unknown outcome, bytes that are not UTF-8) is a named error.
+Every view that reads a run back (``compare``, ``place``, robustness reports, slices) counts its
+outcome rows, so rows that say something else than the run found are refused here, before any
+figure: a row whose outcome its own scores contradict under the one outcome rule, or per-suite
+counts that are not the report's (an edited outcomes file, or one of another run).
 """
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
 
 from pydantic import ValidationError
 
 from nnd_suites.errors import NNDError
 from nnd_suites.evaluation.outputs import read_outcomes
-from nnd_suites.evaluation.report import EvaluationReport
+from nnd_suites.evaluation.report import EvaluationReport, SuiteResult
 from nnd_suites.evaluation.report_markdown import kept_groups
 from nnd_suites.infra.output_folder import holds_kind
 from nnd_suites.infra.reading import DataFileError, check_regular_file, parse_json, read_data_text
-from nnd_suites.statistics.outcomes import TestOutcome
+from nnd_suites.statistics.outcomes import Outcome, Rate, TestOutcome, rate, test_outcome
 from nnd_suites.suite import Suite
 
 #: a report holds per-category figures, never per-test rows (those are in parquet files)
@@ -88,8 +93,60 @@ def load_report(path: str | Path) -> EvaluationReport:
                 f"{outcomes_path}: {len(outcomes)} outcomes, but {file} reports {result.pairs} "
                 f"tests for suite {name}; the folder mixes two runs: re-run the evaluation"
             )
+        _check_verdicts(outcomes_path, name, outcomes)
+        _check_counts(outcomes_path, file, name, result, outcomes)
         report.outcomes[name] = outcomes
     return report
+
+
+#: what to do about outcome rows that are not the run's
+_EDITED = "the folder was edited or mixes two runs: re-run the evaluation"
+#: the per-outcome counts of a suite's rows that must be its report's (``Rate`` fields)
+_COUNTS = ("passed", "failed", "ties", "degenerate", "skipped")
+
+
+def _verdict_of_scores(row: TestOutcome) -> Outcome | None:
+    """The outcome the one outcome rule gives ``row``'s own scores (``ll_high``, ``ll_low``: the
+    run's scorer's values, higher is better under every scorer), or None where a row cannot tell.
+
+    A row does not hold its candidates' texts, so whether they are the same text (degenerate)
+    cannot be recomputed; nor can a degenerate row's scores be checked (texts equal only once
+    normalised may score apart): :func:`_check_counts` catches an edited one. A skipped test is
+    written with NaN scores; a row claiming ``skipped`` with scores is a verdict it contradicts,
+    and a rated row with NaN scores is judged as the rule judges them (a fail)."""
+    if row.outcome == "degenerate":
+        return None
+    skipped = row.outcome == "skipped" and math.isnan(row.ll_high) and math.isnan(row.ll_low)
+    return test_outcome(row.ll_high, row.ll_low, degenerate=False, skipped=skipped)
+
+
+def _check_verdicts(path: Path, suite: str, outcomes: list[TestOutcome]) -> None:
+    """Refuse the first row whose outcome its own scores contradict (a verdict edited by hand)."""
+    for row in outcomes:
+        expected = _verdict_of_scores(row)
+        if expected is not None and expected != row.outcome:
+            raise NNDError(
+                f"{path}: test {row.pair_id} of suite {suite} says {row.outcome}, but its scores "
+                f"(high {row.ll_high!r}, low {row.ll_low!r}) make it {expected}; {_EDITED}"
+            )
+
+
+def _check_counts(
+    path: Path, file: Path, suite: str, result: SuiteResult, outcomes: list[TestOutcome]
+) -> None:
+    """Refuse outcome rows whose per-outcome counts are not the report's: rows relabelled
+    consistently with edited scores, or a degenerate or skipped row relabelled, agree with
+    themselves but not with the figures the run reported."""
+    counted, reported = rate(o.outcome for o in outcomes), result.overall
+    if any(getattr(counted, f) != getattr(reported, f) for f in _COUNTS):
+        raise NNDError(
+            f"{path}: the outcomes count {_counts(counted)}, but {file} reports "
+            f"{_counts(reported)} for suite {suite}; {_EDITED}"
+        )
+
+
+def _counts(figures: Rate) -> str:
+    return ", ".join(f"{getattr(figures, f)} {f}" for f in _COUNTS)
 
 
 def outcomes_for(path: str | Path, suite: Suite) -> list[TestOutcome]:

@@ -1,10 +1,15 @@
 """Run folders read by compare/place: damaged or foreign files are named errors, outcomes stay
-inside their run folder."""
+inside their run folder, and outcome rows that are not the run's (edited by hand, or of another
+run) are refused."""
 
 from __future__ import annotations
 
 import json
+import math
+import re
 import shutil
+from collections import Counter
+from collections.abc import Callable
 
 import pyarrow as pa
 import pyarrow.parquet as pq
@@ -28,6 +33,15 @@ def run(saved_run, tmp_path):
     copy = tmp_path / "run"
     shutil.copytree(saved_run, copy)
     return copy
+
+
+@pytest.fixture
+def skipping_run(tmp_path, challenge300_suite, heuristic_report):
+    """A run with skipped tests (a candidate over 60 characters is not scored) besides ties."""
+    folder = tmp_path / "skipping"
+    score = lambda text: None if len(text) > 60 else len(text)  # noqa: E731
+    write_report(heuristic_report([challenge300_suite], "skips-long", score), folder)
+    return folder
 
 
 def _outcomes_file(run) -> str:
@@ -94,3 +108,100 @@ def test_outcomes_outside_the_run_folder_are_refused(run, tmp_path, saved_run):
     _set_outcomes_file(run, "outcomes/link.parquet")
     with pytest.raises(NNDError, match="outside the run folder"):
         load_report(run)
+
+
+def _edit_rows(run, edit: Callable[[list[dict]], str]):
+    """Rewrite the run's outcome rows with ``edit`` (as by hand: the same schema, nothing else
+    touched); returns the outcomes file and what ``edit`` returns (the edited pair id)."""
+    path = run / _outcomes_file(run)
+    table = pq.read_table(path)
+    rows = table.to_pylist()
+    edited = edit(rows)
+    pq.write_table(pa.Table.from_pylist(rows, schema=table.schema), path)
+    return path, edited
+
+
+def _first(rows: list[dict], outcome: str) -> dict:
+    return next(r for r in rows if r["outcome"] == outcome)
+
+
+def test_an_untouched_run_with_ties_and_skipped_tests_reads_back(run, skipping_run):
+    for folder in (run, skipping_run):
+        report = load_report(folder)
+        counts = Counter(o.outcome for o in report.outcomes["challenge300"])
+        overall = report.suites["challenge300"].overall
+        assert (counts["pass"], counts["fail"], counts["tie"], counts["skipped"]) == (
+            overall.passed,
+            overall.failed,
+            overall.ties,
+            overall.skipped,
+        )
+    assert counts["tie"] and counts["skipped"]  # both kinds of row are checked and accepted
+
+
+@pytest.mark.parametrize(("was", "now"), [("fail", "pass"), ("pass", "tie"), ("tie", "fail")])
+def test_a_verdict_its_scores_contradict_is_refused(run, was, now):
+    def flip(rows: list[dict]) -> str:
+        row = _first(rows, was)
+        row["outcome"] = now
+        return row["pair_id"]
+
+    path, pair_id = _edit_rows(run, flip)
+    where = re.escape(str(path))
+    with pytest.raises(
+        NNDError,
+        match=rf"{where}: test {pair_id} of suite challenge300 says {now}, but its scores "
+        rf"\(high .*, low .*\) make it {was}; the folder was edited or mixes two runs",
+    ):
+        load_report(run)
+
+
+def test_a_skipped_test_given_scores_is_refused(skipping_run):
+    def scored(rows: list[dict]) -> str:
+        row = _first(rows, "skipped")
+        row["ll_high"], row["ll_low"] = 2.0, 1.0
+        return row["pair_id"]
+
+    path, pair_id = _edit_rows(skipping_run, scored)
+    with pytest.raises(
+        NNDError, match=rf"{re.escape(str(path))}: test {pair_id} .* says skipped, .* make it pass"
+    ):
+        load_report(skipping_run)
+
+
+def _swap_a_fail(rows: list[dict]) -> str:
+    """Scores and verdict edited together: the row agrees with itself, not with the report."""
+    row = _first(rows, "fail")
+    row["ll_high"], row["ll_low"], row["outcome"] = row["ll_low"], row["ll_high"], "pass"
+    return row["pair_id"]
+
+
+def _unskip(rows: list[dict]) -> str:
+    """A skipped test called a fail: its NaN scores are a fail by the rule, so only the counts
+    tell."""
+    row = _first(rows, "skipped")
+    assert math.isnan(row["ll_high"])
+    row["outcome"] = "fail"
+    return row["pair_id"]
+
+
+@pytest.mark.parametrize(
+    ("folder", "edit", "moved"),
+    [
+        ("run", _swap_a_fail, {"passed": 1, "failed": -1}),
+        ("skipping_run", _unskip, {"failed": 1, "skipped": -1}),
+    ],
+)
+def test_outcome_counts_that_are_not_the_reports_are_refused(request, folder, edit, moved):
+    run = request.getfixturevalue(folder)
+    overall = load_report(run).suites["challenge300"].overall
+    path, _ = _edit_rows(run, edit)
+    fields = ("passed", "failed", "ties", "degenerate", "skipped")
+    reported = ", ".join(f"{getattr(overall, f)} {f}" for f in fields)
+    counted = ", ".join(f"{getattr(overall, f) + moved.get(f, 0)} {f}" for f in fields)
+    with pytest.raises(NNDError) as refused:
+        load_report(run)
+    assert str(refused.value) == (
+        f"{path}: the outcomes count {counted}, but {run / 'report.json'} reports {reported} "
+        "for suite challenge300; the folder was edited or mixes two runs: re-run the evaluation"
+    )
