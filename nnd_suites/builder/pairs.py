@@ -18,7 +18,7 @@ from nnd_suites.builder.budget import PairBudget, check_pair_budget
 from nnd_suites.builder.judged_pairs import judged_group_pairs
 from nnd_suites.builder.merged_texts import Merged, count_pairs
 from nnd_suites.builder.result import BuildResult
-from nnd_suites.errors import NNDError, SourceFormatError
+from nnd_suites.errors import NNDError
 from nnd_suites.quality_map import Assessment, QualityMap
 from nnd_suites.records.groups import Candidate, Group, breakdown_values
 from nnd_suites.records.judgments import JudgedGroup, named_systems
@@ -54,12 +54,10 @@ def build_pairs(
     for group in groups:
         judged = _judged(group, quality_map)
         where = group.where or group.id
-        if group.id in seen_groups:  # the source's fault: a malformed source's exit status
-            raise SourceFormatError(
-                where,
-                None,
-                f"group id {group.id!r} repeats the group at {seen_groups[group.id]}; each "
-                "context must be one group, with every candidate or judgment on it",
+        if group.id in seen_groups:
+            raise NNDError(
+                f"{where}: group id {group.id!r} repeats the group at {seen_groups[group.id]}; "
+                "each context must be one group, with every candidate or judgment on it"
             )
         seen_groups[group.id] = where
         result.counts["groups"] += 1
