@@ -22,7 +22,7 @@ from pathlib import Path
 
 from nnd_suites.builder.adapter import ADAPTERS
 from nnd_suites.errors import AmbiguousSuiteError, NNDError, UnknownItemError
-from nnd_suites.suite import MANIFEST_FILE, Suite
+from nnd_suites.suite import MANIFEST_FILE, Suite, has_manifest
 
 SPEC_FORMS = [
     "a folder written by `nnd-suites build` (or FOLDER/CONFIG of one written by `nnd-suites "
@@ -54,11 +54,11 @@ def load_suite(spec: str | Path, name: str | None = None, revision: str | None =
     path = Path(spec)
     if isinstance(spec, str) and name is None:
         refuse_ambiguous(spec)
-    if name is not None and not (path / MANIFEST_FILE).is_file():
+    if name is not None and not has_manifest(path):
         return _load_config(path, name, revision)
     if revision is not None:
         raise NNDError(f"{text}: a revision applies to suites on the Hub (hub:ORG/NAME/CONFIG)")
-    if (path / MANIFEST_FILE).is_file():
+    if has_manifest(path):  # a fifo or folder there is named by the loader
         suite = Suite.load(path)
         if name is not None and suite.name != name:
             raise NNDError(f"{path} holds suite {suite.name!r}, not {name!r}")

@@ -13,6 +13,7 @@ import pyarrow.parquet as pq
 
 from nnd_suites.human.agreement import RaterAgreement, rater_agreement
 from nnd_suites.infra.formatting import count, plural, rate_with_interval, table
+from nnd_suites.suite.storage import read_parquet
 
 VOTES_COLUMN = "votes"
 
@@ -23,9 +24,11 @@ def config_agreement(shards: Sequence[Path]) -> RaterAgreement | None:
     comparable votes)."""
     votes: list[list[str]] = []
     for shard in shards:
-        if VOTES_COLUMN not in pq.read_schema(shard).names:
+        if VOTES_COLUMN not in read_parquet(shard, "pairs", pq.read_schema).names:
             return None
-        column = pq.read_table(shard, columns=[VOTES_COLUMN]).column(VOTES_COLUMN)
+        column = read_parquet(
+            shard, "pairs", lambda file: pq.read_table(file, columns=[VOTES_COLUMN])
+        ).column(VOTES_COLUMN)
         votes += [[vote["prefers"] for vote in test or []] for test in column.to_pylist()]
     return rater_agreement(votes)
 

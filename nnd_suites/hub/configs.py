@@ -12,7 +12,7 @@ from nnd_suites.errors import SuiteValidationError
 from nnd_suites.hub.card_agreement import config_agreement
 from nnd_suites.human.agreement import RaterAgreement
 from nnd_suites.suite import DATA_GLOB, MANIFEST_FILE, Suite, SuiteManifest
-from nnd_suites.suite.storage import check_pairs_schema, data_files
+from nnd_suites.suite.storage import check_pairs_schema, data_files, has_manifest, read_parquet
 
 
 @dataclass(frozen=True)
@@ -30,8 +30,7 @@ class ConfigInfo:
 
 
 def read_manifest(config_dir: Path) -> SuiteManifest:
-    path = config_dir / MANIFEST_FILE
-    if not path.is_file():
+    if not has_manifest(config_dir):
         raise SuiteValidationError(
             f"{config_dir}: no {MANIFEST_FILE}; not an exported suite config"
         )
@@ -56,21 +55,23 @@ def describe_config(config_dir: Path) -> ConfigInfo:
         raise SuiteValidationError(f"{config_dir}: no {DATA_GLOB} data file beside the manifest")
     for shard in shards:
         check_pairs_schema(shard, manifest)
-    metadata = [pq.read_metadata(shard) for shard in shards]
+    metadata = [read_parquet(shard, "pairs", pq.read_metadata) for shard in shards]
     rows = sum(m.num_rows for m in metadata)
     if rows != manifest.counts.pairs:
         raise SuiteValidationError(
             f"{config_dir}: {rows} rows in {DATA_GLOB}, the manifest counts "
             f"{manifest.counts.pairs} pairs; export the suite again"
         )
-    num_bytes = sum(pq.read_table(shard).nbytes for shard in shards)
+    num_bytes = sum(read_parquet(shard, "pairs").nbytes for shard in shards)
     return ConfigInfo(
         name=config_dir.name,
         manifest=manifest,
         num_examples=rows,
         num_bytes=num_bytes,
         download_size=sum(s.stat().st_size for s in shards),
-        features=datasets.Features.from_arrow_schema(pq.read_schema(shards[0])),
+        features=datasets.Features.from_arrow_schema(
+            read_parquet(shards[0], "pairs", pq.read_schema)
+        ),
         agreement=config_agreement(shards),
     )
 

@@ -18,7 +18,7 @@ from nnd_suites.hub.card_reading import load_card
 from nnd_suites.hub.configs import read_config
 from nnd_suites.hub.layout import CARD_FILE, exported_configs, validate_config_name
 from nnd_suites.hub.remote import check_repo_id, hub_errors
-from nnd_suites.suite import MANIFEST_FILE, Suite
+from nnd_suites.suite import Suite, has_manifest
 
 HUB_PREFIX = "hub:"
 
@@ -91,7 +91,7 @@ def read_exported_config(folder: Path, config: str, location: str | None = None)
     location = location or str(folder)
     # A config is a name, never a path: "../../x" must not reach outside the export.
     validate_config_name(config)
-    if not (folder / config / MANIFEST_FILE).is_file():
+    if not has_manifest(folder / config):
         known = exported_configs(folder) or card_config_names(folder)
         if not known:
             raise NNDError(

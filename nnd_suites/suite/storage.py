@@ -8,20 +8,23 @@ after the suite) beside a generated card, so a built suite *is* an exported conf
     candidates.parquet             # every annotated candidate, paired or not
 
 ``datasets.load_dataset(FOLDER, split="test")`` reads the pairs of any suite folder.
+Every file is opened as a regular file only (:func:`nnd_suites.infra.reading.open_regular_file`).
 Suites written before this layout hold the same pair rows in ``pairs.parquet`` (no Features);
 they load as they are, with the same content hash: no hash depends on a file name.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+import os
+from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, BinaryIO, TypeVar
 
 import pyarrow as pa
 import pyarrow.parquet as pq
 
 from nnd_suites.errors import SuiteValidationError
+from nnd_suites.infra.reading import DataFileError, open_regular_file
 from nnd_suites.suite.candidates import (
     CANDIDATES_FILE,
     SuiteCandidate,
@@ -48,6 +51,8 @@ DATA_GLOB = f"{SPLIT}-*.parquet"
 #: Where suites written before the one layout keep their pairs (read, never written).
 LEGACY_PAIRS_FILE = "pairs.parquet"
 
+T = TypeVar("T")
+
 
 def suite_features(manifest: SuiteManifest) -> datasets.Features:
     """The explicit `datasets` Features of a suite, derived from the suite's parquet schema."""
@@ -67,6 +72,33 @@ def write_suite_files(
     manifest.write_to_directory(folder)
 
 
+def _present(path: Path) -> bool:
+    """Whether anything is at ``path``, of any kind: a fifo or a folder in a file's place is
+    there, and named by the reader as what it is, never taken for a missing file."""
+    return os.path.lexists(path)
+
+
+def has_manifest(folder: Path) -> bool:
+    """Whether ``folder`` holds a ``manifest.json`` entry (a suite, or a damaged one)."""
+    return _present(folder / MANIFEST_FILE)
+
+
+def read_parquet(path: Path, what: str, read: Callable[[BinaryIO], T] = pq.read_table) -> T:
+    """``read`` (``pq.read_table``, ``read_schema``, ``read_metadata``) of the parquet file of
+    the suite's ``what`` at ``path``, handed the open file: opened without blocking and checked
+    on its descriptor, so a fifo (which pyarrow would wait on forever), a device or a folder in
+    its place is an error at once, even one swapped in after a check; any error names the file."""
+    try:
+        handle = os.fdopen(open_regular_file(path, f"{what} parquet file"), "rb")
+    except DataFileError as exc:
+        raise SuiteValidationError(f"{exc}; rebuild the suite with `nnd-suites build`") from None
+    with handle:
+        try:
+            return read(handle)
+        except (OSError, pa.ArrowException) as exc:
+            raise SuiteValidationError(f"{path}: unreadable {what}: {exc}") from exc
+
+
 def data_files(folder: Path) -> list[Path]:
     """The ``test-*.parquet`` shards of a suite folder, in order."""
     return sorted(folder.glob(DATA_GLOB))
@@ -76,14 +108,14 @@ def pairs_files(folder: Path) -> list[Path]:
     """The parquet files holding a suite's pairs: its shards, or an older suite's
     ``pairs.parquet``; an error names the folder when there are none, or both kinds."""
     shards, legacy = data_files(folder), folder / LEGACY_PAIRS_FILE
-    if shards and legacy.exists():
+    if shards and _present(legacy):
         raise SuiteValidationError(
             f"{folder}: holds both {shards[0].name} and {LEGACY_PAIRS_FILE}, so which pairs "
             "are the suite's is unclear; rebuild the suite into a new folder"
         )
     if shards:
         return shards
-    if legacy.is_file():
+    if _present(legacy):
         return [legacy]
     raise SuiteValidationError(
         f"{folder}: no pairs beside {MANIFEST_FILE} (expected {DATA_FILE}, or "
@@ -96,10 +128,7 @@ def check_pairs_schema(path: Path, manifest: SuiteManifest) -> None:
     """The file must have the columns and types the manifest's fields declare, in order; only
     columns added since suites were first written (:data:`LATER_COLUMNS`) may be missing."""
     expected = pairs_arrow_schema(manifest.context_fields, manifest.breakdown_fields)
-    try:
-        actual = pq.read_schema(path)
-    except (OSError, pa.ArrowException) as exc:
-        raise SuiteValidationError(f"{path}: unreadable parquet: {exc}") from exc
+    actual = read_parquet(path, "pairs", pq.read_schema)
     wanted = [f for f in expected if f.name in actual.names or f.name not in LATER_COLUMNS]
     if [f.name for f in wanted] == actual.names and all(
         f.type.equals(actual.field(f.name).type) for f in wanted
@@ -125,7 +154,7 @@ def read_suite_files(
 ) -> tuple[SuiteManifest, list[Pair], list[SuiteCandidate]]:
     """Manifest, pairs and candidates of a suite folder in either layout, each file's schema
     checked and any error naming the file (the caller validates the suite as a whole)."""
-    if not (folder / MANIFEST_FILE).is_file():
+    if not has_manifest(folder):
         raise SuiteValidationError(
             f"{folder}: not a suite folder (no {MANIFEST_FILE}); build one with "
             "`nnd-suites build ADAPTER --out DIR`"
@@ -172,7 +201,7 @@ def _name_edited_fields(manifest: SuiteManifest, folder: Path, cause: Exception)
 
 def read_candidates(path: Path, format_version: str) -> list[SuiteCandidate]:
     """The annotated candidates of a suite folder, named in any error."""
-    if not path.is_file():
+    if not _present(path):
         raise SuiteValidationError(
             f"{path.parent}: no {CANDIDATES_FILE} (suite format {format_version}; suites keep "
             "their annotated candidates since format 2.1); rebuild the suite with "
@@ -182,7 +211,4 @@ def read_candidates(path: Path, format_version: str) -> list[SuiteCandidate]:
 
 
 def _rows(path: Path, what: str) -> list[dict[str, Any]]:
-    try:
-        return pq.read_table(path).to_pylist()
-    except (OSError, pa.ArrowException) as exc:
-        raise SuiteValidationError(f"{path}: unreadable {what}: {exc}") from exc
+    return read_parquet(path, what).to_pylist()

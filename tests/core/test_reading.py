@@ -7,7 +7,8 @@ import time
 
 import pytest
 
-from nnd_suites import QualityMap, Suite
+from nnd_suites import QualityMap, Suite, load_suite
+from nnd_suites.cli import main
 from nnd_suites.errors import NNDError, QualityMapError, SourceFormatError, SuiteValidationError
 from nnd_suites.infra.reading import (
     MAX_DEPTH,
@@ -19,7 +20,13 @@ from nnd_suites.infra.reading import (
     read_yaml_file,
 )
 from nnd_suites.sources import ReadLog, read_json_array, read_jsonl, read_tsv
-from nnd_suites.suite import MANIFEST_FILE, SuiteManifest
+from nnd_suites.suite import (
+    CANDIDATES_FILE,
+    DATA_FILE,
+    LEGACY_PAIRS_FILE,
+    MANIFEST_FILE,
+    SuiteManifest,
+)
 
 
 def not_regular_files(tmp_path):
@@ -145,6 +152,33 @@ def test_a_manifest_that_is_not_a_file_is_named(challenge300_suite, tmp_path):
     os.mkfifo(folder / MANIFEST_FILE)
     with pytest.raises(SuiteValidationError, match=r"manifest.json: is a fifo"):
         SuiteManifest.from_directory(folder)
+    # the loader and every command name it too: never "no manifest.json" (not a suite)
+    with pytest.raises(SuiteValidationError, match=r"manifest.json: is a fifo"):
+        Suite.load(folder)
+    with pytest.raises(SuiteValidationError, match=r"manifest.json: is a fifo"):
+        load_suite(folder)
+
+
+@pytest.mark.parametrize("name", [DATA_FILE, CANDIDATES_FILE, LEGACY_PAIRS_FILE])
+def test_a_parquet_file_that_is_not_a_file_is_named(challenge300_suite, tmp_path, capsys, name):
+    """A fifo with no writer in place of a suite's parquet file: opening it the usual way waits
+    forever, so it is opened without blocking and refused at once, as a folder or device is."""
+    folder = challenge300_suite.save(tmp_path / "suite")
+    if name == LEGACY_PAIRS_FILE:  # an older suite's pairs file, with no shard beside it
+        (folder / DATA_FILE).unlink()
+    else:
+        (folder / name).unlink()
+    os.mkfifo(folder / name)
+    started = time.perf_counter()
+    with pytest.raises(SuiteValidationError, match=rf"^{folder / name}: is a fifo \(named pipe\)"):
+        Suite.load(folder)
+    assert main(["validate", str(folder)]) == SuiteValidationError.exit_status
+    assert f"{folder / name}: is a fifo" in capsys.readouterr().err
+    (folder / name).unlink()
+    (folder / name).mkdir()
+    with pytest.raises(SuiteValidationError, match=rf"^{folder / name}: is a folder"):
+        Suite.load(folder)
+    assert time.perf_counter() - started < 30
 
 
 @pytest.mark.parametrize(
