@@ -7,7 +7,9 @@ after the suite) beside a generated card, so a built suite *is* an exported conf
     test-00000-of-00001.parquet    # the pairs (split "test"), the `datasets` Features embedded
     candidates.parquet             # every annotated candidate, paired or not
 
-``datasets.load_dataset(FOLDER, split="test")`` reads the pairs of any suite folder.
+``datasets.load_dataset(FOLDER, split="test")`` reads the pairs of any suite folder, and nothing
+else: a file there that `datasets` would read as split data (a ``test.parquet`` copy, a
+``backup/test-00000-of-00001.parquet``) is refused by the reader, as `datasets` resolves them.
 Every file is opened as a regular file only (:func:`nnd_suites.infra.reading.open_regular_file`).
 Suites written before this layout hold the same pair rows in ``pairs.parquet`` (no Features);
 they load as they are, with the same content hash: no hash depends on a file name.
@@ -22,9 +24,10 @@ from typing import TYPE_CHECKING, Any, BinaryIO, TypeVar
 
 import pyarrow as pa
 import pyarrow.parquet as pq
+import yaml
 
 from nnd_suites.errors import SuiteValidationError
-from nnd_suites.infra.reading import DataFileError, open_regular_file
+from nnd_suites.infra.reading import DataFileError, check_regular_file, open_regular_file
 from nnd_suites.suite.candidates import (
     CANDIDATES_FILE,
     SuiteCandidate,
@@ -160,6 +163,7 @@ def read_suite_files(
             "`nnd-suites build ADAPTER --out DIR`"
         )
     manifest = SuiteManifest.from_directory(folder)
+    check_no_stray_data_files(folder)
     pairs: list[Pair] = []
     for path, rows in read_pair_rows(folder, manifest):
         pairs += pairs_from_rows(rows, str(path))
@@ -212,3 +216,76 @@ def read_candidates(path: Path, format_version: str) -> list[SuiteCandidate]:
 
 def _rows(path: Path, what: str) -> list[dict[str, Any]]:
     return read_parquet(path, what).to_pylist()
+
+
+def check_no_stray_data_files(folder: Path) -> None:
+    """Refuse a file that `datasets` would read as split data beside the suite's pairs (a
+    ``test.parquet`` or ``backup/test-00000-of-00001.parquet`` copy): ``load_dataset(folder)``
+    would then not be the suite that `validate` and `evaluate` read, and no count would say so."""
+    pairs = [path.name for path in pairs_files(folder)]
+    own = {MANIFEST_FILE, CANDIDATES_FILE, *pairs}
+    if {entry.name for entry in folder.iterdir()} <= own:
+        # The suite's files alone (what `build` writes): `datasets` reads its shards and nothing
+        # else, and the 1 s import of datasets is spared.
+        return
+    # An older suite's pairs.parquet has no split name, so `datasets` reads every parquet file
+    # of the folder as one split, its candidates with its pairs: as that release wrote it.
+    legacy = pairs == [LEGACY_PAIRS_FILE]
+    data = {*pairs, CANDIDATES_FILE} if legacy else set(pairs)
+    stray = [
+        (name, split)
+        for split, names in dataset_split_files(folder).items()
+        for name in names
+        if name not in data
+    ]
+    if not stray:
+        return
+    shown = ", ".join(f"{folder / name} (split {split!r})" for name, split in stray[:5])
+    more = f" and {len(stray) - 5} more" if len(stray) > 5 else ""
+    it = "it" if len(stray) == 1 else "them"
+    move = f"move {it} out of the suite folder"
+    if any(name in own for name, _ in stray):  # only a card's data_files names these
+        move = f"move the dataset card (README.md, .huggingface.yaml) naming {it} out of the folder"
+    raise SuiteValidationError(
+        f"{shown}{more}: `datasets.load_dataset({str(folder)!r})` would read {it} as split data "
+        f"beside the suite's pairs ({', '.join(pairs)}), so the dataset would not be this "
+        f"suite's pairs alone; {move}"
+    )
+
+
+def dataset_split_files(folder: Path) -> dict[str, list[str]]:
+    """The files ``datasets.load_dataset(folder)`` reads as each split (of every config a card
+    in the folder declares), relative to the folder: as `datasets` itself resolves them, offline
+    and building nothing, so its rules (split names in file and folder names, sharded names, a
+    card's ``data_files``, hidden files left out) are never guessed here."""
+    # lazy: datasets takes 1 s to import, paid only for a folder holding more than the suite
+    from datasets import config as datasets_config
+    from datasets.data_files import DataFilesPatternsDict
+    from datasets.exceptions import DatasetsError
+    from datasets.load import dataset_module_factory
+
+    base = folder.resolve()
+    metadata = folder / datasets_config.REPOYAML_FILENAME
+    if _present(metadata):  # opened by datasets as it is: a fifo there would wait forever
+        try:
+            check_regular_file(metadata, "dataset metadata file")
+        except DataFileError as exc:
+            raise SuiteValidationError(f"{exc}; move it out of the suite folder") from None
+    found: dict[str, list[str]] = {}
+    try:
+        module = dataset_module_factory(str(base))
+        for config in module.builder_configs_parameters.builder_configs or []:
+            files = config.data_files or {}
+            if isinstance(files, DataFilesPatternsDict):  # a card's patterns, resolved on load
+                files = files.resolve(str(base / config.data_dir) if config.data_dir else str(base))
+            for split, paths in files.items():
+                found.setdefault(str(split), []).extend(
+                    Path(os.path.relpath(path, base)).as_posix() for path in paths
+                )
+    except (DatasetsError, OSError, ValueError, RuntimeError, yaml.YAMLError) as exc:
+        raise SuiteValidationError(
+            f"{folder}: `datasets` cannot read this suite folder ({' '.join(str(exc).split())});"
+            f" a suite folder holds {MANIFEST_FILE}, {CANDIDATES_FILE} and {DATA_GLOB}: move what"
+            " else it holds out of it"
+        ) from None
+    return found

@@ -5,6 +5,7 @@ votes, margin and raters columns) still load, with the hashes they were written 
 from __future__ import annotations
 
 import hashlib
+import os
 import shutil
 
 import datasets
@@ -27,6 +28,7 @@ from nnd_suites.suite import (
 )
 from nnd_suites.suite.candidates import candidates_to_table
 from nnd_suites.suite.manifest import BuildCounts, rows_hash
+from nnd_suites.suite.storage import dataset_split_files
 from nnd_suites.suite.suite import COMPUTED
 
 SUITE_FILES = sorted([CANDIDATES_FILE, DATA_FILE, MANIFEST_FILE])
@@ -210,3 +212,71 @@ def test_the_resolver_spells_hub_names_as_the_hub_package():
     from nnd_suites import hub, resolve
 
     assert resolve.HUB_PREFIX == hub.HUB_PREFIX
+
+
+@pytest.mark.parametrize("stray", ["test.parquet", f"backup/{DATA_FILE}"])
+def test_a_file_datasets_would_read_beside_the_pairs_is_refused(
+    built_and_exported, challenge300_suite, tmp_path, capsys, stray
+):
+    """A copy of the pairs that `datasets` reads as more of split 'test' would make
+    `load_dataset(FOLDER, split="test")` twice the suite that `validate` and `evaluate` see."""
+    built, _ = built_and_exported
+    folder = tmp_path / "suite"
+    shutil.copytree(built, folder)
+    (folder / stray).parent.mkdir(exist_ok=True)
+    shutil.copy(built / DATA_FILE, folder / stray)
+    rows = datasets.load_dataset(str(folder), split="test", cache_dir=str(tmp_path / "cache"))
+    assert rows.num_rows == 2 * len(challenge300_suite)  # what the refusal prevents
+    named = rf"^{folder / stray} \(split 'test'\): `datasets.load_dataset.*move it out of the suite"
+    with pytest.raises(SuiteValidationError, match=named):
+        Suite.load(folder)
+    assert main(["validate", str(folder)]) == SuiteValidationError.exit_status
+    assert f"{folder / stray} (split 'test')" in capsys.readouterr().err
+    (folder / stray).unlink()
+    assert Suite.load(folder) == challenge300_suite
+
+
+def test_files_datasets_does_not_read_are_left_alone(
+    built_and_exported, challenge300_suite, tmp_path
+):
+    built, _ = built_and_exported
+    folder = tmp_path / "suite"
+    shutil.copytree(built, folder)
+    assert dataset_split_files(folder) == {"test": [DATA_FILE]}  # the suite's files alone
+    (folder / "notes.txt").write_text("built for the paper\n")
+    (folder / "README.md").write_text("# my suite\n")
+    (folder / ".cache").mkdir()
+    (folder / ".cache" / DATA_FILE).write_bytes((built / DATA_FILE).read_bytes())  # hidden
+    assert dataset_split_files(folder) == {"test": [DATA_FILE]}
+    assert Suite.load(folder) == challenge300_suite
+    old = write_old_layout(as_older_release(challenge300_suite), tmp_path / "old")
+    (old / "notes.txt").write_text("an older release wrote this\n")
+    Suite.load(old)  # datasets reads pairs.parquet and candidates.parquet as one split: its own
+
+
+@pytest.mark.parametrize(
+    "name, content, message",
+    [
+        # a card's data_files: the candidates would be read as a split
+        ("README.md", '---\nconfigs:\n- config_name: x\n  data_files: "*.parquet"\n---\n', "the"),
+        ("train.csv", "a,b\n1,2\n", "cannot read"),  # datasets' own refusal, named
+        (".huggingface.yaml", None, "fifo"),  # datasets would wait on it forever
+    ],
+)
+def test_what_else_datasets_would_make_of_a_suite_folder_is_named(
+    built_and_exported, tmp_path, name, content, message
+):
+    built, _ = built_and_exported
+    folder = tmp_path / "suite"
+    shutil.copytree(built, folder)
+    if content is None:
+        os.mkfifo(folder / name)
+    else:
+        (folder / name).write_text(content)
+    expected = {
+        "the": rf"^{folder / CANDIDATES_FILE} \(split 'train'\): .*move the dataset card",
+        "cannot read": rf"^{folder}: `datasets` cannot read this suite folder \(Couldn't infer",
+        "fifo": rf"^{folder / name}: is a fifo",
+    }[message]
+    with pytest.raises(SuiteValidationError, match=expected):
+        Suite.load(folder)
