@@ -39,8 +39,9 @@ def group_limit(text: str) -> int | float:
         value = math.nan
     if 0 < value < 1:
         return value
-    if value >= 1 and value.is_integer():  # 2.0: two groups, as 2 is
-        return int(value)
+    if math.isnan(value) or (math.isfinite(value) and value.is_integer()):
+        # 2.0 is two groups, as 2 is; 0, -3 or a word are refused as integers are
+        return positive_int(text if math.isnan(value) else str(int(value)))
     raise argparse.ArgumentTypeError(
         f"{text!r}: give a number of context groups (an integer >= 1) or a fraction between 0 and 1"
     )

@@ -170,8 +170,8 @@ def _check(shown: Path, out: Path, kind: str, carry: Mapping[str, str] | None) -
     blocking = next((p for p in [out, *out.parents] if p.exists() and not p.is_dir()), None)
     if blocking is not None:  # mkdir's "File exists" would not say which
         raise OutputFolderError(
-            f"{shown}: {blocking} is a file, not a folder; choose a folder path (nothing was "
-            "written)"
+            f"{shown}: cannot write there: {blocking} is a file, not a folder; choose a folder "
+            "path (nothing was written)"
         )
     try:
         out.parent.mkdir(parents=True, exist_ok=True)
