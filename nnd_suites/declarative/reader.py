@@ -44,21 +44,20 @@ class _Gathered:
                 text=self.text, systems=[self.system], ratings=self.ratings, where=self.where
             )
         aspects = list(dict.fromkeys(a for given in self.by_rater.values() for a in given))
-        if any(len(given) < len(aspects) for given in self.by_rater.values()):
-            # Candidate pairs raters[i] with ratings[aspect][i] in every aspect: not expressible
+        ratings = {
+            aspect: [given[aspect][0] for given in self.by_rater.values() if aspect in given]
+            for aspect in aspects
+        }
+        # Candidate pairs raters[i] with ratings[aspect][i] in every aspect: named only when
+        # every rater rated every aspect of the output
+        complete = all(len(given) == len(aspects) for given in self.by_rater.values())
+        if not complete:
             log.skip(RATERS_UNNAMED, self.where)
-            ratings = {
-                aspect: [given[aspect][0] for given in self.by_rater.values() if aspect in given]
-                for aspect in aspects
-            }
-            return Candidate(
-                text=self.text, systems=[self.system], ratings=ratings, where=self.where
-            )
         return Candidate(
             text=self.text,
             systems=[self.system],
-            ratings={a: [given[a][0] for given in self.by_rater.values()] for a in aspects},
-            raters=list(self.by_rater),
+            ratings=ratings,
+            raters=list(self.by_rater) if complete else None,
             where=self.where,
         )
 
@@ -109,7 +108,7 @@ def read_declared(declared: Declared, path: Path, log: ReadLog) -> Iterator[Grou
             if spec.comparisons is not None:
                 bucket.judgments.append(judgment)
             else:
-                _add_candidate(bucket, *rated, gathered=spec.candidates.gathered)
+                _add_candidate(bucket, *rated, gathered=spec.candidates.gathered, at=(path, line))
         except SourceFormatError as exc:  # this row's own fault: an error, or counted
             log.malformed(exc)
             if key is not None:
@@ -196,27 +195,26 @@ def _add_candidate(
     rater: str | None,
     *,
     gathered: bool,
+    at: tuple[Path, int],
 ) -> None:
+    """Add one row's ratings (the row at ``at``: file and line) to its candidate in ``bucket``."""
     identity = (text, system) if gathered else (text, system, where)
-    candidate = bucket.candidates.get(identity) or _Gathered(text, system, where)
-    if rater is not None:
-        given = candidate.by_rater.get(rater, {})
-        for aspect in ratings:
-            if aspect in given:  # counted twice, it would weigh twice in the mean
-                raise SourceFormatError(
-                    where.rpartition(":")[0],
-                    int(where.rpartition(":")[2]),
-                    f"rater {rater!r} rated {aspect!r} of this output again "
-                    f"(first at {given[aspect][1]})",
-                    "keep one of the two rows",
-                )
-        candidate.by_rater.setdefault(rater, {}).update(
-            (aspect, (values[0], where)) for aspect, values in ratings.items()
-        )
-    else:
+    candidate = bucket.candidates.setdefault(identity, _Gathered(text, system, where))
+    if rater is None:
         for aspect, values in ratings.items():
             candidate.ratings.setdefault(aspect, []).extend(values)
-    bucket.candidates.setdefault(identity, candidate)
+        return
+    given = candidate.by_rater.setdefault(rater, {})
+    for aspect in ratings:
+        if aspect in given:  # counted twice, it would weigh twice in the mean
+            raise SourceFormatError(
+                str(at[0]),
+                at[1],
+                f"rater {rater!r} rated {aspect!r} of this output again "
+                f"(first at {given[aspect][1]})",
+                "keep one of the two rows",
+            )
+    given.update((aspect, (values[0], where)) for aspect, values in ratings.items())
 
 
 def _number(

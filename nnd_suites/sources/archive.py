@@ -59,11 +59,11 @@ def extract_archive(archive: Path, digest: str) -> Path:
     return target
 
 
-def _too_big(archive: Path, total: int) -> SourceFormatError:
+def _too_big(archive: Path, total: int, limit: int) -> SourceFormatError:
     return SourceFormatError(
         str(archive),
         None,
-        f"the archive declares {total:,} bytes, over the {max_extracted_bytes():,}-byte limit",
+        f"the archive declares {total:,} bytes, over the {limit:,}-byte limit",
         f"extract it yourself and pass the folder, or raise {MAX_EXTRACTED_BYTES_ENV}",
     )
 
@@ -71,18 +71,18 @@ def _too_big(archive: Path, total: int) -> SourceFormatError:
 def _extract_tar(archive: Path, folder: Path) -> None:
     with tarfile.open(archive) as tar:
         members = tar.getmembers()
-        total = sum(member.size for member in members)
-        if total > max_extracted_bytes():
-            raise _too_big(archive, total)
+        total, limit = sum(member.size for member in members), max_extracted_bytes()
+        if total > limit:
+            raise _too_big(archive, total, limit)
         extract_tar(tar, folder, members, source=str(archive))
 
 
 def _extract_zip(archive: Path, folder: Path) -> None:
     with zipfile.ZipFile(archive) as handle:
         infos = handle.infolist()
-        total = sum(info.file_size for info in infos)
-        if total > max_extracted_bytes():
-            raise _too_big(archive, total)
+        total, limit = sum(info.file_size for info in infos), max_extracted_bytes()
+        if total > limit:
+            raise _too_big(archive, total, limit)
         resolved = os.path.realpath(folder)
         for info in infos:
             name = PurePosixPath(info.filename)

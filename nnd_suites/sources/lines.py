@@ -43,7 +43,7 @@ def not_decodable(
     bad byte costs one block of memory, however large the file (or the gzip bomb) is. ``name``
     is how the message names the encoding."""
     decoder = codecs.getincrementaldecoder(encoding)()
-    line, consumed, block = 1, 0, b""
+    line, consumed = 1, 0
     while True:
         block = stream.read(BLOCK)
         try:
