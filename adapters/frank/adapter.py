@@ -29,6 +29,9 @@ MIN_NO_ERROR_VOTES = 2
 #: FRANK identifies CNN/DM articles by their 40-character hash, XSum ones by a short number.
 CNNDM_HASH_LENGTH = 40
 FIELDS = ("hash", "model_name", "article", "summary", "summary_sentences_annotations")
+#: Fields that must be JSON strings (``str(None)`` would make a system called "None"); the hash
+#: is not one of them, an XSum article's number being an id as good as its text.
+TEXT_FIELDS = ("model_name", "article", "summary")
 
 
 class FrankOptions(BaseModel):
@@ -120,26 +123,26 @@ class FrankAdapter(Adapter):
             if candidate is None:
                 continue
             key = str(item["hash"])
-            group = groups.setdefault(
-                key, Group(id=key, context={"article": item["article"]}, candidates=[], where=where)
-            )
-            if item["article"] != group.context["article"]:
-                log.malformed(
-                    SourceFormatError(
+            with log.each_row():
+                if key not in groups:
+                    groups[key] = Group(
+                        id=key, context={"article": item["article"]}, candidates=[], where=where
+                    )
+                group = groups[key]
+                if item["article"] != group.context["article"]:
+                    raise SourceFormatError(
                         str(path),
                         line,
                         f"{where}: article differs from {group.where} for hash {key}",
                     )
-                )
-                continue
-            group.candidates.append(candidate)
+                group.candidates.append(candidate)
         yield from groups.values()
 
     def _candidate(
         self, item: Any, where: str, path: Path, line: int, keep: set[str] | None, log: ReadLog
     ) -> Candidate | None:
         try:
-            require_fields(item, FIELDS, path, line, where)
+            require_fields(item, FIELDS, path, line, where, texts=TEXT_FIELDS)
             sentences = item["summary_sentences_annotations"]
             if (
                 not isinstance(sentences, list)
@@ -174,9 +177,11 @@ class FrankAdapter(Adapter):
         if label is None:
             log.skip("sentence with fewer than 2 NoE votes but no error label", where)
             return None
-        return Candidate(
-            text=item["summary"],
-            systems=[str(item["model_name"])],
-            label=label,
-            where=f"{where} ({item['model_name']})",
-        )
+        with log.each_row():
+            return Candidate(
+                text=item["summary"],
+                systems=[item["model_name"]],
+                label=label,
+                where=f"{where} ({item['model_name']})",
+            )
+        return None  # the row was malformed and is counted as such

@@ -98,37 +98,44 @@ class Gpt3SummAdapter(Adapter):
                 "pass the release's human_annotations.zip (or the folder it unpacks to)",
             )
         for line, doc_id, record in read_json_object(file, log):
-            where = f"{file.name}:{line}"
-            if not isinstance(record, dict):
-                raise SourceFormatError(str(file), line, f"{doc_id}: not an object")
-            for field in ("article", "annotators", *SYSTEMS):
-                if field not in record:
-                    raise SourceFormatError(str(file), line, f"{doc_id}: no {field!r} field")
-            votes = self._votes(record["annotators"], doc_id, file, line)
-            candidates = []
-            for system in SYSTEMS:
-                summary = record[system]
-                if not isinstance(summary, dict) or not isinstance(summary.get("text"), str):
-                    raise SourceFormatError(
-                        str(file), line, f"{doc_id}.{system}: expected {{'text': summary}}"
-                    )
-                candidates.append(
-                    Candidate(
-                        text=summary["text"],
-                        systems=[system],
-                        ratings={VOTE: votes[system]},
-                        # positions within this article: the same 3 people did not judge every
-                        # article, but each judged all three summaries of it (votes compare them)
-                        raters=[f"annotator{i + 1}" for i in range(ANNOTATORS)],
-                        where=f"{where} {doc_id}.{system}",
-                    )
+            with log.each_row():
+                yield self._group(record, doc_id, file, line)
+
+    def _group(self, record: Any, doc_id: str, file: Path, line: int) -> Group:
+        """One article's group; a fault of its record is a SourceFormatError at its line."""
+        where = f"{file.name}:{line}"
+        if not isinstance(record, dict):
+            raise SourceFormatError(str(file), line, f"{doc_id}: not an object")
+        for field in ("article", "annotators", *SYSTEMS):
+            if field not in record:
+                raise SourceFormatError(str(file), line, f"{doc_id}: no {field!r} field")
+        if not isinstance(record["article"], str):
+            raise SourceFormatError(str(file), line, f"{doc_id}.article: expected a string")
+        votes = self._votes(record["annotators"], doc_id, file, line)
+        candidates = []
+        for system in SYSTEMS:
+            summary = record[system]
+            if not isinstance(summary, dict) or not isinstance(summary.get("text"), str):
+                raise SourceFormatError(
+                    str(file), line, f"{doc_id}.{system}: expected {{'text': summary}}"
                 )
-            yield Group(
-                id=doc_id,
-                context={"document": record["article"]},
-                candidates=candidates,
-                where=f"{where} {doc_id}",
+            candidates.append(
+                Candidate(
+                    text=summary["text"],
+                    systems=[system],
+                    ratings={VOTE: votes[system]},
+                    # positions within this article: the same 3 people did not judge every
+                    # article, but each judged all three summaries of it (votes compare them)
+                    raters=[f"annotator{i + 1}" for i in range(ANNOTATORS)],
+                    where=f"{where} {doc_id}.{system}",
+                )
             )
+        return Group(
+            id=doc_id,
+            context={"document": record["article"]},
+            candidates=candidates,
+            where=f"{where} {doc_id}",
+        )
 
     def _votes(self, annotators: Any, doc_id: str, path: Path, line: int) -> dict[str, list[float]]:
         """Each system's vote from each annotator: +1 best, -1 worst (both: 0)."""

@@ -80,25 +80,28 @@ class HHRLHFAdapter(Adapter):
     def read(self, path: Path, log: ReadLog) -> Iterator[JudgedGroup]:
         groups: dict[str, JudgedGroup] = {}  # context -> its group, in first-seen order
         for line, row in read_jsonl(path, log):
-            require_fields(row, ("chosen", "rejected"), path, line, "row")
-            where = f"{path.name}:{line}"
-            chosen = split_final_reply(parse_transcript(row["chosen"], path, line, "chosen"))
-            rejected = split_final_reply(parse_transcript(row["rejected"], path, line, "rejected"))
-            assert chosen is not None and rejected is not None  # parse_transcript checked
-            if chosen[0] != rejected[0]:  # not a test of the final reply: counted, not guessed
-                log.skip(DIFFERENT_CONTEXTS, where)
-                continue
-            dialogue = encode_turns(chosen[0])
-            if dialogue not in groups:
-                humans = sum(turn.role == "user" for turn in chosen[0])
-                groups[dialogue] = JudgedGroup(
-                    id=hashlib.sha256(dialogue.encode("utf-8")).hexdigest()[:16],
-                    context={"dialogue": dialogue},
-                    judgments=[],
-                    breakdown={"conversation": "single-turn" if humans == 1 else "multi-turn"},
-                    where=where,
+            with log.each_row():
+                require_fields(row, ("chosen", "rejected"), path, line, "row")
+                where = f"{path.name}:{line}"
+                chosen = split_final_reply(parse_transcript(row["chosen"], path, line, "chosen"))
+                rejected = split_final_reply(
+                    parse_transcript(row["rejected"], path, line, "rejected")
                 )
-            groups[dialogue].judgments.append(
-                Judgment(response_a=chosen[1], response_b=rejected[1], verdict="a", where=where)
-            )
+                assert chosen is not None and rejected is not None  # parse_transcript checked
+                if chosen[0] != rejected[0]:  # not a test of the final reply: counted, not guessed
+                    log.skip(DIFFERENT_CONTEXTS, where)
+                    continue
+                dialogue = encode_turns(chosen[0])
+                if dialogue not in groups:
+                    humans = sum(turn.role == "user" for turn in chosen[0])
+                    groups[dialogue] = JudgedGroup(
+                        id=hashlib.sha256(dialogue.encode("utf-8")).hexdigest()[:16],
+                        context={"dialogue": dialogue},
+                        judgments=[],
+                        breakdown={"conversation": "single-turn" if humans == 1 else "multi-turn"},
+                        where=where,
+                    )
+                groups[dialogue].judgments.append(
+                    Judgment(response_a=chosen[1], response_b=rejected[1], verdict="a", where=where)
+                )
         yield from groups.values()

@@ -78,6 +78,7 @@ class SummEvalAdapter(Adapter):
                     path,
                     line,
                     "summary record",
+                    texts=("id", "model_id", "decoded", "text"),
                 )
                 ratings = self._ratings(row[ratings_field], path, line)
                 raters = self._raters(ratings, path, line)
@@ -91,27 +92,26 @@ class SummEvalAdapter(Adapter):
                     where,
                 )
                 continue
-            doc_id = str(row["id"])
-            group = groups.setdefault(
-                doc_id,
-                Group(id=doc_id, context={"document": row["text"]}, candidates=[], where=where),
-            )
-            if row["text"] != group.context["document"]:
-                log.malformed(
-                    SourceFormatError(
+            doc_id = row["id"]
+            with log.each_row():
+                if doc_id not in groups:
+                    groups[doc_id] = Group(
+                        id=doc_id, context={"document": row["text"]}, candidates=[], where=where
+                    )
+                group = groups[doc_id]
+                if row["text"] != group.context["document"]:
+                    raise SourceFormatError(
                         str(path), line, f"article text differs from {group.where} for id {doc_id}"
                     )
+                group.candidates.append(
+                    Candidate(
+                        text=row["decoded"],
+                        systems=[row["model_id"]],
+                        ratings=ratings,
+                        raters=raters,
+                        where=where,
+                    )
                 )
-                continue
-            group.candidates.append(
-                Candidate(
-                    text=row["decoded"],
-                    systems=[str(row["model_id"])],
-                    ratings=ratings,
-                    raters=raters,
-                    where=where,
-                )
-            )
         yield from groups.values()
 
     def _raters(self, ratings: dict[str, list[float]], path: Path, line: int) -> list[str] | None:

@@ -92,8 +92,10 @@ class SummEvalExpertsAdapter(SummEvalAdapter):
         for line, row in read_jsonl(file, log):
             where = f"{file.name}:{line}"
             try:
-                require_fields(row, ("SYS", "seg_id", "hyp"), file, line, "THumB record")
-                system = str(row["SYS"])
+                require_fields(
+                    row, ("SYS", "seg_id", "hyp"), file, line, "THumB record", texts=("SYS", "hyp")
+                )
+                system = row["SYS"]
                 if system in NOT_SUMMEVAL:
                     log.skip(NOT_SUMMEVAL[system], where)
                     continue
@@ -116,20 +118,19 @@ class SummEvalExpertsAdapter(SummEvalAdapter):
                 )
                 continue
             seen[key] = line
-            group = groups.setdefault(
-                article["id"],
-                Group(
-                    id=article["id"],
-                    context={"document": article["src"]},
-                    candidates=[],
-                    where=f"{ARTICLES_FILE}:{article['line']}",
-                ),
-            )
-            group.candidates.append(
-                Candidate(
+            with log.each_row():
+                candidate = Candidate(
                     text=row["hyp"], systems=[model_id], ratings=ratings, raters=raters, where=where
                 )
-            )
+                groups.setdefault(
+                    article["id"],
+                    Group(
+                        id=article["id"],
+                        context={"document": article["src"]},
+                        candidates=[],
+                        where=f"{ARTICLES_FILE}:{article['line']}",
+                    ),
+                ).candidates.append(candidate)
         yield from groups.values()
 
     @staticmethod
@@ -148,13 +149,17 @@ class SummEvalExpertsAdapter(SummEvalAdapter):
         """CNN/DM hash -> {id, src, sys_summs, line}."""
         articles: dict[str, dict[str, Any]] = {}
         for line, row in read_jsonl(path, log):
-            require_fields(row, ("id", "src", "sys_summs"), path, line, "article record")
-            digest = str(row["id"]).rsplit("-", 1)[-1]
-            if digest in articles:
-                raise SourceFormatError(
-                    str(path), line, f"article {row['id']} repeats line {articles[digest]['line']}"
-                )
-            articles[digest] = {**row, "line": line}
+            with log.each_row():
+                fields = ("id", "src", "sys_summs")
+                require_fields(row, fields, path, line, "article record", texts=("id", "src"))
+                digest = row["id"].rsplit("-", 1)[-1]
+                if digest in articles:
+                    raise SourceFormatError(
+                        str(path),
+                        line,
+                        f"article {row['id']} repeats line {articles[digest]['line']}",
+                    )
+                articles[digest] = {**row, "line": line}
         return articles
 
     def _article(

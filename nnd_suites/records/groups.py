@@ -31,6 +31,12 @@ def _a_system_name(name: str) -> str:
 SystemName = Annotated[str, AfterValidator(_a_system_name)]
 
 
+def _a_group_id(group_id: str) -> str:
+    if not group_id.strip():  # every blank row of a source would join one group
+        raise ValueError("a group id is empty; every group of a source needs an id of its own")
+    return group_id
+
+
 class Candidate(StrictModel):
     """One system output with its human judgment.
 
@@ -73,7 +79,7 @@ class Candidate(StrictModel):
 class Group(StrictModel):
     """All candidates for one input context; the context is kept as named fields."""
 
-    id: str
+    id: Annotated[str, AfterValidator(_a_group_id)]
     context: dict[str, str]
     candidates: list[Candidate]
     breakdown: dict[str, str] = Field(default_factory=dict)
