@@ -21,6 +21,7 @@ from nnd_suites.infra.atomic import atomic_directory, folder_lock
 from nnd_suites.infra.builtin_models import BUILTIN_MODELS, BUILTIN_PREFIX, EMBEDDED
 from nnd_suites.infra.output_folder import check_output_folder, output_folder
 from nnd_suites.infra.paths import cache_root
+from nnd_suites.resolve import BUILTIN_PREFIX as SUITE_PREFIX
 from nnd_suites.resolve import builtin_suite, load_suite
 from nnd_suites.suite import Suite
 
@@ -213,13 +214,21 @@ def embedded_or(model: str) -> str:
         raise UnknownItemError(
             "built-in model", model, list(BUILTIN_MODELS), hint="nnd-suites list names them"
         )
+    if model.startswith(SUITE_PREFIX):  # no Hub id either: the suites' prefix, taken for ours
+        raise UnknownItemError(
+            "built-in model",
+            model,
+            list(BUILTIN_MODELS),
+            hint=f"built-in models are named {BUILTIN_PREFIX}NAME ({SUITE_PREFIX}NAME names a "
+            "built-in suite); nnd-suites list names them",
+        )
     return str(embedded_model()) if model == EMBEDDED else model
 
 
 def resolve_embedded(models: list[str]) -> tuple[list[str], bool]:
     """``models`` with the embedded model's name (:data:`EMBEDDED`, the README's default, no
     download) replaced by its folder, made on first use; and whether it was among them."""
-    if not any(model.startswith(BUILTIN_PREFIX) for model in models):
+    if not any(model.startswith((BUILTIN_PREFIX, SUITE_PREFIX)) for model in models):
         return models, False
     return [embedded_or(model) for model in models], EMBEDDED in models
 

@@ -211,3 +211,14 @@ def test_a_misspelt_built_in_model_is_unknown_with_the_closest_name(capsys):
     assert "did you mean 'nnd-suites:tiny-random'?" in capsys.readouterr().err
     with pytest.raises(NNDError, match="unknown built-in model 'nnd-suites:tiny'"):
         load_backend("nnd-suites:tiny")
+
+
+def test_a_built_in_model_named_with_the_suites_prefix_says_how_models_are_named(capsys):
+    # builtin:NAME names a built-in suite; as a model it went to the Hub: "cannot be reached"
+    argv = ["evaluate", "--suite", "quiz_design", "--model", "builtin:tiny-random"]
+    assert main(argv) == 6
+    error = capsys.readouterr().err
+    assert "did you mean 'nnd-suites:tiny-random'?" in error
+    assert "built-in models are named nnd-suites:NAME" in error
+    with pytest.raises(NNDError, match="unknown built-in model 'builtin:tiny-random'"):
+        load_backend("builtin:tiny-random")
