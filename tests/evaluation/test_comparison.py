@@ -168,6 +168,17 @@ def test_cli_markdown_json_and_files(runs, tmp_path, capsys):
     assert "--suite NAME" in capsys.readouterr().err
 
 
+def test_the_markdown_names_the_two_runs_it_compares(runs, capsys):
+    # two runs of one model folder whose weights changed between them were both just `m1`
+    assert main(["compare", str(runs["chars"]), str(runs["words"])]) == 0
+    text = capsys.readouterr().out
+    a, b = runs["chars"] / "report.json", runs["words"] / "report.json"
+    assert f"\n\nRun A: `{a}`; run B: `{b}`.\n\n" in text
+    assert main(["compare", str(runs["chars"]), str(runs["chars"])]) == 0
+    text = capsys.readouterr().out
+    assert f"run B: `{a}`. Both runs name the model `prefer-longer`: each report's" in text
+
+
 def test_end_to_end_with_two_tiny_models(tiny_causal_model, tiny_seq2seq_model, tmp_path, capsys):
     """Two real `evaluate --out` runs (random tiny models: the figures mean nothing), compared."""
     for name, model in (("causal", tiny_causal_model), ("seq2seq", tiny_seq2seq_model)):
