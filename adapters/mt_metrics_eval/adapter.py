@@ -43,12 +43,20 @@ class MtMetricsEvalOptions(BaseModel):
 class _Scored:
     """One system's released segment scores (None: not rated), the worst error's category of
     each segment where span ratings exist, and each named rater's score of a segment where the
-    release has one file per rater."""
+    release has one file per rater. A segment whose score or span rating line is malformed
+    (left out under --skip-malformed, counted there) is in ``left_out``: no candidate, and not
+    counted again as unrated."""
 
     scores: list[float | None] = field(default_factory=list)
     lines: list[int] = field(default_factory=list)
     worst: dict[int, tuple[float, str]] = field(default_factory=dict)
     by_rater: dict[int, dict[str, float]] = field(default_factory=dict)
+    left_out: set[int] = field(default_factory=set)
+
+    def leave_out(self, index: int) -> None:
+        """The segment's line was malformed and counted: its candidate is left out."""
+        self.scores[index] = None
+        self.left_out.add(index)
 
     def ratings(self, index: int) -> dict[str, Any]:
         """The segment's ``ratings`` and ``raters`` (a Candidate's): each rater's own score when
@@ -87,6 +95,27 @@ def _system_blocks(path: Path, log: ReadLog, segments: int) -> Iterator[tuple[st
                 "the file is truncated or not of this language pair",
             )
         yield system, block
+
+
+def _errors(
+    value: str, path: Path, line: int
+) -> tuple[list[tuple[float, str]], list[tuple[float, str]]]:
+    """(penalty, category) of every error of one span rating, and of its translation errors
+    (source errors left out); a rating that is not ``{'errors': [...]}`` raises."""
+    try:
+        errors = SOURCE_JSON.decode(value)["errors"]
+        every = []
+        for error in errors:
+            if not isinstance(error["category"], str):
+                raise TypeError(f"category {error['category']!r} is not a JSON string")
+            score = parse_number(error["score"], path, line, key="score", low=0)
+            every.append((score, error["category"]))
+        found = [error for error, e in zip(every, errors, strict=True) if not e["is_source_error"]]
+    except (ValueError, KeyError, TypeError) as exc:
+        raise SourceFormatError(
+            str(path), line, f"not an MQM rating {{'errors': [...]}}: {exc}"
+        ) from None
+    return every, found
 
 
 @register_adapter("mt_metrics_eval")
@@ -129,10 +158,12 @@ class MtMetricsEvalAdapter(Adapter):
                 log.skip("system without MQM scores: its output file is not read", file.name)
         for index, source in enumerate(sources):
             rated = [system for system in scored if scored[system].scores[index] is not None]
+            left_out = {system for system in scored if index in scored[system].left_out}
             if not rated:
-                log.skip("segment without MQM scores", f"{pair}.txt:{index + 1}")
+                if not left_out:  # else its malformed lines are counted
+                    log.skip("segment without MQM scores", f"{pair}.txt:{index + 1}")
                 continue
-            for system in scored.keys() - set(rated):
+            for system in scored.keys() - set(rated) - left_out:
                 log.skip("system output not rated in a rated segment", f"{system}:{index + 1}")
             yield Group(
                 id=f"{pair}:{index + 1}",
@@ -174,11 +205,19 @@ class MtMetricsEvalAdapter(Adapter):
         scored: dict[str, _Scored] = {}
         for system, block in _system_blocks(path, log, segments):
             entry = scored[system] = _Scored()
-            for line, value in block:
+            for index, (line, value) in enumerate(block):
                 entry.lines.append(line)
-                # negated MQM: 0 is no error, so a positive score is out of range
-                number = None if value == NOT_RATED else parse_number(value, path, line, high=0)
-                entry.scores.append(number)
+                entry.scores.append(None)
+                if value == NOT_RATED:
+                    continue
+                read = False
+                # one system's score of one segment: a malformed one leaves that candidate out
+                with log.each_row():
+                    # negated MQM: 0 is no error, so a positive score is out of range
+                    entry.scores[index] = parse_number(value, path, line, high=0)
+                    read = True
+                if not read:
+                    entry.leave_out(index)
         return scored
 
     @staticmethod
@@ -197,23 +236,17 @@ class MtMetricsEvalAdapter(Adapter):
                     )
                 continue
             for index, (line, value) in enumerate(block):
-                if value == NOT_RATED:
+                if value == NOT_RATED or index in scored[system].left_out:
                     continue
-                try:
-                    errors = SOURCE_JSON.decode(value)["errors"]
-                    every = [
-                        (parse_number(e["score"], path, line, key="score", low=0), e["category"])
-                        for e in errors
-                    ]
-                    found = [
-                        error
-                        for error, e in zip(every, errors, strict=True)
-                        if not e["is_source_error"]
-                    ]
-                except (ValueError, KeyError, TypeError) as exc:
-                    raise SourceFormatError(
-                        str(path), line, f"not an MQM rating {{'errors': [...]}}: {exc}"
-                    ) from None
+                read = False
+                # one system's span rating of one segment: a malformed one leaves that candidate
+                # out (its category and rater scores cannot be told), nothing of it is kept
+                with log.each_row():
+                    every, found = _errors(value, path, line)
+                    read = True
+                if not read:
+                    scored[system].leave_out(index)
+                    continue
                 if rater is not None:  # negated MQM: minus the sum of the rater's penalties
                     scored[system].by_rater.setdefault(index, {})[rater] = -sum(
                         penalty for penalty, _ in every

@@ -8,6 +8,7 @@ import shutil
 from pathlib import Path
 
 import pytest
+from skipped_rows import assert_one_row_left_out, from_candidate
 
 from nnd_suites import build_suite
 from nnd_suites.builder.adapter import get_adapter
@@ -181,3 +182,43 @@ def test_rater_scores_that_do_not_average_to_the_released_one_leave_the_released
     sys_b = next(p for p in suite.pairs if p.group_id == "en-de:3" and p.high.systems == ["sysB"])
     assert sys_b.high.score == pytest.approx(-0.1) and sys_b.votes == []
     assert len(suite.pairs) == 5
+
+
+RATINGS = Path("human-scores") / "en-de.mqm.merged.seg.rating"
+NOT_A_RATING = "not an MQM rating {'errors': [...]}: "
+
+
+@pytest.mark.parametrize(
+    ("file", "line", "edit", "reason"),
+    [
+        (SCORES, 1, ("sysA\t0.0", "sysA\tabc"), "'abc' is not a number"),
+        (SCORES, 3, ("sysA\t-10.0", "sysA\t5"), "'5' out of range [-inf, 0]"),
+        (
+            RATINGS,
+            3,
+            ('"category": "fluency/grammar"', '"category": 5'),
+            f"{NOT_A_RATING}category 5 is not a JSON string",
+        ),
+        (
+            RATINGS,
+            1,
+            ('{"errors": []}', "{x"),
+            f"{NOT_A_RATING}Expecting property name enclosed in double quotes: line 1 column 2 "
+            "(char 1)",
+        ),
+    ],
+)
+def test_skip_malformed_leaves_out_the_one_candidate_of_a_faulty_line(
+    tmp_path, file, line, edit, reason
+):
+    # these stopped the build even with --skip-malformed; a score or span rating line is one
+    # system's candidate on one segment (sysA's on segment 1 or 3): that candidate is left out,
+    # not judged without its score, category or rater scores
+    folder = damaged(tmp_path, file, lambda text: text.replace(*edit, 1))
+    assert_one_row_left_out(
+        lambda **flag: build(folder, **flag),
+        f"{file.name}:{line}",
+        reason,
+        build(),
+        from_candidate(f"en-de:{line}", "sysA"),
+    )
