@@ -118,6 +118,19 @@ class _Segment:
     candidates: dict[str, _Annotated] = field(default_factory=dict)
 
 
+@dataclass
+class _Refused:
+    """What malformed rows (left out with --skip-malformed) were part of: a candidate judged
+    without one of its rows could lose its worst error and pass as No-error, so it is left out
+    whole. A row without a system is told by its translation, where the segment has it."""
+
+    candidates: set[tuple[tuple[str, ...], str]] = field(default_factory=set)
+    texts: set[tuple[tuple[str, ...], str]] = field(default_factory=set)
+
+    def holds(self, key: tuple[str, ...], candidate_key: str, text: str) -> bool:
+        return (key, candidate_key) in self.candidates or (key, text) in self.texts
+
+
 @register_adapter("wmt_mqm")
 class WmtMqmAdapter(Adapter):
     """One group per source segment; one candidate per system, with every rater's rows."""
@@ -173,10 +186,18 @@ class WmtMqmAdapter(Adapter):
 
     def read(self, path: Path, log: ReadLog) -> Iterator[Group]:
         source_language, target_language = self.language_pair(path)
-        segments = self._collect(path, log)
+        refused = _Refused()
+        segments = self._collect(path, log, refused)
         for key, segment in segments.items():
             candidates = []
-            for annotated in segment.candidates.values():
+            for candidate_key, annotated in segment.candidates.items():
+                if refused.holds(key, candidate_key, annotated.text):
+                    log.skip(
+                        "candidate left out whole: a row of it is malformed (counted apart), so "
+                        "its worst error and rater scores cannot be told",
+                        f"{path.name}:{annotated.line} {'|'.join(annotated.systems)}",
+                    )
+                    continue
                 candidate = self._judge(annotated, path, log)
                 if candidate is not None:
                     candidates.append(candidate)
@@ -191,7 +212,27 @@ class WmtMqmAdapter(Adapter):
                 where=f"{path.name}:{segment.line}",
             )
 
-    def _collect(self, path: Path, log: ReadLog) -> dict[tuple[str, ...], _Segment]:
+    def _candidate_key(self, row: dict[str, str]) -> str:
+        """What one candidate's rows share: its text, or its system (see the options)."""
+        return (
+            self._unmarked(row["target"])
+            if self.options.judge_identical_together
+            else row["system"]
+        )
+
+    def _refuse(self, refused: _Refused, row: dict[str, str]) -> None:
+        """Note what a malformed row was part of (see :class:`_Refused`)."""
+        key = tuple(row[column] for column in self.segment_columns)
+        if not all(part.strip() for part in key):
+            return  # it names no segment: no candidate can be told to have lost it
+        if row["system"].strip():
+            refused.candidates.add((key, self._candidate_key(row)))
+        elif row["target"].strip():
+            refused.texts.add((key, self._unmarked(row["target"])))
+
+    def _collect(
+        self, path: Path, log: ReadLog, refused: _Refused
+    ) -> dict[tuple[str, ...], _Segment]:
         """Gather rows by segment and system (released files are not sorted the same way)."""
         segments: dict[tuple[str, ...], _Segment] = {}
         rows = read_tsv(
@@ -201,6 +242,7 @@ class WmtMqmAdapter(Adapter):
             may_be_empty=MAY_BE_EMPTY,
             optional_trailing=self.optional_trailing,
             log=log,
+            refused=lambda _, row: self._refuse(refused, row),
         )
         for line, row in rows:
             left_out = self._row_left_out(row)
@@ -210,6 +252,7 @@ class WmtMqmAdapter(Adapter):
             problem = self._row_problem(row)
             if problem:
                 log.malformed(SourceFormatError(str(path), line, problem, "fix or remove the row"))
+                self._refuse(refused, row)
                 continue
             key = tuple(row[column] for column in self.segment_columns)
             source = self._unmarked(row["source"])
@@ -222,9 +265,10 @@ class WmtMqmAdapter(Adapter):
                         f"source differs from line {segment.line} for segment {':'.join(key)}",
                     )
                 )
+                self._refuse(refused, row)
                 continue
             text = self._unmarked(row["target"])
-            candidate_key = text if self.options.judge_identical_together else row["system"]
+            candidate_key = self._candidate_key(row)
             annotated = segment.candidates.setdefault(candidate_key, _Annotated([], text, line))
             if row["system"] not in annotated.systems:
                 annotated.systems.append(row["system"])
@@ -238,6 +282,7 @@ class WmtMqmAdapter(Adapter):
                         f"{':'.join(key)}",
                     )
                 )
+                self._refuse(refused, row)
                 continue
             self._add_row(annotated, row, f"{path.name}:{line}", log)
         return segments

@@ -26,6 +26,9 @@ from nnd_suites.sources import ReadLog, parse_number, read_number
 
 ONE_CANDIDATE = "group with one candidate"
 ONE_CANDIDATE_LEFT = "group with one candidate once its malformed rows are left out"
+#: A gathered output judged without one of its rows would be rated by fewer raters than rated it
+#: (a mean, a majority moved) with nothing to tell: it is left out with that row.
+GATHERED_LEFT_OUT = "output left out whole: a row of its ratings is malformed (counted apart)"
 RATERS_UNNAMED = "raters not named: a rater left an aspect of this output unrated"
 
 
@@ -77,10 +80,13 @@ def read_declared(declared: Declared, path: Path, log: ReadLog) -> Iterator[Grou
     spec = declared.spec
     buckets: dict[tuple[str, ...], _Bucket] = {}
     malformed: Counter[tuple[str, ...]] = Counter()  # rows left out (--skip-malformed), by group
+    # group key -> the gathered outputs (text, system) one of whose rows was left out
+    incomplete: dict[tuple[str, ...], set[tuple[str, str]]] = {}
     name = path.name
     for line, row in table_rows(declared, path, log):
         where = f"{name}:{line}"
         key: tuple[str, ...] | None = None  # known once the row's key cells are read
+        rated = None  # the row's cells, once read: a fault after that is a repeated rating
         try:
             key = tuple(
                 text_cell(declared, row, column, path, line, ("group", "key", index))
@@ -113,6 +119,10 @@ def read_declared(declared: Declared, path: Path, log: ReadLog) -> Iterator[Grou
             log.malformed(exc)
             if key is not None:
                 malformed[key] += 1
+                if rated is None and spec.candidates is not None and spec.candidates.gathered:
+                    output = _output_of(declared, spec.candidates, row, path, line)
+                    if output is not None:
+                        incomplete.setdefault(key, set()).add(output)
     for key, bucket in buckets.items():
         group_id = " | ".join(key)
         if spec.comparisons is not None:
@@ -120,6 +130,10 @@ def read_declared(declared: Declared, path: Path, log: ReadLog) -> Iterator[Grou
                 id=group_id, context=bucket.context, judgments=bucket.judgments, where=bucket.where
             )
             continue
+        for output in incomplete.get(key, ()):
+            left_out = bucket.candidates.pop(output, None)
+            if left_out is not None:
+                log.skip(GATHERED_LEFT_OUT, left_out.where)
         if len(bucket.candidates) < 2:
             if malformed[key]:  # --skip-malformed left its other rows out: not a key fault
                 log.skip(ONE_CANDIDATE_LEFT, bucket.where)
@@ -147,6 +161,18 @@ def _value(
         return source.value
     part = "candidates" if declared.spec.candidates is not None else "comparisons"
     return text_cell(declared, row, source, path, line, (part, key))
+
+
+def _output_of(
+    declared: Declared, spec: Candidates, row: Row, path: Path, line: int
+) -> tuple[str, str] | None:
+    """The gathered output (text, system) a malformed row rated, or None when its own text or
+    system cell is at fault (then it names no output)."""
+    try:
+        text = text_cell(declared, row, spec.text, path, line, ("candidates", "text"))
+        return text, _value(declared, spec.system, row, path, line, "system")
+    except SourceFormatError:
+        return None
 
 
 def _candidate_row(

@@ -12,7 +12,7 @@ import math
 import os
 import re
 import unicodedata
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -179,6 +179,7 @@ def read_tsv(
     may_be_empty: tuple[str, ...] = (),
     optional_trailing: tuple[str, ...] = (),
     log: ReadLog | None = None,
+    refused: Callable[[int, dict[str, str]], None] | None = None,
 ) -> Iterator[tuple[int, dict[str, str]]]:
     """Yield (line number, {column: value}) for each row of a tab-separated file with a header.
 
@@ -187,6 +188,8 @@ def read_tsv(
     ``may_be_empty``. ``optional_trailing`` columns may be missing at the end of a row (files
     with or without them). A header naming a column twice, a quote inside a field and a quoted
     field running over the end of its line are errors: each would silently change the values.
+    ``refused(line, row)`` is told of a row left out for its blank fields (with
+    ``--skip-malformed``), for an adapter that gathers rows to leave out what the row was part of.
     """
     log = log or ReadLog()
     csv.field_size_limit(max(csv.field_size_limit(), FIELD_SIZE_LIMIT))
@@ -238,6 +241,10 @@ def read_tsv(
             empty = [name for name in must_fill if not row[name].strip()]
             if empty:
                 problem = (f"empty field(s) {empty}", "required: fill them or remove the row")
+                log.malformed(SourceFormatError(str(path), start, *problem))
+                if refused is not None:
+                    refused(start, row)
+                continue
         if problem is not None:
             log.malformed(SourceFormatError(str(path), start, *problem))
             continue

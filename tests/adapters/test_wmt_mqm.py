@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from collections import Counter
 from pathlib import Path
 
@@ -164,6 +165,39 @@ def test_malformed_rows_are_reported_with_line_numbers(tmp_path, capsys, bad_row
     manifest = json.loads((out / "manifest.json").read_text())
     (record,) = [s for s in manifest["skipped"] if s["reason"].startswith("malformed row")]
     assert record["count"] == 1 and record["examples"] == ["mqm_ted_ende.tsv:4"]
+
+
+@pytest.mark.parametrize(
+    ("damaged", "reason"),
+    [
+        (row("A", "1", "Tag.", "Accuracy/Omission", "Majr"), "unknown severity 'Majr'"),
+        (row("A", "1", "Tag.", "", "Major"), "empty field(s) ['category']"),
+        (row("", "1", "Tag.", "Accuracy/Omission", "Major"), "empty field(s) ['system']"),
+    ],
+)
+def test_a_candidate_with_a_malformed_row_is_left_out_whole(tmp_path, damaged, reason):
+    # A's Major error row is malformed, its other rater found no error: judged on the rows left,
+    # A passed as No-error and beat B (a Minor error) with exit 0, a test the raters never made
+    rows = [
+        damaged,
+        row("A", "1", "Tag.", "No-error", "No-error", rater="rater2"),
+        row("B", "1", "Tak.", "Fluency/Spelling", "Minor"),
+        row("C", "1", "Guten Tag.", "No-error", "No-error"),
+        row("D", "2", "Gut.", "No-error", "No-error", source="Good."),
+        row("E", "2", "Gud.", "Fluency/Spelling", "Minor", source="Good."),
+    ]
+    path = write(tmp_path / "mqm_ted_ende.tsv", rows)
+    with pytest.raises(SourceFormatError, match=re.escape(reason)):
+        build_suite("wmt_mqm", path)
+    suite = build_suite("wmt_mqm", path, skip_malformed=True)
+    tests = [(p.high.systems, p.low.systems) for p in suite.pairs]
+    skipped = suite.stats()["skipped"]
+    (malformed,) = [r for r in skipped if r.startswith("malformed row")]
+    assert malformed.startswith(f"malformed row: {reason}") and skipped[malformed] == 1
+    (whole,) = [r for r in skipped if r.startswith("candidate left out whole")]
+    # C (No-error) beats B, and A (told by its translation where the row names no system) is in
+    # no test
+    assert tests == [(["C"], ["B"]), (["D"], ["E"])] and skipped[whole] == 1
 
 
 def test_an_option_given_twice_is_refused(tmp_path, capsys):

@@ -114,6 +114,32 @@ def test_gathered_rows_keep_their_raters_and_a_rating_given_twice_is_malformed(t
     assert sum(log.skipped.counts.values()) == 1
 
 
+def test_a_gathered_output_with_a_malformed_rating_row_is_left_out_whole(tmp_path):
+    # w2's rating of s1 is no number: s1 judged on w1's 1 alone would have lost to s2's mean
+    # of 3, where w2 gave s1 a 5 (a mean, a majority moved by a row left out, with exit 0)
+    rows = [
+        ("s1", "m1", "w1", "fluency", 1),
+        ("s1", "m1", "w2", "fluency", "five"),
+        ("s2", "m2", "w1", "fluency", 3),
+        ("s2", "m2", "w2", "fluency", 3),
+        ("s3", "m3", "w1", "fluency", 2),
+        ("s3", "m3", "w2", "fluency", 2),
+    ]
+    with pytest.raises(SourceFormatError, match=r"rows\.tsv:3: "):
+        _groups(tmp_path, GATHERED, "rows.tsv", _rated(rows))
+    log = ReadLog(skip_malformed=True)
+    cls = declared_adapter("shapes", tmp_path)
+    cls.name = "shapes"
+    (group,) = list(cls().read(tmp_path / "rows.tsv", log))
+    assert [c.text for c in group.candidates] == ["s2", "s3"]
+    reasons = log.skipped.counts
+    assert [r for r in reasons if r.startswith("malformed row")] and sum(reasons.values()) == 2
+    assert reasons["output left out whole: a row of its ratings is malformed (counted apart)"] == 1
+    assert log.skipped.examples[
+        "output left out whole: a row of its ratings is malformed (counted apart)"
+    ] == ["rows.tsv:2"]
+
+
 def test_a_tsv_read_with_quoting_none_keeps_its_quotes_as_text(tmp_path):
     body = "file: {format: tsv, quoting: none}\ncandidates:\n  text: summary\n  ratings:\n" + (
         "    overall: score\n"
