@@ -12,6 +12,9 @@ with the model, not with nnd-suites, so rendering it is bounded like any untrust
 - rendering stops after :data:`MAX_SECONDS` (a nested loop over ranges runs for hours): the
   template's own frames are traced, and each of their steps checks the clock;
 - the prompt may not exceed :data:`MAX_OUTPUT` characters.
+- the prompt must hold the conversation's last turn, the one the response answers (or at
+  least change with its text, for a template that escapes it): a template that leaves it out
+  would have every test scored after text that is not its conversation.
 
 Each bound, and each Jinja error, is one :class:`TemplateError` line naming the template's model
 and the bound.
@@ -123,6 +126,28 @@ def render_chat_template(tokenizer: Any, turns: Sequence[Mapping[str, str]]) -> 
         "Fix or remove the model's chat template, or score the suite with its own text "
         "template (without --template chat)"
     )
+    prompt = _rendered(tokenizer, turns, where, fix)
+    # A template that leaves out the turn the response answers (a constant prompt, roles
+    # without their text) would have every test scored after text that is not its
+    # conversation, and the figures would say otherwise. The last turn's text is usually in
+    # the prompt as it is (stripped: many templates trim); when it is not (a template may
+    # escape it, as tojson does), the prompt must at least change when that text changes.
+    # Only the last turn is asked for: some templates drop or rewrite earlier turns on purpose.
+    last = str(turns[-1].get("content", "")).strip() if turns else ""
+    if last and last not in prompt:
+        probe = [*turns[:-1], {**turns[-1], "content": last + " (nnd-suites probe)"}]
+        if _rendered(tokenizer, probe, where, fix) == prompt:
+            raise TemplateError(
+                f"{where} leaves out the conversation's last turn ({turns[-1].get('role')}: "
+                f"{last[:60]!r}{'...' if len(last) > 60 else ''}): the model would be scored "
+                f"after text that is not the conversation (rendered: {prompt[:80]!r}). {fix}"
+            )
+    return prompt
+
+
+def _rendered(tokenizer: Any, turns: Sequence[Mapping[str, str]], where: str, fix: str) -> str:
+    """One rendering of ``tokenizer``'s chat template over ``turns`` within the bounds; each
+    failure is the TemplateError ``where ... fix``."""
     variables = {
         **tokenizer.special_tokens_map,
         "messages": [dict(turn) for turn in turns],

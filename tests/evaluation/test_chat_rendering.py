@@ -86,13 +86,62 @@ def test_the_clock_bound_uses_the_time_given(tokenizer):
 def test_the_command_exits_8_with_the_bound_and_no_traceback(tiny_causal_model, tmp_path, capsys):
     """The probe's case through the CLI: a model folder whose tokenizer_config.json carries the
     string multiplication."""
-    folder = shutil.copytree(tiny_causal_model, tmp_path / "hostile")
-    config_path = folder / "tokenizer_config.json"
-    config = json.loads(config_path.read_text("utf-8"))
-    config["chat_template"] = HOSTILE["multiply"]
-    config_path.write_text(json.dumps(config), "utf-8")
-    args = ["--suite", "hh_rlhf", "--model", str(folder), "--limit", "2", "--quiet"]
-    assert main(["evaluate", *args, "--template", "chat", "--no-cache"]) == 8
-    err = capsys.readouterr().err.strip()
+    folder, status, err = evaluate_chat(tiny_causal_model, tmp_path / "hostile", "multiply", capsys)
+    assert status == 8
     assert "Traceback" not in err and len(err.splitlines()) == 1
     assert "'*' would build a value of 3,000,000,000" in err and str(folder) in err
+
+
+#: Templates that drop the turn the response answers: every test would be scored after text that
+#: is not its conversation (the probe's case: a pass rate printed with exit status 0).
+DROPPING = {
+    "constant": "HELLO",
+    "roles_only": "{% for m in messages %}<|{{ m['role'] }}|>\n{% endfor %}"
+    "{% if add_generation_prompt %}<|assistant|>{% endif %}",
+    "earlier_turns_only": "{% for m in messages[:-1] %}{{ m['content'] }}\n{% endfor %}",
+}
+
+
+@pytest.mark.parametrize("kind", sorted(DROPPING))
+def test_a_template_that_leaves_out_the_last_turn_is_refused(tokenizer, kind):
+    tokenizer.chat_template = DROPPING[kind]
+    with pytest.raises(TemplateError) as caught:
+        render_chat_template(tokenizer, TURNS)
+    message = str(caught.value)
+    assert "leaves out the conversation's last turn (user: 'Thanks!')" in message, message
+    assert f"model {tokenizer.name_or_path!r}: its chat template" in message
+    assert len(message.splitlines()) == 1 and caught.value.exit_status == 8
+
+
+def test_a_template_that_escapes_the_last_turn_still_renders(tokenizer):
+    """tojson writes a quote or a line break escaped: the text is not in the prompt as it is,
+    but the prompt depends on it, so it is kept."""
+    tokenizer.chat_template = SOUND
+    turns = [*TURNS[:2], {"role": "user", "content": 'Say "hi"\nthen go'}]
+    prompt = render_chat_template(tokenizer, turns)
+    assert '"Say \\"hi\\"\\nthen go"' in prompt
+
+
+def test_evaluate_with_a_template_that_drops_the_conversation_exits_8(
+    tiny_causal_model, tmp_path, capsys
+):
+    folder, status, err = evaluate_chat(
+        tiny_causal_model, tmp_path / "constant", "constant", capsys
+    )
+    assert status == 8
+    assert "Traceback" not in err and len(err.splitlines()) == 1
+    assert "leaves out the conversation's last turn" in err and str(folder) in err
+
+
+def evaluate_chat(tiny_causal_model, folder, kind, capsys):
+    """(folder, exit status, stderr) of ``evaluate --template chat`` on hh_rlhf with a copy of
+    the tiny model whose tokenizer_config.json carries the template ``kind`` (of HOSTILE or
+    DROPPING), as a model repository ships it."""
+    folder = shutil.copytree(tiny_causal_model, folder)
+    config_path = folder / "tokenizer_config.json"
+    config = json.loads(config_path.read_text("utf-8"))
+    config["chat_template"] = {**HOSTILE, **DROPPING}[kind]
+    config_path.write_text(json.dumps(config), "utf-8")
+    args = ["--suite", "hh_rlhf", "--model", str(folder), "--limit", "2", "--quiet"]
+    status = main(["evaluate", *args, "--template", "chat", "--no-cache"])
+    return folder, status, capsys.readouterr().err.strip()
