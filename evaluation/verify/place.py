@@ -96,12 +96,16 @@ def place_in_verify(verify: VerifyReport, report: EvaluationReport) -> Placement
             f"{sorted(report.suites)}); evaluate the model on the verified suite"
         )
     kept = kept_tests_differ(result.limited, verify.limited)
-    if result.content_hash != verify.content_hash or kept is not None:
+    differences = [] if kept is None else [kept]
+    if result.content_hash != verify.content_hash:  # said only when it differs: "X vs X" misleads
+        differences.insert(
+            0, f"content hash {result.content_hash[:12]} vs {verify.content_hash[:12]}"
+        )
+    if differences:
         raise NNDError(
             f"{report.model} was scored on other tests of {verify.suite} than the verify run "
-            f"(content hash {result.content_hash[:12]} vs {verify.content_hash[:12]}"
-            + (f"; {kept}" if kept else "")
-            + "); evaluate it on the same suite, keeping the same context groups"
+            f"({'; '.join(differences)}); evaluate it on the same suite, keeping the same "
+            "context groups"
         )
     check_same_scoring(verify, report.mode, result.template, report.scorer)
     if verify.outcomes is None and result.skipped == 0 and result.pass_rate is not None:
