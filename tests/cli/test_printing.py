@@ -76,3 +76,46 @@ def test_a_suite_folder_named_with_controls_is_printed_escaped(hostile_suite, tm
     )
     out = capsys.readouterr().out
     assert "suite\\x1b]0;TITLE\\x07" in out and not raw_controls(out)
+
+
+def _pasted(line: str, after: str) -> list[str]:
+    """The words a shell makes of the command printed after ``after`` in ``line``."""
+    import shlex
+
+    return shlex.split(line.split(after, 1)[1])
+
+
+def test_export_lm_eval_prints_a_command_that_pastes_into_a_shell(
+    tiny_causal_model, tmp_path, capsys
+):
+    """A folder named with a space, '#' and ':' was printed bare: pasted, the shell cut the
+    path at the space and dropped the rest of the line as a comment."""
+    to = tmp_path / "tasks #2: x"
+    args = ["export-lm-eval", "challenge300", "--to", str(to), "--tokenizer"]
+    assert main([*args, str(tiny_causal_model)]) == 0
+    line = next(x for x in capsys.readouterr().out.splitlines() if "run with:" in x)
+    words = _pasted(line, "run with:")
+    assert words[words.index("--include_path") + 1] == str(to)
+    assert words[-2:] == ["--tasks", "nnd_challenge300"]
+
+
+def test_chat_prompts_prints_a_command_that_pastes_into_a_shell(
+    tiny_causal_model, tmp_path, capsys
+):
+    import shutil
+
+    model = shutil.copytree(tiny_causal_model, tmp_path / "chat model")
+    config_path = model / "tokenizer_config.json"
+    config = json.loads(config_path.read_text("utf-8"))
+    config["chat_template"] = (
+        "{% for m in messages %}<|{{ m['role'] }}|>{{ m['content'] }}\n{% endfor %}"
+        "{% if add_generation_prompt %}<|assistant|>{% endif %}"
+    )
+    config_path.write_text(json.dumps(config), "utf-8")
+    out = tmp_path / "hh chat"
+    args = ["chat-prompts", "hh_rlhf", "--tokenizer", str(model), "--out", str(out)]
+    assert main(args) == 0
+    line = next(x for x in capsys.readouterr().out.splitlines() if "score it with:" in x)
+    words = _pasted(line, "score it with:")
+    assert words[words.index("--suite") + 1] == str(out)
+    assert words[words.index("--model") + 1] == str(model)

@@ -4,6 +4,7 @@ through its own chat template (then ``evaluate --template chat``)."""
 from __future__ import annotations
 
 import argparse
+import shlex
 from pathlib import Path
 
 from nnd_suites.cli.options import SUITE_HELP
@@ -46,7 +47,7 @@ def run(args: argparse.Namespace) -> int:
     chat.save(out)
     say(
         f"wrote {out} ({len(chat):,} tests, contexts rendered by the chat template of "
-        f"{args.tokenizer}); score it with: nnd-suites evaluate --suite {out} --template chat "
-        f"--model {args.tokenizer}"
+        f"{args.tokenizer}); score it with: nnd-suites evaluate --suite {shlex.quote(str(out))} "
+        f"--template chat --model {shlex.quote(args.tokenizer)}"  # quoted: a line to paste
     )
     return 0

@@ -4,6 +4,7 @@ task folder whose per-test verdicts equal nnd-suites' own under the same scorer.
 from __future__ import annotations
 
 import argparse
+import shlex
 from pathlib import Path
 
 from nnd_suites.cli.options import add_suites_argument
@@ -70,8 +71,9 @@ def run(args: argparse.Namespace) -> int:
         say(f"  {name}: task {task} ({result.tasks[task]:,} tests), group {task}_by_category")
     say(f"wrote {args.to} (scorer {result.scorer}, tokenizer {result.tokenizer})")
     tasks = ",".join(result.suites.values())
-    say(
-        f"run with: lm_eval --model hf --model_args pretrained={result.tokenizer} "
-        f"--include_path {args.to} --tasks {tasks}"
+    say(  # quoted: a line to paste into a shell, whatever the folder's name holds
+        "run with: lm_eval --model hf --model_args "
+        f"{shlex.quote(f'pretrained={result.tokenizer}')} "
+        f"--include_path {shlex.quote(str(args.to))} --tasks {shlex.quote(tasks)}"
     )
     return 0
