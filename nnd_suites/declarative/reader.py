@@ -184,6 +184,17 @@ def _candidate_row(
     rater = None
     if spec.rater is not None:
         rater = text_cell(declared, row, spec.rater, path, line, ("candidates", "rater"))
+        if not rater.strip():
+            # an empty cell is no one: read as a rater named '', it would meet every other
+            # empty cell as one person, and their ratings of two outputs would make a vote
+            raise SourceFormatError(
+                str(path),
+                line,
+                f"empty rater cell (column {spec.rater!r}, named at "
+                f"{declared.at('candidates', 'rater')})",
+                f"fill it, or leave such rows out with a filter: {{column: {spec.rater}, "
+                "not: '', reason: no rater}; --skip-malformed counts them instead",
+            )
     ratings: dict[str, list[float]] = {}
     if spec.aspect_column is not None and spec.value is not None:
         aspect = text_cell(declared, row, spec.aspect_column, path, line, ("candidates",))

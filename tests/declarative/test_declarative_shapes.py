@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from nnd_suites.declarative.plugin import declared_adapter
+from nnd_suites.declarative.reader import GATHERED_LEFT_OUT
 from nnd_suites.errors import DeclarationError, SourceFormatError
 from nnd_suites.sources import ReadLog
 
@@ -134,10 +135,35 @@ def test_a_gathered_output_with_a_malformed_rating_row_is_left_out_whole(tmp_pat
     assert [c.text for c in group.candidates] == ["s2", "s3"]
     reasons = log.skipped.counts
     assert [r for r in reasons if r.startswith("malformed row")] and sum(reasons.values()) == 2
-    assert reasons["output left out whole: a row of its ratings is malformed (counted apart)"] == 1
-    assert log.skipped.examples[
-        "output left out whole: a row of its ratings is malformed (counted apart)"
-    ] == ["rows.tsv:2"]
+    assert reasons[GATHERED_LEFT_OUT] == 1
+    assert log.skipped.examples[GATHERED_LEFT_OUT] == ["rows.tsv:2"]
+
+
+def test_an_empty_rater_cell_is_malformed_not_a_rater_named_empty(tmp_path):
+    # Read as a rater named '', two empty cells on two outputs would be one person, and their
+    # ratings would make a vote (and a margin) nobody gave.
+    rows = [
+        ("s1", "m1", "w1", "fluency", 5),
+        ("s1", "m1", "", "fluency", 4),
+        ("s2", "m2", "w1", "fluency", 1),
+        ("s2", "m2", " ", "fluency", 2),
+        ("s3", "m3", "w1", "fluency", 3),
+        ("s4", "m4", "w1", "fluency", 2),
+    ]
+    with pytest.raises(SourceFormatError, match=r"rows\.tsv:3: empty rater cell \(column 'worker'"):
+        _groups(tmp_path, GATHERED, "rows.tsv", _rated(rows))
+    log = ReadLog(skip_malformed=True)
+    cls = declared_adapter("shapes", tmp_path)
+    cls.name = "shapes"
+    # with --skip-malformed the row is counted, and its output, rated by a rater it cannot
+    # name, is left out whole (as any output a malformed rating row rated)
+    (kept,) = list(cls().read(tmp_path / "rows.tsv", log))
+    assert [(c.text, c.raters, c.ratings) for c in kept.candidates] == [
+        ("s3", ["w1"], {"fluency": [3.0]}),
+        ("s4", ["w1"], {"fluency": [2.0]}),
+    ]
+    assert log.skipped.counts[GATHERED_LEFT_OUT] == 2
+    assert sum(log.skipped.counts.values()) == 4
 
 
 def test_a_tsv_read_with_quoting_none_keeps_its_quotes_as_text(tmp_path):
