@@ -148,6 +148,7 @@ def _check(shown: Path, out: Path, kind: str, carry: Mapping[str, str] | None) -
             f"{shown}: exists and is {what}; choose a new folder for {spec.title}"
         )
     _refuse_a_folder_that_holds_the_current_one(shown, out)
+    _refuse_a_folder_inside_a_suite(shown, out)
     entries = _entries(out) if out.is_dir() else []
     if entries and holds_kind(out, kind):
         foreign = _not_written_by_us(out, spec)
@@ -196,6 +197,23 @@ def _refuse_a_folder_that_holds_the_current_one(shown: Path, out: Path) -> None:
             f"{shown}: is {what}, and an output folder is replaced as a whole; give a new "
             f"sub-folder instead (e.g. --out {shown / 'run'})"
         )
+
+
+def _refuse_a_folder_inside_a_suite(shown: Path, out: Path) -> None:
+    """An output inside a suite folder (``export S --to S``, ``build --out S/sub``) would break
+    that suite: ``datasets.load_dataset(S)`` would read the new parquet files beside its pairs,
+    and the suite no longer validates."""
+    suite = next((p for p in out.parents if (p / "manifest.json").is_file() and _is_suite(p)), None)
+    if suite is not None:
+        raise OutputFolderError(
+            f"{shown}: is inside the suite folder {suite}, whose files `datasets` would then "
+            "read with the suite's own (the suite would no longer be valid); nothing was "
+            "written. Choose a folder outside it"
+        )
+
+
+def _is_suite(folder: Path) -> bool:
+    return holds_kind(folder, "suite") or holds_kind(folder, "export-config")
 
 
 def inventory(folder: Path) -> list[str]:

@@ -95,6 +95,29 @@ def test_a_suite_folder_with_a_file_of_the_users_is_not_replaced(quiz_design_sui
     quiz_design_suite.save(out)  # only its own files: replaced
 
 
+def test_an_output_inside_a_suite_folder_is_refused_and_the_suite_left_valid(
+    quiz_design_suite, tmp_path
+):
+    """``export S --to S`` (and ``build --out S/sub``) exited 0 and left parquet files that
+    ``datasets.load_dataset(S)`` reads beside the suite's pairs: the suite no longer validated."""
+    from nnd_suites.hub.export import export_suites
+    from nnd_suites.suite import Suite
+
+    suite_dir = tmp_path / "suite"
+    quiz_design_suite.save(suite_dir)
+    before = snapshot(suite_dir)
+    for target, write in [
+        (suite_dir, lambda: export_suites([quiz_design_suite], suite_dir)),
+        (suite_dir / "deeper" / "x", lambda: quiz_design_suite.save(suite_dir / "deeper" / "x")),
+    ]:
+        with pytest.raises(OutputFolderError, match=f"is inside the suite folder {suite_dir}"):
+            write()
+        assert snapshot(suite_dir) == before, target
+    Suite.load(suite_dir)  # still valid
+    export_suites([quiz_design_suite], tmp_path / "dataset")  # beside it: written
+    quiz_design_suite.save(tmp_path / "dataset" / "copy")  # inside an export folder: fine
+
+
 @pytest.mark.parametrize("where", [".", "..", "sub/.."])
 def test_the_current_folder_and_its_parents_are_refused(report, tmp_path, monkeypatch, where):
     """``--out .`` used to name its own temporary folder as the reason it refused, and an empty
