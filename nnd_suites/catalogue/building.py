@@ -10,7 +10,13 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from nnd_suites.builder.suites import build_suite
-from nnd_suites.catalogue.entries import CatalogueEntry, CatalogueError, SourceCopy, find_source
+from nnd_suites.catalogue.entries import (
+    CatalogueEntry,
+    CatalogueError,
+    SourceCopy,
+    find_source,
+    other_versions,
+)
 from nnd_suites.hub.export import adding_configs
 from nnd_suites.suite import Suite
 
@@ -92,6 +98,13 @@ def how_to_get(
     copy = entry.source
     assert isinstance(copy, SourceCopy)  # shipped sources are always available
     where = f"not found in {folder}" if folder is not None else "not shipped"
+    others = other_versions(copy, folder) if folder is not None else []
+    if others:  # "not found" would send the user looking for a file that is there
+        path, sha256 = others[0]
+        where = (
+            f"{path} is not the declared file (its sha256 is {sha256[:12]}…: another version "
+            "or a damaged download)"
+        )
     return (
         f"{where} ({copy.license_note}): download {copy.url} as {copy.path} "
         f"(sha256 {copy.sha256[:12]}…) and {then}"

@@ -4,6 +4,7 @@ Task, languages, license and citation are the adapter's own metadata, never repe
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, Literal
 
@@ -100,15 +101,25 @@ def load_catalogue(path: str | Path = CATALOGUE_FILE) -> list[CatalogueEntry]:
     return entries
 
 
+def _copies(copy: SourceCopy, source_dir: Path) -> Iterator[tuple[Path, str]]:
+    """(path, sha256 of what is checked) of every file of the source's name in ``source_dir``:
+    at its declared path first, then below the folder."""
+    name = Path(copy.path).name
+    for candidate in dict.fromkeys([source_dir / copy.path, *sorted(source_dir.rglob(name))]):
+        checked = candidate / copy.check_file if copy.check_file else candidate
+        if checked.is_file():
+            yield candidate, sha256_file(checked)
+
+
 def find_source(copy: SourceCopy, source_dir: Path | None) -> Path | None:
     """The source in ``source_dir``: at its declared path, else the first file of its name below
     the folder; used only when its sha256 (of ``check_file`` for a folder) is the declared one."""
     if source_dir is None:
         return None
-    name = Path(copy.path).name
-    candidates = [source_dir / copy.path, *sorted(source_dir.rglob(name))]
-    for candidate in candidates:
-        checked = candidate / copy.check_file if copy.check_file else candidate
-        if checked.is_file() and sha256_file(checked) == copy.sha256:
-            return candidate
-    return None
+    return next((path for path, sha256 in _copies(copy, source_dir) if sha256 == copy.sha256), None)
+
+
+def other_versions(copy: SourceCopy, source_dir: Path) -> list[tuple[Path, str]]:
+    """(path, sha256) of the files in ``source_dir`` that bear the source's name but not its
+    sha256 (another version of the file, or a damaged download)."""
+    return [(path, sha) for path, sha in _copies(copy, source_dir) if sha != copy.sha256]

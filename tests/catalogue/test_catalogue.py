@@ -98,6 +98,20 @@ def test_a_source_not_found_or_with_another_sha256_is_skipped_with_where_to_get_
     assert "download https://example.org/c300.tsv" in built[0].skipped
 
 
+def test_a_source_there_with_another_sha256_is_named_not_called_missing(tmp_path):
+    """The skip said "not found in DOWNLOADS" about a file that was there, under its declared
+    path, with another sha256: the user went looking for a file they had."""
+    shipped = _shipped_file("challenge300")
+    (tmp_path / "downloads").mkdir()
+    shutil.copy(shipped, tmp_path / "downloads" / shipped.name)
+    digest = hashlib.sha256(shipped.read_bytes()).hexdigest()
+    entries = load_catalogue(_copy_entry(tmp_path, "0" * 64))
+    (built,) = build_catalogue(entries, tmp_path / "out", tmp_path / "downloads")
+    assert "not found" not in built.skipped
+    assert f"{tmp_path / 'downloads' / shipped.name} is not the declared file" in built.skipped
+    assert f"its sha256 is {digest[:12]}" in built.skipped
+
+
 def test_build_catalogue_prints_what_it_skipped_and_refuses_to_build_nothing(
     tmp_path, monkeypatch, capsys
 ):
