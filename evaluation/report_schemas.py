@@ -14,7 +14,7 @@ from nnd_suites.evaluation.report import EvaluationReport
 from nnd_suites.evaluation.robustness.models import RobustnessReport
 from nnd_suites.evaluation.verify.models import PlacementReport, VerifyReport
 from nnd_suites.infra.output_folder import write_schema_files
-from nnd_suites.infra.output_kinds import JSON_SCHEMA_DIALECT, kind_of
+from nnd_suites.infra.output_kinds import kind_of, model_schema
 
 #: output kind -> the model of its main file
 REPORT_MODELS: dict[str, type[BaseModel]] = {
@@ -25,12 +25,6 @@ REPORT_MODELS: dict[str, type[BaseModel]] = {
     "placement": PlacementReport,
     "robustness": RobustnessReport,
 }
-
-
-def model_schema(model: type[BaseModel]) -> dict:
-    schema = model.model_json_schema(mode="serialization")
-    schema["$schema"] = JSON_SCHEMA_DIALECT
-    return schema
 
 
 def report_schemas() -> dict[str, dict]:

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from pydantic import BaseModel, ValidationError
+from pydantic import ValidationError
 
 from nnd_suites.errors import NNDError
 from nnd_suites.evaluation.plots import short_name, write_scatter
@@ -32,20 +32,12 @@ from nnd_suites.evaluation.verify.models import (
 from nnd_suites.infra.formatting import count, number, number_interval, plural, rate_with_interval
 from nnd_suites.infra.markdown import render
 from nnd_suites.infra.output_folder import check_output_folder, write_report_folder
-from nnd_suites.infra.output_kinds import JSON_SCHEMA_DIALECT
 from nnd_suites.statistics.outcomes import wilson
 
 VERIFY_FILE = "verify.json"
 PLACEMENT_FILE = "placement.json"
 VERIFY_TEMPLATE = Path(__file__).parents[1] / "report_templates" / "verify.md.j2"
 PLACEMENT_TEMPLATE = VERIFY_TEMPLATE.with_name("placement.md.j2")
-
-
-def json_schema(model: type[BaseModel]) -> dict:
-    """The JSON Schema of a report model, as the shipped copies hold it."""
-    schema = model.model_json_schema(mode="serialization")
-    schema["$schema"] = JSON_SCHEMA_DIALECT
-    return schema
 
 
 def check_verify_folder(out: str | Path, marker: str = VERIFY_FILE) -> Path:

@@ -44,7 +44,7 @@ from nnd_suites import __version__
 from nnd_suites.errors import NNDError, OutputFolderError
 from nnd_suites.infra.atomic import atomic_directory, atomic_path, real_target
 from nnd_suites.infra.formatting import plural
-from nnd_suites.infra.output_kinds import JSON_SCHEMA_DIALECT, OutputKind, kind_of
+from nnd_suites.infra.output_kinds import JSON_SCHEMA_DIALECT, OutputKind, kind_of, model_schema
 from nnd_suites.infra.validation import StrictModel
 
 MARKER_FILE = "nnd-suites-output.json"
@@ -200,20 +200,16 @@ def _refuse_a_folder_that_holds_the_current_one(shown: Path, out: Path) -> None:
 
 
 def _refuse_a_folder_inside_a_suite(shown: Path, out: Path) -> None:
-    """An output inside a suite folder (``export S --to S``, ``build --out S/sub``) would break
-    that suite: ``datasets.load_dataset(S)`` would read the new parquet files beside its pairs,
-    and the suite no longer validates."""
-    suite = next((p for p in out.parents if (p / "manifest.json").is_file() and _is_suite(p)), None)
+    """An output inside a suite folder would break the suite: ``datasets.load_dataset`` reads
+    every parquet file written there beside the suite's pairs."""
+    kinds = ("suite", "export-config")
+    suite = next((p for p in out.parents if any(holds_kind(p, k) for k in kinds)), None)
     if suite is not None:
         raise OutputFolderError(
             f"{shown}: is inside the suite folder {suite}, whose files `datasets` would then "
             "read with the suite's own (the suite would no longer be valid); nothing was "
             "written. Choose a folder outside it"
         )
-
-
-def _is_suite(folder: Path) -> bool:
-    return holds_kind(folder, "suite") or holds_kind(folder, "export-config")
 
 
 def inventory(folder: Path) -> list[str]:
@@ -291,7 +287,7 @@ def write_report_files(
     stem = spec.main_file.removesuffix(".json")
     files = {
         "json": (spec.main_file, report.model_dump_json(indent=2) + "\n"),
-        "schema": (f"{stem}.schema.json", json.dumps(_schema(type(report)), indent=2) + "\n"),
+        "schema": (f"{stem}.schema.json", json.dumps(model_schema(type(report)), indent=2) + "\n"),
         "markdown": (f"{stem}.md", markdown if markdown.endswith("\n") else markdown + "\n"),
     }
     folder.mkdir(parents=True, exist_ok=True)
@@ -399,9 +395,3 @@ def write_schema_files(folder: str | Path, schemas: Mapping[str, Mapping]) -> li
         )
         for name, schema in schemas.items()
     ]
-
-
-def _schema(model: type[BaseModel]) -> dict:
-    schema = model.model_json_schema(mode="serialization")
-    schema["$schema"] = JSON_SCHEMA_DIALECT
-    return schema

@@ -85,3 +85,11 @@ def kind_of(name: str) -> OutputKind:
         return KINDS[name]
     except KeyError:
         raise NNDError(f"no output kind {name!r} (known: {', '.join(KINDS)})") from None
+
+
+def model_schema(model: type[BaseModel]) -> dict:
+    """The JSON Schema of an output's model, as it is written beside the output and shipped in
+    nnd_suites/schemas/."""
+    schema = model.model_json_schema(mode="serialization")
+    schema["$schema"] = JSON_SCHEMA_DIALECT
+    return schema

@@ -14,8 +14,8 @@ from nnd_suites.cli import main
 from nnd_suites.errors import NNDError, UnknownItemError
 from nnd_suites.evaluation import evaluate
 from nnd_suites.evaluation.verify.models import VerifyReport
-from nnd_suites.evaluation.verify.render import json_schema
 from nnd_suites.human.scores import human_scores
+from nnd_suites.infra.output_kinds import model_schema as json_schema
 
 SYSTEMS = ["mixqg", "gpt2b_sup", "dgpt2_sup"]
 FAST = ["--limit", "4", "--quiet", "--no-cache", "--device", "cpu", "--resamples", "50"]
