@@ -93,7 +93,14 @@ class SummEvalAdapter(Adapter):
                 )
                 continue
             doc_id = row["id"]
-            with log.each_row():
+            with log.each_row():  # the candidate first: a row refused makes no empty group
+                candidate = Candidate(
+                    text=row["decoded"],
+                    systems=[row["model_id"]],
+                    ratings=ratings,
+                    raters=raters,
+                    where=where,
+                )
                 if doc_id not in groups:
                     groups[doc_id] = Group(
                         id=doc_id, context={"document": row["text"]}, candidates=[], where=where
@@ -103,15 +110,7 @@ class SummEvalAdapter(Adapter):
                     raise SourceFormatError(
                         str(path), line, f"article text differs from {group.where} for id {doc_id}"
                     )
-                group.candidates.append(
-                    Candidate(
-                        text=row["decoded"],
-                        systems=[row["model_id"]],
-                        ratings=ratings,
-                        raters=raters,
-                        where=where,
-                    )
-                )
+                group.candidates.append(candidate)
         yield from groups.values()
 
     def _raters(self, ratings: dict[str, list[float]], path: Path, line: int) -> list[str] | None:

@@ -208,3 +208,18 @@ def test_without_the_flag_a_faulty_row_stops_the_build_at_its_line(case, tmp_pat
     assert case.reason in str(error.value)
     assert error.value.line == case.line
     assert Path(error.value.path).name == Path(case.damaged_file).name
+
+
+def test_a_refused_row_alone_in_its_article_leaves_no_empty_group(tmp_path):
+    # summeval made the article's group before the candidate: the refused row's article stayed
+    # behind as a group without candidates, counted among the groups without pairs
+    path = tmp_path / SUMMEVAL
+    shutil.copy2(fixtures("summeval") / SUMMEVAL, path)
+    row = json.loads(path.read_text(encoding="utf-8").splitlines()[0])
+    row.update(id="an article of one row", model_id=" ")
+    with path.open("a", encoding="utf-8") as out:
+        out.write(json.dumps(row) + "\n")
+    whole = build_suite("summeval", fixtures("summeval") / SUMMEVAL).stats()
+    kept = build_suite("summeval", path, skip_malformed=True).stats()
+    assert (kept["groups"], kept["groups_without_pairs"]) == (whole["groups"], 0)
+    assert sum(kept["skipped"].values()) == 1
