@@ -30,12 +30,12 @@ template: "{document}"
 """
 
 
-def _groups(tmp_path: Path, body: str, name: str, rows: str) -> list:
+def _groups(tmp_path: Path, body: str, name: str, rows: str, log: ReadLog | None = None) -> list:
     (tmp_path / "source.yaml").write_text(HEADER + body, "utf-8")
     (tmp_path / name).write_text(rows, "utf-8")
     cls = declared_adapter("shapes", tmp_path)
     cls.name = "shapes"  # what registering it would set
-    return list(cls().read(tmp_path / name, ReadLog()))
+    return list(cls().read(tmp_path / name, log or ReadLog()))
 
 
 def test_one_row_per_rater_and_aspect_is_gathered_into_one_candidate(tmp_path):
@@ -107,10 +107,7 @@ def test_gathered_rows_keep_their_raters_and_a_rating_given_twice_is_malformed(t
     with pytest.raises(SourceFormatError, match=r"rows\.tsv:8: rater 'w1' rated 'fluency' .*again"):
         _groups(tmp_path, GATHERED, "rows.tsv", twice)
     log = ReadLog(skip_malformed=True)
-    (tmp_path / "rows.tsv").write_text(twice, "utf-8")
-    cls = declared_adapter("shapes", tmp_path)
-    cls.name = "shapes"
-    (kept,) = list(cls().read(tmp_path / "rows.tsv", log))
+    (kept,) = _groups(tmp_path, GATHERED, "rows.tsv", twice, log)
     assert kept.candidates[0].ratings == {"fluency": [5.0, 4.0], "relevance": [3.0, 2.0]}
     assert sum(log.skipped.counts.values()) == 1
 
@@ -129,9 +126,7 @@ def test_a_gathered_output_with_a_malformed_rating_row_is_left_out_whole(tmp_pat
     with pytest.raises(SourceFormatError, match=r"rows\.tsv:3: "):
         _groups(tmp_path, GATHERED, "rows.tsv", _rated(rows))
     log = ReadLog(skip_malformed=True)
-    cls = declared_adapter("shapes", tmp_path)
-    cls.name = "shapes"
-    (group,) = list(cls().read(tmp_path / "rows.tsv", log))
+    (group,) = _groups(tmp_path, GATHERED, "rows.tsv", _rated(rows), log)
     assert [c.text for c in group.candidates] == ["s2", "s3"]
     reasons = log.skipped.counts
     assert [r for r in reasons if r.startswith("malformed row")] and sum(reasons.values()) == 2
@@ -153,11 +148,9 @@ def test_an_empty_rater_cell_is_malformed_not_a_rater_named_empty(tmp_path):
     with pytest.raises(SourceFormatError, match=r"rows\.tsv:3: empty rater cell \(column 'worker'"):
         _groups(tmp_path, GATHERED, "rows.tsv", _rated(rows))
     log = ReadLog(skip_malformed=True)
-    cls = declared_adapter("shapes", tmp_path)
-    cls.name = "shapes"
     # with --skip-malformed the row is counted, and its output, rated by a rater it cannot
     # name, is left out whole (as any output a malformed rating row rated)
-    (kept,) = list(cls().read(tmp_path / "rows.tsv", log))
+    (kept,) = _groups(tmp_path, GATHERED, "rows.tsv", _rated(rows), log)
     assert [(c.text, c.raters, c.ratings) for c in kept.candidates] == [
         ("s3", ["w1"], {"fluency": [3.0]}),
         ("s4", ["w1"], {"fluency": [2.0]}),
