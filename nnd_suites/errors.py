@@ -46,7 +46,7 @@ class SourceFormatError(NNDError):
     exit_status = 3
 
     def __init__(self, path: str, line: int | None, message: str, hint: str = "") -> None:
-        self.path, self.line, self.reason = str(path), line, message
+        self.path, self.line, self.reason, self.hint = str(path), line, message, hint
         where = f"{path}:{line}" if line is not None else str(path)
         text = f"{where}: {message}"
         if hint:

@@ -14,7 +14,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from nnd_suites.builder.adapter import Adapter, AdapterMetadata, register_adapter
 from nnd_suites.errors import ParameterError, SourceFormatError
 from nnd_suites.records.groups import Candidate, Group
-from nnd_suites.sources import ReadLog, read_tsv
+from nnd_suites.sources import ReadLog, read_tsv, unattributable
 
 CITATION = """@article{freitag2021experts,
   title={Experts, Errors, and Context: A Large-Scale Study of Human Evaluation for Machine Translation},
@@ -126,9 +126,19 @@ class _Refused:
 
     candidates: set[tuple[tuple[str, ...], str]] = field(default_factory=set)
     texts: set[tuple[tuple[str, ...], str]] = field(default_factory=set)
+    #: (segment, error) of rows with the wrong number of fields, told by their leading fields
+    #: (system and segment come first): trusted only where that segment has other rows
+    unsplit: list[tuple[tuple[str, ...], SourceFormatError]] = field(default_factory=list)
 
     def holds(self, key: tuple[str, ...], candidate_key: str, text: str) -> bool:
         return (key, candidate_key) in self.candidates or (key, text) in self.texts
+
+    def check_unsplit(self, segments: dict[tuple[str, ...], _Segment]) -> None:
+        """A row whose leading fields name no segment of the file was split in the wrong place
+        (a tab missing or added among them): the output it rates cannot be told."""
+        for key, error in self.unsplit:
+            if key not in segments:
+                raise unattributable(error)
 
 
 @register_adapter("wmt_mqm")
@@ -186,8 +196,10 @@ class WmtMqmAdapter(Adapter):
 
     def read(self, path: Path, log: ReadLog) -> Iterator[Group]:
         source_language, target_language = self.language_pair(path)
+        log.gathers_rows = True  # a row per error and rater: see _Refused
         refused = _Refused()
         segments = self._collect(path, log, refused)
+        refused.check_unsplit(segments)
         for key, segment in segments.items():
             candidates = []
             for candidate_key, annotated in segment.candidates.items():
@@ -220,15 +232,35 @@ class WmtMqmAdapter(Adapter):
             else row["system"]
         )
 
-    def _refuse(self, refused: _Refused, row: dict[str, str]) -> None:
-        """Note what a malformed row was part of (see :class:`_Refused`)."""
-        key = tuple(row[column] for column in self.segment_columns)
+    def _refuse(
+        self, refused: _Refused, row: dict[str, str], error: SourceFormatError, split: bool = True
+    ) -> None:
+        """Note what a malformed row was part of (see :class:`_Refused`); a row that names no
+        segment, or neither system nor translation, stops the build (:func:`unattributable`).
+        ``split`` is False for a row with the wrong number of fields (see :func:`read_tsv`)."""
+        key = tuple(row.get(column, "") for column in self.segment_columns)
+        system = row.get("system", "").strip()
+        identical_together = self.options.judge_identical_together
         if not all(part.strip() for part in key):
-            return  # it names no segment: no candidate can be told to have lost it
-        if row["system"].strip():
-            refused.candidates.add((key, self._candidate_key(row)))
+            raise unattributable(error)
+        if not split:  # only its leading fields can be trusted, and only once checked
+            if not system or identical_together or not self._names_come_first(list(row)):
+                raise unattributable(error)
+            refused.unsplit.append((key, error))
+        if system and not identical_together:
+            refused.candidates.add((key, system))
         elif row["target"].strip():
             refused.texts.add((key, self._unmarked(row["target"])))
+        else:
+            raise unattributable(error)
+
+    def _names_come_first(self, columns: list[str]) -> bool:
+        """Whether the system and segment columns all come before any text column: a stray
+        or missing tab inside a text moves only the fields after it."""
+        names = ("system", *self.segment_columns)
+        texts = [columns.index(c) for c in ("source", "target") if c in columns]
+        last_name = max((columns.index(c) for c in names if c in columns), default=len(columns))
+        return all(c in columns for c in names) and all(last_name < t for t in texts)
 
     def _collect(
         self, path: Path, log: ReadLog, refused: _Refused
@@ -242,50 +274,47 @@ class WmtMqmAdapter(Adapter):
             may_be_empty=MAY_BE_EMPTY,
             optional_trailing=self.optional_trailing,
             log=log,
-            refused=lambda _, row: self._refuse(refused, row),
+            refused=lambda error, row, split: self._refuse(refused, row, error, split),
         )
         for line, row in rows:
             left_out = self._row_left_out(row)
             if left_out:
                 log.skip(left_out, f"{path.name}:{line}")
                 continue
-            problem = self._row_problem(row)
+            problem = self._row_problem(row) or self._gather(segments, row, line, path, log)
             if problem:
-                log.malformed(SourceFormatError(str(path), line, problem, "fix or remove the row"))
-                self._refuse(refused, row)
-                continue
-            key = tuple(row[column] for column in self.segment_columns)
-            source = self._unmarked(row["source"])
-            segment = segments.setdefault(key, _Segment(source, line))
-            if source != segment.source:
-                log.malformed(
-                    SourceFormatError(
-                        str(path),
-                        line,
-                        f"source differs from line {segment.line} for segment {':'.join(key)}",
-                    )
-                )
-                self._refuse(refused, row)
-                continue
-            text = self._unmarked(row["target"])
-            candidate_key = self._candidate_key(row)
-            annotated = segment.candidates.setdefault(candidate_key, _Annotated([], text, line))
-            if row["system"] not in annotated.systems:
-                annotated.systems.append(row["system"])
-            if text != annotated.text:
-                log.malformed(
-                    SourceFormatError(
-                        str(path),
-                        line,
-                        f"target of {row['system']} "
-                        f"differs from line {annotated.line} for segment "
-                        f"{':'.join(key)}",
-                    )
-                )
-                self._refuse(refused, row)
-                continue
-            self._add_row(annotated, row, f"{path.name}:{line}", log)
+                error = SourceFormatError(str(path), line, problem, "fix or remove the row")
+                log.malformed(error)
+                self._refuse(refused, row, error)
         return segments
+
+    def _gather(
+        self,
+        segments: dict[tuple[str, ...], _Segment],
+        row: dict[str, str],
+        line: int,
+        path: Path,
+        log: ReadLog,
+    ) -> str | None:
+        """Add a row to its segment's candidate, or say why it contradicts the rows before."""
+        key = tuple(row[column] for column in self.segment_columns)
+        source = self._unmarked(row["source"])
+        segment = segments.setdefault(key, _Segment(source, line))
+        if source != segment.source:
+            return f"source differs from line {segment.line} for segment {':'.join(key)}"
+        text = self._unmarked(row["target"])
+        annotated = segment.candidates.setdefault(
+            self._candidate_key(row), _Annotated([], text, line)
+        )
+        if row["system"] not in annotated.systems:
+            annotated.systems.append(row["system"])
+        if text != annotated.text:
+            return (
+                f"target of {row['system']} differs from line {annotated.line} for segment "
+                f"{':'.join(key)}"
+            )
+        self._add_row(annotated, row, f"{path.name}:{line}", log)
+        return None
 
     @staticmethod
     def _unmarked(text: str) -> str:

@@ -22,7 +22,7 @@ from nnd_suites.errors import DeclarationError, SourceFormatError
 from nnd_suites.infra.reading import MAX_NUMBER
 from nnd_suites.records.groups import Candidate, Group
 from nnd_suites.records.judgments import JudgedGroup, Judgment
-from nnd_suites.sources import ReadLog, parse_number, read_number
+from nnd_suites.sources import ReadLog, parse_number, read_number, unattributable
 
 ONE_CANDIDATE = "group with one candidate"
 ONE_CANDIDATE_LEFT = "group with one candidate once its malformed rows are left out"
@@ -83,6 +83,8 @@ def read_declared(declared: Declared, path: Path, log: ReadLog) -> Iterator[Grou
     # group key -> the gathered outputs (text, system) one of whose rows was left out
     incomplete: dict[tuple[str, ...], set[tuple[str, str]]] = {}
     name = path.name
+    gathered = spec.candidates is not None and spec.candidates.gathered
+    log.gathers_rows = gathered
     for line, row in table_rows(declared, path, log):
         where = f"{name}:{line}"
         key: tuple[str, ...] | None = None  # known once the row's key cells are read
@@ -117,12 +119,16 @@ def read_declared(declared: Declared, path: Path, log: ReadLog) -> Iterator[Grou
                 _add_candidate(bucket, *rated, gathered=spec.candidates.gathered, at=(path, line))
         except SourceFormatError as exc:  # this row's own fault: an error, or counted
             log.malformed(exc)
+            output = None
+            if gathered and rated is None:
+                assert spec.candidates is not None
+                output = _output_of(declared, spec.candidates, row, path, line)
+                if key is None or output is None:  # the output it rated cannot be told
+                    raise unattributable(exc) from None
             if key is not None:
                 malformed[key] += 1
-                if rated is None and spec.candidates is not None and spec.candidates.gathered:
-                    output = _output_of(declared, spec.candidates, row, path, line)
-                    if output is not None:
-                        incomplete.setdefault(key, set()).add(output)
+                if output is not None:
+                    incomplete.setdefault(key, set()).add(output)
     for key, bucket in buckets.items():
         group_id = " | ".join(key)
         if spec.comparisons is not None:

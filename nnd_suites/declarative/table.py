@@ -30,7 +30,7 @@ def table_rows(declared: Declared, path: Path, log: ReadLog) -> Iterator[tuple[i
         rows = read_json_array(path, log)
     for line, row in rows:
         if not isinstance(row, dict):
-            log.malformed(
+            log.unreadable(
                 SourceFormatError(
                     str(path), line, f"a row must be a JSON object, got {type(row).__name__}"
                 )
@@ -45,8 +45,8 @@ def table_rows(declared: Declared, path: Path, log: ReadLog) -> Iterator[tuple[i
                 ),
                 None,
             )
-        except SourceFormatError as exc:  # this row's own fault: an error, or counted
-            log.malformed(exc)
+        except SourceFormatError as exc:  # kept or filtered out cannot be told: as unreadable
+            log.unreadable(exc)
             continue
         if left_out is not None:
             log.skip(f"filtered out: {left_out.describe()}", f"{path.name}:{line}")

@@ -7,7 +7,7 @@ local file, and the command line's start-up, do without.
 """
 
 from nnd_suites.sources.json_object import read_json_object
-from nnd_suites.sources.log import SKIP_EXAMPLES, ReadLog, SkipLog
+from nnd_suites.sources.log import SKIP_EXAMPLES, ReadLog, SkipLog, unattributable
 from nnd_suites.sources.readers import (
     FIELD_SIZE_LIMIT,
     SOURCE_JSON,
@@ -34,4 +34,5 @@ __all__ = [
     "read_text_lines",
     "read_tsv",
     "require_fields",
+    "unattributable",
 ]

@@ -3,8 +3,8 @@
 Unlike :func:`~nnd_suites.sources.readers.read_tsv` (one row per line), a quoted CSV field may
 span lines (code, dialogue): a row is numbered by the line it starts on, and its text keeps its
 own line ends (``\\r\\n`` inside a field stays ``\\r\\n``). A row with too few or too many fields
-and an unreadable row go to ``log.malformed`` (an error, or with ``--skip-malformed`` a counted
-record); a header naming a column twice is an error.
+and an unreadable row go to ``log.unreadable`` (an error, or with ``--skip-malformed`` a counted
+record where the rows are not gathered per output); a header naming a column twice is an error.
 """
 
 from __future__ import annotations
@@ -80,12 +80,12 @@ def _rows(path: Path, log: ReadLog, encoding: str) -> Iterator[tuple[int, dict[s
             except StopIteration:
                 return
             except csv.Error as exc:
-                log.malformed(SourceFormatError(str(path), start, f"unreadable row: {exc}"))
+                log.unreadable(SourceFormatError(str(path), start, f"unreadable row: {exc}"))
                 continue
             if not fields:
                 continue
             if len(fields) != len(header):
-                log.malformed(
+                log.unreadable(
                     SourceFormatError(
                         str(path),
                         start,

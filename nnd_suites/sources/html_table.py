@@ -161,7 +161,7 @@ def parse_html_table(
 def _table_rows(
     text: str, table: int, fault: Callable[[int | None, str], SourceFormatError], log: ReadLog
 ) -> Iterator[tuple[int, dict[str, str]]]:
-    """Rows of a table under its header; a row of the wrong width goes to ``log.malformed``."""
+    """Rows of a table under its header; a row of the wrong width goes to ``log.unreadable``."""
     parser = _Rows(table)
     parser.read(text)
     if not parser.rows:
@@ -172,6 +172,6 @@ def _table_rows(
         raise fault(header_line, f"the header row names columns {header}: each once, none empty")
     for line, cells in rows:
         if len(cells) != len(header):
-            log.malformed(fault(line, f"{len(cells)} cells, the header has {len(header)}"))
+            log.unreadable(fault(line, f"{len(cells)} cells, the header has {len(header)}"))
             continue
         yield line, dict(zip(header, cells, strict=True))

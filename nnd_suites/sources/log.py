@@ -60,6 +60,10 @@ class ReadLog:
     #: adapters gather every group before yielding one, so only the reader can stop in time.
     max_rows: int | None = None
     over_max_rows: Callable[[str], Exception] | None = None
+    #: Set by an adapter that gathers several rows into one candidate (a row per rater, per
+    #: marked error): a malformed row whose candidate cannot be told then stops the build even
+    #: with ``skip_malformed`` (:func:`unattributable`).
+    gathers_rows: bool = False
 
     def note_file(self, path: Path, shown: str | None = None) -> None:
         """Record that ``path`` is read (the shared readers call this; an adapter reading a file
@@ -73,6 +77,13 @@ class ReadLog:
         if not self.skip_malformed:
             raise error
         self.skipped.add(f"malformed row: {error.reason}", f"{Path(error.path).name}:{error.line}")
+
+    def unreadable(self, error: SourceFormatError) -> None:
+        """A row the reader cannot take apart into its fields (the wrong number of fields, an
+        unbalanced quote, invalid JSON): :meth:`malformed`, unless the adapter gathers rows."""
+        if self.gathers_rows:
+            raise unattributable(error)
+        self.malformed(error)
 
     def row(self, path: Path, line: int | None) -> None:
         """Called by the readers for every row they hand out."""
@@ -128,3 +139,20 @@ class ReadLog:
             f"a value of this row has the wrong type for a {exc.title}: {problems}",
             "texts, labels and ids must be JSON strings",
         )
+
+
+def unattributable(error: SourceFormatError) -> SourceFormatError:
+    """The error of a malformed row whose candidate cannot be told, in a source that gathers
+    several rows per candidate. ``--skip-malformed`` leaves such a row out only with the candidate
+    it rates: one judged on its other rows could change its label (its worst error lost, a mean
+    or a majority moved), with nothing to tell. So this row stops the build."""
+    hint = "; ".join(
+        part
+        for part in (
+            error.hint,
+            "the output this row rates cannot be told, and rows are gathered per output: "
+            "--skip-malformed leaves a row out only with the output it rates; mend the row",
+        )
+        if part
+    )
+    return SourceFormatError(error.path, error.line, error.reason, hint)

@@ -1,7 +1,8 @@
 """Readers of annotation files (JSON Lines, JSON arrays, tab-separated) with a line for every error.
 
 Every reader reports each row it hands out to the :class:`ReadLog` (``log.row``), and every row it
-cannot read to ``log.malformed``: a row is either handed to the adapter or recorded, never dropped.
+cannot read to ``log.unreadable`` (``log.malformed``, or an error where the adapter gathers rows
+per output): a row is either handed to the adapter or recorded, never dropped.
 """
 
 from __future__ import annotations
@@ -108,21 +109,21 @@ def read_jsonl(path: Path, log: ReadLog | None = None) -> Iterator[tuple[int, An
         try:
             value = SOURCE_JSON.decode(line)
         except json.JSONDecodeError as exc:
-            log.malformed(
+            log.unreadable(
                 SourceFormatError(
                     str(path), number, f"invalid JSON: {exc.msg}", "fix or remove the line"
                 )
             )
             continue
         except ValueError as exc:  # an integer of thousands of digits, a key written twice
-            log.malformed(SourceFormatError(str(path), number, f"invalid JSON: {exc}"))
+            log.unreadable(SourceFormatError(str(path), number, f"invalid JSON: {exc}"))
             continue
         except RecursionError:
-            log.malformed(SourceFormatError(str(path), number, "JSON nested too deeply"))
+            log.unreadable(SourceFormatError(str(path), number, "JSON nested too deeply"))
             continue
         error = _surrogate_error(line, value, path, number)
         if error is not None:
-            log.malformed(error)
+            log.unreadable(error)
             continue
         log.row(path, number)
         yield number, value
@@ -179,7 +180,7 @@ def read_tsv(
     may_be_empty: tuple[str, ...] = (),
     optional_trailing: tuple[str, ...] = (),
     log: ReadLog | None = None,
-    refused: Callable[[int, dict[str, str]], None] | None = None,
+    refused: Callable[[SourceFormatError, dict[str, str], bool], None] | None = None,
 ) -> Iterator[tuple[int, dict[str, str]]]:
     """Yield (line number, {column: value}) for each row of a tab-separated file with a header.
 
@@ -188,8 +189,11 @@ def read_tsv(
     ``may_be_empty``. ``optional_trailing`` columns may be missing at the end of a row (files
     with or without them). A header naming a column twice, a quote inside a field and a quoted
     field running over the end of its line are errors: each would silently change the values.
-    ``refused(line, row)`` is told of a row left out for its blank fields (with
-    ``--skip-malformed``), for an adapter that gathers rows to leave out what the row was part of.
+    ``refused(error, row, split)`` is told of a row left out (with ``--skip-malformed``) for its
+    blank fields or its number of fields, for an adapter that gathers rows to leave out what the
+    row was part of: ``split`` is False when the row's fields did not match the header's columns
+    (``row`` then holds its leading fields by position, which an adapter may only trust where it
+    can check them). Without ``refused``, such a row goes to ``log.unreadable``.
     """
     log = log or ReadLog()
     csv.field_size_limit(max(csv.field_size_limit(), FIELD_SIZE_LIMIT))
@@ -223,7 +227,7 @@ def read_tsv(
             return
         except csv.Error as exc:
             span = f" (lines {start} to {reader.line_num})" if reader.line_num > start else ""
-            log.malformed(
+            log.unreadable(
                 SourceFormatError(
                     str(path),
                     start,
@@ -236,17 +240,23 @@ def read_tsv(
         if not fields or fields == [""]:
             continue
         problem = _row_problem(fields, start, number, width, min_width)
-        if problem is None:
-            row = dict(zip(header, fields + [""] * (width - len(fields)), strict=True))
-            empty = [name for name in must_fill if not row[name].strip()]
-            if empty:
-                problem = (f"empty field(s) {empty}", "required: fill them or remove the row")
-                log.malformed(SourceFormatError(str(path), start, *problem))
-                if refused is not None:
-                    refused(start, row)
-                continue
         if problem is not None:
-            log.malformed(SourceFormatError(str(path), start, *problem))
+            error = SourceFormatError(str(path), start, *problem)
+            if refused is None or number != start:  # a line of its own, cut short or too long
+                log.unreadable(error)
+            else:
+                log.malformed(error)
+                refused(error, dict(zip(header, fields, strict=False)), False)
+            continue
+        row = dict(zip(header, fields + [""] * (width - len(fields)), strict=True))
+        empty = [name for name in must_fill if not row[name].strip()]
+        if empty:
+            error = SourceFormatError(
+                str(path), start, f"empty field(s) {empty}", "required: fill them or remove the row"
+            )
+            log.malformed(error)
+            if refused is not None:
+                refused(error, row, True)
             continue
         log.row(path, number)
         yield number, row

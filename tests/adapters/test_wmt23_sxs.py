@@ -138,12 +138,14 @@ def test_missing_column_is_an_error_naming_it(tmp_path):
         build_suite("wmt23_sxs_ende", damaged(tmp_path, drop_rater))
 
 
-def test_unknown_severity_is_an_error_naming_the_line(tmp_path):
-    def severe(lines: list[str]) -> list[str]:
-        fields = lines[9].split("\t")
-        fields[8] = "Severe"
-        return [*lines[:9], "\t".join(fields), *lines[10:]]
+def severe(lines: list[str]) -> list[str]:
+    """The rows with line 10's severity misspelt."""
+    fields = lines[9].split("\t")
+    fields[8] = "Severe"
+    return [*lines[:9], "\t".join(fields), *lines[10:]]
 
+
+def test_unknown_severity_is_an_error_naming_the_line(tmp_path):
     with pytest.raises(SourceFormatError, match=r"\.tsv:10: unknown severity 'Severe'"):
         build_suite("wmt23_sxs_ende", damaged(tmp_path, severe))
 
@@ -151,8 +153,12 @@ def test_unknown_severity_is_an_error_naming_the_line(tmp_path):
 def test_skip_malformed_accounts_for_every_row(tmp_path):
     folder = damaged(tmp_path, lambda lines: [*lines[:40], lines[40][:60], *lines[41:]])
     stats = build_suite("wmt23_sxs_ende", folder, skip_malformed=True).stats()
-    malformed = {reason: n for reason, n in stats["skipped"].items() if "malformed" in reason}
+    malformed = {r: n for r, n in stats["skipped"].items() if r.startswith("malformed row")}
     assert sum(malformed.values()) == 1
+    # the row cut short still names its system and paragraph (they come first), so the
+    # paragraph's translation by that system is left out with it, not judged on its other rows
+    whole = [n for r, n in stats["skipped"].items() if r.startswith("candidate left out whole")]
+    assert whole == [1]
 
 
 def test_the_other_pairs_release_is_refused():

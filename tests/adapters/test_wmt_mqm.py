@@ -173,6 +173,10 @@ def test_malformed_rows_are_reported_with_line_numbers(tmp_path, capsys, bad_row
         (row("A", "1", "Tag.", "Accuracy/Omission", "Majr"), "unknown severity 'Majr'"),
         (row("A", "1", "Tag.", "", "Major"), "empty field(s) ['category']"),
         (row("", "1", "Tag.", "Accuracy/Omission", "Major"), "empty field(s) ['system']"),
+        # the wrong number of fields: system and segment come first, and the segment is in the
+        # file, so the row is A's
+        (row("A", "1", "Tag.\tx", "Accuracy/Omission", "Major"), "row has 10 tab-separated"),
+        (row("A", "1", "Tag.", "Accuracy/Omission", "Major")[:-16], "row has 8 tab-separated"),
     ],
 )
 def test_a_candidate_with_a_malformed_row_is_left_out_whole(tmp_path, damaged, reason):
@@ -212,3 +216,26 @@ def test_an_option_given_twice_is_refused(tmp_path, capsys):
     assert main([*argv, "--out", str(tmp_path / "s")]) == NNDError.exit_status
     assert "--option: 'language_pair' given twice ('en-de' and 'zh-en')" in capsys.readouterr().err
     assert not (tmp_path / "s").exists()
+
+
+@pytest.mark.parametrize(
+    ("damaged", "reason"),
+    [
+        (row("A", "1", "Tag.", "Accuracy/Omission", "Major").replace("\t", " ", 1), "row has 8"),
+        (row("A\tx", "1", "Tag.", "Accuracy/Omission", "Major"), "row has 10"),
+        (row("A", "", "Tag.", "Accuracy/Omission", "Major"), "empty field(s) ['seg_id']"),
+        (row("", "1", "", "Accuracy/Omission", "Major"), "empty field(s) ['system']"),
+    ],
+)
+def test_a_malformed_row_whose_candidate_cannot_be_told_stops_the_build(tmp_path, damaged, reason):
+    # Left out alone, A's Major error row would leave A judged on rater2's No-error row: A would
+    # beat B (a Minor error) with exit 0. Fields out of their columns (a tab missing or added
+    # before the segment's last field), or no segment, name no candidate to leave out with it.
+    rows = [
+        damaged,
+        row("A", "1", "Tag.", "No-error", "No-error", rater="rater2"),
+        row("B", "1", "Tak.", "Fluency/Spelling", "Minor"),
+    ]
+    path = write(tmp_path / "mqm_ted_ende.tsv", rows)
+    with pytest.raises(SourceFormatError, match=rf"tsv:2: {re.escape(reason)}.*cannot be told"):
+        build_suite("wmt_mqm", path, skip_malformed=True)

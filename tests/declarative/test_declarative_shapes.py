@@ -3,6 +3,7 @@ the aspect as a column, a JSON list column holding every rater's value."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -112,17 +113,20 @@ def test_gathered_rows_keep_their_raters_and_a_rating_given_twice_is_malformed(t
     assert sum(log.skipped.counts.values()) == 1
 
 
+#: w2's rating of s1 (line 3) is no number: s1 judged on w1's 1 alone would lose to s2's mean
+#: of 3, where w2 gave s1 a 5 (a mean, a majority moved by a row left out, with exit 0)
+W2_RATING_OF_S1_BROKEN = [
+    ("s1", "m1", "w1", "fluency", 1),
+    ("s1", "m1", "w2", "fluency", "five"),
+    ("s2", "m2", "w1", "fluency", 3),
+    ("s2", "m2", "w2", "fluency", 3),
+    ("s3", "m3", "w1", "fluency", 2),
+    ("s3", "m3", "w2", "fluency", 2),
+]
+
+
 def test_a_gathered_output_with_a_malformed_rating_row_is_left_out_whole(tmp_path):
-    # w2's rating of s1 is no number: s1 judged on w1's 1 alone would have lost to s2's mean
-    # of 3, where w2 gave s1 a 5 (a mean, a majority moved by a row left out, with exit 0)
-    rows = [
-        ("s1", "m1", "w1", "fluency", 1),
-        ("s1", "m1", "w2", "fluency", "five"),
-        ("s2", "m2", "w1", "fluency", 3),
-        ("s2", "m2", "w2", "fluency", 3),
-        ("s3", "m3", "w1", "fluency", 2),
-        ("s3", "m3", "w2", "fluency", 2),
-    ]
+    rows = W2_RATING_OF_S1_BROKEN
     with pytest.raises(SourceFormatError, match=r"rows\.tsv:3: "):
         _groups(tmp_path, GATHERED, "rows.tsv", _rated(rows))
     log = ReadLog(skip_malformed=True)
@@ -171,3 +175,39 @@ def test_a_tsv_read_with_quoting_none_keeps_its_quotes_as_text(tmp_path):
         _groups(tmp_path, body.replace(", quoting: none", ""), "rows.tsv", rows)
     with pytest.raises(DeclarationError, match="'quoting' is for tsv files, not csv"):
         _groups(tmp_path, body.replace("tsv,", "csv,"), "rows.csv", rows)
+
+
+@pytest.mark.parametrize(
+    ("damage", "fault"),
+    [
+        (lambda line: line.replace("\tfluency", "\t\tfluency"), r"row has 7 tab-separated fields"),
+        (lambda line: line.replace("\tfluency\t5", ""), r"row has 4 tab-separated fields"),
+        (lambda line: line.replace("d\t", "", 1), r"row has 5 tab-separated fields"),
+    ],
+)
+def test_a_gathered_row_that_cannot_be_split_stops_the_build(tmp_path, damage, fault):
+    # line 3 (w2's 5 for s1) cut apart: the output it rated cannot be told from fields out of
+    # their columns, and s1 judged without it would lose to s2
+    lines = _rated(W2_RATING_OF_S1_BROKEN).split("\n")
+    lines[2] = damage(lines[2].replace("five", "5"))
+    with pytest.raises(SourceFormatError, match=rf"rows\.tsv:3: {fault}.*cannot be told"):
+        _groups(tmp_path, GATHERED, "rows.tsv", "\n".join(lines), ReadLog(skip_malformed=True))
+
+
+def test_a_gathered_row_whose_group_or_output_cannot_be_read_stops_the_build(tmp_path):
+    body = (
+        "file: {format: jsonl}\ncandidates:\n  text: summary\n  system: model\n"
+        "  rater: worker\n  aspect_column: aspect\n  value: score\n"
+    )
+    good = [
+        {"doc": "d", "summary": "s1", "model": "m1", "worker": "w1", "aspect": "f", "score": 1},
+        {"doc": "d", "summary": "s2", "model": "m2", "worker": "w1", "aspect": "f", "score": 3},
+        {"doc": "d", "summary": "s2", "model": "m2", "worker": "w2", "aspect": "f", "score": 3},
+    ]
+    w2_of_s1 = {"doc": "d", "summary": "s1", "model": "m1", "worker": "w2", "aspect": "f"}
+    bad_rows = ({**w2_of_s1, "doc": ["d"]}, {**w2_of_s1, "summary": {"s": 1}}, "[1]", "{not json")
+    for bad in bad_rows:
+        row = bad if isinstance(bad, str) else json.dumps({**bad, "score": 5})
+        rows = "\n".join([json.dumps(good[0]), row, *map(json.dumps, good[1:])]) + "\n"
+        with pytest.raises(SourceFormatError, match=r"rows\.jsonl:2: .*cannot be told"):
+            _groups(tmp_path, body, "rows.jsonl", rows, ReadLog(skip_malformed=True))
