@@ -210,14 +210,13 @@ class MtMetricsEvalAdapter(Adapter):
                 entry.scores.append(None)
                 if value == NOT_RATED:
                     continue
-                read = False
-                # one system's score of one segment: a malformed one leaves that candidate out
-                with log.each_row():
-                    # negated MQM: 0 is no error, so a positive score is out of range
-                    entry.scores[index] = parse_number(value, path, line, high=0)
-                    read = True
-                if not read:
+                # one system's score of one segment: a malformed one leaves that candidate out;
+                # negated MQM: 0 is no error, so a positive score is out of range
+                score = log.value_of(parse_number, value, path, line, high=0)
+                if score is None:
                     entry.leave_out(index)
+                else:
+                    entry.scores[index] = score
         return scored
 
     @staticmethod
@@ -238,15 +237,13 @@ class MtMetricsEvalAdapter(Adapter):
             for index, (line, value) in enumerate(block):
                 if value == NOT_RATED or index in scored[system].left_out:
                     continue
-                read = False
                 # one system's span rating of one segment: a malformed one leaves that candidate
                 # out (its category and rater scores cannot be told), nothing of it is kept
-                with log.each_row():
-                    every, found = _errors(value, path, line)
-                    read = True
-                if not read:
+                errors = log.value_of(_errors, value, path, line)
+                if errors is None:
                     scored[system].leave_out(index)
                     continue
+                every, found = errors
                 if rater is not None:  # negated MQM: minus the sum of the rater's penalties
                     scored[system].by_rater.setdefault(index, {})[rater] = -sum(
                         penalty for penalty, _ in every

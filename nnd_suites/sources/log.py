@@ -119,6 +119,13 @@ class ReadLog:
         except ValidationError as exc:
             self.malformed(self._wrong_type(exc))
 
+    def value_of(self, read: Callable[..., T], *args: Any, **kwargs: Any) -> T | None:
+        """What ``read(*args, **kwargs)`` gives, or None when it raises a row's fault, handled
+        as in :meth:`each_row`: for an adapter that leaves out what the row was part of."""
+        with self.each_row():
+            return read(*args, **kwargs)
+        return None
+
     def _wrong_type(self, exc: ValidationError) -> SourceFormatError:
         path, line = self.at or ("(source)", None)
         errors = exc.errors()[:3]
