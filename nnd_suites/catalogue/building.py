@@ -14,8 +14,7 @@ from nnd_suites.catalogue.entries import (
     CatalogueEntry,
     CatalogueError,
     SourceCopy,
-    find_source,
-    other_versions,
+    locate_source,
 )
 from nnd_suites.hub.export import adding_configs
 from nnd_suites.suite import Suite
@@ -76,29 +75,34 @@ def build_catalogue(
     folder = Path(source_dir) if source_dir is not None else None
     if folder is not None and not folder.is_dir():
         raise CatalogueError(f"--source-dir {folder}: not a folder")
-    sources = {
-        entry.name: None if entry.shipped else find_source(entry.source, folder)
+    located = {
+        entry.name: (None, []) if entry.shipped else locate_source(entry.source, folder)
         for entry in entries
     }
-    available = [e for e in entries if e.shipped or sources[e.name] is not None]
+    available = [e for e in entries if e.shipped or located[e.name][0] is not None]
     with adding_configs(out, [e.name for e in available], leave_out_misnamed=True) as dataset:
         for entry in entries:
+            source, others = located[entry.name]
             if entry not in available:
-                yield CatalogueBuild(entry, None, how_to_get(entry, folder))
+                yield CatalogueBuild(entry, None, how_to_get(entry, folder, others=others))
                 continue
-            suite = build_entry(entry, sources[entry.name])
+            suite = build_entry(entry, source)
             dataset.add(suite)
             yield CatalogueBuild(entry, suite)
 
 
 def how_to_get(
-    entry: CatalogueEntry, folder: Path | None, then: str = "give its folder with --source-dir"
+    entry: CatalogueEntry,
+    folder: Path | None,
+    then: str = "give its folder with --source-dir",
+    *,
+    others: list[tuple[Path, str]] | None = None,
 ) -> str:
-    """Why the entry's source is not at hand, where to download it and ``then`` what to do."""
+    """Why the entry's source is not at hand, where to download it and ``then`` what to do;
+    ``others``: the files in ``folder`` of its name with another sha256 (:func:`locate_source`)."""
     copy = entry.source
     assert isinstance(copy, SourceCopy)  # shipped sources are always available
     where = f"not found in {folder}" if folder is not None else "not shipped"
-    others = other_versions(copy, folder) if folder is not None else []
     if others:  # "not found" would send the user looking for a file that is there
         path, sha256 = others[0]
         where = (

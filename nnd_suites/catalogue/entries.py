@@ -114,12 +114,18 @@ def _copies(copy: SourceCopy, source_dir: Path) -> Iterator[tuple[Path, str]]:
 def find_source(copy: SourceCopy, source_dir: Path | None) -> Path | None:
     """The source in ``source_dir``: at its declared path, else the first file of its name below
     the folder; used only when its sha256 (of ``check_file`` for a folder) is the declared one."""
-    if source_dir is None:
-        return None
-    return next((path for path, sha256 in _copies(copy, source_dir) if sha256 == copy.sha256), None)
+    return locate_source(copy, source_dir)[0]
 
 
-def other_versions(copy: SourceCopy, source_dir: Path) -> list[tuple[Path, str]]:
-    """(path, sha256) of the files in ``source_dir`` that bear the source's name but not its
-    sha256 (another version of the file, or a damaged download)."""
-    return [(path, sha) for path, sha in _copies(copy, source_dir) if sha != copy.sha256]
+def locate_source(
+    copy: SourceCopy, source_dir: Path | None
+) -> tuple[Path | None, list[tuple[Path, str]]]:
+    """:func:`find_source`'s answer and, when it is None, (path, sha256) of the files in
+    ``source_dir`` that bear the source's name but not its sha256 (another version of the file,
+    or a damaged download): each file is hashed once."""
+    others: list[tuple[Path, str]] = []
+    for path, sha256 in _copies(copy, source_dir) if source_dir is not None else ():
+        if sha256 == copy.sha256:
+            return path, []
+        others.append((path, sha256))
+    return None, others
