@@ -95,7 +95,8 @@ class RowFilter(StrictModel):
 
 
 class Grouping(StrictModel):
-    """One group per value of ``key`` (one or several columns; none: one group per row)."""
+    """One group per value of ``key`` (one or several columns; none: one group per context, the
+    rows whose context cells are all equal)."""
 
     key: list[Column] = Field(default_factory=list)
     context: dict[Name, Column] = Field(

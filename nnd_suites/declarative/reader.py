@@ -67,8 +67,9 @@ class _Gathered:
 
 @dataclass
 class _Bucket:
-    """One group as it fills: its context, where it starts, its candidates or judgments."""
+    """One group as it fills: its id, its context, where it starts, its candidates or judgments."""
 
+    id: str
     context: dict[str, str]
     where: str
     candidates: dict[tuple[str, ...], _Gathered] = field(default_factory=dict)
@@ -90,14 +91,18 @@ def read_declared(declared: Declared, path: Path, log: ReadLog) -> Iterator[Grou
         key: tuple[str, ...] | None = None  # known once the row's key cells are read
         rated = None  # the row's cells, once read: a fault after that is a repeated rating
         try:
-            key = tuple(
+            declared_key = tuple(
                 text_cell(declared, row, column, path, line, ("group", "key", index))
                 for index, column in enumerate(spec.group.key)
-            ) or (f"line {line}",)
+            )
+            key = declared_key or None  # without group.key, known once the context is read
             context = {
                 name: text_cell(declared, row, column, path, line, ("group", "context", name))
                 for name, column in spec.group.context.items()
             }
+            # no key: the rows of one context are one group, so that verdicts on one pair
+            # combine (one group a row held a pair judged both ways as two opposite tests)
+            key = declared_key or tuple(context.values())
             bucket = buckets.get(key)
             if bucket is not None and bucket.context != context:
                 raise DeclarationError(
@@ -112,7 +117,8 @@ def read_declared(declared: Declared, path: Path, log: ReadLog) -> Iterator[Grou
                 assert spec.candidates is not None  # the model requires one of the two
                 rated = _candidate_row(declared, spec.candidates, row, path, line, where)
             if bucket is None:
-                bucket = buckets[key] = _Bucket(context, where)
+                group_id = " | ".join(key) if spec.group.key else f"line {line}"
+                bucket = buckets[key] = _Bucket(group_id, context, where)
             if spec.comparisons is not None:
                 bucket.judgments.append(judgment)
             else:
@@ -130,7 +136,7 @@ def read_declared(declared: Declared, path: Path, log: ReadLog) -> Iterator[Grou
                 if output is not None:
                     incomplete.setdefault(key, set()).add(output)
     for key, bucket in buckets.items():
-        group_id = " | ".join(key)
+        group_id = bucket.id
         if spec.comparisons is not None:
             yield JudgedGroup(
                 id=group_id, context=bucket.context, judgments=bucket.judgments, where=bucket.where
