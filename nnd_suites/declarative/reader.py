@@ -10,6 +10,7 @@ data line: skipping rows would hide it.
 from __future__ import annotations
 
 import math
+import unicodedata
 from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -83,6 +84,7 @@ def read_declared(declared: Declared, path: Path, log: ReadLog) -> Iterator[Grou
     malformed: Counter[tuple[str, ...]] = Counter()  # rows left out (--skip-malformed), by group
     # group key -> the gathered outputs (text, system) one of whose rows was left out
     incomplete: dict[tuple[str, ...], set[tuple[str, str]]] = {}
+    spellings: dict[str, tuple[str, str]] = {}  # each aspect of the aspect column, as first seen
     name = path.name
     gathered = spec.candidates is not None and spec.candidates.gathered
     log.gathers_rows = gathered
@@ -115,7 +117,8 @@ def read_declared(declared: Declared, path: Path, log: ReadLog) -> Iterator[Grou
                 judgment = _judgment(declared, spec.comparisons, row, path, line)
             else:
                 assert spec.candidates is not None  # the model requires one of the two
-                rated = _candidate_row(declared, spec.candidates, row, path, line, where)
+                at = (path, line, where)
+                rated = _candidate_row(declared, spec.candidates, row, at, spellings)
             if bucket is None:
                 group_id = " | ".join(key) if spec.group.key else f"line {line}"
                 bucket = buckets[key] = _Bucket(group_id, context, where)
@@ -188,9 +191,15 @@ def _output_of(
 
 
 def _candidate_row(
-    declared: Declared, spec: Candidates, row: Row, path: Path, line: int, where: str
+    declared: Declared,
+    spec: Candidates,
+    row: Row,
+    at: tuple[Path, int, str],
+    spellings: dict[str, tuple[str, str]],
 ) -> tuple[str, str, str, dict[str, list[float]], str | None]:
-    """(text, system, where, ratings, rater) of one row, every cell checked."""
+    """(text, system, where, ratings, rater) of one row (``at``: file, line, ``file:line``),
+    every cell checked; ``spellings`` holds each aspect of the aspect column seen so far."""
+    path, line, where = at
     text = text_cell(declared, row, spec.text, path, line, ("candidates", "text"))
     system = _value(declared, spec.system, row, path, line, "system")
     rater = None
@@ -209,7 +218,7 @@ def _candidate_row(
             )
     ratings: dict[str, list[float]] = {}
     if spec.aspect_column is not None and spec.value is not None:
-        aspect = text_cell(declared, row, spec.aspect_column, path, line, ("candidates",))
+        aspect = _aspect(declared, spec.aspect_column, row, path, line, spellings)
         ratings[aspect] = [_number(declared, spec, row, spec.value, path, line, ("value",))]
     for aspect, columns in (spec.ratings or {}).items():
         keys = ("ratings", aspect)
@@ -233,6 +242,33 @@ def _candidate_row(
             "point each aspect at one column, or leave candidates.rater out",
         )
     return text, system, where, ratings, rater
+
+
+def _aspect(
+    declared: Declared,
+    column: str,
+    row: Row,
+    path: Path,
+    line: int,
+    spellings: dict[str, tuple[str, str]],
+) -> str:
+    """The aspect a row of ``column`` rates. One aspect written two ways ('Fluency', 'fluency')
+    is this row's fault: read as two aspects, the map would judge an output on the ratings of
+    one spelling and leave the others unread. ``spellings``: canonical -> (first, where)."""
+    aspect = text_cell(declared, row, column, path, line, ("candidates", "aspect_column"))
+    canonical = " ".join(unicodedata.normalize("NFKC", aspect).casefold().split())
+    first, first_at = spellings.setdefault(canonical, (aspect, f"{path.name}:{line}"))
+    if aspect != first:
+        raise SourceFormatError(
+            str(path),
+            line,
+            f"aspect {aspect!r} (column {column!r}) is {first!r} written another way "
+            f"(first at {first_at}); read as two aspects, an output would be judged on the "
+            "ratings of one spelling only",
+            "write each aspect one way in the file (--skip-malformed counts such rows and "
+            "leaves out the outputs they rate)",
+        )
+    return aspect
 
 
 def _add_candidate(

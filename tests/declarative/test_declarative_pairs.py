@@ -5,8 +5,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from nnd_suites import build_suite
 from nnd_suites.declarative.plugin import declared_adapter
+from nnd_suites.declarative.reader import GATHERED_LEFT_OUT
+from nnd_suites.errors import SourceFormatError
 
 HEADER = """\
 name: pairs
@@ -14,12 +18,12 @@ quality_map: rule.yaml
 metadata:
   task: code completion
   languages: [en]
-  annotation_type: pairwise
+  annotation_type: {annotation}
   license: MIT
-  citation: "@misc{x}"
+  citation: "@misc{{x}}"
   source_urls: [https://example.org]
   description: pairs
-file: {format: csv}
+file: {{format: csv}}
 """
 PREFERENCE = """\
 name: pairs
@@ -30,13 +34,14 @@ pairwise: {high_label: accepted, low_label: other, combine: majority, ties: abst
 """
 
 
-def _suite(tmp_path: Path, body: str, rule: str, rows: str):
-    (tmp_path / "source.yaml").write_text(HEADER + body, "utf-8")
+def _suite(tmp_path: Path, body: str, rule: str, rows: str, **build: bool):
+    annotation = "pairwise" if "comparisons:" in body else "numeric"
+    (tmp_path / "source.yaml").write_text(HEADER.format(annotation=annotation) + body, "utf-8")
     (tmp_path / "rule.yaml").write_text(rule, "utf-8")
     (tmp_path / "rows.csv").write_text(rows, "utf-8")
     cls = declared_adapter("tests_pairs", tmp_path)
     cls.name = "pairs"  # what registering it would set
-    return build_suite(cls(), tmp_path / "rows.csv")
+    return build_suite(cls(), tmp_path / "rows.csv", **build)
 
 
 def test_verdicts_on_one_pair_of_one_context_combine_without_a_group_key(tmp_path):
@@ -59,3 +64,39 @@ def test_verdicts_on_one_pair_of_one_context_combine_without_a_group_key(tmp_pat
     tests = sorted((p.context["prefix"], p.high.text, p.low.text) for p in suite.pairs)
     assert tests == [("def f():", "y", "x"), ("def g():", "u", "v")]
     assert suite.manifest.counts.groups == 2
+
+
+MEAN_FLUENCY = """\
+name: pairs
+description: better by at least 1 in mean fluency
+labels: [better, rated]
+tiers: [[better], [rated]]
+rating_rule: {kind: numeric, rating: fluency, aggregate: mean, minimum_gap: 1, low_label: rated}
+"""
+
+
+def test_an_aspect_written_two_ways_is_a_malformed_row_not_a_second_aspect(tmp_path):
+    # r2 wrote 'Fluency': read as an aspect of its own, which the map never reads, x was judged
+    # on r1 and r3 alone (mean 4.5) and beat y (3.5), where all three ratings give x 3.3 and y 4
+    body = (
+        'group: {key: [doc], context: {document: doc}}\ntemplate: "{document}"\n'
+        "candidates: {text: out, system: sys, rater: r, aspect_column: aspect, value: score}\n"
+    )
+    rows = "doc,out,sys,r,aspect,score\n" + "".join(
+        f"d,{out},S{out},{rater},{aspect},{score}\n"
+        for out, second, ratings in [
+            ("x", "Fluency ", (5, 1, 4)),
+            ("y", "Fluency ", (3, 5, 4)),
+            ("z", "fluency", (1, 1, 1)),
+            ("w", "fluency", (5, 5, 5)),
+        ]
+        for rater, aspect, score in zip(
+            ("r1", "r2", "r3"), ("fluency", second, "fluency"), ratings, strict=True
+        )
+    )
+    with pytest.raises(SourceFormatError, match=r"rows\.csv:3: aspect 'Fluency ' .*'fluency'"):
+        _suite(tmp_path, body, MEAN_FLUENCY, rows)
+    suite = _suite(tmp_path, body, MEAN_FLUENCY, rows, skip_malformed=True)
+    assert [(p.high.text, p.low.text) for p in suite.pairs] == [("w", "z")]
+    skipped = {item.reason: item.count for item in suite.manifest.skipped}
+    assert skipped[GATHERED_LEFT_OUT] == 2
