@@ -19,7 +19,7 @@ from nnd_suites.errors import NNDError
 from nnd_suites.infra.atomic import atomic_directory, atomic_write_text
 from nnd_suites.scaffold.writer import _template, check_name, check_root
 from nnd_suites.sources.delimited import read_csv
-from nnd_suites.sources.readers import read_jsonl, read_tsv
+from nnd_suites.sources.readers import read_json_array, read_jsonl, read_tsv
 
 TEXT_HINTS = (
     "output", "generation", "completion", "summary", "response", "hyp", "pred", "simplif", "text",
@@ -48,9 +48,8 @@ def sample_columns(sample: Path) -> tuple[str, dict[str, Any]]:
         rows = read_tsv(sample)
     elif fmt == "jsonl":
         rows = read_jsonl(sample)
-    else:  # a JSON list, small by assumption: a sample
-        items = json.loads(sample.read_text("utf-8"))
-        rows = iter([(1, items[0])] if isinstance(items, list) and items else [])
+    else:  # one JSON list: read as the build reads it (.gz, located errors)
+        rows = read_json_array(sample)
     first = next(iter(rows), None)
     if first is None or not isinstance(first[1], dict):
         raise NNDError(f"{sample}: no first row of named columns to propose a mapping from")

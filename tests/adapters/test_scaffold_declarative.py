@@ -3,6 +3,8 @@ valid as written, that reads the sample into groups once its quality map is load
 
 from __future__ import annotations
 
+import gzip
+import json
 import subprocess
 import sys
 from pathlib import Path
@@ -12,7 +14,7 @@ import pytest
 from nnd_suites.builder.adapter import ADAPTERS
 from nnd_suites.declarative.loading import load_declaration
 from nnd_suites.declarative.plugin import declared_adapter
-from nnd_suites.errors import NNDError
+from nnd_suites.errors import NNDError, SourceFormatError
 from nnd_suites.scaffold.declarative import write_declarative
 from nnd_suites.sources import ReadLog
 
@@ -84,3 +86,20 @@ def test_the_command_refuses_an_existing_adapter_and_a_missing_sample(tmp_path):
         cwd=root,
     )
     assert run.returncode != 0 and "needs --sample FILE" in run.stderr
+
+
+def test_a_gzipped_json_sample_is_read_and_a_broken_one_named_at_its_line(tmp_path):
+    # the .json sample was read with json.loads on its raw text: a .json.gz (the name the
+    # command accepts) and a broken list both ended in a traceback
+    root = _root(tmp_path)
+    rows = [{"id": 1, "source": "Hello world.", "output": "Hi world.", "fluency": 4}]
+    sample = tmp_path / "ratings.json.gz"
+    sample.write_bytes(gzip.compress(json.dumps(rows).encode()))
+    _written, columns = write_declarative(root, "zipped", sample)
+    assert columns == ["id", "source", "output", "fluency"]
+    spec = load_declaration(root / "adapters" / "zipped" / "source.yaml").spec
+    assert spec.file.format == "json" and spec.candidates.ratings == {"fluency": "fluency"}
+    broken = tmp_path / "broken.json"
+    broken.write_text('[\n  {"id": 1, "source": "a",\n')
+    with pytest.raises(SourceFormatError, match=r"broken\.json:2: not a JSON document"):
+        write_declarative(root, "broken", broken)
