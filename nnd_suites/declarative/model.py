@@ -6,10 +6,10 @@ when it is out of date; regenerate with :func:`write_schema`), like the quality 
 from __future__ import annotations
 
 import json
-from pathlib import Path
+from pathlib import Path, PureWindowsPath
 from typing import Annotated, Any, Literal
 
-from pydantic import ConfigDict, Field, model_validator
+from pydantic import ConfigDict, Field, field_validator, model_validator
 from pydantic.json_schema import SkipJsonSchema
 
 from nnd_suites.builder.adapter import AdapterMetadata
@@ -23,6 +23,21 @@ DECLARATION_FILE = "source.yaml"
 
 Column = Annotated[str, Field(min_length=1, description="a column (JSON: a key, or a.b path)")]
 Name = Annotated[str, Field(pattern=r"^[a-z][a-z0-9_]*$")]
+
+#: a quality map beside the declaration is named by its file (else it is a shipped map's name)
+MAP_SUFFIXES = (".yaml", ".yml", ".json")
+
+
+def inside_folder(value: str, where: str, advice: str = "copy the file there") -> str:
+    """``value``, a relative path that stays in ``where`` (no '..', not absolute): a file read
+    from outside an adapter's folder is on its author's machine only, never in an install."""
+    # Windows paths split on both separators: '..\\x' and 'C:x' are refused everywhere alike
+    path = PureWindowsPath(value)
+    if not value or path.anchor or ".." in path.parts:
+        raise ValueError(
+            f"{value!r} leaves {where}: give a path inside it (no '..', not absolute); {advice}"
+        )
+    return value
 
 
 class FileSpec(StrictModel):
@@ -50,6 +65,20 @@ class FileSpec(StrictModel):
     sha256: Annotated[str, Field(pattern=r"^[0-9a-f]{64}$")] | SkipJsonSchema[None] = Field(
         None, description="sha256 of the published file: a shipped copy must match it"
     )
+
+    @field_validator("shipped")
+    @classmethod
+    def _shipped_inside(cls, value: str | None) -> str | None:
+        return None if value is None else inside_folder(value, "the adapter's data/ folder")
+
+    @field_validator("member")
+    @classmethod
+    def _member_inside(cls, value: str | None) -> str | None:
+        return (
+            None
+            if value is None
+            else inside_folder(value, "the archive", "as its listing shows it")
+        )
 
     @model_validator(mode="after")
     def _encoding_for_csv(self) -> FileSpec:
@@ -200,6 +229,13 @@ class SourceDeclaration(StrictModel):
     templates: dict[str, str] = Field(default_factory=dict, description="by model family")
     candidates: Candidates | SkipJsonSchema[None] = None
     comparisons: Comparisons | SkipJsonSchema[None] = None
+
+    @field_validator("quality_map")
+    @classmethod
+    def _map_beside(cls, value: str) -> str:
+        if value.endswith(MAP_SUFFIXES):
+            return inside_folder(value, "the folder of source.yaml")
+        return value
 
     @model_validator(mode="after")
     def _one_kind(self) -> SourceDeclaration:

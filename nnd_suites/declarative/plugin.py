@@ -16,7 +16,7 @@ from typing import ClassVar
 
 from nnd_suites.builder.adapter import Adapter, register_adapter
 from nnd_suites.declarative.loading import Declared, load_declaration
-from nnd_suites.declarative.model import DECLARATION_FILE
+from nnd_suites.declarative.model import DECLARATION_FILE, MAP_SUFFIXES
 from nnd_suites.declarative.reader import read_declared
 from nnd_suites.errors import DeclarationError, SourceFormatError, TemplateError
 from nnd_suites.infra.reading import sha256_file
@@ -39,11 +39,17 @@ class DeclarativeAdapter(Adapter):
     def declaration_path(cls) -> Path:
         return cls.declared.path
 
+    @classmethod
+    def folder(cls) -> Path:
+        return cls.declared.path.parent  # where its data/, fixtures and README are
+
     def read(self, path: Path, log: ReadLog) -> Iterator[Group] | Iterator[JudgedGroup]:
         spec = self.declared.spec.file
         if spec.member is not None:  # a folder: the archive --source named, extracted
             path = _member(path, spec.member, self.declared.at("file", "member"))
         shipped = self.default_source_path()
+        if shipped is not None and path == shipped:
+            _linked_inside(shipped, self.folder(), self.declared.at("file", "shipped"))
         if spec.sha256 and shipped is not None and path.resolve() == shipped.resolve():
             digest = sha256_file(path)
             if digest != spec.sha256:
@@ -52,6 +58,17 @@ class DeclarativeAdapter(Adapter):
                     f"{digest}, not the declared one; ship the published file unmodified"
                 )
         return read_declared(self.declared, path, log)
+
+
+def _linked_inside(path: Path, folder: Path, declared_at: str) -> None:
+    """A file of the adapter's ``folder`` that is a link to a file outside it is refused: it is
+    there on its author's machine only (the declaration already refuses '..' and '/')."""
+    target = path.resolve()
+    if not target.is_relative_to(folder.resolve()):
+        raise DeclarationError(
+            f"{declared_at}: {path} links to {target}, outside the adapter's folder "
+            f"{folder}: copy the file into the folder instead"
+        )
 
 
 def _member(folder: Path, member: str, declared_at: str) -> Path:
@@ -88,7 +105,8 @@ def declared_adapter(module_name: str, folder: Path) -> type[DeclarativeAdapter]
         except TemplateError as exc:
             raise DeclarationError(str(exc)) from None
     quality_map = spec.quality_map
-    if quality_map.endswith((".yaml", ".yml", ".json")):  # a map beside the declaration
+    if quality_map.endswith(MAP_SUFFIXES):  # a map beside the declaration
+        _linked_inside(folder / quality_map, folder, declared.at("quality_map"))
         quality_map = str(folder / quality_map)
     attributes = {
         "__module__": module_name,

@@ -287,3 +287,38 @@ def test_every_shipped_declaration_passes_the_json_schema_and_a_typo_does_not():
     typo = yaml.safe_load(declarations[0].read_text("utf-8"))
     typo["group"]["kye"] = ["x"]
     assert any("'kye' was unexpected" in e.message for e in validator.iter_errors(typo))
+
+
+@pytest.mark.parametrize(
+    ("key", "line", "value"),
+    [
+        ("shipped", 11, "../../elsewhere/table.csv"),
+        ("shipped", 11, "/abs/table.csv"),
+        ("member", 11, "release/../../table.csv"),
+        ("quality_map", 2, "../maps/tiny.yaml"),
+    ],
+)
+def test_a_path_that_leaves_the_adapters_folder_is_refused_at_its_line(tmp_path, key, line, value):
+    # `shipped: ../../x.csv` or an absolute path built from a file outside the package (read
+    # on the author's machine, missing from every install; `member` read outside the archive)
+    if key == "quality_map":
+        text = HEADER.replace("quality_map: tiny", f"quality_map: {value}") + RATED
+    else:
+        text = HEADER + RATED.replace("{format: csv}", f"{{format: csv, {key}: {value}}}")
+    (tmp_path / "source.yaml").write_text(text, "utf-8")
+    with pytest.raises(DeclarationError, match=rf"source\.yaml:{line}, at .*{key}.*leaves"):
+        _adapter(tmp_path)
+
+
+def test_a_shipped_file_linked_from_outside_the_adapters_folder_is_refused(tmp_path):
+    outside = tmp_path / "downloads" / "table.csv"
+    outside.parent.mkdir()
+    outside.write_text(TABLE + "1,o,a,s1,10,20\n1,o,b,s2,30,50\n", "utf-8")
+    folder = tmp_path / "adapter"
+    (folder / "data").mkdir(parents=True)
+    (folder / "data" / "table.csv").symlink_to(outside)
+    body = RATED.replace("{format: csv}", "{format: csv, shipped: table.csv}")
+    (folder / "source.yaml").write_text(HEADER + body, "utf-8")
+    adapter = _adapter(folder)
+    with pytest.raises(DeclarationError, match=r"source\.yaml:11: .*links to .*downloads"):
+        list(adapter.read(folder / "data" / "table.csv", ReadLog()))
