@@ -178,6 +178,12 @@ class Candidates(StrictModel):
     )
     low: float | SkipJsonSchema[None] = Field(None, description="lowest valid rating")
     high: float | SkipJsonSchema[None] = Field(None, description="highest valid rating")
+    better: Literal["higher", "lower"] = Field(
+        "higher",
+        description="which end of the scale is better: lower for error counts, ranks or "
+        "distances (each rating is then negated once read, after the low/high check, so the "
+        "map's 'higher by at least' means better; the suite shows -3 for 3)",
+    )
 
     @model_validator(mode="after")
     def _one_shape(self) -> Candidates:

@@ -324,6 +324,21 @@ def _parse(
     line: int,
     keys: tuple[str, ...],
 ) -> float:
+    """A rating as the map compares it: checked on the file's own scale, then negated when
+    lower is better (0.0 - x: an error count of 0 stays 0.0, never -0.0)."""
+    number = _on_scale(declared, spec, value, column, path, line, keys)
+    return number if spec.better == "higher" else 0.0 - number
+
+
+def _on_scale(
+    declared: Declared,
+    spec: Candidates,
+    value: object,
+    column: str,
+    path: Path,
+    line: int,
+    keys: tuple[str, ...],
+) -> float:
     # the common case without parse_number's message-building (which formats every value)
     if type(value) in (int, float) or type(value) is str:
         try:

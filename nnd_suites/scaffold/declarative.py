@@ -116,7 +116,8 @@ def propose(name: str, fmt: str, row: dict[str, Any]) -> dict[str, Any]:
             "verdicts": {"TODO_value_meaning_a": "a", "TODO_value_meaning_b": "b"},
         }
         return spec
-    spec["candidates"] = {"text": candidates[0], "ratings": _ratings(numbers)}
+    # said, never assumed: a count of errors or a rank read as higher-is-better swaps every pair
+    spec["candidates"] = {"text": candidates[0], "ratings": _ratings(numbers), "better": "higher"}
     if system:
         spec["candidates"]["system"] = system[0]
     return spec
@@ -152,8 +153,14 @@ def _unused(spec: dict[str, Any], row: dict[str, Any]) -> list[str]:
 def _mark_guesses(text: str) -> str:
     """Each line of a guessed key, marked ``# CHECK`` (PyYAML writes no comments)."""
     keys = "|".join(GUESSED)
-    return re.sub(
+    text = re.sub(
         rf"^(\s*(?:{keys}):.*)$", r"\1  # CHECK: guessed from the header", text, flags=re.M
+    )
+    return re.sub(
+        r"^(\s*better: higher)$",
+        r"\1  # CHECK: lower for error counts, ranks or distances",
+        text,
+        flags=re.M,
     )
 
 

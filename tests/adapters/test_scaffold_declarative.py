@@ -103,3 +103,15 @@ def test_a_gzipped_json_sample_is_read_and_a_broken_one_named_at_its_line(tmp_pa
     broken.write_text('[\n  {"id": 1, "source": "a",\n')
     with pytest.raises(SourceFormatError, match=r"broken\.json:2: not a JSON document"):
         write_declarative(root, "broken", broken)
+
+
+def test_the_proposal_asks_which_end_of_the_rating_scale_is_better(tmp_path):
+    # an error count proposed as a rating, read higher-is-better unsaid, swapped every pair
+    root = _root(tmp_path)
+    sample = tmp_path / "errors.csv"
+    sample.write_text("id,source,output,system,errors\n1,hello world,hi world,A,3\n")
+    write_declarative(root, "counted", sample)
+    path = root / "adapters" / "counted" / "source.yaml"
+    assert load_declaration(path).spec.candidates.better == "higher"
+    text = path.read_text("utf-8")
+    assert "  better: higher  # CHECK: lower for error counts, ranks or distances" in text

@@ -100,3 +100,25 @@ def test_an_aspect_written_two_ways_is_a_malformed_row_not_a_second_aspect(tmp_p
     assert [(p.high.text, p.low.text) for p in suite.pairs] == [("w", "z")]
     skipped = {item.reason: item.count for item in suite.manifest.skipped}
     assert skipped[GATHERED_LEFT_OUT] == 2
+
+
+def test_a_scale_where_lower_is_better_is_declared_and_its_pairs_point_the_right_way(tmp_path):
+    # errors per output: fewer is better. With no way to say so, a contributor's numeric map
+    # made every test prefer the output with more errors (the pairs swapped, exit 0).
+    body = (
+        'group: {key: [doc], context: {document: doc}}\ntemplate: "{document}"\n'
+        "candidates: {text: out, system: sys, ratings: {errors: errors}, low: 0, high: 10, "
+        "better: lower}\n"
+    )
+    rule = MEAN_FLUENCY.replace("rating: fluency", "rating: errors")
+    rows = "doc,out,sys,errors\nd,clean,A,0\nd,sloppy,B,4\nd,broken,C,10\n"
+    suite = _suite(tmp_path, body, rule, rows)
+    tests = sorted((p.high.text, p.low.text, p.high.score, p.low.score) for p in suite.pairs)
+    assert tests == [
+        ("clean", "broken", 0.0, -10.0),
+        ("clean", "sloppy", 0.0, -4.0),
+        ("sloppy", "broken", -4.0, -10.0),
+    ]
+    # the declared bounds are the file's own scale: 11 errors is out of range, not -11
+    with pytest.raises(SourceFormatError, match=r"rows\.csv:4: column 'errors': '11' out of range"):
+        _suite(tmp_path, body, rule, rows.replace(",10\n", ",11\n"))
