@@ -105,6 +105,11 @@ def read_declared(declared: Declared, path: Path, log: ReadLog) -> Iterator[Grou
             # no key: the rows of one context are one group, so that verdicts on one pair
             # combine (one group a row held a pair judged both ways as two opposite tests)
             key = declared_key or tuple(context.values())
+            category = spec.comparisons.category if spec.comparisons is not None else None
+            if category is not None and category not in spec.group.key:
+                # verdicts on one pair combine within a group: never across aspects judged
+                at = ("comparisons", "category")
+                key = (*key, text_cell(declared, row, category, path, line, at))
             bucket = buckets.get(key)
             if bucket is not None and bucket.context != context:
                 raise DeclarationError(

@@ -122,3 +122,26 @@ def test_a_scale_where_lower_is_better_is_declared_and_its_pairs_point_the_right
     # the declared bounds are the file's own scale: 11 errors is out of range, not -11
     with pytest.raises(SourceFormatError, match=r"rows\.csv:4: column 'errors': '11' out of range"):
         _suite(tmp_path, body, rule, rows.replace(",10\n", ",11\n"))
+
+
+def test_verdicts_on_different_aspects_of_one_pair_are_never_combined(tmp_path):
+    # one rater preferred x for fluency and y for meaning and simplicity: combined into one
+    # majority, the suite held y > x as a 'meaning' test of three votes, fluency's test lost
+    body = (
+        'group: {key: [id], context: {prompt: prompt}}\ntemplate: "{prompt}"\n'
+        "comparisons: {text_a: a, text_b: b, winner: w, rater: r, category: aspect, "
+        'verdicts: {"0": a, "1": b}}\n'
+    )
+    rows = (
+        "id,prompt,a,b,w,r,aspect\n"
+        "1,p,x,y,0,r1,fluency\n"
+        "1,p,x,y,1,r1,meaning\n"
+        "1,p,y,x,0,r1,simplicity\n"
+    )
+    suite = _suite(tmp_path, body, PREFERENCE, rows)
+    tests = sorted((p.category, p.high.text, p.low.text, len(p.votes)) for p in suite.pairs)
+    assert tests == [
+        ("fluency", "x", "y", 1),
+        ("meaning", "y", "x", 1),
+        ("simplicity", "y", "x", 1),
+    ]
