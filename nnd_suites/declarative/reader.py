@@ -16,9 +16,17 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from nnd_suites.declarative.comparisons import judgment_of, one_vote_each
 from nnd_suites.declarative.loading import Declared
-from nnd_suites.declarative.model import Candidates, Column, Comparisons, Fixed
-from nnd_suites.declarative.table import MISSING, Row, cell, table_rows, text_cell
+from nnd_suites.declarative.model import Candidates
+from nnd_suites.declarative.table import (
+    MISSING,
+    Row,
+    cell,
+    fixed_or_cell,
+    table_rows,
+    text_cell,
+)
 from nnd_suites.errors import DeclarationError, SourceFormatError
 from nnd_suites.infra.reading import MAX_NUMBER
 from nnd_suites.records.groups import Candidate, Group
@@ -85,6 +93,7 @@ def read_declared(declared: Declared, path: Path, log: ReadLog) -> Iterator[Grou
     # group key -> the gathered outputs (text, system) one of whose rows was left out
     incomplete: dict[tuple[str, ...], set[tuple[str, str]]] = {}
     spellings: dict[str, tuple[str, str]] = {}  # each aspect of the aspect column, as first seen
+    judged: dict[tuple[tuple[str, ...], str, frozenset[str]], str] = {}  # see one_vote_each
     name = path.name
     gathered = spec.candidates is not None and spec.candidates.gathered
     log.gathers_rows = gathered
@@ -119,7 +128,8 @@ def read_declared(declared: Declared, path: Path, log: ReadLog) -> Iterator[Grou
                 )
             # the row is read whole before it joins a group: a malformed row makes none
             if spec.comparisons is not None:
-                judgment = _judgment(declared, spec.comparisons, row, path, line)
+                judgment = judgment_of(declared, spec.comparisons, row, path, line)
+                one_vote_each(judged, key, judgment, (path, line))
             else:
                 assert spec.candidates is not None  # the model requires one of the two
                 at = (path, line, where)
@@ -174,15 +184,6 @@ def read_declared(declared: Declared, path: Path, log: ReadLog) -> Iterator[Grou
         )
 
 
-def _value(
-    declared: Declared, source: Column | Fixed, row: Row, path: Path, line: int, key: str
-) -> str:
-    if isinstance(source, Fixed):
-        return source.value
-    part = "candidates" if declared.spec.candidates is not None else "comparisons"
-    return text_cell(declared, row, source, path, line, (part, key))
-
-
 def _output_of(
     declared: Declared, spec: Candidates, row: Row, path: Path, line: int
 ) -> tuple[str, str] | None:
@@ -190,7 +191,7 @@ def _output_of(
     system cell is at fault (then it names no output)."""
     try:
         text = text_cell(declared, row, spec.text, path, line, ("candidates", "text"))
-        return text, _value(declared, spec.system, row, path, line, "system")
+        return text, fixed_or_cell(declared, spec.system, row, path, line, "system")
     except SourceFormatError:
         return None
 
@@ -206,7 +207,7 @@ def _candidate_row(
     every cell checked; ``spellings`` holds each aspect of the aspect column seen so far."""
     path, line, where = at
     text = text_cell(declared, row, spec.text, path, line, ("candidates", "text"))
-    system = _value(declared, spec.system, row, path, line, "system")
+    system = fixed_or_cell(declared, spec.system, row, path, line, "system")
     rater = None
     if spec.rater is not None:
         rater = text_cell(declared, row, spec.rater, path, line, ("candidates", "rater"))
@@ -367,29 +368,3 @@ def _on_scale(
             f"a rating declared at {declared.at('candidates', *keys)}: fix the value, or leave "
             "such rows out with a filter (--skip-malformed counts them instead)",
         ) from None
-
-
-def _judgment(declared: Declared, spec: Comparisons, row: Row, path: Path, line: int) -> Judgment:
-    winner = text_cell(declared, row, spec.winner, path, line, ("comparisons", "winner"))
-    verdict = spec.verdicts.get(winner)
-    if verdict is None:
-        raise DeclarationError(
-            f"{declared.at('comparisons', 'verdicts')}: {path.name}:{line}: winner "
-            f"{winner!r} (column {spec.winner!r}) is not declared in verdicts "
-            f"{sorted(spec.verdicts)}; declare what it means (a, b or tie), or filter such rows"
-        )
-    where = f"{path.name}:{line}"
-    optional = {
-        name: text_cell(declared, row, column, path, line, ("comparisons", name))
-        for name, column in (("rater", spec.rater), ("category", spec.category))
-        if column is not None
-    }
-    return Judgment(
-        response_a=text_cell(declared, row, spec.text_a, path, line, ("comparisons", "text_a")),
-        response_b=text_cell(declared, row, spec.text_b, path, line, ("comparisons", "text_b")),
-        verdict=verdict,
-        systems_a=[_value(declared, spec.system_a, row, path, line, "system_a")],
-        systems_b=[_value(declared, spec.system_b, row, path, line, "system_b")],
-        where=where,
-        **optional,
-    )

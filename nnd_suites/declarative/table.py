@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from nnd_suites.declarative.loading import Declared
+from nnd_suites.declarative.model import Column, Fixed
 from nnd_suites.errors import DeclarationError, SourceFormatError
 from nnd_suites.sources import ReadLog, read_json_array, read_jsonl, read_tsv
 from nnd_suites.sources.delimited import read_csv
@@ -107,3 +108,14 @@ def text_cell(
             "point it at a text column",
         )
     return value if isinstance(value, str) else str(value)
+
+
+def fixed_or_cell(
+    declared: Declared, source: Column | Fixed, row: Row, path: Path, line: int, key: str
+) -> str:
+    """The text of ``source``: a value the declaration fixes, or the row's cell (``key`` names
+    the declaration's key, for the error's line)."""
+    if isinstance(source, Fixed):
+        return source.value
+    part = "candidates" if declared.spec.candidates is not None else "comparisons"
+    return text_cell(declared, row, source, path, line, (part, key))

@@ -145,3 +145,16 @@ def test_verdicts_on_different_aspects_of_one_pair_are_never_combined(tmp_path):
         ("meaning", "y", "x", 1),
         ("simplicity", "y", "x", 1),
     ]
+
+
+def test_a_rater_judging_one_pair_twice_is_a_malformed_row_not_a_second_vote(tmp_path):
+    # r1's row repeated: counted twice, r1 outvoted r2 (2 to 1) where the raters tie 1 to 1
+    body = (
+        'group: {key: [id], context: {prompt: prompt}}\ntemplate: "{prompt}"\n'
+        'comparisons: {text_a: a, text_b: b, winner: w, rater: r, verdicts: {"0": a, "1": b}}\n'
+    )
+    rows = "id,prompt,a,b,w,r\n1,p,x,y,0,r1\n1,p,y,x,0,r2\n1,p,y,x,1,r1\n2,q,u,v,0,r1\n"
+    with pytest.raises(SourceFormatError, match=r"rows\.csv:4: rater 'r1' judged .*rows\.csv:2"):
+        _suite(tmp_path, body, PREFERENCE, rows)
+    suite = _suite(tmp_path, body, PREFERENCE, rows, skip_malformed=True)
+    assert [(p.high.text, p.low.text) for p in suite.pairs] == [("u", "v")]
