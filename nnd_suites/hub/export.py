@@ -116,7 +116,7 @@ def adding_configs(
             )
         left_out = misnamed
         kept = [
-            _kept_config(folder / n)
+            validated_config(folder / n)
             for n in exported_configs(folder)
             if n not in names and n not in left_out
         ]
@@ -161,7 +161,7 @@ def refresh_card(folder: str | Path, repo_id: str | None = None) -> list[ConfigI
     if not folder.is_dir():
         raise NNDError(f"{folder}: no such folder; give an export folder")
     with folder_lock(folder):
-        configs = [_kept_config(folder / name) for name in exported_configs(folder)]
+        configs = [validated_config(folder / name) for name in exported_configs(folder)]
         _check_unique([c.name for c in configs], "config")
         if not configs:
             raise NNDError(f"{folder}: no exported suite config to describe")
@@ -169,14 +169,14 @@ def refresh_card(folder: str | Path, repo_id: str | None = None) -> list[ConfigI
     return configs
 
 
-def _kept_config(config_dir: Path) -> ConfigInfo:
-    """A config already in the folder, read whole and validated (a truncated file, edited rows or
+def validated_config(config_dir: Path) -> ConfigInfo:
+    """A config of an export folder, read whole and validated (a truncated file, edited rows or
     missing candidates are errors), then described for the card."""
     try:
         read_config(config_dir)
     except SuiteValidationError as exc:
         raise SuiteValidationError(
-            f"config {config_dir.name!r} already in {config_dir.parent} is damaged ({exc}); "
+            f"config {config_dir.name!r} in {config_dir.parent} is damaged ({exc}); "
             "export that suite again, or move the folder away"
         ) from exc
     return describe_config(config_dir)

@@ -1,0 +1,132 @@
+"""`nnd-suites validate` of an export folder: every config, and the card's metadata that
+`datasets.load_dataset` follows, checked against the configs present."""
+
+from __future__ import annotations
+
+import shutil
+
+import datasets
+import pytest
+
+from nnd_suites import SuiteValidationError
+from nnd_suites.cli import main
+from nnd_suites.hub import export_suites
+from nnd_suites.hub.layout import CARD_FILE
+from nnd_suites.transformations.apply import transform_suite
+
+LOWERCASE = "quiz_design.lowercase"
+
+
+@pytest.fixture(scope="module")
+def twins(quiz_design_suite):
+    """quiz_design and its lowercase child: the same Features and row count, other pairs."""
+    return quiz_design_suite, transform_suite(quiz_design_suite, "lowercase")
+
+
+@pytest.fixture
+def exported(twins, tmp_path):
+    folder = tmp_path / "nnd"
+    export_suites(twins, folder)
+    return folder
+
+
+def _ids(folder, config, cache):
+    return datasets.load_dataset(str(folder), config, split="test", cache_dir=str(cache))["id"]
+
+
+def _swap(text: str, first: str, second: str) -> str:
+    return text.replace(first, "\0").replace(second, first).replace("\0", second)
+
+
+def test_validate_accepts_an_export_folder(exported, capsys):
+    assert main(["validate", str(exported)]) == 0
+    out = capsys.readouterr().out
+    assert "valid export folder, 2 configs" in out
+    assert "quiz_design: valid suite, 2,686 pairs" in out
+    assert f"{LOWERCASE}: valid suite, 2,686 pairs" in out
+    assert main(["validate", str(exported / "quiz_design")]) == 0
+    assert "the card of" in capsys.readouterr().out
+
+
+def test_swapped_data_files_in_the_card_are_named(twins, exported, tmp_path, capsys):
+    card = exported / CARD_FILE
+    card.write_text(
+        _swap(card.read_text("utf-8"), "path: quiz_design/", f"path: {LOWERCASE}/"), "utf-8"
+    )
+    qd, lowercase = twins
+    # what a user of the folder meets: the child's pairs under the parent's name, no error
+    assert _ids(exported, "quiz_design", tmp_path / "c1") == [p.id for p in lowercase.pairs]
+    assert main(["validate", str(exported)]) == SuiteValidationError.exit_status
+    err = capsys.readouterr().err
+    assert f"{card}: the card does not describe the configs" in err
+    assert f"config 'quiz_design' reads data_files [{{'split': 'test', 'path': '{LOWERCASE}/" in err
+    assert f"config '{LOWERCASE}' reads data_files" in err
+    assert f"nnd-suites export {exported / 'quiz_design'} --to {exported}" in err
+    assert main(["validate", str(exported / "quiz_design")]) == SuiteValidationError.exit_status
+    assert "config 'quiz_design' reads data_files" in capsys.readouterr().err
+    # the repair the message gives
+    assert main(["export", str(exported / "quiz_design"), "--to", str(exported)]) == 0
+    assert main(["validate", str(exported)]) == 0
+    assert _ids(exported, "quiz_design", tmp_path / "c2") == [p.id for p in qd.pairs]
+
+
+def _list_quiz_design_twice(folder):
+    card = folder / CARD_FILE
+    head, configs = card.read_text("utf-8").split("\nconfigs:\n")
+    wrong = (
+        "- config_name: quiz_design\n  data_files:\n  - split: test\n"
+        f"    path: {LOWERCASE}/test-*.parquet\n"
+    )
+    # appended to the list, the wrong entry is the one `datasets` keeps
+    configs = configs.replace("---\n", wrong + "---\n", 1)
+    card.write_text(f"{head}\nconfigs:\n{configs}", "utf-8")
+
+
+def _edit_card(old, new):
+    def edit(folder):
+        card = folder / CARD_FILE
+        text = card.read_text("utf-8")
+        assert old in text
+        card.write_text(text.replace(old, new), "utf-8")
+
+    return edit
+
+
+def _standalone_yaml(folder):
+    (folder / ".huggingface.yaml").write_text(
+        f"configs:\n- config_name: quiz_design\n  data_files: {LOWERCASE}/test-*.parquet\n"
+    )
+
+
+def _rename_config(folder):
+    (folder / LOWERCASE).rename(folder / "qd_lower")
+
+
+@pytest.mark.parametrize(
+    ("edit", "named"),
+    [
+        (_list_quiz_design_twice, "its configs lists config 'quiz_design' 2 times"),
+        (
+            _edit_card("num_examples: 2686", "num_examples: 2600"),
+            "gives config 'quiz_design' the splits {'test': 2600}, its files hold {'test': 2686}",
+        ),
+        (_edit_card("split: test", "split: train"), "'split': 'train'"),
+        (_standalone_yaml, ".huggingface.yaml overrides the card's metadata"),
+        (_rename_config, f"it lists config '{LOWERCASE}', which the folder does not hold"),
+        (lambda folder: (folder / CARD_FILE).unlink(), "cannot read the dataset card"),
+    ],
+    ids=["listed-twice", "num-examples", "split-renamed", "huggingface-yaml", "renamed", "no-card"],
+)
+def test_a_card_that_does_not_describe_the_folder_is_named(exported, edit, named, capsys):
+    edit(exported)
+    assert main(["validate", str(exported)]) == SuiteValidationError.exit_status
+    assert named in capsys.readouterr().err
+
+
+def test_a_damaged_config_of_an_export_folder_is_named(exported, twins, capsys):
+    shard = exported / "quiz_design" / "test-00000-of-00001.parquet"
+    shutil.copy(exported / LOWERCASE / shard.name, shard)  # same schema and rows, other pairs
+    assert main(["validate", str(exported)]) == SuiteValidationError.exit_status
+    err = capsys.readouterr().err
+    assert "config 'quiz_design' in" in err
+    assert "edited after it was written: the pairs" in err
