@@ -13,6 +13,7 @@ from huggingface_hub import DatasetCard
 from huggingface_hub.repocard import REGEX_YAML_BLOCK
 
 from nnd_suites.errors import NNDError
+from nnd_suites.hub.layout import CARD_FILE
 from nnd_suites.infra.reading import DataFileError, parse_yaml, read_data_text
 
 #: a card is text and a little YAML; any README this large is not ours to parse
@@ -71,3 +72,18 @@ def _front_matter(text: str, path: Path) -> dict[str, Any]:
             f"{type(metadata).__name__}, not a mapping)"
         )
     return metadata
+
+
+def card_config_names(folder: Path) -> list[str]:
+    """Config names the card of an export folder declares (empty without a card)."""
+    # lazy: datasets loads only when an exported suite is read
+    from datasets.utils.metadata import MetadataConfigs
+
+    card = folder / CARD_FILE
+    if not card.is_file():
+        return []
+    try:
+        names = MetadataConfigs.from_dataset_card_data(load_card(card).data)
+    except (NNDError, ValueError, TypeError, yaml.YAMLError):
+        return []
+    return sorted(name for name in names if isinstance(name, str))

@@ -9,13 +9,14 @@ from pathlib import Path
 
 from nnd_suites.errors import NNDError, OutputFolderError, SuiteValidationError
 from nnd_suites.hub.card import build_card
-from nnd_suites.hub.card_reading import card_has_tag
+from nnd_suites.hub.card_reading import card_config_names, card_has_tag
 from nnd_suites.hub.configs import ConfigInfo, describe_config, read_config
 from nnd_suites.hub.layout import CARD_FILE, CARD_TAG, exported_configs, validate_config_name
 from nnd_suites.hub.remote import check_repo_id
 from nnd_suites.infra.atomic import atomic_write_text, folder_lock
 from nnd_suites.infra.output_folder import check_output_folder
-from nnd_suites.suite import Suite, SuiteManifest
+from nnd_suites.suite import Suite, SuiteManifest, has_manifest
+from nnd_suites.suite.manifest import config_name_problem
 
 
 @dataclass
@@ -117,7 +118,7 @@ def adding_configs(
         left_out = misnamed
         kept = [
             validated_config(folder / n)
-            for n in exported_configs(folder)
+            for n in present_configs(folder)
             if n not in names and n not in left_out
         ]
         _check_unique([c.name for c in kept] + names, "config")
@@ -128,6 +129,18 @@ def adding_configs(
             if dataset.written:
                 dataset.configs = kept + [describe_config(folder / n) for n in dataset.written]
                 _write_card(folder, dataset.configs, repo_id)
+
+
+def present_configs(folder: Path) -> list[str]:
+    """The configs ``folder`` holds: its config folders, and those its card lists that still
+    hold a manifest though a file is gone (a missing shard would otherwise drop the config from
+    the next card without a word; reading it names what is missing)."""
+    listed = [
+        name
+        for name in card_config_names(folder)
+        if config_name_problem(name) is None and has_manifest(folder / name)
+    ]
+    return sorted(set(exported_configs(folder)) | set(listed))
 
 
 def misnamed_suites(folder: str | Path) -> dict[str, str]:
@@ -161,7 +174,7 @@ def refresh_card(folder: str | Path, repo_id: str | None = None) -> list[ConfigI
     if not folder.is_dir():
         raise NNDError(f"{folder}: no such folder; give an export folder")
     with folder_lock(folder):
-        configs = [validated_config(folder / name) for name in exported_configs(folder)]
+        configs = [validated_config(folder / name) for name in present_configs(folder)]
         _check_unique([c.name for c in configs], "config")
         if not configs:
             raise NNDError(f"{folder}: no exported suite config to describe")

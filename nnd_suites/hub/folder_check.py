@@ -25,8 +25,13 @@ from nnd_suites.errors import NNDError, SuiteValidationError
 from nnd_suites.hub.card import card_data
 from nnd_suites.hub.card_reading import load_card
 from nnd_suites.hub.configs import ConfigInfo, describe_config
-from nnd_suites.hub.export import check_card_is_ours, misnamed_suites, validated_config
-from nnd_suites.hub.layout import CARD_FILE, exported_configs
+from nnd_suites.hub.export import (
+    check_card_is_ours,
+    misnamed_suites,
+    present_configs,
+    validated_config,
+)
+from nnd_suites.hub.layout import CARD_FILE
 
 #: the card's metadata fields `load_dataset` reads, and what each one says about a config
 CONFIGS_FIELD, INFOS_FIELD = "configs", "dataset_info"
@@ -49,7 +54,7 @@ def check_export_folder(folder: str | Path) -> ExportFolderCheck:
     check_card_is_ours(folder)
     left_out = misnamed_suites(folder)
     configs = [
-        validated_config(folder / name) for name in exported_configs(folder) if name not in left_out
+        validated_config(folder / name) for name in present_configs(folder) if name not in left_out
     ]
     if not configs:
         raise SuiteValidationError(

@@ -10,11 +10,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-import yaml
 from huggingface_hub import snapshot_download
 
 from nnd_suites.errors import NNDError, UnknownItemError
-from nnd_suites.hub.card_reading import load_card
+from nnd_suites.hub.card_reading import card_config_names
 from nnd_suites.hub.configs import read_config
 from nnd_suites.hub.layout import CARD_FILE, exported_configs, validate_config_name
 from nnd_suites.hub.remote import check_repo_id, hub_errors
@@ -69,20 +68,6 @@ def download_config(repo_id: str, config: str, revision: str | None = None) -> P
             allow_patterns=[f"{config}/*", CARD_FILE],
         )
     return Path(path)
-
-
-def card_config_names(folder: Path) -> list[str]:
-    """Config names the card of an export folder declares (empty without a card)."""
-    # lazy: datasets loads only when an exported suite is read
-    from datasets.utils.metadata import MetadataConfigs
-
-    card = folder / CARD_FILE
-    if not card.is_file():
-        return []
-    try:
-        return sorted(MetadataConfigs.from_dataset_card_data(load_card(card).data))
-    except (NNDError, ValueError, yaml.YAMLError):
-        return []
 
 
 def read_exported_config(folder: Path, config: str, location: str | None = None) -> Suite:

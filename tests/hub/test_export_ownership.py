@@ -19,7 +19,7 @@ from nnd_suites.errors import OutputFolderError
 from nnd_suites.hub import export_suites
 from nnd_suites.hub.export import refresh_card
 from nnd_suites.hub.layout import CARD_FILE
-from nnd_suites.suite import CANDIDATES_FILE
+from nnd_suites.suite import CANDIDATES_FILE, DATA_FILE
 
 CONCURRENT = 20
 
@@ -80,6 +80,22 @@ def test_a_kept_config_with_truncated_candidates_is_an_error(
         refresh_card(tmp_path)
     export_suites([challenge300_suite], tmp_path)  # exporting it again repairs it
     assert pq.read_table(candidates).num_rows == len(challenge300_suite.candidates)
+
+
+def test_a_listed_config_whose_pairs_are_gone_is_an_error_not_dropped(
+    challenge300_suite, quiz_design_suite, tmp_path
+):
+    export_suites([challenge300_suite, quiz_design_suite], tmp_path)
+    (tmp_path / "quiz_design" / DATA_FILE).unlink()  # manifest and candidates still there
+    card = (tmp_path / CARD_FILE).read_bytes()
+    with pytest.raises(SuiteValidationError, match=r"config 'quiz_design'.*damaged.*no pairs"):
+        export_suites([challenge300_suite], tmp_path)
+    assert (tmp_path / CARD_FILE).read_bytes() == card  # still lists quiz_design
+    assert _card_configs(tmp_path) == ["challenge300", "quiz_design"]
+    with pytest.raises(SuiteValidationError, match="no pairs"):
+        refresh_card(tmp_path)
+    export_suites([quiz_design_suite], tmp_path)  # exporting it again repairs it
+    assert _card_configs(tmp_path) == ["challenge300", "quiz_design"]
 
 
 EXPORT_ALL = """
