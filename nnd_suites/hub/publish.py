@@ -20,9 +20,10 @@ from nnd_suites.hub.export import export_suites, is_nnd_card, refresh_card
 from nnd_suites.hub.layout import CARD_FILE
 from nnd_suites.hub.remote import LOGIN_HINT, check_repo_id, check_tag, hub_errors, offline
 from nnd_suites.suite import CANDIDATES_FILE, DATA_GLOB, MANIFEST_FILE, Suite
+from nnd_suites.suite.storage import data_files
 
-#: What an upload sends from the staging folder (never download metadata or stray files).
-UPLOAD_PATTERNS = [CARD_FILE, f"*/{MANIFEST_FILE}", f"*/{DATA_GLOB}", f"*/{CANDIDATES_FILE}"]
+#: The files of one config an upload sends (beside the card), with its ``test-*.parquet`` shards.
+CONFIG_FILES = [MANIFEST_FILE, CANDIDATES_FILE]
 
 
 @dataclass
@@ -69,7 +70,7 @@ def publish_suites(
         return PublishResult(
             repo_id,
             staging,
-            _files(staging),
+            _files(staging, export.config_names),
             export.written,
             export.config_names,
             dry_run=True,
@@ -93,12 +94,13 @@ def publish_suites(
         _fetch_other_configs(api, repo_id, staging, export.written)
         configs = [c.name for c in refresh_card(staging, repo_id)]
         message = commit_message or f"nnd-suites: publish {', '.join(export.written)}"
+        files = _files(staging, configs)
         with hub_errors("uploading the suites", repo_id):
             commit = api.upload_folder(
                 repo_id=repo_id,
                 repo_type="dataset",
                 folder_path=staging,
-                allow_patterns=UPLOAD_PATTERNS,
+                allow_patterns=files,  # exact paths: config names hold no * ? [
                 # a config is replaced as a whole: stale shards of a written config go
                 delete_patterns=[f"{name}/{DATA_GLOB}" for name in export.written],
                 commit_message=message,
@@ -114,7 +116,7 @@ def publish_suites(
         return PublishResult(
             repo_id,
             staging,
-            _files(staging),
+            files,
             export.written,
             configs,
             commit_url=getattr(commit, "commit_url", None),
@@ -149,13 +151,14 @@ def _fetch_other_configs(api: HfApi, repo_id: str, staging: Path, written: list[
         )
 
 
-def _files(staging: Path) -> list[str]:
-    return sorted(
-        p.relative_to(staging).as_posix()
-        for pattern in UPLOAD_PATTERNS
-        for p in staging.glob(pattern)
-        if p.is_file()
-    )
+def _files(staging: Path, configs: list[str]) -> list[str]:
+    """What an upload sends: the card and the files of each config it lists, never anything else
+    in the folder (a killed export's ``.NAME.*.tmp`` folder, a user's backup of a shard)."""
+    files = [CARD_FILE]
+    for name in configs:
+        files += [f"{name}/{f}" for f in CONFIG_FILES if (staging / name / f).is_file()]
+        files += [f"{name}/{shard.name}" for shard in data_files(staging / name)]
+    return sorted(files)
 
 
 @contextlib.contextmanager

@@ -187,6 +187,33 @@ def test_dry_run_builds_the_folder_and_sends_nothing(hub, challenge300_suite, tm
     assert load_suite(folder, "challenge300") == challenge300_suite
 
 
+def test_only_the_configs_files_are_uploaded(hub, challenge300_suite, tmp_path, capsys):
+    # a folder a killed export wrote into: a half-written config beside the complete ones,
+    # and a user's copy of a shard; neither is a config of the card
+    folder = tmp_path / "staging"
+    publish_suites([challenge300_suite], "org/nnd", dry_run=True, folder=folder)
+    shard = folder / "challenge300" / "test-00000-of-00001.parquet"
+    strays = [".sfhot.4242.0a1b2c3d.tmp/test-00000-of-00001.parquet", "backup/manifest.json"]
+    for stray in strays:
+        (folder / stray).parent.mkdir()
+        shutil.copy(shard, folder / stray)
+    expected = [
+        "README.md",
+        "challenge300/candidates.parquet",
+        "challenge300/manifest.json",
+        "challenge300/test-00000-of-00001.parquet",
+    ]
+    assert (
+        main(["publish", "challenge300", "--repo", "org/nnd", "--dry-run", "--folder", str(folder)])
+        == 0
+    )
+    out = capsys.readouterr().out
+    assert all(stray not in out for stray in strays)
+    assert all(f"  {name} (" in out for name in expected)
+    assert publish_suites([challenge300_suite], "org/nnd", folder=folder).files == expected
+    assert hub.files() == expected
+
+
 def test_cli_publish(hub, capsys):
     assert main(["publish", "challenge300", "--repo", "org/nnd", "--tag", "v1.0"]) == 0
     out = capsys.readouterr().out
