@@ -7,6 +7,8 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from datasets import config as datasets_config
+
 from nnd_suites.errors import NNDError, OutputFolderError, SuiteValidationError
 from nnd_suites.hub.card import build_card
 from nnd_suites.hub.card_reading import card_config_names, card_has_tag
@@ -102,11 +104,11 @@ def adding_configs(
     folder = Path(folder)
     names = [validate_config_name(name) for name in names]
     _check_unique(names, "suite")
-    check_card_is_ours(folder)  # before the lock creates the folder: fail fast
+    check_metadata_is_ours(folder)  # before the lock creates the folder: fail fast
     for name in names:
         check_output_folder(folder / name, "export-config")
     with folder_lock(folder):
-        check_card_is_ours(folder)
+        check_metadata_is_ours(folder)
         misnamed = {n: suite for n, suite in misnamed_suites(folder).items() if n not in names}
         if misnamed and not leave_out_misnamed:  # not "damaged": a build left it there
             name, suite_name = next(iter(misnamed.items()))
@@ -170,7 +172,7 @@ def holds_nnd_card(folder: str | Path) -> bool:
 def refresh_card(folder: str | Path, repo_id: str | None = None) -> list[ConfigInfo]:
     """Regenerate the card of an export folder from every config present; return them."""
     folder = Path(folder)
-    check_card_is_ours(folder)
+    check_metadata_is_ours(folder)
     if not folder.is_dir():
         raise NNDError(f"{folder}: no such folder; give an export folder")
     with folder_lock(folder):
@@ -238,4 +240,24 @@ def check_card_is_ours(folder: Path) -> None:
         raise OutputFolderError(
             f"{card_path}: this card was not written by nnd-suites (no {CARD_TAG!r} tag) and "
             f"the folder's dataset card goes there; nothing was written: {_FOREIGN_CARD_HINT}"
+        )
+
+
+def standalone_metadata(folder: Path) -> Path | None:
+    """The ``.huggingface.yaml`` in ``folder``, if any: `datasets.load_dataset` lays its keys
+    over the card's metadata, so its ``configs`` would read other files than the card names."""
+    path = folder / datasets_config.REPOYAML_FILENAME
+    return path if path.exists() or path.is_symlink() else None
+
+
+def check_metadata_is_ours(folder: Path) -> None:
+    """Stop when ``folder`` holds metadata nnd-suites did not write: a card of its own (never
+    replaced), or a ``.huggingface.yaml`` that would override the card (never deleted)."""
+    check_card_is_ours(folder)
+    standalone = standalone_metadata(folder)
+    if standalone is not None:
+        raise OutputFolderError(
+            f"{standalone}: `datasets.load_dataset` reads this file over the dataset card, so "
+            "its configs would not be the ones the card lists; nothing was written: move it "
+            "away, or write the suites into another folder"
         )

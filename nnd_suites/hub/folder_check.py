@@ -16,7 +16,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from datasets import config as datasets_config
 from datasets.info import DatasetInfo, DatasetInfosDict
 from datasets.utils.metadata import MetadataConfigs
 from huggingface_hub import DatasetCardData
@@ -29,6 +28,7 @@ from nnd_suites.hub.export import (
     check_card_is_ours,
     misnamed_suites,
     present_configs,
+    standalone_metadata,
     validated_config,
 )
 from nnd_suites.hub.layout import CARD_FILE
@@ -88,9 +88,9 @@ def check_config_in_card(config_dir: Path) -> bool:
 def card_problems(folder: Path, configs: list[ConfigInfo], *, every_config: bool) -> list[str]:
     """How the card's metadata in ``folder`` differs from what an export writes for ``configs``
     (``every_config``: they are all the folder's configs, so the card lists no other)."""
-    standalone = folder / datasets_config.REPOYAML_FILENAME
+    standalone = standalone_metadata(folder)
     problems = []
-    if standalone.exists() or standalone.is_symlink():
+    if standalone is not None:
         problems.append(
             f"{standalone} overrides the card's metadata when `datasets` reads the folder; "
             "remove it"

@@ -15,6 +15,7 @@ import pytest
 import yaml
 
 from nnd_suites import NNDError, SuiteValidationError, build_suite
+from nnd_suites.cli import main
 from nnd_suites.errors import OutputFolderError
 from nnd_suites.hub import export_suites
 from nnd_suites.hub.export import refresh_card
@@ -96,6 +97,20 @@ def test_a_listed_config_whose_pairs_are_gone_is_an_error_not_dropped(
         refresh_card(tmp_path)
     export_suites([quiz_design_suite], tmp_path)  # exporting it again repairs it
     assert _card_configs(tmp_path) == ["challenge300", "quiz_design"]
+
+
+def test_a_standalone_metadata_file_is_refused_and_kept(challenge300_suite, tmp_path, capsys):
+    # `datasets` lays .huggingface.yaml over the card: these configs would read other files
+    standalone = tmp_path / ".huggingface.yaml"
+    text = "configs:\n- config_name: challenge300\n  data_files: elsewhere/*.parquet\n"
+    standalone.write_text(text)
+    with pytest.raises(OutputFolderError, match=r"\.huggingface\.yaml: `datasets.load_dataset`"):
+        export_suites([challenge300_suite], tmp_path)
+    assert sorted(p.name for p in tmp_path.iterdir()) == [".huggingface.yaml"]
+    assert standalone.read_text() == text
+    args = ["publish", "challenge300", "--repo", "org/nnd", "--dry-run", "--folder", str(tmp_path)]
+    assert main(args) == OutputFolderError.exit_status
+    assert "nothing was written" in capsys.readouterr().err
 
 
 EXPORT_ALL = """
