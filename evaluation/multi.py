@@ -62,12 +62,7 @@ def evaluate_models(
 
     if len(models) < 1:
         raise NNDError("give at least one model")
-    repeated = sorted({str(m) for m in models if [str(x) for x in models].count(str(m)) > 1})
-    if repeated:
-        raise NNDError(
-            f"model {', '.join(repeated)} given more than once: each --model is scored once; "
-            "drop the repeat"
-        )
+    _refuse_repeated_models(models)
     rank = current_rank()
     main = rank is None or rank.main
     if out is not None and main:
@@ -90,6 +85,22 @@ def evaluate_models(
     if out is not None and main:
         write_leaderboard_folder(board, out)
     return board
+
+
+def _refuse_repeated_models(models: Sequence[str | Path]) -> None:
+    """A model given twice would be scored twice and ranked against itself (``m1``, ``m1_2``);
+    a local folder or file is the same model however its path is written (``m1``, ``./m1/``)."""
+    seen: dict[str, str] = {}
+    for model in map(str, models):
+        path = Path(model).expanduser()
+        key = str(path.resolve()) if path.exists() else model
+        if key in seen:
+            spelt = "" if seen[key] == model else f" (as {seen[key]!r} and {model!r})"
+            raise NNDError(
+                f"model {seen[key]} given more than once{spelt}: each --model is scored once; "
+                "drop the repeat"
+            )
+        seen[key] = model
 
 
 def write_leaderboard_folder(board: Leaderboard, out: str | Path) -> dict[str, Path]:

@@ -147,12 +147,29 @@ def _rendered(suite: Suite, rendering: Callable[[Suite], Suite]) -> Suite:
 
 
 def _plans(suites: list[Suite], template: str | None, hashes: list[str]) -> list[Plan]:
+    _refuse_repeats(suites, hashes)
     plans, names = [], set()
     for suite, content_hash in zip(suites, hashes, strict=True):
         name, number = suite.name, 2
-        while name in names:  # the same suite twice (e.g. a folder and a built-in name)
+        while name in names:  # two different suites of one name (two builds, two subsets)
             name, number = f"{suite.name}_{number}", number + 1
         names.add(name)
         template_name, text = resolve_template(suite, template)
         plans.append(Plan(name, suite, template_name, text, content_hash=content_hash))
     return plans
+
+
+def _refuse_repeats(suites: list[Suite], hashes: list[str]) -> None:
+    """The same suite given twice (a folder and its built-in name, one folder two ways, ``all``
+    beside a name it holds) would be reported twice, once as ``NAME_2``: refused, as
+    ``robustness`` and ``verify`` refuse a repeat. Same name and same content hash (before any
+    per-run rendering) are the same tests."""
+    first: dict[tuple[str, str], int] = {}
+    for position, (suite, content_hash) in enumerate(zip(suites, hashes, strict=True), 1):
+        earlier = first.setdefault((suite.name, content_hash), position)
+        if earlier != position:
+            raise NNDError(
+                f"suite {suite.name!r} is given twice: suites {earlier} and {position} (in the "
+                "order given, `all` counting as the suites it names) hold the same tests; give "
+                "each suite once"
+            )

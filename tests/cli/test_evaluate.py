@@ -15,37 +15,30 @@ def test_json_output_is_one_object(tiny_causal_model, tmp_path, capsys):
     suite_dir = tmp_path / "c300"
     assert main(["build", "challenge300", "--out", str(suite_dir)]) == 0
     capsys.readouterr()
-    code = main(
-        [
-            "evaluate",
-            "--suite",
-            str(suite_dir),
-            "--suite",
-            "challenge300",
-            "--model",
-            str(tiny_causal_model),
-            "--json",
-            "--batch-size",
-            "16",
-            "--out",
-            str(tmp_path / "run"),
-        ]
-    )
+    options = ["--model", str(tiny_causal_model), "--json", "--batch-size", "16"]
+    run = tmp_path / "run"
+    # the same tests from a folder and from the adapter name: one suite given twice, refused
+    # before any scoring (it was reported twice, once as challenge300_2)
+    both = ["--suite", str(suite_dir), "--suite", "challenge300"]
+    assert main(["evaluate", *both, *options, "--out", str(run)]) == 2
+    captured = capsys.readouterr()
+    assert captured.out == "" and not run.exists()
+    assert "suite 'challenge300' is given twice: suites 1 and 2" in captured.err
+    assert "give each suite once" in captured.err
+    code = main(["evaluate", "--suite", str(suite_dir), *options, "--out", str(run)])
     captured = capsys.readouterr()
     assert code == 0
     summary = json.loads(captured.out)  # exactly one JSON document
-    assert set(summary["suites"]) == {"challenge300", "challenge300_2"}
+    assert set(summary["suites"]) == {"challenge300"}
     result = summary["suites"]["challenge300"]
     overall = result["overall"]
     assert result["pairs"] == 807 and 0 <= overall["pass_rate"] <= 1
     assert overall["passed"] + overall["ties"] <= result["pairs"]
     for rate in result["by_category"].values():
         assert {"n", "pass_rate", "ci"} <= set(rate)
-    # the same tests from a folder and from the adapter name: scored once, same result
     assert summary["requests"]["scored"] == 772
-    assert summary["suites"]["challenge300_2"]["overall"] == overall
-    assert (tmp_path / "run" / "report.json").is_file()
-    assert (tmp_path / "run" / "outcomes" / "challenge300_2.parquet").is_file()
+    assert (run / "report.json").is_file()
+    assert (run / "outcomes" / "challenge300.parquet").is_file()
 
 
 def test_text_output_and_compat(tiny_seq2seq_model, capsys):

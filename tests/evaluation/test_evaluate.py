@@ -113,6 +113,17 @@ def test_second_run_and_shared_candidates_cost_nothing(backend, quiz_design_suit
     assert list(both.suites) == ["quiz_design", "quiz_design_2"]
 
 
+def test_the_same_suite_given_twice_is_refused(backend, quiz_design_suite):
+    """Two different suites of one name are both reported (above); the same tests twice would be
+    one result reported twice, so they are refused, as robustness and verify refuse a repeat."""
+    part = _subset(quiz_design_suite, 20)
+    counting = CountingBackend(backend)
+    again = Suite(part.manifest, list(part.pairs), part.candidates)  # another object, same tests
+    with pytest.raises(NNDError, match="suite 'quiz_design' is given twice: suites 1 and 3"):
+        nnd_suites.evaluate(counting, [part, _subset(quiz_design_suite, 20, 20), again])
+    assert counting.requested == 0  # refused before anything was scored
+
+
 def test_interrupted_run_resumes(backend, challenge300_suite, tmp_path):
     part = _subset(challenge300_suite, 200)
     stopping = CountingBackend(backend, stop_after_batches=3)

@@ -150,6 +150,11 @@ def test_multi_model_errors_before_scoring(tmp_path):
         evaluate_models(["a", "b"], "challenge300", out=tmp_path / "taken")
     with pytest.raises(nnd_suites.NNDError, match="model a given more than once"):
         evaluate_models(["a", "b", "a"], "challenge300")
+    # one local folder written two ways is one model, not a model and its `_2` twin
+    (tmp_path / "m").mkdir()
+    spellings = [str(tmp_path / "m"), f"{tmp_path}/./m/"]
+    with pytest.raises(nnd_suites.NNDError, match=r"given more than once \(as '.*m' and '.*m/'\)"):
+        evaluate_models(spellings, "challenge300")
     # the last model's folder is missing: said before the first model is scored (a real folder
     # that is not a model would only fail when loaded, so the first one here is one too)
     first = tmp_path / "taken"
