@@ -31,6 +31,7 @@ from nnd_suites.evaluation.backends.hf_loading import (
     DTYPE_NAMES,
     FP32,
     HFParams,
+    check_unchanged,
     load_config,
     load_tokenizer,
     model_revision,
@@ -142,7 +143,9 @@ class HFBackend(Backend):
 
     @cached_property
     def tokenizer(self):
-        return load_tokenizer(self.model_ref, self.load_revision, self.trust_remote_code)
+        tokenizer = load_tokenizer(self.model_ref, self.load_revision, self.trust_remote_code)
+        check_unchanged(self.model_ref, self.revision)
+        return tokenizer
 
     @cached_property
     def model(self):
@@ -161,6 +164,7 @@ class HFBackend(Backend):
         else:
             network = network.to(self.device)
         load_check.check_scorable(self, network)
+        check_unchanged(self.model_ref, self.revision)
         return network.eval()
 
     @property

@@ -234,6 +234,24 @@ def folder_fingerprint(folder: Path) -> str:
     return digest.hexdigest()
 
 
+def check_unchanged(model: str, identified: str) -> None:
+    """A local folder's files must still be those its identity hashed (``identified``, taken
+    when the backend was made): weights load on first use, so a folder rewritten in between (a
+    new checkpoint saved over it) would be scored, and its scores filed in the score cache and
+    the report, under the hash of the files it replaced."""
+    path = Path(model)
+    if not identified.startswith("sha256:") or not path.is_dir():
+        return  # a Hub commit names files that never change
+    now = "sha256:" + folder_fingerprint(path)
+    if now != identified:
+        raise ModelLoadError(
+            f"model folder {model!r} changed after it was identified (its files hashed "
+            f"{identified[:19]}..., now {now[:19]}...): its new files would be scored under the "
+            "old ones' identity. Load the model again (a new run, or load_backend again) once "
+            "the folder is written"
+        )
+
+
 def refuse_revision_of_folder(model: str, revision: str | None) -> None:
     """A revision names a branch, tag or commit of a Hub repository: given with a local folder it
     would be ignored while the run seemed to honour it, so it is a usage error."""

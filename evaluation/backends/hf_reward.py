@@ -36,6 +36,7 @@ from nnd_suites.evaluation.backends.hf_load_check import (
 )
 from nnd_suites.evaluation.backends.hf_loading import (
     FP32,
+    check_unchanged,
     load_tokenizer,
     model_revision,
     resolve_device,
@@ -115,6 +116,7 @@ class HFRewardBackend(Backend):
     @cached_property
     def tokenizer(self):
         tokenizer = load_tokenizer(self.model_ref, self.load_revision)
+        check_unchanged(self.model_ref, self.revision)
         if tokenizer.pad_token is None:  # batches need padding: a causal reward model has none
             tokenizer.pad_token = tokenizer.eos_token
         return tokenizer
@@ -134,6 +136,7 @@ class HFRewardBackend(Backend):
                 "model gives one number per (context, candidate) (num_labels=1)"
             )
         check_tokenizer_fits(network, self.tokenizer, self.model_ref)
+        check_unchanged(self.model_ref, self.revision)
         if network.config.pad_token_id is None:  # it finds each row's last token by its padding
             network.config.pad_token_id = self.tokenizer.pad_token_id
         return network.to(self.device).eval()

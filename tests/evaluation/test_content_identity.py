@@ -139,6 +139,53 @@ def test_a_served_model_that_answers_the_probe_alike_is_refused_from_the_cache(
     assert [o.ll_high for o in elsewhere.outcomes["quiz_design"]] == lls
 
 
+def test_a_folder_rewritten_before_its_weights_load_is_refused_not_scored_as_the_old_one(
+    tiny_causal_model, quiz_design_suite, tmp_path
+):
+    """A backend names a folder by its files' hashes when it is made and loads the weights on
+    first use: a run answered by the cache loads nothing, so a checkpoint saved over the folder
+    before the next run would be scored, and filed in the cache, under the old files' hash."""
+    import shutil
+
+    import torch
+    from transformers import AutoModelForCausalLM
+
+    from nnd_suites.errors import ModelLoadError
+    from nnd_suites.evaluation import load_backend
+    from nnd_suites.suite import Suite
+
+    folder, other = tmp_path / "model", tmp_path / "other"
+    shutil.copytree(tiny_causal_model, folder)
+    network = AutoModelForCausalLM.from_pretrained(tiny_causal_model)
+    with torch.no_grad():  # other weights of the same shapes: the next checkpoint
+        for parameter in network.parameters():
+            parameter.mul_(1.5)
+    network.save_pretrained(other)
+    first, second = (
+        Suite(quiz_design_suite.manifest, pairs, quiz_design_suite.candidates)
+        for pairs in (quiz_design_suite.pairs[:20], quiz_design_suite.pairs[20:40])
+    )
+    cache = tmp_path / "cache"
+    evaluate(str(folder), first, cache_dir=cache, progress=False)
+    backend = load_backend(str(folder))
+    cached = evaluate(backend, first, cache_dir=cache, progress=False)
+    assert cached.requests.scored == 0 and not backend.loaded  # answered without the weights
+    shutil.copy(other / "model.safetensors", folder / "model.safetensors")  # a new checkpoint
+    with pytest.raises(ModelLoadError, match=r"model folder '.*model' changed after it was id"):
+        evaluate(backend, second, cache_dir=cache, progress=False)
+    # the cache holds nothing of the new weights under the old files' hash: the folder's own
+    # files, put back, still get their own scores
+    shutil.copy(tiny_causal_model / "model.safetensors", folder / "model.safetensors")
+    again = evaluate(str(folder), second, cache_dir=cache, progress=False)
+    fresh = evaluate(str(folder), second, cache=False, progress=False)
+    for cached_test, fresh_test in zip(
+        again.outcomes["quiz_design"], fresh.outcomes["quiz_design"], strict=True
+    ):  # batches packed otherwise differ in the last float digits
+        assert cached_test.outcome == fresh_test.outcome
+        assert cached_test.ll_high == pytest.approx(fresh_test.ll_high, abs=1e-5)
+        assert cached_test.ll_low == pytest.approx(fresh_test.ll_low, abs=1e-5)
+
+
 def test_a_model_is_named_by_its_files_hashes_wherever_it_was_found():
     """The path or id goes only where another field names the files by their content."""
     from nnd_suites.evaluation.cache import scope_of
