@@ -11,6 +11,7 @@ from typing import Any, ClassVar, Literal
 
 from pydantic import BaseModel, Field, ValidationError, field_validator
 
+from nnd_suites.builder.adapter_folders import how_to_load, loaded_from
 from nnd_suites.errors import PluginError, TemplateError
 from nnd_suites.infra.validation import StrictModel
 from nnd_suites.plugins.params import parse_params
@@ -172,12 +173,27 @@ def validate_adapter(cls: type[Adapter]) -> None:
             raise PluginError(str(exc)) from exc
 
 
+def _folder_here_not_loaded(name: str) -> str:
+    """An unknown adapter whose folder is in ``./adapters`` (written by ``new-adapter`` outside
+    the installed clone): say so and how to load it."""
+    here = Path.cwd()
+    folder = here / "adapters" / name
+    if not folder.is_dir() or loaded_from(here, ADAPTERS.builtin_folders()):
+        return ""
+    return (
+        f"./adapters/{name} exists in {here} but is not loaded (this nnd-suites loads its "
+        f"adapters from {', '.join(map(str, ADAPTERS.builtin_folders()))}); to load it, "
+        f"{how_to_load(here)}"
+    )
+
+
 ADAPTERS: Registry[Adapter] = Registry(
     "adapter",
     "nnd_suites.adapters",
     base=lambda: Adapter,
     builtin_package="nnd_suites.adapters",
     validate=validate_adapter,
+    unknown_hint=_folder_here_not_loaded,
 )
 #: ``@register_adapter("name")`` on an Adapter subclass registers it.
 register_adapter = ADAPTERS.register

@@ -20,6 +20,7 @@ point's name).
 from __future__ import annotations
 
 import importlib
+import importlib.util
 import inspect
 import json
 import pkgutil
@@ -102,6 +103,7 @@ class Registry(Generic[T]):
         validate: Callable[[type], None] | None = None,
         declare: Callable[[ModuleType], bool] | None = None,
         plugins_are_folders: bool = False,
+        unknown_hint: Callable[[str], str] | None = None,
     ) -> None:
         # where the built-in plugins live (the harness checks that package); discovery imports
         # it unless they are lazy entries (backends: importing them would load torch)
@@ -114,6 +116,8 @@ class Registry(Generic[T]):
         # each plugin is a folder: the package's own modules (the base class, applying plugins)
         # are not walked, so listing the plugins loads none of what applying them needs
         self.plugins_are_folders = plugins_are_folders
+        # what to add to an unknown name's error (an adapter folder here that is not loaded)
+        self._unknown_hint = unknown_hint
         self._classes: dict[str, type[T]] = {}
         self._lazy: dict[str, LazyEntry] = {}
         self._aliases: dict[str, str] = {}
@@ -275,7 +279,8 @@ class Registry(Generic[T]):
             return self._classes[key]
         if key in self._lazy:
             return self._load_lazy(key)
-        raise UnknownItemError(self.kind, name, self.names())
+        hint = self._unknown_hint(name) if self._unknown_hint else ""
+        raise UnknownItemError(self.kind, name, self.names(), hint)
 
     def items(self) -> list[tuple[str, type[T]]]:
         """Every plugin class (imports lazy entries: use :meth:`summaries` to list cheaply)."""
@@ -288,6 +293,15 @@ class Registry(Generic[T]):
         for name, entry in self._lazy.items():
             found.setdefault(name, f"{entry.summary} ({entry.origin})")
         return dict(sorted(found.items()))
+
+    def builtin_folders(self) -> list[Path]:
+        """The folders the built-in plugins are loaded from (an editable install: the clone's
+        ``adapters/``), found without importing the package."""
+        if self.builtin_package is None:
+            return []
+        spec = importlib.util.find_spec(self.builtin_package)
+        locations = [] if spec is None else spec.submodule_search_locations or []
+        return [Path(location).resolve() for location in locations]
 
     def aliases(self, name: str) -> list[str]:
         return sorted(alias for alias, target in self._aliases.items() if target == name)

@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import argparse
+import sys
 from pathlib import Path
 
+from nnd_suites.builder.adapter import ADAPTERS
+from nnd_suites.builder.adapter_folders import not_loaded_note
 from nnd_suites.cli.parser import Commands
 from nnd_suites.cli.printing import say
 from nnd_suites.errors import NNDError
@@ -74,6 +77,7 @@ def run(args: argparse.Namespace) -> int:
             say(f"wrote {path.resolve().relative_to(root)}")
         say(f"columns found in {args.sample.name}: {', '.join(columns)}")
         say(DECLARATIVE_STEPS.format(name=args.name))
+        _warn_if_not_loaded(root)
         return 0
     if args.annotation_type is None:
         raise NNDError("new-adapter needs --type TYPE (or --declarative --sample FILE)")
@@ -81,4 +85,13 @@ def run(args: argparse.Namespace) -> int:
     for path in written:
         say(f"wrote {path.resolve().relative_to(root)}")
     say(NEXT_STEPS.format(name=args.name))
+    _warn_if_not_loaded(root)
     return 0
+
+
+def _warn_if_not_loaded(root: Path) -> None:
+    """Written, but outside the clone this nnd-suites loads: the files may be meant for a
+    package of the user's own, so they are kept, and the user is told they are not loaded."""
+    note = not_loaded_note(root, ADAPTERS.builtin_folders())
+    if note:
+        say(f"warning: {note}", file=sys.stderr)
