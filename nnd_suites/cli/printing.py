@@ -4,6 +4,7 @@ and a source can hold terminal escape sequences: every line passes through
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import IO, TYPE_CHECKING
 
 from nnd_suites.errors import printable
@@ -48,3 +49,9 @@ def rate_summary(rate: Rate) -> str:
     )
     missing = left_out(rate)
     return f"{line}; left out: {missing}" if missing else line
+
+
+def say_cleaned(folder: Path, removed: list[str]) -> None:
+    """Name what killed writes had left in ``folder`` and a command removed (nothing if none)."""
+    if removed:
+        say(f"removed what killed nnd-suites writes left in {folder}: {', '.join(removed)}")

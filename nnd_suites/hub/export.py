@@ -15,7 +15,7 @@ from nnd_suites.hub.card_reading import card_config_names, card_has_tag
 from nnd_suites.hub.configs import ConfigInfo, describe_config, read_config
 from nnd_suites.hub.layout import CARD_FILE, CARD_TAG, exported_configs, validate_config_name
 from nnd_suites.hub.remote import check_repo_id
-from nnd_suites.infra.atomic import atomic_write_text, folder_lock
+from nnd_suites.infra.atomic import atomic_write_text, folder_lock, recover_dead_writers
 from nnd_suites.infra.output_folder import check_output_folder
 from nnd_suites.suite import Suite, SuiteManifest, has_manifest
 from nnd_suites.suite.manifest import config_name_problem
@@ -26,6 +26,8 @@ class ExportResult:
     folder: Path
     written: list[str]  # configs written by this export
     configs: list[ConfigInfo] = field(default_factory=list)  # every config the card lists
+    #: what killed writes had left in the folder, removed first (see :func:`adding_configs`)
+    cleaned: list[str] = field(default_factory=list)
 
     @property
     def config_names(self) -> list[str]:
@@ -59,6 +61,7 @@ def export_suites(
         folder=dataset.folder,
         written=dataset.written,
         configs=sorted(dataset.configs, key=lambda c: c.name),
+        cleaned=dataset.cleaned,
     )
 
 
@@ -73,6 +76,7 @@ class DatasetFolder:
     left_out: dict[str, str] = field(default_factory=dict)
     written: list[str] = field(default_factory=list)
     configs: list[ConfigInfo] = field(default_factory=list)  # what the card lists, once written
+    cleaned: list[str] = field(default_factory=list)  # leftovers of killed writes, removed
 
     def add(self, suite: Suite) -> Path:
         """Write ``suite`` as its config (swapped in atomically)."""
@@ -94,7 +98,8 @@ def adding_configs(
     """Check that ``folder`` can take configs ``names``, then hold its lock while the caller adds
     the suites (``export``, ``build --all``, a build into a dataset folder), and write the card of
     every config present at the end: after an error too, once a config was written, so the card
-    always lists what the folder holds. Nothing is written when a check fails: a name that is no
+    always lists what the folder holds. What killed writers left in the folder (their temporary
+    copies and locks) is cleaned first. Nothing is written when a check fails: a name that is no
     config name, a target sub-folder or a card nnd-suites did not write, a damaged config kept.
     A config is named after its suite: a suite folder named otherwise (``build --out
     suites/c300``, ``transform --out``) is an error, or with ``leave_out_misnamed`` (a build's
@@ -109,6 +114,9 @@ def adding_configs(
         check_output_folder(folder / name, "export-config")
     with folder_lock(folder):
         check_metadata_is_ours(folder)
+        # a killed export of another config left its temporary copy and lock: only the next
+        # write of that config would clean them; first, since a killed swap's config comes back
+        cleaned = recover_dead_writers(folder)
         misnamed = {n: suite for n, suite in misnamed_suites(folder).items() if n not in names}
         if misnamed and not leave_out_misnamed:  # not "damaged": a build left it there
             name, suite_name = next(iter(misnamed.items()))
@@ -124,7 +132,7 @@ def adding_configs(
             if n not in names and n not in left_out
         ]
         _check_unique([c.name for c in kept] + names, "config")
-        dataset = DatasetFolder(folder, names, kept, left_out)
+        dataset = DatasetFolder(folder, names, kept, left_out, cleaned=cleaned)
         try:
             yield dataset
         finally:

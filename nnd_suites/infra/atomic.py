@@ -32,6 +32,8 @@ from nnd_suites.errors import NNDError, OutputFolderError
 # ------------------------------------------------------------------- locks
 #: How long a writer waits for another writer of the same path before giving up.
 LOCK_WAIT_SECONDS = 600.0
+#: ``.NAME`` + this, beside the target: the lock file of a writer of ``NAME``
+LOCK_SUFFIX = ".nnd-suites.lock"
 
 
 @contextlib.contextmanager
@@ -39,7 +41,7 @@ def writer_lock(target: Path, timeout: float | None = None) -> Iterator[None]:
     """Hold the lock of ``target`` (a file or folder, existing or not; its folder must exist).
 
     Not re-entrant: a process that holds it and asks again waits for itself."""
-    lock = FileLock(target.parent / f".{target.name}.nnd-suites.lock")
+    lock = FileLock(target.parent / f".{target.name}{LOCK_SUFFIX}")
     timeout = LOCK_WAIT_SECONDS if timeout is None else timeout
     try:
         lock.acquire(timeout=timeout)
@@ -143,6 +145,36 @@ def _recover(target: Path) -> None:
             legacy = path / "x"  # versions before process ids kept the old folder inside as x
             os.rename(legacy if match.group(1) is None and legacy.is_dir() else path, target)
         _remove(path)
+
+
+#: The target name of any leftover or lock file beside it. The name is the shortest that fits,
+#: so ``.a.b.1234.x.tmp`` (a writer's process id, then the random part) is a leftover of ``a.b``.
+_LEFTOVER_OF = re.compile(r"^\.(.+?)\.(?:\d+\.)?[a-z0-9_]{8}\.(?:tmp|old)$")
+_LOCK_OF = re.compile(rf"^\.(.+){re.escape(LOCK_SUFFIX)}$")
+
+
+def recover_dead_writers(folder: str | os.PathLike) -> list[str]:
+    """Clean what killed writers of any target in ``folder`` left there (the temporary copies
+    and lock files of other configs of an export folder, say): each target whose lock no live
+    writer holds is recovered as its own next writer would (:func:`_recover`), its lock file
+    deleted. Only names this module writes are touched; a target being written is left to its
+    writer. Returns the names removed, sorted."""
+    folder = real_target(folder)
+    if not folder.is_dir():
+        return []
+    before = {entry.name for entry in folder.iterdir()}
+    targets = {
+        match.group(1)
+        for name in before
+        if (match := _LEFTOVER_OF.match(name) or _LOCK_OF.match(name))
+    }
+    for name in sorted(targets):
+        try:
+            with writer_lock(folder / name, timeout=0):  # held: a live writer, never touched
+                _recover(folder / name)
+        except OutputFolderError:
+            continue
+    return sorted(before - {entry.name for entry in folder.iterdir()})
 
 
 def real_target(target: str | os.PathLike) -> Path:

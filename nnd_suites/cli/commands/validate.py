@@ -10,7 +10,8 @@ from typing import TYPE_CHECKING
 
 from nnd_suites.cli.options import SUITE_HELP
 from nnd_suites.cli.parser import Commands
-from nnd_suites.cli.printing import say
+from nnd_suites.cli.printing import say, say_cleaned
+from nnd_suites.infra.atomic import recover_dead_writers
 
 if TYPE_CHECKING:
     from nnd_suites.suite import Suite
@@ -66,6 +67,8 @@ def _validate_export_folder(folder: Path) -> int:
     """Every config of an export folder and its card, as `datasets.load_dataset` reads them."""
     from nnd_suites.hub.folder_check import check_export_folder  # lazy: as above
 
+    # a killed export's temporary copy and lock would stay until that config is written again
+    say_cleaned(folder, recover_dead_writers(folder))
     checked = check_export_folder(folder)
     for config in checked.configs:
         say(
