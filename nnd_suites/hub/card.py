@@ -25,7 +25,7 @@ from nnd_suites.hub.card_agreement import agreement_section
 from nnd_suites.hub.configs import ConfigInfo
 from nnd_suites.hub.layout import CARD_TAG
 from nnd_suites.hub.remote import check_repo_id
-from nnd_suites.infra.formatting import cell, table
+from nnd_suites.infra.formatting import cell, plural, table
 from nnd_suites.records.margins import MARGIN_MEANINGS
 from nnd_suites.suite import CANDIDATES_FILE, DATA_GLOB, MANIFEST_FILE, SPLIT
 
@@ -306,8 +306,8 @@ def _config_section(config: ConfigInfo) -> dict[str, str]:
     with line breaks cannot break the card's list)."""
     m, counts = config.manifest, config.manifest.counts
     repeats = (
-        f"; {counts.pairs_repeating_texts:,} tests repeat the texts of another test of their "
-        "group (identical outputs annotated separately)"
+        f"; {plural(counts.pairs_repeating_texts, 'test')} with the texts of another test of "
+        "its group (identical outputs annotated separately)"
         if counts.pairs_repeating_texts
         else ""
     )
@@ -324,9 +324,9 @@ def _config_section(config: ConfigInfo) -> dict[str, str]:
         ),
         "quality_map": m.quality_map.name,
         "quality_map_description": card_text(m.quality_map.description),
-        "counts": f"{counts.pairs:,} tests from {counts.groups:,} groups and "
-        f"{counts.candidates:,} candidates; {counts.groups_without_pairs:,} groups gave no test"
-        + repeats,
+        "counts": f"{plural(counts.pairs, 'test')} from {plural(counts.groups, 'group')} and "
+        f"{plural(counts.candidates, 'candidate')}; "
+        f"{plural(counts.groups_without_pairs, 'group')} gave no test" + repeats,
         "margin": MARGIN_MEANINGS[m.margin_kind]
         if m.margin_kind
         else "none (no rater votes, scores or confidences)",
@@ -335,7 +335,7 @@ def _config_section(config: ConfigInfo) -> dict[str, str]:
         "family_templates": ", ".join(f"{k} `{v!r}`" for k, v in m.templates.items()),
         "transformation": (
             f"Transformation `{t.name}` {t.version} of `{t.parent_suite}` "
-            f"(params {t.params}, seed {t.seed}): {t.changed:,} tests changed, "
+            f"(params {t.params}, seed {t.seed}): {plural(t.changed, 'test')} changed, "
             f"{t.identical:,} identical, {t.degenerate:,} degenerate"
         )
         if t

@@ -10,7 +10,7 @@ from pathlib import Path
 from nnd_suites.catalogue.entries import CATALOGUE_FILE, find_source, load_catalogue
 from nnd_suites.cli.parser import Commands
 from nnd_suites.cli.printing import say, say_json
-from nnd_suites.infra.formatting import table
+from nnd_suites.infra.formatting import plural, table
 
 
 def register(subparsers: Commands) -> None:
@@ -57,7 +57,7 @@ def run(args: argparse.Namespace) -> int:
     say(table(columns, [[f"{r[c]:,}" if c == "tests" else r[c] for c in columns] for r in rows]))
     tasks = {r["task_type"] for r in rows}
     say(
-        f"{len(rows)} suites over {len(tasks)} task types; build them with "
+        f"{plural(len(rows), 'suite')} over {plural(len(tasks), 'task type')}; build them with "
         "`nnd-suites build --catalogue --out DIR [--source-dir DIR]`"
     )
     return 0

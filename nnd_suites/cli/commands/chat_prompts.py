@@ -11,6 +11,7 @@ from nnd_suites.cli.options import SUITE_HELP
 from nnd_suites.cli.parser import Commands
 from nnd_suites.cli.printing import say
 from nnd_suites.cli.suites import load_suite
+from nnd_suites.infra.formatting import plural
 
 
 def register(subparsers: Commands) -> None:
@@ -46,7 +47,7 @@ def run(args: argparse.Namespace) -> int:
     out = args.out or Path("suites") / f"{suite.name}.chat"
     chat.save(out)
     say(
-        f"wrote {out} ({len(chat):,} tests, contexts rendered by the chat template of "
+        f"wrote {out} ({plural(len(chat), 'test')}, contexts rendered by the chat template of "
         f"{args.tokenizer}); score it with: nnd-suites evaluate --suite {shlex.quote(str(out))} "
         f"--template chat --model {shlex.quote(args.tokenizer)}"  # quoted: a line to paste
     )

@@ -9,6 +9,7 @@ from nnd_suites.cli.options import add_suites_argument
 from nnd_suites.cli.parser import Commands
 from nnd_suites.cli.printing import say, say_cleaned
 from nnd_suites.cli.suites import load_suite
+from nnd_suites.infra.formatting import plural
 
 
 def register(subparsers: Commands) -> None:
@@ -43,8 +44,11 @@ def run(args: argparse.Namespace) -> int:
     say_cleaned(result.folder, result.cleaned)
     for config in result.configs:
         state = "written" if config.name in result.written else "kept"
-        say(f"  {config.name}: {config.num_examples:,} tests ({state})")
-    say(f"wrote {result.folder} ({len(result.configs)} configs; card {result.folder}/README.md)")
+        say(f"  {config.name}: {plural(config.num_examples, 'test')} ({state})")
+    say(
+        f"wrote {result.folder} ({plural(len(result.configs), 'config')}; "
+        f"card {result.folder}/README.md)"
+    )
     say(
         f'load with datasets.load_dataset("{result.folder}", "{result.configs[0].name}", '
         'split="test")'

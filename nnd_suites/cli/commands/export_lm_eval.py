@@ -11,6 +11,7 @@ from nnd_suites.cli.options import add_suites_argument
 from nnd_suites.cli.parser import Commands
 from nnd_suites.cli.printing import say
 from nnd_suites.cli.suites import load_suite
+from nnd_suites.infra.formatting import plural
 
 SCORERS = ("sum", "per_char", "per_byte")
 
@@ -68,7 +69,10 @@ def run(args: argparse.Namespace) -> int:
     suites = [load_suite(spec) for spec in args.suites]
     result = export_lm_eval(suites, args.to, tokenizer, scorer=args.scorer, template=args.template)
     for name, task in result.suites.items():
-        say(f"  {name}: task {task} ({result.tasks[task]:,} tests), group {task}_by_category")
+        say(
+            f"  {name}: task {task} ({plural(result.tasks[task], 'test')}), "
+            f"group {task}_by_category"
+        )
     say(f"wrote {args.to} (scorer {result.scorer}, tokenizer {result.tokenizer})")
     tasks = ",".join(result.suites.values())
     say(  # quoted: a line to paste into a shell, whatever the folder's name holds

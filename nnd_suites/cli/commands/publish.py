@@ -9,6 +9,7 @@ from nnd_suites.cli.options import add_suites_argument
 from nnd_suites.cli.parser import Commands
 from nnd_suites.cli.printing import say
 from nnd_suites.cli.suites import load_suite
+from nnd_suites.infra.formatting import plural
 
 
 def register(subparsers: Commands) -> None:
@@ -64,7 +65,7 @@ def run(args: argparse.Namespace) -> int:
         say(f"published to {result.url}" + (f" ({result.commit_url})" if result.commit_url else ""))
     for name in result.files:
         size = (result.folder / name).stat().st_size if result.folder.exists() else None
-        say(f"  {name}" + (f" ({size:,} bytes)" if size is not None else ""))
+        say(f"  {name}" + (f" ({plural(size, 'byte')})" if size is not None else ""))
     say(f"configs in the card: {', '.join(result.configs)}")
     if result.dry_run:
         say(f"folder kept for inspection: {result.folder}")

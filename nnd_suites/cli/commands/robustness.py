@@ -15,6 +15,7 @@ from nnd_suites.cli.options import (
 )
 from nnd_suites.cli.parser import Commands
 from nnd_suites.cli.printing import say, say_json
+from nnd_suites.infra.formatting import plural
 
 
 def register(subparsers: Commands) -> None:
@@ -82,7 +83,8 @@ def run(args: argparse.Namespace) -> int:
     say(to_markdown(report, per_category=False))
     requests = report.evaluation.get("requests", {})
     say(
-        f"\n{requests.get('scored', 0):,} requests scored, {requests.get('cached', 0):,} from "
+        f"\n{plural(requests.get('scored', 0), 'request')} scored, "
+        f"{requests.get('cached', 0):,} from "
         f"the cache, {report.evaluation.get('seconds', 0):.1f} s"
     )
     if args.out:

@@ -10,6 +10,7 @@ from nnd_suites.cli.options import SUITE_HELP
 from nnd_suites.cli.parser import Commands
 from nnd_suites.cli.printing import say, say_json
 from nnd_suites.cli.suites import load_suite
+from nnd_suites.infra.formatting import plural
 
 
 def register(subparsers: Commands) -> None:
@@ -60,7 +61,7 @@ def run(args: argparse.Namespace) -> int:
             )
         )
         return 0
-    say(f"wrote {out} ({child.name}, {len(child):,} tests, parent {info.parent_suite})")
+    say(f"wrote {out} ({child.name}, {plural(len(child), 'test')}, parent {info.parent_suite})")
     say(
         f"  changed {info.changed:,}, identical {info.identical:,}, degenerate {info.degenerate:,}"
         " (both candidates became the same text: excluded from pass rates, counted apart)"

@@ -12,6 +12,7 @@ from nnd_suites.cli.options import SUITE_HELP
 from nnd_suites.cli.parser import Commands
 from nnd_suites.cli.printing import say, say_cleaned
 from nnd_suites.infra.atomic import recover_dead_writers
+from nnd_suites.infra.formatting import plural
 
 if TYPE_CHECKING:
     from nnd_suites.suite import Suite
@@ -72,13 +73,13 @@ def _validate_export_folder(folder: Path) -> int:
     checked = check_export_folder(folder)
     for config in checked.configs:
         say(
-            f"  {config.name}: valid suite, {config.num_examples:,} pairs, content hash "
+            f"  {config.name}: valid suite, {plural(config.num_examples, 'pair')}, content hash "
             f"{config.manifest.content_hash[:12]}"
         )
     for name, suite_name in checked.left_out.items():
         say(f"  {name}: holds suite {suite_name!r}, left out of the card (not a config)")
     say(
-        f"{folder}: valid export folder, {len(checked.configs)} configs; its card "
+        f"{folder}: valid export folder, {plural(len(checked.configs), 'config')}; its card "
         f"({folder / 'README.md'}) reads each one from its own files"
     )
     return 0
@@ -86,6 +87,6 @@ def _validate_export_folder(folder: Path) -> int:
 
 def _say_valid(spec: str, suite: Suite) -> None:
     say(
-        f"{spec}: valid suite {suite.name!r}, {len(suite):,} pairs, "
+        f"{spec}: valid suite {suite.name!r}, {plural(len(suite), 'pair')}, "
         f"content hash {suite.manifest.content_hash[:12]}"
     )
