@@ -165,6 +165,15 @@ def outcomes_for(path: str | Path, suite: Suite) -> list[TestOutcome]:
                     "evaluate` without --limit)"
                 )
             return report.outcomes[name]
+    same_name = [r for r in report.suites.values() if r.suite == suite.name]
+    if same_name:  # not another suite: the name matches, the build differs (a --source build)
+        raise NNDError(
+            f"{path}: the run scored another build of suite {suite.name} (content hash "
+            f"{same_name[0].content_hash[:12]}..., the suite given has "
+            f"{suite.manifest.content_hash[:12]}...: another source file, version or "
+            "transformation); give the suite the run scored, as it was given to `evaluate "
+            "--suite` (a folder such as suites/NAME, or the built-in name)"
+        )
     raise NNDError(
         f"{path}: the run did not score suite {suite.name} (content hash "
         f"{suite.manifest.content_hash[:12]}...; it scored {sorted(report.suites)}); give a run "

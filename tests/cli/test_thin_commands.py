@@ -31,6 +31,19 @@ def test_a_run_is_matched_to_its_suite_by_content_hash(
         outcomes_for(saved_run, quiz_design_suite)
 
 
+def test_a_run_of_another_build_of_the_suite_is_named_as_such(
+    saved_run, challenge300_suite, tmp_path, capsys
+):
+    # README: evaluate --suite suites/c300 (built from a --source file) --out runs/d2, then
+    # slices challenge300 --run runs/d2 said "did not score suite challenge300 (... it scored
+    # ['challenge300'])"
+    other_build = challenge300_suite.derive(challenge300_suite.pairs[:100]).save(tmp_path / "c300")
+    assert main(["slices", str(other_build), "--run", str(saved_run)]) == 2
+    err = capsys.readouterr().err
+    assert "the run scored another build of suite challenge300" in err
+    assert "give the suite the run scored, as it was given to `evaluate --suite`" in err
+
+
 def test_slices_prints_the_library_slice_rates(saved_run, challenge300_suite, capsys):
     from nnd_suites.evaluation.saved import outcomes_for
     from nnd_suites.evaluation.slicing import slice_rates

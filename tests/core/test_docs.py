@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import shlex
 import subprocess
 from pathlib import Path
 
@@ -75,3 +76,39 @@ def test_readme_main_job_builds_and_evaluates_with_the_default_model(tmp_path):
     assert "tiny-random-PIPELINE-CHECK-figures-mean-nothing" in report.splitlines()[0]
     for suite in ("quiz_design", "challenge300", "wmt_mqm"):
         assert (tmp_path / "suites" / suite / "manifest.json").is_file()
+
+
+def _readme_commands() -> list[list[str]]:
+    """Every ``nnd-suites`` command of the README's bash blocks, as argv (continued lines
+    joined, comments dropped)."""
+    readme = (ROOT / "README.md").read_text("utf-8")
+    commands = []
+    for block in re.findall(r"```bash\n(.*?)\n```", readme, flags=re.DOTALL):
+        for line in block.replace("\\\n", " ").splitlines():
+            for part in line.split("&&"):
+                if part.strip().startswith("nnd-suites "):
+                    commands.append(shlex.split(part, comments=True)[1:])
+    return commands
+
+
+def _option_values(argv: list[str], option: str) -> list[str]:
+    return [argv[i + 1] for i, word in enumerate(argv[:-1]) if word == option]
+
+
+def test_readme_reads_each_run_with_a_suite_it_scored():
+    """A README command reading a run (``slices SUITE --run RUN``) names a suite that the
+    README's ``evaluate ... --out RUN`` scored: another build of it (``challenge300`` for a run
+    of ``suites/c300``, built from a --source file) is refused."""
+    commands = _readme_commands()
+    scored = {
+        out: _option_values(argv, "--suite")
+        for argv in commands
+        if argv[0] == "evaluate"
+        for out in _option_values(argv, "--out")
+    }
+    readers = [argv for argv in commands if _option_values(argv, "--run")]
+    assert readers, "the README shows a command reading a run"
+    for argv in readers:
+        (run,) = _option_values(argv, "--run")
+        if run in scored:
+            assert argv[1] in scored[run], f"{' '.join(argv)}: {run} scored {scored[run]}"
