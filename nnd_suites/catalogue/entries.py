@@ -101,6 +101,23 @@ def load_catalogue(path: str | Path = CATALOGUE_FILE) -> list[CatalogueEntry]:
     return entries
 
 
+def how_to_build(name: str) -> str:
+    """How to build the catalogue suite ``name`` when it was given where an adapter or a
+    suite is asked for (``build gpt3_summ_bbc``: the adapter is gpt3_summ with an option);
+    '' for a name that is no catalogue suite, or the name of its adapter."""
+    entry = next((e for e in load_catalogue() if e.name == name), None)
+    if entry is None or entry.name == entry.adapter:
+        return ""
+    options = "".join(f" --option {key}={value}" for key, value in entry.options.items())
+    source = "" if entry.shipped else " --source FILE"
+    return (
+        f"{name!r} is a suite of the catalogue, built by adapter {entry.adapter!r}"
+        f"{' with' + options if options else ''}: `nnd-suites build {entry.adapter}{options}"
+        f"{source} --name {name} --out suites/{name}`, then give suites/{name}; or build "
+        "every catalogue suite with `nnd-suites build --catalogue --out DIR`"
+    )
+
+
 def _copies(copy: SourceCopy, source_dir: Path) -> Iterator[tuple[Path, str]]:
     """(path, sha256 of what is checked) of every file of the source's name in ``source_dir``:
     at its declared path first, then below the folder."""

@@ -13,7 +13,7 @@ import sys
 from nnd_suites import __version__
 from nnd_suites.cli import commands, habits
 from nnd_suites.cli.parser import Commands, Parser
-from nnd_suites.errors import NNDError, printable
+from nnd_suites.errors import NNDError, UnknownItemError, printable
 
 LOG_LEVELS = ["debug", "info", "warning", "error"]
 
@@ -97,7 +97,8 @@ def main(argv: list[str] | None = None) -> int:
         os.dup2(devnull, sys.stdout.fileno())
         return 141
     except NNDError as exc:
-        print(f"nnd-suites {args.command}: error: {exc}", file=sys.stderr)
+        hint = _catalogue_hint(exc)
+        print(f"nnd-suites {args.command}: error: {exc}{hint}", file=sys.stderr)
         return exc.exit_status
     except OSError as exc:  # a file the command reads or writes, named (never a traceback)
         where = f" {printable(str(exc.filename))}" if exc.filename else ""
@@ -116,6 +117,20 @@ def main(argv: list[str] | None = None) -> int:
         )
         print(f"interrupted; {kept}", file=sys.stderr)
         return 130
+
+
+def _catalogue_hint(exc: NNDError) -> str:
+    """A catalogue suite's name given as an adapter or a suite (README's catalogue table
+    lists gpt3_summ_bbc; `build gpt3_summ_bbc` only said "did you mean 'gpt3_summ'")."""
+    if not (isinstance(exc, UnknownItemError) and exc.kind in ("adapter", "suite")):
+        return ""
+    from nnd_suites.catalogue.entries import how_to_build  # lazy: only for this error
+
+    try:
+        hint = how_to_build(str(exc.name))
+    except NNDError:  # a broken catalogue must not hide the error being reported
+        return ""
+    return f"; {hint}" if hint else ""
 
 
 if __name__ == "__main__":
