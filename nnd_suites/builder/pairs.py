@@ -51,8 +51,16 @@ def build_pairs(
     """
     result = BuildResult(pairs=[], skipped=skipped if skipped is not None else SkipLog())
     seen_groups: dict[str, str] = {}
+    carried: set[str] = set()  # every rating key a candidate of the source carries
     for group in groups:
         judged = _judged(group, quality_map)
+        if not judged:
+            carried.update(
+                key
+                for cand in group.candidates
+                for key, values in (cand.ratings or {}).items()
+                if values  # an empty list is no rating: assess leaves such a candidate out
+            )
         where = group.where or group.id
         if group.id in seen_groups:
             raise NNDError(
@@ -73,6 +81,8 @@ def build_pairs(
             made = _build_group(group, quality_map, breakdown_fields, allow_empty, result, budget)
         result.pairs.extend(made)
         result.counts["groups_without_pairs"] += not made
+    if result.counts["candidates"]:  # an empty source is named by the build's "no pair"
+        quality_map.check_ratings_carried(carried)
     result.counts["pairs"] = len(result.pairs)
     kinds: list[MarginKind] = ["rater_share"]
     if quality_map.pairwise is not None:

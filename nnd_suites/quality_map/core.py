@@ -203,6 +203,25 @@ class QualityMap:
                 ("pairwise",),
             )
 
+    def check_ratings_carried(self, carried: Collection[str]) -> None:
+        """Refuse a rule that reads a rating (an aspect) no candidate of the whole source
+        carries (``carried``: every rating key of every candidate read): a misspelt aspect
+        would otherwise leave out its whole view, counted as "no rating" under a build that
+        succeeds. Some candidates lacking it stays a counted skip."""
+        if self.rule is None or self.pairwise is not None:
+            return
+        read = dict.fromkeys(map(self.rule.rating_key, self.views))
+        missing = [key for key in read if key not in carried]
+        if missing:
+            given = sorted(carried)
+            self._fail(
+                f"rating_rule reads {missing}, which no candidate of the source carries (its "
+                f"candidates carry {given if given else 'no ratings'}); fix the spelling in the "
+                "map, or make the adapter give that rating",
+                missing,
+                ("rating_rule", "aspects" if getattr(self.rule, "aspects", None) else "rating"),
+            )
+
     # ------------------------------------------------------------------ views
     @property
     def views(self) -> list[str | None]:

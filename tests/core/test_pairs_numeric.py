@@ -12,6 +12,7 @@ import nnd_suites
 from nnd_suites import Candidate, Group, QualityMap, QualityMapError
 from nnd_suites.builder.pairs import build_pairs
 
+REPO = Path(__file__).resolve().parents[2]
 ASPECTS = ["fluency", "adequacy", "coherence", "style", "overall"]
 
 
@@ -194,3 +195,40 @@ def test_the_json_schema_takes_exactly_one_numeric_bound():
     assert valid == [True, True, False, False]
     strict = numeric_map(rating="q", minimum_gap=None, minimum_gap_exclusive=20)
     assert strict.rule.minimum_gap_exclusive == 20 and strict.rule.minimum_gap is None
+
+
+@pytest.mark.parametrize(
+    ("adapter", "fixture", "map_name", "good", "typo"),
+    [  # a declared source and a class adapter reach the same check
+        ("sfhot", "sfhot_sample.json", "sfhot", "naturalness", "naturalnes"),
+        (
+            "summeval",
+            "model_annotations.aligned.paired.sample.jsonl",
+            "summeval",
+            "coherence",
+            "coherance",
+        ),
+    ],
+)
+def test_a_map_aspect_no_candidate_of_the_source_carries_is_an_error(
+    tmp_path, adapter, fixture, map_name, good, typo
+):
+    shipped = REPO / "quality_maps" / f"{map_name}.yaml"
+    misspelt = tmp_path / f"{map_name}.yaml"
+    misspelt.write_text(shipped.read_text("utf-8").replace(good, typo), "utf-8")
+    source = REPO / "adapters" / adapter / "fixtures" / fixture
+    with pytest.raises(QualityMapError) as caught:
+        nnd_suites.build_suite(adapter, source, quality_map=misspelt)
+    message = str(caught.value)
+    assert f"{misspelt}:14, at rating_rule.aspects" in message  # the map file and its line
+    assert f"rating_rule reads [{typo!r}], which no candidate of the source carries" in message
+    assert repr(good) in message  # the aspects the source does give
+    assert caught.value.exit_status == 4
+
+
+def test_an_aspect_some_candidates_lack_stays_a_counted_skip():
+    # only F lacks 'overall' (crowd_source): partial coverage, not a misspelt aspect
+    result = build_pairs(crowd_source(), numeric_map(aspects=ASPECTS))
+    assert result.skipped.counts == {"no rating [overall]": 1}
+    with pytest.raises(QualityMapError, match=r"reads \['overal'\], which no candidate"):
+        build_pairs(crowd_source(), numeric_map(aspects=[*ASPECTS[:-1], "overal"]))
