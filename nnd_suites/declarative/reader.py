@@ -49,6 +49,8 @@ class _Gathered:
     ratings: dict[str, list[float]] = field(default_factory=dict)
     #: with a rater column: rater -> aspect -> (rating, where), in the order first seen
     by_rater: dict[str, dict[str, tuple[float, str]]] = field(default_factory=dict)
+    #: gathered with no rater column: aspect -> where its one rating is
+    rated_at: dict[str, str] = field(default_factory=dict)
 
     def candidate(self, log: ReadLog) -> Candidate:
         if not self.by_rater:
@@ -97,6 +99,7 @@ def read_declared(declared: Declared, path: Path, log: ReadLog) -> Iterator[Grou
     name = path.name
     gathered = spec.candidates is not None and spec.candidates.gathered
     log.gathers_rows = gathered
+    unnamed = gathered and spec.candidates is not None and spec.candidates.rater is None
     for line, row in table_rows(declared, path, log):
         where = f"{name}:{line}"
         key: tuple[str, ...] | None = None  # known once the row's key cells are read
@@ -144,7 +147,9 @@ def read_declared(declared: Declared, path: Path, log: ReadLog) -> Iterator[Grou
         except SourceFormatError as exc:  # this row's own fault: an error, or counted
             log.malformed(exc)
             output = None
-            if gathered and rated is None:
+            # a row read whole is at fault as a repeat: a named rater's is one person's, kept
+            # once; an unnamed one may be a second rater, so its output is left out whole
+            if gathered and (rated is None or unnamed):
                 assert spec.candidates is not None
                 output = _output_of(declared, spec.candidates, row, path, line)
                 if key is None or output is None:  # the output it rated cannot be told
@@ -292,6 +297,8 @@ def _add_candidate(
     identity = (text, system) if gathered else (text, system, where)
     candidate = bucket.candidates.setdefault(identity, _Gathered(text, system, where))
     if rater is None:
+        if gathered:  # one row per aspect: a second is a repeat or a rater it cannot name
+            _rated_once(candidate.rated_at, ratings, where, at)
         for aspect, values in ratings.items():
             candidate.ratings.setdefault(aspect, []).extend(values)
         return
@@ -306,6 +313,24 @@ def _add_candidate(
                 "keep one of the two rows",
             )
     given.update((aspect, (values[0], where)) for aspect, values in ratings.items())
+
+
+def _rated_once(
+    rated_at: dict[str, str], ratings: dict[str, list[float]], where: str, at: tuple[Path, int]
+) -> None:
+    """With no rater column, a second row rating an aspect of one output cannot be told from a
+    repeated row (an identical row would weigh twice in a mean or a majority): malformed, as a
+    named rater's second rating is. ``rated_at``: aspect -> where the output's rating is."""
+    for aspect in ratings:
+        first = rated_at.setdefault(aspect, where)
+        if first != where:
+            raise SourceFormatError(
+                str(at[0]),
+                at[1],
+                f"{aspect!r} of this output is rated again (first at {first}); with no rater "
+                "column a second rater cannot be told from a repeated row",
+                "keep one of the two rows, or name each row's rater with candidates.rater",
+            )
 
 
 def _number(

@@ -211,3 +211,37 @@ def test_a_gathered_row_whose_group_or_output_cannot_be_read_stops_the_build(tmp
         rows = "\n".join([json.dumps(good[0]), row, *map(json.dumps, good[1:])]) + "\n"
         with pytest.raises(SourceFormatError, match=r"rows\.jsonl:2: .*cannot be told"):
             _groups(tmp_path, body, "rows.jsonl", rows, ReadLog(skip_malformed=True))
+
+
+UNNAMED = GATHERED.replace("  rater: worker\n", "")
+
+
+def test_a_gathered_aspect_rated_twice_with_no_rater_column_is_malformed(tmp_path):
+    # s1's fluency twice (line 3 repeats line 2 cell for cell): counted twice, the repeat made
+    # s1's mean 3.67 over s2's 3, a test nobody's ratings support
+    rows = [
+        ("s1", "m1", "-", "fluency", 5),
+        ("s1", "m1", "-", "fluency", 5),
+        ("s1", "m1", "-", "relevance", 1),
+        ("s2", "m2", "-", "fluency", 3),
+        ("s2", "m2", "-", "relevance", 2),
+        ("s3", "m3", "-", "fluency", 4),
+    ]
+    with pytest.raises(
+        SourceFormatError,
+        match=r"rows\.tsv:3: 'fluency' of this output is rated again \(first at rows\.tsv:2\); "
+        "with no rater column",
+    ):
+        _groups(tmp_path, UNNAMED, "rows.tsv", _rated(rows))
+    # a repeat or a second, unnamed rater: the output is left out whole, both counted
+    log = ReadLog(skip_malformed=True)
+    (kept,) = _groups(tmp_path, UNNAMED, "rows.tsv", _rated(rows), log)
+    assert [(c.text, c.ratings) for c in kept.candidates] == [
+        ("s2", {"fluency": [3.0], "relevance": [2.0]}),
+        ("s3", {"fluency": [4.0]}),
+    ]
+    assert log.skipped.counts[GATHERED_LEFT_OUT] == 1
+    assert sum(log.skipped.counts.values()) == 2
+    # one rating per aspect of each output is the shape as before
+    (group,) = _groups(tmp_path, UNNAMED, "rows.tsv", _rated(rows[:1] + rows[2:]))
+    assert group.candidates[0].ratings == {"fluency": [5.0], "relevance": [1.0]}
