@@ -24,6 +24,7 @@ from nnd_suites.declarative.table import (
     Row,
     cell,
     fixed_or_cell,
+    key_group_id,
     table_rows,
     text_cell,
 )
@@ -138,7 +139,7 @@ def read_declared(declared: Declared, path: Path, log: ReadLog) -> Iterator[Grou
                 at = (path, line, where)
                 rated = _candidate_row(declared, spec.candidates, row, at, spellings)
             if bucket is None:
-                group_id = " | ".join(key) if spec.group.key else f"line {line}"
+                group_id = key_group_id(key) if spec.group.key else f"line {line}"
                 bucket = buckets[key] = _Bucket(group_id, context, where)
             if spec.comparisons is not None:
                 bucket.judgments.append(judgment)

@@ -68,6 +68,21 @@ def _filter_text(
     return text_cell(declared, row, column, path, line, ("filters", index))
 
 
+#: between the values of a key of several columns in a group id
+KEY_SEPARATOR = " | "
+
+
+def key_group_id(key: tuple[str, ...]) -> str:
+    """The id of the group of ``key`` (its cells, one per key column): the values joined by
+    ``' | '``, unchanged where no value holds a '|' (the ids of every shipped suite); a '|' (and
+    then a backslash) in a value is escaped, so ('a | b', 'c') and ('a', 'b | c') stay two ids."""
+    if len(key) == 1:
+        return key[0]  # one column: nothing to tell apart
+    return KEY_SEPARATOR.join(
+        value.replace("\\", "\\\\").replace("|", "\\|") if "|" in value else value for value in key
+    )
+
+
 @functools.cache
 def _parts(column: str) -> tuple[str, ...]:
     return tuple(column.split("."))

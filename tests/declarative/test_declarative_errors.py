@@ -12,11 +12,13 @@ import pytest
 import yaml
 
 from nnd_suites.builder.adapter import ADAPTERS
+from nnd_suites.builder.pairs import build_pairs
 from nnd_suites.declarative.model import SCHEMA_FILE, schema_text
 from nnd_suites.declarative.plugin import declared_adapter, register_declared
 from nnd_suites.errors import DeclarationError, SourceFormatError
 from nnd_suites.plugins.harness import plugin_problems
 from nnd_suites.plugins.registry import Registry
+from nnd_suites.quality_map import QualityMap
 from nnd_suites.sources import ReadLog
 
 REPO = Path(__file__).resolve().parents[2]
@@ -143,6 +145,21 @@ comparisons:
   category: aspect
 """
 PAIRS = "sentence_id,aspect,source,a,b,winner\n"
+
+
+def test_key_values_holding_the_separator_give_two_group_ids_and_plain_ones_stay(tmp_path):
+    # joined as they were, ('a | b', 'c') and ('a', 'b | c') were one id: the build stopped
+    # with "group id 'a | b | c' repeats the group" on valid data
+    body = RATED.replace("key: [original_id]", "key: [original_id, original]")
+    table = TABLE + "".join(
+        f"{key},{original},{text},{system},{rating},{rating}\n"
+        for key, original in (("a | b", "c"), ("a", "b | c"), ("x", "y"))
+        for text, system, rating in (("t1", "s1", 10), ("t2", "s2", 90))
+    )
+    groups = _read(tmp_path, body, table)
+    assert [g.id for g in groups] == ["a \\| b | c", "a | b \\| c", "x | y"]
+    result = build_pairs(groups, QualityMap.load("simpeval_2022"))
+    assert len(result.pairs) == 3
 
 
 def test_a_winner_value_not_declared_names_the_verdicts_line(tmp_path):
