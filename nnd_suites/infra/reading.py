@@ -214,6 +214,12 @@ def unacceptable_character(exc: yaml.reader.ReaderError, text: str) -> tuple[int
     return line, f"character {exc.character!r} is not allowed in YAML ({exc.reason})"
 
 
+#: explicit tags a strict file may write (`!!str 1` is "1"): the kinds plain YAML reads anyway
+PLAIN_TAGS = frozenset(
+    f"tag:yaml.org,2002:{kind}" for kind in ("str", "int", "float", "bool", "null", "map", "seq")
+)
+
+
 class StrictYAML(BoundedYAML):
     """YAML as quality maps, the catalogue and option files are read (nesting and integer digits
     bounded): a repeated key, an alias or a non-scalar key is a ``yaml.YAMLError`` at its mark,
@@ -234,12 +240,25 @@ class StrictYAML(BoundedYAML):
                 f"alias *{event.anchor} is not allowed (no anchors or aliases); write it out",
                 event.start_mark,
             )
+        event = self.peek_event()
+        tag = getattr(event, "tag", None)
+        if tag is not None and tag not in PLAIN_TAGS:
+            # !!set reads {a, b} unordered, !!omap or !!binary as no plain value: not data
+            shown = tag.replace("tag:yaml.org,2002:", "!!")
+            raise yaml.composer.ComposerError(
+                None,
+                None,
+                f"tag {shown} is not allowed (only plain texts, numbers, lists and mappings); "
+                "remove it and write the value plainly (a list as [a, b], in its order)",
+                event.start_mark,
+            )
         return super().compose_node(parent, index)
 
     def construct_lined_map(self, node: yaml.MappingNode) -> Iterator[dict[Any, Any]]:
         data: dict[Any, Any] = {}
         yield data
         lines: dict[Any, int] = {}
+        written: dict[Any, str] = {}  # each key as the file writes it
         for key_node, _ in node.value:
             if not isinstance(key_node, yaml.ScalarNode):  # a list or mapping used as a key
                 raise yaml.constructor.ConstructorError(
@@ -254,11 +273,11 @@ class StrictYAML(BoundedYAML):
                 raise yaml.constructor.ConstructorError(
                     None,
                     None,
-                    f"key {key!r} appears twice (lines {lines[key]} and {line}): the second "
-                    "would silently replace the first; keep one",
+                    _repeated_key(key, key_node.value, written, lines, line),
                     key_node.start_mark,
                 )
             lines[key] = line
+            written.setdefault(key, key_node.value)
         data.update(self.construct_mapping(node, deep=True))
         self.node_lines[id(data)] = lines
 
@@ -268,6 +287,24 @@ class StrictYAML(BoundedYAML):
         data.extend(self.construct_sequence(node, deep=True))
         lines = {index: item.start_mark.line + 1 for index, item in enumerate(node.value)}
         self.node_lines[id(data)] = lines
+
+
+def _repeated_key(
+    key: Any, as_written: str, written: dict[Any, str], lines: dict[Any, int], line: int
+) -> str:
+    """Why a key repeats: written twice alike, or two spellings YAML reads as one key (unquoted
+    1 and yes are the number 1 and the boolean true, and true equals 1)."""
+    first = written[key]
+    if first == as_written:
+        return (
+            f"key {as_written!r} appears twice (lines {lines[key]} and {line}): the second "
+            "would silently replace the first; keep one"
+        )
+    return (
+        f"keys {first!r} (line {lines[key]}) and {as_written!r} (line {line}) are one key once "
+        "YAML reads them unquoted (numbers, yes, no, on, off, true and false are not texts, and "
+        f'true equals 1); quote the keys ("{first}": ..., "{as_written}": ...)'
+    )
 
 
 StrictYAML.add_constructor("tag:yaml.org,2002:map", StrictYAML.construct_lined_map)

@@ -106,7 +106,20 @@ def schema_advice(error: dict[str, Any], allowed_keys: Mapping[str, list[str]]) 
     if kind == "union_tag_invalid":
         return f"unknown kind {error['ctx']['tag']!r}; use one of {error['ctx']['expected_tags']}"
     message = error["msg"].removeprefix("Value error, ")
-    if isinstance(error.get("input"), bool) and kind in ("string_type", "float_type", "int_type"):
+    given = error.get("input")
+    if key == "[key]" and isinstance(given, int | float) and kind == "string_type":
+        # YAML 1.1 reads an unquoted 0, 1.5, yes or off as a number or a boolean
+        if isinstance(given, bool):
+            return (
+                f"a key here is a text, but YAML reads it unquoted as the boolean "
+                f"{str(given).lower()} (so it reads yes, no, on, off, true and false); quote the "
+                'key as written ("yes": ...)'
+            )
+        return (
+            f"key {given} is a text here, but YAML reads it unquoted as a number; quote the "
+            f'keys ("{given}": ...)'
+        )
+    if isinstance(given, bool) and kind in ("string_type", "float_type", "int_type"):
         # YAML 1.1 reads an unquoted yes, no, on, off, true or false as a boolean
         return (
             f"{message}: YAML reads an unquoted yes, no, on, off, true or false as a boolean; "

@@ -4,6 +4,7 @@ do; the schema is the generated one; a declaration no adapter was made from fail
 from __future__ import annotations
 
 import json
+import re
 import sys
 import textwrap
 from pathlib import Path
@@ -169,6 +170,41 @@ def test_a_winner_value_not_declared_names_the_verdicts_line(tmp_path):
     message = str(caught.value)
     assert message.startswith(f"{tmp_path / 'source.yaml'}:22: table.csv:3: winner 'hsplit'")
     assert "declare what it means" in message
+
+
+@pytest.mark.parametrize(
+    ("verdicts", "message"),
+    [
+        (  # YAML reads 0 and 1 as numbers: the schema wanted texts, said "fix the value"
+            "{0: a, 1: b}",
+            r":22, at comparisons\.verdicts\.0\.\[key\]: .*key 0 is a text here, but YAML "
+            r'reads it unquoted as a number; quote the keys \("0": \.\.\.\)',
+        ),
+        (
+            '{"0": a, "1": b, yes: tie}',
+            r":22, at comparisons\.verdicts\.1\.\[key\]: .*YAML reads it unquoted as the "
+            r'boolean true .*quote the key as written \("yes": \.\.\.\)',
+        ),
+        (  # 1 and yes (true) are one key once read: was "key True appears twice (lines 22, 22)"
+            "{0: a, 1: b, yes: tie}",
+            r":22: cannot parse the YAML: keys '1' \(line 22\) and 'yes' \(line 22\) are one "
+            r'key once YAML reads them unquoted .*quote the keys \("1": \.\.\., "yes": \.\.\.\)',
+        ),
+    ],
+)
+def test_unquoted_verdict_keys_say_to_quote_them_at_their_line(tmp_path, verdicts, message):
+    body = COMPARED.replace("{asset: a, other: b, similar: tie}", verdicts)
+    with pytest.raises(DeclarationError, match=re.escape(str(tmp_path / "source.yaml")) + message):
+        _read(tmp_path, body, PAIRS + "1,fluency,s,x,y,0\n")
+
+
+def test_a_tag_other_than_the_plain_ones_is_refused_at_its_line(tmp_path):
+    # !!set read group.key as a set: accepted, its columns' order (the group ids) lost
+    body = COMPARED.replace("key: [sentence_id, aspect]", "key: !!set {sentence_id, aspect}")
+    with pytest.raises(DeclarationError, match=r"source\.yaml:15: .*tag !!set is not allowed"):
+        _read(tmp_path, body, PAIRS + "1,fluency,s,x,y,asset\n")
+    plain = COMPARED.replace("key: [sentence_id, aspect]", "key: [!!str sentence_id, aspect]")
+    assert len(_read(tmp_path, plain, PAIRS + "1,fluency,s,x,y,asset\n")) == 1
 
 
 def test_filters_count_what_they_leave_out_and_verdicts_become_judgments(tmp_path):
