@@ -57,6 +57,11 @@ class FileSpec(StrictModel):
     encoding: Literal["utf-8", "utf-8-sig", "latin-1", "cp1252", "utf-16"] = Field(
         "utf-8", description="text encoding of a csv file (the other formats are UTF-8)"
     )
+    delimiter: Annotated[str, Field(min_length=1, max_length=1)] = Field(
+        ",",
+        description="csv: the one character between fields (';' where a decimal comma is the "
+        "custom; a tab-separated file is format tsv)",
+    )
     quoting: Literal["csv", "none"] = Field(
         "csv",
         description="tsv: csv (a field in double quotes is unquoted, as spreadsheets write it) "
@@ -81,11 +86,18 @@ class FileSpec(StrictModel):
         )
 
     @model_validator(mode="after")
-    def _encoding_for_csv(self) -> FileSpec:
+    def _options_of_the_format(self) -> FileSpec:
         if self.encoding != "utf-8" and self.format != "csv":
             raise ValueError(f"'encoding' is for csv files; {self.format} files are UTF-8")
         if self.quoting != "csv" and self.format != "tsv":
             raise ValueError(f"'quoting' is for tsv files, not {self.format}")
+        if self.delimiter != "," and self.format != "csv":
+            raise ValueError(f"'delimiter' is for csv files, not {self.format}")
+        if self.delimiter in '"\r\n' or self.delimiter.isalnum():
+            raise ValueError(
+                f"delimiter {self.delimiter!r} cannot separate fields: give a punctuation mark "
+                "such as ';' or '|'"
+            )
         return self
 
 

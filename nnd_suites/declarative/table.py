@@ -22,7 +22,8 @@ def table_rows(declared: Declared, path: Path, log: ReadLog) -> Iterator[tuple[i
     """(line, row) of every row the filters keep; the others are counted by reason."""
     spec = declared.spec.file
     if spec.format == "csv":
-        rows: Iterator[tuple[int, Any]] = read_csv(path, log, encoding=spec.encoding)
+        csv_options = {"encoding": spec.encoding, "delimiter": spec.delimiter}
+        rows: Iterator[tuple[int, Any]] = read_csv(path, log, **csv_options)
     elif spec.format == "tsv":
         rows = read_tsv(path, quoted=spec.quoting == "csv", log=log)
     elif spec.format == "jsonl":

@@ -18,7 +18,7 @@ import yaml
 from nnd_suites.errors import NNDError
 from nnd_suites.infra.atomic import atomic_directory, atomic_write_text
 from nnd_suites.scaffold.writer import _template, check_name, check_root
-from nnd_suites.sources.delimited import read_csv
+from nnd_suites.sources.delimited import read_csv, sniff_delimiter
 from nnd_suites.sources.readers import read_json_array, read_jsonl, read_tsv
 
 TEXT_HINTS = (
@@ -33,17 +33,24 @@ NUMBER = re.compile(r"-?\d+(\.\d+)?")
 #: a standardised score (z, zscore, z_score, fluency_z): not a rating on the raters' scale
 Z_SCORE = re.compile(r"(^|[_.])z(_?score)?($|[_.])", re.IGNORECASE)
 #: keys of the proposal that are guesses from the header, marked for the contributor
-GUESSED = ("key", "context", "text", "system", "text_a", "text_b", "winner", "ratings")
+GUESSED = ("delimiter", "key", "context", "text", "system", "text_a", "text_b", "winner", "ratings")
 
 
-def sample_columns(sample: Path) -> tuple[str, dict[str, Any]]:
-    """The sample's format and its first row (nested JSON objects flattened to ``a.b`` keys)."""
+def sample_columns(sample: Path) -> tuple[dict[str, str], dict[str, Any]]:
+    """The sample's ``file`` declaration (its format; a csv file's delimiter when it is not a
+    comma) and its first row (nested JSON objects flattened to ``a.b`` keys)."""
     name = sample.name.lower().removesuffix(".gz")
     fmt = next((f for f in ("csv", "tsv", "jsonl", "json") if name.endswith("." + f)), None)
     if fmt is None:
         raise NNDError(f"{sample}: name it .csv, .tsv, .json or .jsonl (optionally .gz)")
+    file = {"format": fmt}
     if fmt == "csv":
-        rows: Any = read_csv(sample)
+        delimiter = sniff_delimiter(sample)
+        if delimiter == "\t":
+            raise NNDError(f"{sample}: its header is tab-separated: name it .tsv")
+        if delimiter != ",":
+            file["delimiter"] = delimiter
+        rows: Any = read_csv(sample, delimiter=delimiter)
     elif fmt == "tsv":
         rows = read_tsv(sample)
     elif fmt == "jsonl":
@@ -53,7 +60,7 @@ def sample_columns(sample: Path) -> tuple[str, dict[str, Any]]:
     first = next(iter(rows), None)
     if first is None or not isinstance(first[1], dict):
         raise NNDError(f"{sample}: no first row of named columns to propose a mapping from")
-    return fmt, _flat(first[1])
+    return file, _flat(first[1])
 
 
 def _flat(row: dict[str, Any], prefix: str = "") -> dict[str, Any]:
@@ -76,7 +83,7 @@ def _pick(columns: list[str], hints: tuple[str, ...]) -> list[str]:
     return [c for hint in hints for c in columns if hint in c.lower()]
 
 
-def propose(name: str, fmt: str, row: dict[str, Any]) -> dict[str, Any]:
+def propose(name: str, file: dict[str, str], row: dict[str, Any]) -> dict[str, Any]:
     """A declaration for the columns found (each choice a guess for the contributor to check)."""
     columns = list(row)
     numbers = [c for c in columns if _numeric(row[c])]
@@ -101,7 +108,7 @@ def propose(name: str, fmt: str, row: dict[str, Any]) -> dict[str, Any]:
             "source_urls": ["https://example.org/TODO"],
             "description": "TODO",
         },
-        "file": {"format": fmt},
+        "file": dict(file),
         "group": {"key": key or context[:1], "context": {_field(c): c for c in context}},
         "template": "\n".join(f"{{{_field(c)}}}" for c in context) + "\n",
     }
@@ -187,8 +194,9 @@ def write_declarative(root: Path, name: str, sample: Path) -> tuple[list[Path], 
     quality map; return the paths written and the columns found."""
     check_name(name)
     check_root(root)
-    fmt, row = sample_columns(sample)
-    spec = propose(name, fmt, row)
+    file, row = sample_columns(sample)
+    spec = propose(name, file, row)
+    fmt = file["format"]
     folder, map_path = root / "adapters" / name, root / "quality_maps" / f"{name}.yaml"
     for path in (folder, map_path):
         if path.exists():

@@ -16,9 +16,8 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from nnd_suites.errors import SourceFormatError
-from nnd_suites.sources.lines import not_decodable, numbered_lines
+from nnd_suites.sources.lines import GZIP_MAGIC, not_decodable, numbered_lines
 
-GZIP_MAGIC = b"\x1f\x8b"
 #: the longest decompressed line (characters): 64 KiB of gzip can inflate to a 64 MiB line
 LINE_LIMIT = 64 * 2**20
 

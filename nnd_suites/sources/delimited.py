@@ -51,27 +51,54 @@ def _not_decodable(path: Path, encoding: str) -> SourceFormatError:
         return not_decodable(path, stream, encoding, advice, name=encoding)
 
 
+#: characters tables are separated by, the comma first: what a header is split on to tell
+SEPARATORS = ",;\t|"
+
+
 def read_csv(
-    path: Path, log: ReadLog | None = None, *, encoding: str = "utf-8"
+    path: Path, log: ReadLog | None = None, *, encoding: str = "utf-8", delimiter: str = ","
 ) -> Iterator[tuple[int, dict[str, str]]]:
-    """Yield (line the row starts on, {column: value}) for each row of a CSV file."""
+    """Yield (line the row starts on, {column: value}) for each row of a CSV file whose fields
+    ``delimiter`` separates."""
     try:
-        yield from _rows(path, log or ReadLog(), encoding)
+        yield from _rows(path, log or ReadLog(), encoding, delimiter)
     except UnicodeDecodeError:
         raise _not_decodable(path, encoding) from None
 
 
-def _rows(path: Path, log: ReadLog, encoding: str) -> Iterator[tuple[int, dict[str, str]]]:
+def sniff_delimiter(path: Path, encoding: str = "utf-8") -> str:
+    """The one of :data:`SEPARATORS` that splits the header of ``path`` into the most columns
+    (the comma on a tie): what a delimiter is proposed from."""
+    with _open_text(path, "utf-8-sig" if encoding == "utf-8" else encoding) as handle:
+        header = handle.readline(2**16)
+    counts = {sep: len(next(csv.reader([header], delimiter=sep), [])) for sep in SEPARATORS}
+    return max(SEPARATORS, key=lambda sep: counts[sep])  # max keeps the first of a tie
+
+
+def _rows(
+    path: Path, log: ReadLog, encoding: str, delimiter: str
+) -> Iterator[tuple[int, dict[str, str]]]:
     log.note_file(path)
     csv.field_size_limit(max(csv.field_size_limit(), FIELD_SIZE_LIMIT))
     with _open_text(path, "utf-8-sig" if encoding == "utf-8" else encoding) as handle:
-        reader = csv.reader(handle, strict=True)
+        reader = csv.reader(handle, strict=True, delimiter=delimiter)
         try:
             header = next(reader)
         except StopIteration:
             raise SourceFormatError(str(path), 1, "empty file: expected a header row") from None
         except csv.Error as exc:
             raise SourceFormatError(str(path), 1, f"unreadable header: {exc}") from None
+        other = [s for s in SEPARATORS if len(header) == 1 and s != delimiter and s in header[0]]
+        if other:  # 'a;b;c' read as one column: every column would be "not in the file"
+            raise SourceFormatError(
+                str(path),
+                1,
+                f"the header is one field holding {other[0]!r}: the file looks separated by "
+                f"{other[0]!r}, not {delimiter!r}",
+                f"declare file.delimiter: {other[0]!r} in source.yaml"
+                if other[0] != "\t"
+                else "declare file.format: tsv",
+            )
         _check_header(path, header, ())
         while True:
             start = reader.line_num + 1
@@ -90,7 +117,7 @@ def _rows(path: Path, log: ReadLog, encoding: str) -> Iterator[tuple[int, dict[s
                         str(path),
                         start,
                         f"row has {len(fields)} fields, the header {len(header)}",
-                        "check the quotes and commas of this row",
+                        f"check the quotes and the {delimiter!r} of this row",
                     )
                 )
                 continue

@@ -46,6 +46,13 @@ def not_decodable(
     line, consumed = 1, 0
     while True:
         block = stream.read(BLOCK)
+        if not consumed and block.startswith(GZIP_MAGIC) and not path.name.lower().endswith(".gz"):
+            return SourceFormatError(
+                str(path),
+                None,
+                f"not {name} text: it starts as gzip data does (compressed, but not named .gz)",
+                f"name it {path.name}.gz, so it is decompressed as it is read",
+            )
         try:
             decoder.decode(block, final=not block)
         except UnicodeDecodeError as exc:
@@ -61,5 +68,7 @@ def not_decodable(
         consumed += len(block)
 
 
+#: the first bytes of every gzip file
+GZIP_MAGIC = b"\x1f\x8b"
 #: bytes decoded at a time while looking for a bad byte
 BLOCK = 2**20

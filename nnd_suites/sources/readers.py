@@ -339,6 +339,10 @@ def require_fields(
             )
 
 
+#: 4,5 or -0,25: a number as locales with a decimal comma write it
+DECIMAL_COMMA = re.compile(r"[-+]?\d*,\d+")
+
+
 def read_number(value: str | float) -> float:
     """``value`` as a number, the one reading of every numeric cell and credit level: text is
     NFKC-normalised and stripped first, so full-width digits, signs and points (``１``, ``－``,
@@ -373,7 +377,10 @@ def parse_number(
     where = f"column {column!r}: " if column is not None else f"{key}: " if key else ""
     shown = repr(value) if isinstance(value, str) else json.dumps(value, default=repr)
     if not math.isfinite(number):
-        raise SourceFormatError(str(path), line, f"{where}{shown} is not a number")
+        aside = ""
+        if isinstance(value, str) and DECIMAL_COMMA.fullmatch(value.strip()):
+            aside = f" (a decimal comma is not read: write {value.strip().replace(',', '.')})"
+        raise SourceFormatError(str(path), line, f"{where}{shown} is not a number{aside}")
     if abs(number) > MAX_NUMBER:
         raise SourceFormatError(
             str(path), line, f"{where}{shown} is beyond {MAX_NUMBER:g} in magnitude: no rating"

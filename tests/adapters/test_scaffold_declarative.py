@@ -3,6 +3,7 @@ valid as written, that reads the sample into groups once its quality map is load
 
 from __future__ import annotations
 
+import csv
 import gzip
 import json
 import subprocess
@@ -115,3 +116,24 @@ def test_the_proposal_asks_which_end_of_the_rating_scale_is_better(tmp_path):
     assert load_declaration(path).spec.candidates.better == "higher"
     text = path.read_text("utf-8")
     assert "  better: higher  # CHECK: lower for error counts, ranks or distances" in text
+
+
+def test_a_semicolon_sample_gets_its_delimiter_proposed_and_reads(tmp_path):
+    sample = tmp_path / "simpeval.csv"
+    with (
+        _fixture("simpeval_2022").open(newline="", encoding="utf-8") as source,
+        sample.open("w", newline="", encoding="utf-8") as out,
+    ):
+        csv.writer(out, delimiter=";").writerows(csv.reader(source))
+    (tmp_path / "clone").mkdir()
+    root = _root(tmp_path / "clone")
+    write_declarative(root, "my_semi", sample)
+    text = (root / "adapters" / "my_semi" / "source.yaml").read_text("utf-8")
+    assert "delimiter: ;  # CHECK: guessed from the header" in text
+    spec = load_declaration(root / "adapters" / "my_semi" / "source.yaml").spec
+    assert spec.file.delimiter == ";"
+    assert spec.candidates.ratings == {"rating": ["rating_1", "rating_2", "rating_3"]}
+    cls = declared_adapter("my_semi", root / "adapters" / "my_semi")
+    cls.name = "my_semi"  # what registering it would set
+    groups = list(cls().read(sample, ReadLog()))
+    assert len(groups) == 3 and all(len(g.candidates) == 4 for g in groups)

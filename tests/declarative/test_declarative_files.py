@@ -3,6 +3,7 @@ a tar or zip archive (``file.member``: ``--source`` is then the archive), in ano
 
 from __future__ import annotations
 
+import csv
 import gzip
 import tarfile
 import zipfile
@@ -13,7 +14,7 @@ import pytest
 from nnd_suites import build_suite
 from nnd_suites.builder.adapter import ADAPTERS
 from nnd_suites.declarative.plugin import declared_adapter
-from nnd_suites.errors import SourceFormatError
+from nnd_suites.errors import DeclarationError, SourceFormatError
 from nnd_suites.sources import ReadLog
 
 FIXTURE = ADAPTERS.get("simpeval_2022").folder() / "fixtures" / "simpeval_2022_sample.csv"
@@ -78,3 +79,56 @@ def test_a_declared_encoding_is_used_and_a_wrong_one_names_the_line(tmp_path):
     assert "Müss" in systems
     with pytest.raises(SourceFormatError, match=r"latin.csv:2: not utf-8 text: invalid start byte"):
         build_suite("simpeval_2022", latin)
+
+
+def _semicolons(path: Path) -> Path:
+    """The fixture as a spreadsheet of a decimal-comma locale saves it: ';' between fields."""
+    with FIXTURE.open(newline="", encoding="utf-8") as source, path.open("w", newline="") as out:
+        csv.writer(out, delimiter=";").writerows(csv.reader(source))
+    return path
+
+
+def test_a_semicolon_table_is_read_with_its_declared_delimiter(tmp_path):
+    table = _semicolons(tmp_path / "simpeval.csv")
+    adapter = _with_file_spec(tmp_path, '{format: csv, delimiter: ";"}')
+    assert build_suite(adapter, table).stats()["pairs"] == PAIRS
+    # undeclared: the header was one column, and every column "not in" the file
+    with pytest.raises(SourceFormatError) as caught:
+        build_suite("simpeval_2022", table)
+    assert str(caught.value) == (
+        f"{table}:1: the header is one field holding ';': the file looks separated by ';', "
+        "not ',' (declare file.delimiter: ';' in source.yaml)"
+    )
+
+
+@pytest.mark.parametrize(
+    ("spec", "refusal"),
+    [
+        ('{format: tsv, delimiter: ";"}', "'delimiter' is for csv files, not tsv"),
+        ('{format: csv, delimiter: ";;"}', "at most 1 character"),
+        ("{format: csv, delimiter: x}", "delimiter 'x' cannot separate fields"),
+    ],
+)
+def test_a_delimiter_is_one_punctuation_mark_of_a_csv_file(tmp_path, spec, refusal):
+    with pytest.raises(DeclarationError, match=refusal):
+        _with_file_spec(tmp_path, spec)
+
+
+def test_a_decimal_comma_and_a_gzip_file_named_csv_say_what_they_are(tmp_path):
+    rows = list(csv.reader(FIXTURE.open(newline="", encoding="utf-8")))
+    rows[1][rows[0].index("rating_3")] = "4,5"  # as a decimal-comma locale writes it
+    commas = tmp_path / "commas.csv"
+    with commas.open("w", newline="", encoding="utf-8") as out:
+        csv.writer(out).writerows(rows)
+    with pytest.raises(
+        SourceFormatError,
+        match=r"commas\.csv:2: column 'rating_3': '4,5' is not "
+        r"a number \(a decimal comma is not read: write 4\.5\)",
+    ):
+        build_suite("simpeval_2022", commas)
+    packed = tmp_path / "simpeval.csv"  # gzip data, named without .gz
+    packed.write_bytes(gzip.compress(FIXTURE.read_bytes()))
+    with pytest.raises(SourceFormatError) as caught:
+        build_suite("simpeval_2022", packed)
+    assert "it starts as gzip data does" in str(caught.value)
+    assert "name it simpeval.csv.gz" in str(caught.value)
