@@ -16,6 +16,7 @@ from nnd_suites.errors import PluginError, TemplateError
 from nnd_suites.infra.validation import StrictModel
 from nnd_suites.plugins.params import parse_params
 from nnd_suites.plugins.registry import Plugin, Registry
+from nnd_suites.quality_map import QualityMap
 from nnd_suites.records.groups import Group
 from nnd_suites.records.judgments import JudgedGroup
 from nnd_suites.records.templates import check_template
@@ -133,6 +134,11 @@ class Adapter(Plugin, ABC):
         "folder"``); report skips and bad rows to ``log``. A pairwise source (its quality map has
         a ``pairwise`` rule) yields :class:`~nnd_suites.records.judgments.JudgedGroup` objects
         instead."""
+
+    def check_quality_map(self, quality_map: QualityMap) -> None:
+        """Refuse, before the source is read, a map this adapter's groups cannot be judged by.
+        A class adapter says nothing here (its groups are checked as they come); a declared
+        source knows whether it gives ratings or judged pairs."""
 
     @classmethod
     def examples_in(cls, folder: Path) -> list[dict[str, Any]]:

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 
 from nnd_suites.builder.budget import PairBudget, check_pair_budget
 from nnd_suites.builder.result import BuildResult
-from nnd_suites.errors import NNDError
+from nnd_suites.errors import QualityMapError
 from nnd_suites.quality_map import QualityMap
 from nnd_suites.quality_map.pairwise import PairwiseRule
 from nnd_suites.records.groups import Group, breakdown_values
@@ -33,15 +33,33 @@ from nnd_suites.sources import SkipLog
 from nnd_suites.suite import SuiteCandidate
 
 
+def is_judged(group: Group | JudgedGroup, quality_map: QualityMap) -> bool:
+    """Whether ``group`` holds judgments; a group the map cannot make tests of is the map's
+    mismatch with the source (a :class:`QualityMapError`, whichever way round)."""
+    judged = isinstance(group, JudgedGroup)
+    where = getattr(group, "where", None) or getattr(group, "id", group)  # whatever it is
+    if judged and quality_map.pairwise is None:
+        raise QualityMapError(
+            quality_map.origin,
+            f"{where}: the adapter emits judged pairs but quality map {quality_map.name} has "
+            "no 'pairwise' rule saying what a verdict means; add one",
+        )
+    if not judged and quality_map.pairwise is not None:
+        raise QualityMapError(
+            quality_map.origin,
+            f"{where}: quality map {quality_map.name} judges pairs, so the adapter must emit "
+            "JudgedGroup objects (judgments of two responses), not labelled candidates: "
+            "candidate labels such as chosen/rejected would pair a response that won one "
+            "comparison with one that lost another",
+        )
+    return judged
+
+
 def suite_candidates(group: Group | JudgedGroup, quality_map: QualityMap) -> list[SuiteCandidate]:
     """The annotated candidates a suite keeps for ``group``, judged pairs or labelled candidates."""
-    if not isinstance(group, JudgedGroup):
-        return SuiteCandidate.from_group(group)
-    if quality_map.pairwise is None:
-        raise NNDError(
-            f"{group.where or group.id}: the adapter emits judged pairs but quality map "
-            f"{quality_map.name} has no 'pairwise' rule saying what a verdict means; add one"
-        )
+    if not is_judged(group, quality_map):
+        return SuiteCandidate.from_group(group)  # type: ignore[arg-type]
+    assert isinstance(group, JudgedGroup) and quality_map.pairwise is not None
     return judged_candidates(group, quality_map.pairwise)
 
 

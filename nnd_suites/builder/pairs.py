@@ -15,7 +15,7 @@ from collections import Counter
 from collections.abc import Collection, Iterable, Mapping
 
 from nnd_suites.builder.budget import PairBudget, check_pair_budget
-from nnd_suites.builder.judged_pairs import judged_group_pairs
+from nnd_suites.builder.judged_pairs import is_judged, judged_group_pairs
 from nnd_suites.builder.merged_texts import Merged, count_pairs
 from nnd_suites.builder.result import BuildResult
 from nnd_suites.errors import NNDError
@@ -53,7 +53,7 @@ def build_pairs(
     seen_groups: dict[str, str] = {}
     carried: set[str] = set()  # every rating key a candidate of the source carries
     for group in groups:
-        judged = _judged(group, quality_map)
+        judged = is_judged(group, quality_map)
         if not judged:
             carried.update(
                 key
@@ -91,25 +91,6 @@ def build_pairs(
         kinds.append("score_gap")
     result.margin_kind = with_margins(result.pairs, kinds)
     return result
-
-
-def _judged(group: Group | JudgedGroup, quality_map: QualityMap) -> bool:
-    """Whether ``group`` holds judgments; refuses a group the map cannot make tests of."""
-    judged = isinstance(group, JudgedGroup)
-    if judged and quality_map.pairwise is None:
-        raise NNDError(
-            f"{group.where or group.id}: the adapter emits judged pairs but quality map "
-            f"{quality_map.name} has no 'pairwise' rule saying what a verdict means; add one"
-        )
-    if not judged and quality_map.pairwise is not None:
-        raise NNDError(
-            f"{getattr(group, 'where', '') or getattr(group, 'id', group)}: quality map "
-            f"{quality_map.name} judges pairs, so the adapter must emit JudgedGroup objects "
-            "(judgments of two responses), not labelled candidates: candidate labels such as "
-            "chosen/rejected would pair a response that won one comparison with one that "
-            "lost another"
-        )
-    return judged
 
 
 def _skips_empty_context(

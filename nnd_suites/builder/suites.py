@@ -82,6 +82,7 @@ def build_suite(
     else:
         path, archive = resolve_source(given, sha256=source_sha256), None
     qmap = QualityMap.load(quality_map or cls.quality_map)
+    instance.check_quality_map(qmap)
     log = ReadLog(skip_malformed=skip_malformed)
     if qmap.pairwise is not None and max_pairs is not None:
         # one judgment a row: stop reading at the budget, not after gathering every group

@@ -20,6 +20,7 @@ from nnd_suites.declarative.model import DECLARATION_FILE, MAP_SUFFIXES
 from nnd_suites.declarative.reader import read_declared
 from nnd_suites.errors import DeclarationError, SourceFormatError, TemplateError
 from nnd_suites.infra.reading import sha256_file
+from nnd_suites.quality_map import QualityMap
 from nnd_suites.records.groups import Group
 from nnd_suites.records.judgments import JudgedGroup
 from nnd_suites.records.templates import check_template
@@ -58,6 +59,23 @@ class DeclarativeAdapter(Adapter):
                     f"{digest}, not the declared one; ship the published file unmodified"
                 )
         return read_declared(self.declared, path, log)
+
+    def check_quality_map(self, quality_map: QualityMap) -> None:
+        """Ratings need a map that rates and comparisons a map that judges pairs: the other
+        kind is this declaration's fault, named at its line before the file is read."""
+        spec, where = self.declared.spec, f"quality map {quality_map.name} ({quality_map.origin})"
+        if spec.comparisons is not None and quality_map.pairwise is None:
+            raise DeclarationError(
+                f"{self.declared.at('comparisons')}: the source declares comparisons (judged "
+                f"pairs), but {where} has no 'pairwise' rule saying what a verdict means; "
+                "name a map with one in quality_map, or declare candidates if rows are rated"
+            )
+        if spec.candidates is not None and quality_map.pairwise is not None:
+            raise DeclarationError(
+                f"{self.declared.at('candidates')}: the source declares candidates (ratings), "
+                f"but {where} judges pairs (a 'pairwise' rule); name a map with a rating_rule "
+                "in quality_map, or declare comparisons if rows judge two responses"
+            )
 
 
 def _linked_inside(path: Path, folder: Path, declared_at: str) -> None:

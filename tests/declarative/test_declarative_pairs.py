@@ -8,9 +8,12 @@ from pathlib import Path
 import pytest
 
 from nnd_suites import build_suite
+from nnd_suites.cli import main
 from nnd_suites.declarative.plugin import declared_adapter
 from nnd_suites.declarative.reader import GATHERED_LEFT_OUT
-from nnd_suites.errors import SourceFormatError
+from nnd_suites.errors import DeclarationError, QualityMapError, SourceFormatError
+
+REPO = Path(__file__).resolve().parents[2]
 
 HEADER = """\
 name: pairs
@@ -158,3 +161,36 @@ def test_a_rater_judging_one_pair_twice_is_a_malformed_row_not_a_second_vote(tmp
         _suite(tmp_path, body, PREFERENCE, rows)
     suite = _suite(tmp_path, body, PREFERENCE, rows, skip_malformed=True)
     assert [(p.high.text, p.low.text) for p in suite.pairs] == [("u", "v")]
+
+
+@pytest.mark.parametrize(
+    ("adapter", "fixture", "other_map", "line", "fault"),
+    [
+        ("sfhot", "sfhot_sample.json", "copilot_arena", 28, "declares candidates (ratings), but"),
+        (
+            "copilot_arena",
+            "copilot_arena_sample.csv",
+            "sfhot",
+            32,
+            "declares comparisons (judged pairs), but quality map sfhot",
+        ),
+    ],
+)
+def test_a_declaration_and_a_map_of_the_other_kind_is_a_declaration_fault(
+    tmp_path, capsys, adapter, fixture, other_map, line, fault
+):
+    # was exit 2 (usage), found only once the first group was read
+    source = REPO / "adapters" / adapter / "fixtures" / fixture
+    argv = ["build", adapter, "--source", str(source), "--quality-map", other_map]
+    assert main([*argv, "--out", str(tmp_path / "out")]) == DeclarationError.exit_status == 3
+    error = capsys.readouterr().err
+    assert f"adapters/{adapter}/source.yaml:{line}: the source {fault}" in error
+    assert not (tmp_path / "out").exists()
+
+
+def test_a_class_adapter_and_a_pairwise_map_is_the_maps_mismatch_either_way(tmp_path):
+    source = REPO / "adapters" / "summeval" / "fixtures"
+    with pytest.raises(
+        QualityMapError, match=r"copilot_arena judges pairs, so the adapter must emit"
+    ):
+        build_suite("summeval", next(source.glob("*.jsonl")), quality_map="copilot_arena")
