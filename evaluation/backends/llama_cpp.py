@@ -13,7 +13,9 @@ target; their log-softmax is computed in fp32 with numpy (no vocabulary sort, no
 unlike the server's ``echo`` path).
 
 Weights load on first use: a run whose scores all come from the cache reads only the file's
-header (the vocabulary) and its remembered sha256.
+header (the vocabulary) and its remembered sha256. The sha256 is taken when the backend is made,
+before the vocabulary is read, and the file is checked to be unchanged after each load (a file
+rewritten in between would be scored under the old one's hash).
 """
 
 from __future__ import annotations
@@ -43,12 +45,14 @@ from nnd_suites.evaluation.backends.llama_cpp_decode import SEQUENCES, KVDecoder
 from nnd_suites.evaluation.backends.llama_cpp_files import (
     GGUFTokenizer,
     check_gguf,
+    check_gguf_unchanged,
     check_tokenizer_agrees,
     default_threads,
     gguf_sha256,
     refuse_hf_options,
 )
 from nnd_suites.evaluation.scoring import Layout, causal_layouts, tokenizer_traits
+from nnd_suites.sources.download import file_stamp
 
 #: Without ``n_ctx``, the window is the model's training context capped here: the key/value cache
 #: of a 128k-token window would not fit a laptop, and NND contexts are short.
@@ -98,12 +102,16 @@ class LlamaCppBackend(Backend):
 
         self.path, self.model_ref, self.mode = path, model_ref, mode
         self.threads = int(threads) if threads else default_threads()
+        # the identity names the file as it is now: every load below is checked against it
+        self._stamp = file_stamp(path.stat())
+        self.sha256 = gguf_sha256(path)
         params = llama_cpp.llama_model_default_params()
         params.vocab_only = True
         try:  # the vocabulary and the metadata only: no weight is read
             self.vocab = LlamaModel(path_model=str(path), params=params, verbose=False)
         except (ValueError, RuntimeError) as exc:
             raise ModelLoadError(f"llama.cpp cannot read GGUF model {model_ref!r}: {exc}") from None
+        self.check_unchanged()
         self.metadata = self.vocab.metadata()
         # the vocabulary-only model has no hyperparameters: the header says the trained window
         architecture = self.metadata.get("general.architecture", "")
@@ -166,7 +174,7 @@ class LlamaCppBackend(Backend):
         decoder's own context (several sequences), so this one's context is kept small."""
         llama_cpp = _llama_cpp()
         try:
-            return llama_cpp.Llama(
+            llm = llama_cpp.Llama(
                 model_path=str(self.path),
                 n_ctx=min(64, self.window),
                 logits_all=False,
@@ -178,6 +186,8 @@ class LlamaCppBackend(Backend):
             raise ModelLoadError(
                 f"llama.cpp cannot load GGUF model {self.model_ref!r}: {exc}"
             ) from None
+        self.check_unchanged()
+        return llm
 
     @cached_property
     def decoder(self) -> KVDecoder:
@@ -194,9 +204,9 @@ class LlamaCppBackend(Backend):
         return "llm" in self.__dict__
 
     # ----------------------------------------------------------------- identity
-    @cached_property
-    def sha256(self) -> str:
-        return gguf_sha256(self.path)
+    def check_unchanged(self) -> None:
+        """The file is still the one :attr:`sha256` names (hashed again only if its stamp moved)."""
+        self._stamp = check_gguf_unchanged(self.path, self.model_ref, self.sha256, self._stamp)
 
     @property
     def quantization(self) -> str:

@@ -3,6 +3,7 @@
 - ``check_gguf``: a missing file or one that is not GGUF is a named ``ModelLoadError``.
 - ``gguf_sha256``: the file's sha256, computed once and remembered by (path, size, mtime) in a
   small JSON beside the score cache, so a 5 GB model is not hashed again at every run.
+- ``check_gguf_unchanged``: after a load, the file must still be the one its sha256 named.
 - ``GGUFTokenizer``: the file's own tokenizer (llama.cpp's) behind the part of the transformers
   tokenizer interface that ``scoring.tokenizer_traits`` reads, so the scoring definition is
   shared with the Hugging Face backends instead of being written twice.
@@ -84,6 +85,30 @@ def gguf_sha256(path: Path, remembered: Path | None = None) -> str:
     except OSError:
         pass  # a read-only cache folder only costs a new hash next time
     return digest
+
+
+def check_gguf_unchanged(
+    path: Path, model: str, identified: str, stamp: dict[str, int]
+) -> dict[str, int]:
+    """The file must still hold the content ``identified`` (its sha256, taken with ``stamp`` when
+    the backend was made): the weights load on first use, so a file rewritten in between would
+    be scored, and its scores filed in the score cache and the report, under the hash of the
+    file it replaced. Returns the file's stamp now; an unchanged stamp is not hashed again."""
+    try:
+        now = file_stamp(path.stat())
+    except OSError as exc:
+        raise ModelLoadError(f"cannot read GGUF model {model!r}: {exc}") from None
+    if now == stamp:
+        return now
+    digest = gguf_sha256(path)
+    if digest != identified:
+        raise ModelLoadError(
+            f"GGUF model {model!r} changed after it was identified (its sha256 was "
+            f"{identified[:12]}..., now {digest[:12]}...): the new file would be scored under "
+            "the old one's identity. Load the model again (a new run, or load_backend again) "
+            "once the file is written"
+        )
+    return now  # the same content, touched or copied back
 
 
 class GGUFTokenizer:

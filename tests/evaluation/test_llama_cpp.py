@@ -182,3 +182,43 @@ def test_cli_evaluate_several_gguf_models(ggufs, tmp_path):
     assert len(reports) == 2
     backends = [json.loads(p.read_text())["backend"] for p in reports]
     assert {b["quantization"] for b in backends} == {"ALL_F32", "MOSTLY_Q8_0"}
+
+
+def test_a_gguf_rewritten_before_its_weights_load_is_refused_not_scored_as_the_old_one(
+    ggufs, quiz_design_suite, tmp_path
+):
+    """The backend names a GGUF file by its sha256 and loads the weights on first use: a run
+    answered by the cache loads nothing, so a file rewritten before the next run's first score
+    would be scored, and filed in the cache, under the old file's hash."""
+    import shutil
+
+    from gguf import GGUFReader
+
+    from nnd_suites.evaluation import evaluate, load_backend
+    from nnd_suites.suite import Suite
+
+    model, other = tmp_path / "model.gguf", tmp_path / "other.gguf"
+    shutil.copy(ggufs["f32"], model)
+    shutil.copy(ggufs["f32"], other)
+    for tensor in GGUFReader(other, "r+").tensors:  # other weights of the same shapes
+        tensor.data[...] *= 1.5
+    first, second = (
+        Suite(quiz_design_suite.manifest, pairs, quiz_design_suite.candidates)
+        for pairs in (quiz_design_suite.pairs[:20], quiz_design_suite.pairs[20:40])
+    )
+    cache = {"cache": True, "cache_dir": tmp_path / "cache", "progress": False}
+    evaluate(str(model), first, **cache)
+    backend = load_backend(str(model))
+    cached = evaluate(backend, first, **cache)
+    assert cached.requests.scored == 0 and not backend.loaded  # answered without the weights
+    shutil.copy(other, model)  # a new file over the old one
+    with pytest.raises(ModelLoadError, match=r"GGUF model '.*model.gguf' changed after it was"):
+        evaluate(backend, second, **cache)
+    # nothing of the new weights is filed under the old file's hash: the old file, put back,
+    # gets its own scores
+    shutil.copy(ggufs["f32"], model)
+    again = evaluate(str(model), second, **cache)
+    fresh = evaluate(str(model), second, cache=False, progress=False)
+    [again_rows], [fresh_rows] = again.outcomes.values(), fresh.outcomes.values()
+    assert [r.ll_high for r in again_rows] == pytest.approx([r.ll_high for r in fresh_rows])
+    assert [r.ll_low for r in again_rows] == pytest.approx([r.ll_low for r in fresh_rows])
