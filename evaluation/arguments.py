@@ -14,6 +14,7 @@ from typing import Any
 
 from nnd_suites.errors import ArgumentError, NNDError
 from nnd_suites.evaluation.backend import Backend
+from nnd_suites.transformations import make_transformation
 
 #: arguments that take True or False only
 _FLAGS = ("cache", "progress", "trust_remote_code", "log_samples")
@@ -58,6 +59,14 @@ def check_preparation(function: str, template: object, normalize: object, limit:
     for spec in normalize:
         if not isinstance(spec, str):
             raise _refuse(function, "normalize", normalize, f"{spec!r} is not a spec string")
+    # as written by the plugin (name and options): one spelled two ways is still one
+    given = [make_transformation(spec).spec for spec in normalize]
+    repeated = sorted({spec for spec in given if given.count(spec) > 1})
+    if repeated:  # it would be applied again, and the suite reported as NAME.lowercase.lowercase
+        raise NNDError(
+            f"normalization {repeated[0]!r} is given twice (--normalize); give each "
+            "normalization once"
+        )
     fraction = isinstance(limit, float) and 0 < limit < 1
     if limit is not None and not fraction and not _whole(limit, 1):
         raise _refuse(
