@@ -7,6 +7,7 @@ Its statistics (McNemar, Newcombe, Holm) are the ones robustness uses too:
 from nnd_suites.evaluation.comparison.paired import (
     Comparison,
     IncomparableRunsError,
+    SameRunError,
     compare_reports,
     compare_runs,
 )
@@ -15,6 +16,7 @@ from nnd_suites.evaluation.comparison.render import comparison_markdown, write_c
 __all__ = [
     "Comparison",
     "IncomparableRunsError",
+    "SameRunError",
     "compare_reports",
     "compare_runs",
     "comparison_markdown",

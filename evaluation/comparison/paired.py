@@ -30,10 +30,19 @@ TIE_RULE = (
 )
 TEST = MCNEMAR
 CORRECTION = "Holm step-down over the categories of each suite (family-wise error)"
+#: Why a run is not compared with itself, and what to give instead.
+ONE_RUN = (
+    "a run compared with itself differs nowhere (every difference 0, every p 1). Give two "
+    "different runs: another model's, or this model's scored again"
+)
 
 
 class IncomparableRunsError(NNDError):
     """Two runs do not cover the same tests (suites, content hashes or test ids differ)."""
+
+
+class SameRunError(IncomparableRunsError):
+    """Runs A and B are one run: the same report file, or the same report read twice (a copy)."""
 
 
 class SuiteComparison(StrictModel):
@@ -122,6 +131,18 @@ def _matched(
     return [(o, by_id_b[o.pair_id]) for o in a.outcomes[name]]
 
 
+def refuse_one_run(a: EvaluationReport, b: EvaluationReport, said: str) -> None:
+    """Refuse A and B when they are one run: the same object, or equal reports with equal
+    outcomes (a run folder copied). Two runs of one model differ at least in ``created`` and
+    ``seconds``, so a run scored again (a reproducibility check) is compared."""
+    if a is b or (
+        a.model_dump(mode="json") == b.model_dump(mode="json") and a.outcomes == b.outcomes
+    ):
+        raise SameRunError(
+            f"runs A and B are one run: {said} (model {a.model!r}, created {a.created}); {ONE_RUN}"
+        )
+
+
 def compare_reports(
     a: EvaluationReport,
     b: EvaluationReport,
@@ -135,8 +156,8 @@ def compare_reports(
     The runs must cover the same tests (limit, suite content) and, unless
     ``allow_different_scoring`` (to compare two modes or templates on purpose, said in the
     result), be scored the same way (mode, template)."""
+    refuse_one_run(a, b, "the same report given twice")
     names = _suite_names(a, b, suites)
-    names = list(names)
     coverage = coverage_differences(a, b, names)
     if coverage:
         raise IncomparableRunsError(
@@ -194,13 +215,15 @@ def compare_runs(
 ) -> Comparison:
     """:func:`compare_reports` of two saved runs (folders written by ``evaluate --out``, or
     their report.json), the comparison recording which report file each side came from."""
+    file_a, file_b = report_file(a), report_file(b)
+    if file_a.samefile(file_b):  # before reading either: one file, however it was named
+        raise SameRunError(f"runs A and B are one run: both are {file_a}; {ONE_RUN}")
+    report_a, report_b = load_report(file_a), load_report(file_b)
+    refuse_one_run(report_a, report_b, f"{file_b} holds the same report as {file_a}")
     comparison = compare_reports(
-        load_report(a),
-        load_report(b),
-        suites=suites,
-        allow_different_scoring=allow_different_scoring,
+        report_a, report_b, suites=suites, allow_different_scoring=allow_different_scoring
     )
-    comparison.source_a, comparison.source_b = str(report_file(a)), str(report_file(b))
+    comparison.source_a, comparison.source_b = str(file_a), str(file_b)
     return comparison
 
 

@@ -172,14 +172,23 @@ def test_stats_lines_group_reasons_that_differ_by_a_name():
     ]
 
 
-def test_compare_runs_records_where_each_side_came_from(saved_run, capsys):
-    from nnd_suites.evaluation.comparison import compare_runs
+def test_compare_runs_records_where_each_side_came_from(
+    saved_run, challenge300_suite, heuristic_report, tmp_path, capsys
+):
+    from nnd_suites.evaluation.comparison import SameRunError, compare_runs
+    from nnd_suites.evaluation.outputs import write_report
 
-    comparison = compare_runs(saved_run, saved_run / "report.json")
-    assert comparison.source_a == comparison.source_b == str(saved_run / "report.json")
+    with pytest.raises(SameRunError, match="one run"):  # one run given twice: nothing compared
+        compare_runs(saved_run, saved_run / "report.json")
+    again = heuristic_report([challenge300_suite], "prefer-longer", len)
+    again.created = "2024-01-02T00:00:00+00:00"  # the same model scored again, a day later
+    write_report(again, tmp_path / "again")
+    comparison = compare_runs(saved_run, tmp_path / "again" / "report.json")
+    assert comparison.source_a == str(saved_run / "report.json")
+    assert comparison.source_b == str(tmp_path / "again" / "report.json")
     (result,) = comparison.suites.values()
-    assert result.overall.passed_a == result.overall.passed_b > 0  # a run against itself
+    assert result.overall.passed_a == result.overall.passed_b > 0  # the same outcomes again
     assert result.overall.difference == 0
     capsys.readouterr()
-    assert main(["compare", str(saved_run), str(saved_run), "--json"]) == 0
+    assert main(["compare", str(saved_run), str(tmp_path / "again"), "--json"]) == 0
     assert capsys.readouterr().out.strip() == comparison.model_dump_json(indent=2)

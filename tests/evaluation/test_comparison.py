@@ -14,7 +14,11 @@ import pytest
 
 from nnd_suites.cli import main
 from nnd_suites.errors import NNDError
-from nnd_suites.evaluation.comparison import IncomparableRunsError, compare_reports
+from nnd_suites.evaluation.comparison import (
+    IncomparableRunsError,
+    SameRunError,
+    compare_reports,
+)
 from nnd_suites.evaluation.limits import suite_limit
 from nnd_suites.evaluation.outputs import write_report
 from nnd_suites.evaluation.prepared import first_groups
@@ -56,6 +60,8 @@ def runs(tmp_path_factory, challenge300_suite, quiz_design_suite, heuristic_repo
         "chars": save_run("chars", suites, "prefer-longer", chars),
         "words": save_run("words", suites, "prefer-more-words", words),
         "c300": save_run("c300", [challenge300_suite], "prefer-longer", chars),
+        # the same model name, other "weights": a run of the same folder after it changed
+        "longer_again": save_run("longer_again", suites, "prefer-longer", words),
     }
 
 
@@ -174,9 +180,31 @@ def test_the_markdown_names_the_two_runs_it_compares(runs, capsys):
     text = capsys.readouterr().out
     a, b = runs["chars"] / "report.json", runs["words"] / "report.json"
     assert f"\n\nRun A: `{a}`; run B: `{b}`.\n\n" in text
-    assert main(["compare", str(runs["chars"]), str(runs["chars"])]) == 0
+    again = runs["longer_again"] / "report.json"
+    assert main(["compare", str(runs["chars"]), str(runs["longer_again"])]) == 0
     text = capsys.readouterr().out
-    assert f"run B: `{a}`. Both runs name the model `prefer-longer`: each report's" in text
+    assert f"run B: `{again}`. Both runs name the model `prefer-longer`: each report's" in text
+
+
+def test_a_run_compared_with_itself_is_refused(runs, tmp_path, capsys):
+    """One run given as A and B (the same folder, its report.json, or a copy of the folder)
+    was compared and printed zero differences everywhere with exit 0: nothing was compared."""
+    import shutil
+
+    copy = tmp_path / "copy"
+    shutil.copytree(runs["chars"], copy)
+    for b in (runs["chars"], runs["chars"] / "report.json", copy):
+        assert main(["compare", str(runs["chars"]), str(b)]) == 2
+        captured = capsys.readouterr()
+        assert captured.out == ""
+        assert "are one run" in captured.err and "Give two different runs" in captured.err
+    assert f"{copy / 'report.json'} holds the same report" in captured.err
+    run = load_report(runs["chars"])
+    with pytest.raises(SameRunError, match="are one run"):
+        compare_reports(run, run)
+    with pytest.raises(SameRunError, match="are one run"):
+        compare_reports(run, load_report(copy))
+    assert isinstance(SameRunError("x"), IncomparableRunsError)
 
 
 def test_end_to_end_with_two_tiny_models(tiny_causal_model, tiny_seq2seq_model, tmp_path, capsys):

@@ -16,7 +16,8 @@ def register(subparsers: Commands) -> None:
         description="Compare two runs saved by `nnd-suites evaluate --out DIR` on the same "
         "tests: per suite and category, the difference in pass rate, the discordant tests, an "
         "exact McNemar p-value and a Holm-adjusted one across the suite's categories. A tie is "
-        "not a pass. Runs over different tests are refused, and so are runs scored differently "
+        "not a pass. Runs over different tests are refused, and so is one run given as both "
+        "(the same report, or a copy of its folder), and so are runs scored differently "
         "(mode, template) unless --allow-different-scoring.",
     )
     parser.add_argument("report_a", type=Path, help="run folder (or its report.json): A")
