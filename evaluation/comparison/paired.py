@@ -89,21 +89,37 @@ def paired(pairs: Iterable[tuple[TestOutcome, TestOutcome]]) -> PairedResult:
     return PairedResult.of(paired_counts((a.outcome, b.outcome) for a, b in pairs))
 
 
+def _suites(names: Iterable[str]) -> str:
+    """``suite a`` or ``suites a, b and c``, sorted: the words of a message."""
+    ordered = sorted(names)
+    listed = ordered[0] if len(ordered) == 1 else f"{', '.join(ordered[:-1])} and {ordered[-1]}"
+    return f"suite{'s' if len(ordered) > 1 else ''} {listed}"
+
+
 def _suite_names(a: EvaluationReport, b: EvaluationReport, only: Sequence[str] | None) -> list[str]:
     if only:
-        missing = [s for s in only if s not in a.suites or s not in b.suites]
+        missing = [
+            f"{_suites([name])} is not in run {side} (it has {', '.join(sorted(run.suites))})"
+            for name in only
+            for side, run in (("A", a), ("B", b))
+            if name not in run.suites
+        ]
         if missing:
-            raise IncomparableRunsError(
-                f"suite(s) {missing} not in both runs; run A has {sorted(a.suites)}, "
-                f"run B has {sorted(b.suites)}"
-            )
+            raise IncomparableRunsError("; ".join(missing))
         return list(only)
     if set(a.suites) != set(b.suites):
-        raise IncomparableRunsError(
-            f"the runs cover different suites: only A has {sorted(set(a.suites) - set(b.suites))}, "
-            f"only B has {sorted(set(b.suites) - set(a.suites))}; compare the common ones with "
-            "--suite NAME"
+        extra = [
+            f"only run {side} has {_suites(set(run.suites) - set(other.suites))}"
+            for side, run, other in (("A", a, b), ("B", b, a))
+            if set(run.suites) - set(other.suites)
+        ]
+        common = [name for name in a.suites if name in b.suites]
+        then = (
+            f"compare the suites both have with --suite NAME (here: {', '.join(common)})"
+            if common
+            else "the runs share no suite, so there is nothing to compare"
         )
+        raise IncomparableRunsError(f"the runs cover different suites: {'; '.join(extra)}; {then}")
     return list(a.suites)
 
 

@@ -99,7 +99,7 @@ def test_counts_match_a_direct_count(runs, challenge300_suite):
 
 def test_refuses_runs_over_different_tests(runs, tmp_path, challenge300_suite):
     chars_run, c300 = load_report(runs["chars"]), load_report(runs["c300"])
-    with pytest.raises(IncomparableRunsError, match=r"only A has \['quiz_design'\]"):
+    with pytest.raises(IncomparableRunsError, match=r"only run A has suite quiz_design"):
         compare_reports(chars_run, c300)
     # restricting to the common suite is fine
     assert list(compare_reports(chars_run, c300, suites=["challenge300"]).suites) == [
@@ -134,6 +134,28 @@ def test_refuses_runs_over_different_tests(runs, tmp_path, challenge300_suite):
         compare_reports(c300, templated)
     on_purpose = compare_reports(c300, templated, allow_different_scoring=True)
     assert len(on_purpose.scoring_differences) == 2 and on_purpose.mode_b == "reference"
+
+
+def test_runs_over_different_suites_name_only_the_side_with_more(runs, capsys):
+    """Run B holding a suite run A lacks said "only A has [], only B has ['quiz_design']"."""
+    both, one = str(runs["chars"]), str(runs["c300"])
+    assert main(["compare", one, both]) == 2
+    err = " ".join(capsys.readouterr().err.split())
+    assert "the runs cover different suites: only run B has suite quiz_design;" in err
+    assert "only run A" not in err and "[]" not in err
+    assert "compare the suites both have with --suite NAME (here: challenge300)" in err
+    assert main(["compare", one, both, "--suite", "quiz_design"]) == 2
+    err = " ".join(capsys.readouterr().err.split())
+    assert "suite quiz_design is not in run A (it has challenge300)" in err and "[" not in err
+    both_sides = load_report(runs["c300"]).model_copy(deep=True)
+    both_sides.suites["other"] = both_sides.suites.pop("challenge300")
+    both_sides.outcomes["other"] = both_sides.outcomes.pop("challenge300")
+    with pytest.raises(
+        IncomparableRunsError,
+        match=r"only run A has suites challenge300 and quiz_design; only run B has suite other; "
+        r"the runs share no suite",
+    ):
+        compare_reports(load_report(runs["chars"]), both_sides)
 
 
 def test_load_report_names_what_is_missing(runs, tmp_path):
