@@ -223,6 +223,8 @@ def evaluate(
         limit=prepared.limit,
         by_task=by_task,
     )
+    own_names = [plan.suite.name for plan in plans]
+    shared_names = {name for name in own_names if own_names.count(name) > 1}
     for plan in plans:
         by_scorer = {
             one.spec: test_outcomes(
@@ -249,6 +251,9 @@ def evaluate(
             plan.baseline_outcomes,
             plan.content_hash,
         )
+        if plan.suite.name in shared_names:  # say which of them this one is
+            report.suites[plan.name].suite_name = plan.suite.name
+            report.suites[plan.name].given_as = plan.given_as
         report.outcomes[plan.name] = outcomes
         if log_samples and main:
             report.samples[plan.name] = plan_samples(

@@ -16,7 +16,7 @@ from nnd_suites.evaluation.arguments import check_preparation
 from nnd_suites.evaluation.baselines import all_baseline_outcomes
 from nnd_suites.evaluation.templates import neutral_context, resolve_template
 from nnd_suites.records.templates import render_template as render
-from nnd_suites.resolve import resolve_suites
+from nnd_suites.resolve import resolve_suites, suite_origins
 from nnd_suites.statistics.outcomes import Outcome
 from nnd_suites.suite import Suite
 from nnd_suites.transformations import normalize_suite
@@ -39,6 +39,8 @@ class Plan:
     #: the identity of the tests: the suite's content hash before any per-run rendering
     #: (a model's chat prompts) was added to its contexts; the suite's own hash otherwise
     content_hash: str = ""
+    #: where the suite came from (:func:`suite_origins`; None: a Suite object in memory)
+    given_as: str | None = None
 
     def __post_init__(self) -> None:
         self.content_hash = self.content_hash or self.suite.manifest.content_hash
@@ -89,7 +91,10 @@ def prepare_suites(
     (which keeps the whole suite's manifest); the plans keep the hash of the suite before it:
     the tests are the suite's, their rendering is part of the run's scoring."""
     check_preparation("prepare_suites", template, normalize, limit)
+    if not isinstance(suites, (str, Path, Suite)):
+        suites = list(suites)  # read twice: resolved, then where each came from
     loaded = resolve_suites(suites)
+    origins = suite_origins(suites)
     for spec in normalize:
         loaded = [normalize_suite(suite, spec) for suite in loaded]
     hashes = [suite.manifest.content_hash for suite in loaded]
@@ -97,7 +102,7 @@ def prepare_suites(
         loaded = [_rendered(suite, rendering) for suite in loaded]
     if limit is not None:
         loaded = [first_groups(suite, limit) for suite in loaded]
-    prepared = PreparedSuites(_plans(loaded, template, hashes), limit)
+    prepared = PreparedSuites(_plans(loaded, template, hashes, origins), limit)
     for plan in prepared.plans:
         for context, candidate in plan.requests():
             prepared.requests[(plan.template, context, candidate)] = None
@@ -146,16 +151,20 @@ def _rendered(suite: Suite, rendering: Callable[[Suite], Suite]) -> Suite:
     return Suite(manifest, rendered.pairs, rendered.candidates)
 
 
-def _plans(suites: list[Suite], template: str | None, hashes: list[str]) -> list[Plan]:
+def _plans(
+    suites: list[Suite], template: str | None, hashes: list[str], origins: list[str | None]
+) -> list[Plan]:
     _refuse_repeats(suites, hashes)
     plans, names = [], set()
-    for suite, content_hash in zip(suites, hashes, strict=True):
+    for suite, content_hash, origin in zip(suites, hashes, origins, strict=True):
         name, number = suite.name, 2
         while name in names:  # two different suites of one name (two builds, two subsets)
             name, number = f"{suite.name}_{number}", number + 1
         names.add(name)
         template_name, text = resolve_template(suite, template)
-        plans.append(Plan(name, suite, template_name, text, content_hash=content_hash))
+        plans.append(
+            Plan(name, suite, template_name, text, content_hash=content_hash, given_as=origin)
+        )
     return plans
 
 

@@ -49,6 +49,16 @@ class SuiteResult(StrictModel):
     adapter: str
     content_hash: str
     transformation: str | None = Field(None, description="name of the transformation, if any")
+    suite_name: str | None = Field(
+        None,
+        description="the suite's own name, set when other suites of the run have it (the report "
+        "calls the second NAME_2, the third NAME_3); null: no other suite has its name",
+    )
+    given_as: str | None = Field(
+        None,
+        description="with suite_name: where the suite came from, as a spec that names it again "
+        "(a folder's absolute path, builtin:NAME, hub:...); null: a Suite object in memory",
+    )
     template_name: str
     template: str
     pairs: int = Field(description="tests in the suite (as scored: after --limit)")

@@ -100,7 +100,7 @@ def markdown(report: EvaluationReport) -> str:
         task_rows=[]
         if grouping is None
         else task_rows(grouping, lambda s: report_cells(suites[s])),
-        sections=[_suite_section(name, result) for name, result in suites.items()],
+        sections=[_suite_section(name, result, suites) for name, result in suites.items()],
         sensitivity=[_sensitivity_table(s, found) for s, found in report.sensitivity.items()],
         scorers={
             name: scorer_description(name)
@@ -113,7 +113,22 @@ def markdown(report: EvaluationReport) -> str:
     )
 
 
-def _suite_section(name: str, result: SuiteResult) -> dict[str, Any]:
+def _origin(name: str, result: SuiteResult, suites: Mapping[str, SuiteResult]) -> str | None:
+    """Which suite this is when others of the run share its name (reported as NAME_2...)."""
+    own = result.suite_name
+    if own is None:
+        return None
+    where = f"from `{result.given_as}`" if result.given_as else "given in memory"
+    named = [f"`{other}`" for other, found in suites.items() if found.suite_name == own]
+    return (
+        f"`{name}` is suite `{own}` {where}, content hash `{result.content_hash[:12]}…`. This "
+        f"run holds {len(named)} different suites named `{own}`: {', '.join(named)}."
+    )
+
+
+def _suite_section(
+    name: str, result: SuiteResult, suites: Mapping[str, SuiteResult]
+) -> dict[str, Any]:
     """What one suite's section shows beyond its result: the tables that say something new."""
     breakdowns = {
         field: rates
@@ -123,6 +138,7 @@ def _suite_section(name: str, result: SuiteResult) -> dict[str, Any]:
     strata = result.by_margin
     return {
         "name": name,
+        "origin": _origin(name, result, suites),
         "result": result,
         "template": json.dumps(result.template)[1:-1],
         "margins": {}

@@ -134,13 +134,33 @@ def expand_suite_specs(specs: list[str | Path | Suite]) -> list[str | Path | Sui
     return expanded
 
 
+def _given(suites: object) -> list[str | Path | Suite]:
+    return [suites] if isinstance(suites, (str, Path, Suite)) else list(suites)  # type: ignore[call-overload]
+
+
+def suite_origins(suites: object) -> list[str | None]:
+    """For each suite :func:`resolve_suites` gives for ``suites`` (in its order, once it has
+    resolved them), the spec that names it again wherever the command runs: a folder's absolute
+    path, ``builtin:NAME`` or the ``hub:`` spec; None for a Suite object given in memory."""
+    origins: list[str | None] = []
+    for spec in expand_suite_specs(_given(suites)):
+        text = str(spec)
+        if isinstance(spec, Suite):
+            origins.append(None)
+        elif text.startswith((HUB_PREFIX, BUILTIN_PREFIX)):
+            origins.append(text)
+        elif has_manifest(Path(spec)):
+            origins.append(str(Path(spec).resolve()))
+        else:  # a built-in name (a bare name that is also a folder is refused as ambiguous)
+            origins.append(BUILTIN_PREFIX + text)
+    return origins
+
+
 def resolve_suites(suites: object) -> list[Suite]:
     """One suite or several (folders, names, specs, ``all`` or Suite objects), resolved and
     validated; a Suite object carries the content hash of what it holds now
     (:meth:`Suite.resealed`)."""
-    if isinstance(suites, (str, Path, Suite)):
-        suites = [suites]
-    given = list(suites)  # type: ignore[call-overload]
+    given = _given(suites)
     # the suites `all` adds are the built-in ones, whatever folders the current directory holds
     named = {spec for spec in given if isinstance(spec, str)}
     from_all = set(shipped_suites()) - named if ALL in named else set()

@@ -242,3 +242,38 @@ def test_data_parallel_is_refused_where_it_cannot_help(tmp_path, capsys):
         main([*verify, "--out", str(tmp_path / "v"), "--data-parallel", "0"])
     assert refused.value.code == 2
     assert "--data-parallel: 0 is below 1" in capsys.readouterr().err
+
+
+def test_a_suite_renamed_for_a_shared_name_says_where_it_came_from(
+    tiny_causal_model, tmp_path, capsys
+):
+    """Two different suites named quiz_design (the built-in one and a build of part of its
+    source): report.md called the second quiz_design_2 and said nothing of which it was."""
+    from nnd_suites.builder.adapter import ADAPTERS
+
+    source = ADAPTERS.get("quiz_design").default_source_path()
+    part = tmp_path / "part.jsonl"
+    part.write_text("".join(source.read_text(encoding="utf-8").splitlines(True)[:60]))
+    folder = tmp_path / "qd_part"
+    assert main(["build", "quiz_design", "--source", str(part), "--out", str(folder)]) == 0
+    run = tmp_path / "run"
+    suites = ["--suite", "quiz_design", "--suite", str(folder)]
+    argv = ["evaluate", *suites, "--model", str(tiny_causal_model), "--limit", "2"]
+    assert main([*argv, "--quiet", "--out", str(run)]) == 0
+    capsys.readouterr()
+    saved = json.loads((run / "report.json").read_text())["suites"]
+    first, second = saved["quiz_design"], saved["quiz_design_2"]
+    assert first["content_hash"] != second["content_hash"]
+    assert (first["suite_name"], first["given_as"]) == ("quiz_design", "builtin:quiz_design")
+    assert (second["suite_name"], second["given_as"]) == ("quiz_design", str(folder.resolve()))
+    text = (run / "report.md").read_text()
+    shared = "This run holds 2 different suites named `quiz_design`: `quiz_design`, `quiz_design_2`"
+    for name, given, result in (
+        ("quiz_design", "builtin:quiz_design", first),
+        ("quiz_design_2", str(folder.resolve()), second),
+    ):
+        section = text.split(f"\n## {name}\n")[1].split("\n## ")[0]
+        assert (
+            f"`{name}` is suite `quiz_design` from `{given}`, content hash "
+            f"`{result['content_hash'][:12]}…`. {shared}." in section
+        )
