@@ -14,6 +14,7 @@ from typing import Any
 
 from nnd_suites.errors import ArgumentError, NNDError
 from nnd_suites.evaluation.backend import Backend
+from nnd_suites.infra.key_values import require_unique
 from nnd_suites.transformations import make_transformation
 
 #: arguments that take True or False only
@@ -60,13 +61,9 @@ def check_preparation(function: str, template: object, normalize: object, limit:
         if not isinstance(spec, str):
             raise _refuse(function, "normalize", normalize, f"{spec!r} is not a spec string")
     # as written by the plugin (name and options): one spelled two ways is still one
+    # applied again, the suite would be reported as NAME.lowercase.lowercase
     given = [make_transformation(spec).spec for spec in normalize]
-    repeated = sorted({spec for spec in given if given.count(spec) > 1})
-    if repeated:  # it would be applied again, and the suite reported as NAME.lowercase.lowercase
-        raise NNDError(
-            f"normalization {repeated[0]!r} is given twice (--normalize); give each "
-            "normalization once"
-        )
+    require_unique(given, "normalization", "--normalize")
     fraction = isinstance(limit, float) and 0 < limit < 1
     if limit is not None and not fraction and not _whole(limit, 1):
         raise _refuse(

@@ -25,6 +25,7 @@ from nnd_suites.evaluation.robustness.models import (
 )
 from nnd_suites.evaluation.robustness.report import write_report
 from nnd_suites.evaluation.robustness.stats import paired_tests
+from nnd_suites.infra.key_values import require_unique
 from nnd_suites.infra.output_folder import check_output_folder
 from nnd_suites.resolve import resolve_suites
 from nnd_suites.statistics.outcomes import Rate
@@ -57,13 +58,13 @@ def robustness(
     if out is not None:  # before any scoring: a foreign folder must cost no run
         check_output_folder(out, "robustness")
     parents = resolve_suites(suites)
-    _require_unique([s.name for s in parents], "suite")
+    require_unique([s.name for s in parents], "suite")
     limit = evaluate_options.pop("limit", None)
     if limit is not None:  # cut the parents, so children and the paired tests follow
         parents = [first_groups(parent, limit) for parent in parents]
     transformations = [make_transformation(spec) for spec in transforms]
     specs = [t.spec for t in transformations]
-    _require_unique(specs, "transformation")
+    require_unique(specs, "transformation")
     children = {
         (parent.name, t.spec): transform_suite(parent, t)
         for parent in parents
@@ -100,12 +101,6 @@ def robustness(
     if out is not None:
         write_report(report, out, evaluation=full)
     return report
-
-
-def _require_unique(names: list[str], kind: str) -> None:
-    repeated = sorted({name for name in names if names.count(name) > 1})
-    if repeated:
-        raise NNDError(f"{kind} {repeated[0]!r} is given twice; give each {kind} once")
 
 
 def _evaluate(

@@ -9,6 +9,7 @@ from pathlib import Path
 from nnd_suites.errors import NNDError
 from nnd_suites.evaluation.backend import Backend, load_backend
 from nnd_suites.evaluation.scorers.base import Scorer, make_scorer
+from nnd_suites.infra.key_values import require_unique
 
 
 def resolve_scorers(scorers: str | Sequence[str]) -> list[Scorer]:
@@ -17,10 +18,7 @@ def resolve_scorers(scorers: str | Sequence[str]) -> list[Scorer]:
     if not specs:
         raise NNDError("no scorer given: name at least one (mean, the paper's, by default)")
     chosen = [make_scorer(spec) for spec in specs]
-    given = [one.spec for one in chosen]
-    repeated = sorted({spec for spec in given if given.count(spec) > 1})
-    if repeated:
-        raise NNDError(f"scorer {repeated[0]!r} is given twice; give each scorer once")
+    require_unique([one.spec for one in chosen], "scorer")
     return chosen
 
 

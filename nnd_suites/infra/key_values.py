@@ -1,4 +1,5 @@
-"""``KEY=VALUE`` items as typed on a command line, parsed one way everywhere."""
+"""``KEY=VALUE`` items as typed on a command line, parsed one way everywhere, and the one check
+that a repeatable option names each item once."""
 
 from __future__ import annotations
 
@@ -21,3 +22,12 @@ def parse_key_values(items: Iterable[str], where: str, form: str) -> dict[str, s
             raise NNDError(f"{where}: {key!r} given twice ({parsed[key]!r} and {value!r})")
         parsed[key] = value.strip()
     return parsed
+
+
+def require_unique(given: list[str], kind: str, option: str = "") -> None:
+    """Each of ``given`` (scorers, suites, transformations, as their plugins write them) once:
+    a repeat would be scored or applied twice. ``option`` names the flag in the message."""
+    repeated = sorted({name for name in given if given.count(name) > 1})
+    if repeated:
+        flag = f" ({option})" if option else ""
+        raise NNDError(f"{kind} {repeated[0]!r} is given twice{flag}; give each {kind} once")
