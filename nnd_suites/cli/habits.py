@@ -346,8 +346,12 @@ def _config_action(command: Parser, path: str, key: object) -> argparse.Action:
     )
     if action is None and (suggestion := _suggestion(f"--{str(key).lstrip('-')}")):
         command.error(f"--config {path}: {suggestion}")
-    if action is None or dest in ("help", "config"):
-        names = sorted(a.dest for a in command.options if a.dest != "help")
+    if dest == "config":
+        command.error(
+            f"--config {path}: {key}: a config file cannot load another one; merge the two files"
+        )
+    if action is None or dest == "help":
+        names = sorted(a.dest for a in command.options if a.dest not in ("help", "config"))
         command.error(
             f"--config {path}: unknown key {key!r} (this command's options: {', '.join(names)}; "
             "positional arguments stay on the command line)"

@@ -199,6 +199,7 @@ def test_config_file_holds_options_and_the_command_line_wins(tmp_path):
         ),
         ("model: m\nsuite: quiz_design\nout: a\noutput_path: b\n", "are one option"),
         ("model: m\nsuite: quiz_design\nconcurrency: -1\n", "--concurrency: -1 is below 1"),
+        ("model: m\nsuite: quiz_design\nconfig: b.yaml\n", "config: a config file cannot load"),
     ],
 )
 def test_config_errors_are_usage_errors_naming_the_file(text, message, tmp_path, capsys):
