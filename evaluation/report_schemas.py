@@ -13,7 +13,7 @@ from nnd_suites.evaluation.multi import Leaderboard
 from nnd_suites.evaluation.report import EvaluationReport
 from nnd_suites.evaluation.robustness.models import RobustnessReport
 from nnd_suites.evaluation.verify.models import PlacementReport, VerifyReport
-from nnd_suites.infra.output_folder import write_schema_files
+from nnd_suites.infra.output_file import write_schema_files
 from nnd_suites.infra.output_kinds import kind_of, model_schema
 
 #: output kind -> the model of its main file

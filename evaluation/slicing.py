@@ -10,7 +10,7 @@ from pathlib import Path
 from pydantic import TypeAdapter
 
 from nnd_suites.errors import NNDError
-from nnd_suites.infra.output_folder import write_output_file
+from nnd_suites.infra.output_file import write_output_file
 from nnd_suites.slices import SliceInput, SliceSets, SliceTest, suite_slices
 from nnd_suites.statistics.outcomes import Rate, TestOutcome, rate
 from nnd_suites.suite import Suite

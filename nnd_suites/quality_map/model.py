@@ -16,7 +16,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 from pydantic.json_schema import GenerateJsonSchema, JsonSchemaValue, SkipJsonSchema
 from pydantic_core import core_schema
 
-from nnd_suites.infra.output_folder import write_schema_files
+from nnd_suites.infra.output_file import write_schema_files
 from nnd_suites.infra.validation import StrictModel
 from nnd_suites.quality_map.pairwise import PairwiseRule
 from nnd_suites.quality_map.rule_base import kind_tag

@@ -22,7 +22,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from nnd_suites.errors import SuiteValidationError
 from nnd_suites.infra.atomic import atomic_write_text
-from nnd_suites.infra.output_folder import write_schema_files
+from nnd_suites.infra.output_file import write_schema_files
 from nnd_suites.infra.output_kinds import JSON_SCHEMA_DIALECT, register_reader
 from nnd_suites.infra.reading import MANIFEST_FILE_LIMIT, DataFileError, read_json_file
 from nnd_suites.infra.validation import StrictModel, validation_problems

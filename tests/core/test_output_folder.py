@@ -295,7 +295,7 @@ def test_build_out_through_a_link_and_dotdot(link_up, capsys):
 
 
 def test_a_single_output_file_replaces_only_what_its_writer_recognises(tmp_path):
-    from nnd_suites.infra.output_folder import write_output_file
+    from nnd_suites.infra.output_file import write_output_file
 
     def ours(data: bytes) -> bool:
         return data.startswith(b"ours")
@@ -327,3 +327,30 @@ def test_an_out_path_through_a_file_names_the_file(tmp_path):
         with pytest.raises(OutputFolderError, match=rf"{tmp_path / 'afile'} is a file, not a"):
             check_output_folder(out, "report")
     assert (tmp_path / "afile").read_text() == "mine"
+
+
+def test_schema_files_are_never_written_into_a_suite_or_a_report(
+    report, quiz_design_suite, tmp_path, capsys
+):
+    """``schema --out`` into a suite or a report folder wrote its files there with exit 0, and
+    the folder's next write then refused to replace it (files "nnd-suites did not write")."""
+    from nnd_suites.cli import main
+
+    suite_folder = quiz_design_suite.save(tmp_path / "suite")
+    run = tmp_path / "run"
+    write_report(report, run)
+    before = {folder: snapshot(folder) for folder in (suite_folder, run)}
+    for out, title in [
+        (suite_folder, "a suite folder"),
+        (suite_folder / "pairs.parquet", "a suite folder"),
+        (run, "an evaluation report folder"),
+    ]:
+        assert main(["schema", "--out", str(out)]) == OutputFolderError.exit_status
+        err = capsys.readouterr().err
+        assert f"is inside {suite_folder if out.parent == suite_folder else out}, " in err
+        assert f"{title} that nnd-suites replaces as a whole" in err
+        assert "nothing was written" in err
+    assert {folder: snapshot(folder) for folder in (suite_folder, run)} == before
+    quiz_design_suite.save(suite_folder)  # both can still be written again
+    write_report(report, run)
+    assert main(["schema", "--out", str(tmp_path / "schemas")]) == 0

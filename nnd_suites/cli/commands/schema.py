@@ -34,7 +34,7 @@ def register(subparsers: Commands) -> None:
 def run(args: argparse.Namespace) -> int:
     # imports the report models
     from nnd_suites.evaluation.report_schemas import export_report_schemas, report_schemas
-    from nnd_suites.infra.output_folder import write_schema_files
+    from nnd_suites.infra.output_file import write_schema_files
     from nnd_suites.quality_map.model import SCHEMA_FILE, generate_schema
     from nnd_suites.suite.manifest import suite_schemas  # pyarrow and numpy: not for --help
 

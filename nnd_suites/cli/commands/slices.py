@@ -50,7 +50,7 @@ def run(args: argparse.Namespace) -> int:
         slice_rates,
         write_gem_file,
     )
-    from nnd_suites.infra.output_folder import check_output_file
+    from nnd_suites.infra.output_file import check_output_file
     from nnd_suites.resolve import load_suite
 
     if args.gem_out:  # before loading the suite: anyone else's file costs nothing
