@@ -10,8 +10,8 @@ from pathlib import Path
 
 from nnd_suites.errors import OutputFolderError
 from nnd_suites.infra.atomic import atomic_path, real_target
-from nnd_suites.infra.output_folder import MAX_MAIN_FILE_BYTES, holds_kind
-from nnd_suites.infra.output_kinds import JSON_SCHEMA_DIALECT, KINDS
+from nnd_suites.infra.output_folder import MAX_MAIN_FILE_BYTES, refuse_a_path_inside_an_output
+from nnd_suites.infra.output_kinds import JSON_SCHEMA_DIALECT
 
 #: recognises a file's bytes as an earlier output of the writer (False, or a ValueError: not ours)
 Recogniser = Callable[[bytes], bool]
@@ -21,7 +21,7 @@ def _check_file(shown: Path, path: Path, title: str, is_ours: Recogniser) -> Non
     if path.is_symlink() or (path.exists() and not path.is_file()):
         what = "a symbolic link" if path.is_symlink() else "not a file"
         raise OutputFolderError(f"{shown}: exists and is {what}; choose a new file for {title}")
-    _refuse_a_file_inside_an_output(shown, path)
+    refuse_a_path_inside_an_output(shown, path)
     if not path.exists():
         return
     try:
@@ -33,19 +33,6 @@ def _check_file(shown: Path, path: Path, title: str, is_ours: Recogniser) -> Non
             f"{shown}: exists and is not {title} written by nnd-suites; nothing was written. "
             f"Choose a new file name (an earlier file of {title} is replaced)"
         )
-
-
-def _refuse_a_file_inside_an_output(shown: Path, path: Path) -> None:
-    """A file written into a folder nnd-suites replaces as a whole (a suite, a report) is one
-    its writer did not put there: the folder's next write would refuse to replace it."""
-    for folder in path.parents:
-        kind = next((spec for spec in KINDS.values() if holds_kind(folder, spec.name)), None)
-        if kind is not None:
-            raise OutputFolderError(
-                f"{shown}: is inside {folder}, {kind.title} folder that nnd-suites replaces as "
-                "a whole only while it holds nothing else; nothing was written. Choose a "
-                "folder outside it"
-            )
 
 
 def check_output_file(out: str | Path, title: str, is_ours: Recogniser) -> Path:

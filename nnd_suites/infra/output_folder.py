@@ -44,11 +44,7 @@ from nnd_suites import __version__
 from nnd_suites.errors import NNDError, OutputFolderError
 from nnd_suites.infra.atomic import atomic_directory, real_target
 from nnd_suites.infra.formatting import plural
-from nnd_suites.infra.output_kinds import (
-    OutputKind,
-    kind_of,
-    model_schema,
-)
+from nnd_suites.infra.output_kinds import KINDS, OutputKind, kind_of, model_schema
 from nnd_suites.infra.validation import StrictModel
 
 MARKER_FILE = "nnd-suites-output.json"
@@ -152,7 +148,7 @@ def _check(shown: Path, out: Path, kind: str, carry: Mapping[str, str] | None) -
             f"{shown}: exists and is {what}; choose a new folder for {spec.title}"
         )
     _refuse_a_folder_that_holds_the_current_one(shown, out)
-    _refuse_a_folder_inside_a_suite(shown, out)
+    refuse_a_path_inside_an_output(shown, out)
     entries = _entries(out) if out.is_dir() else []
     if entries and holds_kind(out, kind):
         foreign = _not_written_by_us(out, spec)
@@ -203,17 +199,24 @@ def _refuse_a_folder_that_holds_the_current_one(shown: Path, out: Path) -> None:
         )
 
 
-def _refuse_a_folder_inside_a_suite(shown: Path, out: Path) -> None:
-    """An output inside a suite folder would break the suite: ``datasets.load_dataset`` reads
-    every parquet file written there beside the suite's pairs."""
-    kinds = ("suite", "export-config")
-    suite = next((p for p in out.parents if any(holds_kind(p, k) for k in kinds)), None)
-    if suite is not None:
-        raise OutputFolderError(
-            f"{shown}: is inside the suite folder {suite}, whose files `datasets` would then "
-            "read with the suite's own (the suite would no longer be valid); nothing was "
-            "written. Choose a folder outside it"
-        )
+def refuse_a_path_inside_an_output(shown: Path, out: Path) -> None:
+    """An output inside a folder nnd-suites writes would break that folder: a suite's files are
+    all read by ``datasets.load_dataset``, and a report folder is replaced as a whole only while
+    it holds nothing its writer did not put there."""
+    for folder in out.parents:
+        spec = next((k for k in KINDS.values() if holds_kind(folder, k.name)), None)
+        if spec is not None and not spec.marked:
+            raise OutputFolderError(
+                f"{shown}: is inside the suite folder {folder}, whose files `datasets` would "
+                "then read with the suite's own (the suite would no longer be valid); nothing "
+                "was written. Choose a folder outside it"
+            )
+        if spec is not None:
+            raise OutputFolderError(
+                f"{shown}: is inside {folder}, {spec.title} written by nnd-suites, which "
+                "replaces it as a whole only while it holds nothing else; nothing was written. "
+                "Choose a folder outside it"
+            )
 
 
 def inventory(folder: Path) -> list[str]:

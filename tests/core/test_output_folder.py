@@ -340,17 +340,28 @@ def test_schema_files_are_never_written_into_a_suite_or_a_report(
     run = tmp_path / "run"
     write_report(report, run)
     before = {folder: snapshot(folder) for folder in (suite_folder, run)}
-    for out, title in [
-        (suite_folder, "a suite folder"),
-        (suite_folder / "pairs.parquet", "a suite folder"),
-        (run, "an evaluation report folder"),
+    for out, inside in [
+        (suite_folder, f"is inside the suite folder {suite_folder}, whose files `datasets`"),
+        (suite_folder / "pairs.parquet", f"is inside the suite folder {suite_folder}, whose"),
+        (run, f"is inside {run}, an evaluation report written by nnd-suites, which replaces"),
+        (run / "outcomes", f"is inside {run}, an evaluation report written by"),
     ]:
         assert main(["schema", "--out", str(out)]) == OutputFolderError.exit_status
         err = capsys.readouterr().err
-        assert f"is inside {suite_folder if out.parent == suite_folder else out}, " in err
-        assert f"{title} that nnd-suites replaces as a whole" in err
-        assert "nothing was written" in err
+        assert inside in err and "nothing was written" in err
     assert {folder: snapshot(folder) for folder in (suite_folder, run)} == before
     quiz_design_suite.save(suite_folder)  # both can still be written again
     write_report(report, run)
     assert main(["schema", "--out", str(tmp_path / "schemas")]) == 0
+
+
+def test_an_output_folder_inside_a_report_is_refused(report, tmp_path):
+    """``evaluate --out RUN/again`` wrote a report inside an earlier one, whose next write was
+    then refused (an entry "nnd-suites did not write")."""
+    run = tmp_path / "run"
+    write_report(report, run)
+    before = snapshot(run)
+    with pytest.raises(OutputFolderError, match=f"is inside {run}, an evaluation report"):
+        write_report(report, run / "again")
+    assert snapshot(run) == before
+    write_report(report, run)
