@@ -1,7 +1,7 @@
-"""Building suites into a dataset folder: a suite built with ``out`` named after it in a folder
-that holds nnd-suites' card is written as one of that folder's configs and the card lists it
-(``build --out``, ``build --all``). Building itself is :mod:`nnd_suites.builder.suites`, which
-never reaches the Hub."""
+"""Building suites into a dataset folder: a suite built (or transformed) with ``out`` named after
+it in a folder that holds nnd-suites' card is written as one of that folder's configs and the card
+lists it (``build --out``, ``build --all``, ``transform --out``). Building itself is
+:mod:`nnd_suites.builder.suites`, which never reaches the Hub."""
 
 from __future__ import annotations
 
@@ -37,9 +37,17 @@ def build_suite(
         return building.build_suite(adapter, source, out, name=name, **options)
     check_output_folder(out, "suite")  # before reading the source: a foreign folder costs nothing
     suite = building.build_suite(adapter, source, name=name, **options)
-    with adding_configs(Path(out).parent, [suite.name], leave_out_misnamed=True) as dataset:
-        dataset.add(suite)
+    save_suite(suite, out)
     return suite
+
+
+def save_suite(suite: Suite, out: str | Path) -> Path:
+    """``suite.save(out)``, where an ``out`` named after the suite in a dataset folder is written
+    as one of its configs and the card lists it (``build --out``, ``transform --out``)."""
+    if not _joins_dataset_folder(Path(out), suite.name):
+        return suite.save(out)
+    with adding_configs(Path(out).parent, [suite.name], leave_out_misnamed=True) as dataset:
+        return dataset.add(suite)
 
 
 def _joins_dataset_folder(out: Path, name: str) -> bool:

@@ -5,6 +5,8 @@ replaced."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import datasets
 import pytest
 import yaml
@@ -150,3 +152,27 @@ def test_an_export_names_a_misnamed_suite_folder_for_what_it_is(challenge300_sui
     assert "damaged" not in str(refused.value)
     assert "config 'c300' holds suite 'challenge300'" in str(refused.value)
     assert "rebuild it with --name c300 or move it out of" in str(refused.value)
+
+
+def test_a_transform_into_a_dataset_folder_joins_its_card(
+    challenge300_suite, tmp_path, monkeypatch, capsys
+):
+    # `transform ... --out suites/NAME` (its default) after `build --all --out suites` wrote
+    # the child there, but the card never listed it: load_dataset(folder, NAME) could not read it
+    monkeypatch.chdir(tmp_path)
+    folder = tmp_path / "suites"
+    export_suites([challenge300_suite], folder)
+    challenge300_suite.save(tmp_path / "c300")
+    assert main(["transform", "c300/", "--transform", "lowercase"]) == 0
+    said = capsys.readouterr().out
+    assert f"updated {Path('suites') / CARD_FILE}" in said
+    assert card_configs(folder) == ["challenge300", "challenge300.lowercase"]
+    assert rows(folder, tmp_path, "challenge300.lowercase").num_rows == len(challenge300_suite)
+
+    # a child folder named otherwise stays out of the card, said so with the --out that fits
+    card = (folder / CARD_FILE).read_bytes()
+    assert main(["transform", "c300/", "--transform", "lowercase", "--out", "suites/lc"]) == 0
+    said = capsys.readouterr().out
+    assert "suites/lc holds suite 'challenge300.lowercase'" in said
+    assert "write it with --out suites/challenge300.lowercase" in said
+    assert (folder / CARD_FILE).read_bytes() == card

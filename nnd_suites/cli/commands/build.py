@@ -128,17 +128,24 @@ def run(args: argparse.Namespace) -> int:
     )
     say(f"wrote {out} ({plural(len(suite), 'pair')})")
     print_stats(suite.stats())
+    say_card_of(out, suite.name)
+    return 0
+
+
+def say_card_of(out: Path, suite_name: str, fix: str | None = None) -> None:
+    """After a suite was written to ``out`` (:func:`nnd_suites.hub.building.save_suite`): when
+    ``out`` is in a dataset folder, whether its card now lists the suite, or why not and how to
+    ``fix`` it (default: rebuild it under the folder's name)."""
     from nnd_suites.hub.export import holds_nnd_card  # Hub layer: not at start-up
     from nnd_suites.hub.layout import CARD_FILE
 
     if not holds_nnd_card(out.parent):
-        return 0
-    if out.name == suite.name:  # written as a config of a dataset folder
+        return
+    if out.name == suite_name:  # written as a config of a dataset folder
         say(f"updated {out.parent / CARD_FILE}, the card of the configs beside it")
-        _say_how_to_load(out.parent, suite.name)
+        _say_how_to_load(out.parent, suite_name)
     else:
-        _say_left_out(out.parent, {out.name: suite.name})
-    return 0
+        _say_left_out(out.parent, {out.name: suite_name}, fix)
 
 
 def build_all(parent: Path, skip_malformed: bool = False) -> int:
@@ -189,13 +196,14 @@ def _say_card(parent: Path) -> None:
     _say_how_to_load(parent, configs[0])
 
 
-def _say_left_out(folder: Path, left_out: dict[str, str]) -> None:
+def _say_left_out(folder: Path, left_out: dict[str, str], fix: str | None = None) -> None:
     from nnd_suites.hub.layout import CARD_FILE  # Hub layer: not at start-up
 
     for name, suite_name in left_out.items():
         say(
             f"not in {folder / CARD_FILE}: {folder / name} holds suite {suite_name!r}, and a "
-            f"config is named after its suite (build it with --name {name}, or move it away)"
+            f"config is named after its suite ({fix or f'build it with --name {name}'}, or "
+            "move it away)"
         )
 
 

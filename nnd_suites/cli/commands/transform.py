@@ -6,6 +6,7 @@ import argparse
 import json
 from pathlib import Path
 
+from nnd_suites.cli.commands.build import say_card_of
 from nnd_suites.cli.options import SUITE_HELP
 from nnd_suites.cli.parser import Commands
 from nnd_suites.cli.printing import say, say_json
@@ -38,11 +39,12 @@ def register(subparsers: Commands) -> None:
 
 def run(args: argparse.Namespace) -> int:
     # lazy: loads every transformation plugin; `nnd-suites list` stays < 1 s
+    from nnd_suites.hub.building import save_suite
     from nnd_suites.transformations.apply import refused_rewrites, transform_suite
 
     child = transform_suite(load_suite(args.suite), args.transform)
     out = args.out or Path("suites") / child.name
-    child.save(out)
+    save_suite(child, out)  # in a dataset folder (build --all): one of its configs
     info = child.manifest.transformation
     assert info is not None
     refused = refused_rewrites(child)
@@ -68,4 +70,5 @@ def run(args: argparse.Namespace) -> int:
     )
     for skipped in refused:
         say(f"  {skipped.reason}: {skipped.count:,}")
+    say_card_of(out, child.name, f"write it with --out {out.parent / child.name}")
     return 0
