@@ -17,7 +17,7 @@ from typing import Any, ClassVar
 
 from pydantic import Field
 
-from nnd_suites.errors import PluginError
+from nnd_suites.errors import NNDError, PluginError
 from nnd_suites.plugins.params import PluginParams, parse_params, parse_plugin_spec
 from nnd_suites.plugins.registry import Plugin, PluginMetadata, Registry
 from nnd_suites.statistics.subsets import largest_first
@@ -120,11 +120,22 @@ def make_slice(spec: str) -> Slice:
 
 def suite_slices(data: SliceInput, specs: Sequence[str] | None = None) -> SliceSets:
     """Every registered slice's sets over ``data`` in name order, or those of ``specs``
-    (``NAME[:param=value,...]``) in the order given."""
+    (``NAME[:param=value,...]``) in the order given: a slice named there that gives no set is
+    an error saying why (a slice that does not apply is left out only when none was named)."""
     found: SliceSets = {}
     for spec in specs if specs is not None else SLICES.names():
         name = spec.partition(":")[0]
-        for set_name, subsets in make_slice(spec).sets(data).items():
+        plugin = make_slice(spec)
+        sets = plugin.sets(data)
+        if not sets and specs is not None:
+            why = (
+                "it needs a model's token counts: give the outcomes of a run on the suite "
+                "(nnd-suites slices SUITE --run RUN)"
+                if plugin.metadata.needs_scores and not data.scored
+                else f"it finds nothing to cut them by (it gives {plugin.metadata.summary})"
+            )
+            raise NNDError(f"slice {name} gives no set for these {len(data.tests):,} tests: {why}")
+        for set_name, subsets in sets.items():
             if set_name in found:
                 raise PluginError(f"slice {name}: set {set_name!r} is produced twice")
             found[set_name] = subsets

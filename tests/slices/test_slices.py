@@ -143,6 +143,26 @@ def test_cli_exports_gem_contrast_sets(tmp_path, capsys):
     assert "did you mean" in capsys.readouterr().err
 
 
+def test_a_slice_named_that_gives_no_set_is_an_error_saying_why(capsys):
+    # `slices quiz_design --slice length_tokens` (no --run) and `--slice breakdown` (quiz_design
+    # declares no breakdown field) printed the header alone, or {} with --json, exit status 0
+    from nnd_suites.cli import main
+
+    for spec, why in (("length_tokens", "--run RUN"), ("breakdown", "nothing to cut them by")):
+        for json_flag in ([], ["--json"]):
+            assert main(["slices", "quiz_design", "--slice", spec, *json_flag]) == 2
+            said = capsys.readouterr()
+            assert f"slice {spec} gives no set for these 2,686 tests" in said.err
+            assert why in said.err and said.out == ""
+    # unnamed, a slice that does not apply is left out, as before
+    assert main(["slices", "quiz_design", "--json"]) == 0
+    assert set(json.loads(capsys.readouterr().out)) == {
+        "length_chars",
+        "context_length",
+        "worse_system",
+    }
+
+
 def test_the_readme_example_plugin_gives_its_examples_output(tmp_path):
     """slices/README.md's plugin and examples.json, run as a contributor would (own process:
     the decorator registers into the global registry)."""
