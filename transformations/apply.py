@@ -67,8 +67,9 @@ class _Rewriter:
         return new
 
 
-def transform_suite(suite: Suite, spec: str | Transformation) -> Suite:
-    """Return the child suite of ``suite`` under the transformation ``spec``.
+def transform_suite(suite: Suite, spec: str | Transformation, *, name: str | None = None) -> Suite:
+    """Return the child suite of ``suite`` under the transformation ``spec``, named ``name``
+    (default: :func:`child_suite_name`).
 
     ``spec`` is ``NAME[:param=value,...]`` (as on the command line) or a Transformation instance.
     The child's manifest records the transformation, its parameters, seed and version, and counts
@@ -113,7 +114,7 @@ def transform_suite(suite: Suite, spec: str | Transformation) -> Suite:
     )
     return suite.derive(
         pairs,
-        name=child_suite_name(parent.name, transformation),
+        name=name or child_suite_name(parent.name, transformation),
         description=f"{parent.description} Transformed by {transformation.spec}: "
         f"{transformation.metadata.description}",
         skipped=[

@@ -173,3 +173,25 @@ def test_transform_command_bad_spec(tmp_path, capsys):
     assert main(argv) == ParameterError.exit_status == 2  # a usage error, not a plugin's fault
     assert "transformation typos: parameter 'rate'" in capsys.readouterr().err
     assert not any(tmp_path.iterdir())
+
+
+def test_a_child_name_no_export_takes_is_refused_before_the_work(
+    challenge300_suite, tmp_path, capsys
+):
+    # a chain of transforms named its child past 96 characters: written with exit status 0,
+    # then export refused it and said to rebuild it with `build --name`, which no child has
+    parent = challenge300_suite.derive(challenge300_suite.pairs[:20], name="c" * 90)
+    parent.save(tmp_path / "long")
+    argv = ["transform", str(tmp_path / "long"), "--transform", "typos:seed=1"]
+    assert main([*argv, "--out", str(tmp_path / "child")]) == 2
+    said = capsys.readouterr().err
+    assert f"the child suite's name '{'c' * 90}.typos-seed1' cannot name" in said
+    assert "at most 96 characters" in said and "--name NEW_NAME" in said
+    assert not (tmp_path / "child").exists()
+    assert main([*argv, "--name", "c90.typos", "--out", str(tmp_path / "child")]) == 0
+    child = Suite.load(tmp_path / "child")
+    assert child.name == "c90.typos" and child.manifest.transformation.parent_suite == parent.name
+    with pytest.raises(SystemExit) as refused:  # --name is build's --name
+        main([*argv, "--name", "a b"])
+    assert refused.value.code == 2
+    assert "suite name 'a b' refused" in capsys.readouterr().err

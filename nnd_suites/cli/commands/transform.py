@@ -6,11 +6,12 @@ import argparse
 import json
 from pathlib import Path
 
-from nnd_suites.cli.commands.build import say_card_of
+from nnd_suites.cli.commands.build import say_card_of, suite_name
 from nnd_suites.cli.options import SUITE_HELP
 from nnd_suites.cli.parser import Commands
 from nnd_suites.cli.printing import say, say_json
 from nnd_suites.cli.suites import load_suite
+from nnd_suites.errors import NNDError
 from nnd_suites.infra.formatting import plural
 
 
@@ -27,8 +28,11 @@ def register(subparsers: Commands) -> None:
         "(see `nnd-suites list`)",
     )
     parser.add_argument(
-        "--out", type=Path, help="child suite folder (default: suites/PARENT.NAME[-params])"
+        "--name",
+        type=suite_name,
+        help="child suite name, as build's --name (default: PARENT.NAME[-params])",
     )
+    parser.add_argument("--out", type=Path, help="child suite folder (default: suites/CHILD_NAME)")
     parser.add_argument(
         "--json",
         action="store_true",
@@ -40,9 +44,19 @@ def register(subparsers: Commands) -> None:
 def run(args: argparse.Namespace) -> int:
     # lazy: loads every transformation plugin; `nnd-suites list` stays < 1 s
     from nnd_suites.hub.building import save_suite
-    from nnd_suites.transformations.apply import refused_rewrites, transform_suite
+    from nnd_suites.suite.manifest import config_name_problem
+    from nnd_suites.transformations.apply import child_suite_name, refused_rewrites, transform_suite
+    from nnd_suites.transformations.base import make_transformation
 
-    child = transform_suite(load_suite(args.suite), args.transform)
+    parent, transformation = load_suite(args.suite), make_transformation(args.transform)
+    name = args.name or child_suite_name(parent.name, transformation)
+    problem = config_name_problem(name)  # as build refuses a --name: before the work
+    if problem:
+        raise NNDError(
+            f"the child suite's name {name!r} cannot name its folder and Hub config ({problem}); "
+            "give it one with --name NEW_NAME"
+        )
+    child = transform_suite(parent, transformation, name=name)
     out = args.out or Path("suites") / child.name
     save_suite(child, out)  # in a dataset folder (build --all): one of its configs
     info = child.manifest.transformation
