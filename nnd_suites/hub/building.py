@@ -11,6 +11,8 @@ from typing import Any
 
 from nnd_suites.builder import suites as building
 from nnd_suites.builder.adapter import ADAPTERS, Adapter, get_adapter
+from nnd_suites.errors import OutputFolderError
+from nnd_suites.hub.card_reading import card_config_names
 from nnd_suites.hub.export import adding_configs, holds_nnd_card
 from nnd_suites.hub.layout import validate_config_name
 from nnd_suites.infra.output_folder import check_output_folder
@@ -55,8 +57,17 @@ def _joins_dataset_folder(out: Path, name: str) -> bool:
     writes (``build --all``, ``export``), and it is named after the suite (configs are; a suite
     folder named otherwise stays out of the card). The suite is then written as a config and
     the card rewritten. A parent without a card, or with a README.md of its own (a project's),
-    is left as it is."""
-    if out.name != name or not holds_nnd_card(out.parent):
+    is left as it is. A suite of another name never replaces a config the card lists: the card
+    would name that config, and `datasets` read this suite's rows under it."""
+    if not holds_nnd_card(out.parent):
+        return False
+    if out.name != name:
+        if out.name in card_config_names(out.parent):
+            raise OutputFolderError(
+                f"{out}: config {out.name!r} of the dataset folder {out.parent} (its card lists "
+                f"it), and suite {name!r} written there would be read as that config; nothing "
+                f"was written: write it to {out.parent / name}, or move {out} away first"
+            )
         return False
     validate_config_name(name)
     return True

@@ -176,3 +176,30 @@ def test_a_transform_into_a_dataset_folder_joins_its_card(
     assert "suites/lc holds suite 'challenge300.lowercase'" in said
     assert "write it with --out suites/challenge300.lowercase" in said
     assert (folder / CARD_FILE).read_bytes() == card
+
+
+def test_a_suite_of_another_name_never_replaces_a_config_of_the_card(
+    challenge300_suite, quiz_design_suite, tmp_path, capsys
+):
+    # `build challenge300 --out ds/quiz_design` replaced config quiz_design, which the card
+    # still listed, with challenge300 (exit 0): load_dataset(ds, "quiz_design") failed, and
+    # validate said the folder held no config at all
+    folder = tmp_path / "ds"
+    export_suites([quiz_design_suite], folder)
+    before = {p.relative_to(folder): p.read_bytes() for p in folder.rglob("*") if p.is_file()}
+    lowercase = ["transform", str(folder / "quiz_design"), "--transform", "lowercase"]
+    for argv in (
+        ["build", "challenge300", "--out", str(folder / "quiz_design")],
+        [*lowercase, "--out", str(folder / "quiz_design")],
+    ):
+        assert main(argv) == 2
+        said = capsys.readouterr().err
+        assert f"{folder / 'quiz_design'}: config 'quiz_design' of the dataset folder" in said
+        assert "nothing was written" in said
+    with pytest.raises(OutputFolderError, match="its card lists it"):
+        build_suite("challenge300", out=folder / "quiz_design")
+    after = {p.relative_to(folder): p.read_bytes() for p in folder.rglob("*") if p.is_file()}
+    assert after == before
+    assert load_suite(folder, "quiz_design") == quiz_design_suite
+    # the suite's own name still replaces its config, as a rebuild does
+    assert build_suite("quiz_design", out=folder / "quiz_design") == quiz_design_suite
