@@ -195,3 +195,16 @@ def test_a_child_name_no_export_takes_is_refused_before_the_work(
         main([*argv, "--name", "a b"])
     assert refused.value.code == 2
     assert "suite name 'a b' refused" in capsys.readouterr().err
+
+
+def test_transform_given_twice_is_refused_not_cut_to_the_last(tmp_path, capsys):
+    # `transform quiz_design --transform lowercase --transform no_final_punctuation` wrote
+    # quiz_design.no_final_punctuation with exit status 0: lowercase was dropped without a word
+    out = tmp_path / "child"
+    argv = ["transform", "quiz_design", "--transform", "lowercase", "--out", str(out)]
+    assert main([*argv, "--transform", "no_final_punctuation"]) == 2
+    said = capsys.readouterr().err
+    assert "--transform was given 2 times (lowercase, no_final_punctuation)" in said
+    assert "transform the child again" in said and not out.exists()
+    assert main(argv) == 0
+    assert Suite.load(out).name == "quiz_design.lowercase"

@@ -23,9 +23,10 @@ def register(subparsers: Commands) -> None:
     parser.add_argument(
         "--transform",
         required=True,
+        action="append",  # given twice: refused in run(), not the last one kept
         metavar="NAME[:param=value,...]",
         help="transformation and its parameters, e.g. typos:rate=0.02,seed=1 "
-        "(see `nnd-suites list`)",
+        "(see `nnd-suites list`); one: transform the child again to chain another",
     )
     parser.add_argument(
         "--name",
@@ -48,7 +49,14 @@ def run(args: argparse.Namespace) -> int:
     from nnd_suites.transformations.apply import child_suite_name, refused_rewrites, transform_suite
     from nnd_suites.transformations.base import make_transformation
 
-    parent, transformation = load_suite(args.suite), make_transformation(args.transform)
+    if len(args.transform) > 1:
+        raise NNDError(
+            f"transform applies one transformation; --transform was given {len(args.transform)} "
+            f"times ({', '.join(args.transform)}): transform the child again to chain another "
+            "(nnd-suites transform CHILD_FOLDER --transform ...)"
+        )
+    (spec,) = args.transform
+    parent, transformation = load_suite(args.suite), make_transformation(spec)
     name = args.name or child_suite_name(parent.name, transformation)
     problem = config_name_problem(name)  # as build refuses a --name: before the work
     if problem:
