@@ -187,7 +187,8 @@ def test_a_suite_of_another_name_never_replaces_a_config_of_the_card(
     folder = tmp_path / "ds"
     export_suites([quiz_design_suite], folder)
     before = {p.relative_to(folder): p.read_bytes() for p in folder.rglob("*") if p.is_file()}
-    lowercase = ["transform", str(folder / "quiz_design"), "--transform", "lowercase"]
+    quiz_design_suite.save(tmp_path / "qd")
+    lowercase = ["transform", str(tmp_path / "qd"), "--transform", "lowercase"]
     for argv in (
         ["build", "challenge300", "--out", str(folder / "quiz_design")],
         [*lowercase, "--out", str(folder / "quiz_design")],

@@ -208,3 +208,16 @@ def test_transform_given_twice_is_refused_not_cut_to_the_last(tmp_path, capsys):
     assert "transform the child again" in said and not out.exists()
     assert main(argv) == 0
     assert Suite.load(out).name == "quiz_design.lowercase"
+
+
+def test_the_child_never_replaces_its_parents_folder(challenge300_suite, tmp_path, capsys):
+    # `transform suites/x --transform lowercase --out suites/x` replaced the parent with its
+    # child (exit status 0): the parent the child's manifest names was gone
+    folder = tmp_path / "parent"
+    challenge300_suite.save(folder)
+    before = {p.name: p.read_bytes() for p in folder.iterdir()}
+    for given, out in ((folder, folder), (f"{folder}/", tmp_path / "." / "parent")):
+        argv = ["transform", str(given), "--transform", "lowercase", "--out", str(out)]
+        assert main(argv) == 2
+        assert "the folder of the parent suite 'challenge300'" in capsys.readouterr().err
+    assert {p.name: p.read_bytes() for p in folder.iterdir()} == before

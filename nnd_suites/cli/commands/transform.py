@@ -11,7 +11,8 @@ from nnd_suites.cli.options import SUITE_HELP
 from nnd_suites.cli.parser import Commands
 from nnd_suites.cli.printing import say, say_json
 from nnd_suites.cli.suites import load_suite
-from nnd_suites.errors import NNDError
+from nnd_suites.errors import NNDError, OutputFolderError
+from nnd_suites.infra.atomic import real_target
 from nnd_suites.infra.formatting import plural
 
 
@@ -64,8 +65,13 @@ def run(args: argparse.Namespace) -> int:
             f"the child suite's name {name!r} cannot name its folder and Hub config ({problem}); "
             "give it one with --name NEW_NAME"
         )
+    out = args.out or Path("suites") / name
+    if Path(args.suite).is_dir() and real_target(out) == Path(args.suite).resolve():
+        raise OutputFolderError(
+            f"{out}: the folder of the parent suite {parent.name!r}, which the child would "
+            f"replace; nothing was written: choose another --out (default: suites/{name})"
+        )
     child = transform_suite(parent, transformation, name=name)
-    out = args.out or Path("suites") / child.name
     save_suite(child, out)  # in a dataset folder (build --all): one of its configs
     info = child.manifest.transformation
     assert info is not None
