@@ -6,6 +6,7 @@ lm-evaluation-harness spellings every command takes beside its own."""
 from __future__ import annotations
 
 import argparse
+import weakref
 from collections.abc import Callable
 from typing import Any
 
@@ -17,6 +18,27 @@ OPTION_ALIASES = {
     "--log_samples": "--log-samples",
     "--write_out": "--log-samples",
 }
+
+
+class _StoreOnce(argparse.Action):
+    """argparse's ``store``, refusing an option given twice in one command line (``--repo a/b
+    --repo c/d``, ``--out a --output_path b``): argparse keeps the last value without a word."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._given: weakref.WeakValueDictionary[int, argparse.Namespace] = (
+            weakref.WeakValueDictionary()
+        )
+
+    def __call__(self, parser: Any, namespace: Any, values: Any, option: Any = None) -> None:
+        if self._given.get(id(namespace)) is namespace:
+            before = getattr(namespace, self.dest)
+            parser.error(
+                f"{'/'.join(self.option_strings)} is given twice ({before} and {values}), and "
+                "only one would be used; give it once"
+            )
+        self._given[id(namespace)] = namespace
+        setattr(namespace, self.dest, values)
 
 
 class Parser(argparse.ArgumentParser):
@@ -47,9 +69,12 @@ class Parser(argparse.ArgumentParser):
 
     def _kept(self, add: Callable[..., argparse.Action], names: tuple, kwargs: dict) -> Any:
         names += tuple(alias for alias, ours in OPTION_ALIASES.items() if ours in names)
+        kind = kwargs.get("action", "store")
+        if kind == "store" and any(str(name).startswith("-") for name in names):
+            kwargs["action"] = _StoreOnce
         action = add(*names, **kwargs)
         if action.option_strings:
-            self.options[action] = kwargs.get("action", "store")
+            self.options[action] = kind
         return action
 
     def add_subparsers(self, **kwargs: Any) -> Any:

@@ -363,3 +363,26 @@ def test_an_abbreviated_config_option_is_read(tmp_path):
     config.write_text("model: m\nsuite: [quiz_design]\nlimit: 3\n")
     assert _parsed(["evaluate", "--conf", str(config)]).limit == 3
     assert _parsed(["evaluate", f"--confi={config}"]).suite == ["quiz_design"]
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["publish", "quiz_design", "--repo", "a/b", "--repo", "c/d"], "--repo is given twice"),
+        (
+            ["evaluate", "--suite", "quiz_design", "--model", "m", "--out", "a", "--output_path=b"],
+            "--out/--output_path is given twice (a and b)",
+        ),
+        (["publish", "quiz_design", "--repo", "a/b", "--tag", "v1", "--tag", "v2"], "(v1 and v2)"),
+    ],
+)
+def test_an_option_of_one_value_given_twice_is_refused_not_cut_to_the_last(argv, message, capsys):
+    """argparse kept the last value without a word: ``publish --repo a/b --repo c/d`` would have
+    published to c/d."""
+    err = _usage_error(argv, capsys)
+    assert message in err and "give it once" in err
+
+
+def test_options_that_take_several_values_still_do(tmp_path):
+    args = _parsed(["evaluate", "--suite", "quiz_design", "--suite", "wmt_mqm", "--model", "m"])
+    assert args.suite == ["quiz_design", "wmt_mqm"]
