@@ -31,7 +31,7 @@ from nnd_suites.hub.export import (
     standalone_metadata,
     validated_config,
 )
-from nnd_suites.hub.layout import CARD_FILE
+from nnd_suites.hub.layout import CARD_FILE, CARD_TAG
 
 #: the card's metadata fields `load_dataset` reads, and what each one says about a config
 CONFIGS_FIELD, INFOS_FIELD = "configs", "dataset_info"
@@ -51,7 +51,16 @@ def check_export_folder(folder: str | Path) -> ExportFolderCheck:
     """Validate every config of the export folder ``folder`` and its card's metadata against
     them; any fault is a :class:`SuiteValidationError` that names the config and the card."""
     folder = Path(folder)
-    check_card_is_ours(folder)
+    try:
+        check_card_is_ours(folder)
+    except NNDError:  # its advice is for a writer: here nothing is written
+        raise SuiteValidationError(
+            f"{folder / CARD_FILE}: not the card nnd-suites writes for its configs (no readable "
+            f"{CARD_TAG!r} tag), so `datasets.load_dataset` does not read them as nnd-suites "
+            "declares them. "
+            "Validate each suite folder (FOLDER/CONFIG), or move the README.md away and write "
+            "the card with `nnd-suites export`"
+        ) from None
     left_out = misnamed_suites(folder)
     configs = [
         validated_config(folder / name) for name in present_configs(folder) if name not in left_out

@@ -130,3 +130,15 @@ def test_a_damaged_config_of_an_export_folder_is_named(exported, twins, capsys):
     err = capsys.readouterr().err
     assert "config 'quiz_design' in" in err
     assert "edited after it was written: the pairs" in err
+
+
+def test_a_folder_whose_card_is_not_ours_is_named_with_advice_for_validate(exported, capsys):
+    """validate said "nothing was written: write the suites into a new or empty folder", a
+    writer's advice, for an export folder whose README.md is a project's own."""
+    (exported / CARD_FILE).write_text("# My project\n")
+    assert main(["validate", str(exported)]) == SuiteValidationError.exit_status
+    err = capsys.readouterr().err
+    assert f"{exported / CARD_FILE}: not the card nnd-suites writes" in err
+    assert "Validate each suite folder (FOLDER/CONFIG)" in err
+    assert "write the suites into a new" not in err
+    assert main(["validate", str(exported / "quiz_design")]) == 0
