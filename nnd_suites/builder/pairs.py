@@ -18,7 +18,7 @@ from nnd_suites.builder.budget import PairBudget, check_pair_budget
 from nnd_suites.builder.judged_pairs import is_judged, judged_group_pairs
 from nnd_suites.builder.merged_texts import Merged, count_pairs
 from nnd_suites.builder.result import BuildResult
-from nnd_suites.errors import NNDError
+from nnd_suites.errors import SourceFormatError
 from nnd_suites.quality_map import Assessment, QualityMap
 from nnd_suites.records.groups import Candidate, Group, breakdown_values
 from nnd_suites.records.judgments import JudgedGroup, named_systems
@@ -63,9 +63,11 @@ def build_pairs(
             )
         where = group.where or group.id
         if group.id in seen_groups:
-            raise NNDError(
-                f"{where}: group id {group.id!r} repeats the group at {seen_groups[group.id]}; "
-                "each context must be one group, with every candidate or judgment on it"
+            raise SourceFormatError(
+                where,
+                None,
+                f"group id {group.id!r} repeats the group at {seen_groups[group.id]}",
+                "each context must be one group, with every candidate or judgment on it",
             )
         seen_groups[group.id] = where
         result.counts["groups"] += 1
@@ -121,10 +123,12 @@ def _usable_candidates(group: Group, log: SkipLog, allow_empty: bool) -> list[Ca
         for system in named_systems(cand.systems):
             key = (system, equivalence_key(cand.text))
             if key in seen:
-                raise NNDError(
-                    f"{cand.where or group.id}: duplicate candidate: system {system!r} "
-                    f"gives the same text twice in group {group.id!r} (first at "
-                    f"{seen[key]}); remove the repeated row"
+                raise SourceFormatError(
+                    cand.where or group.id,
+                    None,
+                    f"duplicate candidate: system {system!r} gives the same text twice in "
+                    f"group {group.id!r} (first at {seen[key]})",
+                    "remove the repeated row",
                 )
             seen[key] = cand.where or group.id
         usable.append(cand)

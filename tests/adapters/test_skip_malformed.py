@@ -17,6 +17,7 @@ import pytest
 
 from nnd_suites import build_suite
 from nnd_suites.builder.adapter import get_adapter
+from nnd_suites.cli import main
 from nnd_suites.errors import SourceFormatError
 from nnd_suites.suite import Suite
 
@@ -223,3 +224,15 @@ def test_a_refused_row_alone_in_its_article_leaves_no_empty_group(tmp_path):
     kept = build_suite("summeval", path, skip_malformed=True).stats()
     assert (kept["groups"], kept["groups_without_pairs"]) == (whole["groups"], 0)
     assert sum(kept["skipped"].values()) == 1
+
+
+def test_a_repeated_row_is_a_source_fault_exit_status_3(tmp_path, capsys):
+    # the build said "error: ...: duplicate candidate" with exit status 2, a usage error
+    rows = (fixtures("simpeval_2022") / "simpeval_2022_sample.csv").read_text().splitlines()
+    path = tmp_path / "repeated.csv"
+    path.write_text("\n".join([*rows[:2], rows[1], *rows[2:]]) + "\n", encoding="utf-8")
+    out = str(tmp_path / "out")
+    assert main(["build", "simpeval_2022", "--source", str(path), "--out", out]) == 3
+    err = capsys.readouterr().err
+    assert "repeated.csv:3: duplicate candidate: system 'Muss'" in err and "(first at" in err
+    assert not (tmp_path / "out").exists()

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from nnd_suites import Candidate, Group, NNDError, QualityMap
+from nnd_suites import Candidate, Group, QualityMap
 from nnd_suites.builder.pairs import build_pairs
+from nnd_suites.errors import SourceFormatError
 
 QD_MAP = QualityMap.load("quiz_design")
 
@@ -96,15 +97,16 @@ def test_empty_context_field_skips_the_group():
     assert result.skipped.counts["empty context field(s) ['answer']"] == 2
 
 
-def test_duplicate_candidate_is_an_error():
+def test_duplicate_candidate_is_a_source_error():
+    # a fault of the source file (exit status 3), not a usage error (2, as it was)
     g = group(("good", ["A"], "No error"), ("good", ["A"], "No error"))
-    with pytest.raises(NNDError, match="duplicate candidate: system 'A' gives the same text"):
+    with pytest.raises(SourceFormatError, match="f:1: duplicate candidate: system 'A' gives"):
         build_pairs([g], QD_MAP)
 
 
-def test_repeated_group_id_is_an_error():
+def test_repeated_group_id_is_a_source_error():
     g = group(("good", ["A"], "No error"))
-    with pytest.raises(NNDError, match="group id 'g1' repeats"):
+    with pytest.raises(SourceFormatError, match="group id 'g1' repeats"):
         build_pairs([g, g], QD_MAP)
 
 

@@ -10,7 +10,7 @@ import pytest
 from nnd_suites.builder.budget import PairBudget
 from nnd_suites.builder.judged_pairs import suite_candidates
 from nnd_suites.builder.pairs import build_pairs
-from nnd_suites.errors import NNDError, QualityMapError
+from nnd_suites.errors import NNDError, QualityMapError, SourceFormatError
 from nnd_suites.quality_map import QualityMap
 from nnd_suites.records.groups import Candidate, Group
 from nnd_suites.records.judgments import JudgedGroup, Judgment
@@ -210,7 +210,7 @@ def test_unusable_judgments_are_counted():
 
 
 def test_a_repeated_group_id_and_the_budget_are_errors(two_judgments_on_one_context):
-    with pytest.raises(NNDError, match="repeats the group"):
+    with pytest.raises(SourceFormatError, match="repeats the group"):
         build_pairs([two_judgments_on_one_context] * 2, pairwise_map())
     with pytest.raises(NNDError, match="over the limit of 1 pairs per group"):
         build_pairs([two_judgments_on_one_context], pairwise_map(), budget=PairBudget(per_group=1))
