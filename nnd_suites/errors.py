@@ -41,14 +41,21 @@ class NNDError(Exception):
 
 
 class SourceFormatError(NNDError):
-    """A source file (annotation data) is malformed: names the file and the line."""
+    """A source file (annotation data) is malformed: names the file and the line.
+
+    ``detail`` is what only this row has (the rater, where the row it repeats is), written after
+    the message: a skipped row's reason is the message alone, so repeats count under one reason.
+    """
 
     exit_status = 3
 
-    def __init__(self, path: str, line: int | None, message: str, hint: str = "") -> None:
+    def __init__(
+        self, path: str, line: int | None, message: str, hint: str = "", detail: str = ""
+    ) -> None:
         self.path, self.line, self.reason, self.hint = str(path), line, message, hint
+        self.detail = detail
         where = f"{path}:{line}" if line is not None else str(path)
-        text = f"{where}: {message}"
+        text = f"{where}: {message}" + (f" ({detail})" if detail else "")
         if hint:
             text += f" ({hint})"
         super().__init__(text)

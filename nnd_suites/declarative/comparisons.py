@@ -30,8 +30,9 @@ def one_vote_each(
         raise SourceFormatError(
             str(at[0]),
             at[1],
-            f"rater {judgment.rater!r} judged these two responses again (first at {first})",
+            "a rater judged these two responses again",
             "keep one of the two rows (--skip-malformed counts the repeat instead)",
+            f"rater {judgment.rater!r}, first at {first}",
         )
 
 

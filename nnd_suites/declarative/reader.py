@@ -274,11 +274,11 @@ def _aspect(
         raise SourceFormatError(
             str(path),
             line,
-            f"aspect {aspect!r} (column {column!r}) is {first!r} written another way "
-            f"(first at {first_at}); read as two aspects, an output would be judged on the "
-            "ratings of one spelling only",
+            f"an aspect (column {column!r}) written another way: read as two aspects, an "
+            "output would be judged on the ratings of one spelling only",
             "write each aspect one way in the file (--skip-malformed counts such rows and "
             "leaves out the outputs they rate)",
+            f"{aspect!r} is {first!r}, first at {first_at}",
         )
     return aspect
 
@@ -309,9 +309,9 @@ def _add_candidate(
             raise SourceFormatError(
                 str(at[0]),
                 at[1],
-                f"rater {rater!r} rated {aspect!r} of this output again "
-                f"(first at {given[aspect][1]})",
+                f"a rater rated {aspect!r} of this output again",
                 "keep one of the two rows",
+                f"rater {rater!r}, first at {given[aspect][1]}",
             )
     given.update((aspect, (values[0], where)) for aspect, values in ratings.items())
 
@@ -328,9 +328,10 @@ def _rated_once(
             raise SourceFormatError(
                 str(at[0]),
                 at[1],
-                f"{aspect!r} of this output is rated again (first at {first}); with no rater "
-                "column a second rater cannot be told from a repeated row",
+                f"{aspect!r} of this output is rated again; with no rater column a second "
+                "rater cannot be told from a repeated row",
                 "keep one of the two rows, or name each row's rater with candidates.rater",
+                f"first at {first}",
             )
 
 

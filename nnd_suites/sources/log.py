@@ -76,7 +76,9 @@ class ReadLog:
     def malformed(self, error: SourceFormatError) -> None:
         if not self.skip_malformed:
             raise error
-        self.skipped.add(f"malformed row: {error.reason}", f"{Path(error.path).name}:{error.line}")
+        where = f"{Path(error.path).name}:{error.line}"
+        detail = f" ({error.detail})" if error.detail else ""
+        self.skipped.add(f"malformed row: {error.reason}", where + detail)
 
     def unreadable(self, error: SourceFormatError) -> None:
         """A row the reader cannot take apart into its fields (the wrong number of fields, an
@@ -162,4 +164,4 @@ def unattributable(error: SourceFormatError) -> SourceFormatError:
         )
         if part
     )
-    return SourceFormatError(error.path, error.line, error.reason, hint)
+    return SourceFormatError(error.path, error.line, error.reason, hint, error.detail)

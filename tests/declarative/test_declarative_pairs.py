@@ -97,7 +97,9 @@ def test_an_aspect_written_two_ways_is_a_malformed_row_not_a_second_aspect(tmp_p
             ("r1", "r2", "r3"), ("fluency", second, "fluency"), ratings, strict=True
         )
     )
-    with pytest.raises(SourceFormatError, match=r"rows\.csv:3: aspect 'Fluency ' .*'fluency'"):
+    with pytest.raises(
+        SourceFormatError, match=r"rows\.csv:3: an aspect .*\('Fluency ' is 'fluency', first at"
+    ):
         _suite(tmp_path, body, MEAN_FLUENCY, rows)
     suite = _suite(tmp_path, body, MEAN_FLUENCY, rows, skip_malformed=True)
     assert [(p.high.text, p.low.text) for p in suite.pairs] == [("w", "z")]
@@ -157,10 +159,29 @@ def test_a_rater_judging_one_pair_twice_is_a_malformed_row_not_a_second_vote(tmp
         'comparisons: {text_a: a, text_b: b, winner: w, rater: r, verdicts: {"0": a, "1": b}}\n'
     )
     rows = "id,prompt,a,b,w,r\n1,p,x,y,0,r1\n1,p,y,x,0,r2\n1,p,y,x,1,r1\n2,q,u,v,0,r1\n"
-    with pytest.raises(SourceFormatError, match=r"rows\.csv:4: rater 'r1' judged .*rows\.csv:2"):
+    with pytest.raises(
+        SourceFormatError,
+        match=r"rows\.csv:4: a rater judged these two responses again \(rater 'r1', first at "
+        r"rows\.csv:2\)",
+    ):
         _suite(tmp_path, body, PREFERENCE, rows)
+    # two more repeats, of other raters and rows: one reason counts all three (each repeat's
+    # "first at" was in the reason, a manifest line per repeated row), the places its examples
+    rows += "2,q,u,v,0,r1\n1,p,x,y,1,r2\n"
     suite = _suite(tmp_path, body, PREFERENCE, rows, skip_malformed=True)
     assert [(p.high.text, p.low.text) for p in suite.pairs] == [("u", "v")]
+    assert [(s.reason, s.count, s.examples) for s in suite.manifest.skipped] == [
+        (
+            "malformed row: a rater judged these two responses again",
+            3,
+            [
+                "rows.csv:4 (rater 'r1', first at rows.csv:2)",
+                "rows.csv:6 (rater 'r1', first at rows.csv:5)",
+                "rows.csv:7 (rater 'r2', first at rows.csv:3)",
+            ],
+        ),
+        ("no majority (majority)", 2, ["rows.csv:2"]),
+    ]
 
 
 @pytest.mark.parametrize(
