@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import logging
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -19,6 +20,8 @@ from nnd_suites.infra.atomic import atomic_write_text, folder_lock, recover_dead
 from nnd_suites.infra.output_folder import check_output_folder
 from nnd_suites.suite import Suite, SuiteManifest, has_manifest
 from nnd_suites.suite.manifest import config_name_problem
+
+logger = logging.getLogger(__name__)
 
 
 @dataclass
@@ -117,6 +120,13 @@ def adding_configs(
         # a killed export of another config left its temporary copy and lock: only the next
         # write of that config would clean them; first, since a killed swap's config comes back
         cleaned = recover_dead_writers(folder)
+        if cleaned:  # never silent: the names are the folder's, and a user may wonder
+            logger.warning(
+                "removed what killed nnd-suites writes left in %s (their temporary copies and "
+                "locks): %s",
+                folder,
+                ", ".join(cleaned),
+            )
         misnamed = {n: suite for n, suite in misnamed_suites(folder).items() if n not in names}
         if misnamed and not leave_out_misnamed:  # not "damaged": a build left it there
             name, suite_name = next(iter(misnamed.items()))

@@ -61,14 +61,30 @@ def test_the_next_export_of_another_config_cleans_a_killed_ones_leftovers(
         (export / name).write_text("the user's")
     left = _killed_export(killed, export)
     assert main(["export", str(other), "--to", str(export)]) == 0
-    out = capsys.readouterr().out
+    err = capsys.readouterr().err
     assert _hidden(export) == sorted(users)  # the user's files kept
     removed = sorted(set(left) - set(users))
-    assert f"removed what killed nnd-suites writes left in {export}: {', '.join(removed)}" in out
+    assert f"removed what killed nnd-suites writes left in {export} (" in err
+    assert err.rstrip().endswith(f"locks): {', '.join(removed)}")
     assert sorted(p.name for p in export.iterdir() if not p.name.startswith(".")) == [
         "README.md",
         "quiz_design",
     ]  # the killed config never came in
+
+
+def test_a_build_into_the_dataset_folder_says_what_it_cleaned(
+    tmp_path, challenge300_suite, quiz_design_suite, capsys
+):
+    # the build removed the killed export's copy and lock without a word (exit status 0)
+    export = tmp_path / "export"
+    assert main(["export", str(quiz_design_suite.save(tmp_path / "qd")), "--to", str(export)]) == 0
+    left = _killed_export(challenge300_suite.save(tmp_path / "c300"), export)
+    capsys.readouterr()
+    assert main(["build", "quiz_design", "--out", str(export / "quiz_design")]) == 0
+    err = capsys.readouterr().err
+    assert _hidden(export) == []
+    assert f"removed what killed nnd-suites writes left in {export} (" in err
+    assert err.rstrip().endswith(f"locks): {', '.join(left)}")
 
 
 def test_validate_cleans_a_killed_exports_leftovers(tmp_path, challenge300_suite, capsys):

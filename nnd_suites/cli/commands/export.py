@@ -7,7 +7,7 @@ from pathlib import Path
 
 from nnd_suites.cli.options import add_suites_argument
 from nnd_suites.cli.parser import Commands
-from nnd_suites.cli.printing import say, say_cleaned
+from nnd_suites.cli.printing import say
 from nnd_suites.cli.suites import load_suite
 from nnd_suites.infra.formatting import plural
 
@@ -41,7 +41,6 @@ def run(args: argparse.Namespace) -> int:
     from nnd_suites.hub import export_suites
 
     result = export_suites([load_suite(spec) for spec in args.suites], args.to, args.repo)
-    say_cleaned(result.folder, result.cleaned)
     for config in result.configs:
         state = "written" if config.name in result.written else "kept"
         say(f"  {config.name}: {plural(config.num_examples, 'test')} ({state})")
