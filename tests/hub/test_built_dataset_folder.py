@@ -204,3 +204,26 @@ def test_a_suite_of_another_name_never_replaces_a_config_of_the_card(
     assert load_suite(folder, "quiz_design") == quiz_design_suite
     # the suite's own name still replaces its config, as a rebuild does
     assert build_suite("quiz_design", out=folder / "quiz_design") == quiz_design_suite
+
+
+def test_build_all_is_said_to_build_each_adapter_once_and_not_every_catalogue_suite():
+    # "--all: build every adapter that ships its source", and the README's "every shipped
+    # suite": gpt3_summ_bbc ships but --all never builds it, and nothing said where it is built
+    from pathlib import Path
+
+    from nnd_suites.builder.adapter import ADAPTERS
+    from nnd_suites.catalogue.entries import load_catalogue
+    from nnd_suites.cli import build_parser
+
+    built = {name for name, cls in ADAPTERS.items() if cls.default_source_path() is not None}
+    assert "gpt3_summ_bbc" in {entry.name for entry in load_catalogue()} - built
+    said = " ".join(build_parser().commands["build"].format_help().split())
+    assert (
+        "--all build each adapter that ships its source, once with its default options, as a "
+        "suite named after the adapter; a catalogue suite of other options (gpt3_summ_bbc) or "
+        "of a downloaded source is built by --catalogue"
+    ) in said
+    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text("utf-8")
+    line = next(line for line in readme.splitlines() if "build --all --out suites  " in line)
+    assert "each adapter that ships its source" in line and "every shipped suite" not in line
+    assert "catalogue suite: build --catalogue" in readme

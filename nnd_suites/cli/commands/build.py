@@ -34,7 +34,11 @@ def register(subparsers: Commands) -> None:
     parser = subparsers.add_parser("build", help="build a suite from an annotation source")
     parser.add_argument("adapter", nargs="?", help="adapter name (see `nnd-suites list`)")
     parser.add_argument(
-        "--all", action="store_true", help="build every adapter that ships its source"
+        "--all",
+        action="store_true",
+        help="build each adapter that ships its source, once with its default options, as a "
+        "suite named after the adapter; a catalogue suite of other options (gpt3_summ_bbc) or "
+        "of a downloaded source is built by --catalogue",
     )
     parser.add_argument(
         "--catalogue",
