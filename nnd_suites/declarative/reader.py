@@ -24,6 +24,7 @@ from nnd_suites.declarative.table import (
     Row,
     cell,
     fixed_or_cell,
+    key_cells,
     key_group_id,
     table_rows,
     text_cell,
@@ -106,10 +107,7 @@ def read_declared(declared: Declared, path: Path, log: ReadLog) -> Iterator[Grou
         key: tuple[str, ...] | None = None  # known once the row's key cells are read
         rated = None  # the row's cells, once read: a fault after that is a repeated rating
         try:
-            declared_key = tuple(
-                text_cell(declared, row, column, path, line, ("group", "key", index))
-                for index, column in enumerate(spec.group.key)
-            )
+            declared_key = key_cells(declared, spec.group.key, row, path, line)
             key = declared_key or None  # without group.key, known once the context is read
             context = {
                 name: text_cell(declared, row, column, path, line, ("group", "context", name))

@@ -73,6 +73,25 @@ def _filter_text(
 KEY_SEPARATOR = " | "
 
 
+def key_cells(
+    declared: Declared, columns: list[str], row: Row, path: Path, line: int
+) -> tuple[str, ...]:
+    """The row's cells of the ``group.key`` columns; a key all blank names no group of its own
+    (every such row would join one): the row's fault."""
+    key = tuple(
+        text_cell(declared, row, column, path, line, ("group", "key", index))
+        for index, column in enumerate(columns)
+    )
+    if key and not "".join(key).strip():
+        raise SourceFormatError(
+            str(path),
+            line,
+            f"the group key {columns} is empty",
+            "fill it in, or leave such rows out with a filter (--skip-malformed counts them)",
+        )
+    return key
+
+
 def key_group_id(key: tuple[str, ...]) -> str:
     """The id of the group of ``key`` (its cells, one per key column): the values joined by
     ``' | '``, unchanged where no value holds a '|' (the ids of every shipped suite); a '|' (and

@@ -215,3 +215,27 @@ def test_a_class_adapter_and_a_pairwise_map_is_the_maps_mismatch_either_way(tmp_
         QualityMapError, match=r"copilot_arena judges pairs, so the adapter must emit"
     ):
         build_suite("summeval", next(source.glob("*.jsonl")), quality_map="copilot_arena")
+
+
+def test_a_row_with_an_empty_group_key_is_malformed_at_its_own_line(tmp_path):
+    # a key of one column empty: the error named the table's last row (rows.csv:5, read when
+    # the group was made), and --skip-malformed stopped there too; a key of two columns both
+    # empty made one group ' | ' of every such row (a build of exit 0)
+    body = (
+        'group: {key: [doc, part], context: {document: doc}}\ntemplate: "{document}"\n'
+        "candidates: {text: out, system: sys, ratings: {fluency: score}}\n"
+    )
+    rows = "doc,part,out,sys,score\n,,x,A,5\n,,y,B,1\nd,1,x,A,5\nd,1,y,B,1\n"
+    with pytest.raises(SourceFormatError) as caught:
+        _suite(tmp_path, body, MEAN_FLUENCY, rows)
+    assert str(caught.value).endswith(
+        "rows.csv:2: the group key ['doc', 'part'] is empty (fill it in, or leave such rows out "
+        "with a filter (--skip-malformed counts them))"
+    )
+    suite = _suite(tmp_path, body, MEAN_FLUENCY, rows, skip_malformed=True)
+    assert [(p.group_id, p.high.text, p.low.text) for p in suite.pairs] == [("d | 1", "x", "y")]
+    (skipped,) = suite.manifest.skipped
+    assert (skipped.count, skipped.examples) == (2, ["rows.csv:2", "rows.csv:3"])
+    one_column = body.replace("[doc, part]", "[doc]")
+    with pytest.raises(SourceFormatError, match=r"rows\.csv:2: the group key \['doc'\] is empty"):
+        _suite(tmp_path, one_column, MEAN_FLUENCY, rows)
