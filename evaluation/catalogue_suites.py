@@ -24,7 +24,7 @@ from nnd_suites.errors import NNDError
 from nnd_suites.evaluation.prepared import PreparedSuites, SuiteSpec
 from nnd_suites.evaluation.task_grouping import SkippedSuite, TaskGrouping
 from nnd_suites.hub.layout import exported_configs
-from nnd_suites.resolve import ALL
+from nnd_suites.resolve import ALL, suite_specs
 from nnd_suites.suite import MANIFEST_FILE, Suite
 
 #: the suite spec that stands for every catalogue suite whose source ships with nnd-suites
@@ -80,7 +80,7 @@ def catalogue_suites(
     without one; prepared suites as they are."""
     if isinstance(suites, PreparedSuites):
         return suites, None
-    specs = [suites] if isinstance(suites, str | Path | Suite) else list(suites)
+    specs = suite_specs(suites)
     selection = catalogue_selection(specs)
     if selection is None:
         return specs, None

@@ -16,7 +16,7 @@ from nnd_suites.evaluation.arguments import check_preparation
 from nnd_suites.evaluation.baselines import all_baseline_outcomes
 from nnd_suites.evaluation.templates import neutral_context, resolve_template
 from nnd_suites.records.templates import render_template as render
-from nnd_suites.resolve import resolve_suites, suite_origins
+from nnd_suites.resolve import resolve_suites, suite_origins, suite_specs
 from nnd_suites.statistics.outcomes import Outcome
 from nnd_suites.suite import Suite
 from nnd_suites.transformations import normalize_suite
@@ -91,8 +91,7 @@ def prepare_suites(
     (which keeps the whole suite's manifest); the plans keep the hash of the suite before it:
     the tests are the suite's, their rendering is part of the run's scoring."""
     check_preparation("prepare_suites", template, normalize, limit)
-    if not isinstance(suites, (str, Path, Suite)):
-        suites = list(suites)  # read twice: resolved, then where each came from
+    suites = suite_specs(suites)  # read twice: resolved, then where each came from
     loaded = resolve_suites(suites)
     origins = suite_origins(suites)
     for spec in normalize:

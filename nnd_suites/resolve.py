@@ -18,10 +18,12 @@ imports them where they are used, so that importing it stays light (no datasets,
 
 from __future__ import annotations
 
+import reprlib
+from collections.abc import Iterable
 from pathlib import Path
 
 from nnd_suites.builder.adapter import ADAPTERS
-from nnd_suites.errors import AmbiguousSuiteError, NNDError, UnknownItemError
+from nnd_suites.errors import AmbiguousSuiteError, ArgumentError, NNDError, UnknownItemError
 from nnd_suites.suite import MANIFEST_FILE, Suite, has_manifest
 
 SPEC_FORMS = [
@@ -134,8 +136,20 @@ def expand_suite_specs(specs: list[str | Path | Suite]) -> list[str | Path | Sui
     return expanded
 
 
-def _given(suites: object) -> list[str | Path | Suite]:
-    return [suites] if isinstance(suites, (str, Path, Suite)) else list(suites)  # type: ignore[call-overload]
+def suite_specs(suites: object) -> list[str | Path | Suite]:
+    """``suites`` (one spec, or any iterable of them, read once) as a list; anything that is not
+    a spec (None, a number, a report) is refused by name, never a TypeError deep inside."""
+    if isinstance(suites, (str, Path, Suite)):
+        return [suites]
+    given = list(suites) if isinstance(suites, Iterable) else [suites]
+    odd = [spec for spec in given if not isinstance(spec, (str, Path, Suite))]
+    if odd:
+        raise ArgumentError(
+            f"suites: {reprlib.repr(odd[0])} ({type(odd[0]).__name__}) is not a suite; give a "
+            "suite folder, a built-in name, hub:ORG/NAME/CONFIG or a Suite object, or a list "
+            "of them"
+        )
+    return given
 
 
 def suite_origins(suites: object) -> list[str | None]:
@@ -143,7 +157,7 @@ def suite_origins(suites: object) -> list[str | None]:
     resolved them), the spec that names it again wherever the command runs: a folder's absolute
     path, ``builtin:NAME`` or the ``hub:`` spec; None for a Suite object given in memory."""
     origins: list[str | None] = []
-    for spec in expand_suite_specs(_given(suites)):
+    for spec in expand_suite_specs(suite_specs(suites)):
         text = str(spec)
         if isinstance(spec, Suite):
             origins.append(None)
@@ -160,7 +174,7 @@ def resolve_suites(suites: object) -> list[Suite]:
     """One suite or several (folders, names, specs, ``all`` or Suite objects), resolved and
     validated; a Suite object carries the content hash of what it holds now
     (:meth:`Suite.resealed`)."""
-    given = _given(suites)
+    given = suite_specs(suites)
     # the suites `all` adds are the built-in ones, whatever folders the current directory holds
     named = {spec for spec in given if isinstance(spec, str)}
     from_all = set(shipped_suites()) - named if ALL in named else set()

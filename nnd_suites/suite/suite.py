@@ -126,7 +126,14 @@ class Suite:
         a template changed) so never passes for the suite it was: what is scored, compared and
         linked as a parent is named by the content hash of what it holds, never by the one a
         build recorded. The recorded counts are kept (a subset of the pairs reads as a part of
-        the suite, as ``--limit`` does); validation is the loader's and the builder's."""
+        the suite, as ``--limit`` does); validation is the loader's and the builder's, save for
+        what would make wrong figures (no pair, a pair twice, a context the templates lack:
+        a :class:`SuiteValidationError` naming them)."""
+        problems = self._test_problems()
+        if problems:
+            raise SuiteValidationError(
+                f"suite {self.name!r} (a Suite object in memory) is invalid: " + "; ".join(problems)
+            )
         sealed = self.manifest.sealed(self.pairs, self.candidates)
         if sealed.content_hash == self.manifest.content_hash:
             return self
@@ -173,20 +180,27 @@ class Suite:
         if problems:
             raise SuiteValidationError(f"suite {self.name!r} is invalid: " + "; ".join(problems))
 
-    def _invariant_problems(self) -> list[str]:
-        manifest, problems = self.manifest, []
+    def _test_problems(self) -> list[str]:
+        """What keeps the pairs from being scored as tests, whatever the recorded counts: none at
+        all, one test twice (counted twice), a context the templates cannot render."""
+        problems = []
         if not self.pairs:  # a pass rate over no test is no figure at all
             problems.append("it holds no pair; rebuild it from a source that gives pairs")
         repeated = [i for i, n in Counter(pair.id for pair in self.pairs).items() if n > 1]
         if repeated:
             problems.append(f"{len(repeated)} duplicate pair id(s), e.g. {repeated[:3]}")
-        fields = set(manifest.context_fields)
+        fields = set(self.manifest.context_fields)
         odd = next((p for p in self.pairs if set(p.context) != fields), None)
         if odd is not None:
             problems.append(
                 f"pair {odd.id}: context fields {sorted(odd.context)} != manifest "
                 f"context_fields {sorted(fields)}"
             )
+        return problems
+
+    def _invariant_problems(self) -> list[str]:
+        manifest, problems = self.manifest, self._test_problems()
+        fields = set(manifest.context_fields)
         unknown = sorted(set(manifest.optional_context_fields) - fields)
         if unknown:
             problems.append(

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from nnd_suites.builder.adapter import ADAPTERS
@@ -83,3 +85,49 @@ def test_an_empty_spec_a_manifest_or_a_file_is_named_for_what_it_is(tmp_path, mo
     ]:
         with pytest.raises(NNDError, match=message):
             load_suite(spec)
+
+
+def test_what_is_not_a_suite_is_named_not_a_type_error(challenge300_suite):
+    # evaluate(model, None), evaluate(model, 3) and [suite, None] were TypeErrors from list()
+    # or Path() deep inside the evaluator
+    from nnd_suites.errors import ArgumentError
+    from nnd_suites.evaluation.catalogue_suites import catalogue_suites
+    from nnd_suites.evaluation.prepared import prepare_suites
+    from nnd_suites.resolve import resolve_suites
+
+    for given, named in [
+        (None, "None (NoneType)"),
+        (3, "3 (int)"),
+        ([challenge300_suite, None], "None (NoneType)"),
+    ]:
+        for function in (resolve_suites, catalogue_suites, prepare_suites):
+            with pytest.raises(
+                ArgumentError, match=re.escape(f"suites: {named} is not a suite; give")
+            ):
+                function(given)
+
+
+def test_a_suite_object_that_would_give_wrong_figures_is_refused(challenge300_suite):
+    # evaluate() scored a Suite object holding no pair (a report with no figure), a pair twice
+    # (counted twice in every rate) or a context its template lacks (a KeyError inside)
+    from nnd_suites.errors import SuiteValidationError
+    from nnd_suites.evaluation import evaluate
+    from nnd_suites.evaluation.baselines import baselines
+    from nnd_suites.resolve import resolve_suites
+    from nnd_suites.suite import Suite
+
+    suite = challenge300_suite
+    first, second = suite.pairs[:2]
+    foreign = second.model_copy(update={"context": {"prompt": "x"}})
+    for pairs, problem in [
+        ([], "it holds no pair"),
+        ([first, first, second], f"1 duplicate pair id\\(s\\), e.g. \\['{first.id}'\\]"),
+        ([first, foreign], f"pair {second.id}: context fields \\['prompt'\\] != manifest"),
+    ]:
+        edited = Suite(suite.manifest, pairs, suite.candidates)
+        message = f"suite 'challenge300' \\(a Suite object in memory\\) is invalid: {problem}"
+        for call in (resolve_suites, baselines, lambda s: evaluate("unused", s)):
+            with pytest.raises(SuiteValidationError, match=message):
+                call(edited)
+    kept = Suite(suite.manifest, [first, second], suite.candidates)  # a part is a suite still
+    assert resolve_suites(kept)[0].pairs == [first, second]
