@@ -22,6 +22,17 @@ _FLAGS = ("cache", "progress", "trust_remote_code", "log_samples")
 #: arguments that take a string, or None where the default is None
 _TEXTS = ("device", "dtype", "strategy")
 _TEXTS_OR_NONE = ("template", "compat", "backend", "revision", "device_map")
+#: arguments (and their defaults) that load a model by name: a model object in memory is scored
+#: where it sits, as it is, and a loaded Backend as it was loaded
+_LOADING = {
+    "device": "auto",
+    "dtype": "auto",
+    "revision": None,
+    "device_map": None,
+    "trust_remote_code": False,
+    "backend_options": None,
+}
+_BACKEND_LOADING = {**_LOADING, "batch_size": "auto", "strategy": "auto"}
 
 
 def resolve_mode(compat: str | None) -> str:
@@ -124,6 +135,28 @@ def check_evaluate_arguments(arguments: Mapping[str, Any], function: str = "eval
     options = arguments.get("backend_options")
     if options is not None and not isinstance(options, Mapping):
         raise _refuse(function, "backend_options", options, "give a dict of options, or None")
+    check_loading(function, arguments)
+
+
+def check_loading(function: str, arguments: Mapping[str, Any]) -> None:
+    """Refuse what would load a model by name beside a model that is already loaded: evaluate
+    dropped ``device="cuda"`` or ``dtype=...`` without a word and scored where the model was."""
+    model = arguments.get("model")
+    if not isinstance(model, (tuple, Backend)):
+        return
+    loading = dict(_BACKEND_LOADING if isinstance(model, Backend) else _LOADING)
+    if isinstance(arguments.get("reference_model"), (str, Path)):
+        del loading["device"], loading["dtype"]  # the ratio scorer's reference loads with them
+    for name, default in loading.items():
+        if arguments.get(name, default) != default:
+            raise _refuse(
+                function,
+                name,
+                arguments[name],
+                "applies to a model loaded by name (a Hub id or folder); a model object in "
+                "memory is scored where it sits, as it is (move or cast it first: "
+                "model.to('cuda:0'), model.to(torch.bfloat16)), a loaded Backend as it was loaded",
+            )
 
 
 def check_model(function: str, name: str, model: object) -> None:

@@ -91,10 +91,11 @@ def evaluate(
     ``model`` is a Hub id, a local folder, ``nnd-suites:tiny-random`` (the embedded pipeline-check
     model, made on first use), an already-loaded :class:`Backend` (so a robustness
     run loads it once) or a ``(PreTrainedModel, tokenizer)`` pair already in memory (scored
-    where it sits, without gradients, its train/eval mode restored after). ``suites`` are suite
-    folders, built-in adapter names (built on the fly), :class:`Suite` objects, or the output of
-    :func:`prepare_suites` (reused across calls); ``catalogue`` or a folder written by ``build
-    --catalogue``, given alone, is every suite of the catalogue, grouped by task type in
+    where it sits, without gradients, its train/eval mode restored after; the arguments that
+    load a model, ``device`` and ``dtype`` among them, are refused with either). ``suites`` are
+    suite folders, built-in adapter names (built on the fly), :class:`Suite` objects, or the
+    output of :func:`prepare_suites` (reused across calls); ``catalogue`` or a folder written by
+    ``build --catalogue``, given alone, is every suite of the catalogue, grouped by task type in
     ``report.by_task``. ``template`` is a template name of the suites
     (``macaw``) or a template string; ``compat="reference"`` reproduces the paper's scoring.
     ``normalize`` lists normalisation specs (``lowercase``, ``whitespace``...; perturbations are

@@ -40,11 +40,20 @@ def backend_for_model(
             f"{type(model).__name__}; pass (model, tokenizer)"
         )
     if tokenizer is None or not callable(tokenizer):
-        raise ModelLoadError("an in-memory model needs its tokenizer: pass (model, tokenizer)")
+        raise ModelLoadError(
+            f"an in-memory model needs its tokenizer object, got {type(tokenizer).__name__}: "
+            "pass (model, tokenizer)"
+        )
     config = model.config
     encoder_decoder = getattr(config, "is_encoder_decoder", False)
     cls = _in_memory_class(HFSeq2SeqBackend if encoder_decoder else HFCausalBackend)
     weights = next(model.parameters())
+    if weights.device.type == "meta":
+        raise ModelLoadError(
+            f"the in-memory model {type(model).__name__} has its weights on the meta device "
+            "(made without loading them): load them (from_pretrained) or move the model to a "
+            "real device before scoring it"
+        )
     name = getattr(config, "_name_or_path", "") or type(model).__name__
     backend = cls(
         f"in-memory:{name}",

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 pytest.importorskip("accelerate")  # transformers' Trainer needs it (the `train` extra)
@@ -167,3 +169,45 @@ def test_cached_scoring_never_gives_a_second_run_the_first_runs_figures(
             (model, tokenizer), suite, limit=GROUPS, cache=False, progress=False
         )
         assert metrics["nnd/quiz_design/pass_rate"] == fresh.suites["quiz_design"].pass_rate
+
+
+def test_a_loaded_model_is_scored_as_it_is_and_loading_arguments_are_refused(
+    tiny_causal_model, model_and_tokenizer
+):
+    """evaluate((model, tokenizer), ..., device="cuda") scored on the CPU the model sat on, and
+    dtype, revision, trust_remote_code and backend_options were dropped as silently; a model on
+    the meta device stopped in a RuntimeError from inside transformers."""
+    from nnd_suites.errors import ArgumentError, ModelLoadError
+    from nnd_suites.evaluation import load_backend
+
+    model, tokenizer = model_and_tokenizer
+    said = "applies to a model loaded by name (a Hub id or folder); a model object in memory"
+    for name, value in [
+        ("device", "cuda"),
+        ("dtype", "bfloat16"),
+        ("revision", "main"),
+        ("trust_remote_code", True),
+        ("device_map", "auto"),
+        ("backend_options", {"n_ctx": 4096}),
+    ]:
+        with pytest.raises(ArgumentError, match=re.escape(f"evaluate({name}={value!r}): {said}")):
+            nnd_suites.evaluate((model, tokenizer), "challenge300", **{name: value})
+    backend = load_backend(str(tiny_causal_model))
+    with pytest.raises(ArgumentError, match=re.escape(f"evaluate(batch_size=4): {said}")):
+        nnd_suites.evaluate(backend, "challenge300", batch_size=4)
+    with torch.device("meta"):
+        on_meta = AutoModelForCausalLM.from_config(model.config)
+    with pytest.raises(ModelLoadError, match="GPT2LMHeadModel has its weights on the meta"):
+        nnd_suites.evaluate((on_meta, tokenizer), "challenge300", progress=False)
+    with pytest.raises(ModelLoadError, match="needs its tokenizer object, got str"):
+        nnd_suites.evaluate((model, str(tiny_causal_model)), "challenge300", progress=False)
+    # a ratio scorer's reference model, loaded by name, still takes device and dtype
+    report = nnd_suites.evaluate(
+        (model, tokenizer),
+        "challenge300",
+        device="cpu",
+        scorers=["mean", "ratio"],  # the same weights: every ratio ties
+        reference_model=str(tiny_causal_model),
+        **{"limit": 2, "cache": False, "progress": False},
+    )
+    assert report.suites["challenge300"].pairs
