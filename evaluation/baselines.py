@@ -23,6 +23,7 @@ from nnd_suites.infra.validation import StrictModel
 from nnd_suites.records.conversation import render_transcript
 from nnd_suites.records.pairs import Pair, is_degenerate
 from nnd_suites.records.templates import conversation_fields
+from nnd_suites.resolve import load_suite
 from nnd_suites.statistics.outcomes import Outcome, Rate, rate, rated_by_all, rates_by, verdict
 from nnd_suites.suite import Suite
 
@@ -144,8 +145,11 @@ def baseline_rates(
     return found
 
 
-def baselines(suite: Suite) -> dict[str, Any]:
-    """Every baseline's pass rate overall and per category on ``suite`` (JSON-ready)."""
+def baselines(suite: Suite | str | Path) -> dict[str, Any]:
+    """Every baseline's pass rate overall and per category on ``suite`` (JSON-ready): a Suite,
+    or a folder or name as ``nnd-suites baselines`` takes it."""
+    if not isinstance(suite, Suite):
+        suite = load_suite(suite)
     suite = suite.resealed()  # its content hash names what it holds now
     return {
         "suite": suite.name,

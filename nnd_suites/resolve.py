@@ -44,6 +44,8 @@ def load_suite(spec: str | Path, name: str | None = None, revision: str | None =
     A bare name (``str``) that is both a built-in suite and a folder in the current directory is
     an AmbiguousSuiteError; a ``Path`` object holding a suite is read as that folder.
     """
+    if not isinstance(spec, (str, Path)):
+        raise ArgumentError(f"load_suite({reprlib.repr(spec)}): not a suite spec; " + _FORMS)
     text = str(spec)
     if isinstance(spec, str) and not spec.strip():  # Path("") would be the current folder
         raise NNDError("an empty suite name; " + _FORMS)

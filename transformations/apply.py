@@ -16,10 +16,11 @@ Decisions (GEM's Transformation-Parent set):
 from __future__ import annotations
 
 import re
+import reprlib
 import warnings
 from collections.abc import Callable
 
-from nnd_suites.errors import NNDError
+from nnd_suites.errors import ArgumentError, NNDError
 from nnd_suites.records.conversation import rewrite_turns
 from nnd_suites.records.pairs import Pair, is_degenerate
 from nnd_suites.records.templates import conversation_fields
@@ -75,6 +76,11 @@ def transform_suite(suite: Suite, spec: str | Transformation, *, name: str | Non
     The child's manifest records the transformation, its parameters, seed and version, and counts
     the tests it changed, left identical, and made degenerate.
     """
+    if not isinstance(suite, Suite):
+        raise ArgumentError(
+            f"transform_suite(suite={reprlib.repr(suite)}): give a Suite object; "
+            "nnd_suites.load_suite(NAME_OR_FOLDER) loads one"
+        )
     transformation = make_transformation(spec)
     _warn_on_language(suite, transformation)
     log = SkipLog()

@@ -9,12 +9,13 @@ report leaves it out.
 
 from __future__ import annotations
 
+import reprlib
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
 from pydantic import Field
 
-from nnd_suites.errors import NNDError
+from nnd_suites.errors import ArgumentError, NNDError
 from nnd_suites.evaluation.limits import SuiteLimit
 from nnd_suites.evaluation.report import EvaluationReport
 from nnd_suites.evaluation.run_differences import coverage_differences, scoring_differences
@@ -172,6 +173,12 @@ def compare_reports(
     The runs must cover the same tests (limit, suite content) and, unless
     ``allow_different_scoring`` (to compare two modes or templates on purpose, said in the
     result), be scored the same way (mode, template)."""
+    for side, report in (("a", a), ("b", b)):
+        if not isinstance(report, EvaluationReport):
+            raise ArgumentError(
+                f"compare_reports({side}={reprlib.repr(report)}): give the EvaluationReport "
+                "evaluate() returns; compare run folders with compare_runs(FOLDER_A, FOLDER_B)"
+            )
     refuse_one_run(a, b, "the same report given twice")
     names = _suite_names(a, b, suites)
     coverage = coverage_differences(a, b, names)

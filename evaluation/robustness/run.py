@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from nnd_suites.errors import NNDError
+from nnd_suites.errors import ArgumentError, NNDError
 from nnd_suites.evaluation.arguments import check_evaluate_arguments
 from nnd_suites.evaluation.evaluator import evaluate
 from nnd_suites.evaluation.prepared import first_groups
@@ -51,6 +51,11 @@ def robustness(
     """
     if not suites or not transforms:
         raise NNDError("a robustness run needs at least one suite and one transformation")
+    if isinstance(transforms, str):  # read letter by letter: "unknown transformation 'l'"
+        raise ArgumentError(
+            f"robustness(transforms={transforms!r}): give a list of transformation specs, "
+            f"e.g. [{transforms!r}]"
+        )
     if "out" in evaluate_options:
         raise NNDError("give robustness's out=, not the evaluator's (it writes evaluation/ there)")
     # before any work, as evaluate checks them (limit is applied here, not by evaluate)

@@ -53,6 +53,8 @@ def parse_plugin_spec(kind: str, spec: str) -> tuple[str, dict[str, str]]:
 
     Values stay strings: the plugin's pydantic parameters model converts and validates them.
     """
+    if not isinstance(spec, str):
+        raise NNDError(f"{kind} spec {spec!r}: not a string; write NAME[:param=value,...]")
     name, _, rest = spec.strip().partition(":")
     if not name:
         raise NNDError(f"{kind} spec {spec!r}: missing name; write NAME[:param=value,...]")

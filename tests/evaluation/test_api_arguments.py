@@ -131,3 +131,32 @@ def test_verify_suite_checks_its_systems():
     three = ("m", "t", "extra")
     with pytest.raises(ArgumentError, match="system 'mixqg': give its name as a string and its"):
         verify_suite("quiz_design", {"mixqg": three, "gpt2b_sup": NO_MODEL})  # type: ignore[dict-item]
+
+
+def test_what_the_facade_is_handed_by_name_or_by_mistake_is_named(challenge300_suite):
+    """Each was an AttributeError or TypeError from deep inside (baselines("challenge300"),
+    transform_suite("quiz_design", ...), compare_reports(FOLDER, FOLDER)), or a string read
+    letter by letter ("unknown transformation 'l'")."""
+    import re
+
+    from nnd_suites.errors import NNDError
+    from nnd_suites.evaluation.baselines import baselines
+    from nnd_suites.evaluation.robustness import robustness
+    from nnd_suites.transformations import transform_suite
+
+    def named(error, text):
+        return pytest.raises(error, match=re.escape(text))
+
+    with named(ArgumentError, "transform_suite(suite='quiz_design'): give a Suite object"):
+        transform_suite("quiz_design", "lowercase")
+    with named(NNDError, "transformation spec None: not a string; write NAME[:param"):
+        transform_suite(challenge300_suite, None)
+    with named(ArgumentError, "load_suite(None): not a suite spec; a suite is"):
+        nnd_suites.load_suite(None)
+    with named(ArgumentError, "load_suite(3): not a suite spec"):
+        baselines(3)
+    assert baselines("challenge300") == baselines(challenge300_suite)  # as the CLI names it
+    with named(ArgumentError, "compare_reports(a='runs/a'): give the EvaluationReport"):
+        nnd_suites.compare_reports("runs/a", "runs/b")
+    with named(ArgumentError, "robustness(transforms='lowercase'): give a list of"):
+        robustness("unused", ["challenge300"], "lowercase")
