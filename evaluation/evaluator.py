@@ -252,9 +252,9 @@ def evaluate(
             plan.baseline_outcomes,
             plan.content_hash,
         )
+        report.suites[plan.name].given_as = plan.given_as
         if plan.suite.name in shared_names:  # say which of them this one is
             report.suites[plan.name].suite_name = plan.suite.name
-            report.suites[plan.name].given_as = plan.given_as
         report.outcomes[plan.name] = outcomes
         if log_samples and main:
             report.samples[plan.name] = plan_samples(

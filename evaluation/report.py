@@ -56,8 +56,8 @@ class SuiteResult(StrictModel):
     )
     given_as: str | None = Field(
         None,
-        description="with suite_name: where the suite came from, as a spec that names it again "
-        "(a folder's absolute path, builtin:NAME, hub:...); null: a Suite object in memory",
+        description="where the suite came from, as a spec that names it again (a folder's "
+        "absolute path, builtin:NAME, hub:...); null: a Suite object in memory",
     )
     template_name: str
     template: str

@@ -11,13 +11,14 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from nnd_suites.evaluation.chat_prompts import CHAT_TEMPLATE
 from nnd_suites.evaluation.evaluator import evaluate
 from nnd_suites.evaluation.prepared import Limit, PreparedSuites, SuiteSpec, prepare_suites
 from nnd_suites.evaluation.report import EvaluationReport
-from nnd_suites.resolve import resolve_suites
+from nnd_suites.resolve import resolve_suites, suite_origins
 from nnd_suites.suite import Suite
 
 
@@ -40,7 +41,7 @@ class SharedRuns:
         """``model``'s run on the suites (``options`` as :func:`nnd_suites.evaluate` takes)."""
         if self.loaded is None:
             return evaluate(model, self.tests, **options)
-        return evaluate(
+        report = evaluate(
             model,
             self.loaded,
             template=CHAT_TEMPLATE,
@@ -48,6 +49,9 @@ class SharedRuns:
             limit=self.limit,
             **options,
         )
+        for plan in self.tests.plans:  # the run was given them loaded: where they came from
+            report.suites[plan.name].given_as = plan.given_as
+        return report
 
 
 def share_runs(
@@ -61,6 +65,10 @@ def share_runs(
     if template != CHAT_TEMPLATE:
         prepared = prepare_suites(suites, template=template, normalize=normalize, limit=limit)
         return SharedRuns(prepared, None, normalize, limit)
+    if not isinstance(suites, (str, Path, Suite)):
+        suites = list(suites)  # read twice: resolved, then where each came from
     loaded = resolve_suites(suites)
     tests = prepare_suites(loaded, normalize=normalize, limit=limit)
+    for plan, origin in zip(tests.plans, suite_origins(suites), strict=True):
+        plan.given_as = origin
     return SharedRuns(tests, loaded, normalize, limit)

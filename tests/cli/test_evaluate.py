@@ -124,6 +124,8 @@ def test_limit_scores_the_first_groups_only(tiny_causal_model, tmp_path, capsys)
     assert main([*argv, "--limit", "7", "--json", "--quiet", "--no-cache"]) == 0
     summary = json.loads(capsys.readouterr().out)
     pairs = summary["suites"]["challenge300"]["pairs"]
+    # where the suite came from, though no other suite shares its name (was null)
+    assert summary["suites"]["challenge300"]["given_as"] == "builtin:challenge300"
     suite = load_suite("challenge300")
     first = list(dict.fromkeys(p.group_id for p in suite.pairs))[:7]
     assert pairs == sum(p.group_id in first for p in suite.pairs) and 0 < pairs < len(suite)

@@ -126,3 +126,29 @@ def test_chat_runs_of_two_models_are_compared_on_the_suite_s_tests(chat_models, 
     assert comparison.suites[name].overall.n + comparison.suites[name].overall.degenerate == len(
         kept.pairs
     )
+
+
+def test_chat_runs_of_several_models_record_where_each_suite_came_from(
+    chat_models, hh_part, tmp_path
+):
+    """evaluate --template chat --model A --model B wrote given_as null for every suite (the
+    runs were given the suites loaded), so two suites named hh_rlhf were told apart by nothing
+    but their hashes. Each model's report.json now says where each suite came from."""
+    folder = tmp_path / "hh_part"
+    hh_part.derive(hh_part.pairs).save(folder)
+    models = [str(chat_models["good"]), str(chat_models["dated"])]
+    board = evaluate_models(
+        models,
+        ["builtin:hh_rlhf", str(folder)],
+        out=tmp_path / "board",
+        template="chat",
+        limit=2,
+        cache=False,
+        progress=False,
+    )
+    for entry in board.models:
+        saved = json.loads((tmp_path / "board" / entry.label / "report.json").read_text("utf-8"))
+        suites = saved["suites"]
+        assert suites["hh_rlhf"]["given_as"] == "builtin:hh_rlhf"
+        assert suites["hh_rlhf_2"]["given_as"] == str(folder.resolve())
+        assert suites["hh_rlhf_2"]["suite_name"] == "hh_rlhf"
