@@ -253,6 +253,7 @@ def evaluate(
             plan.content_hash,
         )
         report.suites[plan.name].given_as = plan.given_as
+        report.suites[plan.name].section_hashes = plan.section_hashes
         if plan.suite.name in shared_names:  # say which of them this one is
             report.suites[plan.name].suite_name = plan.suite.name
         report.outcomes[plan.name] = outcomes

@@ -18,7 +18,7 @@ from nnd_suites.evaluation.templates import neutral_context, resolve_template
 from nnd_suites.records.templates import render_template as render
 from nnd_suites.resolve import resolve_suites, suite_origins, suite_specs
 from nnd_suites.statistics.outcomes import Outcome
-from nnd_suites.suite import Suite
+from nnd_suites.suite import Suite, SuiteManifest
 from nnd_suites.transformations import normalize_suite
 
 SuiteSpec = str | Path | Suite
@@ -39,11 +39,14 @@ class Plan:
     #: the identity of the tests: the suite's content hash before any per-run rendering
     #: (a model's chat prompts) was added to its contexts; the suite's own hash otherwise
     content_hash: str = ""
+    #: the manifest's section hashes that make ``content_hash`` (what two contents differ in)
+    section_hashes: dict[str, str] = field(default_factory=dict)
     #: where the suite came from (:func:`suite_origins`; None: a Suite object in memory)
     given_as: str | None = None
 
     def __post_init__(self) -> None:
         self.content_hash = self.content_hash or self.suite.manifest.content_hash
+        self.section_hashes = self.section_hashes or self.suite.manifest.section_hashes
         if not self.contexts:
             self.contexts = [render(self.template, pair.context) for pair in self.suite.pairs]
 
@@ -96,12 +99,12 @@ def prepare_suites(
     origins = suite_origins(suites)
     for spec in normalize:
         loaded = [normalize_suite(suite, spec) for suite in loaded]
-    hashes = [suite.manifest.content_hash for suite in loaded]
+    manifests = [suite.manifest for suite in loaded]  # the tests' identity, before rendering
     if rendering is not None:
         loaded = [_rendered(suite, rendering) for suite in loaded]
     if limit is not None:
         loaded = [first_groups(suite, limit) for suite in loaded]
-    prepared = PreparedSuites(_plans(loaded, template, hashes, origins), limit)
+    prepared = PreparedSuites(_plans(loaded, template, manifests, origins), limit)
     for plan in prepared.plans:
         for context, candidate in plan.requests():
             prepared.requests[(plan.template, context, candidate)] = None
@@ -151,18 +154,29 @@ def _rendered(suite: Suite, rendering: Callable[[Suite], Suite]) -> Suite:
 
 
 def _plans(
-    suites: list[Suite], template: str | None, hashes: list[str], origins: list[str | None]
+    suites: list[Suite],
+    template: str | None,
+    manifests: list[SuiteManifest],
+    origins: list[str | None],
 ) -> list[Plan]:
-    _refuse_repeats(suites, hashes)
+    _refuse_repeats(suites, [manifest.content_hash for manifest in manifests])
     plans, names = [], set()
-    for suite, content_hash, origin in zip(suites, hashes, origins, strict=True):
+    for suite, manifest, origin in zip(suites, manifests, origins, strict=True):
         name, number = suite.name, 2
         while name in names:  # two different suites of one name (two builds, two subsets)
             name, number = f"{suite.name}_{number}", number + 1
         names.add(name)
         template_name, text = resolve_template(suite, template)
         plans.append(
-            Plan(name, suite, template_name, text, content_hash=content_hash, given_as=origin)
+            Plan(
+                name,
+                suite,
+                template_name,
+                text,
+                content_hash=manifest.content_hash,
+                section_hashes=manifest.section_hashes,
+                given_as=origin,
+            )
         )
     return plans
 

@@ -48,6 +48,9 @@ class SuiteResult(StrictModel):
     suite: str
     adapter: str
     content_hash: str
+    section_hashes: dict[str, str] | None = Field(
+        None, description="the suite's section_hashes (as content_hash): what two differ in"
+    )
     transformation: str | None = Field(None, description="name of the transformation, if any")
     suite_name: str | None = Field(
         None,

@@ -6,7 +6,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from nnd_suites.evaluation.limits import kept_tests_differ
-from nnd_suites.evaluation.report import EvaluationReport
+from nnd_suites.evaluation.report import EvaluationReport, SuiteResult
+from nnd_suites.suite.manifest import CANDIDATES_SECTION, OUTSIDE_CONTENT, PAIRS_SECTION
 
 
 def coverage_differences(
@@ -19,12 +20,31 @@ def coverage_differences(
         x, y = a.suites[name], b.suites[name]
         if x.content_hash != y.content_hash:
             found.append(
-                f"suite {name}: content {x.content_hash[:12]} vs {y.content_hash[:12]} "
-                "(another build, version or transformation)"
+                f"suite {name}: content {x.content_hash[:12]} vs {y.content_hash[:12]}"
+                + content_difference(x, y)
             )
         elif (kept := kept_tests_differ(x.limited, y.limited)) is not None:
             found.append(f"suite {name}: {kept}")
     return found
+
+
+def content_difference(x: SuiteResult, y: SuiteResult) -> str:
+    """Where two suites of one name came from and what their contents differ in: the tests
+    (pairs, candidates) or only the manifest (a suite is its content hash, manifest included)."""
+    where = f" (A's from {x.given_as}, B's from {y.given_as})" if x.given_as and y.given_as else ""
+    if not (x.section_hashes and y.section_hashes):  # reports written before section hashes
+        return f"{where} (another build, version or transformation)"
+    differ = [
+        section
+        for section in dict.fromkeys([*x.section_hashes, *y.section_hashes])
+        if section not in OUTSIDE_CONTENT
+        and x.section_hashes.get(section) != y.section_hashes.get(section)
+    ]
+    tests = [s for s in (PAIRS_SECTION, CANDIDATES_SECTION) if s in differ]
+    fields = ", ".join(s for s in differ if s not in tests)
+    if not tests:
+        return f"{where}: the same pairs and candidates, but manifests differing in {fields}"
+    return f"{where}: {' and '.join(tests)} differ" + (f"; manifests in {fields}" if fields else "")
 
 
 def scoring_differences(

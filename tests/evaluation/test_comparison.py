@@ -12,6 +12,8 @@ from pathlib import Path
 import jsonschema
 import pytest
 
+from nnd_suites import build_suite
+from nnd_suites.builder.adapter import ADAPTERS
 from nnd_suites.cli import main
 from nnd_suites.errors import NNDError
 from nnd_suites.evaluation.comparison import (
@@ -244,3 +246,35 @@ def test_end_to_end_with_two_tiny_models(tiny_causal_model, tiny_seq2seq_model, 
     assert overall["passed_b"] == saved[1]["suites"]["challenge300"]["overall"]["passed"]
     assert overall["ties_a"] == saved[0]["suites"]["challenge300"]["overall"]["ties"]
     assert overall["both"] + overall["a_only"] + overall["b_only"] + overall["neither"] == 807
+
+
+def test_one_suite_built_from_two_places_is_refused_saying_what_differs(
+    tiny_causal_model, tmp_path, capsys
+):
+    """The same annotations built from two copies of their file (or a folder against
+    builtin:NAME): compare said only "content X vs Y (another build, version or
+    transformation)". A suite is its content hash, manifest included, so the runs are still
+    refused, saying where each suite came from and what differs: the manifest's sources only, or
+    the tests themselves."""
+    source = ADAPTERS.get("quiz_design").default_source_path()
+    lines = source.read_text("utf-8").splitlines(True)
+    specs = {}
+    for name, text in (("copy_a", lines), ("copy_b", lines), ("part", lines[:60])):
+        (tmp_path / name).mkdir()
+        (tmp_path / name / f"{name}.jsonl").write_text("".join(text), "utf-8")
+        build_suite("quiz_design", tmp_path / name / f"{name}.jsonl", tmp_path / f"suite_{name}")
+        specs[name] = str((tmp_path / f"suite_{name}").resolve())
+    specs["builtin"] = "builtin:quiz_design"
+    for name, spec in specs.items():
+        args = ["--suite", spec, "--model", str(tiny_causal_model), "--limit", "2", "--quiet"]
+        assert main(["evaluate", *args, "--no-cache", "--out", str(tmp_path / f"run_{name}")]) == 0
+    capsys.readouterr()
+    for a, b, differ in (
+        ("copy_a", "copy_b", "the same pairs and candidates, but manifests differing in sources"),
+        ("copy_a", "builtin", "the same pairs and candidates, but manifests differing in sources"),
+        ("part", "builtin", "pairs and candidates differ; manifests in sources, counts"),
+    ):
+        assert main(["compare", str(tmp_path / f"run_{a}"), str(tmp_path / f"run_{b}")]) == 2
+        err = capsys.readouterr().err
+        assert f"(A's from {specs[a]}, B's from {specs[b]}): {differ}" in err, err
+        assert "score both models on the same suite folder" in err
