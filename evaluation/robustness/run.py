@@ -27,7 +27,7 @@ from nnd_suites.evaluation.robustness.report import write_report
 from nnd_suites.evaluation.robustness.stats import paired_tests
 from nnd_suites.infra.key_values import require_unique
 from nnd_suites.infra.output_folder import check_output_folder
-from nnd_suites.resolve import resolve_suites
+from nnd_suites.resolve import resolve_suites, suite_origins
 from nnd_suites.statistics.outcomes import Rate
 from nnd_suites.suite import Suite
 from nnd_suites.transformations import make_transformation, transform_suite
@@ -64,6 +64,7 @@ def robustness(
         check_output_folder(out, "robustness")
     parents = resolve_suites(suites)
     require_unique([s.name for s in parents], "suite")
+    whole = [parent.manifest for parent in parents]  # each one's identity, before --limit cuts it
     limit = evaluate_options.pop("limit", None)
     if limit is not None:  # cut the parents, so children and the paired tests follow
         parents = [first_groups(parent, limit) for parent in parents]
@@ -83,6 +84,12 @@ def robustness(
         )
     scored = [*parents, *children.values()]
     outcomes, untouched, evaluation, full = _evaluate(model, scored, evaluate_options, limit)
+    # the parents as `evaluate --suite SPEC --limit N` records them: the whole suite's identity
+    # (`limited` says what was cut) and where each came from, so that the runs compare
+    parent_results = list(full.suites.values())[: len(parents)]
+    for result, manifest, origin in zip(parent_results, whole, suite_origins(suites), strict=True):
+        result.content_hash, result.section_hashes = manifest.content_hash, manifest.section_hashes
+        result.given_as = origin
     # by position, never by name: a given suite may be named like a child ("x.lowercase")
     by_suite = {id(suite): i for i, suite in enumerate(scored)}
     cells = []

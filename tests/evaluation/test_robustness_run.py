@@ -10,7 +10,9 @@ from nnd_suites import Suite
 from nnd_suites.cli import main
 from nnd_suites.errors import NNDError, PluginError, UnknownItemError
 from nnd_suites.evaluation import evaluate, load_backend
+from nnd_suites.evaluation.comparison import compare_reports
 from nnd_suites.evaluation.robustness import RobustnessReport, robustness
+from nnd_suites.evaluation.saved import load_report
 from nnd_suites.transformations import is_degenerate, transform_suite
 
 TRANSFORMS = ["lowercase", "no_final_punctuation", "typos:rate=0.05,seed=1"]
@@ -134,3 +136,22 @@ def test_a_given_suite_named_like_a_child_is_not_read_for_it(backend, quiz_case_
     keys = ("n", "degenerate", "skipped", "passed_a", "passed_b", "changed", "b_only", "a_only")
     assert {k: getattr(got, k) for k in keys} == {k: getattr(expected, k) for k in keys}
     assert both.suites["quiz_design"] == alone.suites["quiz_design"]
+
+
+def test_its_limited_evaluation_compares_with_evaluate_on_the_same_groups(
+    backend, quiz_case_groups, tmp_path
+):
+    """robustness --limit N cut the parents before scoring them, so its evaluation/ report named
+    each parent by the hash of the cut (and given_as null): compare with `evaluate --suite SAME
+    --limit N` refused the same tests as "pairs differ". It now records the parent as evaluate
+    does: the whole suite's content hash, what --limit kept, and where it came from."""
+    folder = quiz_case_groups.save(tmp_path / "quiz_design").resolve()
+    robustness(backend, [str(folder)], ["lowercase"], limit=3, out=tmp_path / "rob")
+    alone = evaluate(backend, str(folder), limit=3, progress=False)
+    scored = load_report(tmp_path / "rob" / "evaluation")
+    result = scored.suites["quiz_design"]
+    assert result.content_hash == quiz_case_groups.manifest.content_hash
+    assert result.given_as == str(folder) == alone.suites["quiz_design"].given_as
+    compared = compare_reports(alone, scored, suites=["quiz_design"]).suites["quiz_design"]
+    assert compared.overall.n == alone.suites["quiz_design"].overall.n > 0
+    assert compared.overall.a_only == compared.overall.b_only == 0  # one model, the same tests
