@@ -134,15 +134,23 @@ def _check_verdicts(path: Path, suite: str, outcomes: list[TestOutcome]) -> None
 def _check_counts(
     path: Path, file: Path, suite: str, result: SuiteResult, outcomes: list[TestOutcome]
 ) -> None:
-    """Refuse outcome rows whose per-outcome counts are not the report's: rows relabelled
-    consistently with edited scores, or a degenerate or skipped row relabelled, agree with
-    themselves but not with the figures the run reported."""
-    counted, reported = rate(o.outcome for o in outcomes), result.overall
-    if any(getattr(counted, f) != getattr(reported, f) for f in _COUNTS):
-        raise NNDError(
-            f"{path}: the outcomes count {_counts(counted)}, but {file} reports "
-            f"{_counts(reported)} for suite {suite}; {_EDITED}"
-        )
+    """Refuse outcome rows whose per-outcome counts, overall or in a category, are not the
+    report's: rows relabelled consistently with edited scores, a degenerate or skipped row
+    relabelled, or rows moved to another category agree with themselves but not with the
+    figures the run reported."""
+    by_category: dict[str, list[Outcome]] = {category: [] for category in result.by_category}
+    for row in outcomes:
+        by_category.setdefault(row.category, []).append(row.outcome)
+    views = {"": (result.overall, [o.outcome for o in outcomes])}
+    for category, rows in by_category.items():
+        views[f" in category {category}"] = (result.by_category.get(category, rate(())), rows)
+    for where, (reported, rows) in views.items():
+        counted = rate(rows)
+        if any(getattr(counted, f) != getattr(reported, f) for f in _COUNTS):
+            raise NNDError(
+                f"{path}: the outcomes count {_counts(counted)}{where}, but {file} reports "
+                f"{_counts(reported)} for suite {suite}{where}; {_EDITED}"
+            )
 
 
 def _counts(figures: Rate) -> str:

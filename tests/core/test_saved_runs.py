@@ -205,3 +205,26 @@ def test_outcome_counts_that_are_not_the_reports_are_refused(request, folder, ed
         f"{path}: the outcomes count {counted}, but {run / 'report.json'} reports {reported} "
         "for suite challenge300; the folder was edited or mixes two runs: re-run the evaluation"
     )
+
+
+def test_outcome_rows_moved_to_another_category_are_refused(run):
+    """A passed test relabelled into another category keeps every overall count: compare
+    printed the edited per-category pass rates and p-values with exit 0."""
+    by_category = load_report(run).suites["challenge300"].by_category
+    categories = sorted(by_category)
+
+    def move(rows: list[dict]) -> str:
+        row = next(r for r in rows if r["outcome"] == "pass" and r["category"] == categories[0])
+        row["category"] = categories[1]
+        return row["pair_id"]
+
+    path, _ = _edit_rows(run, move)
+    with pytest.raises(NNDError) as refused:
+        load_report(run)
+    reported = by_category[categories[0]]
+    assert str(refused.value).startswith(
+        f"{path}: the outcomes count {reported.passed - 1} passed, {reported.failed} failed"
+    )
+    assert f"for suite challenge300 in category {categories[0]}; the folder was edited" in str(
+        refused.value
+    )
