@@ -20,6 +20,7 @@ from nnd_suites.evaluation.limits import SuiteLimit
 from nnd_suites.evaluation.report import EvaluationReport
 from nnd_suites.evaluation.run_differences import coverage_differences, scoring_differences
 from nnd_suites.evaluation.saved import load_report, report_file
+from nnd_suites.infra.key_values import require_unique
 from nnd_suites.infra.output_kinds import register_model
 from nnd_suites.infra.validation import StrictModel
 from nnd_suites.statistics.outcomes import TestOutcome
@@ -99,6 +100,7 @@ def _suites(names: Iterable[str]) -> str:
 
 def _suite_names(a: EvaluationReport, b: EvaluationReport, only: Sequence[str] | None) -> list[str]:
     if only:
+        require_unique(list(only), "suite", "--suite")
         missing = [
             f"{_suites([name])} is not in run {side} (it has {', '.join(sorted(run.suites))})"
             for name in only

@@ -278,3 +278,19 @@ def test_one_suite_built_from_two_places_is_refused_saying_what_differs(
         err = capsys.readouterr().err
         assert f"(A's from {specs[a]}, B's from {specs[b]}): {differ}" in err, err
         assert "score both models on the same suite folder" in err
+
+
+def test_a_suite_named_twice_and_a_foreign_out_are_refused_first(runs, tmp_path, capsys):
+    """compare --suite X --suite X was taken, while evaluate refuses a repeat; and --out was
+    checked only once both runs were read and compared."""
+    a, b = str(runs["chars"]), str(runs["words"])
+    assert main(["compare", a, b, "--suite", "quiz_design", "--suite", "quiz_design"]) == 2
+    assert "suite 'quiz_design' is given twice (--suite)" in capsys.readouterr().err
+    mine = tmp_path / "mine"
+    mine.mkdir()
+    (mine / "notes.txt").write_text("a user's file")
+    gone = str(tmp_path / "no-such-run")
+    assert main(["compare", gone, b, "--out", str(mine)]) == 2
+    err = capsys.readouterr().err
+    assert f"{mine}: holds 1 entry" in err and "no-such-run" not in err
+    assert (mine / "notes.txt").read_text() == "a user's file"

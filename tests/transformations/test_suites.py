@@ -221,3 +221,21 @@ def test_the_child_never_replaces_its_parents_folder(challenge300_suite, tmp_pat
         assert main(argv) == 2
         assert "the folder of the parent suite 'challenge300'" in capsys.readouterr().err
     assert {p.name: p.read_bytes() for p in folder.iterdir()} == before
+
+
+def test_a_foreign_out_is_refused_before_the_transformation_runs(
+    challenge300_suite, tmp_path, capsys, monkeypatch
+):
+    """transform checked --out only when saving the child, after transforming every test (a
+    typos pass over a large suite), where build checks its --out first."""
+    import nnd_suites.transformations.apply as apply
+
+    folder = challenge300_suite.save(tmp_path / "parent")
+    mine = tmp_path / "mine"
+    mine.mkdir()
+    (mine / "notes.txt").write_text("a user's file")
+    monkeypatch.setattr(apply, "transform_suite", lambda *a, **k: pytest.fail("transformed"))
+    argv = ["transform", str(folder), "--transform", "lowercase", "--out", str(mine)]
+    assert main(argv) == 2
+    assert f"{mine}: holds 1 entry" in capsys.readouterr().err
+    assert (mine / "notes.txt").read_text() == "a user's file"

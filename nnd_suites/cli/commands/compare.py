@@ -46,7 +46,10 @@ def register(subparsers: Commands) -> None:
 def run(args: argparse.Namespace) -> int:
     # lazy: the evaluator package is slow to import; `nnd-suites list` stays < 1 s
     from nnd_suites.evaluation.comparison import compare_runs, comparison_markdown, write_comparison
+    from nnd_suites.infra.output_folder import check_output_folder
 
+    if args.out:  # before reading the runs: a folder that cannot take the report costs nothing
+        check_output_folder(args.out, "comparison")
     comparison = compare_runs(
         args.report_a,
         args.report_b,

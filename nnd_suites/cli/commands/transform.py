@@ -14,6 +14,7 @@ from nnd_suites.cli.suites import load_suite
 from nnd_suites.errors import NNDError, OutputFolderError
 from nnd_suites.infra.atomic import real_target
 from nnd_suites.infra.formatting import plural
+from nnd_suites.infra.output_folder import check_output_folder
 
 
 def register(subparsers: Commands) -> None:
@@ -71,6 +72,7 @@ def run(args: argparse.Namespace) -> int:
             f"{out}: the folder of the parent suite {parent.name!r}, which the child would "
             f"replace; nothing was written: choose another --out (default: suites/{name})"
         )
+    check_output_folder(out, "suite")  # before the work, as build checks its --out
     child = transform_suite(parent, transformation, name=name)
     save_suite(child, out)  # in a dataset folder (build --all): one of its configs
     info = child.manifest.transformation
