@@ -133,7 +133,8 @@ def adding_configs(
             raise SuiteValidationError(
                 f"{folder / name}: config {name!r} holds suite {suite_name!r}, and a config is "
                 f"named after its suite; an export folder is published as it is, so rebuild it "
-                f"with --name {name} or move it out of {folder}"
+                f"with --name {name} (build, or transform for a transformed suite) or move it "
+                f"out of {folder}"
             )
         left_out = misnamed
         kept = [

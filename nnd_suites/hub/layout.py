@@ -30,14 +30,19 @@ def is_config_name(name: str) -> bool:
     return config_name_problem(name) is None or name.lower() in RESERVED_NAMES
 
 
-def validate_config_name(name: str) -> str:
-    """Return ``name`` if the Hub and `datasets` accept it as a config name, else raise."""
+#: what to do about a suite's name that cannot be a config name
+RENAME_SUITE = (
+    "rebuild the suite with `nnd-suites build ADAPTER --name NEW_NAME` (a transformed suite: "
+    "`nnd-suites transform ... --name NEW_NAME`)"
+)
+
+
+def validate_config_name(name: str, fix: str = RENAME_SUITE, what: str = "suite name") -> str:
+    """Return ``name`` if the Hub and `datasets` accept it as a config name, else raise saying
+    what to do (``fix``)."""
     problem = config_name_problem(name)
     if problem:
-        raise NNDError(
-            f"suite name {name!r} cannot be a Hub config name: {problem}; rebuild the "
-            "suite with `nnd-suites build ADAPTER --name NEW_NAME`"
-        )
+        raise NNDError(f"{what} {name!r} cannot be a Hub config name: {problem}; {fix}")
     return name
 
 

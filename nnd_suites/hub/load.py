@@ -57,9 +57,12 @@ def load_hub_config(repo_id: str, config: str, revision: str | None = None) -> S
     return read_exported_config(download_config(repo_id, config, revision), config, location)
 
 
+_CONFIG_FIX = "name one of the repository's configs (hub:ORG/NAME/CONFIG, or FOLDER/CONFIG)"
+
+
 def download_config(repo_id: str, config: str, revision: str | None = None) -> Path:
     """Fetch the card and one config's files (cached by huggingface_hub); return the folder."""
-    validate_config_name(config)
+    validate_config_name(config, _CONFIG_FIX, "config")
     with hub_errors(f"downloading suite {config!r}", repo_id):
         path = snapshot_download(
             repo_id,
@@ -75,7 +78,7 @@ def read_exported_config(folder: Path, config: str, location: str | None = None)
     the folder for the user (hub:ORG/NAME for a download; the folder itself by default)."""
     location = location or str(folder)
     # A config is a name, never a path: "../../x" must not reach outside the export.
-    validate_config_name(config)
+    validate_config_name(config, _CONFIG_FIX, "config")
     if not has_manifest(folder / config):
         known = exported_configs(folder) or card_config_names(folder)
         if not known:

@@ -151,7 +151,10 @@ def test_an_export_names_a_misnamed_suite_folder_for_what_it_is(challenge300_sui
         export_suites([other], folder)
     assert "damaged" not in str(refused.value)
     assert "config 'c300' holds suite 'challenge300'" in str(refused.value)
-    assert "rebuild it with --name c300 or move it out of" in str(refused.value)
+    assert (
+        "rebuild it with --name c300 (build, or transform for a transformed suite) or move it "
+        "out of"
+    ) in str(refused.value)
 
 
 def test_a_transform_into_a_dataset_folder_joins_its_card(

@@ -166,9 +166,12 @@ def _response(status: int):
     "config", ["../../../../tmp/x/quiz_design", "..", "quiz_design/../x", ".q"]
 )
 def test_a_config_is_a_name_never_a_path(fake_download, config):
-    with pytest.raises(NNDError, match="cannot be a Hub config name"):
+    with pytest.raises(NNDError, match="cannot be a Hub config name") as refused:
         load_suite("org/nnd", config)
     assert fake_download == []  # refused before anything is downloaded
+    # a config of someone's repository: naming another is the fix, not rebuilding a suite
+    assert "name one of the repository's configs" in str(refused.value)
+    assert "build" not in str(refused.value)
 
 
 def test_a_dot_folder_left_by_an_interrupted_export_is_not_a_config(export_folder, tmp_path):
