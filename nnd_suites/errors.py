@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import difflib
+import re
 import unicodedata
 
 #: bidirectional controls reorder what a terminal shows (U+202E turns "txt.exe" around)
@@ -59,6 +60,16 @@ class SourceFormatError(NNDError):
         if hint:
             text += f" ({hint})"
         super().__init__(text)
+
+    @classmethod
+    def at(cls, where: str, message: str, hint: str = "") -> SourceFormatError:
+        """An error at ``where``, a place as groups and candidates note it (``FILE:LINE``,
+        ``FILE:LINE question 2``, or a group id), its line kept as the line."""
+        found = re.fullmatch(r"(.+?):(\d+)(?: (.+))?", where, re.DOTALL)
+        if found is None:
+            return cls(where, None, message, hint)
+        path, line, rest = found.groups()
+        return cls(path, int(line), f"{rest}: {message}" if rest else message, hint)
 
 
 class QualityMapError(NNDError):

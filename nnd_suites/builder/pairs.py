@@ -63,9 +63,8 @@ def build_pairs(
             )
         where = group.where or group.id
         if group.id in seen_groups:
-            raise SourceFormatError(
+            raise SourceFormatError.at(
                 where,
-                None,
                 f"group id {group.id!r} repeats the group at {seen_groups[group.id]}",
                 "each context must be one group, with every candidate or judgment on it",
             )
@@ -123,9 +122,8 @@ def _usable_candidates(group: Group, log: SkipLog, allow_empty: bool) -> list[Ca
         for system in named_systems(cand.systems):
             key = (system, equivalence_key(cand.text))
             if key in seen:
-                raise SourceFormatError(
+                raise SourceFormatError.at(
                     cand.where or group.id,
-                    None,
                     f"duplicate candidate: system {system!r} gives the same text twice in "
                     f"group {group.id!r} (first at {seen[key]})",
                     "remove the repeated row",
