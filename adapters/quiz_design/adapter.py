@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import ClassVar
 
 from nnd_suites.builder.adapter import Adapter, AdapterMetadata, register_adapter
+from nnd_suites.errors import SourceFormatError
 from nnd_suites.records.groups import Candidate, Group
 from nnd_suites.sources import ReadLog, read_jsonl, require_fields
 
@@ -17,6 +18,7 @@ CITATION = """@inproceedings{laban2022quiz,
   booktitle={Findings of the Association for Computational Linguistics: NAACL 2022},
   year={2022}
 }"""
+NO_ERROR = "No error"
 
 
 @register_adapter("quiz_design")
@@ -61,6 +63,7 @@ class QuizDesignAdapter(Adapter):
             # the question's type is the Candidate's to check; these two are read here
             texts = ("reason", "model_name")
             require_fields(question, ("question", *texts), path, line, what, texts=texts)
+            _check_label(question, path, line, what)
             candidates.append(
                 Candidate(
                     text=question["question"],
@@ -74,4 +77,20 @@ class QuizDesignAdapter(Adapter):
             context={"answer": row["answer_span"], "paragraph": row["context"]},
             candidates=candidates,
             where=f"{path.name}:{line}",
+        )
+
+
+def _check_label(question: dict, path: Path, line: int, what: str) -> None:
+    """The release's binary ``label`` (1: "No error", 0: an error) must agree with ``reason``,
+    which the suite is built from: a question marked both ways has no label to trust."""
+    if "label" not in question:
+        return
+    label, reason = question["label"], question["reason"]
+    if label not in (0, 1) or bool(label) != (reason == NO_ERROR):
+        raise SourceFormatError(
+            str(path),
+            line,
+            f"{what}: label {label!r} contradicts reason {reason!r} (label 1 is {NO_ERROR!r}, "
+            "0 an error)",
+            "correct one of the two",
         )

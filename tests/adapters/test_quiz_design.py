@@ -1,0 +1,48 @@
+"""The Quiz Design adapter on its shipped release: the teachers' binary label and their reason."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from nnd_suites import build_suite
+from nnd_suites.builder.adapter import get_adapter
+from nnd_suites.errors import SourceFormatError
+
+
+def _release_with(tmp_path, label: object):
+    """The shipped file with its first "No error" question's label replaced by ``label``."""
+    lines = get_adapter("quiz_design").default_source_path().read_text("utf-8").splitlines()
+    for number, text in enumerate(lines, start=1):
+        row = json.loads(text)
+        for index, question in enumerate(row["questions"]):
+            if question["reason"] == "No error":
+                question["label"] = label
+                lines[number - 1] = json.dumps(row)
+                path = tmp_path / "quiz.jsonl"
+                path.write_text("\n".join(lines) + "\n", "utf-8")
+                return path, number, index
+    raise AssertionError("the release has no 'No error' question")
+
+
+@pytest.mark.parametrize("label", [0, 2, "1"])
+def test_a_label_that_contradicts_the_reason_is_a_source_fault(tmp_path, label):
+    """The suite is built from ``reason``; a question whose ``label`` says otherwise (0: an
+    error, for a "No error" question) was built as the reason said, without a word."""
+    path, line, index = _release_with(tmp_path, label)
+    with pytest.raises(SourceFormatError) as refused:
+        build_suite("quiz_design", path)
+    assert str(refused.value).startswith(
+        f"{path}:{line}: question {index}: label {label!r} contradicts reason 'No error'"
+    )
+    kept = build_suite("quiz_design", path, skip_malformed=True)
+    reasons = {s.reason: s.count for s in kept.manifest.skipped}
+    assert reasons == {
+        f"malformed row: question {index}: label {label!r} contradicts reason 'No error' "
+        "(label 1 is 'No error', 0 an error)": 1
+    }
+
+
+def test_the_shipped_labels_agree_with_the_reasons():
+    assert len(build_suite("quiz_design")) == 2686
