@@ -99,7 +99,7 @@ def test_zero_pairs_names_the_skip_reasons(tmp_path):
     rows = [json.loads(line) for line in head(QD_SOURCE, 2)]
     for row in rows:
         for question in row["questions"]:
-            question["reason"] = "No error"
+            question["reason"], question["label"] = "No error", 1  # the label agrees
     path = write(tmp_path / "qd.jsonl", [json.dumps(row) for row in rows])
     with pytest.raises(
         SourceFormatError,
