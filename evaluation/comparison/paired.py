@@ -150,7 +150,7 @@ def _matched(
     return [(o, by_id_b[o.pair_id]) for o in a.outcomes[name]]
 
 
-def refuse_one_run(a: EvaluationReport, b: EvaluationReport, said: str) -> None:
+def _refuse_one_run(a: EvaluationReport, b: EvaluationReport, said: str) -> None:
     """Refuse A and B when they are one run: the same object, or equal reports with equal
     outcomes (a run folder copied). Two runs of one model differ at least in ``created`` and
     ``seconds``, so a run scored again (a reproducibility check) is compared."""
@@ -181,7 +181,18 @@ def compare_reports(
                 f"compare_reports({side}={reprlib.repr(report)}): give the EvaluationReport "
                 "evaluate() returns; compare run folders with compare_runs(FOLDER_A, FOLDER_B)"
             )
-    refuse_one_run(a, b, "the same report given twice")
+    return _compare(a, b, suites, allow_different_scoring, "the same report given twice")
+
+
+def _compare(
+    a: EvaluationReport,
+    b: EvaluationReport,
+    suites: Sequence[str] | None,
+    allow_different_scoring: bool,
+    same_run: str,
+) -> Comparison:
+    """:func:`compare_reports`, ``same_run`` saying how A and B were found to be one run."""
+    _refuse_one_run(a, b, same_run)
     names = _suite_names(a, b, suites)
     coverage = coverage_differences(a, b, names)
     if coverage:
@@ -243,10 +254,12 @@ def compare_runs(
     file_a, file_b = report_file(a), report_file(b)
     if file_a.samefile(file_b):  # before reading either: one file, however it was named
         raise SameRunError(f"runs A and B are one run: both are {file_a}; {ONE_RUN}")
-    report_a, report_b = load_report(file_a), load_report(file_b)
-    refuse_one_run(report_a, report_b, f"{file_b} holds the same report as {file_a}")
-    comparison = compare_reports(
-        report_a, report_b, suites=suites, allow_different_scoring=allow_different_scoring
+    comparison = _compare(
+        load_report(file_a),
+        load_report(file_b),
+        suites,
+        allow_different_scoring,
+        f"{file_b} holds the same report as {file_a}",
     )
     comparison.source_a, comparison.source_b = str(file_a), str(file_b)
     return comparison
