@@ -91,8 +91,24 @@ def holds_kind(folder: str | Path, kind: str) -> bool:
     marker = _read_marker(folder)
     if marker is not None:
         return marker.kind == spec.name
-    if (folder / MARKER_FILE).exists():  # a damaged or foreign marker: not ours to judge
-        return False
+    # a damaged or foreign marker: not ours to judge
+    return not (folder / MARKER_FILE).exists() and _main_file_parses(folder, spec)
+
+
+def held_kind(folder: Path) -> OutputKind | None:
+    """The kind of output ``folder`` is (:func:`holds_kind` of each kind, its marker read once),
+    or None."""
+    if not folder.is_dir() or folder.is_symlink():
+        return None
+    marker = _read_marker(folder)
+    if marker is not None:
+        return KINDS.get(marker.kind)
+    if (folder / MARKER_FILE).exists():
+        return None
+    return next((spec for spec in KINDS.values() if _main_file_parses(folder, spec)), None)
+
+
+def _main_file_parses(folder: Path, spec: OutputKind) -> bool:
     main = folder / spec.main_file
     if not main.is_file() or main.is_symlink() or main.stat().st_size > MAX_MAIN_FILE_BYTES:
         return False
@@ -204,7 +220,7 @@ def refuse_a_path_inside_an_output(shown: Path, out: Path) -> None:
     all read by ``datasets.load_dataset``, and a report folder is replaced as a whole only while
     it holds nothing its writer did not put there."""
     for folder in out.parents:
-        spec = next((k for k in KINDS.values() if holds_kind(folder, k.name)), None)
+        spec = held_kind(folder)
         if spec is not None and not spec.marked:
             raise OutputFolderError(
                 f"{shown}: is inside the suite folder {folder}, whose files `datasets` would "
