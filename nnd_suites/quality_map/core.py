@@ -297,7 +297,8 @@ class QualityMap:
         if label not in self._order.graph:
             self._data_error(
                 candidate,
-                f"has label {label!r}, which is absent from the map; add "
+                f"has label {label!r}, which is absent from the map (its labels: "
+                f"{', '.join(map(repr, self.labels))}); add "
                 "it to 'labels' (and order or exclude it) or fix the data",
                 [label],
             )

@@ -8,7 +8,7 @@ import pytest
 
 from nnd_suites import build_suite
 from nnd_suites.builder.adapter import get_adapter
-from nnd_suites.errors import SourceFormatError
+from nnd_suites.errors import QualityMapError, SourceFormatError
 
 
 def _release_with(tmp_path, label: object):
@@ -46,3 +46,22 @@ def test_a_label_that_contradicts_the_reason_is_a_source_fault(tmp_path, label):
 
 def test_the_shipped_labels_agree_with_the_reasons():
     assert len(build_suite("quiz_design")) == 2686
+
+
+@pytest.mark.parametrize("label", [0, 1])
+def test_an_unknown_reason_is_named_as_unknown_whatever_the_label(tmp_path, label):
+    """A reason the release never gives, with label 1, was called a label/reason contradiction
+    (and skipped under --skip-malformed); it is the unknown reason the map names, as with 0."""
+    lines = get_adapter("quiz_design").default_source_path().read_text("utf-8").splitlines()
+    row = json.loads(lines[2])
+    row["questions"][1].update(reason="typo_reason", label=label)
+    lines[2] = json.dumps(row)
+    path = tmp_path / "quiz.jsonl"
+    path.write_text("\n".join(lines) + "\n", "utf-8")
+    for skip in (False, True):
+        with pytest.raises(QualityMapError) as refused:
+            build_suite("quiz_design", path, skip_malformed=skip)
+        assert (
+            "quiz.jsonl:3 question 1: candidate has label 'typo_reason', which is absent from "
+            "the map (its labels: 'No error', 'disfluent', 'off_target', 'wrong_context')"
+        ) in str(refused.value)
