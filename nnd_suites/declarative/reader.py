@@ -9,7 +9,6 @@ data line: skipping rows would hide it.
 
 from __future__ import annotations
 
-import math
 import unicodedata
 from collections import Counter
 from collections.abc import Iterator
@@ -19,6 +18,7 @@ from pathlib import Path
 from nnd_suites.declarative.comparisons import judgment_of, one_vote_each
 from nnd_suites.declarative.loading import Declared
 from nnd_suites.declarative.model import Candidates
+from nnd_suites.declarative.ratings import parse_rating, rating_cell
 from nnd_suites.declarative.table import (
     MISSING,
     Row,
@@ -30,10 +30,9 @@ from nnd_suites.declarative.table import (
     text_cell,
 )
 from nnd_suites.errors import DeclarationError, SourceFormatError
-from nnd_suites.infra.reading import MAX_NUMBER
 from nnd_suites.records.groups import Candidate, Group
 from nnd_suites.records.judgments import JudgedGroup, Judgment
-from nnd_suites.sources import ReadLog, parse_number, read_number, unattributable
+from nnd_suites.sources import ReadLog, unattributable
 
 ONE_CANDIDATE = "group with one candidate"
 ONE_CANDIDATE_LEFT = "group with one candidate once its malformed rows are left out"
@@ -157,6 +156,11 @@ def read_declared(declared: Declared, path: Path, log: ReadLog) -> Iterator[Grou
                 malformed[key] += 1
                 if output is not None:
                     incomplete.setdefault(key, set()).add(output)
+    # groups short of candidates with no row of their own left out: as many unreadable rows
+    # (whose group cannot be read) left out may be theirs, more cannot (a key fault)
+    short = [k for k, b in buckets.items() if len(b.candidates) < 2 and not malformed[k]]
+    unread = [at for at in log.unreadable_at if at[0] == str(path)]
+    unread = unread if spec.candidates is not None and len(short) <= len(unread) else []
     for key, bucket in buckets.items():
         group_id = bucket.id
         if spec.comparisons is not None:
@@ -169,8 +173,11 @@ def read_declared(declared: Declared, path: Path, log: ReadLog) -> Iterator[Grou
             if left_out is not None:
                 log.skip(GATHERED_LEFT_OUT, left_out.where)
         if len(bucket.candidates) < 2:
-            if malformed[key]:  # --skip-malformed left its other rows out: not a key fault
-                log.skip(ONE_CANDIDATE_LEFT, bucket.where)
+            if malformed[key] or unread:  # --skip-malformed left its other rows out
+                log.skip(
+                    ONE_CANDIDATE_LEFT,
+                    bucket.where + _nearest(unread, malformed[key], bucket.where),
+                )
                 continue
             if spec.group.single_candidate == "skip":
                 log.skip(ONE_CANDIDATE, bucket.where)
@@ -186,6 +193,17 @@ def read_declared(declared: Declared, path: Path, log: ReadLog) -> Iterator[Grou
             where=bucket.where,
             candidates=[c.candidate(log) for c in bucket.candidates.values()],
         )
+
+
+def _nearest(unread: list[tuple[str, int | None]], own: int, where: str) -> str:
+    """Name (and take from ``unread``) the unreadable row nearest the group starting at
+    ``where`` (``file:line``), for a short group with no malformed row of its ``own``."""
+    if own:
+        return ""
+    name, _, line = where.rpartition(":")
+    at = min(unread, key=lambda at: abs((at[1] or 0) - int(line)))
+    unread.remove(at)
+    return f" (its other rows may be the unreadable row left out at {name}:{at[1]})"
 
 
 def _output_of(
@@ -229,7 +247,7 @@ def _candidate_row(
     ratings: dict[str, list[float]] = {}
     if spec.aspect_column is not None and spec.value is not None:
         aspect = _aspect(declared, spec.aspect_column, row, path, line, spellings)
-        ratings[aspect] = [_number(declared, spec, row, spec.value, path, line, ("value",))]
+        ratings[aspect] = [rating_cell(declared, spec, row, spec.value, path, line, ("value",))]
     for aspect, columns in (spec.ratings or {}).items():
         keys = ("ratings", aspect)
         if isinstance(columns, list):  # one column per rater
@@ -237,13 +255,15 @@ def _candidate_row(
             if any(value is MISSING for value in cells):  # a dotted path, or the column's error
                 cells = [cell(declared, row, c, path, line, ("candidates", *keys)) for c in columns]
             ratings[aspect] = [
-                _parse(declared, spec, value, column, path, line, keys)
+                parse_rating(declared, spec, value, column, path, line, keys)
                 for value, column in zip(cells, columns, strict=True)
             ]
             continue
         value = cell(declared, row, columns, path, line, ("candidates", *keys))
         values = value if isinstance(value, list) else [value]  # a list column: every rater
-        ratings[aspect] = [_parse(declared, spec, v, columns, path, line, keys) for v in values]
+        ratings[aspect] = [
+            parse_rating(declared, spec, v, columns, path, line, keys) for v in values
+        ]
     if rater is not None and any(len(values) != 1 for values in ratings.values()):
         raise SourceFormatError(
             str(path),
@@ -331,65 +351,3 @@ def _rated_once(
                 "keep one of the two rows, or name each row's rater with candidates.rater",
                 f"first at {first}",
             )
-
-
-def _number(
-    declared: Declared,
-    spec: Candidates,
-    row: Row,
-    column: str,
-    path: Path,
-    line: int,
-    keys: tuple[str, ...],
-) -> float:
-    value = cell(declared, row, column, path, line, ("candidates", *keys))
-    return _parse(declared, spec, value, column, path, line, keys)
-
-
-def _parse(
-    declared: Declared,
-    spec: Candidates,
-    value: object,
-    column: str,
-    path: Path,
-    line: int,
-    keys: tuple[str, ...],
-) -> float:
-    """A rating as the map compares it: checked on the file's own scale, then negated when
-    lower is better (0.0 - x: an error count of 0 stays 0.0, never -0.0)."""
-    number = _on_scale(declared, spec, value, column, path, line, keys)
-    return number if spec.better == "higher" else 0.0 - number
-
-
-def _on_scale(
-    declared: Declared,
-    spec: Candidates,
-    value: object,
-    column: str,
-    path: Path,
-    line: int,
-    keys: tuple[str, ...],
-) -> float:
-    # the common case without parse_number's message-building (which formats every value)
-    if type(value) in (int, float) or type(value) is str:
-        try:
-            number = read_number(value)  # type: ignore[arg-type]
-        except (ValueError, OverflowError):
-            number = math.nan
-        low, high = spec.low, spec.high
-        if (
-            abs(number) <= MAX_NUMBER  # also false for nan
-            and (low is None or number >= low)
-            and (high is None or number <= high)
-        ):
-            return number
-    try:
-        return parse_number(value, path, line, column, low=spec.low, high=spec.high)  # type: ignore[arg-type]
-    except SourceFormatError as exc:
-        raise SourceFormatError(
-            exc.path,
-            exc.line,
-            exc.reason,
-            f"a rating declared at {declared.at('candidates', *keys)}: fix the value, or leave "
-            "such rows out with a filter (--skip-malformed counts them instead)",
-        ) from None

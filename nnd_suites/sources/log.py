@@ -64,6 +64,9 @@ class ReadLog:
     #: marked error): a malformed row whose candidate cannot be told then stops the build even
     #: with ``skip_malformed`` (:func:`unattributable`).
     gathers_rows: bool = False
+    #: (file, line) of each row :meth:`unreadable` left out: a reader that groups rows names it
+    #: as why a group it may have belonged to is short of candidates
+    unreadable_at: list[tuple[str, int | None]] = field(default_factory=list)
 
     def note_file(self, path: Path, shown: str | None = None) -> None:
         """Record that ``path`` is read (the shared readers call this; an adapter reading a file
@@ -86,6 +89,7 @@ class ReadLog:
         if self.gathers_rows:
             raise unattributable(error)
         self.malformed(error)
+        self.unreadable_at.append((error.path, error.line))
 
     def row(self, path: Path, line: int | None) -> None:
         """Called by the readers for every row they hand out."""

@@ -119,6 +119,29 @@ def test_malformed_rows_left_out_make_no_group_and_no_key_error(tmp_path):
     ] == ["table.csv:7"]
 
 
+@pytest.mark.parametrize("bad", ["2,p,b,s2,30,50,extra", "2,p,b"])
+def test_a_row_of_the_wrong_width_is_named_as_why_its_group_is_short(tmp_path, bad):
+    """A row with too many or too few fields, left out with --skip-malformed, left its group
+    one candidate: the build blamed group.key in source.yaml (a DeclarationError) instead."""
+    table = TABLE + f"1,o,a,s1,10,20\n1,o,b,s2,30,50\n2,p,a,s1,10,20\n{bad}\n"
+    log = ReadLog(skip_malformed=True)
+    (tmp_path / "source.yaml").write_text(HEADER + textwrap.dedent(RATED), "utf-8")
+    (tmp_path / "table.csv").write_text(table, "utf-8")
+    groups = list(_adapter(tmp_path).read(tmp_path / "table.csv", log))
+    assert [g.id for g in groups] == ["1"]
+    fields = len(bad.split(","))
+    assert log.skipped.counts == {
+        f"malformed row: row has {fields} fields, the header 6": 1,
+        "group with one candidate once its malformed rows are left out": 1,
+    }
+    assert log.skipped.examples[
+        "group with one candidate once its malformed rows are left out"
+    ] == ["table.csv:4 (its other rows may be the unreadable row left out at table.csv:5)"]
+    # more short groups than unreadable rows: a key fault still, named as one
+    with pytest.raises(DeclarationError, match=r"source.yaml:13: group '2' \(table.csv:4\)"):
+        _read(tmp_path, RATED, table + "3,q,a,s1,1,2\n", skip_malformed=True)
+
+
 def test_a_group_with_one_candidate_names_the_group_key_line(tmp_path):
     table = TABLE + "1,o,a,s1,10,20\n1,o,b,s2,30,50\n2,p,c,s1,1,2\n"
     with pytest.raises(DeclarationError, match=r"source.yaml:13: group '2' \(table.csv:4\)"):
