@@ -148,9 +148,17 @@ def text_cell(
 def fixed_or_cell(
     declared: Declared, source: Column | Fixed, row: Row, path: Path, line: int, key: str
 ) -> str:
-    """The text of ``source``: a value the declaration fixes, or the row's cell (``key`` names
-    the declaration's key, for the error's line)."""
+    """The system named by ``source``: a value the declaration fixes, or the row's cell (``key``
+    names the declaration's key, for the error's line); an empty cell is the row's fault."""
     if isinstance(source, Fixed):
         return source.value
     part = "candidates" if declared.spec.candidates is not None else "comparisons"
-    return text_cell(declared, row, source, path, line, (part, key))
+    system = text_cell(declared, row, source, path, line, (part, key))
+    if not system.strip():  # a system named '' in human scores, or refused as the group ends
+        raise SourceFormatError(
+            str(path),
+            line,
+            f"empty system cell (column {source!r}, named at {declared.at(part, key)})",
+            "name the system (--skip-malformed counts such rows instead)",
+        )
+    return system

@@ -186,6 +186,24 @@ def test_key_values_holding_the_separator_give_two_group_ids_and_plain_ones_stay
     assert len(result.pairs) == 3
 
 
+def test_an_empty_system_cell_is_the_rows_fault_named_at_its_line(tmp_path):
+    """A rated table's empty system cell was refused at the table's last line (where the group
+    was built), even with --skip-malformed; a compared table's made a system named ''."""
+    table = TABLE + "1,o,a,,10,20\n1,o,b,s2,30,50\n1,o,c,s3,1,2\n"
+    with pytest.raises(SourceFormatError) as caught:
+        _read(tmp_path, RATED, table)
+    assert str(caught.value).startswith(
+        f"{tmp_path / 'table.csv'}:2: empty system cell (column 'system', named at "
+        f"{tmp_path / 'source.yaml'}:18)"
+    )
+    groups = _read(tmp_path, RATED, table, skip_malformed=True)
+    assert [c.systems for c in groups[0].candidates] == [["s2"], ["s3"]]
+    body = COMPARED.replace("  winner: winner", "  system_a: sa\n  winner: winner")
+    pairs = "sentence_id,aspect,source,a,b,winner,sa\n1,fluency,s,x,y,asset, \n"
+    with pytest.raises(SourceFormatError, match=r"table.csv:2: empty system cell \(column 'sa'"):
+        _read(tmp_path, body, pairs)
+
+
 def test_a_winner_value_not_declared_names_the_verdicts_line(tmp_path):
     table = PAIRS + "1,fluency,s,x,y,asset\n1,meaning,s,x,y,hsplit\n"
     with pytest.raises(DeclarationError) as caught:
