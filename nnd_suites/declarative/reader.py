@@ -313,7 +313,8 @@ def _add_candidate(
     at: tuple[Path, int],
 ) -> None:
     """Add one row's ratings (the row at ``at``: file and line) to its candidate in ``bucket``."""
-    identity = (text, system) if gathered else (text, system, where)
+    # not gathered, each row is a candidate of its own (rows may share a line: a minified list)
+    identity = (text, system) if gathered else (str(len(bucket.candidates)),)
     candidate = bucket.candidates.setdefault(identity, _Gathered(text, system, where))
     if rater is None:
         if gathered:  # one row per aspect: a second is a repeat or a rater it cannot name

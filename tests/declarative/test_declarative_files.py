@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import csv
 import gzip
+import json
 import tarfile
 import zipfile
 from pathlib import Path
@@ -132,3 +133,16 @@ def test_a_decimal_comma_and_a_gzip_file_named_csv_say_what_they_are(tmp_path):
         build_suite("simpeval_2022", packed)
     assert "it starts as gzip data does" in str(caught.value)
     assert "name it simpeval.csv.gz" in str(caught.value)
+
+
+def test_a_json_list_written_on_one_line_gives_the_suite_of_the_shipped_file(tmp_path):
+    """Every item of a minified JSON list starts on line 1: two identical outputs of one input
+    (same text, no system) were taken for one row, and SF restaurants stopped with "group ...
+    has one candidate; check group.key"."""
+    shipped = build_suite("sfres")
+    items = json.loads(ADAPTERS.get("sfres").default_source_path().read_text("utf-8"))
+    minified = tmp_path / "sfres.json"
+    minified.write_text(json.dumps(items), "utf-8")
+    suite = build_suite("sfres", minified)
+    assert suite.stats()["pairs"] == shipped.stats()["pairs"] == 1051
+    assert suite.stats()["candidates"] == shipped.stats()["candidates"] == 1181
