@@ -40,7 +40,7 @@ from nnd_suites.suite import (
     Suite,
     SuiteCandidate,
 )
-from nnd_suites.suite.manifest import config_name_problem
+from nnd_suites.suite.manifest import check_config_name
 
 
 def build_suite(
@@ -151,13 +151,13 @@ def build_suite(
 def check_suite_name(name: str) -> str:
     """Return ``name`` if it can name a new suite, its folder and its Hub config, else raise a
     usage error saying what is allowed (an empty name is refused, not ignored)."""
-    problem = config_name_problem(name)
-    if problem:
-        raise NNDError(
-            f"suite name {name!r} refused: {problem}; it names the suite's folder and its Hub "
-            "config, e.g. wmt_mqm_zhen"
-        )
-    return name
+    return check_config_name(
+        name,
+        lambda problem: (
+            f"suite name {name!r} refused: {problem}; it names the suite's folder "
+            "and its Hub config, e.g. wmt_mqm_zhen"
+        ),
+    )
 
 
 def recorded_source_name(source: str | Path) -> str:

@@ -8,6 +8,7 @@ import math
 from pathlib import Path
 
 from nnd_suites.cli.habits import DTYPE_ALIASES, parse_model_args
+from nnd_suites.errors import NNDError
 from nnd_suites.infra.batching_strategies import strategy_help
 
 # Range checks run while the command line is parsed (a usage error, exit 2), never after scoring.
@@ -24,6 +25,18 @@ def add_suites_argument(parser: argparse.ArgumentParser) -> None:
     """The positional ``SUITE ...`` of the commands that write several suites as one folder or
     repository (export, export-lm-eval, publish)."""
     parser.add_argument("suites", nargs="+", metavar="SUITE", help=SUITE_HELP)
+
+
+def suite_name(text: str) -> str:
+    """``--name``, checked while parsing: a name the manifest refuses stops the command before
+    the build (a usage error, exit status 2), not after it."""
+    # lazy: the build imports the suite package (pyarrow, numpy); --help needs none
+    from nnd_suites.builder.suites import check_suite_name
+
+    try:
+        return check_suite_name(text)
+    except NNDError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
 
 
 def positive_int(text: str) -> int:

@@ -16,8 +16,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from nnd_suites.errors import NNDError
-from nnd_suites.suite.manifest import RESERVED_NAMES, config_name_problem
+from nnd_suites.suite.manifest import RESERVED_NAMES, check_config_name, config_name_problem
 from nnd_suites.suite.storage import data_files, has_manifest
 
 CARD_FILE = "README.md"
@@ -40,10 +39,9 @@ RENAME_SUITE = (
 def validate_config_name(name: str, fix: str = RENAME_SUITE, what: str = "suite name") -> str:
     """Return ``name`` if the Hub and `datasets` accept it as a config name, else raise saying
     what to do (``fix``)."""
-    problem = config_name_problem(name)
-    if problem:
-        raise NNDError(f"{what} {name!r} cannot be a Hub config name: {problem}; {fix}")
-    return name
+    return check_config_name(
+        name, lambda problem: f"{what} {name!r} cannot be a Hub config name: {problem}; {fix}"
+    )
 
 
 def is_exported_config(folder: Path) -> bool:

@@ -14,13 +14,13 @@ import functools
 import hashlib
 import json
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from nnd_suites.errors import SuiteValidationError
+from nnd_suites.errors import NNDError, SuiteValidationError
 from nnd_suites.infra.atomic import atomic_write_text
 from nnd_suites.infra.output_file import write_schema_files
 from nnd_suites.infra.output_kinds import JSON_SCHEMA_DIALECT, register_reader
@@ -57,6 +57,15 @@ def config_name_problem(name: str) -> str | None:
     if name.lower() in RESERVED_NAMES:
         return "README.md and default are reserved in a dataset repository"
     return None
+
+
+def check_config_name(name: str, refusal: Callable[[str], str]) -> str:
+    """Return ``name`` if it can name a suite's folder and Hub config, else raise an NNDError
+    whose message ``refusal`` makes of the problem (each caller gives its own advice)."""
+    problem = config_name_problem(name)
+    if problem:
+        raise NNDError(refusal(problem))
+    return name
 
 
 MANIFEST_FILE = "manifest.json"

@@ -7,6 +7,8 @@ from pathlib import Path
 
 from nnd_suites.builder.budget import DEFAULT_MAX_PAIRS, DEFAULT_MAX_PAIRS_PER_GROUP
 from nnd_suites.cli.commands.stats import print_stats
+from nnd_suites.cli.dataset_cards import say_card, say_card_of
+from nnd_suites.cli.options import suite_name
 from nnd_suites.cli.parser import Commands
 from nnd_suites.cli.printing import say
 from nnd_suites.errors import NNDError
@@ -16,18 +18,6 @@ from nnd_suites.infra.key_values import parse_key_values
 
 def parse_options(items: list[str]) -> dict[str, str]:
     return parse_key_values(items, "--option", "--option KEY=VALUE, once per key")
-
-
-def suite_name(text: str) -> str:
-    """``--name``, checked while parsing: a name the manifest refuses stops the command before
-    the build (a usage error, exit status 2), not after it."""
-    # lazy: the build imports the suite package (pyarrow, numpy); --help needs none
-    from nnd_suites.builder.suites import check_suite_name
-
-    try:
-        return check_suite_name(text)
-    except NNDError as exc:
-        raise argparse.ArgumentTypeError(str(exc)) from None
 
 
 def register(subparsers: Commands) -> None:
@@ -136,22 +126,6 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def say_card_of(out: Path, suite_name: str, fix: str | None = None) -> None:
-    """After a suite was written to ``out`` (:func:`nnd_suites.hub.building.save_suite`): when
-    ``out`` is in a dataset folder, whether its card now lists the suite, or why not and how to
-    ``fix`` it (default: rebuild it under the folder's name)."""
-    from nnd_suites.hub.export import holds_nnd_card  # Hub layer: not at start-up
-    from nnd_suites.hub.layout import CARD_FILE
-
-    if not holds_nnd_card(out.parent):
-        return
-    if out.name == suite_name:  # written as a config of a dataset folder
-        say(f"updated {out.parent / CARD_FILE}, the card of the configs beside it")
-        _say_how_to_load(out.parent, suite_name)
-    else:
-        _say_left_out(out.parent, {out.name: suite_name}, fix)
-
-
 def build_all(parent: Path, skip_malformed: bool = False) -> int:
     # the Hub layer (datasets) loads only for a build: not at every CLI start
     from nnd_suites.hub.building import build_shipped_suites
@@ -163,7 +137,7 @@ def build_all(parent: Path, skip_malformed: bool = False) -> int:
         say(f"wrote {parent / name} ({plural(len(suite), 'pair')})")
         print_stats(suite.stats())
         say()
-    _say_card(parent)
+    say_card(parent)
     return 0
 
 
@@ -184,32 +158,5 @@ def build_catalogue_folder(parent: Path, source_dir: Path | None) -> int:
         say()
     if not built:
         raise NNDError("no catalogue suite was built: none ships, and none is in --source-dir")
-    _say_card(parent)
+    say_card(parent)
     return 0
-
-
-def _say_card(parent: Path) -> None:
-    from nnd_suites.hub.export import misnamed_suites  # Hub layer: not at start-up
-    from nnd_suites.hub.layout import CARD_FILE, exported_configs
-
-    left_out = misnamed_suites(parent)
-    configs = [name for name in exported_configs(parent) if name not in left_out]
-    say(f"wrote {parent / CARD_FILE}, the dataset card of {plural(len(configs), 'config')}:")
-    say(f"  {', '.join(configs)}")
-    _say_left_out(parent, left_out)
-    _say_how_to_load(parent, configs[0])
-
-
-def _say_left_out(folder: Path, left_out: dict[str, str], fix: str | None = None) -> None:
-    from nnd_suites.hub.layout import CARD_FILE  # Hub layer: not at start-up
-
-    for name, suite_name in left_out.items():
-        say(
-            f"not in {folder / CARD_FILE}: {folder / name} holds suite {suite_name!r}, and a "
-            f"config is named after its suite ({fix or f'build it with --name {name}'}, or "
-            "move it away)"
-        )
-
-
-def _say_how_to_load(folder: Path, config: str) -> None:
-    say(f'load one with datasets.load_dataset("{folder}", "{config}", split="test")')

@@ -6,8 +6,8 @@ import argparse
 import json
 from pathlib import Path
 
-from nnd_suites.cli.commands.build import say_card_of, suite_name
-from nnd_suites.cli.options import SUITE_HELP
+from nnd_suites.cli.dataset_cards import say_card_of
+from nnd_suites.cli.options import SUITE_HELP, suite_name
 from nnd_suites.cli.parser import Commands
 from nnd_suites.cli.printing import say, say_json
 from nnd_suites.cli.suites import load_suite
@@ -47,7 +47,7 @@ def register(subparsers: Commands) -> None:
 def run(args: argparse.Namespace) -> int:
     # lazy: loads every transformation plugin; `nnd-suites list` stays < 1 s
     from nnd_suites.hub.building import save_suite
-    from nnd_suites.suite.manifest import config_name_problem
+    from nnd_suites.suite.manifest import check_config_name
     from nnd_suites.transformations.apply import child_suite_name, refused_rewrites, transform_suite
     from nnd_suites.transformations.base import make_transformation
 
@@ -60,12 +60,13 @@ def run(args: argparse.Namespace) -> int:
     (spec,) = args.transform
     parent, transformation = load_suite(args.suite), make_transformation(spec)
     name = args.name or child_suite_name(parent.name, transformation)
-    problem = config_name_problem(name)  # as build refuses a --name: before the work
-    if problem:
-        raise NNDError(
-            f"the child suite's name {name!r} cannot name its folder and Hub config ({problem}); "
-            "give it one with --name NEW_NAME"
-        )
+    check_config_name(  # as build refuses a --name: before the work
+        name,
+        lambda problem: (
+            f"the child suite's name {name!r} cannot name its folder and Hub config "
+            f"({problem}); give it one with --name NEW_NAME"
+        ),
+    )
     out = args.out or Path("suites") / name
     if Path(args.suite).is_dir() and real_target(out) == Path(args.suite).resolve():
         raise OutputFolderError(

@@ -1,0 +1,54 @@
+"""What `build` and `transform` say after writing into a dataset folder (one holding the card of
+``build --all`` or ``export``): whether its card lists the suite, why not, and how to load it.
+The Hub layer (datasets) is imported when a command says it, never at start-up."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from nnd_suites.cli.printing import say
+from nnd_suites.infra.formatting import plural
+
+
+def say_card_of(out: Path, suite_name: str, fix: str | None = None) -> None:
+    """After a suite was written to ``out`` (:func:`nnd_suites.hub.building.save_suite`): when
+    ``out`` is in a dataset folder, whether its card now lists the suite, or why not and how to
+    ``fix`` it (default: rebuild it under the folder's name)."""
+    from nnd_suites.hub.export import holds_nnd_card  # Hub layer: not at start-up
+    from nnd_suites.hub.layout import CARD_FILE
+
+    if not holds_nnd_card(out.parent):
+        return
+    if out.name == suite_name:  # written as a config of a dataset folder
+        say(f"updated {out.parent / CARD_FILE}, the card of the configs beside it")
+        _say_how_to_load(out.parent, suite_name)
+    else:
+        _say_left_out(out.parent, {out.name: suite_name}, fix)
+
+
+def say_card(parent: Path) -> None:
+    """After `build --all` or `build --catalogue` wrote ``parent``: the configs its card lists."""
+    from nnd_suites.hub.export import misnamed_suites  # Hub layer: not at start-up
+    from nnd_suites.hub.layout import CARD_FILE, exported_configs
+
+    left_out = misnamed_suites(parent)
+    configs = [name for name in exported_configs(parent) if name not in left_out]
+    say(f"wrote {parent / CARD_FILE}, the dataset card of {plural(len(configs), 'config')}:")
+    say(f"  {', '.join(configs)}")
+    _say_left_out(parent, left_out)
+    _say_how_to_load(parent, configs[0])
+
+
+def _say_left_out(folder: Path, left_out: dict[str, str], fix: str | None = None) -> None:
+    from nnd_suites.hub.layout import CARD_FILE  # Hub layer: not at start-up
+
+    for name, suite_name in left_out.items():
+        say(
+            f"not in {folder / CARD_FILE}: {folder / name} holds suite {suite_name!r}, and a "
+            f"config is named after its suite ({fix or f'build it with --name {name}'}, or "
+            "move it away)"
+        )
+
+
+def _say_how_to_load(folder: Path, config: str) -> None:
+    say(f'load one with datasets.load_dataset("{folder}", "{config}", split="test")')
