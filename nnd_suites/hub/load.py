@@ -42,9 +42,10 @@ def parse_hub_spec(spec: str) -> HubSpec:
     body = spec[len(HUB_PREFIX) :] if is_hub_spec(spec) else spec
     path, at, revision = body.partition("@")
     parts = path.split("/")
-    if len(parts) != 3 or not all(parts) or (at and not revision):
-        raise NNDError(
-            f"{spec!r}: a Hub suite is named hub:ORG/NAME/CONFIG or hub:ORG/NAME/CONFIG@REVISION"
+    if len(parts) != 3 or not all(parts) or (at and not revision) or "@" in revision:
+        raise NNDError(  # "@v1@v2" would reach the Hub as revision "v1@v2"
+            f"{spec!r}: a Hub suite is named hub:ORG/NAME/CONFIG[@REVISION] (one '@', then a "
+            "tag, branch or commit)"
         )
     return HubSpec(check_repo_id(f"{parts[0]}/{parts[1]}"), parts[2], revision or None)
 

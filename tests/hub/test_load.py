@@ -73,6 +73,21 @@ def test_bad_hub_specs(spec):
         parse_hub_spec(spec)
 
 
+@pytest.mark.parametrize(
+    "spec", ["hub:org/nnd/quiz_design@v1@v2", "hub:org/nnd/quiz_design@@v1", "hub:org/nnd@"]
+)
+def test_a_spec_with_two_revisions_or_none_never_reaches_the_hub(spec, fake_download, capsys):
+    # hub:ORG/NAME/CONFIG@v1@v2 was downloaded at revision "v1@v2": the Hub was asked for a
+    # revision nobody wrote, and its "no such revision" blamed the name after the first '@'
+    with pytest.raises(NNDError, match=r"hub:ORG/NAME/CONFIG\[@REVISION\]"):
+        load_suite(spec)
+    assert main(["stats", spec]) == 2
+    assert (
+        f"{spec!r}: a Hub suite is named hub:ORG/NAME/CONFIG[@REVISION]" in capsys.readouterr().err
+    )
+    assert fake_download == []
+
+
 def test_hub_spec_downloads_one_config_and_validates(fake_download, challenge300_suite):
     suite = load_suite("hub:org/nnd/challenge300@v1.0")
     assert suite == challenge300_suite
