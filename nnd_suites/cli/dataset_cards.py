@@ -4,6 +4,8 @@ The Hub layer (datasets) is imported when a command says it, never at start-up."
 
 from __future__ import annotations
 
+import glob
+import json
 from pathlib import Path
 
 from nnd_suites.cli.printing import say
@@ -21,7 +23,7 @@ def say_card_of(out: Path, suite_name: str, fix: str | None = None) -> None:
         return
     if out.name == suite_name:  # written as a config of a dataset folder
         say(f"updated {out.parent / CARD_FILE}, the card of the configs beside it")
-        _say_how_to_load(out.parent, suite_name)
+        say_how_to_load(out.parent, suite_name)
     else:
         _say_left_out(out.parent, {out.name: suite_name}, fix)
 
@@ -36,7 +38,7 @@ def say_card(parent: Path) -> None:
     say(f"wrote {parent / CARD_FILE}, the dataset card of {plural(len(configs), 'config')}:")
     say(f"  {', '.join(configs)}")
     _say_left_out(parent, left_out)
-    _say_how_to_load(parent, configs[0])
+    say_how_to_load(parent, configs[0])
 
 
 def _say_left_out(folder: Path, left_out: dict[str, str], fix: str | None = None) -> None:
@@ -50,5 +52,23 @@ def _say_left_out(folder: Path, left_out: dict[str, str], fix: str | None = None
         )
 
 
-def _say_how_to_load(folder: Path, config: str) -> None:
-    say(f'load one with datasets.load_dataset("{folder}", "{config}", split="test")')
+def say_how_to_load(folder: Path, config: str) -> None:
+    """The call that reads ``config`` of the dataset folder ``folder``: by folder and config, or,
+    where the folder's path holds ``[``, ``*`` or ``?`` (which `datasets` reads as a glob, finding
+    no file), by the config's data files, the path escaped."""
+    from nnd_suites.suite.storage import DATA_GLOB, SPLIT  # pyarrow: not at start-up
+
+    where = str(folder.resolve())
+    if glob.has_magic(where):
+        files = {SPLIT: f"{glob.escape(where)}/{config}/{DATA_GLOB}"}
+        given = f'"parquet", data_files={_text(files)}'
+    else:
+        given = f"{_text(folder)}, {_text(config)}"
+    say(f"load one with datasets.load_dataset({given}, split={_text(SPLIT)})")
+    if glob.has_magic(where):
+        say(f"  (by its data files: datasets would read the path {_text(folder)} as a glob)")
+
+
+def _text(value: object) -> str:
+    """``value`` as a Python literal in double quotes (what the printed calls are written in)."""
+    return json.dumps(value if isinstance(value, dict) else str(value), ensure_ascii=False)

@@ -5,6 +5,7 @@ replaced."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import datasets
@@ -179,6 +180,25 @@ def test_a_transform_into_a_dataset_folder_joins_its_card(
     assert "suites/lc holds suite 'challenge300.lowercase'" in said
     assert "write it with --out suites/challenge300.lowercase" in said
     assert (folder / CARD_FILE).read_bytes() == card
+
+
+def test_the_load_hint_loads_a_folder_whose_path_holds_glob_characters(
+    challenge300_suite, tmp_path, monkeypatch, capsys
+):
+    # `export c300 --to 'g[1]/ds'` printed datasets.load_dataset("g[1]/ds", "challenge300", ...),
+    # which reads "[1]" as a glob: "No (supported) data files found"; so did transform (and build)
+    # into such a folder
+    monkeypatch.chdir(tmp_path)
+    challenge300_suite.save(tmp_path / "c300")
+    lowercase = ["transform", "c300/", "--transform", "lowercase"]
+    for argv in (
+        ["export", "c300", "--to", "g[1]/ds"],
+        [*lowercase, "--out", "g[1]/ds/challenge300.lowercase"],
+    ):
+        assert main(argv) == 0
+        (call,) = re.findall(r"datasets\.load_dataset\(.*\)", capsys.readouterr().out)
+        cached = call.replace('split="test")', f'split="test", cache_dir={str(tmp_path / "hf")!r})')
+        assert eval(cached, {"datasets": datasets}).num_rows == len(challenge300_suite)
 
 
 def test_a_suite_of_another_name_never_replaces_a_config_of_the_card(

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from nnd_suites.cli.dataset_cards import say_how_to_load
 from nnd_suites.cli.options import add_suites_argument
 from nnd_suites.cli.parser import Commands
 from nnd_suites.cli.printing import say
@@ -48,8 +49,5 @@ def run(args: argparse.Namespace) -> int:
         f"wrote {result.folder} ({plural(len(result.configs), 'config')}; "
         f"card {result.folder}/README.md)"
     )
-    say(
-        f'load with datasets.load_dataset("{result.folder}", "{result.configs[0].name}", '
-        'split="test")'
-    )
+    say_how_to_load(result.folder, result.configs[0].name)
     return 0
