@@ -12,17 +12,26 @@ from nnd_suites.cli.printing import say
 from nnd_suites.infra.formatting import plural
 
 
-def say_card_of(out: Path, suite_name: str, fix: str | None = None) -> None:
-    """After a suite was written to ``out`` (:func:`nnd_suites.hub.building.save_suite`): when
-    ``out`` is in a dataset folder, whether its card now lists the suite, or why not and how to
-    ``fix`` it (default: rebuild it under the folder's name)."""
+def card_of(out: Path, suite_name: str) -> dict[str, object] | None:
+    """After a suite was written to ``out`` (:func:`nnd_suites.hub.building.save_suite`): None
+    when ``out`` is in no dataset folder, else its card and whether it now lists the suite (a
+    folder not named after its suite is left out)."""
     from nnd_suites.hub.export import holds_nnd_card  # Hub layer: not at start-up
-    from nnd_suites.hub.layout import CARD_FILE
+    from nnd_suites.hub.layout import CARD_FILE  # Hub layer: not at start-up
 
     if not holds_nnd_card(out.parent):
+        return None
+    return {"file": str(out.parent / CARD_FILE), "lists_suite": out.name == suite_name}
+
+
+def say_card_of(out: Path, suite_name: str, fix: str | None = None) -> None:
+    """:func:`card_of` said: whether the card lists the suite, or why not and how to ``fix`` it
+    (default: rebuild it under the folder's name)."""
+    card = card_of(out, suite_name)
+    if card is None:
         return
-    if out.name == suite_name:  # written as a config of a dataset folder
-        say(f"updated {out.parent / CARD_FILE}, the card of the configs beside it")
+    if card["lists_suite"]:  # written as a config of a dataset folder
+        say(f"updated {card['file']}, the card of the configs beside it")
         say_how_to_load(out.parent, suite_name)
     else:
         _say_left_out(out.parent, {out.name: suite_name}, fix)

@@ -5,6 +5,7 @@ replaced."""
 
 from __future__ import annotations
 
+import json
 import re
 from pathlib import Path
 
@@ -180,6 +181,25 @@ def test_a_transform_into_a_dataset_folder_joins_its_card(
     assert "suites/lc holds suite 'challenge300.lowercase'" in said
     assert "write it with --out suites/challenge300.lowercase" in said
     assert (folder / CARD_FILE).read_bytes() == card
+
+
+def test_transform_json_says_whether_the_card_lists_the_child(
+    challenge300_suite, tmp_path, monkeypatch, capsys
+):
+    # `transform ... --out suites/NAME --json` updated the card, as the text output says, but its
+    # JSON said nothing of it (nor that a child named otherwise was left out of the card)
+    monkeypatch.chdir(tmp_path)
+    export_suites([challenge300_suite], tmp_path / "suites")
+    challenge300_suite.save(tmp_path / "c300")
+    card = str(Path("suites") / CARD_FILE)
+    for out, card_said in (
+        ("suites/challenge300.lowercase", {"file": card, "lists_suite": True}),
+        ("suites/lc", {"file": card, "lists_suite": False}),
+        ("elsewhere/lc", None),  # in no dataset folder
+    ):
+        assert main(["transform", "c300/", "--transform", "lowercase", "--out", out, "--json"]) == 0
+        assert json.loads(capsys.readouterr().out)["card"] == card_said
+    assert card_configs(tmp_path / "suites") == ["challenge300", "challenge300.lowercase"]
 
 
 def test_the_load_hint_loads_a_folder_whose_path_holds_glob_characters(

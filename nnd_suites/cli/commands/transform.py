@@ -6,7 +6,7 @@ import argparse
 import json
 from pathlib import Path
 
-from nnd_suites.cli.dataset_cards import say_card_of
+from nnd_suites.cli.dataset_cards import card_of, say_card_of
 from nnd_suites.cli.options import SUITE_HELP, suite_name
 from nnd_suites.cli.parser import Commands
 from nnd_suites.cli.printing import say, say_json
@@ -39,7 +39,8 @@ def register(subparsers: Commands) -> None:
     parser.add_argument(
         "--json",
         action="store_true",
-        help="print one JSON object (the manifest's transformation record)",
+        help="print one JSON object (the manifest's transformation record; card: the dataset "
+        "card of --out's folder and whether it lists the child, null when there is none)",
     )
     parser.set_defaults(func=run)
 
@@ -88,6 +89,7 @@ def run(args: argparse.Namespace) -> int:
                     "pairs": len(child),
                     **info.model_dump(),
                     "kept_unchanged": sum(s.count for s in refused),
+                    "card": card_of(out, child.name),  # the dataset card that lists it, if any
                 },
                 indent=2,
                 ensure_ascii=False,
