@@ -55,8 +55,9 @@ def check_repo_id(repo_id: str) -> str:
     return repo_id
 
 
-#: what git refuses in a tag name (git check-ref-format), which the Hub's tags are
-_BAD_TAG = re.compile(r"[\x00-\x20\x7f~^:?*\[\\]|\.\.|@\{|//|^[-/.]|[/.]$|\.lock$|/\.|^@$")
+#: what git refuses in a tag name (git check-ref-format), which the Hub's tags are; and '@':
+#: the spec that names the tag, hub:ORG/NAME/CONFIG@TAG, holds one '@' (hub/load.py)
+_BAD_TAG = re.compile(r"[\x00-\x20\x7f~^:?*\[\\@]|\.\.|//|^[-/.]|[/.]$|\.lock$|/\.")
 
 
 def check_tag(tag: str) -> str:
@@ -65,7 +66,7 @@ def check_tag(tag: str) -> str:
     if not isinstance(tag, str) or not tag or _BAD_TAG.search(tag):
         raise HubError(
             f"invalid tag {tag!r}: a tag is a git ref name (no spaces, line breaks or control "
-            "characters, no '..', '~', '^', ':', '?', '*', '[' or '\\'; not starting with '-' "
+            "characters, no '..', '~', '^', ':', '?', '*', '[', '\\' or '@'; not starting with '-' "
             "or '.'); give a version such as v1.0"
         )
     return tag

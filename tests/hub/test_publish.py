@@ -16,6 +16,7 @@ from nnd_suites import NNDError, load_suite
 from nnd_suites.cli import main
 from nnd_suites.errors import HubError, SuiteValidationError
 from nnd_suites.hub import publish_suites
+from nnd_suites.hub.remote import check_tag
 
 
 def _response(status: int):
@@ -322,3 +323,15 @@ def test_a_manifest_field_off_its_pattern_is_one_line_naming_it(
     assert "\n" not in err and "errors.pydantic.dev" not in err
     assert "invalid manifest: name: String should match pattern" in err
     assert "(got 'bad name'); correct the field, or rebuild the suite" in err
+
+
+def test_a_tag_no_hub_spec_could_name_is_refused(hub, tmp_path, capsys):
+    # --tag v1@2 was published, and publish said to load it as hub:org/nnd/CONFIG@v1@2, a spec
+    # the loader refuses (one '@' before the revision): the tag could never be named
+    folder = tmp_path / "staging"
+    argv = ["publish", "challenge300", "--repo", "org/nnd", "--dry-run", "--tag=v1@2"]
+    assert main([*argv, "--folder", str(folder)]) == HubError.exit_status
+    assert "invalid tag 'v1@2': a tag is a git ref name" in capsys.readouterr().err
+    with pytest.raises(HubError, match="'@'"):
+        check_tag("v1@2")
+    assert not folder.exists() and hub.calls == []
