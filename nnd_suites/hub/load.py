@@ -17,7 +17,7 @@ from nnd_suites.hub.card_reading import card_config_names
 from nnd_suites.hub.configs import read_config
 from nnd_suites.hub.layout import CARD_FILE, exported_configs, validate_config_name
 from nnd_suites.hub.remote import check_repo_id, hub_errors
-from nnd_suites.suite import Suite, has_manifest
+from nnd_suites.suite import MANIFEST_FILE, Suite, has_manifest
 
 HUB_PREFIX = "hub:"
 
@@ -81,7 +81,15 @@ def read_exported_config(folder: Path, config: str, location: str | None = None)
     # A config is a name, never a path: "../../x" must not reach outside the export.
     validate_config_name(config, _CONFIG_FIX, "config")
     if not has_manifest(folder / config):
-        known = exported_configs(folder) or card_config_names(folder)
+        listed = card_config_names(folder)
+        if config in listed:  # not an unknown name: "did you mean" would offer it back
+            others = [name for name in exported_configs(folder) or listed if name != config]
+            raise NNDError(
+                f"{location}: its card lists config {config!r}, but {config}/{MANIFEST_FILE} is "
+                "missing (its files were removed, or nnd-suites did not write it); name another "
+                f"of its configs: {', '.join(others) or 'it lists none'}"
+            )
+        known = exported_configs(folder) or listed
         if not known:
             raise NNDError(
                 f"{location}: no exported suite here (a folder written by "

@@ -196,6 +196,24 @@ def test_a_dot_folder_left_by_an_interrupted_export_is_not_a_config(export_folde
     assert hub_load.exported_configs(copy) == ["challenge300", "quiz_design"]
 
 
+def test_a_config_the_card_lists_without_its_files_is_named_so(
+    export_folder, tmp_path, monkeypatch
+):
+    # a card listing config 'gone' whose folder is missing (edited by hand, files deleted on the
+    # Hub) gave "unknown suite config 'gone'; did you mean 'gone'?"
+    copy = tmp_path / "export"
+    shutil.copytree(export_folder, copy)
+    card = (copy / "README.md").read_text("utf-8")
+    listed = "configs:\n- config_name: gone\n  data_files:\n  - split: test\n    path: gone/*\n"
+    (copy / "README.md").write_text(card.replace("configs:\n", listed, 1), "utf-8")
+    monkeypatch.setattr(hub_load, "snapshot_download", lambda repo_id, **kwargs: str(copy))
+    for spec in ([copy, "gone"], ["hub:org/nnd/gone"]):
+        with pytest.raises(NNDError, match="its card lists config 'gone', but") as refused:
+            load_suite(*spec)
+        assert "gone/manifest.json" in str(refused.value)
+        assert "did you mean" not in str(refused.value)
+
+
 def test_unreachable_hub_without_a_cached_copy_does_not_blame_offline_mode(monkeypatch, tmp_path):
     monkeypatch.setattr(huggingface_hub.constants, "HF_HUB_OFFLINE", False)
 
