@@ -101,8 +101,9 @@ def publish_suites(
                 repo_type="dataset",
                 folder_path=staging,
                 allow_patterns=files,  # exact paths: config names hold no * ? [
-                # a config is replaced as a whole: stale shards of a written config go
-                delete_patterns=[f"{name}/{DATA_GLOB}" for name in export.written],
+                # a config is replaced as a whole: shards of an earlier version go, for the
+                # configs written and those the given folder held (uploaded from it, not fetched)
+                delete_patterns=[f"{name}/{DATA_GLOB}" for name in configs],
                 commit_message=message,
             )
         if tag:

@@ -335,3 +335,23 @@ def test_a_tag_no_hub_spec_could_name_is_refused(hub, tmp_path, capsys):
     with pytest.raises(HubError, match="'@'"):
         check_tag("v1@2")
     assert not folder.exists() and hub.calls == []
+
+
+def test_a_config_uploaded_from_the_given_folder_replaces_its_hub_copy_whole(
+    hub, challenge300_suite, quiz_design_suite, tmp_path
+):
+    # the Hub holds quiz_design with a shard of an earlier version beside the current one; the
+    # --folder given holds quiz_design (a dry run made it), so the publish of another suite
+    # uploads it from there rather than fetching it: the stale shard must not stay and be read
+    publish_suites([quiz_design_suite], "org/nnd")
+    current = hub.root / "quiz_design" / "test-00000-of-00001.parquet"
+    stale = current.with_name("test-00001-of-00002.parquet")
+    shutil.copy(current, stale)
+    folder = tmp_path / "staging"
+    publish_suites([quiz_design_suite], "org/nnd", dry_run=True, folder=folder)
+    publish_suites([challenge300_suite], "org/nnd", folder=folder)
+    assert not stale.exists()
+    rows = datasets.load_dataset(
+        str(hub.root), "quiz_design", split="test", cache_dir=str(tmp_path / "cache")
+    )
+    assert rows["id"] == [p.id for p in quiz_design_suite.pairs]
