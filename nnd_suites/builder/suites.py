@@ -81,7 +81,7 @@ def build_suite(
         path, archive = resolve_source_folder(given, sha256=source_sha256)
     else:
         path, archive = resolve_source(given, sha256=source_sha256), None
-    qmap = QualityMap.load(quality_map or cls.quality_map)
+    qmap = QualityMap.load(cls.quality_map if quality_map is None else quality_map)
     instance.check_quality_map(qmap)
     log = ReadLog(skip_malformed=skip_malformed)
     if qmap.pairwise is not None and max_pairs is not None:

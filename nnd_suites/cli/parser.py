@@ -8,6 +8,7 @@ from __future__ import annotations
 import argparse
 import weakref
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 #: lm-evaluation-harness's spellings of our options -> ours, one table for the command line
@@ -41,6 +42,16 @@ class _StoreOnce(argparse.Action):
         setattr(namespace, self.dest, values)
 
 
+def given_path(text: str) -> Path:
+    """``type=Path``, refusing an empty path: ``Path("")`` is the current folder, so ``--out
+    "$OUT"`` with ``OUT`` unset would write there."""
+    if not text.strip():
+        raise argparse.ArgumentTypeError(
+            f"an empty path ({text!r}: an unset variable?); give a path ('.' for this folder)"
+        )
+    return Path(text)
+
+
 class Parser(argparse.ArgumentParser):
     """An ``ArgumentParser`` that keeps its options and sub-commands, and gives each option
     that :data:`OPTION_ALIASES` names its lm-eval spelling too (shown in
@@ -72,6 +83,8 @@ class Parser(argparse.ArgumentParser):
         kind = kwargs.get("action", "store")
         if kind == "store" and any(str(name).startswith("-") for name in names):
             kwargs["action"] = _StoreOnce
+        if kwargs.get("type") is Path:
+            kwargs["type"] = given_path
         action = add(*names, **kwargs)
         if action.option_strings:
             self.options[action] = kind

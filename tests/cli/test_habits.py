@@ -386,3 +386,26 @@ def test_an_option_of_one_value_given_twice_is_refused_not_cut_to_the_last(argv,
 def test_options_that_take_several_values_still_do(tmp_path):
     args = _parsed(["evaluate", "--suite", "quiz_design", "--suite", "wmt_mqm", "--model", "m"])
     assert args.suite == ["quiz_design", "wmt_mqm"]
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["export", "quiz_design", "--to", ""],
+        ["build", "quiz_design", "--out", " "],
+        ["compare", "", "run_b"],
+        ["publish", "quiz_design", "--repo", "a/b", "--dry-run", "--folder", ""],
+    ],
+)
+def test_an_empty_path_is_refused_not_taken_for_this_folder(argv, tmp_path, monkeypatch, capsys):
+    """``Path("")`` is the current folder: ``export --to "$OUT"`` with OUT unset wrote there."""
+    monkeypatch.chdir(tmp_path)
+    err = _usage_error(argv, capsys)
+    assert "an empty path" in err and "'.' for this folder" in err
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_an_empty_quality_map_is_refused_not_taken_for_the_adapters(tmp_path, capsys):
+    assert main(["build", "challenge300", "--quality-map", "", "--out", str(tmp_path / "s")]) == 6
+    assert "unknown quality map ''" in capsys.readouterr().err
+    assert not (tmp_path / "s").exists()
