@@ -52,11 +52,15 @@ def export_suites(
     suites = list(suites)
     if not suites:
         raise NNDError("nothing to export: give at least one suite")
+    firsts: dict[str, Suite] = {}
     for suite in suites:
         try:
             suite.validate()
         except SuiteValidationError as exc:
             raise SuiteValidationError(f"cannot export: {exc}; rebuild the suite") from exc
+        first = firsts.setdefault(suite.name, suite)
+        if first is not suite and first.manifest.content_hash == suite.manifest.content_hash:
+            raise NNDError(f"suite {suite.name!r} is given twice (the same tests); give it once")
     with adding_configs(folder, [s.name for s in suites], repo_id) as dataset:
         for suite in suites:
             dataset.add(suite)

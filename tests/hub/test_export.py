@@ -267,6 +267,16 @@ def test_config_names_must_differ_ignoring_case(challenge300_suite, tmp_path):
         export_suites([_renamed(challenge300_suite, "Challenge300")], tmp_path)
 
 
+def test_a_suite_given_twice_is_refused_as_a_repeat_not_sent_to_rebuild(tmp_path, capsys):
+    # the same tests twice, by name and by builtin:NAME: --name would make a second config of them
+    out = tmp_path / "ds"
+    assert main(["export", "challenge300", "builtin:challenge300", "--to", str(out)]) == 2
+    assert "suite 'challenge300' is given twice (the same tests); give it once" in (
+        capsys.readouterr().err
+    )
+    assert not out.exists()
+
+
 def test_mismatched_schema_is_reported(challenge300_suite, quiz_design_suite, tmp_path):
     folder = tmp_path / "nnd"
     export_suites([challenge300_suite, quiz_design_suite], folder)
