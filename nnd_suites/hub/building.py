@@ -62,11 +62,14 @@ def _joins_dataset_folder(out: Path, name: str) -> bool:
     if not holds_nnd_card(out.parent):
         return False
     if out.name != name:
-        if out.name in card_config_names(out.parent):
+        # ignoring case: on macOS and Windows file systems the folders are one
+        listed = {config.lower(): config for config in card_config_names(out.parent)}
+        if out.name.lower() in listed:
             raise OutputFolderError(
-                f"{out}: config {out.name!r} of the dataset folder {out.parent} (its card lists "
-                f"it), and suite {name!r} written there would be read as that config; nothing "
-                f"was written: write it to {out.parent / name}, or move {out} away first"
+                f"{out}: config {listed[out.name.lower()]!r} of the dataset folder {out.parent} "
+                f"(its card lists it; config names differ ignoring case), and suite {name!r} "
+                f"written there would be read as that config; nothing was written: write it "
+                f"to {out.parent / name}, or move {out} away first"
             )
         return False
     validate_config_name(name)

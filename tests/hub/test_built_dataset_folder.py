@@ -242,6 +242,9 @@ def test_a_suite_of_another_name_never_replaces_a_config_of_the_card(
         assert "nothing was written" in said
     with pytest.raises(OutputFolderError, match="its card lists it"):
         build_suite("challenge300", out=folder / "quiz_design")
+    # a name differing only in case is that config's folder on macOS and Windows file systems
+    with pytest.raises(OutputFolderError, match="config 'quiz_design' of the dataset folder"):
+        build_suite("challenge300", out=folder / "Quiz_Design")
     after = {p.relative_to(folder): p.read_bytes() for p in folder.rglob("*") if p.is_file()}
     assert after == before
     assert load_suite(folder, "quiz_design") == quiz_design_suite
