@@ -4,7 +4,8 @@ Both runs scored the same tests, so they are compared test by test (paper 5.2), 
 one paired statistic of :mod:`nnd_suites.statistics.paired`: a tie is not a pass (ties are
 counted per run); a test degenerate (both candidates the same text) or skipped (a candidate too
 long for a model's window) in either run is left out and counted, exactly as each run's own
-report leaves it out.
+report leaves it out. A suite of run A is matched with the suite of run B of the same own name
+and content hash, whatever the order the runs were given their suites in.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from pydantic import Field
 
 from nnd_suites.errors import ArgumentError, NNDError
 from nnd_suites.evaluation.limits import SuiteLimit
-from nnd_suites.evaluation.report import EvaluationReport
+from nnd_suites.evaluation.report import EvaluationReport, SuiteResult
 from nnd_suites.evaluation.run_differences import coverage_differences, scoring_differences
 from nnd_suites.evaluation.saved import load_report, report_file
 from nnd_suites.infra.key_values import require_unique
@@ -49,6 +50,11 @@ class SameRunError(IncomparableRunsError):
 
 class SuiteComparison(StrictModel):
     suite: str
+    suite_b: str | None = Field(
+        None,
+        description="run B's name for the suite when it is not run A's (suites of one name, "
+        "NAME and NAME_2, given in the other order); null: the same name",
+    )
     content_hash: str
     template_a: str
     template_b: str
@@ -126,6 +132,35 @@ def _suite_names(a: EvaluationReport, b: EvaluationReport, only: Sequence[str] |
     return list(a.suites)
 
 
+def _identity(name: str, result: SuiteResult) -> tuple[str, str]:
+    """A suite as a run holds it: its own name (a run calls a second suite NAME ``NAME_2``)
+    and its content hash."""
+    return (result.suite_name or name, result.content_hash)
+
+
+def _renamed_like(a: EvaluationReport, b: EvaluationReport) -> tuple[EvaluationReport, dict]:
+    """Run B with each suite under the name run A gives the same suite (:func:`_identity`), so
+    that suites of one name given in the other order (``NAME`` in A is ``NAME_2`` in B) are
+    matched; B's other suites of that name take the names left, in B's order, so that a suite
+    whose content differs is still named and refused. Also A's name -> B's, where they differ.
+    B unchanged when that would give two suites one name (a suite named ``NAME_2`` itself)."""
+    in_a = {_identity(name, result): name for name, result in a.suites.items()}
+    renamed = {name: in_a.get(_identity(name, result)) for name, result in b.suites.items()}
+    taken = set(renamed.values())
+    for name in [name for name, new in renamed.items() if new is None]:
+        own, number = _identity(name, b.suites[name])[0], 2
+        new = own
+        while new in taken:  # the run's own numbering (evaluation/prepared.py), names left
+            new, number = f"{own}_{number}", number + 1
+        renamed[name] = new
+        taken.add(new)
+    if len(set(renamed.values())) < len(renamed) or all(k == v for k, v in renamed.items()):
+        return b, {}
+    rekeyed = b.model_copy(update={"suites": {renamed[k]: v for k, v in b.suites.items()}})
+    rekeyed._outcomes = {renamed.get(k, k): v for k, v in b.outcomes.items()}
+    return rekeyed, {new: old for old, new in renamed.items() if new != old}
+
+
 def _matched(
     name: str, a: EvaluationReport, b: EvaluationReport
 ) -> list[tuple[TestOutcome, TestOutcome]]:
@@ -193,6 +228,7 @@ def _compare(
 ) -> Comparison:
     """:func:`compare_reports`, ``same_run`` saying how A and B were found to be one run."""
     _refuse_one_run(a, b, same_run)
+    b, names_in_b = _renamed_like(a, b)
     names = _suite_names(a, b, suites)
     coverage = coverage_differences(a, b, names)
     if coverage:
@@ -224,6 +260,7 @@ def _compare(
             by_category[category].p_holm = p
         compared[name] = SuiteComparison(
             suite=name,
+            suite_b=names_in_b.get(name),
             content_hash=a.suites[name].content_hash,
             template_a=a.suites[name].template,
             template_b=b.suites[name].template,

@@ -294,3 +294,57 @@ def test_a_suite_named_twice_and_a_foreign_out_are_refused_first(runs, tmp_path,
     err = capsys.readouterr().err
     assert f"{mine}: holds 1 entry" in err and "no-such-run" not in err
     assert (mine / "notes.txt").read_text() == "a user's file"
+
+
+def test_suites_of_one_name_given_in_the_other_order_are_matched(
+    tiny_causal_model, tmp_path, capsys
+):
+    """Two suites named quiz_design (the whole one and a part) are reported as quiz_design and
+    quiz_design_2 in the order given: runs of `--suite whole --suite part` and `--suite part
+    --suite whole` were refused (content X vs Y under each name). Suites are matched by name and
+    content hash, in run A's order, and a suite that differs is still refused."""
+    source = ADAPTERS.get("quiz_design").default_source_path()
+    (tmp_path / "part.jsonl").write_text(
+        "".join(source.read_text("utf-8").splitlines(True)[:60]), "utf-8"
+    )
+    build_suite("quiz_design", tmp_path / "part.jsonl", tmp_path / "part_suite")
+    part = str((tmp_path / "part_suite").resolve())
+    model = ["--model", str(tiny_causal_model), "--limit", "2", "--quiet", "--no-cache"]
+    for name, specs in (
+        ("whole_part", ["builtin:quiz_design", part]),
+        ("part_whole", [part, "builtin:quiz_design"]),
+        ("part", [part]),
+    ):
+        suites = [arg for spec in specs for arg in ("--suite", spec)]
+        assert main(["evaluate", *suites, *model, "--out", str(tmp_path / name)]) == 0
+    capsys.readouterr()
+    runs = [str(tmp_path / name) for name in ("whole_part", "part_whole", "part")]
+    assert main(["compare", runs[0], runs[1], "--json"]) == 0
+    compared = json.loads(capsys.readouterr().out)["suites"]
+    reports = [json.loads((tmp_path / n / "report.json").read_text()) for n in runs[:2]]
+    assert list(compared) == ["quiz_design", "quiz_design_2"]
+    for name, in_b in (("quiz_design", "quiz_design_2"), ("quiz_design_2", "quiz_design")):
+        assert compared[name]["suite_b"] == in_b
+        assert compared[name]["content_hash"] == reports[1]["suites"][in_b]["content_hash"]
+        assert (
+            compared[name]["overall"]["passed_b"] == reports[1]["suites"][in_b]["overall"]["passed"]
+        )
+        assert (
+            compared[name]["overall"]["both"] + compared[name]["overall"]["neither"]
+            == (
+                compared[name]["overall"]["n"]  # the same model on the same tests: no discordance
+            )
+        )
+    assert main(["compare", runs[0], runs[1]]) == 0
+    assert "Run B names this suite `quiz_design_2`" in capsys.readouterr().out
+    # the part alone is run A's quiz_design_2; the whole suite is in run A only
+    assert main(["compare", runs[0], runs[2]]) == 2
+    assert "only run A has suite quiz_design;" in capsys.readouterr().err
+    assert main(["compare", runs[0], runs[2], "--suite", "quiz_design_2", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["suites"]["quiz_design_2"]["suite_b"] == (
+        "quiz_design"
+    )
+    # the other way round: run B's quiz_design_2 is A's quiz_design, the whole suite B's only
+    assert main(["compare", runs[2], runs[0]]) == 2
+    assert "only run B has suite quiz_design_2;" in capsys.readouterr().err
+    assert main(["compare", runs[2], runs[0], "--suite", "quiz_design"]) == 0
