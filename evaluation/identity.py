@@ -50,6 +50,18 @@ def content_identity(identity: Mapping[str, str]) -> dict[str, str]:
     return {k: str(v) for k, v in identity.items() if not (named and k == LOCATION)}
 
 
+def model_content(backend: Mapping[str, object]) -> dict[str, str]:
+    """The weights a report's ``backend`` scored, by content: its :data:`CONTENT_FIELDS` that
+    hold a content hash, else where the model was found (:data:`LOCATION`). Two runs of one model
+    with other settings (device, dtype, batch size) share it."""
+    named = {
+        field: str(backend[field])
+        for field, pattern in CONTENT_FIELDS.items()
+        if pattern.fullmatch(str(backend.get(field, "")))
+    }
+    return named or {LOCATION: str(backend.get(LOCATION, ""))}
+
+
 def same_score(cached: Score, live: Score, tolerance: float) -> bool:
     """The same targets and truncation, and log-probability sums within ``tolerance`` nats per
     target (an engine's run-to-run noise adds up over a candidate's tokens)."""

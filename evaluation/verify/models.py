@@ -84,6 +84,11 @@ class VerifyReport(StrictModel):
         description="system -> test id -> its model's outcome: what `place` refits on the tests "
         "a new model rated (null: written before this field)",
     )
+    system_models: dict[str, dict[str, str]] | None = Field(
+        None,
+        description="system -> its model's weights by content (a file hash or Hub commit, else "
+        "where it was found): `place` refuses one of them (null: written before this field)",
+    )
 
 
 class PlacedScore(StrictModel):

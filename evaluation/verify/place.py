@@ -7,6 +7,7 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
 from nnd_suites.errors import NNDError
+from nnd_suites.evaluation.identity import model_content
 from nnd_suites.evaluation.limits import kept_tests_differ
 from nnd_suites.evaluation.report import EvaluationReport
 from nnd_suites.evaluation.saved import load_report
@@ -79,6 +80,25 @@ def check_same_scoring(verify: VerifyReport, mode: str, template: str, scorer: s
             )
 
 
+def refuse_a_system(verify: VerifyReport, report: EvaluationReport) -> None:
+    """A model that verify scored for an annotated system is a point of the fit: placed, it
+    would predict a human score from a line drawn through its own (circular). Its weights are
+    matched by content (:func:`model_content`); by name for a verify run written before."""
+    if verify.system_models is None:
+        found = [name for name, model in verify.systems.items() if model == report.model]
+    else:
+        mine = model_content(report.backend)
+        found = [name for name, model in verify.system_models.items() if model == mine]
+    if found:
+        raise NNDError(
+            f"{report.model} is the model the verify run of {verify.suite} scored for system(s) "
+            f"{', '.join(sorted(found))}: the fit is drawn through its own pass rate and human "
+            "score, so its placement would be circular, not a prediction. Place a model the "
+            f"verify run did not score; to test the fit on {min(found)}, run verify without it "
+            "and place it there"
+        )
+
+
 #: what a placement reads for one category (None: overall): the systems' pass rates and the new
 #: model's, on the same tests; None where the new model rated no test
 RatesOn = Callable[[str | None], tuple[Mapping[str, float], float] | None]
@@ -108,6 +128,7 @@ def place_in_verify(verify: VerifyReport, report: EvaluationReport) -> Placement
             "context groups"
         )
     check_same_scoring(verify, report.mode, result.template, report.scorer)
+    refuse_a_system(verify, report)
     if verify.outcomes is None and result.skipped == 0 and result.pass_rate is not None:
         # written before verify kept per-test outcomes; the model skipped nothing its fit
         # counts: the stored fit, each pass rate as its run counted it (``tests`` null)

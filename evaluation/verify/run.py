@@ -28,6 +28,7 @@ from nnd_suites import __version__
 from nnd_suites.errors import NNDError, UnknownItemError
 from nnd_suites.evaluation.arguments import check_evaluate_arguments, check_system_models
 from nnd_suites.evaluation.chat_prompts import CHAT_TEMPLATE
+from nnd_suites.evaluation.identity import model_content
 from nnd_suites.evaluation.limits import suite_limit
 from nnd_suites.evaluation.parallel import current_rank
 from nnd_suites.evaluation.rank_job import rank_job, refuse_before_ranks, run_in_ranks, wants_ranks
@@ -300,6 +301,7 @@ def verify_suite(
         categories_left_out=left_out,
         margins=margins,
         outcomes={n: outcome_map(o) for n, o in outcomes.items()},
+        system_models={n: model_content(r.backend) for n, r in reports.items()},
         **bootstrap,
     )
     if out is not None and main:

@@ -23,7 +23,8 @@ FAST = ["--limit", "4", "--quiet", "--no-cache", "--device", "cpu", "--resamples
 
 @pytest.fixture(scope="module")
 def tiny_models(tmp_path_factory, quiz_design_suite):
-    """Three tiny GPT-2-shaped models, one random seed each, sharing one tokenizer's training."""
+    """Three tiny GPT-2-shaped models, one random seed each, sharing one tokenizer's training,
+    and a fourth, the model placed among them (``NEWCOMER``)."""
     from nnd_suites.evaluation.tiny import suite_texts, tiny_causal_lm
 
     texts = suite_texts([quiz_design_suite])
@@ -39,13 +40,18 @@ def tiny_models(tmp_path_factory, quiz_design_suite):
             n_positions=512,
             seed=seed,
         )
-        for seed in range(len(SYSTEMS))
+        for seed in range(len(SYSTEMS) + 1)
     ]
+
+
+NEWCOMER = len(SYSTEMS)
 
 
 def _system_args(models):
     return [
-        arg for name, m in zip(SYSTEMS, models, strict=True) for arg in ("--system", f"{name}={m}")
+        arg
+        for name, m in zip(SYSTEMS, models[:NEWCOMER], strict=True)
+        for arg in ("--system", f"{name}={m}")
     ]
 
 
@@ -78,7 +84,7 @@ def test_verify_end_to_end(tiny_models, quiz_design_suite, tmp_path, capsys):
     overall = written["overall"]
     assert overall["systems"] == 3 and set(overall["pass_rates"]) == set(SYSTEMS)
     # each pass rate is the model's own evaluation on the same first 4 groups
-    for name, model in zip(SYSTEMS, tiny_models, strict=True):
+    for name, model in zip(SYSTEMS, tiny_models[:NEWCOMER], strict=True):
         result = evaluate(
             str(model), "quiz_design", limit=4, progress=False, cache=False, device="cpu"
         )
@@ -97,7 +103,8 @@ def test_verify_end_to_end(tiny_models, quiz_design_suite, tmp_path, capsys):
 
 def test_systems_file_and_placement(tiny_models, tmp_path, capsys):
     mapping = tmp_path / "systems.yaml"
-    mapping.write_text("".join(f"{n}: {m}\n" for n, m in zip(SYSTEMS, tiny_models, strict=True)))
+    systems = zip(SYSTEMS, tiny_models[:NEWCOMER], strict=True)
+    mapping.write_text("".join(f"{n}: {m}\n" for n, m in systems))
     out = tmp_path / "verify"
     assert (
         main(["verify", "quiz_design", "--systems-file", str(mapping), "--out", str(out), *FAST])
@@ -105,7 +112,8 @@ def test_systems_file_and_placement(tiny_models, tmp_path, capsys):
     )
     assert "| **overall** |" in capsys.readouterr().out
     run = tmp_path / "run"
-    argv = ["evaluate", "--suite", "quiz_design", "--model", str(tiny_models[0]), "--out", str(run)]
+    newcomer = str(tiny_models[NEWCOMER])
+    argv = ["evaluate", "--suite", "quiz_design", "--model", newcomer, "--out", str(run)]
     assert main([*argv, "--limit", "4", "--quiet", "--device", "cpu"]) == 0
     capsys.readouterr()
     assert main(["place", str(out), str(run), "--json"]) == 0
@@ -115,7 +123,8 @@ def test_systems_file_and_placement(tiny_models, tmp_path, capsys):
     y = np.array([verify["human_scores"][n] for n in SYSTEMS])
     slope, intercept = np.polyfit(x, y, 1)
     placed = placement["overall"]
-    assert placed["pass_rate"] == pytest.approx(verify["pass_rates"]["mixqg"])
+    own = json.loads((run / "report.json").read_text())["suites"]["quiz_design"]["overall"]
+    assert placed["pass_rate"] == pytest.approx(own["pass_rate"])
     assert placed["predicted_human_score"] == pytest.approx(slope * placed["pass_rate"] + intercept)
     assert placed["poor_fit"] and "only 3 annotated systems" in placed["reason"]
     low, high = placed["prediction_interval"]
@@ -141,6 +150,39 @@ def test_systems_file_and_placement(tiny_models, tmp_path, capsys):
     # the same suite, another --limit: only the limit is named, not "content hash X vs X"
     assert "tests kept by --limit: 33 of 2,686 (the first 5 groups) vs 29" in err, err
     assert "content hash" not in err
+
+
+def test_a_model_the_fit_was_made_from_is_not_placed(tiny_models, tmp_path, capsys):
+    """`place` placed mixqg's own model on a fit drawn through mixqg's pass rate and human score
+    (exit 0, a 'predicted' human score that is its own): now refused, naming the system, for its
+    weights found at another path too, and by name for a verify run that predates models by
+    content."""
+    import shutil
+
+    out = tmp_path / "verify"
+    assert (
+        main(["verify", "quiz_design", *_system_args(tiny_models), "--out", str(out), *FAST]) == 0
+    )
+    shutil.copytree(tiny_models[0], tmp_path / "copy")
+    for model in (tiny_models[0], tmp_path / "copy"):
+        run = tmp_path / f"run_{model.name}"
+        argv = ["--suite", "quiz_design", "--model", str(model), "--out", str(run)]
+        assert main(["evaluate", *argv, "--limit", "4", "--quiet", "--device", "cpu"]) == 0
+        capsys.readouterr()
+        assert main(["place", str(out), str(run)]) == NNDError.exit_status
+        err = capsys.readouterr().err
+        assert (
+            f"{model} is the model the verify run of quiz_design scored for system(s) mixqg" in err
+        )
+        assert "circular" in err and "run verify without it" in err
+    written = json.loads((out / "verify.json").read_text())
+    assert written.pop("system_models")["mixqg"] != {"model": str(tiny_models[0])}  # by content
+    (out / "verify.json").write_text(json.dumps(written))
+    assert (
+        main(["place", str(out), str(tmp_path / f"run_{tiny_models[0].name}")])
+        == NNDError.exit_status
+    )
+    assert "scored for system(s) mixqg" in capsys.readouterr().err
 
 
 def test_unknown_system_suggests_the_annotated_ones(tiny_models, tmp_path, capsys):

@@ -16,7 +16,8 @@ def register(subparsers: Commands) -> None:
         description="Fit human score against pass rate over the annotated systems of a verify "
         "run and predict the human score of a new model evaluated on the same suite (same "
         "--limit), with a prediction interval, overall and per category; a fit over fewer "
-        "than 4 systems or with r² < 0.5 is flagged poor.",
+        "than 4 systems or with r² < 0.5 is flagged poor. A model the verify run scored for a "
+        "system is refused: the fit holds its own point.",
     )
     parser.add_argument("verify", type=Path, help="folder written by `nnd-suites verify --out`")
     parser.add_argument("report", type=Path, help="folder written by `nnd-suites evaluate --out`")
