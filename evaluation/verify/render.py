@@ -23,6 +23,7 @@ from pydantic import ValidationError
 from nnd_suites.errors import NNDError
 from nnd_suites.evaluation.plots import short_name, write_scatter
 from nnd_suites.evaluation.report_markdown import limit_note
+from nnd_suites.evaluation.saved import REPORT_FILE_LIMIT
 from nnd_suites.evaluation.verify.models import (
     Correlation,
     PlacedScore,
@@ -32,6 +33,7 @@ from nnd_suites.evaluation.verify.models import (
 from nnd_suites.infra.formatting import count, number, number_interval, plural, rate_with_interval
 from nnd_suites.infra.markdown import render
 from nnd_suites.infra.output_folder import check_output_folder, write_report_folder
+from nnd_suites.infra.reading import DataFileError, parse_json, read_data_text
 from nnd_suites.statistics.outcomes import wilson
 
 VERIFY_FILE = "verify.json"
@@ -117,15 +119,20 @@ def write_placement(
 
 
 def load_verify(path: str | Path) -> VerifyReport:
+    """The verify report of a folder (or its verify.json), read as a bounded regular file."""
     path = Path(path)
     file = path / VERIFY_FILE if path.is_dir() else path
-    try:
-        return VerifyReport.model_validate_json(file.read_text("utf-8"))
-    except OSError as exc:
+    if not file.exists():
         raise NNDError(
-            f"{file}: no verify report there ({exc.strerror}); give the folder written by "
+            f"{file}: no verify report there; give the folder written by "
             "`nnd-suites verify --out DIR`"
-        ) from exc
+        )
+    try:
+        text = read_data_text(file, "verify report", REPORT_FILE_LIMIT)
+        parse_json(text, str(file))  # nesting and integer digits within bounds
+        return VerifyReport.model_validate_json(text)
+    except DataFileError as exc:
+        raise NNDError(f"{exc}; not a readable nnd-suites verify report") from None
     except ValidationError as exc:
         raise NNDError(
             f"{file}: not an nnd-suites verify report ({exc.errors()[0]['msg']})"

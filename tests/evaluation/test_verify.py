@@ -261,3 +261,30 @@ def test_a_systems_file_naming_a_system_twice_is_refused_with_its_line(tmp_path,
         read_systems_file(mapping)
     mapping.write_text("systems:\n  mixqg: ./a\n  dgpt2_sup: ./b\n")
     assert read_systems_file(mapping) == {"mixqg": "./a", "dgpt2_sup": "./b"}
+
+
+@pytest.mark.parametrize(
+    "content, message",
+    [
+        ('{"a": ' * 5_000 + "1" + "}" * 5_000, "verify.json: JSON nested 5000 deep"),
+        (None, "fifo: is a fifo (named pipe), not a verify report"),
+        ("/dev/zero", "/dev/zero: is a device, not a verify report"),
+    ],
+)
+def test_place_reads_the_verify_report_within_bounds(tmp_path, capsys, content, message):
+    """place read the verify report whole, as given: a fifo with no writer waited forever,
+    /dev/zero filled the memory, JSON nested 5,000 deep failed in the parser. It is read as
+    every run file is, a bounded regular file, and refused by name."""
+    import os
+
+    if content is None:
+        verify = tmp_path / "fifo"
+        os.mkfifo(verify)
+    elif content.startswith("/"):
+        verify = content
+    else:
+        verify = tmp_path / "verify.json"
+        verify.write_text(content)
+    assert main(["place", str(verify), str(tmp_path)]) == NNDError.exit_status
+    err = capsys.readouterr().err
+    assert message in err and "not a readable nnd-suites verify report" in err, err
