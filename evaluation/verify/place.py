@@ -109,7 +109,17 @@ def place_in_verify(verify: VerifyReport, report: EvaluationReport) -> Placement
     placed on a line fitted on the tests it rated: each system's pass rate and its own are
     counted on the tests every one of them rated (:func:`rated_by_all`), so a test the new
     model skipped leaves the systems' rates too (``not_rated`` says how many)."""
-    result = report.suites.get(verify.suite)
+    # the verified suite by its own name and content: a run of two suites of one name reports
+    # the second as NAME_2, whichever was given first
+    scored_as = next(
+        (
+            key
+            for key, found in report.suites.items()
+            if (found.suite_name or key, found.content_hash) == (verify.suite, verify.content_hash)
+        ),
+        verify.suite,
+    )
+    result = report.suites.get(scored_as)
     if result is None:
         raise NNDError(
             f"the evaluation of {report.model} has no suite {verify.suite!r} (it has "
@@ -146,7 +156,7 @@ def place_in_verify(verify: VerifyReport, report: EvaluationReport) -> Placement
             "(written by an earlier version), so its fit cannot be restricted to the tests "
             f"{report.model} rated: re-run verify before placing a model in it"
         )
-    model = report.outcomes.get(verify.suite)
+    model = report.outcomes.get(scored_as)
     if not model:
         raise NNDError(
             f"the evaluation of {report.model} holds no per-test outcomes of {verify.suite}: "

@@ -10,6 +10,8 @@ import numpy as np
 import pytest
 from scipy import stats
 
+from nnd_suites import build_suite
+from nnd_suites.builder.adapter import ADAPTERS
 from nnd_suites.cli import main
 from nnd_suites.errors import NNDError, UnknownItemError
 from nnd_suites.evaluation import evaluate
@@ -122,6 +124,21 @@ def test_systems_file_and_placement(tiny_models, tmp_path, capsys):
     x = np.array([verify["pass_rates"][n] for n in SYSTEMS])
     y = np.array([verify["human_scores"][n] for n in SYSTEMS])
     slope, intercept = np.polyfit(x, y, 1)
+    # the verified suite scored second beside another suite of its name (reported as
+    # quiz_design_2) is found by its content: the same placement
+    source = ADAPTERS.get("quiz_design").default_source_path()
+    (tmp_path / "part.jsonl").write_text("".join(source.read_text().splitlines(True)[:60]))
+    part = build_suite("quiz_design", tmp_path / "part.jsonl", tmp_path / "part")
+    two = tmp_path / "two"
+    argv_two = [*argv[:2], str(tmp_path / "part"), "--suite", *argv[2:-1], str(two)]
+    assert main([*argv_two, "--limit", "4", "--quiet", "--device", "cpu"]) == 0
+    assert json.loads((two / "report.json").read_text())["suites"]["quiz_design_2"]["suite_name"]
+    capsys.readouterr()
+    assert main(["place", str(out), str(two), "--json"]) == 0
+    assert json.loads(capsys.readouterr().out) == placement
+    assert (
+        part.manifest.content_hash != json.loads((out / "verify.json").read_text())["content_hash"]
+    )
     placed = placement["overall"]
     own = json.loads((run / "report.json").read_text())["suites"]["quiz_design"]["overall"]
     assert placed["pass_rate"] == pytest.approx(own["pass_rate"])
