@@ -66,7 +66,7 @@ class VerifyReport(StrictModel):
     )
     resamples: int
     seed: int
-    confidence: float
+    confidence: float = Field(gt=0, lt=1, description="the level of every interval (0.95)")
     note: str = Field(description="how much the number of systems lets one conclude")
     overall: Correlation
     by_category: dict[str, Correlation]

@@ -34,6 +34,7 @@ from nnd_suites.infra.formatting import count, number, number_interval, plural, 
 from nnd_suites.infra.markdown import render
 from nnd_suites.infra.output_folder import check_output_folder, write_report_folder
 from nnd_suites.infra.reading import DataFileError, parse_json, read_data_text
+from nnd_suites.infra.validation import validation_problems
 from nnd_suites.statistics.outcomes import wilson
 
 VERIFY_FILE = "verify.json"
@@ -135,7 +136,7 @@ def load_verify(path: str | Path) -> VerifyReport:
         raise NNDError(f"{exc}; not a readable nnd-suites verify report") from None
     except ValidationError as exc:
         raise NNDError(
-            f"{file}: not an nnd-suites verify report ({exc.errors()[0]['msg']})"
+            f"{file}: not an nnd-suites verify report ({validation_problems(exc)})"
         ) from exc
 
 

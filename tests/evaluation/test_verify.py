@@ -305,3 +305,19 @@ def test_place_reads_the_verify_report_within_bounds(tmp_path, capsys, content, 
     assert main(["place", str(verify), str(tmp_path)]) == NNDError.exit_status
     err = capsys.readouterr().err
     assert message in err and "not a readable nnd-suites verify report" in err, err
+
+
+def test_a_verify_report_edited_out_of_range_is_refused_naming_the_field(
+    tiny_models, tmp_path, capsys
+):
+    """A verify.json whose confidence was edited to 1.5 was placed (exit 0) under a '150%
+    prediction interval'; a field out of range is now refused, named with the value found."""
+    out = tmp_path / "verify"
+    assert (
+        main(["verify", "quiz_design", *_system_args(tiny_models), "--out", str(out), *FAST]) == 0
+    )
+    written = json.loads((out / "verify.json").read_text())
+    (out / "verify.json").write_text(json.dumps({**written, "confidence": 1.5}))
+    capsys.readouterr()
+    assert main(["place", str(out), str(tmp_path)]) == NNDError.exit_status
+    assert "confidence: Input should be less than 1 (got 1.5)" in capsys.readouterr().err
