@@ -27,6 +27,10 @@ if TYPE_CHECKING:
 
 def save(figure: Figure, path: str | Path, dpi: int = 110) -> Path:
     """Write a chart into a report folder not yet swapped in (output_folder's temporary one)."""
+    from matplotlib.text import Text  # lazy: matplotlib loads only when a chart is drawn
+
+    for text in figure.findobj(Text):  # a model or category named "a$\\frac$b" is text, not
+        text.set_parse_math(False)  # TeX that fails the draw (and the report folder with it)
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     figure.savefig(path, format="png", dpi=dpi)

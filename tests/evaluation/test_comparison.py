@@ -348,3 +348,16 @@ def test_suites_of_one_name_given_in_the_other_order_are_matched(
     assert main(["compare", runs[2], runs[0]]) == 2
     assert "only run B has suite quiz_design_2;" in capsys.readouterr().err
     assert main(["compare", runs[2], runs[0], "--suite", "quiz_design"]) == 0
+
+
+def test_a_model_named_like_tex_is_drawn_as_text(tmp_path, challenge300_suite, heuristic_report):
+    r"""A model folder named `x$\frac$y` (a `$` pair in a path) made Matplotlib parse the title
+    as TeX: `evaluate --out` and `compare --out` died in the chart with a ParseSyntaxException
+    traceback after scoring, writing nothing. Charts draw every text as written."""
+    for name, model, score in (("a", r"runs/x$\frac$y", chars), ("b", "runs/$b$", words)):
+        write_report(heuristic_report([challenge300_suite], model, score), tmp_path / name)
+        assert (tmp_path / name / "pass_rates.png").read_bytes().startswith(b"\x89PNG")
+    out = tmp_path / "compared"
+    assert main(["compare", str(tmp_path / "a"), str(tmp_path / "b"), "--out", str(out)]) == 0
+    assert (out / "differences.png").read_bytes().startswith(b"\x89PNG")
+    assert r"A = `runs/x$\frac$y`" in (out / "comparison.md").read_text()
