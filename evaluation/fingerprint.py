@@ -1,4 +1,4 @@
-"""Fingerprints of an in-memory model's weights and of its tokenizer: part of its cache scope.
+"""Fingerprints of an in-memory model's weights, config and tokenizer: part of its cache scope.
 
 A model built ``from_config`` or fine-tuned in a notebook has no revision that tells its states
 apart, so the score cache keys it by what it holds. The weight fingerprint is a sha256 over every
@@ -70,6 +70,15 @@ def _bytes_of(tensor: Any) -> memoryview:
 
 def _sha256(block: memoryview) -> bytes:
     return hashlib.sha256(block).digest()
+
+
+def config_fingerprint(config: Any) -> str:
+    """``sha256:<hex>`` of every setting of a model's config but where it was loaded from: two
+    models with the same weights score differently under another ``rope_theta``, attention
+    scaling or window."""
+    settings = {k: v for k, v in config.to_dict().items() if k != "_name_or_path"}
+    body = json.dumps(settings, sort_keys=True, default=str)
+    return "sha256:" + hashlib.sha256(body.encode("utf-8")).hexdigest()
 
 
 def tokenizer_fingerprint(tokenizer: Any) -> str:

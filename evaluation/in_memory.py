@@ -9,7 +9,11 @@ from __future__ import annotations
 from typing import Any
 
 from nnd_suites.errors import ModelLoadError
-from nnd_suites.evaluation.fingerprint import tokenizer_fingerprint, weights_fingerprint
+from nnd_suites.evaluation.fingerprint import (
+    config_fingerprint,
+    tokenizer_fingerprint,
+    weights_fingerprint,
+)
 
 
 def backend_for_model(
@@ -74,14 +78,17 @@ def backend_for_model(
 
 class InMemoryIdentity:
     """Mixed into an HF backend over a model in memory: its identity adds the fingerprints of
-    the weights and the tokenizer (a model built ``from_config`` has no revision of its own)."""
+    the weights, the config and the tokenizer (a model built ``from_config`` has no revision of
+    its own)."""
 
     fingerprints: dict[str, str]
 
     def refresh_identity(self) -> dict[str, str]:
-        """Fingerprint the weights and tokenizer as they are now (after a training step)."""
+        """Fingerprint the weights, config and tokenizer as they are now (after a training
+        step)."""
         self.fingerprints = {
             "weights": weights_fingerprint(self.model),  # type: ignore[attr-defined]
+            "config": config_fingerprint(self.model.config),  # type: ignore[attr-defined]
             "tokenizer": tokenizer_fingerprint(self.tokenizer),  # type: ignore[attr-defined]
         }
         return self.fingerprints

@@ -99,6 +99,25 @@ def test_evaluating_again_after_changing_the_weights_gives_the_fresh_figures(
     assert [o.ll_high for o in third.outcomes["challenge300"]] == lls
 
 
+def test_the_same_weights_under_another_config_never_reuse_the_scores(
+    tiny_causal_model, challenge300_suite, tmp_path
+):
+    """The weights of one folder under another config (attention not scaled): other scores,
+    which the cache gave back as the first model's (its scope held weights and tokenizer only)."""
+    tokenizer = AutoTokenizer.from_pretrained(tiny_causal_model)
+    other = AutoModelForCausalLM.from_pretrained(tiny_causal_model, scale_attn_weights=False)
+    options = {"progress": False, "limit": 5, "cache_dir": tmp_path}
+    model = AutoModelForCausalLM.from_pretrained(tiny_causal_model)
+    first = nnd_suites.evaluate((model, tokenizer), challenge300_suite, **options)
+    second = nnd_suites.evaluate((other, tokenizer), challenge300_suite, **options)
+    fresh = nnd_suites.evaluate((other, tokenizer), challenge300_suite, **options, cache=False)
+    assert second.requests.cached == 0
+    lls = [o.ll_high for o in second.outcomes["challenge300"]]
+    assert lls == [o.ll_high for o in fresh.outcomes["challenge300"]]
+    assert lls != [o.ll_high for o in first.outcomes["challenge300"]]
+    assert _scope(other, tokenizer) != _scope(model, tokenizer)
+
+
 def test_weights_that_cannot_be_read_are_never_reused_from_the_cache(tiny_causal_model, caplog):
     """Offloaded weights (on the meta device) cannot be hashed: each fingerprint is then new, so
     no score is ever taken from the cache for them, and a warning says so."""
