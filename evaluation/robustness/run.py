@@ -71,17 +71,17 @@ def robustness(
     transformations = [make_transformation(spec) for spec in transforms]
     specs = [t.spec for t in transformations]
     require_unique(specs, "transformation")
+    # `typos` and `typos:rate=0.05`, `lowercase` and `lowercase:on=both`: one transformation
+    if len({(t.name, repr(t.params_dict())) for t in transformations}) < len(transformations):
+        raise NNDError(
+            f"transformations {specs} include the same one twice (with its default "
+            "parameters spelt out or not); give each once"
+        )
     children = {
         (parent.name, t.spec): transform_suite(parent, t)
         for parent in parents
         for t in transformations
     }
-    names = [child.name for child in children.values()]
-    if len(set(names)) < len(names):  # `typos` and `typos:rate=0.05` are one transformation
-        raise NNDError(
-            f"transformations {specs} include the same one twice (with its default "
-            "parameters spelt out or not); give each once"
-        )
     scored = [*parents, *children.values()]
     outcomes, untouched, evaluation, full = _evaluate(model, scored, evaluate_options, limit)
     # the parents as `evaluate --suite SPEC --limit N` records them: the whole suite's identity

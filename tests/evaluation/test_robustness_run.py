@@ -104,6 +104,7 @@ def test_second_run_reuses_cached_scores(backend, challenge300_suite, tmp_path):
     [
         (["lowercase", "lowercase"], "transformation 'lowercase' is given twice"),
         (["typos", "typos:rate=0.05"], "include the same one twice"),
+        (["lowercase", "lowercase:on=both"], "include the same one twice"),  # its default `on`
         (["typos:rate=3"], "transformation typos: parameter 'rate'"),
         (["lowercas"], "unknown transformation 'lowercas'"),
     ],
