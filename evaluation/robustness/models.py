@@ -81,6 +81,11 @@ class RobustnessReport(StrictModel):
         description="each suite's untouched pass rate over all its tests (the run's own report)"
     )
     transforms: list[str]
+    transform_params: dict[str, dict[str, Any]] = Field(
+        default_factory=dict,
+        description="each transformation of `transforms` with every parameter, defaults and "
+        "seed included (empty in a report written before they were recorded)",
+    )
     cells: list[RobustnessCell]
     evaluation: dict[str, Any] = Field(
         default_factory=dict, description="what the evaluator recorded (template, mode, cache)"

@@ -67,6 +67,18 @@ def scoring_line(evaluation: dict[str, Any]) -> str:
     return f"Scored with scorer `{evaluation['scorer']}`, mode `{evaluation.get('mode')}`, {named}."
 
 
+def parameters_line(report: RobustnessReport) -> str:
+    """Each transformation with every parameter, defaults and seed included: ``typos`` alone
+    does not say which seed and rate made its suite."""
+    if not report.transform_params:
+        return ""
+    described = "; ".join(
+        f"`{spec}`: " + ", ".join(f"{key}={value}" for key, value in params.items())
+        for spec, params in report.transform_params.items()
+    )
+    return f"\n\nTransformations with every parameter (defaults and seeds included): {described}."
+
+
 def to_markdown(report: RobustnessReport, per_category: bool = True) -> str:
     """The report in Markdown: the overall table, then (``per_category``) a table per cell;
     the overall table alone (the command line's) ends without a line break."""
@@ -91,7 +103,7 @@ def to_markdown(report: RobustnessReport, per_category: bool = True) -> str:
     return render(
         TEMPLATE,
         report=report,
-        scoring_line=scoring_line(report.evaluation),
+        scoring_line=scoring_line(report.evaluation) + parameters_line(report),
         limit_note=limit_note(report.evaluation.get("limit"), kept_of(report)),
         per_category=per_category,
         rows=rows,

@@ -106,6 +106,7 @@ def robustness(
             alpha=alpha,
             suites={p.name: untouched[by_suite[id(p)]] for p in parents},
             transforms=specs,
+            transform_params={t.spec: t.params_dict() for t in transformations},
             cells=cells,
             evaluation=evaluation,
         )

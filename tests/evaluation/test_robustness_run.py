@@ -89,6 +89,20 @@ def test_pass_rates_are_on_the_same_tests(backend, quiz_case_groups):
     assert cell.b_only == lost
 
 
+def test_each_transformation_is_recorded_with_its_default_seed_and_parameters(
+    backend, challenge300_suite, tmp_path
+):
+    """`--transform typos` recorded `typos` alone: no report said which seed and rate made its
+    suite. Each is recorded with every parameter, in robustness.json and robustness.md."""
+    some = subset(challenge300_suite, {p.group_id for p in challenge300_suite.pairs[:20]})
+    report = robustness(backend, [some], ["typos", "lowercase"], out=tmp_path, progress=False)
+    typos = {"rate": 0.05, "seed": 0, "on": "candidates"}
+    assert report.transform_params == {"typos": typos, "lowercase": {"on": "both"}}
+    written = json.loads((tmp_path / "robustness.json").read_text())
+    assert written["transform_params"]["typos"] == typos
+    assert "`typos`: on=candidates, seed=0, rate=0.05" in (tmp_path / "robustness.md").read_text()
+
+
 def test_second_run_reuses_cached_scores(backend, challenge300_suite, tmp_path):
     some = subset(challenge300_suite, {p.group_id for p in challenge300_suite.pairs[:150]})
     first = robustness(backend, [some], TRANSFORMS, cache_dir=tmp_path, progress=False)
