@@ -18,6 +18,7 @@ from typing import Any, ClassVar
 from pydantic import Field
 
 from nnd_suites.errors import NNDError, PluginError
+from nnd_suites.infra.key_values import require_unique
 from nnd_suites.plugins.params import PluginParams, parse_params, parse_plugin_spec
 from nnd_suites.plugins.registry import Plugin, PluginMetadata, Registry
 from nnd_suites.statistics.subsets import largest_first
@@ -123,6 +124,8 @@ def suite_slices(data: SliceInput, specs: Sequence[str] | None = None) -> SliceS
     (``NAME[:param=value,...]``) in the order given: a slice named there that gives no set is
     an error saying why (a slice that does not apply is left out only when none was named)."""
     found: SliceSets = {}
+    if specs is not None:  # a repeat (with other parameters or not) would make its sets twice
+        require_unique([spec.partition(":")[0] for spec in specs], "slice", "--slice")
     for spec in specs if specs is not None else SLICES.names():
         name = spec.partition(":")[0]
         plugin = make_slice(spec)

@@ -163,6 +163,17 @@ def test_a_slice_named_that_gives_no_set_is_an_error_saying_why(capsys):
     }
 
 
+def test_a_slice_named_twice_is_a_usage_error(capsys):
+    """`--slice context_length --slice context_length:bins=10` blamed the plugin (exit status 7,
+    "slice context_length: set 'context_length' is produced twice") for the user's repeat."""
+    from nnd_suites.cli import main
+
+    for second in ("context_length", "context_length:bins=10"):
+        argv = ["slices", "quiz_design", "--slice", "context_length", "--slice", second]
+        assert main(argv) == 2
+        assert "slice 'context_length' is given twice (--slice)" in capsys.readouterr().err
+
+
 def test_the_readme_example_plugin_gives_its_examples_output(tmp_path):
     """slices/README.md's plugin and examples.json, run as a contributor would (own process:
     the decorator registers into the global registry)."""
