@@ -82,7 +82,19 @@ class Plugin:
         path = folder / cls.examples_file
         if not path.is_file():
             return []
-        return json.loads(path.read_text(encoding="utf-8"))["examples"]
+        key = cls.examples_key
+        try:
+            cases = json.loads(path.read_text(encoding="utf-8"))["examples"]
+            if not all(isinstance(case, dict) and isinstance(case[key], str) for case in cases):
+                raise TypeError
+        except json.JSONDecodeError as exc:
+            raise PluginError(f"{path}: not JSON ({exc})") from None
+        except (KeyError, TypeError):
+            raise PluginError(
+                f'{path}: write {{"examples": [{{"{key}": NAME, ...}}, ...]}}, each case an '
+                f"object naming its {key} plugin"
+            ) from None
+        return cases
 
     @classmethod
     def examples(cls) -> list[dict[str, Any]]:

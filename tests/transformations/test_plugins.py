@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import random
+import re
 import subprocess
 import sys
 
@@ -200,6 +201,24 @@ def test_declaration_errors_are_caught_at_registration():
         TRANSFORMATIONS.register("lowercase")(type("Lowercase2", (Reverse,), {}))
     with pytest.raises(PluginError, match="lower-case identifier"):
         TRANSFORMATIONS.register("Bad-Name")(type("Bad", (Reverse,), {}))
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ('{"examples": [{"transformation": "reverse",', "not JSON (Expecting"),
+        ('[{"transformation": "reverse"}]', 'write {"examples": [{"transformation": NAME'),
+        ('{"examples": [{"input": "ab"}]}', "each case an object naming its transformation"),
+        ('{"examples": ["reverse"]}', "each case an object naming its transformation"),
+    ],
+)
+def test_a_malformed_examples_file_is_named(text, message, tmp_path):
+    """A contributed folder's damaged examples.json failed the harness with a bare
+    JSONDecodeError, TypeError or KeyError naming no file."""
+    (tmp_path / "examples.json").write_text(text)
+    with pytest.raises(PluginError, match=re.escape(message)) as raised:
+        Transformation.examples_in(tmp_path)
+    assert str(tmp_path / "examples.json") in str(raised.value)
 
 
 def test_list_shows_transformations(capsys):
