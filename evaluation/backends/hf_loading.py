@@ -284,12 +284,13 @@ def model_revision(model: str, revision: str | None) -> str:
 def load_tokenizer(model: str, revision: str | None = None, trust_remote_code: bool = False):
     """The model's tokenizer, refused when it encodes ordinary text to (almost) nothing: a model
     folder without its tokenizer files gets a placeholder tokenizer that ties every test. The
-    embedded model's name is its folder; a revision given with a local folder is refused."""
+    embedded model's name is its folder; a revision given with a local folder, a missing folder
+    or a Hub id that cannot be fetched is refused at once (:func:`check_model_reference`)."""
     # lazy: transformers loads with a model only (`import nnd_suites` stays torch-free)
     from transformers import AutoTokenizer
 
     model = embedded_or(model)
-    refuse_revision_of_folder(model, revision)
+    check_model_reference(model, revision)
     try:
         tokenizer = AutoTokenizer.from_pretrained(
             model, revision=revision, trust_remote_code=trust_remote_code

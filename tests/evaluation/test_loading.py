@@ -86,6 +86,31 @@ def test_an_unreachable_hub_is_said_once_with_the_offline_route(monkeypatch):
         load_backend("some-org/some-model")
 
 
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["export-lm-eval", "challenge300", "--scorer", "sum", "--tokenizer", "gpt2", "--to"],
+        ["chat-prompts", "hh_rlhf", "--tokenizer", "gpt2", "--out"],
+    ],
+)
+def test_a_tokenizer_from_an_unreachable_hub_is_refused_at_once(
+    argv, tmp_path, monkeypatch, capsys
+):
+    """A command that loads a tokenizer alone (no model): the Hub id is refused before
+    transformers retries for a minute, with the offline route, not "pass a Hub model id"."""
+    import transformers
+
+    monkeypatch.setattr(hf_loading, "hub_offline", lambda: False)
+    monkeypatch.setattr(hf_loading, "hub_reachable", lambda: False)
+    monkeypatch.setattr(
+        transformers.AutoTokenizer, "from_pretrained", lambda *a, **k: pytest.fail("asked the Hub")
+    )
+    assert main([*argv, str(tmp_path / "out")]) == ModelLoadError.exit_status
+    err = " ".join(capsys.readouterr().err.split())
+    assert "model 'gpt2': the Hugging Face Hub" in err and "HF_HUB_OFFLINE=1" in err
+    assert not (tmp_path / "out").exists()
+
+
 def test_a_folder_without_tokenizer_files_is_refused(tiny_causal_model, tmp_path):
     bare = tmp_path / "bare"
     bare.mkdir()
