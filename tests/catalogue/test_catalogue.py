@@ -63,6 +63,19 @@ def test_a_build_checks_the_declared_figures_and_loads_with_datasets(tmp_path):
     assert rows.num_rows == 807
 
 
+def test_build_catalogue_says_which_figures_it_checked(tmp_path, monkeypatch, capsys):
+    """It printed "declared figures hold: none checked here: ..." (the entry's published figure
+    in words) for suites whose test count and breakdowns it had checked."""
+    entries = load_catalogue(_catalogue(tmp_path))
+    entries[0].figures.published = "none checked here: the rule's count"
+    monkeypatch.setattr("nnd_suites.catalogue.entries.load_catalogue", lambda: entries)
+    assert main(["build", "--catalogue", "--out", str(tmp_path / "out")]) == 0
+    assert (
+        "  declared figures hold (807 tests, tests per category); published: none checked here: "
+        "the rule's count\n"
+    ) in capsys.readouterr().out
+
+
 def test_a_figure_the_build_does_not_give_is_a_named_error(tmp_path):
     entries = load_catalogue(_catalogue(tmp_path, tests=806))
     with pytest.raises(CatalogueError, match=r"c300: tests: expected 806, the build gave 807"):

@@ -153,7 +153,10 @@ def build_catalogue_folder(parent: Path, source_dir: Path | None) -> int:
             continue
         built += 1
         say(f"wrote {parent / outcome.entry.name} ({plural(len(outcome.suite), 'pair')})")
-        say(f"  declared figures hold: {outcome.entry.figures.published}")
+        figures = outcome.entry.figures  # what was checked, then the published figure, in words
+        held = [plural(figures.tests, "test")] + [f"tests per {f}" for f in figures.breakdowns]
+        held[1:1] = [plural(figures.groups, "group")] if figures.groups else []
+        say(f"  declared figures hold ({', '.join(held)}); published: {figures.published}")
         print_stats(outcome.suite.stats())
         say()
     if not built:
