@@ -4,7 +4,7 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -70,6 +70,13 @@ def _backend_header(backend: dict, report: EvaluationReport) -> str:
 def is_embedded(model: str) -> bool:
     """Whether the run scored the embedded random-weights pipeline-check model."""
     return model == EMBEDDED or EMBEDDED_FOLDER in model
+
+
+def embedded_heading_note(models: Iterable[str]) -> str:
+    """What follows the heading of a report of several models (leaderboard, verify) or of one
+    model's several runs (robustness): the pipeline-check warning when one of them is the
+    embedded random-weights model, else nothing."""
+    return f"\n\n> **{EMBEDDED_NOTE}**" if any(map(is_embedded, models)) else ""
 
 
 def markdown(report: EvaluationReport) -> str:

@@ -22,7 +22,7 @@ from pydantic import ValidationError
 
 from nnd_suites.errors import NNDError
 from nnd_suites.evaluation.plots import short_name, write_scatter
-from nnd_suites.evaluation.report_markdown import limit_note
+from nnd_suites.evaluation.report_markdown import embedded_heading_note, limit_note
 from nnd_suites.evaluation.saved import REPORT_FILE_LIMIT
 from nnd_suites.evaluation.verify.models import (
     Correlation,
@@ -175,6 +175,7 @@ def verify_markdown(report: VerifyReport) -> str:
     return render(
         VERIFY_TEMPLATE,
         report=report,
+        embedded_note=embedded_heading_note(report.systems.values()),
         level=f"{100 * report.confidence:g}%",
         limit_note=limit_note(report.limit, {report.suite: (overall.tests, report.limited)}),
         systems=systems,

@@ -53,6 +53,28 @@ def test_verify_scores_the_embedded_model_for_a_system(embedded_is_tiny, tmp_pat
     assert set(rates) == {"mixqg", "dgpt2_sup"} and rates["mixqg"] == rates["dgpt2_sup"]
 
 
+def test_every_report_of_the_embedded_model_says_its_figures_mean_nothing(
+    embedded_is_tiny, tmp_path, capsys
+):
+    """report.md said so, but verify.md (printed by `verify` too), robustness.md and
+    leaderboard.md showed a random-weights model's figures as any model's."""
+    import nnd_suites
+    from nnd_suites.evaluation.multi import leaderboard_markdown
+    from nnd_suites.evaluation.robustness import to_markdown
+
+    fast = {"limit": 2, "cache": False, "progress": False}
+    board = nnd_suites.evaluate_models([tiny.EMBEDDED], ["challenge300"], **fast)
+    robust = nnd_suites.robustness(tiny.EMBEDDED, ["challenge300"], ["lowercase"], **fast)
+    systems = ["--system", f"mixqg={embedded_is_tiny}", "--system", f"dgpt2_sup={tiny.EMBEDDED}"]
+    args = ["--limit", "2", "--quiet", "--no-cache", "--resamples", "50", "--out", str(tmp_path)]
+    assert main(["verify", "quiz_design", *systems, *args]) == 0
+    printed = capsys.readouterr().out
+    for text in (leaderboard_markdown(board), to_markdown(robust), printed):
+        assert f"\n\n> **{tiny.EMBEDDED_NOTE}**\n" in text
+    # a model with weights of its own gets no such line
+    assert tiny.EMBEDDED_NOTE not in to_markdown(robust.model_copy(update={"model": "gpt2"}))
+
+
 def test_load_backend_and_load_tokenizer_take_the_embedded_model(embedded_is_tiny):
     """The loaders themselves resolve the name: a reference model, chat-prompts'
     --tokenizer, export-lm-eval's tokenizer get it as evaluate's --model does."""
