@@ -10,6 +10,7 @@ from pathlib import Path
 from nnd_suites.cli.habits import DTYPE_ALIASES, parse_model_args
 from nnd_suites.errors import NNDError
 from nnd_suites.infra.batching_strategies import strategy_help
+from nnd_suites.infra.builtin_models import EMBEDDED
 
 # Range checks run while the command line is parsed (a usage error, exit 2), never after scoring.
 
@@ -139,8 +140,9 @@ def add_scoring_options(
         parser.add_argument(
             "--model",
             action="append" if several_models else "store",
-            help="Hub model id (e.g. distilgpt2) or a local model folder (required, here or as "
-            "--model_args pretrained=...)"
+            help="Hub model id (e.g. distilgpt2), a local model folder or .gguf file, or "
+            f"{EMBEDDED} (random weights, nothing downloaded: a pipeline check) (required, "
+            "here or as --model_args pretrained=...)"
             + (" (repeatable: a report per model and one leaderboard)" if several_models else ""),
         )
         parser.add_argument(

@@ -7,7 +7,7 @@ import json
 import pytest
 
 from nnd_suites import load_suite
-from nnd_suites.cli import main
+from nnd_suites.cli import build_parser, main
 from nnd_suites.errors import ModelLoadError, NNDError, UnknownItemError
 
 
@@ -223,14 +223,21 @@ def test_log_level_and_verbosity(capsys):
 
 def test_every_command_help_reads_clean():
     """argparse %-formats argument help but not descriptions: a '%%' there shows as written."""
-    from nnd_suites.cli import build_parser
-
     commands = build_parser().commands
     assert len(commands) >= 17
     for name, sub in commands.items():
         text = sub.format_help()
         assert "%%" not in text and "%(" not in text, name
         assert sub.description, f"{name} has no description"
+
+
+def test_the_model_help_names_every_kind_of_model_it_takes():
+    """--model's help named a Hub id or a local folder only: not the README's default
+    (nnd-suites:tiny-random, made on the spot) nor a .gguf file, which --model also takes."""
+    for name in ("evaluate", "robustness"):
+        text = " ".join(build_parser().commands[name].format_help().split())
+        assert "or nnd-suites:tiny-random (random weights, nothing downloaded" in text, name
+        assert "a local model folder or .gguf file" in text, name
 
 
 def test_data_parallel_is_refused_where_it_cannot_help(tmp_path, capsys):

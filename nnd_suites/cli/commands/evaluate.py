@@ -30,8 +30,9 @@ def register(subparsers: Commands) -> None:
     parser = subparsers.add_parser(
         "evaluate",
         help="score a model on suites (log-likelihood NND tests) and report",
-        description="Score a Hugging Face model (Hub id or local folder) on NND suites: a test "
-        "passes when the better candidate gets the higher mean log-probability.",
+        description="Score a model (Hub id, local folder, .gguf file or a built-in model) on NND "
+        "suites: a test passes when the better candidate gets the higher mean log-probability "
+        "(or the higher score of --scorer).",
     )
     parser.add_argument(
         "--suite",
