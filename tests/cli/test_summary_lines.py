@@ -189,3 +189,19 @@ def test_slices_say_which_tests_a_subset_rate_is_over(small_window_model, tmp_pa
         else:
             assert "rated" not in line
     assert checked > 0
+
+
+def test_the_printed_intervals_say_what_they_are(tiny_causal_model, tmp_path, capsys):
+    """`evaluate` and `slices --run` printed '50.6% [48.7, 52.5]' with nothing saying what the
+    bracket is; report.md says 'pass rate [95% CI]'."""
+    run = tmp_path / "run"
+    _, _, printed = _evaluate("challenge300", str(tiny_causal_model), run, capsys)
+    lines = printed.splitlines()
+    named = lines.index(
+        "pass rate [Wilson 95% interval] of the rated tests, per suite and category:"
+    )
+    assert lines[named + 1].startswith("challenge300: ")
+    assert main(["slices", "challenge300", "--run", str(run)]) == 0
+    assert capsys.readouterr().out.startswith(
+        f"slices of challenge300 (807 tests; pass rate [Wilson 95% interval] in run {run})\n"
+    )

@@ -105,6 +105,7 @@ def run(args: argparse.Namespace) -> int:
     )
     if report.limit:  # a smoke test must not read as the suite's figures
         say(limit_note(report.limit, kept_tests(report.suites)).strip())
+    say("pass rate [Wilson 95% interval] of the rated tests, per suite and category:")
     for name, result in report.suites.items():
         say(f"{name}: {rate_summary(result.overall)}")
         for category, rate in result.by_category.items():

@@ -64,7 +64,8 @@ def run(args: argparse.Namespace) -> int:
         say_json(json.dumps(sets, ensure_ascii=False))
         return 0
     rates = slice_rates(suite, outcomes, args.slice) if outcomes else {}
-    say(f"slices of {suite.name} ({plural(len(suite.pairs), 'test')})")
+    how = f"; pass rate [Wilson 95% interval] in run {args.run}" if rates else ""
+    say(f"slices of {suite.name} ({plural(len(suite.pairs), 'test')}{how})")
     for name, subsets in sets.items():
         say(name)
         for subset, ids in subsets.items():
