@@ -275,9 +275,10 @@ def _check_header(path: Path, header: list[str], required: tuple[str, ...]) -> N
             )
         first[name] = position
     missing = [name for name in required if name not in header]
-    if missing:
+    if missing:  # each name cut: another format's first line is one long "column"
+        shown = [name if len(name) <= 48 else f"{name[:48]}..." for name in header]
         raise SourceFormatError(
-            str(path), 1, f"missing required column(s) {missing}", f"the header has {header}"
+            str(path), 1, f"missing required column(s) {missing}", f"the header has {shown}"
         )
 
 

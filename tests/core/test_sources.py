@@ -106,6 +106,17 @@ def test_tsv_missing_required_column(tmp_path):
         build_suite("challenge300", write(tmp_path / "c3.tsv", lines))
 
 
+def test_a_header_of_one_long_field_is_shown_cut(tmp_path):
+    """Quiz Design's JSON lines given to challenge300 (a TSV reader): the error quoted the whole
+    first line (a 2,500-character JSON object) as the header."""
+    with pytest.raises(SourceFormatError) as error:
+        build_suite("challenge300", QD_SOURCE)
+    message = str(error.value)
+    assert f"{QD_SOURCE}:1: missing required column(s) ['id', 'question', 'category']" in message
+    assert 'the header has [\'{"group_id": 0, "doc_id": 0, "answer_span": "mee...' in message
+    assert len(message) < len(str(QD_SOURCE)) + 300
+
+
 def test_non_numeric_credit(tmp_path):
     lines = C3_SOURCE.read_text("utf-8").splitlines()[:3]
     lines[1] = lines[1].rsplit("\t", 1)[0] + "\tyes"
