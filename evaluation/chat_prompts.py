@@ -31,9 +31,10 @@ def chat_prompt(tokenizer, value: str, field: str = "conversation") -> str:
     tokenizer's leading special tokens, and a second BOS would be a context the model never saw.
     """
     if getattr(tokenizer, "chat_template", None) is None:
+        named = getattr(tokenizer, "name_or_path", None) or type(tokenizer).__name__
         raise TemplateError(
-            f"the tokenizer {type(tokenizer).__name__} has no chat template; score with the "
-            "suite's text template instead"
+            f"the tokenizer of {named!r} has no chat template: give a chat model's tokenizer, "
+            "or score with the suite's text template instead"
         )
     turns = [turn.model_dump() for turn in decode_turns(value, field)]
     # lazy: jinja2 and transformers load only when a model's chat template is rendered

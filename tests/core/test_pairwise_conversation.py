@@ -4,6 +4,7 @@ pairwise suite (hh_rlhf) with a plain template and with a tiny chat-templated to
 from __future__ import annotations
 
 import json
+import re
 import shutil
 
 import pytest
@@ -99,6 +100,11 @@ def test_chat_prompt_is_the_tokenizers_template_without_a_second_bos(chat_model)
     )
     tokenizer.chat_template = None
     with pytest.raises(TemplateError, match="has no chat template"):
+        chat_prompt(tokenizer, value, "dialogue")
+    # the message named the tokenizer's class (TokenizersBackend), not the model given
+    with pytest.raises(
+        TemplateError, match=re.escape(f"the tokenizer of '{chat_model}' has no chat")
+    ):
         chat_prompt(tokenizer, value, "dialogue")
 
 
