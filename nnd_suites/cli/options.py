@@ -53,12 +53,14 @@ def group_limit(text: str) -> int | float:
         value = math.nan
     if 0 < value < 1:
         return value
+    how = "give a number of context groups (an integer >= 1) or a fraction between 0 and 1"
     if math.isnan(value) or (math.isfinite(value) and value.is_integer()):
-        # 2.0 is two groups, as 2 is; 0, -3 or a word are refused as integers are
-        return positive_int(text if math.isnan(value) else str(int(value)))
-    raise argparse.ArgumentTypeError(
-        f"{text!r}: give a number of context groups (an integer >= 1) or a fraction between 0 and 1"
-    )
+        # 2.0 is two groups, as 2 is; 0, -3 or a word are refused as integers are, with both ways
+        try:
+            return positive_int(text if math.isnan(value) else str(int(value)))
+        except argparse.ArgumentTypeError as error:
+            raise argparse.ArgumentTypeError(f"{str(error).split(';')[0]}; {how}") from None
+    raise argparse.ArgumentTypeError(f"{text!r}: {how}")
 
 
 def non_negative_int(text: str) -> int:

@@ -56,6 +56,16 @@ def test_an_unknown_argument_without_a_twin_says_see_help(capsys):
         ([*EVALUATE, "--model", "m", "--retries", "-2"], "--retries: -2 is below 0"),
         ([*EVALUATE, "--model", "m", "--data-parallel", "0"], "--data-parallel: 0 is below 1"),
         ([*EVALUATE, "--model", "m", "--limit", "0"], "--limit: 0 is below 1"),
+        # the integer refusals said "give an integer >= 1", hiding that a fraction works too
+        (
+            [*EVALUATE, "--model", "m", "--limit", "0"],
+            "0 is below 1; give a number of context groups (an integer >= 1) or a fraction",
+        ),
+        (
+            [*EVALUATE, "--model", "m", "--limit", "all"],
+            "'all' is not an integer; give a number of context groups (an integer >= 1) or a "
+            "fraction between 0 and 1",
+        ),
         (
             [*EVALUATE, "--model", "m", "--batch-size", "0"],
             "--batch-size/--batch_size: 0 is below 1",
