@@ -240,6 +240,14 @@ def test_the_model_help_names_every_kind_of_model_it_takes():
         assert "a local model folder or .gguf file" in text, name
 
 
+def test_validate_help_names_the_export_folders_it_checks():
+    """validate's help named suites only, though the README's `validate out/nnd` checks an
+    export folder (each config and its card)."""
+    text = " ".join(build_parser().commands["validate"].format_help().split())
+    assert "hub:ORG/NAME/CONFIG; or an export folder" in text
+    assert "each config and the card's data_files, Features and row counts" in text
+
+
 def test_data_parallel_is_refused_where_it_cannot_help(tmp_path, capsys):
     served = ["evaluate", "--suite", "challenge300", "--model", "m", "--base-url"]
     assert main([*served, "http://127.0.0.1:9/v1", "--data-parallel", "2"]) == NNDError.exit_status

@@ -19,11 +19,15 @@ if TYPE_CHECKING:
 
 
 def register(subparsers: Commands) -> None:
-    parser = subparsers.add_parser("validate", help="validate a suite (folder or any suite name)")
-    parser.add_argument(
-        "suite",
-        help=SUITE_HELP,
+    parser = subparsers.add_parser(
+        "validate",
+        help="validate a suite (folder or any suite name) or an export folder",
+        description="Validate a suite: its schema, content hash and invariants (an edit of any "
+        "manifest field, of the pairs or of the candidates is named). Given a folder written "
+        "by `export` or `build --all`, validate each config and the card's data_files, "
+        "Features and row counts as datasets.load_dataset reads them.",
     )
+    parser.add_argument("suite", help=f"{SUITE_HELP}; or an export folder")
     parser.set_defaults(func=run)
 
 
