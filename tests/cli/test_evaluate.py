@@ -248,6 +248,14 @@ def test_validate_help_names_the_export_folders_it_checks():
     assert "each config and the card's data_files, Features and row counts" in text
 
 
+def test_schema_help_names_every_schema_it_writes(tmp_path):
+    """schema's help said 'suite files'; it writes the quality map's and every report's too."""
+    text = " ".join(build_parser().commands["schema"].format_help().split())
+    assert "Write the JSON Schemas of suite files, quality maps and reports." in text
+    assert main(["schema", "--out", str(tmp_path)]) == 0
+    assert {"quality_map.schema.json", "verify.schema.json"} <= {p.name for p in tmp_path.iterdir()}
+
+
 def test_data_parallel_is_refused_where_it_cannot_help(tmp_path, capsys):
     served = ["evaluate", "--suite", "challenge300", "--model", "m", "--base-url"]
     assert main([*served, "http://127.0.0.1:9/v1", "--data-parallel", "2"]) == NNDError.exit_status

@@ -13,7 +13,9 @@ from nnd_suites.quality_map import write_schema
 
 
 def register(subparsers: Commands) -> None:
-    parser = subparsers.add_parser("schema", help="write the JSON Schemas of suite files")
+    parser = subparsers.add_parser(
+        "schema", help="write the JSON Schemas of suite files, quality maps and reports"
+    )
     parser.add_argument("--out", type=Path, default=None, help="folder (default: .)")
     parser.add_argument(
         "--quality-map",
