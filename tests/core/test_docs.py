@@ -112,3 +112,18 @@ def test_readme_reads_each_run_with_a_suite_it_scored():
         (run,) = _option_values(argv, "--run")
         if run in scored:
             assert argv[1] in scored[run], f"{' '.join(argv)}: {run} scored {scored[run]}"
+
+
+def test_every_nnd_suites_call_in_the_readme_works_after_import_nnd_suites() -> None:
+    """The README named `nnd_suites.human.scores.human_scores(suite)` and two more such paths:
+    after `import nnd_suites` (its Python examples' only import) each was an AttributeError
+    ('No nnd_suites attribute human'). Each name called as ``nnd_suites.X(`` must resolve from
+    that import alone, in a fresh process (another test may have imported the submodule)."""
+    import sys
+
+    readme = (ROOT / "README.md").read_text("utf-8")
+    names = sorted(set(re.findall(r"(?<![\w.])(nnd_suites(?:\.\w+)+)\(", readme)))
+    assert "nnd_suites.verify_suite" in names  # the pattern finds the README's calls
+    code = f"import nnd_suites\nfor name in {names!r}:\n    eval(name)\n"
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr[-2000:]
