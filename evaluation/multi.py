@@ -32,6 +32,7 @@ from nnd_suites.evaluation.report_markdown import embedded_heading_note, kept_te
 from nnd_suites.evaluation.shared_runs import share_runs
 from nnd_suites.evaluation.task_charts import write_task_rates
 from nnd_suites.evaluation.task_grouping import BASELINE_COLUMNS, task_rows
+from nnd_suites.evaluation.tiny import EMBEDDED, embedded_folder
 from nnd_suites.infra.formatting import count, percent
 from nnd_suites.infra.markdown import render
 from nnd_suites.infra.output_folder import check_output_folder, write_report_folder
@@ -89,10 +90,11 @@ def evaluate_models(
 
 def _refuse_repeated_models(models: Sequence[str | Path]) -> None:
     """A model given twice would be scored twice and ranked against itself (``m1``, ``m1_2``);
-    a local folder or file is the same model however its path is written (``m1``, ``./m1/``)."""
+    a local folder or file is the same model however its path is written (``m1``, ``./m1/``), and
+    the embedded model's name is its folder."""
     seen: dict[str, str] = {}
     for model in map(str, models):
-        path = Path(model).expanduser()
+        path = (embedded_folder() if model == EMBEDDED else Path(model)).expanduser()
         key = str(path.resolve()) if path.exists() else model
         if key in seen:
             spelt = "" if seen[key] == model else f" (as {seen[key]!r} and {model!r})"

@@ -174,13 +174,18 @@ def tiny_seq2seq_lm(
     return folder
 
 
+def embedded_folder(cache: Path | None = None) -> Path:
+    """Where the embedded model is made (nothing is made here)."""
+    return (cache or cache_root()) / "models" / EMBEDDED_FOLDER
+
+
 def embedded_model(cache: Path | None = None) -> Path:
     """The embedded model's folder (``EMBEDDED``), made on first use under the nnd-suites cache
     from the shipped Quiz Design and Challenge 300 texts; later calls reuse it while its stamp
     (:mod:`.stamp`: every file's sha256) holds, and remake it when not (a truncated weights
     file, a build cut short). Concurrent callers (data-parallel ranks) take turns on the
     models folder's lock: the first makes it, the others find it whole."""
-    folder = (cache or cache_root()) / "models" / EMBEDDED_FOLDER
+    folder = embedded_folder(cache)
     if stamp_problem(folder) is None:
         return folder
     with folder_lock(folder.parent):

@@ -162,6 +162,19 @@ def test_multi_model_errors_before_scoring(tmp_path):
         evaluate_models([str(first), str(tmp_path / "models" / "tinyy")], "challenge300")
 
 
+def test_the_embedded_model_and_its_folder_are_one_model(tmp_path, monkeypatch):
+    """The CLI resolves nnd-suites:tiny-random to its folder before refusing a repeat; from
+    Python the name and the folder were two models, scored twice and ranked against each other
+    (``nnd-suites_tiny-random`` and ``tiny-random-PIPELINE-CHECK-...``)."""
+    from nnd_suites.evaluation import tiny
+
+    monkeypatch.setenv("NND_SUITES_CACHE", str(tmp_path))
+    folder = tmp_path / "models" / tiny.EMBEDDED_FOLDER
+    folder.mkdir(parents=True)  # nothing in it: the refusal comes before any model loads
+    with pytest.raises(nnd_suites.NNDError, match="given more than once"):
+        evaluate_models([tiny.EMBEDDED, str(folder)], "challenge300")
+
+
 def test_shipped_report_schemas_are_up_to_date():
     for name, schema in report_schemas().items():
         assert _shipped(name) == schema, f"run `nnd-suites schema --reports` to refresh {name}"
