@@ -128,9 +128,20 @@ def test_verify_and_place_run_on_a_pairwise_suite(named_suite, three_models, tmp
     evaluate = ["evaluate", "--suite", str(folder), "--model", str(three_models[0])]
     assert main([*evaluate, "--out", str(run), *fast]) == 0
     capsys.readouterr()
-    assert main(["place", str(out), str(run), "--json"]) == 0
+    # sys-x's own model is a point of the fit: placing it would be circular
+    assert main(["place", str(out), str(run), "--json"]) == 2
+    assert "sys-x" in capsys.readouterr().err
+    from nnd_suites.evaluation.tiny import suite_texts, tiny_causal_lm
+
+    shape = {"vocab_size": 128, "n_layer": 1, "n_embd": 16, "n_head": 2, "n_positions": 64}
+    newcomer = tiny_causal_lm(tmp_path / "m3", suite_texts([named_suite]), seed=3, **shape)
+    evaluate = ["evaluate", "--suite", str(folder), "--model", str(newcomer)]
+    assert main([*evaluate, "--out", str(tmp_path / "run3"), *fast]) == 0
+    capsys.readouterr()
+    assert main(["place", str(out), str(tmp_path / "run3"), "--json"]) == 0
     placed = json.loads(capsys.readouterr().out)["overall"]
-    assert placed["pass_rate"] == pytest.approx(overall["pass_rates"]["sys-x"])
+    own = json.loads((tmp_path / "run3" / "report.json").read_text())["suites"]
+    assert placed["pass_rate"] == pytest.approx(own[named_suite.name]["overall"]["pass_rate"])
 
 
 def test_a_pairwise_suite_naming_no_system_is_refused_in_one_line(capsys):
