@@ -225,7 +225,8 @@ def _write_suite(
     members = []
     for category, kept in by_category.items():
         part, number = slug(category), 2
-        while f"{base}__{part}" in tasks:  # two categories with one slug ("A b", "a-b")
+        # two categories with one slug ("A b", "a-b"); "all" is the file of every test
+        while f"{base}__{part}" in tasks or part == "all":
             part, number = f"{slug(category)}_{number}", number + 1
         task = _task_name(f"{base}__{part}")
         tasks[task] = len(kept)
@@ -256,10 +257,16 @@ def export_lm_eval(
 
     boundary = tokenizer_boundary(load_tokenizer(tokenizer), tokenizer)
     final = Path(to).resolve()
-    names = [slug(suite.name) for suite in suites]
-    repeated = sorted({name for name in names if names.count(name) > 1})
-    if repeated:
-        raise NNDError(f"two suites export as nnd_{repeated[0]}: give each suite once")
+    owners: dict[str, str] = {}  # task or group name -> the suite exporting it
+    for suite in suites:
+        base = "nnd_" + slug(suite.name)
+        for name in (base, f"{base}_by_category"):
+            if name in owners:
+                raise NNDError(
+                    f"suites {owners[name]!r} and {suite.name!r} both export {name}: give "
+                    "each suite once, or rebuild one with another --name"
+                )
+            owners[name] = suite.name
     manifest = LmEvalExport(
         scorer=scorer,
         tokenizer=tokenizer,

@@ -15,6 +15,7 @@ from nnd_suites.cli import main
 from nnd_suites.errors import NNDError, OutputFolderError, ParameterError
 from nnd_suites.evaluation.lm_eval_task import MAIN_FILE, export_lm_eval
 from nnd_suites.evaluation.prepared import first_groups
+from nnd_suites.suite import Suite
 
 #: CI sets NND_REQUIRE_LM_EVAL=1: there a missing lm-eval fails the agreement tests.
 REQUIRED = os.environ.get("NND_REQUIRE_LM_EVAL") == "1"
@@ -166,4 +167,39 @@ def test_a_context_ending_in_a_line_break_is_refused_by_name(
         export_lm_eval(
             [challenge300_suite], tmp_path / "t", str(tiny_causal_model), template="{question}\n"
         )
+    assert not (tmp_path / "t").exists()
+
+
+def test_a_category_named_all_does_not_replace_the_file_of_every_test(
+    tiny_causal_model, challenge300_suite, tmp_path
+):
+    """A category "All" was written to data/SUITE/all.jsonl, the file of the whole-suite task,
+    which then held only that category's tests (its count in nnd_lm_eval.json stayed 807)."""
+    pairs = [
+        p.model_copy(update={"category": "All"}) if p.category == "Entity" else p
+        for p in challenge300_suite.pairs
+    ]
+    suite = Suite(challenge300_suite.manifest, pairs, challenge300_suite.candidates)
+    export = export_lm_eval([suite], tmp_path / "t", str(tiny_causal_model))
+    rows = (tmp_path / "t/data/challenge300/all.jsonl").read_text().splitlines()
+    assert len(rows) == export.tasks["nnd_challenge300"] == len(pairs)
+    assert export.tasks["nnd_challenge300__all_2"] == 47
+    assert "nnd_challenge300__all" not in export.tasks
+
+
+def test_a_suite_whose_task_is_another_suites_group_is_refused(
+    tiny_causal_model, challenge300_suite, tmp_path
+):
+    """Suites c and c_by_category both wrote nnd_c_by_category.yaml (the one's group, the
+    other's task): the group's file was replaced without a word."""
+    renamed = [
+        Suite(
+            challenge300_suite.manifest.model_copy(update={"name": name}),
+            challenge300_suite.pairs,
+            challenge300_suite.candidates,
+        )
+        for name in ("c", "c_by_category")
+    ]
+    with pytest.raises(NNDError, match="suites 'c' and 'c_by_category' both export nnd_c_by_"):
+        export_lm_eval(renamed, tmp_path / "t", str(tiny_causal_model))
     assert not (tmp_path / "t").exists()
