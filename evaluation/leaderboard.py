@@ -26,6 +26,12 @@ from nnd_suites.statistics.outcomes import Rate, outcome_map
 TIE_RULE = "a tie is not a pass"
 
 
+def category_row(category: str) -> str:
+    """A category's row in a suite's table; one named ``overall`` (sfhot's, topical_chat_usr's)
+    is ``overall (category)``, never the suite's own ``overall`` row."""
+    return f"{category} (category)" if category == "overall" else category
+
+
 class LeaderboardModel(StrictModel):
     label: str = Field(description="column name and the model's report sub-folder")
     model: str
@@ -183,7 +189,8 @@ def leaderboard(
     baselines = {name: baseline_pass_rates(found) for name, found in shared.items()}
     # every baseline counts the same tests: the first one's sizes stand for all of them
     baseline_tests = {
-        name: {"overall": first.overall.n} | {c: r.n for c, r in first.by_category.items()}
+        name: {"overall": first.overall.n}
+        | {category_row(c): r.n for c, r in first.by_category.items()}
         for name, found in shared.items()
         if (first := next(iter(found.values()), None)) is not None
     }
@@ -211,7 +218,7 @@ def baseline_pass_rates(
     ``baselines`` entry for one suite, and what its charts mark."""
     return {
         baseline: {"overall": figures.overall.pass_rate}
-        | {c: rate.pass_rate for c, rate in figures.by_category.items()}
+        | {category_row(c): rate.pass_rate for c, rate in figures.by_category.items()}
         for baseline, figures in baselines.items()
     }
 
@@ -243,7 +250,7 @@ def leaderboard_rates(
             rows = table.setdefault(name, {})
             rows.setdefault("overall", {})[label] = result.overall
             for category, rate in result.by_category.items():
-                rows.setdefault(category, {})[label] = rate
+                rows.setdefault(category_row(category), {})[label] = rate
     return table
 
 

@@ -80,3 +80,27 @@ def test_leaderboard(tmp_path):
     assert path.read_bytes()[:8] == PNG
     with pytest.raises(NNDError, match="2 label"):
         leaderboard_rates(reports, ["a", "b"])
+
+
+def test_a_category_named_overall_keeps_its_own_row(heuristic_report):
+    """sfhot has a category 'overall': in a leaderboard its rate (and its baselines, and its
+    test count) replaced the suite's overall row, so the board ranked models on 386 of 1003."""
+    from nnd_suites import build_suite
+    from nnd_suites.evaluation.leaderboard import leaderboard
+
+    suite = build_suite("sfhot")
+    longer = heuristic_report([suite], "longer", lambda text: float(len(text)))
+    words = heuristic_report([suite], "words", lambda text: float(len(text.split())))
+    board = leaderboard([longer, words], ["longer", "words"])
+    rows = board.suites["sfhot"]
+    result = longer.suites["sfhot"]
+    assert rows["overall"]["longer"] == result.overall and result.overall.n > 386
+    assert rows["overall (category)"]["longer"] == result.by_category["overall"]
+    assert rows["overall (category)"]["longer"].n == 386
+    assert board.baseline_tests["sfhot"]["overall"] == result.overall.n
+    shorter = board.baselines["sfhot"]["shorter"]
+    assert shorter["overall"] == result.baselines["shorter"].overall.pass_rate
+    assert (
+        shorter["overall (category)"]
+        == result.baselines["shorter"].by_category["overall"].pass_rate
+    )
