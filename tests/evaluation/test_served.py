@@ -252,6 +252,44 @@ def test_a_token_missing_from_the_candidate_is_an_error_not_a_smaller_sum():
         candidate_score([*whole[:2], whole[3], whole[4]], 5, 12, "</s>", "r")
 
 
+@pytest.mark.parametrize(
+    ("context", "candidate", "tokens", "expected"),
+    [  # (text, text_offset, log-probability) as llama-cpp-python 0.3.36 echoes them
+        (
+            "Q: x?",
+            " ta’ala",
+            [(" t", 5, -1.0), ("a", 7, -1.0), ("", 8, -2.0), ("", 8, -3.0), ("ala", 9, -1.0)],
+            -9.0,
+        ),
+        ("Q:\n", "’tis", [("", 3, -2.0), ("", 3, -3.0), ("tis", 4, -1.0)], -7.0),
+    ],
+)
+def test_a_character_split_over_byte_tokens_is_scored_whole(context, candidate, tokens, expected):
+    """llama-cpp-python decodes each echoed token alone and drops bytes that are not whole UTF-8:
+    the tokens of a character such as ’ come back empty at its offset. Every Challenge 300
+    request holding one was refused ("no echoed token holds character ..."), so the served
+    backend could not score the suite; the character is now held by its byte tokens, each
+    summed (the first one too when the candidate starts with it)."""
+    from nnd_suites.evaluation.backends.served.protocol import candidate_score, echoed_tokens
+
+    prompt = context + candidate + "</s>"
+    echoed = [
+        ("Q:", 0, None),
+        *([("\n", 2, -1.0)] if context.endswith("\n") else [(" x?", 2, -1.0)]),
+    ]
+    echoed += [*tokens, ("</s>", len(context + candidate), -1.0)]
+    texts, offsets, values = (list(column) for column in zip(*echoed, strict=True))
+    answer = {
+        "choices": [
+            {"logprobs": {"tokens": texts, "text_offset": offsets, "token_logprobs": values}}
+        ],
+        "usage": {"completion_tokens": 0},
+    }
+    placed = echoed_tokens(answer, echo=True, prompt=prompt)
+    score = candidate_score(placed, len(context), len(context + candidate), "</s>", "r")
+    assert score.logprob_sum == expected and score.n_targets == len(tokens) + 1
+
+
 def test_eos_text_without_a_tokenizer_says_there_is_no_bos(server, caplog):
     with caplog.at_level("WARNING"):
         backend = _load(server)  # tokenizer "no-such-tokenizer", eos_text "</s>"

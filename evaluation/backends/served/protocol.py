@@ -177,7 +177,20 @@ def _server_offsets(
                 f"disagree with them (token {text!r} at offset {offset}, where the prompt reads "
                 f"{prompt[offset : offset + len(text)]!r}): the candidate cannot be located"
             )
-    return texts, offsets
+    return _lost_characters(texts, offsets, prompt), offsets
+
+
+def _lost_characters(texts: list[str], offsets: list[int], prompt: str) -> list[str]:
+    """llama-cpp-python decodes each token alone, dropping bytes that are not whole UTF-8: the
+    tokens of a character split over byte-level tokens come back empty, all at its offset. The
+    last of them gets the characters up to the next token's offset when these are all
+    non-ASCII (the only ones such a decode loses), so that the character is held by a token."""
+    texts = list(texts)
+    for i in range(len(texts) - 1):
+        lost = prompt[offsets[i] : offsets[i + 1]]
+        if not texts[i] and lost and all(ord(c) > 127 for c in lost):
+            texts[i] = lost
+    return texts
 
 
 def candidate_score(
@@ -191,7 +204,12 @@ def candidate_score(
             f"{describe}: the echoed prompt does not end with the EOS token {eos_text!r} "
             f"(last token {last}); the server must parse special tokens in prompts"
         )
-    targets = [t for t in tokens[:-1] if t.offset < end and t.offset + len(t.text) > boundary]
+    # an empty token inside the candidate is one of its bytes (see _lost_characters)
+    targets = [
+        t
+        for t in tokens[:-1]
+        if t.offset < end and (t.offset >= boundary or t.offset + len(t.text) > boundary)
+    ]
     _check_covered(targets, boundary, end, describe)
     targets.append(tokens[-1])
     values = [t.logprob for t in targets]
