@@ -14,7 +14,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from nnd_suites.errors import NNDError
-from nnd_suites.evaluation.leaderboard import Leaderboard, baseline_pass_rates, leaderboard_rates
+from nnd_suites.evaluation.leaderboard import (
+    Leaderboard,
+    baseline_pass_rates,
+    category_row,
+    leaderboard_rates,
+)
 from nnd_suites.evaluation.report import EvaluationReport
 from nnd_suites.evaluation.report_markdown import is_embedded
 from nnd_suites.evaluation.tiny import EMBEDDED
@@ -47,7 +52,11 @@ def write_pass_rates(report: EvaluationReport, path: str | Path) -> Path:
     from matplotlib.figure import Figure
 
     panels = [
-        (name, [("overall", result.overall), *result.by_category.items()])
+        (
+            name,
+            [("overall", result.overall)]
+            + [(category_row(c), rate) for c, rate in result.by_category.items()],
+        )
         for name, result in report.suites.items()
     ]
     heights = [0.6 + 0.35 * len(bars) for _, bars in panels]

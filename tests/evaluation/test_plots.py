@@ -104,3 +104,23 @@ def test_a_category_named_overall_keeps_its_own_row(heuristic_report):
         shorter["overall (category)"]
         == result.baselines["shorter"].by_category["overall"].pass_rate
     )
+
+
+def test_a_category_named_overall_has_its_own_bar_and_baselines(heuristic_report, monkeypatch):
+    """pass_rates.png of an sfhot run had two bars labelled 'overall' (the suite, the category),
+    and both were marked with one baseline figure."""
+    from nnd_suites import build_suite
+    from nnd_suites.evaluation import plots
+
+    report = heuristic_report([build_suite("sfhot")], "longer", lambda text: float(len(text)))
+    marked = []
+    monkeypatch.setattr(plots, "baseline_marks", lambda axis, rates, rows: marked.append(rows))
+    monkeypatch.setattr(plots, "save", lambda figure, path: path)
+    plots.write_pass_rates(report, "unused.png")
+    [rows] = marked
+    assert rows[0] == "overall" and rows.count("overall") == 1 and "overall (category)" in rows
+    shorter = plots.report_baselines(report)["sfhot"]["shorter"]
+    result = report.suites["sfhot"]
+    assert shorter["overall"] == result.baselines["shorter"].overall.pass_rate
+    category = result.baselines["shorter"].by_category["overall"].pass_rate
+    assert shorter["overall (category)"] == category != shorter["overall"]
