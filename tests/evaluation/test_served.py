@@ -296,3 +296,15 @@ def test_eos_text_without_a_tokenizer_says_there_is_no_bos(server, caplog):
     assert backend.bos_text is None
     assert "cannot load the tokenizer 'no-such-tokenizer'" in caplog.text
     assert "an empty context follows the EOS text" in caplog.text
+
+
+def test_options_given_as_none_take_their_defaults(server):
+    """ServedParams declares timeout, retries, backoff and probe_tolerance optional (None), but
+    load() ran float(None): a TypeError traceback instead of the defaults."""
+    backend = _load(server, timeout=None, retries=None, backoff=None, probe_tolerance=None)
+    client = backend.client
+    assert (client.timeout, client.retries, client.backoff) == (300.0, 5, 0.5)
+    assert backend.cache_tolerance == 1e-2
+    total, n = _expected("Q: x?", "yes")
+    [score] = backend.score([ScoreRequest("Q: x?", "yes")])
+    assert score.logprob_sum == pytest.approx(total) and score.n_targets == n

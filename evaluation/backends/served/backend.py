@@ -140,9 +140,9 @@ class ServedBackend(Backend):
         client = Client(
             str(base_url).rstrip("/"),
             api_key=os.environ.get(key_env) or None,
-            timeout=float(options.get("timeout", 300)),
-            retries=int(options.get("retries", 5)),
-            backoff=float(options.get("backoff", 0.5)),
+            timeout=float(_given(options.get("timeout"), 300)),
+            retries=int(_given(options.get("retries"), 5)),
+            backoff=float(_given(options.get("backoff"), 0.5)),
             max_bytes=_given(options.get("max_answer_bytes"), DEFAULT_MAX_ANSWER_BYTES),
         )
         eos_text, bos_text = _special_texts(
@@ -151,7 +151,7 @@ class ServedBackend(Backend):
             options.get("eos_text"),
         )
         server = _server_identity(client, model)
-        tolerance = float(options.get("probe_tolerance", 1e-2))
+        tolerance = float(_given(options.get("probe_tolerance"), 1e-2))
         probe = probe_engine(client, model, eos_text, tolerance)
         return cls(
             client,
@@ -212,7 +212,7 @@ class ServedBackend(Backend):
         )
 
 
-def _given(value: Any, default: int) -> Any:
+def _given(value: Any, default: float) -> Any:
     """``value``, or ``default`` when it was not given (0 is given: the range check refuses it)."""
     return default if value is None else value
 
