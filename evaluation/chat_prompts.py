@@ -45,6 +45,23 @@ def chat_prompt(tokenizer, value: str, field: str = "conversation") -> str:
     return prompt[len(bos) :] if bos and prompt.startswith(bos) else prompt
 
 
+def conversation_field(suite: Suite) -> str:
+    """The one context field ``suite``'s default template renders as a conversation
+    (``{field:transcript}``): the turns a chat template renders; refused, naming the suite's
+    context fields, when there is none."""
+    manifest = suite.manifest
+    fields = sorted(conversation_fields(manifest.default_template))
+    if len(fields) != 1:
+        raise TemplateError(
+            f"suite {suite.name} has no conversation field (context fields: "
+            f"{', '.join(manifest.context_fields)}): its default template "
+            f"{manifest.default_template!r} renders no conversation ({{field:transcript}}), so "
+            f"there are no turns for a model's chat template (template {CHAT_TEMPLATE}); score "
+            f"it with its own templates ({', '.join(manifest.templates) or 'its default'})"
+        )
+    return fields[0]
+
+
 def with_chat_prompts(suite, tokenizer):
     """``suite`` with every conversation context also rendered by ``tokenizer``'s chat template,
     in the context field ``chat_prompt``, and the template ``chat`` (``{chat_prompt}``) that
@@ -52,24 +69,19 @@ def with_chat_prompts(suite, tokenizer):
     report records ``template_name == "chat"``. The conversation field is the one the suite's
     default template renders with the ``transcript`` rule."""
     manifest = suite.manifest
-    fields = sorted(conversation_fields(manifest.default_template))
-    if len(fields) != 1:
-        raise TemplateError(
-            f"suite {suite.name}: its default template {manifest.default_template!r} renders no "
-            "conversation ({field:transcript}), so there are no turns for a chat template"
-        )
+    field = conversation_field(suite)
     if CHAT_FIELD in manifest.context_fields:
         raise TemplateError(f"suite {suite.name} already has a {CHAT_FIELD!r} context field")
     try:  # many templates refuse a conversation without a user turn: then pmi is refused
-        neutral = {CHAT_NEUTRAL_FIELD: chat_prompt(tokenizer, EMPTY_CONVERSATION, fields[0])}
+        neutral = {CHAT_NEUTRAL_FIELD: chat_prompt(tokenizer, EMPTY_CONVERSATION, field)}
     except TemplateError:
         neutral = {}
     rendered: dict[str, str] = {}  # one rendering per distinct conversation
     pairs = []
     for pair in suite.pairs:
-        value = pair.context[fields[0]]
+        value = pair.context[field]
         if value not in rendered:
-            rendered[value] = chat_prompt(tokenizer, value, fields[0])
+            rendered[value] = chat_prompt(tokenizer, value, field)
         context = {**pair.context, CHAT_FIELD: rendered[value], **neutral}
         pairs.append(pair.model_copy(update={"context": context}))
     return suite.derive(
@@ -84,15 +96,16 @@ def chat_rendering(scorer: Backend) -> Callable[[Suite], Suite]:
     unless the suite has that template already: part of this run's scoring, not of the tests
     (:func:`prepare_suites` keeps the suite's own content hash as their identity)."""
     tokenizer = getattr(scorer, "tokenizer", None)
-    if tokenizer is None or not getattr(tokenizer, "chat_template", None):
-        raise NNDError(
-            f"--template {CHAT_TEMPLATE}: backend {scorer.name} has no tokenizer with a chat "
-            "template; score a Hugging Face chat model, or use the suite's own templates"
-        )
 
     def render(suite: Suite) -> Suite:
         if CHAT_TEMPLATE in suite.manifest.templates:
             return suite
+        conversation_field(suite)  # a suite with no conversation is the fault, not the model
+        if tokenizer is None or not getattr(tokenizer, "chat_template", None):
+            raise NNDError(
+                f"--template {CHAT_TEMPLATE}: backend {scorer.name} has no tokenizer with a chat "
+                "template; score a Hugging Face chat model, or use the suite's own templates"
+            )
         return with_chat_prompts(suite, tokenizer)
 
     return render

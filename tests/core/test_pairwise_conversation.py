@@ -214,3 +214,19 @@ def test_the_chat_template_needs_a_tokenizer_with_one(tiny_causal_model, hh_part
 
     with pytest.raises(NNDError, match="has no tokenizer with a chat template"):
         nnd_suites.evaluate(str(tiny_causal_model), hh_part, template="chat", cache=False)
+
+
+def test_the_chat_template_on_a_suite_without_conversations_blames_the_suite(
+    tiny_causal_model, quiz_design_suite
+):
+    """quiz_design has no conversation: that is the fault to name (its context fields, its own
+    templates), not the scored model's tokenizer, which has no chat template either."""
+    with pytest.raises(TemplateError) as caught:
+        nnd_suites.evaluate(
+            str(tiny_causal_model), quiz_design_suite, template="chat", limit=2, cache=False
+        )
+    message = str(caught.value)
+    assert "suite quiz_design has no conversation field" in message
+    assert "(context fields: answer, paragraph)" in message
+    assert "its own templates (mixqg, prophetnet, macaw)" in message
+    assert "tokenizer" not in message
