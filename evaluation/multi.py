@@ -148,6 +148,7 @@ def leaderboard_markdown(board: Leaderboard) -> str:
         ),
         # suites from the catalogue: by task, beside the baselines
         task_heading=[
+            "n",
             *(m.label for m in board.models),
             *(f"baseline: {b}" for b in BASELINE_COLUMNS),
         ],
@@ -186,14 +187,19 @@ def _suite_table(board: Leaderboard, suite: str) -> dict[str, Any]:
 
 
 def _task_cells(board: Leaderboard, suite: str) -> list[str]:
-    """One suite's row of the grouped table: each model's overall rate, each baseline's."""
+    """One suite's row of the grouped table: its n (the most tests a model rated), each model's
+    overall rate, each baseline's."""
     overall = board.suites[suite]["overall"]
     n = max(rate.n for rate in overall.values())
     baselines = board.baselines.get(suite, {})
-    return [rate_cell(overall.get(m.label), n) for m in board.models] + [
-        _baseline_cell(board, suite, baselines[b], "overall", n) if b in baselines else "n/a"
-        for b in BASELINE_COLUMNS
-    ]
+    return (
+        [count(n)]
+        + [rate_cell(overall.get(m.label), n) for m in board.models]
+        + [
+            _baseline_cell(board, suite, baselines[b], "overall", n) if b in baselines else "n/a"
+            for b in BASELINE_COLUMNS
+        ]
+    )
 
 
 def _baseline_cell(

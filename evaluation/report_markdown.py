@@ -252,13 +252,20 @@ def _n(found: Sensitivity, length: str) -> str:
 
 
 #: the columns of a single model's grouped table (:func:`report_cells`)
-REPORT_HEADING = ["tests", "pass rate [95% CI]", *(f"baseline: {b}" for b in BASELINE_COLUMNS)]
+REPORT_HEADING = [
+    "tests",
+    "rated",
+    "pass rate [95% CI]",
+    *(f"baseline: {b}" for b in BASELINE_COLUMNS),
+]
 
 
 def report_cells(result: SuiteResult) -> list[str]:
-    """One suite's row in a report: its tests, the model's overall rate, each baseline's."""
+    """One suite's row in a report: its tests, those rated (the rate's n), the model's overall
+    rate, each baseline's."""
     baselines = [
         percent(result.baselines[b].overall.pass_rate) if b in result.baselines else "n/a"
         for b in BASELINE_COLUMNS
     ]
-    return [count(result.pairs), rate_with_interval(result.pass_rate, result.ci), *baselines]
+    rate = rate_with_interval(result.pass_rate, result.ci)
+    return [count(result.pairs), count(result.overall.n), rate, *baselines]

@@ -17,7 +17,7 @@ from nnd_suites.evaluation import evaluate
 from nnd_suites.evaluation.catalogue_suites import NOT_CATALOGUED, catalogue_selection
 from nnd_suites.evaluation.multi import evaluate_models
 from nnd_suites.evaluation.task_grouping import BASELINE_COLUMNS
-from nnd_suites.infra.formatting import percent, rate_with_interval
+from nnd_suites.infra.formatting import count, percent, rate_with_interval
 
 LIMIT = ["--limit", "1", "--device", "cpu", "--batch-size", "16"]
 
@@ -47,19 +47,23 @@ def test_the_catalogue_evaluates_every_shipped_suite_by_task_type(
     line = next(line for line in section.splitlines() if "| challenge300 |" in line)
     cells = [cell.strip() for cell in line.strip("|").split("|")]
     overall = c300["overall"]
-    assert cells[:4] == [
+    assert cells[:5] == [
         "question answering",
         "challenge300",
-        str(c300["pairs"]),
+        count(c300["pairs"]),
+        count(overall["n"]),  # the tests the rate is over, as in the table of suites
         rate_with_interval(overall["pass_rate"], overall["ci"]),
     ]
     baselines = c300["baselines"]
-    assert cells[4:] == [percent(baselines[b]["overall"]["pass_rate"]) for b in BASELINE_COLUMNS]
+    assert cells[5:] == [percent(baselines[b]["overall"]["pass_rate"]) for b in BASELINE_COLUMNS]
     assert "Skipped (" in section and "- summeval_experts (summarization): not shipped" in section
     assert (out / "pass_rates.png").stat().st_size > 0
     printed = capsys.readouterr().out
     assert "by task type (overall pass rate; baselines shorter / longer / overlap):" in printed
     assert "skipped summeval_experts (summarization): not shipped" in printed
+    # each suite's line gives the n its rate is over, as the lines per suite and category do
+    rate = rate_with_interval(overall["pass_rate"], overall["ci"])
+    assert f"    challenge300           {rate}  n={count(overall['n'])}  baselines " in printed
 
 
 def test_a_catalogue_folder_gives_a_leaderboard_by_task_type(
@@ -88,8 +92,13 @@ def test_a_catalogue_folder_gives_a_leaderboard_by_task_type(
     assert reason.startswith(f"not built in {folder}: not shipped")
     markdown = (out / "leaderboard.md").read_text(encoding="utf-8")
     section = markdown[markdown.index("## By task type") : markdown.index("## challenge300")]
-    assert "| question answering | challenge300 |" in section
-    assert f"| {NOT_CATALOGUED} | quiz_design |" in section
+    # each row gives its n (the most tests a model rated), as each suite's own table does
+    for task_type, suite in [
+        ("question answering", "challenge300"),
+        (NOT_CATALOGUED, "quiz_design"),
+    ]:
+        n = max(rate["n"] for rate in board["suites"][suite]["overall"].values())
+        assert f"| {task_type} | {suite} | {count(n)} |" in section
     assert "- summeval_experts (summarization): not built in" in section
     assert (out / "leaderboard.png").stat().st_size > 0
     for model in board["models"]:  # each model's report carries the grouping too

@@ -145,8 +145,8 @@ def _say_by_task(grouping: TaskGrouping, results: Mapping[str, SuiteResult]) -> 
     for task_type, suites in grouping.task_types.items():
         say(f"  {task_type}")
         for suite in suites:
-            _, rate, *baselines = report_cells(results[suite])
-            say(f"    {suite:<22} {rate}  baselines {' / '.join(baselines)}")
+            _, rated, rate, *baselines = report_cells(results[suite])
+            say(f"    {suite:<22} {rate}  n={rated}  baselines {' / '.join(baselines)}")
     for name, skipped in grouping.skipped.items():
         say(f"skipped {name} ({skipped.task_type}): {skipped.reason}")
 
