@@ -20,6 +20,7 @@ from nnd_suites.errors import NNDError
 from nnd_suites.evaluation.outputs import read_outcomes
 from nnd_suites.evaluation.report import EvaluationReport, SuiteResult
 from nnd_suites.evaluation.report_markdown import kept_groups
+from nnd_suites.infra.formatting import count
 from nnd_suites.infra.output_folder import holds_kind
 from nnd_suites.infra.reading import DataFileError, check_regular_file, parse_json, read_data_text
 from nnd_suites.statistics.outcomes import Outcome, Rate, TestOutcome, rate, test_outcome
@@ -90,7 +91,8 @@ def load_report(path: str | Path) -> EvaluationReport:
         outcomes = _read_outcomes(outcomes_path, name)
         if len(outcomes) != result.pairs:
             raise NNDError(
-                f"{outcomes_path}: {len(outcomes)} outcomes, but {file} reports {result.pairs} "
+                f"{outcomes_path}: {count(len(outcomes))} outcomes, but {file} reports "
+                f"{count(result.pairs)} "
                 f"tests for suite {name}; the folder mixes two runs: re-run the evaluation"
             )
         _check_verdicts(outcomes_path, name, outcomes)

@@ -21,6 +21,7 @@ from nnd_suites.evaluation.limits import SuiteLimit
 from nnd_suites.evaluation.report import EvaluationReport, SuiteResult
 from nnd_suites.evaluation.run_differences import coverage_differences, scoring_differences
 from nnd_suites.evaluation.saved import load_report, report_file
+from nnd_suites.infra.formatting import count
 from nnd_suites.infra.key_values import require_unique
 from nnd_suites.infra.output_kinds import register_model
 from nnd_suites.infra.validation import StrictModel
@@ -173,8 +174,8 @@ def _matched(
     only_a, only_b = set(ids_a) - set(by_id_b), set(by_id_b) - set(ids_a)
     if only_a or only_b:
         problems.append(
-            f"{len(only_a)} test id(s) only in A (e.g. {sorted(only_a)[:3]}), "
-            f"{len(only_b)} only in B (e.g. {sorted(only_b)[:3]})"
+            f"{count(len(only_a))} test id(s) only in A (e.g. {sorted(only_a)[:3]}), "
+            f"{count(len(only_b))} only in B (e.g. {sorted(only_b)[:3]})"
         )
     if problems:
         raise IncomparableRunsError(

@@ -18,6 +18,7 @@ import numpy as np
 from scipy import stats
 
 from nnd_suites.errors import NNDError
+from nnd_suites.infra.formatting import count
 from nnd_suites.statistics.bootstrap import bootstrap_draws, percentile_interval
 
 
@@ -112,7 +113,7 @@ def bootstrap_correlations(
     if len(lengths) != 1 or 0 in lengths:
         raise NNDError(
             "every system needs outcomes on the same non-empty list of tests; got "
-            + ", ".join(f"{n}: {len(passes[n])}" for n in names)
+            + ", ".join(f"{n}: {count(len(passes[n]))}" for n in names)
         )
     matrix = np.array([np.asarray(passes[n], dtype=float) for n in names])
     tests = matrix.shape[1]
@@ -163,7 +164,7 @@ def weighted_pass_rates(
     (the plain pass rate when every weight is equal)."""
     weight = _checked_weights(weights, len(weights))
     if any(len(passed) != len(weight) for passed in passes.values()):
-        raise NNDError(f"every system needs an outcome for each of the {len(weight)} tests")
+        raise NNDError(f"every system needs an outcome for each of the {count(len(weight))} tests")
     if weight.sum() == 0:
         raise NNDError("every test weighs 0: no weighted pass rate")
     return {

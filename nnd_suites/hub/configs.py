@@ -11,6 +11,7 @@ import pyarrow.parquet as pq
 from nnd_suites.errors import SuiteValidationError
 from nnd_suites.hub.card_agreement import config_agreement
 from nnd_suites.human.agreement import RaterAgreement
+from nnd_suites.infra.formatting import count
 from nnd_suites.suite import DATA_GLOB, MANIFEST_FILE, Suite, SuiteManifest
 from nnd_suites.suite.storage import check_pairs_schema, data_files, has_manifest, read_parquet
 
@@ -59,8 +60,8 @@ def describe_config(config_dir: Path) -> ConfigInfo:
     rows = sum(m.num_rows for m in metadata)
     if rows != manifest.counts.pairs:
         raise SuiteValidationError(
-            f"{config_dir}: {rows} rows in {DATA_GLOB}, the manifest counts "
-            f"{manifest.counts.pairs} pairs; export the suite again"
+            f"{config_dir}: {count(rows)} rows in {DATA_GLOB}, the manifest counts "
+            f"{count(manifest.counts.pairs)} pairs; export the suite again"
         )
     num_bytes = sum(read_parquet(shard, "pairs").nbytes for shard in shards)
     return ConfigInfo(

@@ -19,6 +19,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 
 from nnd_suites.errors import NoSystemsError, SuiteValidationError
+from nnd_suites.infra.formatting import count
 from nnd_suites.quality_map.pairwise import PairwiseRule
 from nnd_suites.records.judgments import named_systems
 from nnd_suites.suite import Suite, SuiteCandidate
@@ -68,7 +69,7 @@ def win_rates(suite: Suite, rule: PairwiseRule) -> WinRates:
     rows = suite.candidates
     if len(rows) % 2:
         raise SuiteValidationError(
-            f"suite {suite.name}: {len(rows)} candidates, an odd number, cannot be the two "
+            f"suite {suite.name}: {count(len(rows))} candidates, an odd number, cannot be the two "
             "responses of each judgment; rebuild it with `nnd-suites build`"
         )
     rates = WinRates()

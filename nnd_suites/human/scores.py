@@ -30,6 +30,7 @@ from pydantic import Field
 
 from nnd_suites.errors import NoSystemsError
 from nnd_suites.human.pairwise_scores import WIN_RATE_MEASURE, win_rates
+from nnd_suites.infra.formatting import count
 from nnd_suites.infra.markdown import render
 from nnd_suites.infra.validation import StrictModel
 from nnd_suites.quality_map import QualityMap
@@ -210,8 +211,8 @@ def check_has_systems(suite: Suite) -> None:
     """Refuse a suite none of whose candidates names the system that generated it."""
     if not any(named_systems(c.systems) for c in suite.candidates):
         raise NoSystemsError(
-            f"suite {suite.name}: its {len(suite.candidates)} candidates name no system that "
-            f"generated them: its source names no systems (every one is {UNKNOWN_SYSTEM!r}; a "
+            f"suite {suite.name}: its {count(len(suite.candidates))} candidates name no system "
+            f"that generated them: its source names no systems (every one is {UNKNOWN_SYSTEM!r}; a "
             "source of pairwise preferences such as HH-RLHF records none), so there are no "
             "systems to score or verify; `systems` and `verify` need a suite whose source names "
             "each output's system (quiz_design, challenge300, wmt_mqm; a pairwise source that "

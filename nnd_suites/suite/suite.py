@@ -23,6 +23,7 @@ import pyarrow as pa
 
 from nnd_suites import __version__
 from nnd_suites.errors import SuiteValidationError, TemplateError
+from nnd_suites.infra.formatting import count
 from nnd_suites.infra.output_folder import output_folder
 from nnd_suites.records.pairs import Pair, is_degenerate
 from nnd_suites.records.templates import check_template
@@ -188,7 +189,7 @@ class Suite:
             problems.append("it holds no pair; rebuild it from a source that gives pairs")
         repeated = [i for i, n in Counter(pair.id for pair in self.pairs).items() if n > 1]
         if repeated:
-            problems.append(f"{len(repeated)} duplicate pair id(s), e.g. {repeated[:3]}")
+            problems.append(f"{count(len(repeated))} duplicate pair id(s), e.g. {repeated[:3]}")
         fields = set(self.manifest.context_fields)
         odd = next((p for p in self.pairs if set(p.context) != fields), None)
         if odd is not None:
@@ -238,8 +239,8 @@ class Suite:
         recorded = self.manifest.counts.candidates
         if len(self.candidates) != recorded:
             return [
-                f"{len(self.candidates)} annotated candidates kept, the manifest counts "
-                f"{recorded} (counts.candidates); rebuild the suite"
+                f"{count(len(self.candidates))} annotated candidates kept, the manifest counts "
+                f"{count(recorded)} (counts.candidates); rebuild the suite"
             ]
         groups = {c.group_id for c in self.candidates}
         orphan = next((p for p in self.pairs if p.group_id not in groups), None)

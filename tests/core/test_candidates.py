@@ -48,7 +48,7 @@ def test_an_edited_candidate_is_named(quiz_design_suite, tmp_path):
 def test_a_dropped_candidate_is_named(quiz_design_suite, tmp_path):
     folder = quiz_design_suite.save(tmp_path / "qd")
     pq.write_table(candidates_to_table(quiz_design_suite.candidates[1:]), folder / CANDIDATES_FILE)
-    with pytest.raises(SuiteValidationError, match=r"2457 annotated candidates kept.*2458"):
+    with pytest.raises(SuiteValidationError, match=r"2,457 annotated candidates kept.*2,458"):
         Suite.load(folder)
 
 

@@ -23,7 +23,7 @@ def hh_suite():
 
 def test_hh_rlhf_records_no_system(hh_suite):
     assert {system for c in hh_suite.candidates for system in c.systems} == {UNKNOWN_SYSTEM}
-    with pytest.raises(NoSystemsError, match=r"suite hh_rlhf: its 4614 candidates name no system"):
+    with pytest.raises(NoSystemsError, match=r"suite hh_rlhf: its 4,614 candidates name no system"):
         human_scores(hh_suite)
 
 
@@ -67,4 +67,5 @@ def test_verify_refuses_before_scoring(hh_suite, tiny_causal_model, tmp_path, ca
     assert main([*argv, "--out", str(out), "--limit", "2", "--quiet"]) == 2
     err = capsys.readouterr().err
     assert "no systems to score or verify" in err and "known: unknown" not in err
+    assert "suite hh_rlhf: its 4,614 candidates name no system" in err  # a count, as printed
     assert not out.exists()
