@@ -56,9 +56,19 @@ def _say_left_out(folder: Path, left_out: dict[str, str], fix: str | None = None
     for name, suite_name in left_out.items():
         say(
             f"not in {folder / CARD_FILE}: {folder / name} holds suite {suite_name!r}, and a "
-            f"config is named after its suite ({fix or f'build it with --name {name}'}, or "
-            "move it away)"
+            f"config is named after its suite ({fix or _remake(folder, name)}, or move it away)"
         )
+
+
+def _remake(folder: Path, name: str) -> str:
+    """How to write the suite of ``folder/name`` again under the folder's name: `build`, or for
+    a transformed suite (its manifest records the transformation) `transform`."""
+    from nnd_suites.suite.manifest import SuiteManifest  # pydantic: not at start-up
+
+    made = SuiteManifest.from_directory(folder / name).transformation
+    if made is None:
+        return f"build it with --name {name}"
+    return f"transform its parent {made.parent_suite} again ({made.name}) with --name {name}"
 
 
 def say_how_to_load(folder: Path, config: str) -> None:

@@ -87,6 +87,28 @@ def test_build_all_keeps_the_configs_already_there(
     assert load_suite(folder, "mine") == mine
 
 
+def test_build_all_says_a_transformed_suite_is_made_again_by_transform(
+    shipped_suite_builds, challenge300_suite, tmp_path, monkeypatch, capsys
+):
+    # a child that `transform --out suites/lc` wrote was left out of the card with the advice
+    # "build it with --name lc", though no build makes a transformed suite
+    from nnd_suites.transformations import transform_suite
+
+    monkeypatch.setattr(
+        building, "build_suite", lambda name, *, skip_malformed: shipped_suite_builds[name]
+    )
+    folder = tmp_path / "suites"
+    export_suites([challenge300_suite], folder)
+    transform_suite(challenge300_suite, "lowercase").save(folder / "lc")
+    challenge300_suite.save(folder / "c300")  # a built suite named otherwise: `build --name`
+    assert main(["build", "--all", "--out", str(folder)]) == 0
+    said = capsys.readouterr().out
+    assert f"{folder / 'lc'} holds suite 'challenge300.lowercase'" in said
+    assert "(transform its parent challenge300 again (lowercase) with --name lc, or" in said
+    assert "build it with --name lc" not in said
+    assert "(build it with --name c300, or move it away)" in said
+
+
 def test_build_all_never_replaces_a_readme_it_did_not_write(tmp_path, capsys):
     folder = tmp_path / "project"
     folder.mkdir()
