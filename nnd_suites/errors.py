@@ -42,7 +42,8 @@ class NNDError(Exception):
 
 
 class SourceFormatError(NNDError):
-    """A source file (annotation data) is malformed: names the file and the line.
+    """A source file (annotation data) is missing or malformed: names the file and the line (a
+    missing one is a fault of the source, as a missing map is a QualityMapError, not usage).
 
     ``detail`` is what only this row has (the rater, where the row it repeats is), written after
     the message: a skipped row's reason is the message alone, so repeats count under one reason.

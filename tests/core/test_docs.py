@@ -127,3 +127,23 @@ def test_every_nnd_suites_call_in_the_readme_works_after_import_nnd_suites() -> 
     code = f"import nnd_suites\nfor name in {names!r}:\n    eval(name)\n"
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert done.returncode == 0, done.stderr[-2000:]
+
+
+def test_the_readme_gives_each_exit_status_as_the_cli_exits(tmp_path, capsys) -> None:
+    """The README's list of exit statuses named 3 'malformed source' and 2 'bad input', while a
+    source file not found exits 3: a missing file is a fault of that input (a map's is 4), and
+    the README says so; each class it names has the status it gives."""
+    from nnd_suites import errors
+    from nnd_suites.cli import main
+
+    readme = " ".join((ROOT / "README.md").read_text("utf-8").split())
+    listed = readme[readme.index("with its own exit status:") :]
+    listed = listed[: listed.index("from `nnd_suites.errors`")]
+    for status, name in re.findall(r"(\d+) [^,`]*?\(`(\w+)`", listed):
+        assert getattr(errors, name).exit_status == int(status), name
+    assert "a file not found included: a source file 3, a quality map file 4" in listed
+    nope = str(tmp_path / "nope")
+    assert main(["build", "challenge300", "--source", f"{nope}.tsv"]) == 3
+    assert main(["build", "challenge300", "--quality-map", f"{nope}.yaml"]) == 4
+    err = capsys.readouterr().err
+    assert "nope.tsv: source file not found" in err and "nope.yaml: file not found" in err
