@@ -43,7 +43,8 @@ def test_builtin_extras_are_declared(name):
 
 
 def test_every_adapter_folder_is_registered_documented_and_has_its_case():
-    """The plugin harness every kind runs (planted defects: tests/core/test_plugin_problems.py)."""
+    """The plugin harness every kind runs (its planted defects:
+    tests/plugins/test_plugin_problems.py)."""
     assert len(BUILTIN) >= 6
     assert plugin_problems(ADAPTERS) == []
 

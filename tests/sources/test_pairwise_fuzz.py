@@ -1,4 +1,4 @@
-"""Fuzzing the hh_rlhf reader (gzip JSON Lines) as tests/core/test_fuzz_readers.py fuzzes the
+"""Fuzzing the hh_rlhf reader (gzip JSON Lines) as tests/sources/test_fuzz_readers.py fuzzes the
 other built-in readers: damaged copies of a slice of the shipped file, before compression (the
 same mutations) and after it (truncated or flipped gzip bytes), built with and without
 ``skip_malformed``, end in an error naming the file and line, or in a suite whose manifest

@@ -22,7 +22,7 @@ Any other exception, or a row that is neither in the suite nor counted, fails th
 CI runs the ``ci`` profile: a fixed seed (derandomized), 200 examples per adapter, about a
 minute in all. For a longer local run with fresh random examples::
 
-    HYPOTHESIS_PROFILE=thorough python -m pytest -q tests/core/test_fuzz_readers.py
+    HYPOTHESIS_PROFILE=thorough python -m pytest -q tests/sources/test_fuzz_readers.py
 """
 
 from __future__ import annotations

@@ -283,3 +283,39 @@ def test_every_function_level_import_says_why():
         for line in _unexplained_imports(path.read_text(encoding="utf-8"))
     ]
     assert missing == []
+
+
+#: test folders that mirror no single package: the project as a whole, and shared helpers
+WHOLE_PROJECT_TESTS = {"project", "support"}
+
+
+def mirrored_package(test_folder: Path) -> Path | None:
+    """The package (or module) that ``tests/X`` or ``tests/evaluation/X`` tests, if it
+    exists: ``nnd_suites/X``, a top-level folder ``X`` (adapters, ...), ``evaluation/X``."""
+    parts = test_folder.relative_to(ROOT / "tests").parts
+    candidates = (
+        [ROOT / "evaluation" / parts[1]]
+        if parts[0] == "evaluation" and len(parts) == 2
+        else [
+            ROOT / "nnd_suites" / parts[0],
+            ROOT / "nnd_suites" / f"{parts[0]}.py",
+            ROOT / parts[0],
+        ]
+        if len(parts) == 1
+        else []
+    )
+    return next((c for c in candidates if c.exists()), None)
+
+
+def test_tests_mirror_the_packages():
+    folders = {p.parent for p in (ROOT / "tests").rglob("test_*.py")}
+    unmirrored = sorted(
+        str(f.relative_to(ROOT))
+        for f in folders
+        if f.name not in WHOLE_PROJECT_TESTS and mirrored_package(f) is None
+    )
+    assert not unmirrored, f"test folders named after no package: {unmirrored}"
+    assert (
+        mirrored_package(ROOT / "tests" / "evaluation" / "verify") == ROOT / "evaluation" / "verify"
+    )
+    assert mirrored_package(ROOT / "tests" / "core") is None  # a folder named after no package
