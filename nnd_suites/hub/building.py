@@ -39,7 +39,7 @@ def build_suite(
         return building.build_suite(adapter, source, out, name=name, **options)
     check_output_folder(out, "suite")  # before reading the source: a foreign folder costs nothing
     suite = building.build_suite(adapter, source, name=name, **options)
-    save_suite(suite, out)
+    _add_config(suite, Path(out))
     return suite
 
 
@@ -48,7 +48,13 @@ def save_suite(suite: Suite, out: str | Path) -> Path:
     as one of its configs and the card lists it (``build --out``, ``transform --out``)."""
     if not _joins_dataset_folder(Path(out), suite.name):
         return suite.save(out)
-    with adding_configs(Path(out).parent, [suite.name], leave_out_misnamed=True) as dataset:
+    return _add_config(suite, Path(out))
+
+
+def _add_config(suite: Suite, out: Path) -> Path:
+    """Write ``suite`` as config ``out`` of the dataset folder ``out.parent`` (which
+    :func:`_joins_dataset_folder` found), under its lock, and rewrite its card."""
+    with adding_configs(out.parent, [suite.name], leave_out_misnamed=True) as dataset:
         return dataset.add(suite)
 
 
