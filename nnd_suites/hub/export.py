@@ -19,7 +19,7 @@ from nnd_suites.hub.remote import check_repo_id
 from nnd_suites.infra.atomic import atomic_write_text, folder_lock, recover_dead_writers
 from nnd_suites.infra.output_folder import check_output_folder
 from nnd_suites.suite import Suite, SuiteManifest, has_manifest
-from nnd_suites.suite.manifest import config_name_problem
+from nnd_suites.suite.manifest import MAP_PLACEHOLDER, config_name_problem
 
 logger = logging.getLogger(__name__)
 
@@ -58,6 +58,7 @@ def export_suites(
             suite.validate()
         except SuiteValidationError as exc:
             raise SuiteValidationError(f"cannot export: {exc}; rebuild the suite") from exc
+        check_no_placeholders(suite)
         first = firsts.setdefault(suite.name, suite)
         if first is not suite and first.manifest.content_hash == suite.manifest.content_hash:
             raise NNDError(f"suite {suite.name!r} is given twice (the same tests); give it once")
@@ -89,6 +90,7 @@ class DatasetFolder:
         """Write ``suite`` as its config (swapped in atomically)."""
         if suite.name not in self.names:  # the checks ran for these names only
             raise NNDError(f"suite {suite.name!r} is not one of {self.names} this writer checked")
+        check_no_placeholders(suite)
         path = write_config(suite, self.folder / suite.name)
         self.written.append(suite.name)
         return path
@@ -228,6 +230,28 @@ def write_config(suite: Suite, config_dir: Path) -> Path:
     """The suite's folder as ``build`` writes it (:mod:`nnd_suites.suite.storage`), under the
     suite's name; an existing folder is replaced only when it is a config or a suite."""
     return suite.save(config_dir, kind="export-config")
+
+
+def check_no_placeholders(suite: Suite) -> None:
+    """Stop before a suite whose metadata still holds the scaffold's ``TODO`` becomes a config:
+    the folder's card would publish "License: TODO"."""
+    fields = suite.manifest.placeholders()
+    if not fields:
+        return
+    manifest = suite.manifest
+    to_fill = []
+    if any(field != MAP_PLACEHOLDER for field in fields):
+        to_fill.append(
+            f"the metadata of adapter {manifest.adapter.name!r} (source.yaml or adapter.py)"
+        )
+    if MAP_PLACEHOLDER in fields:
+        to_fill.append(f"the description of quality map {manifest.quality_map.name!r}")
+    raise SuiteValidationError(
+        f"suite {suite.name!r}: its {', '.join(fields)} still "
+        f"{'hold' if len(fields) > 1 else 'holds'} the TODO that `nnd-suites new-adapter` "
+        f"wrote, and a dataset folder is published as it is; nothing was written: fill in "
+        f"{' and '.join(to_fill)}, then build the suite again"
+    )
 
 
 def _check_unique(names: list[str], what: str) -> None:

@@ -155,6 +155,12 @@ class SuiteCounts(PairCounts, BuildCounts):
     model_config = ConfigDict(extra="forbid")
 
 
+#: the scaffold's placeholder (nnd_suites/scaffold): every unknown it writes starts so
+_PLACEHOLDER = re.compile(r"\bTODO\b")
+#: how :meth:`SuiteManifest.placeholders` names the quality map's description
+MAP_PLACEHOLDER = "quality map description"
+
+
 class SuiteManifest(StrictModel):
     format_version: str = FORMAT_VERSION
     name: str = Field(pattern=SUITE_NAME_PATTERN)
@@ -206,6 +212,19 @@ class SuiteManifest(StrictModel):
     content_hash: str = Field(
         pattern=r"^[0-9a-f]{64}$", description="sha256 over section_hashes: the whole suite"
     )
+
+    def placeholders(self) -> list[str]:
+        """The fields that still hold the ``TODO`` that ``nnd-suites new-adapter`` writes where
+        only the contributor knows the answer (license, citation, ...): a dataset folder is
+        published as it is, so ``export`` and ``publish`` refuse such a suite."""
+        fields = {
+            "description": self.description,
+            "license": self.license,
+            "citation": self.citation,
+            "task": self.task,
+            MAP_PLACEHOLDER: self.quality_map.description,
+        }
+        return [name for name, value in fields.items() if _PLACEHOLDER.search(value)]
 
     # ------------------------------------------------------------------ files
     @classmethod

@@ -424,3 +424,37 @@ def test_the_card_is_the_text_huggingface_hub_gives(
     data, values = card_values(configs, repo_id)
     expected = DatasetCard.from_template(data, template_str=card_template(), **values)
     assert build_card(configs, repo_id) == str(expected)
+
+
+def _with_placeholders(suite: Suite, **fields: str) -> Suite:
+    """``suite`` as a build of a scaffolded adapter whose ``fields`` still hold its TODO."""
+    updates: dict = {k: v for k, v in fields.items() if k != "map_description"}
+    if "map_description" in fields:
+        updates["quality_map"] = suite.manifest.quality_map.model_copy(
+            update={"description": fields["map_description"]}
+        )
+    return suite.derive(suite.pairs, **updates)
+
+
+def test_a_suite_still_holding_the_scaffolds_todo_is_not_exported(
+    quiz_design_suite, tmp_path, capsys
+):
+    # what `nnd-suites new-adapter` writes where only the contributor knows the answer
+    todo = _with_placeholders(quiz_design_suite, license="TODO", citation="TODO: BibTeX")
+    assert todo.manifest.placeholders() == ["license", "citation"]
+    with pytest.raises(SuiteValidationError, match=r"its license, citation still hold the TODO"):
+        export_suites([quiz_design_suite, todo.derive(todo.pairs, name="qd_todo")], tmp_path / "ds")
+    assert not (tmp_path / "ds").exists()  # checked before anything is written
+    todo.save(tmp_path / "qd")
+    assert main(["export", str(tmp_path / "qd"), "--to", str(tmp_path / "ds")]) == 5
+    err = capsys.readouterr().err
+    assert "metadata of adapter 'quiz_design'" in err and "quality map" not in err
+    assert not (tmp_path / "ds").exists()
+    # only the rule's description: the quality map is named, not the adapter
+    rule = _with_placeholders(quiz_design_suite, map_description="TODO the rule in words.")
+    with pytest.raises(SuiteValidationError, match="its quality map description still holds") as e:
+        export_suites([rule], tmp_path / "ds")
+    assert "description of quality map 'quiz_design'" in str(e.value)
+    assert "adapter" not in str(e.value).split("fill in")[1]
+    # a word that merely contains it is no placeholder
+    assert _with_placeholders(quiz_design_suite, task="TODOS, a task").manifest.placeholders() == []

@@ -355,3 +355,12 @@ def test_a_config_uploaded_from_the_given_folder_replaces_its_hub_copy_whole(
         str(hub.root), "quiz_design", split="test", cache_dir=str(tmp_path / "cache")
     )
     assert rows["id"] == [p.id for p in quiz_design_suite.pairs]
+
+
+def test_a_suite_still_holding_the_scaffolds_todo_is_not_published(
+    hub, challenge300_suite, tmp_path
+):
+    todo = challenge300_suite.derive(challenge300_suite.pairs, license="TODO")
+    with pytest.raises(SuiteValidationError, match="its license still holds the TODO"):
+        publish_suites([todo], "me/nnd")
+    assert hub.calls == []  # refused before the Hub was contacted

@@ -122,6 +122,13 @@ def run(args: argparse.Namespace) -> int:
     )
     say(f"wrote {out} ({plural(len(suite), 'pair')})")
     print_stats(suite.stats())
+    placeholders = suite.manifest.placeholders()
+    if placeholders:  # export and publish refuse it: say so now, not at the end of the work
+        say(
+            f"note: its {', '.join(placeholders)} still "
+            f"{'hold' if len(placeholders) > 1 else 'holds'} the TODO of `nnd-suites "
+            "new-adapter`: export and publish refuse the suite until that is filled in"
+        )
     say_card_of(out, suite.name)
     return 0
 
