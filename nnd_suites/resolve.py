@@ -76,7 +76,9 @@ def load_suite(spec: str | Path, name: str | None = None, revision: str | None =
         if configs:
             raise NNDError(
                 f"{path} is an export folder with configs {configs}; name one: "
-                f"{path / configs[0]} (or load_suite({str(path)!r}, {configs[0]!r}))"
+                f"{path / configs[0]} (or load_suite({str(path)!r}, {configs[0]!r})); where "
+                "several suites are taken (evaluate, robustness, export, publish), the folder "
+                "stands for every config"
             )
         raise NNDError(f"{path}: a folder, but not a suite (no {MANIFEST_FILE}); " + _FORMS)
     if path.name == MANIFEST_FILE and path.is_file():  # the suite's manifest: name its folder
@@ -128,14 +130,30 @@ def shipped_suites() -> list[str]:
 
 
 def expand_suite_specs(specs: list[str | Path | Suite]) -> list[str | Path | Suite]:
-    """``all`` replaced by every shipped suite not given already; the rest kept in order."""
+    """``all`` replaced by every shipped suite not given already, and a dataset folder (written
+    by ``export``, ``build --all`` or ``build --catalogue``) by the folder of each of its
+    configs; the rest kept in order."""
     expanded: list[str | Path | Suite] = []
     for spec in specs:
         if isinstance(spec, str) and spec == ALL:
             expanded += [name for name in shipped_suites() if name not in expanded]
         else:
-            expanded.append(spec)
+            expanded += dataset_configs(spec) or [spec]
     return expanded
+
+
+def dataset_configs(spec: str | Path | Suite) -> list[Path]:
+    """The config folders of the dataset folder ``spec`` names (empty: no such folder)."""
+    if isinstance(spec, Suite) or str(spec).startswith((HUB_PREFIX, BUILTIN_PREFIX)):
+        return []
+    if isinstance(spec, str) and spec in ADAPTERS.names():
+        return []  # the built-in suite, or ambiguous with the folder: load_suite says which
+    folder = Path(spec)
+    if not folder.is_dir() or has_manifest(folder):
+        return []
+    from nnd_suites.hub.layout import exported_configs  # the Hub client: only when needed
+
+    return [folder / name for name in exported_configs(folder)]
 
 
 def suite_specs(suites: object) -> list[str | Path | Suite]:

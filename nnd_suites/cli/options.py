@@ -25,7 +25,12 @@ SUITE_HELP = (
 def add_suites_argument(parser: argparse.ArgumentParser) -> None:
     """The positional ``SUITE ...`` of the commands that write several suites as one folder or
     repository (export, export-lm-eval, publish)."""
-    parser.add_argument("suites", nargs="+", metavar="SUITE", help=SUITE_HELP)
+    parser.add_argument(
+        "suites",
+        nargs="+",
+        metavar="SUITE",
+        help=SUITE_HELP + ", all (every shipped suite) or a dataset folder (every config)",
+    )
 
 
 def suite_name(text: str) -> str:

@@ -16,3 +16,11 @@ def load_suite(*args: Any, **kwargs: Any) -> Suite:
     from nnd_suites.resolve import load_suite as load
 
     return load(*args, **kwargs)
+
+
+def load_suites(specs: list[str]) -> list[Suite]:
+    """:func:`nnd_suites.resolve.resolve_suites`: ``all`` and a dataset folder stand for every
+    suite they hold, as in ``evaluate``."""
+    from nnd_suites.resolve import resolve_suites  # lazy, as load_suite above
+
+    return resolve_suites(specs)

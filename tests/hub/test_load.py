@@ -11,9 +11,10 @@ from huggingface_hub.errors import LocalEntryNotFoundError, RepositoryNotFoundEr
 
 from nnd_suites import NNDError, UnknownItemError, load_suite
 from nnd_suites.cli import main
-from nnd_suites.errors import HubError
+from nnd_suites.errors import AmbiguousSuiteError, HubError
 from nnd_suites.hub import HubSpec, export_suites, parse_hub_spec
 from nnd_suites.hub import load as hub_load
+from nnd_suites.resolve import resolve_suites, suite_origins
 
 
 @pytest.fixture(scope="module")
@@ -140,6 +141,29 @@ def test_offline_without_a_cached_copy(monkeypatch, tmp_path):
     with pytest.raises(NNDError, match="HF_HUB_OFFLINE is set and no copy of dataset org/nnd"):
         load_suite("hub:org/nnd/quiz_design")
     assert main(["stats", "hub:org/nnd/quiz_design"]) == HubError.exit_status
+
+
+def test_where_several_suites_are_taken_a_dataset_folder_is_every_config(
+    export_folder, quiz_design_suite, challenge300_suite, tmp_path, monkeypatch, capsys
+):
+    # evaluate, robustness (resolve_suites), export, export-lm-eval and publish
+    assert resolve_suites([export_folder]) == [challenge300_suite, quiz_design_suite]
+    assert suite_origins([export_folder, "quiz_design"]) == [
+        str((export_folder / "challenge300").resolve()),
+        str((export_folder / "quiz_design").resolve()),
+        "builtin:quiz_design",
+    ]
+    assert main(["export", str(export_folder), "--to", str(tmp_path / "copy")]) == 0
+    assert "(2 configs;" in capsys.readouterr().out
+    assert load_suite(tmp_path / "copy", "challenge300") == challenge300_suite
+    # a bare name that is both a built-in suite and a folder stays ambiguous, never expanded
+    shutil.copytree(export_folder, tmp_path / "here" / "quiz_design")
+    monkeypatch.chdir(tmp_path / "here")
+    with pytest.raises(AmbiguousSuiteError):
+        resolve_suites(["quiz_design"])
+    # where one suite is taken, the folder is still refused, saying where it stands for all
+    assert main(["stats", str(export_folder)]) == NNDError.exit_status
+    assert "the folder stands for every config" in capsys.readouterr().err
 
 
 def test_local_export_forms(export_folder, quiz_design_suite, capsys):

@@ -188,6 +188,19 @@ def test_dry_run_builds_the_folder_and_sends_nothing(hub, challenge300_suite, tm
     assert load_suite(folder, "challenge300") == challenge300_suite
 
 
+def test_a_dataset_folder_publishes_every_config_it_holds(
+    hub, challenge300_suite, quiz_design_suite, tmp_path, capsys
+):
+    built = tmp_path / "built"  # as build --all or build --catalogue leaves it
+    for suite in (challenge300_suite, quiz_design_suite):
+        suite.save(built / suite.name)
+    staging = tmp_path / "staging"
+    args = ["publish", str(built), "--repo", "org/nnd", "--dry-run", "--folder", str(staging)]
+    assert main(args) == 0
+    assert "configs in the card: challenge300, quiz_design" in capsys.readouterr().out
+    assert load_suite(staging, "quiz_design") == quiz_design_suite
+
+
 def test_only_the_configs_files_are_uploaded(hub, challenge300_suite, tmp_path, capsys):
     # a folder a killed export wrote into: a half-written config beside the complete ones,
     # and a user's copy of a shard; neither is a config of the card

@@ -39,7 +39,8 @@ def register(subparsers: Commands) -> None:
         action="append",
         required=True,
         metavar="SUITE",
-        help=SUITE_HELP + ", or all (repeatable); or, alone, catalogue (every catalogue suite "
+        help=SUITE_HELP + ", all, or a dataset folder (every config) (repeatable); or, "
+        "alone, catalogue (every catalogue suite "
         "whose source ships) or a folder written by `build --catalogue`: one row per suite, "
         "grouped by task type, the skipped ones listed with why",
     )

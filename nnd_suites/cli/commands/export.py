@@ -9,7 +9,7 @@ from nnd_suites.cli.dataset_cards import say_how_to_load
 from nnd_suites.cli.options import add_suites_argument
 from nnd_suites.cli.parser import Commands
 from nnd_suites.cli.printing import say
-from nnd_suites.cli.suites import load_suite
+from nnd_suites.cli.suites import load_suites
 from nnd_suites.infra.formatting import plural
 
 
@@ -41,7 +41,7 @@ def run(args: argparse.Namespace) -> int:
     # lazy: the Hub layer imports datasets and huggingface_hub; `nnd-suites list` must not
     from nnd_suites.hub import export_suites
 
-    result = export_suites([load_suite(spec) for spec in args.suites], args.to, args.repo)
+    result = export_suites(load_suites(args.suites), args.to, args.repo)
     for config in result.configs:
         state = "written" if config.name in result.written else "kept"
         say(f"  {config.name}: {plural(config.num_examples, 'test')} ({state})")

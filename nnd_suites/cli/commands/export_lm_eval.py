@@ -10,7 +10,7 @@ from pathlib import Path
 from nnd_suites.cli.options import add_suites_argument
 from nnd_suites.cli.parser import Commands
 from nnd_suites.cli.printing import say
-from nnd_suites.cli.suites import load_suite
+from nnd_suites.cli.suites import load_suites
 from nnd_suites.infra.formatting import plural
 
 SCORERS = ("sum", "per_char", "per_byte")
@@ -66,7 +66,7 @@ def run(args: argparse.Namespace) -> int:
     check_scorer(args.scorer)  # before any suite is loaded or built
     # nnd-suites:tiny-random (made on the spot) names its folder, which lm-eval then loads
     (tokenizer,), _ = resolve_embedded([args.tokenizer])
-    suites = [load_suite(spec) for spec in args.suites]
+    suites = load_suites(args.suites)
     result = export_lm_eval(suites, args.to, tokenizer, scorer=args.scorer, template=args.template)
     for name, task in result.suites.items():
         say(

@@ -8,7 +8,7 @@ from pathlib import Path
 from nnd_suites.cli.options import add_suites_argument
 from nnd_suites.cli.parser import Commands
 from nnd_suites.cli.printing import say
-from nnd_suites.cli.suites import load_suite
+from nnd_suites.cli.suites import load_suites
 from nnd_suites.infra.formatting import plural
 
 
@@ -49,7 +49,7 @@ def run(args: argparse.Namespace) -> int:
 
     if args.tag is not None:  # before the suites are loaded (or built): a dry run too
         check_tag(args.tag)
-    suites = [load_suite(spec) for spec in args.suites]
+    suites = load_suites(args.suites)
     result = publish_suites(
         suites,
         args.repo,

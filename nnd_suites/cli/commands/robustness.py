@@ -32,7 +32,7 @@ def register(subparsers: Commands) -> None:
         action="append",
         required=True,
         metavar="SUITE",
-        help=SUITE_HELP + ", or all (repeatable)",
+        help=SUITE_HELP + ", all, or a dataset folder (every config) (repeatable)",
     )
     parser.add_argument(
         "--transform",
