@@ -69,6 +69,9 @@ class NNDCallback(TrainerCallback):
         self.run_id = _new_run_id("")
         #: (step, metrics, seconds) of every scoring, for plots and benchmarks
         self.history: list[tuple[int, dict[str, float], float]] = []
+        #: metric -> the tests its pass rate is over (rated: passed, failed or tied), as of the
+        #: last scoring: a pass rate is printed with its sample size
+        self.rated: dict[str, int] = {}
 
     @classmethod
     def attach(cls, trainer: Any, **options: Any) -> NNDCallback:
@@ -104,7 +107,8 @@ class NNDCallback(TrainerCallback):
         return self.prepared
 
     def score(self, model: Any, tokenizer: Any, step: int) -> dict[str, float]:
-        """Pass rates of ``model`` now, as ``{"nnd/<suite>/pass_rate": ..., ...}``."""
+        """Pass rates of ``model`` now, as ``{"nnd/<suite>/pass_rate": ..., ...}``; the tests
+        each is over go to :attr:`rated`."""
         model = getattr(model, "module", model)  # DistributedDataParallel and friends
         reuse = self._backend is not None and self._backend.model is model
         if reuse and self._backend.tokenizer is tokenizer:
@@ -122,11 +126,11 @@ class NNDCallback(TrainerCallback):
         )
         metrics: dict[str, float] = {}
         for name, result in report.suites.items():
-            if result.pass_rate is not None:
-                metrics[f"{self.prefix}/{name}/pass_rate"] = result.pass_rate
-            for category, rate in result.by_category.items():
+            rates = {"pass_rate": result.overall, **result.by_category}
+            for key, rate in rates.items():
                 if rate.pass_rate is not None:
-                    metrics[f"{self.prefix}/{name}/{category}"] = rate.pass_rate
+                    metrics[f"{self.prefix}/{name}/{key}"] = rate.pass_rate
+                    self.rated[f"{self.prefix}/{name}/{key}"] = rate.n
         return metrics
 
     def _score_and_log(self, args: Any, state: Any, kwargs: dict[str, Any]) -> None:

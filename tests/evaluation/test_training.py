@@ -211,3 +211,18 @@ def test_a_loaded_model_is_scored_as_it_is_and_loading_arguments_are_refused(
         **{"limit": 2, "cache": False, "progress": False},
     )
     assert report.suites["challenge300"].pairs
+
+
+def test_the_callback_records_the_tests_each_pass_rate_is_over(model_and_tokenizer):
+    """Its figures were pass rates alone (the example printed "0.633" with no sample size):
+    ``rated`` gives each figure's n, the report's own."""
+    model, tokenizer = model_and_tokenizer
+    suite = nnd_suites.load_suite("quiz_design")
+    callback = NNDCallback([suite], every_n_steps=1, limit=GROUPS, batch_size=8)
+    metrics = callback.score(model, tokenizer, step=0)
+    options = {"cache": False, "progress": False, "limit": GROUPS, "batch_size": 8}
+    report = nnd_suites.evaluate((model, tokenizer), suite, **options).suites["quiz_design"]
+    assert set(callback.rated) == set(metrics)
+    assert callback.rated["nnd/quiz_design/pass_rate"] == report.overall.n > 0
+    for category, rate in report.by_category.items():
+        assert callback.rated[f"nnd/quiz_design/{category}"] == rate.n
