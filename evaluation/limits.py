@@ -69,10 +69,15 @@ def kept_tests_differ(a: SuiteLimit | None, b: SuiteLimit | None) -> str | None:
     return f"tests kept by --limit: {_kept_text(a)} vs {_kept_text(b)}"
 
 
+def the_first(n: int, noun: str) -> str:
+    """``the first group``, ``the first 3 groups``: never "the first 1 group"."""
+    return f"the first {noun}" if n == 1 else f"the first {plural(n, noun)}"
+
+
 def _kept_text(record: SuiteLimit | None) -> str:
     if record is None:
         return "every test"
-    groups = "" if record.groups is None else f" (the first {plural(record.groups, 'group')})"
+    groups = "" if record.groups is None else f" ({the_first(record.groups, 'group')})"
     return f"{record.scored:,} of {record.tests:,}{groups}"
 
 

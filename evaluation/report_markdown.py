@@ -10,7 +10,7 @@ from typing import Any
 
 from nnd_suites.errors import NNDError
 from nnd_suites.evaluation.agreement_markdown import band_heading, ceiling_gap, not_compared
-from nnd_suites.evaluation.limits import KeptTests, kept_tests_text
+from nnd_suites.evaluation.limits import KeptTests, kept_tests_text, the_first
 from nnd_suites.evaluation.report import EvaluationReport, Rate, SuiteResult
 from nnd_suites.evaluation.scorers import SCORERS
 from nnd_suites.evaluation.sensitivity import Sensitivity
@@ -36,8 +36,9 @@ def limit_note(limit: float | None, kept: KeptTests | None = None) -> str:
     if not limit:
         return ""
     return (
-        f" Only {kept_groups(limit)} of each suite were scored (`limit` counts context groups "
-        "with tests, not tests)" + (f": {kept_tests_text(kept)}." if kept else ".")
+        f" Only {kept_groups(limit)} of each suite {'was' if limit == 1 else 'were'} scored "
+        "(`limit` counts context groups with tests, not tests)"
+        + (f": {kept_tests_text(kept)}." if kept else ".")
     )
 
 
@@ -50,7 +51,7 @@ def kept_groups(limit: float) -> str:
     """What ``--limit`` kept: the first N context groups with tests, or that share of them."""
     if limit < 1:
         return f"the first {limit * 100:.3g}% of the context groups with tests"  # 0.1%, 10%
-    return f"the first {plural(int(limit), 'context group')} with tests"
+    return f"{the_first(int(limit), 'context group')} with tests"
 
 
 def _backend_header(backend: dict, report: EvaluationReport) -> str:

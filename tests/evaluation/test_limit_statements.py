@@ -9,7 +9,7 @@ import json
 import pytest
 
 from nnd_suites.cli import main
-from nnd_suites.evaluation.limits import kept_digest
+from nnd_suites.evaluation.limits import SuiteLimit, kept_digest, kept_tests_differ
 
 GROUPS = 3
 
@@ -125,3 +125,17 @@ def test_verify_states_the_limit_and_the_categories_it_dropped(
     for category in expected["dropped"]:
         assert written["categories_left_out"][category] == "--limit left no test of this category"
     assert _statement(expected) in _flat((out / "verify.md").read_text())
+
+
+def test_a_limit_of_one_group_is_stated_in_the_singular(tiny_causal_model, tmp_path, capsys):
+    """``--limit 1`` read "Only the first 1 context group ... were scored"."""
+    argv = ["evaluate", "--model", str(tiny_causal_model), "--suite", "challenge300"]
+    assert main([*argv, "--limit", "1", "--out", str(tmp_path / "run")]) == 0
+    said = "Only the first context group with tests of each suite was scored"
+    assert said in _flat(capsys.readouterr().out)
+    assert said in _flat((tmp_path / "run" / "report.md").read_text())
+    one = SuiteLimit(scored=2, tests=9, categories_without_tests=[], groups=1, kept="a")
+    assert (
+        kept_tests_differ(one, None)
+        == "tests kept by --limit: 2 of 9 (the first group) vs every test"
+    )
