@@ -62,6 +62,15 @@ def conversation_field(suite: Suite) -> str:
     return fields[0]
 
 
+def chat_source_field(suite: Suite) -> str:
+    """The conversation field :func:`with_chat_prompts` renders, checked before any tokenizer
+    is loaded: a suite with no conversation, or one rendered already, is refused."""
+    field = conversation_field(suite)
+    if CHAT_FIELD in suite.manifest.context_fields:
+        raise TemplateError(f"suite {suite.name} already has a {CHAT_FIELD!r} context field")
+    return field
+
+
 def with_chat_prompts(suite, tokenizer):
     """``suite`` with every conversation context also rendered by ``tokenizer``'s chat template,
     in the context field ``chat_prompt``, and the template ``chat`` (``{chat_prompt}``) that
@@ -69,9 +78,7 @@ def with_chat_prompts(suite, tokenizer):
     report records ``template_name == "chat"``. The conversation field is the one the suite's
     default template renders with the ``transcript`` rule."""
     manifest = suite.manifest
-    field = conversation_field(suite)
-    if CHAT_FIELD in manifest.context_fields:
-        raise TemplateError(f"suite {suite.name} already has a {CHAT_FIELD!r} context field")
+    field = chat_source_field(suite)
     try:  # many templates refuse a conversation without a user turn: then pmi is refused
         neutral = {CHAT_NEUTRAL_FIELD: chat_prompt(tokenizer, EMPTY_CONVERSATION, field)}
     except TemplateError:

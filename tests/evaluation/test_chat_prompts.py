@@ -98,6 +98,21 @@ def test_the_commands_exit_8_with_the_reason_and_no_traceback(chat_models, tmp_p
     assert "Traceback" not in err and WHAT[kind] in err and not out.exists()
 
 
+def test_chat_prompts_refuses_a_suite_without_a_conversation_before_loading(
+    tmp_path, monkeypatch, capsys
+):
+    """chat-prompts loaded the tokenizer (slow; may download) before it saw quiz_design has no
+    conversation to render: the suite is refused first."""
+    from nnd_suites.evaluation.backends import hf_loading
+
+    monkeypatch.setattr(hf_loading, "load_tokenizer", lambda *a, **k: pytest.fail("loaded"))
+    out = tmp_path / "chat"
+    argv = ["chat-prompts", "quiz_design", "--tokenizer", "some-org/chat-model", "--out", str(out)]
+    assert main(argv) == TemplateError.exit_status
+    err = " ".join(capsys.readouterr().err.split())
+    assert "suite quiz_design has no conversation field" in err and not out.exists()
+
+
 def test_chat_runs_of_two_models_are_compared_on_the_suite_s_tests(chat_models, hh_suite):
     """The chat prompts are each run's rendering, not the tests: two chat models (one whose
     template prints the time) scored in one run report the suite's own content hash, and are

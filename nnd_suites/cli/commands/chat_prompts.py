@@ -40,9 +40,10 @@ def register(subparsers: Commands) -> None:
 def run(args: argparse.Namespace) -> int:
     # lazy: hf_loading imports torch; `nnd-suites list` must not
     from nnd_suites.evaluation.backends.hf_loading import load_tokenizer
-    from nnd_suites.evaluation.chat_prompts import with_chat_prompts
+    from nnd_suites.evaluation.chat_prompts import chat_source_field, with_chat_prompts
 
     suite = load_suite(args.suite)
+    chat_source_field(suite)  # refused before the tokenizer loads (slow; may download)
     chat = with_chat_prompts(suite, load_tokenizer(args.tokenizer, revision=args.revision))
     out = args.out or Path("suites") / f"{suite.name}.chat"
     chat.save(out)
