@@ -49,6 +49,7 @@ class FakeServer:
         self.offsets = "openai"  # or "sglang", "vllm"
         self.lossy = False
         self.fail: list[int] = []
+        self.error: object = {"error": "busy"}  # the body of each ``fail`` answer
         self.drop = 0
         self.delay = 0.0
         self.seen_auth: list[str | None] = []
@@ -164,7 +165,7 @@ class FakeServer:
                         return True
                     status = server.fail.pop(0) if server.fail else None
                 if status is not None:
-                    self._send(status, {"error": "busy"})
+                    self._send(status, server.error)
                     return True
                 return False
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 import time
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
@@ -31,6 +32,18 @@ T = TypeVar("T")
 R = TypeVar("R")
 #: The largest answer read (an echo of a 32k-token prompt is a few MB).
 DEFAULT_MAX_ANSWER_BYTES = 64 << 20
+
+#: An answer saying the request found no room in the server's context or slots (llama.cpp's
+#: "failed to find a memory slot", "exceeds the available context size"): not a slow server.
+NO_ROOM = re.compile(r"\bslots?\b|context (size|length|window)|\bn_ctx\b|kv.?cache", re.I)
+NO_ROOM_ADVICE = (
+    "the server has no room for the request: it holds the requests in flight in its context, "
+    "which llama-server shares among its --parallel slots; score with fewer requests in flight "
+    "(a lower --concurrency; default 16), or restart the server with a larger --ctx-size "
+    "(llama_cpp.server: --n_ctx) or fewer --parallel slots; a longer --request-timeout will "
+    "not help"
+)
+TIMEOUT_ADVICE = "raise --request-timeout S or --retries N, or check the server"
 
 
 class ServerError(ScoringError):
@@ -86,14 +99,17 @@ class Client:
                 answer = request(url, limits, data=body, headers=headers)
                 return parse_json(answer.body, redact(url))
             except TransportError as error:
-                failure = _server_error(error.url, error.reason, error.status)
+                no_room = error.status is not None and NO_ROOM.search(error.reason)
+                reason = f"{error.reason} ({NO_ROOM_ADVICE})" if no_room else error.reason
+                failure = _server_error(error.url, reason, error.status)
                 if not error.retry:
                     raise failure from None
             attempt += 1
             if attempt > self.retries or time.monotonic() + wait_s >= deadline:
+                advice = "" if no_room else f"; {TIMEOUT_ADVICE}"
                 raise ServerError(
                     f"{failure} (gave up after {attempt} attempt(s) within the {self.timeout:g} s "
-                    "timeout; raise --request-timeout S or --retries N, or check the server)"
+                    f"timeout{advice})"
                 ) from None
             time.sleep(wait_s)
             wait_s *= 2

@@ -77,6 +77,33 @@ def test_gives_up_with_a_clear_error(server):
         backend.score([ScoreRequest("Q:", "yes")])
 
 
+def test_a_request_without_room_on_the_server_gets_advice_that_fits(server):
+    """llama.cpp's server answers HTTP 500 "failed to find a memory slot" when the requests in
+    flight do not fit its context: that was advised "raise --request-timeout", which cannot help."""
+    backend = _load(server, retries=1, concurrency=4)
+    server.error = {
+        "error": {
+            "code": 500,
+            "message": "failed to find a memory slot for batch of size 512",
+            "type": "server_error",
+        }
+    }
+    server.fail = [500] * 2
+    with pytest.raises(ServerError) as raised:
+        backend.score([ScoreRequest("Q:", "yes")])
+    said = str(raised.value)
+    assert "failed to find a memory slot" in said and "gave up after 2 attempt" in said
+    assert "lower --concurrency" in said and "larger --ctx-size" in said
+    assert "raise --request-timeout" not in said
+    server.error = {"error": {"message": "the request exceeds the available context size"}}
+    server.fail = [400]  # not retried, and advised alike
+    with pytest.raises(ServerError, match=r"HTTP 400: .*larger --ctx-size"):
+        backend.score([ScoreRequest("Q:", "yes")])
+    server.error, server.fail = {"error": "busy"}, [500] * 2  # any other 500: the timeout
+    with pytest.raises(ServerError, match=r"raise --request-timeout"):
+        backend.score([ScoreRequest("Q:", "yes")])
+
+
 def test_total_timeout_per_request(server):
     server.delay = 2.0
     client = Client(server.url, timeout=0.5, retries=3, backoff=0.1)
