@@ -16,7 +16,7 @@ from nnd_suites.evaluation.scorers import SCORERS
 from nnd_suites.evaluation.sensitivity import Sensitivity
 from nnd_suites.evaluation.task_grouping import BASELINE_COLUMNS, task_rows
 from nnd_suites.evaluation.tiny import EMBEDDED, EMBEDDED_FOLDER, EMBEDDED_NOTE
-from nnd_suites.infra.formatting import count, percent, plural, rate_with_interval
+from nnd_suites.infra.formatting import code, count, percent, plural, rate_with_interval
 from nnd_suites.infra.formatting import p_value as format_p
 from nnd_suites.infra.markdown import render
 
@@ -59,10 +59,10 @@ def _backend_header(backend: dict, report: EvaluationReport) -> str:
     GGUF file has no revision) is left out rather than printed as None."""
     known = {key: backend.get(key) for key in ("backend", "revision", "dtype", "strategy")}
     parts = [
-        f"Backend `{known['backend']}`" if known["backend"] else "",
-        f"revision `{known['revision']}`" if known["revision"] else "",
+        f"Backend {code(known['backend'])}" if known["backend"] else "",
+        f"revision {code(known['revision'])}" if known["revision"] else "",
         f"dtype {known['dtype']}" if known["dtype"] else "",
-        f"scoring mode **{report.mode}**, scorer `{report.scorer}`",
+        f"scoring mode **{report.mode}**, scorer {code(report.scorer)}",
         f"strategy {known['strategy']}" if known["strategy"] else "",
     ]
     return ", ".join(part for part in parts if part)
@@ -126,11 +126,11 @@ def _origin(name: str, result: SuiteResult, suites: Mapping[str, SuiteResult]) -
     own = result.suite_name
     if own is None:
         return None
-    where = f"from `{result.given_as}`" if result.given_as else "given in memory"
-    named = [f"`{other}`" for other, found in suites.items() if found.suite_name == own]
+    where = f"from {code(result.given_as)}" if result.given_as else "given in memory"
+    named = [code(other) for other, found in suites.items() if found.suite_name == own]
     return (
-        f"`{name}` is suite `{own}` {where}, content hash `{result.content_hash[:12]}…`. This "
-        f"run holds {len(named)} different suites named `{own}`: {', '.join(named)}."
+        f"{code(name)} is suite {code(own)} {where}, content hash `{result.content_hash[:12]}…`. "
+        f"This run holds {len(named)} different suites named {code(own)}: {', '.join(named)}."
     )
 
 
@@ -238,7 +238,7 @@ def _sensitivity_table(suite: str, found: Sensitivity) -> dict[str, Any]:
             for k in lengths
         ]
         overall = rate_with_interval(result.overall.pass_rate, result.overall.ci)
-        rows.append([f"`{name}`", overall, *flip_cells, *length_cells])
+        rows.append([code(name), overall, *flip_cells, *length_cells])
     return {
         "name": suite,
         "header": ["scorer", "pass rate [95% CI]", "flips vs " + found.primary, "share", "p"]

@@ -16,7 +16,7 @@ from nnd_suites.evaluation.robustness.models import (
     kept_of,
 )
 from nnd_suites.evaluation.saved import load_report
-from nnd_suites.infra.formatting import count, difference_with_interval, p_value, percent
+from nnd_suites.infra.formatting import code, count, difference_with_interval, p_value, percent
 from nnd_suites.infra.markdown import render
 from nnd_suites.infra.output_folder import holds_kind, write_report_folder
 from nnd_suites.statistics.paired import PairedResult
@@ -60,11 +60,12 @@ def scoring_line(evaluation: dict[str, Any]) -> str:
     templates = evaluation.get("templates") or {}
     used = sorted(set(templates.values()))
     named = (
-        f"template `{used[0]}`"
+        f"template {code(used[0])}"
         if len(used) == 1
-        else "templates " + ", ".join(f"{suite}: `{name}`" for suite, name in templates.items())
+        else "templates " + ", ".join(f"{suite}: {code(name)}" for suite, name in templates.items())
     )
-    return f"Scored with scorer `{evaluation['scorer']}`, mode `{evaluation.get('mode')}`, {named}."
+    scorer, mode = code(evaluation["scorer"]), code(evaluation.get("mode"))
+    return f"Scored with scorer {scorer}, mode {mode}, {named}."
 
 
 def parameters_line(report: RobustnessReport) -> str:
@@ -73,7 +74,7 @@ def parameters_line(report: RobustnessReport) -> str:
     if not report.transform_params:
         return ""
     described = "; ".join(
-        f"`{spec}`: " + ", ".join(f"{key}={value}" for key, value in params.items())
+        f"{code(spec)}: " + ", ".join(f"{key}={value}" for key, value in params.items())
         for spec, params in report.transform_params.items()
     )
     return f"\n\nTransformations with every parameter (defaults and seeds included): {described}."

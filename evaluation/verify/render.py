@@ -30,7 +30,14 @@ from nnd_suites.evaluation.verify.models import (
     PlacementReport,
     VerifyReport,
 )
-from nnd_suites.infra.formatting import count, number, number_interval, plural, rate_with_interval
+from nnd_suites.infra.formatting import (
+    code,
+    count,
+    number,
+    number_interval,
+    plural,
+    rate_with_interval,
+)
 from nnd_suites.infra.markdown import render
 from nnd_suites.infra.output_folder import check_output_folder, write_report_folder
 from nnd_suites.infra.reading import DataFileError, parse_json, read_data_text
@@ -158,7 +165,7 @@ def verify_markdown(report: VerifyReport) -> str:
     systems = [
         [
             name,
-            f"`{report.systems[name]}`",
+            code(report.systems[name]),
             rate_with_interval(overall.pass_rates[name], intervals.get(name)).replace("%", ""),
             f"{overall.human_scores[name]:.3f}",
         ]

@@ -1,5 +1,5 @@
 """The one number formatter of every report and chart: percent, signed points, a rate with its
-interval, p-values, counts, plurals, and the one Markdown cell escaper.
+interval, p-values, counts, plurals, the one Markdown cell escaper and inline code span.
 
 Every renderer (report.md, leaderboard.md, comparison.md, robustness.md, verify.md, placement.md,
 the bias baselines' table and the charts) formats through here, so one figure reads the same in
@@ -8,6 +8,7 @@ every file. A leaf module: it imports nothing of ours.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Sequence
 
 NA = "n/a"
@@ -79,6 +80,18 @@ def plural(n: int, singular: str, plural_form: str | None = None) -> str:
         ends_in_s = singular.endswith(("s", "x", "z", "ch", "sh"))
         plural_form = singular + ("es" if ends_in_s else "s")
     return f"{count(n)} {plural_form}"
+
+
+def code(value: object) -> str:
+    """Any text as one Markdown inline code span (CommonMark): fenced by one backtick more than
+    its longest run of them, padded with a space where it starts or ends with a backtick (or
+    with a space at both ends, which the span would strip), so a model folder named
+    ``my`model`` reads as itself; line breaks become spaces."""
+    text = " ".join(str(value).splitlines())
+    fence = "`" * (max(map(len, re.findall("`+", text)), default=0) + 1)
+    spaced = text[:1] == text[-1:] == " " and text.strip()
+    pad = " " if not text or "`" in text[:1] + text[-1:] or spaced else ""
+    return f"{fence}{pad}{text}{pad}{fence}"
 
 
 def cell(value: object) -> str:

@@ -2,8 +2,9 @@
 figures its Python side computed, formatted by :mod:`nnd_suites.infra.formatting`.
 
 A template sees each number formatter of that module as a filter of the same name (``{{ rate |
-percent }}``, ``{{ n | plural("test") }}``; ``count`` is ours, not jinja's alias of ``length``)
-and ``table`` as a global, so every table cell is escaped by the one cell writer. Reports are
+percent }}``, ``{{ n | plural("test") }}``; ``count`` is ours, not jinja's alias of ``length``),
+``code`` (``{{ model | code }}``: the one inline code span, safe for any text) and ``table`` as
+a global, so every table cell is escaped by the one cell writer. Reports are
 Markdown, not HTML: nothing is HTML-escaped; a value a template does not receive is an error,
 never an empty string in a report.
 """
@@ -31,6 +32,7 @@ FILTERS = {
         "count",
         "plural",
         "cell",
+        "code",
     )
 }
 

@@ -211,3 +211,30 @@ def test_verify_and_placement_markdown_and_charts(tmp_path):
     check_tables(text)
     assert "poor fit: only 3 annotated systems; extrapolated" in text and "| 90.0 | 0.800 |" in text
     size_of(write_placement(placement, report, tmp_path / "placement")["chart"])
+
+
+def test_a_backtick_in_a_model_name_keeps_its_code_span(tiny_causal_model, tmp_path, capsys):
+    """A model folder named ``my`model`` closed the report's inline code span after ``my``:
+    every span is now fenced longer than the backticks inside (padded where one ends it)."""
+    import shutil
+
+    from nnd_suites.cli import main
+
+    model = shutil.copytree(tiny_causal_model, tmp_path / "my`model")
+    runs = [tmp_path / "a", tmp_path / "b"]
+    for run in runs:
+        argv = ["evaluate", "--model", str(model), "--suite", "challenge300", "--limit", "2"]
+        assert main([*argv, "--quiet", "--out", str(run)]) == 0
+    report = (runs[0] / "report.md").read_text()
+    assert report.startswith(f"# NND evaluation of ``{model}``\n")
+    assert main(["compare", *map(str, runs), "--out", str(tmp_path / "cmp")]) == 0
+    compared = (tmp_path / "cmp" / "comparison.md").read_text().splitlines()[0]
+    assert f"A = ``{model}`` (default), B = ``{model}`` (default)" in compared
+    argv = ["robustness", "--model", str(model), "--suite", "challenge300", "--limit", "2"]
+    assert main([*argv, "--transform", "lowercase", "--out", str(tmp_path / "rob")]) == 0
+    robust = (tmp_path / "rob" / "robustness.md").read_text()
+    assert robust.startswith(f"# Robustness of ``{model}``")
+    from nnd_suites.infra.formatting import code  # the one maker of every span
+
+    assert code("my`model") == "``my`model``" and code("x``") == "``` x`` ```"
+    assert code("`a`") == "`` `a` ``" and code(" a ") == "`  a  `" and code("a\nb") == "`a b`"
