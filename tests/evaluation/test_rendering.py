@@ -121,8 +121,10 @@ def test_comparison_markdown_and_chart(runs, tmp_path):
     comparison = compare_reports(a, b)
     suite = comparison.suites["challenge300"]
     suite.by_category = {(ODD if k == "Science" else k): v for k, v in suite.by_category.items()}
+    suite.overall.degenerate, suite.overall.skipped = 1, 1_234  # said as counts, not "test(s)"
     text = comparison_markdown(comparison)
     check_tables(text)
+    assert "1 degenerate test left out." in text and "1,234 tests left out: a candidate" in text
     overall = suite.overall
     assert difference_with_interval(overall.difference, overall.difference_ci) in text
     assert overall.difference_ci is not None and "Odd \\| name split" in text
