@@ -15,6 +15,7 @@ tests are counted beside it, never as failures. A leaf module: it imports nothin
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Iterable, Mapping
 from typing import Literal, TypeVar
 
@@ -71,6 +72,13 @@ class Rate(StrictModel):
         if self.passed + self.failed + self.ties != self.n:
             raise ValueError(
                 f"passed {self.passed} + failed {self.failed} + ties {self.ties} != n {self.n}"
+            )
+        # an edited pass rate would be printed (place) as if the counts gave it
+        share, given = (self.passed / self.n if self.n else None), self.pass_rate
+        if given != share and (given is None or share is None or not math.isclose(given, share)):
+            raise ValueError(
+                f"pass_rate {given} is not passed {self.passed} / n {self.n} ({share}): the "
+                "figures were edited after they were written; re-run what wrote them"
             )
         return self
 

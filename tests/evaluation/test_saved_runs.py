@@ -228,3 +228,22 @@ def test_outcome_rows_moved_to_another_category_are_refused(run):
     assert f"for suite challenge300 in category {categories[0]}; the folder was edited" in str(
         refused.value
     )
+
+
+@pytest.mark.parametrize("where", [("overall",), ("by_category", "Science")])
+def test_a_pass_rate_its_counts_do_not_give_is_refused(run, where):
+    """report.json's pass rate edited, its counts not: `place` (with a verify run that keeps no
+    outcomes) printed the edited rate, and a human score predicted from it, with exit 0."""
+    path = run / "report.json"
+    report = json.loads(path.read_text("utf-8"))
+    figures = report["suites"]["challenge300"]
+    for key in where:
+        figures = figures[key]
+    passed, n = figures["passed"], figures["n"]
+    figures["pass_rate"] = 0.05
+    path.write_text(json.dumps(report), encoding="utf-8")
+    with pytest.raises(NNDError) as refused:
+        load_report(run)
+    said = str(refused.value)
+    assert said.startswith(f"{path}: not an nnd-suites evaluation report")
+    assert f"pass_rate 0.05 is not passed {passed} / n {n} ({passed / n})" in said
