@@ -11,7 +11,7 @@ import pytest
 
 from nnd_suites import build_suite
 from nnd_suites.cli import main
-from nnd_suites.errors import TemplateError
+from nnd_suites.errors import OutputFolderError, TemplateError
 from nnd_suites.evaluation import evaluate
 from nnd_suites.evaluation.backends.hf_loading import load_tokenizer
 from nnd_suites.evaluation.chat_prompts import with_chat_prompts
@@ -111,6 +111,13 @@ def test_chat_prompts_refuses_a_suite_without_a_conversation_before_loading(
     assert main(argv) == TemplateError.exit_status
     err = " ".join(capsys.readouterr().err.split())
     assert "suite quiz_design has no conversation field" in err and not out.exists()
+    out.mkdir()  # and an --out that is not a suite's folder: refused before loading, too
+    (out / "notes.txt").write_text("mine")
+    argv = ["chat-prompts", "hh_rlhf", "--tokenizer", "some-org/chat-model", "--out", str(out)]
+    assert main(argv) == OutputFolderError.exit_status
+    err = " ".join(capsys.readouterr().err.split())
+    assert "holds 1 entry: notes.txt, which is not a suite" in err
+    assert [p.name for p in out.iterdir()] == ["notes.txt"]
 
 
 def test_chat_runs_of_two_models_are_compared_on_the_suite_s_tests(chat_models, hh_suite):

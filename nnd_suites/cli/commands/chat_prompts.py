@@ -12,6 +12,7 @@ from nnd_suites.cli.parser import Commands
 from nnd_suites.cli.printing import say
 from nnd_suites.cli.suites import load_suite
 from nnd_suites.infra.formatting import plural
+from nnd_suites.infra.output_folder import check_output_folder
 
 
 def register(subparsers: Commands) -> None:
@@ -44,8 +45,8 @@ def run(args: argparse.Namespace) -> int:
 
     suite = load_suite(args.suite)
     chat_source_field(suite)  # refused before the tokenizer loads (slow; may download)
+    out = check_output_folder(args.out or Path("suites") / f"{suite.name}.chat", "suite")
     chat = with_chat_prompts(suite, load_tokenizer(args.tokenizer, revision=args.revision))
-    out = args.out or Path("suites") / f"{suite.name}.chat"
     chat.save(out)
     say(
         f"wrote {out} ({plural(len(chat), 'test')}, contexts rendered by the chat template of "
