@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from pydantic import Field
+from pydantic import ConfigDict, Field, field_validator
 
 from nnd_suites.evaluation.limits import SuiteLimit
 from nnd_suites.infra.output_kinds import register_model
@@ -12,6 +12,8 @@ from nnd_suites.statistics.outcomes import Outcome
 
 class Correlation(StrictModel):
     """Pass rates against human scores over one set of tests (the suite, or one category)."""
+
+    model_config = ConfigDict(allow_inf_nan=False)  # an edited NaN score would place as null
 
     tests: int = Field(description="tests every system scored (no degenerate or skipped test)")
     systems: int
@@ -37,6 +39,8 @@ class Correlation(StrictModel):
 
 class VerifyReport(StrictModel):
     """What ``nnd-suites verify`` writes as verify.json."""
+
+    model_config = ConfigDict(allow_inf_nan=False)
 
     nnd_suites_version: str
     created: str
@@ -89,6 +93,13 @@ class VerifyReport(StrictModel):
         description="system -> its model's weights by content (a file hash or Hub commit, else "
         "where it was found): `place` refuses one of them (null: written before this field)",
     )
+
+    @field_validator("score_range")
+    @classmethod
+    def _low_then_high(cls, bounds: tuple[float, float] | None) -> tuple[float, float] | None:
+        if bounds is not None and bounds[0] > bounds[1]:
+            raise ValueError("must be [lowest, highest]: its low end lies above its high end")
+        return bounds
 
 
 class PlacedScore(StrictModel):

@@ -16,6 +16,7 @@ writer (:mod:`nnd_suites.infra.output_folder`: guarded, swapped in; each also ho
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
 
 from pydantic import ValidationError
@@ -42,7 +43,7 @@ from nnd_suites.infra.markdown import render
 from nnd_suites.infra.output_folder import check_output_folder, write_report_folder
 from nnd_suites.infra.reading import DataFileError, parse_json, read_data_text
 from nnd_suites.infra.validation import validation_problems
-from nnd_suites.statistics.outcomes import wilson
+from nnd_suites.statistics.outcomes import rated_by_all, wilson
 
 VERIFY_FILE = "verify.json"
 PLACEMENT_FILE = "placement.json"
@@ -138,13 +139,63 @@ def load_verify(path: str | Path) -> VerifyReport:
     try:
         text = read_data_text(file, "verify report", REPORT_FILE_LIMIT)
         parse_json(text, str(file))  # nesting and integer digits within bounds
-        return VerifyReport.model_validate_json(text)
+        report = VerifyReport.model_validate_json(text)
     except DataFileError as exc:
         raise NNDError(f"{exc}; not a readable nnd-suites verify report") from None
     except ValidationError as exc:
         raise NNDError(
             f"{file}: not an nnd-suites verify report ({validation_problems(exc)})"
         ) from exc
+    problem = _figures_problem(report)
+    if problem:
+        raise NNDError(f"{file}: {problem}; the file was edited: re-run `nnd-suites verify`")
+    return report
+
+
+def _figures_problem(report: VerifyReport) -> str | None:
+    """Where the report's own figures disagree: the systems named, each human score and the
+    score range, the per-test outcomes (what `place` refits on) and the overall fit's test count
+    and pass rates; None where they agree."""
+    fits = {
+        "overall": report.overall,
+        **{f"by_category.{c}": f for c, f in report.by_category.items()},
+    }
+    for where, fit in fits.items():
+        for field, names in (("human_scores", fit.human_scores), ("pass_rates", fit.pass_rates)):
+            if set(names) != set(report.systems):
+                return f"{where}.{field} names {sorted(names)}, systems {sorted(report.systems)}"
+        low, high = report.score_range or (-math.inf, math.inf)
+        slack = 1e-9 * (high - low)  # a mean of equal scores may round past them
+        outside = {
+            n: v for n, v in fit.human_scores.items() if not low - slack <= v <= high + slack
+        }
+        if outside:
+            return f"{where}.human_scores {outside} lie outside score_range [{low:g}, {high:g}]"
+    if report.outcomes is None:
+        return None
+    if set(report.outcomes) != set(report.systems):
+        return f"outcomes names {sorted(report.outcomes)}, systems {sorted(report.systems)}"
+    scored = report.limited.scored if report.limited else None
+    first_name, first = next(iter(report.outcomes.items()))
+    for name, outcomes in report.outcomes.items():
+        if scored not in (None, len(outcomes)):
+            return f"outcomes.{name} holds {len(outcomes)} tests, but limited.scored says {scored}"
+        if outcomes.keys() != first.keys():
+            return f"outcomes.{name} and outcomes.{first_name} hold different tests"
+    tests = rated_by_all(*report.outcomes.values())
+    if len(tests) != report.overall.tests:
+        return (
+            f"outcomes: every system rated {plural(len(tests), 'test')}, but overall.tests "
+            f"says {count(report.overall.tests)}"
+        )
+    for name, outcomes in report.outcomes.items():
+        passed = sum(outcomes[t] == "pass" for t in tests)
+        if not math.isclose(passed / max(len(tests), 1), report.overall.pass_rates[name]):
+            return (
+                f"outcomes.{name}: {passed} of {plural(len(tests), 'test')} passed, but "
+                f"overall.pass_rates.{name} says {report.overall.pass_rates[name]!r}"
+            )
+    return None
 
 
 def _cells(label: str, c: Correlation) -> list[str]:

@@ -321,3 +321,58 @@ def test_a_verify_report_edited_out_of_range_is_refused_naming_the_field(
     capsys.readouterr()
     assert main(["place", str(out), str(tmp_path)]) == NNDError.exit_status
     assert "confidence: Input should be less than 1 (got 1.5)" in capsys.readouterr().err
+
+
+def _edits(written: dict) -> list[tuple[str, dict, str]]:
+    """(what was edited, the edited report, what the refusal names)."""
+    system = next(iter(written["systems"]))
+    outcomes = written["outcomes"][system]
+    dropped = {**written["outcomes"], system: dict(list(outcomes.items())[1:])}
+    low, high = written["score_range"]
+    overall = written["overall"]
+    flipped = {
+        **written["outcomes"],
+        system: {t: ("fail" if o == "pass" else "pass") for t, o in outcomes.items()},
+    }
+    return [
+        (
+            "a NaN human score",
+            {
+                **written,
+                "overall": {
+                    **overall,
+                    "human_scores": {**overall["human_scores"], system: float("nan")},
+                },
+            },
+            "human_scores",
+        ),
+        ("an inverted score range", {**written, "score_range": [high, low]}, "score_range"),
+        ("a test taken out of the outcomes", {**written, "outcomes": dropped}, "outcomes"),
+        ("outcomes edited against the pass rates", {**written, "outcomes": flipped}, "pass_rates"),
+    ]
+
+
+def test_a_verify_report_whose_figures_were_edited_is_refused_not_placed(
+    tiny_models, tmp_path, capsys
+):
+    """place refits the line on the report's per-test outcomes and bounds its prediction by the
+    score range: an edited NaN score was placed as null, an inverted range forced 0.0, and a
+    test taken out of the outcomes quietly refit on fewer tests (each exit 0). Each is refused,
+    naming the field, and the report as written still places."""
+    out = tmp_path / "verify"
+    args = ["verify", "quiz_design", *_system_args(tiny_models), "--out", str(out), *FAST]
+    assert main(args) == 0
+    report = out / "verify.json"
+    written = json.loads(report.read_text())
+    run = tmp_path / "run"
+    model = str(tiny_models[NEWCOMER])
+    argv = ["evaluate", "--suite", "quiz_design", "--model", model, "--out", str(run)]
+    assert main([*argv, "--limit", "4", "--quiet", "--device", "cpu"]) == 0
+    capsys.readouterr()
+    for what, edited, field in _edits(written):
+        report.write_text(json.dumps(edited))
+        assert main(["place", str(out), str(run)]) == NNDError.exit_status, what
+        err = capsys.readouterr().err
+        assert field in err and str(report) in err, (what, err)
+    report.write_text(json.dumps(written))
+    assert main(["place", str(out), str(run), "--out", str(tmp_path / "placed")]) == 0
