@@ -30,6 +30,8 @@ def slice_input(suite: Suite, outcomes: Sequence[TestOutcome] | None = None) -> 
                 f"given (first: {missing[0]}); give a run of every test of this suite (a run "
                 "with --limit scores only its first context groups)"
             )
+    # a skipped test's candidates were not tokenized to the end (their count reads 0): unknown
+    counted = {i: o for i, o in scored.items() if o.outcome != "skipped"}
     tests = [
         SliceTest(
             id=pair.id,
@@ -38,8 +40,8 @@ def slice_input(suite: Suite, outcomes: Sequence[TestOutcome] | None = None) -> 
             low=pair.low.text,
             low_systems=tuple(pair.low.systems),
             breakdown=pair.breakdown,
-            n_high=scored[pair.id].n_high if scored else None,
-            n_low=scored[pair.id].n_low if scored else None,
+            n_high=counted[pair.id].n_high if pair.id in counted else None,
+            n_low=counted[pair.id].n_low if pair.id in counted else None,
         )
         for pair in suite.pairs
     ]

@@ -46,6 +46,11 @@ class SliceTest:
         return cls(**{**data, "low_systems": tuple(data.get("low_systems", ()))})
 
     @property
+    def counted(self) -> bool:
+        """Both candidates' token counts are known (a model scored this test)."""
+        return self.n_high is not None and self.n_low is not None
+
+    @property
     def context_text(self) -> str:
         return "\n".join(self.context.values())
 
@@ -59,10 +64,8 @@ class SliceInput:
 
     @property
     def scored(self) -> bool:
-        """Token counts are known for every test (a model scored the suite)."""
-        return bool(self.tests) and all(
-            t.n_high is not None and t.n_low is not None for t in self.tests
-        )
+        """A model scored the suite: token counts are known (for every test it did not skip)."""
+        return any(t.counted for t in self.tests)
 
 
 class SliceMetadata(PluginMetadata):

@@ -48,5 +48,6 @@ class LengthTokens(Slice):
     def sets(self, data: SliceInput) -> SliceSets:
         if not data.scored:
             return {}
-        pairs = [(relation(t.n_high or 0, t.n_low or 0), t.id) for t in data.tests]
+        # a test the model skipped has no count: in no subset, as it is in no pass rate
+        pairs = [(relation(t.n_high, t.n_low), t.id) for t in data.tests if t.counted]
         return {"length_tokens": _ordered(pairs)}

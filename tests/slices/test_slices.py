@@ -235,3 +235,30 @@ def test_gem_out_replaces_only_its_own_file(tmp_path, capsys):
     ours.write_text(json.dumps({"length_chars": {"old": ["x"]}}))  # an earlier export
     assert main(["slices", "quiz_design", "--slice", "length_chars", "--gem-out", str(ours)]) == 0
     assert "old" not in json.loads(ours.read_text())["length_chars"]
+
+
+def test_a_test_the_model_skipped_is_in_no_token_subset(
+    challenge300_suite, heuristic_report, tmp_path, capsys
+):
+    """A candidate too long for the model's window is skipped: it has no token count (its
+    outcome records 0). It was filed under 'better shorter' or 'same length' in the GEM contrast
+    sets though every pass rate leaves it out; it is now in no subset, and counted as such."""
+    from nnd_suites.cli import main
+    from nnd_suites.evaluation.outputs import write_report
+
+    # a candidate over 40 characters does not fit this 'model': its test is skipped
+    report = heuristic_report(
+        [challenge300_suite], "short-window", lambda t: None if len(t) > 40 else -len(t)
+    )
+    outcomes = report.outcomes["challenge300"]
+    skipped = {o.pair_id for o in outcomes if o.outcome == "skipped"}
+    assert len(skipped) > 100
+    subsets = gem_contrast_sets(challenge300_suite, outcomes, ["length_tokens"])["length_tokens"]
+    filed = {test for ids in subsets.values() for test in ids}
+    assert not filed & skipped and filed == {o.pair_id for o in outcomes} - skipped
+    write_report(report, tmp_path / "run")
+    gem = tmp_path / "gem.json"
+    argv = ["slices", "challenge300", "--run", str(tmp_path / "run"), "--slice", "length_tokens"]
+    assert main([*argv, "--gem-out", str(gem)]) == 0
+    assert f"in no subset                     n={len(skipped):,}" in capsys.readouterr().out
+    assert json.loads(gem.read_text())["length_tokens"] == subsets

@@ -76,6 +76,9 @@ def run(args: argparse.Namespace) -> int:
                 if rate.n != len(ids):  # the rate is over the rated tests only: say which
                     line += f" of {count(rate.n)} rated (left out: {left_out(rate, why=False)})"
             say(line)
+        filed = {test for ids in subsets.values() for test in ids}
+        if len(filed) < len(suite.pairs):  # e.g. tests the model skipped have no token count
+            say(f"  {'in no subset':<32} n={len(suite.pairs) - len(filed):,}")
     if args.gem_out:
         say(f"wrote {args.gem_out}")
     return 0
