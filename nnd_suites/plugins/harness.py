@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import importlib
 import inspect
+import json
 import pkgutil
 from pathlib import Path
 from types import ModuleType
@@ -146,11 +147,22 @@ def _concrete_plugin_targets(modules: list[ModuleType], base: type) -> list[str]
 def _plugin_problems(registry: Registry[Any], name: str, cls: type) -> list[str]:
     """One plugin's harness cases and lazy summary."""
     problems = []
-    found, needed = len(cls.examples()), cls.min_examples  # type: ignore[attr-defined]
+    cases = cls.examples()  # type: ignore[attr-defined]
+    file = cls.folder() / cls.examples_file  # type: ignore[attr-defined]
+    first: dict[str, int] = {}
+    for number, case in enumerate(cases, 1):
+        text = json.dumps(case, sort_keys=True)
+        if text in first:  # one check run twice: it must not count towards the minimum
+            problems.append(
+                f"{registry.kind} {name}: its harness case {number} in {file} repeats its case "
+                f"{first[text]}; change it into another check, or remove it"
+            )
+        first.setdefault(text, number)
+    found, needed = len(first), cls.min_examples  # type: ignore[attr-defined]
     if found < needed:
         problems.append(
             f"{registry.kind} {name}: {found} harness case(s) in "
-            f"{cls.folder() / cls.examples_file}; add at least {needed} "  # type: ignore[attr-defined]
+            f"{file}; add at least {needed} "
             f'({{"{cls.examples_key}": "{name}", ...}})'  # type: ignore[attr-defined]
         )
     lazy = registry.lazy_summary(name)

@@ -263,7 +263,7 @@ def test_an_unregistered_or_untested_plugin_fails_the_harness(
         (problem,) = plugin_problems(registry)
         assert problem == no_cases
         # cases for a plugin that is not registered are named too
-        examples = {"examples": [{kind: "mine"}, {kind: "mine"}, {kind: "gone"}]}
+        examples = {"examples": [{kind: "mine"}, {kind: "mine", "n": 2}, {kind: "gone"}]}
         (tmp_path / package / "examples.json").write_text(json.dumps(examples))
         (problem,) = plugin_problems(registry)
         assert problem.endswith(

@@ -129,7 +129,9 @@ def test_a_slice_folder_short_of_cases_or_readme_or_plugin_fails(planted):
             "thirds/__init__.py": "",
             "thirds/thirds.py": SLICE_MODULE.format(name="Thirds"),
             "thirds/README.md": "# thirds\n",
-            "thirds/examples.json": json.dumps({"examples": [{"slice": "thirds"}] * 2}),
+            "thirds/examples.json": json.dumps(
+                {"examples": [{"slice": "thirds", "case": 1}, {"slice": "thirds", "case": 2}]}
+            ),
             "empty/__init__.py": "",
         },
     )
@@ -168,4 +170,26 @@ def test_a_lazy_transformation_whose_summary_is_not_its_class_fails():
     assert plugin_problems(fresh) == [
         f"transformation lowercase: the lazy entry's summary 'an old summary' is not its "
         f"metadata.summary {summary!r}; make them the same (listings show the first)"
+    ]
+
+
+def test_a_repeated_harness_case_is_named_and_counts_once(planted):
+    """Two identical cases passed for the two a slice needs; the repeat is now named, and the
+    plugin is one case short."""
+    root = planted(
+        "planted_repeats",
+        {
+            "halves/__init__.py": "",
+            "halves/halves.py": SLICE_MODULE.format(name="Halves"),
+            "halves/README.md": "# halves\n",
+            "halves/examples.json": json.dumps({"examples": [{"slice": "halves"}] * 2}),
+        },
+    )
+    registry = _registry("slice", Slice, "planted_repeats")
+    registry.register("halves")(_module("planted_repeats.halves.halves").Halves)
+    file = (root / "halves").resolve() / "examples.json"
+    assert plugin_problems(registry) == [
+        f"slice halves: its harness case 2 in {file} repeats its case 1; change it into another "
+        "check, or remove it",
+        f'slice halves: 1 harness case(s) in {file}; add at least 2 ({{"slice": "halves", ...}})',
     ]
