@@ -44,9 +44,15 @@ def refused_rewrites(child: Suite) -> list[SkippedItems]:
 
 
 def child_suite_name(parent: str, transformation: Transformation) -> str:
-    """``quiz_design.lowercase``, ``quiz_design.typos-rate0.05-seed3`` (manifest name charset)."""
-    given = transformation.labelled_params(exclude_defaults=True)
-    suffix = "".join(f"-{key}{value}" for key, value in given)
+    """``quiz_design.lowercase``, ``quiz_design.typos-rate0.05-seed3`` (manifest name charset):
+    the parameters that differ from the defaults, as the manifest records them (``on``
+    resolved), so ``lowercase`` and ``lowercase:on=both`` name one child."""
+    resolved, defaults = transformation.params_dict(), type(transformation)().params_dict()
+    suffix = "".join(
+        f"-{key}{resolved[key]}"
+        for key, _ in transformation.labelled_params()
+        if resolved[key] != defaults[key]
+    )
     return parent + "." + re.sub(r"[^A-Za-z0-9_.-]", "_", transformation.name + suffix)
 
 

@@ -239,3 +239,27 @@ def test_a_foreign_out_is_refused_before_the_transformation_runs(
     assert main(argv) == 2
     assert f"{mine}: holds 1 entry" in capsys.readouterr().err
     assert (mine / "notes.txt").read_text() == "a user's file"
+
+
+def test_a_default_spelt_out_names_the_same_child(quiz_design_suite, tmp_path, capsys):
+    """`whitespace` and `whitespace:on=both` are one transformation (on=both is its default),
+    and robustness counts them once; transform named their children quiz_design.whitespace and
+    quiz_design.whitespace-onboth, one child written twice under two names."""
+    names = {
+        spec: transform_suite(quiz_design_suite, spec).name
+        for spec in ("whitespace", "whitespace:on=both", "typos", "typos:rate=0.05,seed=0")
+    }
+    assert names == {
+        "whitespace": "quiz_design.whitespace",
+        "whitespace:on=both": "quiz_design.whitespace",
+        "typos": "quiz_design.typos",
+        "typos:rate=0.05,seed=0": "quiz_design.typos",
+    }
+    assert transform_suite(quiz_design_suite, "whitespace:on=context").name == (
+        "quiz_design.whitespace-oncontext"
+    )
+    out = tmp_path / "suites"
+    argv = ["transform", "quiz_design", "--transform", "whitespace:on=both"]
+    assert main([*argv, "--out", str(out / "spelt")]) == 0
+    assert "quiz_design.whitespace" in capsys.readouterr().out
+    assert Suite.load(out / "spelt").name == "quiz_design.whitespace"
