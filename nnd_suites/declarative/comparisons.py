@@ -38,9 +38,19 @@ def one_vote_each(
 
 def judgment_of(declared: Declared, spec: Comparisons, row: Row, path: Path, line: int) -> Judgment:
     """The judgment of one row; a winner value ``verdicts`` does not declare is the
-    declaration's fault (a skip would hide it)."""
+    declaration's fault (a skip would hide it), save one that is a declared value with spaces
+    around it: a typo in that row's cell."""
     winner = text_cell(declared, row, spec.winner, path, line, ("comparisons", "winner"))
     verdict = spec.verdicts.get(winner)
+    if verdict is None and winner.strip() in spec.verdicts:  # a typo in this row's cell
+        raise SourceFormatError(
+            str(path),
+            line,
+            f"winner value with spaces around a declared verdict (column {spec.winner!r}; "
+            f"verdicts {sorted(spec.verdicts)})",
+            "correct the cell (--skip-malformed counts the row instead)",
+            repr(winner),
+        )
     if verdict is None:
         raise DeclarationError(
             f"{declared.at('comparisons', 'verdicts')}: {path.name}:{line}: winner "

@@ -239,3 +239,24 @@ def test_a_row_with_an_empty_group_key_is_malformed_at_its_own_line(tmp_path):
     one_column = body.replace("[doc, part]", "[doc]")
     with pytest.raises(SourceFormatError, match=r"rows\.csv:2: the group key \['doc'\] is empty"):
         _suite(tmp_path, one_column, MEAN_FLUENCY, rows)
+
+
+def test_a_declared_winner_with_stray_spaces_is_that_rows_fault(tmp_path):
+    """A winner cell '0 ' where verdicts declare '0' stopped the build as a fault of
+    source.yaml, which --skip-malformed cannot skip: it is a typo in that row, named at its
+    line, and skipped and counted with --skip-malformed; an undeclared value stays the
+    declaration's fault."""
+    body = (
+        'group: {key: [id], context: {prompt: prompt}}\ntemplate: "{prompt}"\n'
+        'comparisons: {text_a: a, text_b: b, winner: w, verdicts: {"0": a, "1": b}}\n'
+    )
+    rows = 'id,prompt,a,b,w\n1,p,x,y,0\n2,q,u,v,"0 "\n3,r,s,t," 1"\n'
+    with pytest.raises(SourceFormatError, match=r"rows\.csv:3: winner value with spaces") as e:
+        _suite(tmp_path, body, PREFERENCE, rows)
+    assert "'0 '" in str(e.value) and "--skip-malformed" in str(e.value)
+    suite = _suite(tmp_path, body, PREFERENCE, rows, skip_malformed=True)
+    assert [(p.high.text, p.low.text) for p in suite.pairs] == [("x", "y")]
+    (skipped,) = suite.manifest.skipped
+    assert skipped.count == 2 and skipped.examples == ["rows.csv:3 ('0 ')", "rows.csv:4 (' 1')"]
+    with pytest.raises(DeclarationError, match=r"winner '2' \(column 'w'\) is not declared"):
+        _suite(tmp_path, body, PREFERENCE, rows.replace('" 1"', "2"), skip_malformed=True)
