@@ -47,20 +47,44 @@ class SourceFormatError(NNDError):
 
     ``detail`` is what only this row has (the rater, where the row it repeats is), written after
     the message: a skipped row's reason is the message alone, so repeats count under one reason.
+    A message that quotes the row's own value (``'x' is not a number``) gives ``counted_as``,
+    the same words without it, and ``value``, shown beside the row's place among the examples.
     """
 
     exit_status = 3
 
     def __init__(
-        self, path: str, line: int | None, message: str, hint: str = "", detail: str = ""
+        self,
+        path: str,
+        line: int | None,
+        message: str,
+        hint: str = "",
+        detail: str = "",
+        *,
+        counted_as: str | None = None,
+        value: str = "",
     ) -> None:
         self.path, self.line, self.reason, self.hint = str(path), line, message, hint
+        #: the reason a skipped row is counted under (its value left out, so repeats group)
+        self.counted_as, self.value = message if counted_as is None else counted_as, value
         self.detail = detail
         where = f"{path}:{line}" if line is not None else str(path)
         text = f"{where}: {message}" + (f" ({detail})" if detail else "")
         if hint:
             text += f" ({hint})"
         super().__init__(text)
+
+    def with_hint(self, hint: str) -> SourceFormatError:
+        """The same error saying ``hint`` (what to do) instead."""
+        return SourceFormatError(
+            self.path,
+            self.line,
+            self.reason,
+            hint,
+            self.detail,
+            counted_as=self.counted_as,
+            value=self.value,
+        )
 
     @classmethod
     def at(cls, where: str, message: str, hint: str = "") -> SourceFormatError:

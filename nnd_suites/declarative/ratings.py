@@ -67,10 +67,7 @@ def _on_scale(
     try:
         return parse_number(value, path, line, column, low=spec.low, high=spec.high)  # type: ignore[arg-type]
     except SourceFormatError as exc:
-        raise SourceFormatError(
-            exc.path,
-            exc.line,
-            exc.reason,
+        raise exc.with_hint(
             f"a rating declared at {declared.at('candidates', *keys)}: fix the value, or leave "
             "such rows out with a filter (--skip-malformed counts them instead)",
         ) from None

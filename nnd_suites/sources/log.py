@@ -80,8 +80,8 @@ class ReadLog:
         if not self.skip_malformed:
             raise error
         where = f"{Path(error.path).name}:{error.line}"
-        detail = f" ({error.detail})" if error.detail else ""
-        self.skipped.add(f"malformed row: {error.reason}", where + detail)
+        detail = "".join(f" ({aside})" for aside in (error.value, error.detail) if aside)
+        self.skipped.add(f"malformed row: {error.counted_as}", where + detail)
 
     def unreadable(self, error: SourceFormatError) -> None:
         """A row the reader cannot take apart into its fields (the wrong number of fields, an
@@ -168,4 +168,4 @@ def unattributable(error: SourceFormatError) -> SourceFormatError:
         )
         if part
     )
-    return SourceFormatError(error.path, error.line, error.reason, hint, error.detail)
+    return error.with_hint(hint)

@@ -377,16 +377,23 @@ def parse_number(
             number = math.nan
     where = f"column {column!r}: " if column is not None else f"{key}: " if key else ""
     shown = repr(value) if isinstance(value, str) else json.dumps(value, default=repr)
+    aside = ""
     if not math.isfinite(number):
-        aside = ""
         if isinstance(value, str) and DECIMAL_COMMA.fullmatch(value.strip()):
             aside = f" (a decimal comma is not read: write {value.strip().replace(',', '.')})"
-        raise SourceFormatError(str(path), line, f"{where}{shown} is not a number{aside}")
-    if abs(number) > MAX_NUMBER:
-        raise SourceFormatError(
-            str(path), line, f"{where}{shown} is beyond {MAX_NUMBER:g} in magnitude: no rating"
-        )
-    if (low is not None and number < low) or (high is not None and number > high):
+        problem = "is not a number"
+    elif abs(number) > MAX_NUMBER:
+        problem = f"is beyond {MAX_NUMBER:g} in magnitude: no rating"
+    elif (low is not None and number < low) or (high is not None and number > high):
         bounds = f"[{-math.inf if low is None else low:g}, {math.inf if high is None else high:g}]"
-        raise SourceFormatError(str(path), line, f"{where}{shown} out of range {bounds}")
-    return number
+        problem = f"out of range {bounds}"
+    else:
+        return number
+    # skipped rows count under one reason whatever their values (each example shows its own)
+    raise SourceFormatError(
+        str(path),
+        line,
+        f"{where}{shown} {problem}{aside}",
+        counted_as=f"{where}value {problem}",
+        value=shown,
+    )

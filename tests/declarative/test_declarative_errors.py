@@ -109,11 +109,17 @@ def test_malformed_rows_left_out_make_no_group_and_no_key_error(tmp_path):
         ("1", ["a", "b"]),
         ("4", ["b", "c"]),
     ]
+    # one reason whatever the value ('x' or 'y'), each example showing its own
     assert log.skipped.counts == {
-        "malformed row: column 'rating_1': 'x' is not a number": 3,
-        "malformed row: column 'rating_1': 'y' is not a number": 1,
+        "malformed row: column 'rating_1': value is not a number": 4,
         "group with one candidate once its malformed rows are left out": 1,
     }
+    assert log.skipped.examples["malformed row: column 'rating_1': value is not a number"] == [
+        "table.csv:4 ('x')",
+        "table.csv:5 ('y')",
+        "table.csv:6 ('x')",
+        "table.csv:8 ('x')",
+    ]
     assert log.skipped.examples[
         "group with one candidate once its malformed rows are left out"
     ] == ["table.csv:7"]

@@ -52,14 +52,18 @@ def assert_one_row_left_out(
     with pytest.raises(SourceFormatError) as error:
         build(skip_malformed=False)
     assert (error.value.line, error.value.reason) == (int(where.rsplit(":", 1)[1]), reason)
+    # a reason that quotes the row's value is counted without it, the value beside the place
+    counted, value = error.value.counted_as, error.value.value
+    assert value in reason and (counted == reason) == (not value)
+    shown = f"{where} ({value})" if value else where
     suite = build(skip_malformed=True)
     malformed = {
         record.reason: record.examples
         for record in suite.manifest.skipped
         if record.reason.startswith("malformed row")
     }
-    assert malformed == {f"malformed row: {reason}": [where]}
-    assert suite.stats()["skipped"][f"malformed row: {reason}"] == 1
+    assert malformed == {f"malformed row: {counted}": [shown]}
+    assert suite.stats()["skipped"][f"malformed row: {counted}"] == 1
     kept = [pair_key(pair) for pair in whole.pairs if not from_the_row(pair)]
     assert len(kept) < len(whole.pairs)  # the row gave tests: leaving it out is seen
     assert sorted(pair_key(pair) for pair in suite.pairs) == sorted(kept)
