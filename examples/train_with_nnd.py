@@ -29,7 +29,7 @@ from nnd_suites.evaluation.prepared import prepare_suites
 from nnd_suites.evaluation.tiny import suite_texts, tiny_causal_lm
 from nnd_suites.evaluation.training import NNDCallback
 from nnd_suites.infra.atomic import atomic_path, atomic_write_text
-from nnd_suites.infra.formatting import count, percent
+from nnd_suites.infra.formatting import percent, plural
 from nnd_suites.records.templates import render_template as render
 
 
@@ -83,7 +83,7 @@ def main(argv: list[str] | None = None) -> int:
     for key in sorted(k for k in first if k != "step"):
         print(
             f"{key:<36} step {first['step']:>4}: {percent(first[key]):>6}   step "
-            f"{last['step']:>4}: {percent(last[key]):>6}   of {count(callback.rated[key])} tests"
+            f"{last['step']:>4}: {percent(last[key]):>6}   of {plural(callback.rated[key], 'test')}"
         )
     seconds = [s for _, _, s in callback.history]  # the step-0 call prepares and tokenises
     print(
