@@ -10,7 +10,7 @@ from collections.abc import Iterable, Mapping
 
 from pydantic import Field
 
-from nnd_suites.infra.formatting import plural
+from nnd_suites.infra.formatting import count, plural
 from nnd_suites.infra.validation import StrictModel
 from nnd_suites.suite import Suite
 
@@ -90,7 +90,9 @@ def kept_tests_text(kept: KeptTests) -> str:
     parts = []
     for name, (scored, record) in kept.items():
         if record is None:
-            parts.append(f"{name}: all {plural(scored, 'test')}")
+            parts.append(
+                f"{name}: " + ("its one test" if scored == 1 else f"all {count(scored)} tests")
+            )
             continue
         text = f"{name}: {record.scored:,} of {plural(record.tests, 'test')}"
         if record.categories_without_tests:

@@ -10,7 +10,7 @@ from pathlib import Path
 from pydantic import TypeAdapter
 
 from nnd_suites.errors import NNDError
-from nnd_suites.infra.formatting import count
+from nnd_suites.infra.formatting import plural
 from nnd_suites.infra.output_file import write_output_file
 from nnd_suites.slices import SliceInput, SliceSets, SliceTest, suite_slices
 from nnd_suites.statistics.outcomes import Rate, TestOutcome, rate
@@ -26,7 +26,8 @@ def slice_input(suite: Suite, outcomes: Sequence[TestOutcome] | None = None) -> 
         missing = [p.id for p in suite.pairs if p.id not in scored]
         if missing:
             raise NNDError(
-                f"suite {suite.name}: {count(len(missing))} test(s) have no outcome in the run "
+                f"suite {suite.name}: {plural(len(missing), 'test')} "
+                f"{'has' if len(missing) == 1 else 'have'} no outcome in the run "
                 f"given (first: {missing[0]}); give a run of every test of this suite (a run "
                 "with --limit scores only its first context groups)"
             )
