@@ -226,7 +226,8 @@ def _malformed_lines(suite: Suite, lines: list[str]) -> set[int]:
             continue
         assert record.count == len(record.examples), "a test slice keeps every example"
         for example in record.examples:
-            start = int(example.rsplit(":", 1)[1])
+            # FILE:LINE, then what only this row has in brackets (its value, its rater)
+            start = int(re.fullmatch(r"(.+?):(\d+)(?: \(.*\))?", example, re.DOTALL).group(2))
             span = re.search(r"lines? (\d+) to (?:line )?(\d+)", record.reason)
             end = int(span.group(2)) if span else start
             found.update(n for n in range(start, end + 1) if lines[n - 1])
