@@ -157,3 +157,19 @@ def test_copilot_arena_counts_equal_an_independent_count(tmp_path):
     stats = build_suite("copilot_arena", broken, skip_malformed=True).stats()
     assert stats["pairs"] == len(tests)
     assert stats["skipped"]["malformed row: row has 1 fields, the header 7"] == 1
+
+
+def test_a_rating_beyond_usrs_scales_is_the_rows_fault(tmp_path):
+    # topical_chat_usr declared no bounds: an overall of 40 (for 4.0) built one test more, exit 0
+    shipped = ADAPTERS.get("topical_chat_usr").folder() / "data" / "topical_chat.json"
+    items = json.loads(shipped.read_text("utf-8"))
+    items[3]["scores"]["overall"] = 40
+    edited = tmp_path / "topical_chat.json"
+    edited.write_text(json.dumps(items, indent=1), "utf-8")
+    fault = r"topical_chat\.json:\d+: column 'scores\.overall': 40 out of range \[0, 5\]"
+    with pytest.raises(SourceFormatError, match=fault):
+        build_suite("topical_chat_usr", edited)
+    stats = build_suite("topical_chat_usr", edited, skip_malformed=True).stats()
+    assert stats["skipped"] == {
+        "malformed row: column 'scores.overall': value out of range [0, 5]": 1
+    }
