@@ -70,9 +70,7 @@ def load_suite(spec: str | Path, name: str | None = None, revision: str | None =
     if text in ADAPTERS.names():
         return _build_shipped(text)
     if path.is_dir():
-        from nnd_suites.hub.layout import exported_configs  # the Hub client: only when needed
-
-        configs = exported_configs(path)
+        configs = [config.name for config in dataset_configs(path)]
         if configs:
             raise NNDError(
                 f"{path} is an export folder with configs {configs}; name one: "
