@@ -63,7 +63,10 @@ def test_cli_run_over_two_suites_writes_all_outputs(
     assert cells[("challenge300", "lowercase")]["degenerate"] == 0
     written = json.loads((out / "robustness.json").read_text())
     assert written == printed and RobustnessReport.model_validate(written).cells
-    assert "| quiz_design | lowercase | 117 | 26 |" in (out / "robustness.md").read_text()
+    markdown = (out / "robustness.md").read_text()
+    assert "| quiz_design | lowercase | 117 | 26 | 0 | 143 |" in markdown
+    # every column is explained: 'changed' counts altered tests, not changed outcomes
+    assert all(f"{column}: " in markdown for column in ("n", "changed", "lost", "gained"))
     assert (out / "robustness.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     assert (out / "evaluation" / "report.json").is_file()  # the evaluator's own report
 
