@@ -26,6 +26,7 @@ from nnd_suites.declarative.table import (
     fixed_or_cell,
     key_cells,
     key_group_id,
+    name_cell,
     table_rows,
     text_cell,
 )
@@ -232,7 +233,7 @@ def _candidate_row(
     system = fixed_or_cell(declared, spec.system, row, path, line, "system")
     rater = None
     if spec.rater is not None:
-        rater = text_cell(declared, row, spec.rater, path, line, ("candidates", "rater"))
+        rater = name_cell(declared, row, spec.rater, path, line, ("candidates", "rater"))
         if not rater.strip():
             # an empty cell is no one: read as a rater named '', it would meet every other
             # empty cell as one person, and their ratings of two outputs would make a vote
