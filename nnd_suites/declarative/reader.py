@@ -201,8 +201,8 @@ def _nearest(unread: list[tuple[str, int | None]], own: int, where: str) -> str:
     ``where`` (``file:line``), for a short group with no malformed row of its ``own``."""
     if own:
         return ""
-    name, _, line = where.rpartition(":")
-    at = min(unread, key=lambda at: abs((at[1] or 0) - int(line)))
+    name, _, line = where.rpartition(":")  # line: '3', or '3 (item 7)' (an ItemLine)
+    at = min(unread, key=lambda at: abs((at[1] or 0) - int(line.split(" ")[0])))
     unread.remove(at)
     return f" (its other rows may be the unreadable row left out at {name}:{at[1]})"
 
