@@ -8,7 +8,7 @@ from typing import ClassVar
 
 from nnd_suites.builder.adapter import Adapter, AdapterMetadata, register_adapter
 from nnd_suites.errors import QualityMapError, SourceFormatError
-from nnd_suites.quality_map import QualityMap
+from nnd_suites.quality_map import GradedRule, QualityMap, level_key
 from nnd_suites.records.groups import Candidate, Group
 from nnd_suites.sources import ReadLog, parse_number, read_tsv
 
@@ -43,6 +43,16 @@ class Challenge300Adapter(Adapter):
         description="300 hand-written challenge questions; answers of five large QA models "
         "graded with credit 1 (correct), 0.5 (partial) or 0 (incorrect).",
     )
+
+    #: the credit levels the build's map compares or excludes (None: not a graded map)
+    levels: set[str] | None = None
+
+    def check_quality_map(self, quality_map: QualityMap) -> None:
+        """A credit level the map does not know is its row's fault (a typo such as 0.7, skipped
+        and counted with --skip-malformed), as an unknown MQM severity is: keep the map's."""
+        rule = quality_map.rule
+        if isinstance(rule, GradedRule):
+            self.levels = {*rule.levels, *map(str, rule.exclude)}
 
     def read(self, path: Path, log: ReadLog) -> Iterator[Group]:
         hierarchy = QualityMap.load(self.quality_map)
@@ -82,6 +92,16 @@ class Challenge300Adapter(Adapter):
                     )
                     for model in credited
                 }
+                for model, credit in credits.items():
+                    if self.levels is not None and level_key(credit) not in self.levels:
+                        raise SourceFormatError(
+                            str(path),
+                            line,
+                            "a credit level the quality map neither compares nor excludes",
+                            "fix the cell, or add the level to the map's 'levels' or 'exclude' "
+                            "(--skip-malformed counts such rows instead)",
+                            f"{CREDIT_PREFIX}{model}: {level_key(credit)}",
+                        )
                 yield Group(
                     id=row["id"],
                     context={"question": row["question"]},

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from nnd_suites.declarative.loading import Declared
 from nnd_suites.declarative.model import Comparisons
-from nnd_suites.declarative.table import Row, fixed_or_cell, text_cell
+from nnd_suites.declarative.table import Row, fixed_or_cell, name_cell, text_cell
 from nnd_suites.errors import DeclarationError, SourceFormatError
 from nnd_suites.records.judgments import Judgment
 from nnd_suites.records.texts import equivalence_key
@@ -59,8 +59,11 @@ def judgment_of(declared: Declared, spec: Comparisons, row: Row, path: Path, lin
         )
     where = f"{path.name}:{line}"
     optional = {
-        name: text_cell(declared, row, column, path, line, ("comparisons", name))
-        for name, column in (("rater", spec.rater), ("category", spec.category))
+        name: read(declared, row, column, path, line, ("comparisons", name))
+        for name, column, read in (
+            ("rater", spec.rater, name_cell),
+            ("category", spec.category, text_cell),
+        )
         if column is not None
     }
     return Judgment(

@@ -190,6 +190,11 @@ class Candidates(StrictModel):
     )
     low: float | SkipJsonSchema[None] = Field(None, description="lowest valid rating")
     high: float | SkipJsonSchema[None] = Field(None, description="highest valid rating")
+    bounds: dict[Name, tuple[float, float]] = Field(
+        default_factory=dict,
+        description="aspect -> [low, high]: the scale of an aspect rated on another one than "
+        "the others (low and high bound the aspects it does not name)",
+    )
     better: Literal["higher", "lower"] = Field(
         "higher",
         description="which end of the scale is better: lower for error counts, ranks or "
@@ -203,10 +208,19 @@ class Candidates(StrictModel):
             raise ValueError("give 'ratings' (aspects as columns) or 'aspect_column' and 'value'")
         if (self.aspect_column is None) != (self.value is None):
             raise ValueError("'aspect_column' and 'value' go together")
-        if self.low is not None and self.high is not None and self.low >= self.high:
-            # every rating would then be out of range, each row its own error
-            raise ValueError(f"low ({self.low:g}) must be below high ({self.high:g})")
+        for name, (low, high) in {"": (self.low, self.high), **self.bounds}.items():
+            if low is not None and high is not None and low >= high:
+                # every rating would then be out of range, each row its own error
+                of = f" of {name!r}" if name else ""
+                raise ValueError(f"low ({low:g}) must be below high ({high:g}){of}")
+        aspects = sorted(self.ratings or {})  # an aspect column's aspects are known once read
+        if unknown := sorted(set(self.bounds) - set(aspects)):  # a typo: its aspect unbounded
+            raise ValueError(f"bounds names {unknown}, not aspects of 'ratings' {aspects}")
         return self
+
+    def scale(self, aspect: str) -> tuple[float | None, float | None]:
+        """(low, high) of ``aspect``'s ratings (None: unbounded)."""
+        return self.bounds.get(aspect, (self.low, self.high))
 
     @property
     def gathered(self) -> bool:

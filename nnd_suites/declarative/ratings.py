@@ -57,7 +57,7 @@ def _on_scale(
             number = read_number(value)  # type: ignore[arg-type]
         except (ValueError, OverflowError):
             number = math.nan
-        low, high = spec.low, spec.high
+        low, high = spec.scale(keys[-1])  # keys: ('ratings', aspect), or ('value',)
         if (
             abs(number) <= MAX_NUMBER  # also false for nan
             and (low is None or number >= low)
@@ -65,7 +65,7 @@ def _on_scale(
         ):
             return number
     try:
-        return parse_number(value, path, line, column, low=spec.low, high=spec.high)  # type: ignore[arg-type]
+        return parse_number(value, path, line, column, low=low, high=high)  # type: ignore[arg-type]
     except SourceFormatError as exc:
         raise exc.with_hint(
             f"a rating declared at {declared.at('candidates', *keys)}: fix the value, or leave "

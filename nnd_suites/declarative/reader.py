@@ -26,6 +26,7 @@ from nnd_suites.declarative.table import (
     fixed_or_cell,
     key_cells,
     key_group_id,
+    name_cell,
     table_rows,
     text_cell,
 )
@@ -200,8 +201,8 @@ def _nearest(unread: list[tuple[str, int | None]], own: int, where: str) -> str:
     ``where`` (``file:line``), for a short group with no malformed row of its ``own``."""
     if own:
         return ""
-    name, _, line = where.rpartition(":")
-    at = min(unread, key=lambda at: abs((at[1] or 0) - int(line)))
+    name, _, line = where.rpartition(":")  # line: '3', or '3 (item 7)' (an ItemLine)
+    at = min(unread, key=lambda at: abs((at[1] or 0) - int(line.split(" ")[0])))
     unread.remove(at)
     return f" (its other rows may be the unreadable row left out at {name}:{at[1]})"
 
@@ -232,7 +233,7 @@ def _candidate_row(
     system = fixed_or_cell(declared, spec.system, row, path, line, "system")
     rater = None
     if spec.rater is not None:
-        rater = text_cell(declared, row, spec.rater, path, line, ("candidates", "rater"))
+        rater = name_cell(declared, row, spec.rater, path, line, ("candidates", "rater"))
         if not rater.strip():
             # an empty cell is no one: read as a rater named '', it would meet every other
             # empty cell as one person, and their ratings of two outputs would make a vote

@@ -153,7 +153,7 @@ def fixed_or_cell(
     if isinstance(source, Fixed):
         return source.value
     part = "candidates" if declared.spec.candidates is not None else "comparisons"
-    system = text_cell(declared, row, source, path, line, (part, key))
+    system = name_cell(declared, row, source, path, line, (part, key))
     if not system.strip():  # a system named '' in human scores, or refused as the group ends
         raise SourceFormatError(
             str(path),
@@ -162,3 +162,21 @@ def fixed_or_cell(
             "name the system (--skip-malformed counts such rows instead)",
         )
     return system
+
+
+def name_cell(
+    declared: Declared, row: Row, column: str, path: Path, line: int, keys: tuple[str, ...]
+) -> str:
+    """A system or rater cell (``keys[-1]`` names which); one with spaces around it ('gpt3 '
+    beside 'gpt3') is the row's fault: read as written, it would be a system or rater apart."""
+    value = text_cell(declared, row, column, path, line, keys)
+    if value != value.strip() and value.strip():
+        raise SourceFormatError(
+            str(path),
+            line,
+            f"{keys[-1]} cell with spaces around it (column {column!r}, named at "
+            f"{declared.at(*keys)}): read as written, it names a {keys[-1]} apart",
+            "correct the cell (--skip-malformed counts the row instead)",
+            repr(value),
+        )
+    return value

@@ -11,6 +11,25 @@ from typing import BinaryIO, TextIO
 from nnd_suites.errors import SourceFormatError
 
 
+class ItemLine(int):
+    """The line a JSON list's item starts on, where other items start on it too (a list written
+    on one line): shown with the item's index, ``1 (item 3)``, so that each row's place is its own
+    (it counts as its line everywhere else)."""
+
+    item: int
+
+    def __new__(cls, line: int, item: int) -> ItemLine:
+        self = super().__new__(cls, line)
+        self.item = item
+        return self
+
+    def __getnewargs__(self) -> tuple[int, int]:  # type: ignore[override]
+        return int(self), self.item
+
+    def __str__(self) -> str:  # f"{path}:{line}" formats with str
+        return f"{int(self)} (item {self.item})"
+
+
 def numbered_lines(
     handle: TextIO, path: Path, limit: int | None = None, unit: str = ""
 ) -> Iterator[tuple[int, str]]:

@@ -26,7 +26,7 @@ from nnd_suites.infra.reading import (
     unique_keys_object,
 )
 from nnd_suites.sources.compressed import is_gzip, read_gzip_text_lines
-from nnd_suites.sources.lines import not_decodable, numbered_lines
+from nnd_suites.sources.lines import ItemLine, not_decodable, numbered_lines
 from nnd_suites.sources.log import ReadLog
 
 #: csv refuses fields over 131,072 characters by default; long documents are real data.
@@ -130,11 +130,9 @@ def read_jsonl(path: Path, log: ReadLog | None = None) -> Iterator[tuple[int, An
 
 
 def read_json_array(path: Path, log: ReadLog | None = None) -> Iterator[tuple[int, Any]]:
-    """Yield (line where it starts, item) for each item of a file holding one JSON list.
-
-    Items are decoded one by one to know their lines; a broken document cannot be resynchronised,
-    so its errors stop the build even with ``skip_malformed``.
-    """
+    """Yield (line where it starts, item) for each item of a file holding one JSON list (an
+    :class:`ItemLine` where items share it); items are decoded one by one, and a broken document
+    cannot be resynchronised, so its errors stop the build even with ``skip_malformed``."""
     log = log or ReadLog()
     text = "\n".join(line for _, line in read_text_lines(path, log))
     position = JSON_SPACE.match(text).end()
@@ -145,7 +143,7 @@ def read_json_array(path: Path, log: ReadLog | None = None) -> Iterator[tuple[in
             raise SourceFormatError(str(path), getattr(exc, "lineno", 1), NOT_JSON) from None
         raise SourceFormatError(str(path), 1, f"expected a JSON list of items, got a {kind}")
     position = JSON_SPACE.match(text, position + 1).end()
-    line, counted, closed = 1, 0, text.startswith("]", position)
+    line, counted, index, shares_last, closed = 1, 0, 0, False, text.startswith("]", position)
     while not closed:
         line, counted = line + text.count("\n", counted, position), position
         try:
@@ -156,17 +154,20 @@ def read_json_array(path: Path, log: ReadLog | None = None) -> Iterator[tuple[in
             raise SourceFormatError(str(path), line, f"{NOT_JSON}: {exc}") from None
         except RecursionError:
             raise SourceFormatError(str(path), line, "JSON nested too deeply") from None
-        error = _surrogate_error(text[position:end], item, path, line)
+        after = JSON_SPACE.match(text, end).end()
+        closed = text.startswith("]", after)
+        if not closed and not text.startswith(",", after):
+            where = line + text.count("\n", counted, after)
+            raise SourceFormatError(str(path), where, f"{NOT_JSON}: expected ',' or ']'")
+        position = JSON_SPACE.match(text, after + 1).end()
+        shares_next = not closed and text.find("\n", counted, position) < 0
+        at = ItemLine(line, index) if shares_last or shares_next else line
+        index, shares_last = index + 1, shares_next
+        error = _surrogate_error(text[counted:end], item, path, at)
         if error is not None:
             raise error
-        log.row(path, line)
-        yield line, item
-        position = JSON_SPACE.match(text, end).end()
-        closed = text.startswith("]", position)
-        if not closed and not text.startswith(",", position):
-            where = line + text.count("\n", counted, position)
-            raise SourceFormatError(str(path), where, f"{NOT_JSON}: expected ',' or ']'")
-        position = JSON_SPACE.match(text, position + 1).end()
+        log.row(path, at)
+        yield at, item
     if position < len(text):
         where = line + text.count("\n", counted, position)
         raise SourceFormatError(str(path), where, f"{NOT_JSON}: extra data after the list")

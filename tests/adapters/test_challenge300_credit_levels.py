@@ -12,7 +12,7 @@ import pytest
 
 from nnd_suites import build_suite
 from nnd_suites.builder.adapter import get_adapter
-from nnd_suites.errors import QualityMapError
+from nnd_suites.errors import QualityMapError, SourceFormatError
 from nnd_suites.quality_map import QualityMap, level_key
 from nnd_suites.sources import read_number
 
@@ -94,3 +94,22 @@ def test_zero_written_twice_is_refused_naming_the_map(tmp_path, levels, exclude,
     with pytest.raises(QualityMapError, match=rf"twice\.yaml.*{message}") as raised:
         QualityMap.load(path)
     assert "\n" not in str(raised.value)
+
+
+def test_a_credit_level_the_map_does_not_know_is_the_rows_fault(tmp_path):
+    # a typo (0.7 for 1) in one row stopped the whole build as a fault of the map (exit 4),
+    # which --skip-malformed could not skip
+    typo = respelled(tmp_path / "c3.tsv", {"1": "0.7"})
+    with pytest.raises(SourceFormatError, match=r"c3\.tsv:3: a credit level the quality map") as e:
+        build_suite("challenge300", typo)
+    assert "(credit-Macaw-answer-11B: 0.7)" in str(e.value)
+    suite = build_suite("challenge300", typo, skip_malformed=True)
+    plain = build_suite("challenge300", FIXTURE)
+    assert shape(suite) == [p for p in shape(plain) if p[0] != "challenge300-probes-v1-2"]
+    (skipped,) = [s for s in suite.manifest.skipped if s.reason.startswith("malformed row")]
+    assert skipped.count == 1 and skipped.examples == ["c3.tsv:3 (credit-Macaw-answer-11B: 0.7)"]
+    # the build's map decides: one that excludes 0.7 takes the row
+    path = tmp_path / "seven.yaml"
+    path.write_text(MAP.format(levels='{"1": correct, "0": incorrect}', exclude="[0.5, 0.7]"))
+    skipped = build_suite("challenge300", typo, quality_map=path).stats()["skipped"]
+    assert skipped["credit 0.7 takes no part (quality map credit_levels)"] == 2

@@ -6,6 +6,7 @@ from __future__ import annotations
 import csv
 import hashlib
 import json
+import re
 import statistics
 import unicodedata
 from collections import Counter, defaultdict
@@ -159,17 +160,22 @@ def test_copilot_arena_counts_equal_an_independent_count(tmp_path):
     assert stats["skipped"]["malformed row: row has 1 fields, the header 7"] == 1
 
 
-def test_a_rating_beyond_usrs_scales_is_the_rows_fault(tmp_path):
-    # topical_chat_usr declared no bounds: an overall of 40 (for 4.0) built one test more, exit 0
+@pytest.mark.parametrize(
+    ("aspect", "value", "scale"),
+    [("overall", 40, "[1, 5]"), ("understandability", 3, "[0, 1]"), ("coherence", 0.5, "[1, 3]")],
+)
+def test_a_rating_beyond_usrs_scales_is_the_rows_fault(tmp_path, aspect, value, scale):
+    # topical_chat_usr declared no bounds: an overall of 40 (for 4.0) built one test more, exit 0;
+    # then one scale for all (0-5): an understandability of 3 (scale 0-1) built 5 more
     shipped = ADAPTERS.get("topical_chat_usr").folder() / "data" / "topical_chat.json"
     items = json.loads(shipped.read_text("utf-8"))
-    items[3]["scores"]["overall"] = 40
+    items[3]["scores"][aspect] = value
     edited = tmp_path / "topical_chat.json"
     edited.write_text(json.dumps(items, indent=1), "utf-8")
-    fault = r"topical_chat\.json:\d+: column 'scores\.overall': 40 out of range \[0, 5\]"
+    fault = rf"json:\d+: column 'scores\.{aspect}': {value} out of range {re.escape(scale)}"
     with pytest.raises(SourceFormatError, match=fault):
         build_suite("topical_chat_usr", edited)
     stats = build_suite("topical_chat_usr", edited, skip_malformed=True).stats()
     assert stats["skipped"] == {
-        "malformed row: column 'scores.overall': value out of range [0, 5]": 1
+        f"malformed row: column 'scores.{aspect}': value out of range {scale}": 1
     }

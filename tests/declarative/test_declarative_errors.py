@@ -422,3 +422,26 @@ def test_a_shipped_file_linked_from_outside_the_adapters_folder_is_refused(tmp_p
     adapter = _adapter(folder)
     with pytest.raises(DeclarationError, match=r"source\.yaml:11: .*links to .*downloads"):
         list(adapter.read(folder / "data" / "table.csv", ReadLog()))
+
+
+def test_bounds_give_an_aspect_its_own_scale_and_name_only_rated_aspects(tmp_path):
+    body = RATED.replace(
+        "    rating: [rating_1, rating_2]\n",
+        "    rating: [rating_1, rating_2]\n    useful: use\n  low: 1\n  high: 100\n"
+        "  bounds: {useful: [0, 1]}\n",
+    )
+    table = "original_id,original,generation,system,rating_1,rating_2,use\n"
+    groups = _read(tmp_path, body, table + "1,o,a,s1,10,20,0\n1,o,b,s2,30,50,1\n")
+    assert [c.ratings["useful"] for c in groups[0].candidates] == [[0.0], [1.0]]
+    with pytest.raises(
+        SourceFormatError, match=r"table.csv:3: column 'use': '30' out of range \[0, 1\]"
+    ):
+        _read(tmp_path, body, table + "1,o,a,s1,10,20,0\n1,o,b,s2,30,50,30\n")
+    with pytest.raises(
+        SourceFormatError, match=r"table.csv:2: column 'rating_1': '0' out of range \[1, 100\]"
+    ):
+        _read(tmp_path, body, table + "1,o,a,s1,0,20,0\n1,o,b,s2,30,50,1\n")
+    with pytest.raises(DeclarationError, match=r"bounds names \['usefl'\], not aspects of"):
+        _read(tmp_path, body.replace("{useful: [0, 1]}", "{usefl: [0, 1]}"), table)
+    with pytest.raises(DeclarationError, match=r"low \(1\) must be below high \(0\) of 'useful'"):
+        _read(tmp_path, body.replace("{useful: [0, 1]}", "{useful: [1, 0]}"), table)

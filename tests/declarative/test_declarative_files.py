@@ -146,3 +146,24 @@ def test_a_json_list_written_on_one_line_gives_the_suite_of_the_shipped_file(tmp
     suite = build_suite("sfres", minified)
     assert suite.stats()["pairs"] == shipped.stats()["pairs"] == 1051
     assert suite.stats()["candidates"] == shipped.stats()["candidates"] == 1181
+
+
+def test_each_item_of_a_json_list_on_one_line_is_named_by_its_index(tmp_path):
+    # every bad item of a minified list was named 'sfres.json:1', so the error and the skipped
+    # rows' examples could not tell which item to mend
+    sample = ADAPTERS.get("sfres").folder() / "fixtures" / "sfres_sample.json"
+    items = json.loads(sample.read_text("utf-8"))
+    items[3]["scores"]["overall"], items[7]["scores"]["overall"] = "x", 99
+    minified = tmp_path / "sfres.json"
+    minified.write_text(json.dumps(items), "utf-8")
+    with pytest.raises(SourceFormatError, match=r"sfres\.json:1 \(item 3\): column 'scores\.o"):
+        build_suite("sfres", minified)
+    suite = build_suite("sfres", minified, skip_malformed=True)
+    examples = [
+        e for s in suite.manifest.skipped for e in s.examples if s.reason.startswith("malformed")
+    ]
+    assert examples == ["sfres.json:1 (item 3) ('x')", "sfres.json:1 (item 7) (99)"]
+    # written one item a line, each is named by its line alone
+    minified.write_text("[\n" + ",\n".join(json.dumps(item) for item in items) + "\n]", "utf-8")
+    with pytest.raises(SourceFormatError, match=r"sfres\.json:5: column 'scores\.overall'"):
+        build_suite("sfres", minified)

@@ -260,3 +260,31 @@ def test_a_declared_winner_with_stray_spaces_is_that_rows_fault(tmp_path):
     assert skipped.count == 2 and skipped.examples == ["rows.csv:3 ('0 ')", "rows.csv:4 (' 1')"]
     with pytest.raises(DeclarationError, match=r"winner '2' \(column 'w'\) is not declared"):
         _suite(tmp_path, body, PREFERENCE, rows.replace('" 1"', "2"), skip_malformed=True)
+
+
+def test_a_system_or_rater_cell_with_stray_spaces_is_that_rows_fault(tmp_path):
+    # 'S1 ' beside 'S1' made a system of its own (one output, its own human score) and a rater
+    # 'r1 ' beside 'r1' a second rater whose repeated verdict was a second vote, with exit 0
+    body = (
+        'group: {key: [doc], context: {document: doc}}\ntemplate: "{document}"\n'
+        "candidates: {text: out, system: sys, ratings: {fluency: score}}\n"
+    )
+    rows = "doc,out,sys,score\nd,x,S1,5\nd,y,S2,3\nd,z,S3,1\ne,u,S1 ,4\ne,v,S2,2\ne,w,S3,1\n"
+    with pytest.raises(SourceFormatError, match=r"rows\.csv:5: system cell with spaces") as e:
+        _suite(tmp_path, body, MEAN_FLUENCY, rows)
+    assert "(column 'sys', named at " in str(e.value) and "('S1 ')" in str(e.value)
+    suite = _suite(tmp_path, body, MEAN_FLUENCY, rows, skip_malformed=True)
+    assert {s for p in suite.pairs for c in (p.high, p.low) for s in c.systems} == {
+        "S1",
+        "S2",
+        "S3",
+    }
+    (skipped,) = suite.manifest.skipped
+    assert skipped.count == 1 and skipped.examples == ["rows.csv:5 ('S1 ')"]
+    body = (
+        'group: {key: [id], context: {prompt: prompt}}\ntemplate: "{prompt}"\n'
+        'comparisons: {text_a: a, text_b: b, winner: w, rater: r, verdicts: {"0": a, "1": b}}\n'
+    )
+    rows = 'id,prompt,a,b,w,r\n1,p,x,y,0,r1\n1,p,y,x,0,r2\n1,p,x,y,0,"r1 "\n'
+    with pytest.raises(SourceFormatError, match=r"rows\.csv:4: rater cell with spaces.*'r1 '"):
+        _suite(tmp_path, body, PREFERENCE, rows)
