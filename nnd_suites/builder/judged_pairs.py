@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from nnd_suites.builder.budget import PairBudget, check_pair_budget
 from nnd_suites.builder.result import BuildResult
 from nnd_suites.errors import QualityMapError
+from nnd_suites.infra.formatting import clip
 from nnd_suites.quality_map import QualityMap
 from nnd_suites.quality_map.pairwise import PairwiseRule
 from nnd_suites.records.groups import Group, breakdown_values
@@ -97,7 +98,7 @@ def _usable(
     by_pair: dict[frozenset[str], list[_Vote]] = {}
     first_text: dict[frozenset[str], str] = {}
     for index, judgment in enumerate(group.judgments):
-        where = judgment.where or f"group {group.id}"
+        where = judgment.where or f"group {clip(group.id)}"
         texts = (judgment.response_a, judgment.response_b)
         if not allow_empty and any(is_blank(text) for text in texts):
             log.add("empty candidate text", where)
@@ -134,7 +135,7 @@ def judged_group_pairs(
     made: list[Pair] = []
     seen_texts: set[tuple[str, str]] = set()
     for first, votes in _usable(group, rule, allow_empty, result.skipped):
-        where = votes[0].judgment.where or f"group {group.id}"
+        where = votes[0].judgment.where or f"group {clip(group.id)}"
         signs = Counter(vote.sign for vote in votes)
         both_ways = signs[1] > 0 and signs[-1] > 0
         counted = len(votes) - (signs[0] if rule.ties == "abstain" else 0)

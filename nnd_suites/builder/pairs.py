@@ -19,6 +19,7 @@ from nnd_suites.builder.judged_pairs import is_judged, judged_group_pairs
 from nnd_suites.builder.merged_texts import Merged, count_pairs
 from nnd_suites.builder.result import BuildResult
 from nnd_suites.errors import SourceFormatError
+from nnd_suites.infra.formatting import clip
 from nnd_suites.quality_map import Assessment, QualityMap
 from nnd_suites.records.groups import Candidate, Group, breakdown_values
 from nnd_suites.records.judgments import JudgedGroup, named_systems
@@ -61,11 +62,11 @@ def build_pairs(
                 for key, values in (cand.ratings or {}).items()
                 if values  # an empty list is no rating: assess leaves such a candidate out
             )
-        where = group.where or group.id
+        where = group.where or clip(group.id)
         if group.id in seen_groups:
             raise SourceFormatError.at(
                 where,
-                f"group id {group.id!r} repeats the group at {seen_groups[group.id]}",
+                f"group id {clip(repr(group.id))} repeats the group at {seen_groups[group.id]}",
                 "each context must be one group, with every candidate or judgment on it",
             )
         seen_groups[group.id] = where
@@ -115,7 +116,7 @@ def _usable_candidates(group: Group, log: SkipLog, allow_empty: bool) -> list[Ca
     usable, seen = [], {}
     for cand in group.candidates:
         if is_blank(cand.text) and not allow_empty:
-            log.add("empty candidate text", cand.where or f"group {group.id} {cand.systems}")
+            log.add("empty candidate text", cand.where or f"group {clip(group.id)} {cand.systems}")
             continue
         # outputs of unnamed systems that read the same are not a repeated row: the map's
         # identical_texts rule decides about them
@@ -123,12 +124,12 @@ def _usable_candidates(group: Group, log: SkipLog, allow_empty: bool) -> list[Ca
             key = (system, equivalence_key(cand.text))
             if key in seen:
                 raise SourceFormatError.at(
-                    cand.where or group.id,
-                    f"duplicate candidate: system {system!r} gives the same text twice in "
-                    f"group {group.id!r} (first at {seen[key]})",
+                    cand.where or clip(group.id),
+                    f"duplicate candidate: system {clip(repr(system))} gives the same text twice "
+                    f"in group {clip(repr(group.id))} (first at {seen[key]})",
                     "remove the repeated row",
                 )
-            seen[key] = cand.where or group.id
+            seen[key] = cand.where or clip(group.id)
         usable.append(cand)
     return usable
 
@@ -150,7 +151,9 @@ def _merge(
     for cand in candidates:
         assessment = quality_map.assess(pooled.get(equivalence_key(cand.text), cand), view)
         if assessment.excluded:
-            result.skipped.add(assessment.excluded + suffix, cand.where or f"group {group.id}")
+            result.skipped.add(
+                assessment.excluded + suffix, cand.where or f"group {clip(group.id)}"
+            )
             continue
         key = (equivalence_key(cand.text), assessment)
         merged.setdefault(key, Merged(assessment)).records.append(cand)
@@ -159,7 +162,9 @@ def _merge(
     for text in (t for t, n in qualities.items() if n > 1):
         entries = [e for (t, _), e in merged.items() if t == text]
         records = [r for e in entries for r in e.records]
-        where = f"group {group.id}: {records[0].text[:60]!r} by {[r.systems for r in records]}"
+        where = (
+            f"group {clip(group.id)}: {records[0].text[:60]!r} by {[r.systems for r in records]}"
+        )
         if quality_map.conflicting_labels == "keep":
             result.counts["conflicting_texts"] += 1
             result.conflicts.add(reason + suffix, where)
@@ -190,7 +195,7 @@ def _build_group(
         (v, _merge(group, candidates, quality_map, v, result, pooled)) for v in quality_map.views
     ]
     expected = sum(count_pairs(entries, quality_map, per_record) for _, entries in views)
-    check_pair_budget(expected, group.where or f"group {group.id}", len(result.pairs), budget)
+    check_pair_budget(expected, group.where or f"group {clip(group.id)}", len(result.pairs), budget)
     for view, entries in views:
         seen_texts: set[tuple[str, str]] = set()
         for high in entries:

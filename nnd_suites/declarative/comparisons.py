@@ -9,6 +9,7 @@ from nnd_suites.declarative.loading import Declared
 from nnd_suites.declarative.model import Comparisons
 from nnd_suites.declarative.table import Row, fixed_or_cell, name_cell, text_cell
 from nnd_suites.errors import DeclarationError, SourceFormatError
+from nnd_suites.infra.formatting import clip
 from nnd_suites.records.judgments import Judgment
 from nnd_suites.records.texts import equivalence_key
 
@@ -32,7 +33,7 @@ def one_vote_each(
             at[1],
             "a rater judged these two responses again",
             "keep one of the two rows (--skip-malformed counts the repeat instead)",
-            f"rater {judgment.rater!r}, first at {first}",
+            f"rater {clip(repr(judgment.rater))}, first at {first}",
         )
 
 
@@ -49,12 +50,12 @@ def judgment_of(declared: Declared, spec: Comparisons, row: Row, path: Path, lin
             f"winner value with spaces around a declared verdict (column {spec.winner!r}; "
             f"verdicts {sorted(spec.verdicts)})",
             "correct the cell (--skip-malformed counts the row instead)",
-            repr(winner),
+            clip(repr(winner)),
         )
     if verdict is None:
         raise DeclarationError(
             f"{declared.at('comparisons', 'verdicts')}: {path.name}:{line}: winner "
-            f"{winner!r} (column {spec.winner!r}) is not declared in verdicts "
+            f"{clip(repr(winner))} (column {spec.winner!r}) is not declared in verdicts "
             f"{sorted(spec.verdicts)}; declare what it means (a, b or tie), or filter such rows"
         )
     where = f"{path.name}:{line}"

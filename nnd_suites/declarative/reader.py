@@ -31,6 +31,7 @@ from nnd_suites.declarative.table import (
     text_cell,
 )
 from nnd_suites.errors import DeclarationError, SourceFormatError
+from nnd_suites.infra.formatting import clip
 from nnd_suites.records.groups import Candidate, Group
 from nnd_suites.records.judgments import JudgedGroup, Judgment
 from nnd_suites.sources import ReadLog, unattributable
@@ -184,9 +185,9 @@ def read_declared(declared: Declared, path: Path, log: ReadLog) -> Iterator[Grou
                 log.skip(ONE_CANDIDATE, bucket.where)
                 continue
             raise DeclarationError(
-                f"{declared.at('group', 'key')}: group {group_id!r} ({bucket.where}) has one "
-                "candidate; check group.key (is a column that varies per output in it?), or "
-                "set group.single_candidate: skip to count such groups and leave them out"
+                f"{declared.at('group', 'key')}: group {clip(repr(group_id))} ({bucket.where}) "
+                "has one candidate; check group.key (is a column that varies per output in "
+                "it?), or set group.single_candidate: skip to count such groups and leave them out"
             )
         yield Group(
             id=group_id,
@@ -269,7 +270,8 @@ def _candidate_row(
         raise SourceFormatError(
             str(path),
             line,
-            f"rater {rater!r}: a row of one rater gives one rating per aspect, not a list",
+            f"rater {clip(repr(rater))}: a row of one rater gives one rating per aspect, not a "
+            "list",
             "point each aspect at one column, or leave candidates.rater out",
         )
     return text, system, where, ratings, rater
@@ -331,7 +333,7 @@ def _add_candidate(
                 at[1],
                 f"a rater rated {aspect!r} of this output again",
                 "keep one of the two rows",
-                f"rater {rater!r}, first at {given[aspect][1]}",
+                f"rater {clip(repr(rater))}, first at {given[aspect][1]}",
             )
     given.update((aspect, (values[0], where)) for aspect, values in ratings.items())
 

@@ -11,6 +11,7 @@ from typing import Any
 from nnd_suites.declarative.loading import Declared
 from nnd_suites.declarative.model import Column, Fixed
 from nnd_suites.errors import DeclarationError, SourceFormatError
+from nnd_suites.infra.formatting import clip
 from nnd_suites.sources import ReadLog, read_json_array, read_jsonl, read_tsv
 from nnd_suites.sources.delimited import read_csv
 
@@ -177,6 +178,6 @@ def name_cell(
             f"{keys[-1]} cell with spaces around it (column {column!r}, named at "
             f"{declared.at(*keys)}): read as written, it names a {keys[-1]} apart",
             "correct the cell (--skip-malformed counts the row instead)",
-            repr(value),
+            clip(repr(value)),
         )
     return value

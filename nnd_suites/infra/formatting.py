@@ -1,5 +1,6 @@
 """The one number formatter of every report and chart: percent, signed points, a rate with its
-interval, p-values, counts, plurals, the one Markdown cell escaper and inline code span.
+interval, p-values, counts, plurals, the one Markdown cell escaper and inline code span, and the
+one shortener of long values an error quotes (:func:`clip`).
 
 Every renderer (report.md, leaderboard.md, comparison.md, robustness.md, verify.md, placement.md,
 the bias baselines' table and the charts) formats through here, so one figure reads the same in
@@ -70,6 +71,13 @@ def number_interval(ci: Sequence[float] | None, digits: int = 2) -> str:
 def count(value: int) -> str:
     """A count with thousands separators: ``12,345``."""
     return f"{value:,}"
+
+
+def clip(text: str, limit: int = 100) -> str:
+    """``text`` (a value as an error quotes it: ``repr(group_id)``) cut to its first ``limit``
+    characters, saying how long it was, so a group id that is a whole dialogue keeps an error to
+    one readable line: ``'so , i \\'m reading...'... (2,684 characters)``."""
+    return text if len(text) <= limit else f"{text[:limit]}... ({count(len(text))} characters)"
 
 
 def plural(n: int, singular: str, plural_form: str | None = None) -> str:

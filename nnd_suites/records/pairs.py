@@ -10,6 +10,7 @@ import json
 from pydantic import Field
 
 from nnd_suites.errors import NNDError
+from nnd_suites.infra.formatting import clip
 from nnd_suites.infra.validation import StrictModel
 from nnd_suites.records.texts import same_text
 from nnd_suites.records.votes import Vote
@@ -60,7 +61,7 @@ def pair_id(*parts: object) -> str:
         return hashlib.sha256(payload.encode("utf-8")).hexdigest()[:16]
     except UnicodeEncodeError as exc:  # a lone surrogate: not text any file can hold
         raise NNDError(
-            f"a text of group {parts[0]!r} is not valid Unicode (a lone surrogate near "
+            f"a text of group {clip(repr(parts[0]))} is not valid Unicode (a lone surrogate near "
             f"{exc.object[max(0, exc.start - 30) : exc.end + 30]!r}); fix the source"
         ) from None
 

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from nnd_suites.errors import SourceFormatError
+from nnd_suites.infra.formatting import clip
 from nnd_suites.infra.reading import (
     MAX_NUMBER,
     DataFileError,
@@ -328,10 +329,9 @@ def require_fields(
         )
     for name in lists:
         if not isinstance(obj[name], list):
+            got = type(obj[name]).__name__
             raise SourceFormatError(
-                str(path),
-                line,
-                f"{what}: {name!r} must be a JSON list, got {type(obj[name]).__name__}",
+                str(path), line, f"{what}: {name!r} must be a JSON list, got {got}"
             )
     for name in texts:
         if not isinstance(obj[name], str):
@@ -377,7 +377,7 @@ def parse_number(
         except (ValueError, OverflowError):
             number = math.nan
     where = f"column {column!r}: " if column is not None else f"{key}: " if key else ""
-    shown = repr(value) if isinstance(value, str) else json.dumps(value, default=repr)
+    shown = clip(repr(value) if isinstance(value, str) else json.dumps(value, default=repr))
     aside = ""
     if not math.isfinite(number):
         if isinstance(value, str) and DECIMAL_COMMA.fullmatch(value.strip()):

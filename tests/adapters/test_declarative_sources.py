@@ -17,7 +17,7 @@ import pytest
 from nnd_suites import build_suite
 from nnd_suites.builder.adapter import ADAPTERS
 from nnd_suites.cli.catalogue import catalogue
-from nnd_suites.errors import SourceFormatError
+from nnd_suites.errors import NNDError, SourceFormatError
 
 #: adapter -> (group key fields, aspects), as each README states the rule
 SHIPPED = {
@@ -179,3 +179,40 @@ def test_a_rating_beyond_usrs_scales_is_the_rows_fault(tmp_path, aspect, value, 
     assert stats["skipped"] == {
         f"malformed row: column 'scores.{aspect}': value out of range {scale}": 1
     }
+
+
+def _one_group_alone(items):
+    key = (items[0]["source"], items[0]["context"])
+    return [i for i in items if (i["source"], i["context"]) != key] + items[:1]
+
+
+@pytest.mark.parametrize(
+    ("edit", "fault"),
+    [
+        (
+            lambda items: items.insert(1, items[0]),
+            r"json:\d+: duplicate candidate: .* group 'so , i .*"
+            r"\(2,684 characters\) \(first at topical_chat\.json:\d+\)",
+        ),
+        (
+            _one_group_alone,
+            r"source\.yaml:\d+: group 'so , i .* \(topical_chat\.json:\d+\) has one",
+        ),
+        (
+            lambda items: items[3]["scores"].update(overall="x" * 5000),
+            r"json:\d+: column 'scores\.overall': 'x{99}\.\.\. \(5,002 characters\) is not a "
+            "number",
+        ),
+    ],
+)
+def test_an_error_quotes_a_long_group_id_or_value_shortened(tmp_path, edit, fault):
+    # a topical_chat_usr group id is the whole dialogue and its fact: a repeated item printed
+    # all 2,684 characters of it on one line (and a 5,000-character rating its whole value)
+    shipped = ADAPTERS.get("topical_chat_usr").folder() / "data" / "topical_chat.json"
+    items = json.loads(shipped.read_text("utf-8"))
+    items = edit(items) or items
+    edited = tmp_path / "topical_chat.json"
+    edited.write_text(json.dumps(items, indent=1), "utf-8")
+    with pytest.raises(NNDError, match=fault) as raised:
+        build_suite("topical_chat_usr", edited)
+    assert len(str(raised.value)) < 600, str(raised.value)
