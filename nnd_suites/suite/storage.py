@@ -20,7 +20,7 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, BinaryIO, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import pyarrow as pa
 import pyarrow.parquet as pq
@@ -86,18 +86,20 @@ def has_manifest(folder: Path) -> bool:
     return _present(folder / MANIFEST_FILE)
 
 
-def read_parquet(path: Path, what: str, read: Callable[[BinaryIO], T] = pq.read_table) -> T:
+def read_parquet(path: Path, what: str, read: Callable[[pa.NativeFile], T] = pq.read_table) -> T:
     """``read`` (``pq.read_table``, ``read_schema``, ``read_metadata``) of the parquet file of
-    the suite's ``what`` at ``path``, handed the open file: opened without blocking and checked
+    the suite's ``what`` at ``path``, handed its bytes: the file opened without blocking, checked
     on its descriptor, so a fifo (which pyarrow would wait on forever), a device or a folder in
-    its place is an error at once, even one swapped in after a check; any error names the file."""
+    its place is an error at once, even one swapped in after a check; any error names the file.
+    pyarrow reads it from memory: handed a Python file object, its threads go on calling it
+    after ``read`` returns, and a process that ends just then aborts (exit status 134)."""
     try:
         handle = os.fdopen(open_regular_file(path, f"{what} parquet file"), "rb")
     except DataFileError as exc:
         raise SuiteValidationError(f"{exc}; rebuild the suite with `nnd-suites build`") from None
     with handle:
         try:
-            return read(handle)
+            return read(pa.BufferReader(handle.read()))
         except (OSError, pa.ArrowException) as exc:
             raise SuiteValidationError(f"{path}: unreadable {what}: {exc}") from exc
 

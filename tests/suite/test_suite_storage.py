@@ -28,7 +28,7 @@ from nnd_suites.suite import (
 )
 from nnd_suites.suite.candidates import candidates_to_table
 from nnd_suites.suite.manifest import BuildCounts, rows_hash
-from nnd_suites.suite.storage import dataset_split_files
+from nnd_suites.suite.storage import dataset_split_files, read_parquet
 from nnd_suites.suite.suite import COMPUTED
 
 SUITE_FILES = sorted([CANDIDATES_FILE, DATA_FILE, MANIFEST_FILE])
@@ -280,3 +280,14 @@ def test_what_else_datasets_would_make_of_a_suite_folder_is_named(
     }[message]
     with pytest.raises(SuiteValidationError, match=expected):
         Suite.load(folder)
+
+
+def test_pyarrow_reads_a_suites_files_from_memory(challenge300_suite, tmp_path):
+    # handed a Python file object, pyarrow's threads went on calling it after the read returned:
+    # `stats` of a suite folder without candidates.parquet printed its error, then aborted at
+    # exit ("terminate called without an active exception", exit status 134, not 5) one run in
+    # two (pyarrow 26; apache/arrow#33975), as any command ending just after a read could
+    folder = challenge300_suite.save(tmp_path / "c300")
+    for name in (DATA_FILE, CANDIDATES_FILE):
+        given = read_parquet(folder / name, "pairs", lambda file: file)
+        assert isinstance(given, pa.BufferReader), type(given)
