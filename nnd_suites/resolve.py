@@ -149,9 +149,9 @@ def dataset_configs(spec: str | Path | Suite) -> list[Path]:
     folder = Path(spec)
     if not folder.is_dir() or has_manifest(folder):
         return []
-    from nnd_suites.hub.layout import exported_configs  # the Hub client: only when needed
+    from nnd_suites.hub.export import present_configs  # the Hub client: only when needed
 
-    return [folder / name for name in exported_configs(folder)]
+    return [folder / name for name in present_configs(folder)]
 
 
 def suite_specs(suites: object) -> list[str | Path | Suite]:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import logging
+import os
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -18,7 +19,7 @@ from nnd_suites.hub.layout import CARD_FILE, CARD_TAG, exported_configs, validat
 from nnd_suites.hub.remote import check_repo_id
 from nnd_suites.infra.atomic import atomic_write_text, folder_lock, recover_dead_writers
 from nnd_suites.infra.output_folder import check_output_folder
-from nnd_suites.suite import Suite, SuiteManifest, has_manifest
+from nnd_suites.suite import Suite, SuiteManifest
 from nnd_suites.suite.manifest import MAP_PLACEHOLDER, config_name_problem
 
 logger = logging.getLogger(__name__)
@@ -159,13 +160,14 @@ def adding_configs(
 
 
 def present_configs(folder: Path) -> list[str]:
-    """The configs ``folder`` holds: its config folders, and those its card lists that still
-    hold a manifest though a file is gone (a missing shard would otherwise drop the config from
-    the next card without a word; reading it names what is missing)."""
+    """The configs ``folder`` holds: its config folders, and those its card lists whose folder
+    is still there though a file is gone (a missing shard or manifest would otherwise drop the
+    config from the next card, or from what the folder stands for, without a word; reading it
+    names what is missing)."""
     listed = [
         name
         for name in card_config_names(folder)
-        if config_name_problem(name) is None and has_manifest(folder / name)
+        if config_name_problem(name) is None and os.path.lexists(folder / name)
     ]
     return sorted(set(exported_configs(folder)) | set(listed))
 

@@ -166,6 +166,27 @@ def test_where_several_suites_are_taken_a_dataset_folder_is_every_config(
     assert "the folder stands for every config" in capsys.readouterr().err
 
 
+@pytest.mark.parametrize("removed", ["test-00000-of-00001.parquet", "manifest.json"])
+def test_a_damaged_config_of_a_dataset_folder_is_named_not_left_out(
+    export_folder, tmp_path, capsys, removed
+):
+    # a config its card lists, without its shard (or manifest): `export D --to E` and `publish D
+    # --dry-run` wrote the other configs alone (exit 0), as `evaluate --suite D` scored them
+    folder = tmp_path / "nnd"
+    shutil.copytree(export_folder, folder)
+    (folder / "quiz_design" / removed).unlink()
+    with pytest.raises(NNDError) as raised:
+        resolve_suites([folder])
+    assert str(folder / "quiz_design") in str(raised.value)
+    for argv in (
+        ["export", "--to", str(tmp_path / "e")],
+        ["publish", "--repo", "o/n", "--dry-run"],
+    ):
+        assert main([argv[0], str(folder), *argv[1:]]) != 0
+        assert str(folder / "quiz_design") in capsys.readouterr().err
+    assert not (tmp_path / "e").exists()
+
+
 def test_local_export_forms(export_folder, quiz_design_suite, capsys):
     assert load_suite(export_folder / "quiz_design", "quiz_design") == quiz_design_suite
     with pytest.raises(
