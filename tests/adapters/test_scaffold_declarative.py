@@ -75,6 +75,19 @@ def test_short_column_names_are_guessed_marked_and_every_column_accounted_for(tm
     assert "# Columns not read (add any that matter): fluency_z, note." in text
 
 
+def test_an_output_column_named_after_the_system_is_the_text_not_the_system(tmp_path):
+    # sfhot's `system_output` was proposed as the system and its `reference` as the text, and
+    # WMT MQM's `target` was passed over for the last column, `comment`
+    root = _root(tmp_path)
+    for name, sample in (("my_hot", "sfhot_sample.json"), ("my_mqm", "mqm_ted_ende_sample.tsv")):
+        adapter = "sfhot" if name == "my_hot" else "wmt_mqm"
+        write_declarative(root, name, ADAPTERS.get(adapter).folder() / "fixtures" / sample)
+    hot = load_declaration(root / "adapters" / "my_hot" / "source.yaml").spec.candidates
+    assert (hot.text, hot.system.value) == ("system_output", "unknown")
+    mqm = load_declaration(root / "adapters" / "my_mqm" / "source.yaml").spec.candidates
+    assert (mqm.text, mqm.system) == ("target", "system")
+
+
 def test_the_command_refuses_an_existing_adapter_and_a_missing_sample(tmp_path):
     root = _root(tmp_path)
     (root / "adapters" / "taken").mkdir()
