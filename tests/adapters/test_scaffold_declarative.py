@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from nnd_suites.builder.adapter import ADAPTERS
+from nnd_suites.cli import main
 from nnd_suites.declarative.loading import load_declaration
 from nnd_suites.declarative.plugin import declared_adapter
 from nnd_suites.errors import NNDError, SourceFormatError
@@ -100,6 +101,19 @@ def test_the_command_refuses_an_existing_adapter_and_a_missing_sample(tmp_path):
         cwd=root,
     )
     assert run.returncode != 0 and "needs --sample FILE" in run.stderr
+
+
+def test_the_command_refuses_a_type_or_a_sample_it_would_not_read(tmp_path, capsys):
+    # `--declarative --type likert` wrote a numeric source.yaml and `--type likert --sample F`
+    # a stub that never read F, both with exit status 0
+    sample = str(_fixture("simpeval_2022"))
+    root = str(_root(tmp_path))
+    both = ["new-adapter", "x", "--sample", sample, "--root", root, "--type", "likert"]
+    assert main([*both, "--declarative"]) == 2
+    assert "give one of the two" in capsys.readouterr().err
+    assert main(both) == 2
+    assert "is read with --declarative only" in capsys.readouterr().err
+    assert not list((tmp_path / "adapters").iterdir())
 
 
 def test_a_gzipped_json_sample_is_read_and_a_broken_one_named_at_its_line(tmp_path):

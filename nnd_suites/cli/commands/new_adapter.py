@@ -69,6 +69,16 @@ Next steps (CONTRIBUTING.md, "Declare a source"):
 
 def run(args: argparse.Namespace) -> int:
     root = args.root.resolve()
+    if args.declarative and args.annotation_type is not None:
+        raise NNDError(
+            "--type writes a class stub, --declarative a source.yaml (its type proposed from "
+            "the sample): give one of the two"
+        )
+    if args.sample is not None and not args.declarative:
+        raise NNDError(
+            f"--sample {args.sample} is read with --declarative only: add "
+            "--declarative (a source.yaml proposed from it), or drop --sample for a class stub"
+        )
     if args.declarative:
         if args.sample is None:
             raise NNDError("new-adapter --declarative needs --sample FILE (your table)")
