@@ -29,7 +29,9 @@ Next steps (CONTRIBUTING.md walks through each):
 
 def register(subparsers: Commands) -> None:
     parser = subparsers.add_parser(
-        "new-adapter", help="scaffold a new adapter (folder, class stub, fixture, quality map)"
+        "new-adapter",
+        help="scaffold a new adapter: a class stub, fixture and quality map (--type), or a "
+        "source.yaml proposed from your table (--declarative --sample FILE)",
     )
     parser.add_argument("name", help="adapter name: a lower-case identifier, e.g. wmt_mqm")
     parser.add_argument(
