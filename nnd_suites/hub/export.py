@@ -251,7 +251,7 @@ def check_no_placeholders(suite: Suite) -> None:
     raise SuiteValidationError(
         f"suite {suite.name!r}: its {', '.join(fields)} still "
         f"{'hold' if len(fields) > 1 else 'holds'} the TODO that `nnd-suites new-adapter` "
-        f"wrote, and a dataset folder is published as it is; nothing was written: fill in "
+        f"wrote, and a dataset folder is published as it is; the suite was not written: fill in "
         f"{' and '.join(to_fill)}, then build the suite again"
     )
 

@@ -23,7 +23,7 @@ from nnd_suites.sources.readers import read_json_array, read_jsonl, read_tsv
 
 TEXT_HINTS = (
     "output", "generation", "completion", "summary", "response", "hyp", "pred", "simplif", "text",
-    "out",
+    "target", "translation", "out",
 )  # fmt: skip
 CONTEXT_HINTS = (
     "original", "source", "src", "context", "article", "input", "prefix", "suffix", "prompt",
@@ -87,7 +87,9 @@ def propose(name: str, file: dict[str, str], row: dict[str, Any]) -> dict[str, A
     """A declaration for the columns found (each choice a guess for the contributor to check)."""
     columns = list(row)
     numbers = [c for c in columns if _numeric(row[c])]
-    system = _pick([c for c in columns if c not in numbers], SYSTEM_HINTS)[:1]
+    # `system_output` or `model_response` holds the text, not the system's name
+    names = [c for c in columns if c not in numbers and not _pick([c], TEXT_HINTS)]
+    system = _pick(names, SYSTEM_HINTS)[:1]
     texts = [c for c in columns if c not in numbers and c not in system]
     context = list(dict.fromkeys(_pick(texts, CONTEXT_HINTS)))[:2] or texts[:1]
     candidates = (

@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from nnd_suites.builder.adapter import ADAPTERS
+from nnd_suites.cli import main
 from nnd_suites.declarative.loading import load_declaration
 from nnd_suites.declarative.plugin import declared_adapter
 from nnd_suites.errors import NNDError, SourceFormatError
@@ -75,6 +76,19 @@ def test_short_column_names_are_guessed_marked_and_every_column_accounted_for(tm
     assert "# Columns not read (add any that matter): fluency_z, note." in text
 
 
+def test_an_output_column_named_after_the_system_is_the_text_not_the_system(tmp_path):
+    # sfhot's `system_output` was proposed as the system and its `reference` as the text, and
+    # WMT MQM's `target` was passed over for the last column, `comment`
+    root = _root(tmp_path)
+    for name, sample in (("my_hot", "sfhot_sample.json"), ("my_mqm", "mqm_ted_ende_sample.tsv")):
+        adapter = "sfhot" if name == "my_hot" else "wmt_mqm"
+        write_declarative(root, name, ADAPTERS.get(adapter).folder() / "fixtures" / sample)
+    hot = load_declaration(root / "adapters" / "my_hot" / "source.yaml").spec.candidates
+    assert (hot.text, hot.system.value) == ("system_output", "unknown")
+    mqm = load_declaration(root / "adapters" / "my_mqm" / "source.yaml").spec.candidates
+    assert (mqm.text, mqm.system) == ("target", "system")
+
+
 def test_the_command_refuses_an_existing_adapter_and_a_missing_sample(tmp_path):
     root = _root(tmp_path)
     (root / "adapters" / "taken").mkdir()
@@ -87,6 +101,19 @@ def test_the_command_refuses_an_existing_adapter_and_a_missing_sample(tmp_path):
         cwd=root,
     )
     assert run.returncode != 0 and "needs --sample FILE" in run.stderr
+
+
+def test_the_command_refuses_a_type_or_a_sample_it_would_not_read(tmp_path, capsys):
+    # `--declarative --type likert` wrote a numeric source.yaml and `--type likert --sample F`
+    # a stub that never read F, both with exit status 0
+    sample = str(_fixture("simpeval_2022"))
+    root = str(_root(tmp_path))
+    both = ["new-adapter", "x", "--sample", sample, "--root", root, "--type", "likert"]
+    assert main([*both, "--declarative"]) == 2
+    assert "give one of the two" in capsys.readouterr().err
+    assert main(both) == 2
+    assert "is read with --declarative only" in capsys.readouterr().err
+    assert not list((tmp_path / "adapters").iterdir())
 
 
 def test_a_gzipped_json_sample_is_read_and_a_broken_one_named_at_its_line(tmp_path):

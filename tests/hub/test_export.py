@@ -16,6 +16,7 @@ from nnd_suites import NNDError, Suite, SuiteValidationError, build_suite, load_
 from nnd_suites.builder.adapter import ADAPTERS
 from nnd_suites.cli import main
 from nnd_suites.hub import export_suites, suite_features
+from nnd_suites.hub.export import adding_configs
 from nnd_suites.hub.layout import CARD_FILE
 from nnd_suites.suite import DATA_FILE
 
@@ -456,5 +457,13 @@ def test_a_suite_still_holding_the_scaffolds_todo_is_not_exported(
         export_suites([rule], tmp_path / "ds")
     assert "description of quality map 'quiz_design'" in str(e.value)
     assert "adapter" not in str(e.value).split("fill in")[1]
+    # `build --catalogue` (or --all) writes config after config: one found later with a TODO
+    # said "nothing was written" beside the configs it had written
+    folder = adding_configs(tmp_path / "cat", ["quiz_design", "qd_todo"])
+    with pytest.raises(SuiteValidationError, match="the suite was not written") as e, folder as ds:
+        ds.add(quiz_design_suite)
+        ds.add(todo.derive(todo.pairs, name="qd_todo"))
+    assert "nothing was written" not in str(e.value)
+    assert load_suite(str(tmp_path / "cat" / "quiz_design")).name == "quiz_design"
     # a word that merely contains it is no placeholder
     assert _with_placeholders(quiz_design_suite, task="TODOS, a task").manifest.placeholders() == []

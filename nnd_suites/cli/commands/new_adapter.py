@@ -29,7 +29,9 @@ Next steps (CONTRIBUTING.md walks through each):
 
 def register(subparsers: Commands) -> None:
     parser = subparsers.add_parser(
-        "new-adapter", help="scaffold a new adapter (folder, class stub, fixture, quality map)"
+        "new-adapter",
+        help="scaffold a new adapter: a class stub, fixture and quality map (--type), or a "
+        "source.yaml proposed from your table (--declarative --sample FILE)",
     )
     parser.add_argument("name", help="adapter name: a lower-case identifier, e.g. wmt_mqm")
     parser.add_argument(
@@ -69,6 +71,16 @@ Next steps (CONTRIBUTING.md, "Declare a source"):
 
 def run(args: argparse.Namespace) -> int:
     root = args.root.resolve()
+    if args.declarative and args.annotation_type is not None:
+        raise NNDError(
+            "--type writes a class stub, --declarative a source.yaml (its type proposed from "
+            "the sample): give one of the two"
+        )
+    if args.sample is not None and not args.declarative:
+        raise NNDError(
+            f"--sample {args.sample} is read with --declarative only: add "
+            "--declarative (a source.yaml proposed from it), or drop --sample for a class stub"
+        )
     if args.declarative:
         if args.sample is None:
             raise NNDError("new-adapter --declarative needs --sample FILE (your table)")
