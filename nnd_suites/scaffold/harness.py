@@ -1,8 +1,9 @@
 """The per-adapter checks the test suite runs on every registered adapter (and a third-party
 package can run on its own): build the adapter's fixture, validate the written suite files against
 the JSON Schemas of the data model, compare its statistics with the expected ones, check the
-README's sections. (That every adapter folder is a registered, documented package with its case
-is the check every plugin kind runs: ``nnd_suites.plugins.harness``.)
+README's sections and that no metadata still holds the scaffold's ``TODO``. (That every adapter
+folder is a registered, documented package with its case is the check every plugin kind runs:
+``nnd_suites.plugins.harness``.)
 
 Contribution unit::
 
@@ -116,6 +117,23 @@ def check_fixture(cls: type[Adapter], workdir: Path) -> list[str]:
     suite = build_suite(cls.name, source, out, **expected.options)
     validate_suite_files(out, workdir / "schemas")
     return stats_differences(expected, suite.stats())
+
+
+def placeholder_problems(cls: type[Adapter]) -> list[str]:
+    """The metadata fields (and the quality map's description) that still hold the scaffold's
+    ``TODO``, read from the manifest of the fixture's build: ``export`` and ``publish`` refuse
+    such a suite, so the harness names them before a contribution lands."""
+    expected = load_expected(cls)
+    source = cls.folder() / FIXTURES / expected.source
+    if not source.exists():  # check_fixture names it
+        return []
+    fields = build_suite(cls.name, source, **expected.options).manifest.placeholders()
+    if not fields:
+        return []
+    return [
+        f"adapter {cls.name}: {', '.join(fields)} still hold the scaffold's TODO; write them "
+        "(metadata in adapter.py or source.yaml, the description in its quality map)"
+    ]
 
 
 def readme_problems(folder: Path) -> list[str]:

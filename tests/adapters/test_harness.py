@@ -34,6 +34,12 @@ def test_readme_has_required_sections(name):
 
 
 @pytest.mark.parametrize("name", BUILTIN)
+def test_metadata_holds_no_placeholder(name):
+    problems = harness.placeholder_problems(ADAPTERS.get(name))
+    assert not problems, "; ".join(problems)
+
+
+@pytest.mark.parametrize("name", BUILTIN)
 def test_builtin_extras_are_declared(name):
     import tomllib
 

@@ -124,11 +124,9 @@ def test_new_adapter_in_a_clean_checkout_is_picked_up_by_the_harness(tmp_path):
     shutil.copy2(EXAMPLE / "quality_map.yaml", root / "quality_maps" / "example_ratings.yaml")
     shutil.rmtree(folder / "fixtures")
     shutil.copytree(EXAMPLE / "fixtures", folder / "fixtures")
-    for name in ("demo_adapter", "demo_likert", "demo_hierarchical", "demo_graded"):
-        _write_readme_sections(root / "adapters" / name / "README.md")
-    _write_readme_sections(root / "adapters" / "demo_numeric" / "README.md")
-    _write_readme_sections(root / "adapters" / "demo_pairwise" / "README.md")
-    _write_readme_sections(folder / "README.md")
+    for name in ("adapter", "likert", "hierarchical", "graded", "numeric", "pairwise"):
+        _write_placeholders(root, f"demo_{name}")
+    _write_placeholders(root, "example_ratings")
     # the copy's adapters (shipped data left out: the harness needs only fixtures) plus the demos
     harness_run = ["-m", "pytest", "-q", "-rA", "-p", "no:cacheprovider"]
     tests = run([*harness_run, "tests/adapters/test_harness.py"], root, env)
@@ -158,18 +156,34 @@ def test_new_adapter_in_a_clean_checkout_is_picked_up_by_the_harness(tmp_path):
     placeholder = root / "adapters" / "demo_likert" / "README.md"  # a section left as scaffolded
     text = placeholder.read_text().replace("## License\n", "## License\n\nTODO: the license.\n")
     placeholder.write_text(text)
-    # the two cases that must fail (the others, fixture builds among them, passed above)
+    graded = root / "adapters" / "demo_graded" / "adapter.py"  # a task left as scaffolded
+    graded.write_text(re.sub(r'task="[^"]*"', 'task="TODO"', graded.read_text()))
+    # the cases that must fail (the others, fixture builds among them, passed above)
     cases = "test_every_adapter_folder_is_registered or test_readme_has_required_sections"
+    cases += " or test_metadata_holds_no_placeholder"
     failing = run([*harness_run, "-k", cases, "tests/adapters/test_harness.py"], root, env)
     assert failing.returncode == 1
     assert "test_every_adapter_folder_is_registered" in failing.stdout
     assert "test_readme_has_required_sections[demo_adapter]" in failing.stdout
     assert "test_readme_has_required_sections[demo_likert]" in failing.stdout
+    assert (
+        "FAILED tests/adapters/test_harness.py::test_metadata_holds_no_placeholder[demo_graded]"
+        in failing.stdout
+    )
+    assert "adapter demo_graded: task still hold" in failing.stdout
 
 
-def _write_readme_sections(readme: Path) -> None:
-    """What a contributor does to the scaffold's README: every TODO placeholder written."""
-    readme.write_text(re.sub(r"\bTODO:?", "Written:", readme.read_text()))
+def _write_placeholders(root: Path, name: str) -> None:
+    """What a contributor does to the scaffold's README, metadata and quality map: every TODO
+    placeholder written."""
+    folder = root / "adapters" / name
+    for path in (
+        folder / "README.md",
+        folder / "adapter.py",
+        root / "quality_maps" / f"{name}.yaml",
+    ):
+        if path.is_file():
+            path.write_text(re.sub(r"\bTODO\b:?", "Written:", path.read_text()))
 
 
 def code_lines(path: Path) -> int:

@@ -17,7 +17,8 @@ from nnd_suites.scaffold.writer import ANNOTATION_TYPES, write_adapter
 NEXT_STEPS = """\
 Next steps (CONTRIBUTING.md walks through each):
   1. adapters/{name}/adapter.py: read your source's own format in `read`, fill in `metadata`.
-  2. quality_maps/{name}.yaml: declare the quality rule (labels, tiers, rating rule, hierarchy).
+  2. quality_maps/{name}.yaml: declare the quality rule (labels, tiers, rating rule, hierarchy)
+     and replace its description's TODO.
   3. adapters/{name}/fixtures/: replace the stub's sample (sample.jsonl; a numeric stub's
      release/ folder) with a small sample of the real source, derive its pair counts by hand
      and write them into expected_stats.json.
@@ -61,7 +62,8 @@ DECLARATIVE_STEPS = """\
 Next steps (CONTRIBUTING.md, "Declare a source"):
   1. adapters/{name}/source.yaml: check every proposed column (text, system, ratings or the
      winner and its verdicts, group.key, group.context) and replace every TODO (metadata).
-  2. quality_maps/{name}.yaml: the rule (the gap that makes an output better, or the verdicts).
+  2. quality_maps/{name}.yaml: the rule (the gap that makes an output better, or the verdicts)
+     and its description (a TODO).
   3. adapters/{name}/fixtures/: a small sample you may ship (synthetic if the license forbids an
      excerpt) in the file's exact format, and expected_stats.json with the counts it gives
      (nnd-suites build {name} --source adapters/{name}/fixtures/FILE; derive them by hand too).
