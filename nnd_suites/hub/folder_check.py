@@ -22,7 +22,7 @@ from huggingface_hub import DatasetCardData
 
 from nnd_suites.errors import NNDError, SuiteValidationError
 from nnd_suites.hub.card import card_data
-from nnd_suites.hub.card_reading import load_card
+from nnd_suites.hub.card_reading import card_config_names, load_card
 from nnd_suites.hub.configs import ConfigInfo, describe_config
 from nnd_suites.hub.export import (
     check_card_is_ours,
@@ -61,9 +61,11 @@ def check_export_folder(folder: str | Path) -> ExportFolderCheck:
             "Validate each suite folder (FOLDER/CONFIG), or move the README.md away and write "
             "the card with `nnd-suites export`"
         ) from None
-    left_out = misnamed_suites(folder)
-    configs = [
-        validated_config(folder / name) for name in present_configs(folder) if name not in left_out
+    left_out, listed = misnamed_suites(folder), card_config_names(folder)
+    configs = [  # a misnamed folder the card lists is read, and its fault named
+        validated_config(folder / name)
+        for name in present_configs(folder)
+        if name not in left_out or name in listed
     ]
     if not configs:
         raise SuiteValidationError(

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import json
 import shutil
 
 import datasets
@@ -68,6 +69,19 @@ def test_swapped_data_files_in_the_card_are_named(twins, exported, tmp_path, cap
     assert main(["export", str(exported / "quiz_design"), "--to", str(exported)]) == 0
     assert main(["validate", str(exported)]) == 0
     assert _ids(exported, "quiz_design", tmp_path / "c2") == [p.id for p in qd.pairs]
+
+
+def test_an_edited_suite_name_in_a_config_is_named(exported, capsys):
+    """validate named a config whose manifest's name was edited as one "the folder does not
+    hold", when the manifest no longer matches its content hash."""
+    manifest = exported / "quiz_design" / "manifest.json"
+    fields = json.loads(manifest.read_text("utf-8"))
+    manifest.write_text(json.dumps({**fields, "name": "quiz"}), "utf-8")
+    assert main(["validate", str(exported)]) == SuiteValidationError.exit_status
+    err = capsys.readouterr().err
+    assert "config 'quiz_design' in" in err
+    assert "edited after it was written: manifest field 'name'" in err
+    assert "which the folder does not hold" not in err
 
 
 def _list_quiz_design_twice(folder):
