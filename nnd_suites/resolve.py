@@ -36,13 +36,22 @@ HUB_PREFIX = "hub:"  # nnd_suites.hub.HUB_PREFIX, not imported: it would import 
 BUILTIN_PREFIX = "builtin:"
 
 
-def load_suite(spec: str | Path, name: str | None = None, revision: str | None = None) -> Suite:
+def load_suite(
+    spec: str | Path,
+    name: str | None = None,
+    revision: str | None = None,
+    *,
+    check_card: bool = True,
+) -> Suite:
     """Load a suite (validated) from any of the forms above.
 
     With ``name``, ``spec`` is an export folder or a Hub repository id and ``name`` the config
     (the suite's name); ``revision`` (tag, branch or commit) applies to Hub repositories only.
     A bare name (``str``) that is both a built-in suite and a folder in the current directory is
     an AmbiguousSuiteError; a ``Path`` object holding a suite is read as that folder.
+    A suite folder that is a config of a dataset folder whose card nnd-suites wrote must be
+    what the card reads under its name (``datasets.load_dataset`` follows the card), unless
+    ``check_card`` is False: a writer of the card (``export``, ``publish``) reads the files.
     """
     if not isinstance(spec, (str, Path)):
         raise ArgumentError(f"load_suite({reprlib.repr(spec)}): not a suite spec; " + _FORMS)
@@ -66,6 +75,10 @@ def load_suite(spec: str | Path, name: str | None = None, revision: str | None =
         suite = Suite.load(path)
         if name is not None and suite.name != name:
             raise NNDError(f"{path} holds suite {suite.name!r}, not {name!r}")
+        if check_card and (path.parent / "README.md").is_file():
+            from nnd_suites.hub.folder_check import check_config_in_card  # datasets: if needed
+
+            check_config_in_card(path)
         return suite
     if text in ADAPTERS.names():
         return _build_shipped(text)
@@ -188,10 +201,10 @@ def suite_origins(suites: object) -> list[str | None]:
     return origins
 
 
-def resolve_suites(suites: object) -> list[Suite]:
+def resolve_suites(suites: object, *, check_card: bool = True) -> list[Suite]:
     """One suite or several (folders, names, specs, ``all`` or Suite objects), resolved and
-    validated; a Suite object carries the content hash of what it holds now
-    (:meth:`Suite.resealed`)."""
+    validated (``check_card``: as :func:`load_suite`); a Suite object carries the content hash
+    of what it holds now (:meth:`Suite.resealed`)."""
     given = suite_specs(suites)
     # the suites `all` adds are the built-in ones, whatever folders the current directory holds
     named = {spec for spec in given if isinstance(spec, str)}
@@ -202,7 +215,7 @@ def resolve_suites(suites: object) -> list[Suite]:
         if isinstance(spec, Suite)
         else builtin_suite(spec)
         if isinstance(spec, str) and spec in from_all
-        else load_suite(spec)
+        else load_suite(spec, check_card=check_card)
         for spec in expand_suite_specs(given)
     ]
     if not resolved:

@@ -18,9 +18,9 @@ def load_suite(*args: Any, **kwargs: Any) -> Suite:
     return load(*args, **kwargs)
 
 
-def load_suites(specs: list[str]) -> list[Suite]:
+def load_suites(specs: list[str], *, check_card: bool = True) -> list[Suite]:
     """:func:`nnd_suites.resolve.resolve_suites`: ``all`` and a dataset folder stand for every
     suite they hold, as in ``evaluate``."""
     from nnd_suites.resolve import resolve_suites  # lazy, as load_suite above
 
-    return resolve_suites(specs)
+    return resolve_suites(specs, check_card=check_card)

@@ -44,7 +44,9 @@ def _check_named_after_its_suite(config_dir: Path, manifest: SuiteManifest) -> N
     if manifest.name != config_dir.name:
         raise SuiteValidationError(
             f"{config_dir / MANIFEST_FILE}: the folder of config {config_dir.name!r} holds suite "
-            f"{manifest.name!r}; a config folder is named after its suite"
+            f"{manifest.name!r}; a config folder is named after its suite, whose files "
+            f"`datasets.load_dataset` reads under that name: name the folder {manifest.name!r} "
+            f"or export the suite again, then run `nnd-suites validate {config_dir.parent}`"
         )
 
 

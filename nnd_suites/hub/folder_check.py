@@ -22,10 +22,11 @@ from huggingface_hub import DatasetCardData
 
 from nnd_suites.errors import NNDError, SuiteValidationError
 from nnd_suites.hub.card import card_data
-from nnd_suites.hub.card_reading import load_card
+from nnd_suites.hub.card_reading import card_config_names, load_card
 from nnd_suites.hub.configs import ConfigInfo, describe_config
 from nnd_suites.hub.export import (
     check_card_is_ours,
+    holds_nnd_card,
     misnamed_suites,
     present_configs,
     standalone_metadata,
@@ -61,9 +62,11 @@ def check_export_folder(folder: str | Path) -> ExportFolderCheck:
             "Validate each suite folder (FOLDER/CONFIG), or move the README.md away and write "
             "the card with `nnd-suites export`"
         ) from None
-    left_out = misnamed_suites(folder)
-    configs = [
-        validated_config(folder / name) for name in present_configs(folder) if name not in left_out
+    left_out, listed = misnamed_suites(folder), card_config_names(folder)
+    configs = [  # a misnamed folder the card lists is read, and its fault named
+        validated_config(folder / name)
+        for name in present_configs(folder)
+        if name not in left_out or name in listed
     ]
     if not configs:
         raise SuiteValidationError(
@@ -77,17 +80,15 @@ def check_export_folder(folder: str | Path) -> ExportFolderCheck:
 
 
 def check_config_in_card(config_dir: Path) -> bool:
-    """When ``config_dir`` is a config of an export folder (its parent holds nnd-suites' card
-    and it is named after its suite), check the card's metadata for it, as `load_dataset(FOLDER,
-    CONFIG)` follows it; return whether it was checked."""
+    """When ``config_dir`` is a config of an export folder (its parent holds nnd-suites' card,
+    which lists it or it is named after its suite), check the card's metadata for it, as
+    `load_dataset(FOLDER, CONFIG)` follows it; return whether it was checked."""
     folder = config_dir.parent
-    card_path = folder / CARD_FILE
-    if not card_path.is_file() or config_dir.name in misnamed_suites(folder):
+    if not holds_nnd_card(folder):  # no card, or a project's README: no card of ours to check
         return False
-    try:
-        check_card_is_ours(folder)
-    except NNDError:  # a project's README: no card of ours to check
-        return False
+    name = config_dir.name
+    if name in misnamed_suites(folder) and name not in card_config_names(folder):
+        return False  # a suite folder a build left out of the card
     problems = card_problems(folder, [describe_config(config_dir)], every_config=False)
     if problems:
         raise SuiteValidationError(_card_fault(folder, problems, config_dir.name))

@@ -15,6 +15,7 @@ from huggingface_hub import snapshot_download
 from nnd_suites.errors import NNDError, UnknownItemError
 from nnd_suites.hub.card_reading import card_config_names
 from nnd_suites.hub.configs import read_config
+from nnd_suites.hub.folder_check import check_config_in_card
 from nnd_suites.hub.layout import CARD_FILE, exported_configs, validate_config_name
 from nnd_suites.hub.remote import check_repo_id, hub_errors
 from nnd_suites.suite import MANIFEST_FILE, Suite, has_manifest
@@ -96,4 +97,6 @@ def read_exported_config(folder: Path, config: str, location: str | None = None)
                 "`nnd-suites export` holds CONFIG/manifest.json and a README.md)"
             )
         raise UnknownItemError(f"suite config in {location}", config, known)
-    return read_config(folder / config)
+    suite = read_config(folder / config)
+    check_config_in_card(folder / config)  # what `datasets.load_dataset` reads under its name
+    return suite

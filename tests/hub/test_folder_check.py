@@ -3,15 +3,18 @@
 
 from __future__ import annotations
 
+import json
+import re
 import shutil
 
 import datasets
 import pytest
 
-from nnd_suites import SuiteValidationError
+from nnd_suites import SuiteValidationError, load_suite
 from nnd_suites.cli import main
 from nnd_suites.hub import export_suites
 from nnd_suites.hub.layout import CARD_FILE
+from nnd_suites.resolve import resolve_suites
 from nnd_suites.transformations.apply import transform_suite
 
 LOWERCASE = "quiz_design.lowercase"
@@ -48,11 +51,22 @@ def test_validate_accepts_an_export_folder(exported, capsys):
     assert "the card of" in capsys.readouterr().out
 
 
-def test_swapped_data_files_in_the_card_are_named(twins, exported, tmp_path, capsys):
-    card = exported / CARD_FILE
+def _swap_data_files(folder):
+    card = folder / CARD_FILE
     card.write_text(
         _swap(card.read_text("utf-8"), "path: quiz_design/", f"path: {LOWERCASE}/"), "utf-8"
     )
+
+
+def _swap_config_folders(folder):
+    (folder / "quiz_design").rename(folder / "swapping")
+    (folder / LOWERCASE).rename(folder / "quiz_design")
+    (folder / "swapping").rename(folder / LOWERCASE)
+
+
+def test_swapped_data_files_in_the_card_are_named(twins, exported, tmp_path, capsys):
+    card = exported / CARD_FILE
+    _swap_data_files(exported)
     qd, lowercase = twins
     # what a user of the folder meets: the child's pairs under the parent's name, no error
     assert _ids(exported, "quiz_design", tmp_path / "c1") == [p.id for p in lowercase.pairs]
@@ -68,6 +82,56 @@ def test_swapped_data_files_in_the_card_are_named(twins, exported, tmp_path, cap
     assert main(["export", str(exported / "quiz_design"), "--to", str(exported)]) == 0
     assert main(["validate", str(exported)]) == 0
     assert _ids(exported, "quiz_design", tmp_path / "c2") == [p.id for p in qd.pairs]
+
+
+@pytest.mark.parametrize(
+    ("edit", "named"),
+    [
+        (_swap_data_files, "config 'quiz_design' reads data_files [{'split': 'test', 'path': "),
+        (_swap_config_folders, f"the folder of config 'quiz_design' holds suite '{LOWERCASE}'"),
+    ],
+    ids=["data-files", "folders"],
+)
+def test_a_config_the_card_reads_from_other_files_is_not_read(exported, edit, named, capsys):
+    """stats and baselines of FOLDER/CONFIG (and evaluate, through the resolver) read the
+    config's folder and exited 0 while `datasets.load_dataset(FOLDER, CONFIG)` read other files,
+    and validate named swapped folders as configs "the folder does not hold"."""
+    edit(exported)
+    config = exported / "quiz_design"
+    for command in ("stats", "baselines", "validate"):
+        assert main([command, str(config)]) == SuiteValidationError.exit_status
+        assert named in capsys.readouterr().err
+    assert main(["validate", str(exported)]) == SuiteValidationError.exit_status
+    assert named in capsys.readouterr().err
+    loads = [
+        lambda: load_suite(config),
+        lambda: load_suite(exported, "quiz_design"),
+        lambda: resolve_suites([exported]),
+    ]
+    for load in loads:
+        with pytest.raises(SuiteValidationError, match=re.escape(named)):
+            load()
+
+
+def test_the_card_is_read_only_where_nnd_suites_wrote_it(quiz_design_suite, tmp_path, capsys):
+    folder = quiz_design_suite.save(tmp_path / "project" / "quiz_design")
+    assert main(["stats", str(folder)]) == 0  # a plain suite folder, no card above it
+    (folder.parent / CARD_FILE).write_text(f"# My project\n\nconfigs: {LOWERCASE}/\n")
+    assert main(["stats", str(folder)]) == 0
+    assert load_suite(folder).manifest == quiz_design_suite.manifest
+
+
+def test_an_edited_suite_name_in_a_config_is_named(exported, capsys):
+    """validate named a config whose manifest's name was edited as one "the folder does not
+    hold", when the manifest no longer matches its content hash."""
+    manifest = exported / "quiz_design" / "manifest.json"
+    fields = json.loads(manifest.read_text("utf-8"))
+    manifest.write_text(json.dumps({**fields, "name": "quiz"}), "utf-8")
+    assert main(["validate", str(exported)]) == SuiteValidationError.exit_status
+    err = capsys.readouterr().err
+    assert "config 'quiz_design' in" in err
+    assert "edited after it was written: manifest field 'name'" in err
+    assert "which the folder does not hold" not in err
 
 
 def _list_quiz_design_twice(folder):

@@ -41,7 +41,7 @@ def run(args: argparse.Namespace) -> int:
     # lazy: the Hub layer imports datasets and huggingface_hub; `nnd-suites list` must not
     from nnd_suites.hub import export_suites
 
-    result = export_suites(load_suites(args.suites), args.to, args.repo)
+    result = export_suites(load_suites(args.suites, check_card=False), args.to, args.repo)
     for config in result.configs:
         state = "written" if config.name in result.written else "kept"
         say(f"  {config.name}: {plural(config.num_examples, 'test')} ({state})")
