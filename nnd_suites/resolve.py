@@ -78,7 +78,7 @@ def load_suite(
         if check_card and (path.parent / "README.md").is_file():
             from nnd_suites.hub.folder_check import check_config_in_card  # datasets: if needed
 
-            check_config_in_card(path)
+            check_config_in_card(path, listed_only=True)
         return suite
     if text in ADAPTERS.names():
         return _build_shipped(text)

@@ -79,16 +79,18 @@ def check_export_folder(folder: str | Path) -> ExportFolderCheck:
     return ExportFolderCheck(folder, configs, left_out)
 
 
-def check_config_in_card(config_dir: Path) -> bool:
+def check_config_in_card(config_dir: Path, *, listed_only: bool = False) -> bool:
     """When ``config_dir`` is a config of an export folder (its parent holds nnd-suites' card,
     which lists it or it is named after its suite), check the card's metadata for it, as
-    `load_dataset(FOLDER, CONFIG)` follows it; return whether it was checked."""
+    `load_dataset(FOLDER, CONFIG)` follows it; return whether it was checked. ``listed_only``
+    (a reader of the suite): a folder the card does not list is a suite folder like any other,
+    as `load_dataset` reads no config under its name."""
     folder = config_dir.parent
     if not holds_nnd_card(folder):  # no card, or a project's README: no card of ours to check
         return False
-    name = config_dir.name
-    if name in misnamed_suites(folder) and name not in card_config_names(folder):
-        return False  # a suite folder a build left out of the card
+    name, listed = config_dir.name, card_config_names(folder)
+    if name not in listed and (listed_only or name in misnamed_suites(folder)):
+        return False  # a suite folder a build left out of the card, or copied in by hand
     problems = card_problems(folder, [describe_config(config_dir)], every_config=False)
     if problems:
         raise SuiteValidationError(_card_fault(folder, problems, config_dir.name))

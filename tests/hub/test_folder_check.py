@@ -121,6 +121,17 @@ def test_the_card_is_read_only_where_nnd_suites_wrote_it(quiz_design_suite, tmp_
     assert load_suite(folder).manifest == quiz_design_suite.manifest
 
 
+def test_a_suite_copied_into_a_dataset_folder_is_read_as_a_suite(exported, twins, capsys):
+    """A suite folder the card does not list is no config `load_dataset` reads: its readers take
+    it as a plain suite folder (validate still says the card leaves it out)."""
+    child = transform_suite(twins[0], "whitespace")
+    copied = child.save(exported / child.name)  # as `cp -r` would put it there
+    assert main(["stats", str(copied)]) == 0
+    assert f"suite {child.name}" in capsys.readouterr().out
+    assert load_suite(copied).manifest == child.manifest
+    assert main(["validate", str(copied)]) == SuiteValidationError.exit_status
+
+
 def test_an_edited_suite_name_in_a_config_is_named(exported, capsys):
     """validate named a config whose manifest's name was edited as one "the folder does not
     hold", when the manifest no longer matches its content hash."""
