@@ -50,7 +50,9 @@ class VerifyReport(StrictModel):
     score_range: tuple[float, float] | None = Field(
         None, description="the range every human score lies in (see `systems --json`)"
     )
-    systems: dict[str, str] = Field(description="annotated system -> model scored for it")
+    systems: dict[str, str] = Field(
+        min_length=2, description="annotated system -> model scored for it (a fit needs two)"
+    )
     limit: int | float | None = Field(
         None, description="only the first N context groups (or that fraction of them) were scored"
     )
