@@ -184,6 +184,11 @@ class EvaluationReport(StrictModel):
 
     nnd_suites_version: str
     created: str
+    run_id: str | None = Field(
+        None,
+        description="drawn at random when the run was scored: two runs never share it, a copy of "
+        "the run keeps it (compare refuses one run as both sides by it; null: written before it)",
+    )
     model: str
     backend: dict[str, Any] = Field(description="backend identity and run settings")
     mode: str = Field(description="scoring mode: default, or reference (--compat reference)")
