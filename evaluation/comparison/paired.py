@@ -17,7 +17,7 @@ from pathlib import Path
 from pydantic import Field
 
 from nnd_suites.errors import ArgumentError, NNDError
-from nnd_suites.evaluation.limits import SuiteLimit
+from nnd_suites.evaluation.limits import RecordedLimit, SuiteLimit
 from nnd_suites.evaluation.report import EvaluationReport, SuiteResult
 from nnd_suites.evaluation.run_differences import coverage_differences, scoring_differences
 from nnd_suites.evaluation.saved import load_report, report_file
@@ -85,7 +85,7 @@ class Comparison(StrictModel):
         description="how the two runs were scored differently (compared on purpose)",
     )
     suites: dict[str, SuiteComparison]
-    limit: int | float | None = Field(
+    limit: RecordedLimit = Field(
         None,
         description="run A's --limit as given (the first N context groups of each suite, or "
         "that fraction of them); the runs are matched on the tests kept (each suite's "

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pydantic import ConfigDict, Field, field_validator
 
-from nnd_suites.evaluation.limits import SuiteLimit
+from nnd_suites.evaluation.limits import RecordedLimit, SuiteLimit
 from nnd_suites.infra.output_kinds import register_model
 from nnd_suites.infra.validation import StrictModel
 from nnd_suites.statistics.outcomes import Outcome
@@ -53,7 +53,7 @@ class VerifyReport(StrictModel):
     systems: dict[str, str] = Field(
         min_length=2, description="annotated system -> model scored for it (a fit needs two)"
     )
-    limit: int | float | None = Field(
+    limit: RecordedLimit = Field(
         None, description="only the first N context groups (or that fraction of them) were scored"
     )
     limited: SuiteLimit | None = Field(

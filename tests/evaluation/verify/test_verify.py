@@ -353,6 +353,7 @@ def _edits(written: dict) -> list[tuple[str, dict, str]]:
         ("every system taken out of every field", _without_systems(written), "systems"),
         ("one system's model taken out", {**written, "system_models": models}, "system_models"),
         ("the systems counted", {**written, "overall": {**overall, "systems": 2}}, "systems says"),
+        ("a limit --limit refuses", {**written, "limit": -1}, "limit"),
     ]
 
 
