@@ -190,11 +190,12 @@ def _refuse_one_run(a: EvaluationReport, b: EvaluationReport, said: str) -> None
     """Refuse A and B when they are one run: the same object, or one ``run_id`` (a run folder
     copied); a run scored again (a reproducibility check) draws another id and is compared, even
     within the second its ``created`` is kept to. Reports written before run ids: one run when
-    the reports are equal with equal outcomes."""
+    the reports are equal (but for a run id one lacks) with equal outcomes."""
     if a.run_id and b.run_id:
         one = a.run_id == b.run_id
     else:
-        one = a.model_dump(mode="json") == b.model_dump(mode="json") and a.outcomes == b.outcomes
+        dumps = [r.model_dump(mode="json", exclude={"run_id"}) for r in (a, b)]
+        one = dumps[0] == dumps[1] and a.outcomes == b.outcomes
     if a is b or one:
         raise SameRunError(
             f"runs A and B are one run: {said} (model {a.model!r}, created {a.created}); {ONE_RUN}"

@@ -5,6 +5,7 @@ right figure or a named one-line error."""
 from __future__ import annotations
 
 import copy
+import json
 import shutil
 
 import pytest
@@ -81,6 +82,10 @@ def test_two_runs_scored_within_one_second_are_two_runs(
     assert paired.a_only == paired.b_only == 0  # one model: the same outcomes
     write_report(first, tmp_path / "run")
     shutil.copytree(tmp_path / "run", tmp_path / "copy")
+    with pytest.raises(SameRunError, match="holds the same report"):
+        compare_runs(tmp_path / "run", tmp_path / "copy")
+    report = tmp_path / "copy" / "report.json"  # a copy whose run id was taken out
+    report.write_text(json.dumps({**json.loads(report.read_text()), "run_id": None}))
     with pytest.raises(SameRunError, match="holds the same report"):
         compare_runs(tmp_path / "run", tmp_path / "copy")
 
