@@ -185,9 +185,7 @@ class EvaluationReport(StrictModel):
     nnd_suites_version: str
     created: str
     run_id: str | None = Field(
-        None,
-        description="drawn at random when the run was scored: two runs never share it, a copy of "
-        "the run keeps it (compare refuses one run as both sides by it; null: written before it)",
+        None, description="random, one per run (a copy keeps it); null: written before run ids"
     )
     model: str
     backend: dict[str, Any] = Field(description="backend identity and run settings")
@@ -249,6 +247,7 @@ class EvaluationReport(StrictModel):
         return {
             "nnd_suites_version": self.nnd_suites_version,
             "created": self.created,
+            "run_id": self.run_id,
             "model": self.model,
             "mode": self.mode,
             "limit": self.limit,
