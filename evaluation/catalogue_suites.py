@@ -120,22 +120,21 @@ def _shipped(entries: list[CatalogueEntry]) -> CatalogueSelection:
 
 def _built_in(folder: Path, entries: list[CatalogueEntry]) -> CatalogueSelection:
     """Every config of the catalogue folder, by the catalogue's task types (a config the
-    catalogue does not list last); each catalogue suite the folder lacks is skipped with why."""
+    catalogue does not list last). A ``build --catalogue`` folder (it holds every shipped
+    catalogue suite) lists each catalogue suite it lacks with where to get its source; another
+    dataset folder (``export``, ``build --all``) holds what its user chose, and lists none."""
     configs = exported_configs(folder)
     grouping = TaskGrouping(source=str(folder), task_types={})
+    whole = all(entry.name in configs for entry in entries if entry.shipped)
     for entry in entries:
         if entry.name in configs:
             grouping.task_types.setdefault(entry.task_type, []).append(entry.name)
-            continue
-        then = f"build it into the folder with {_BUILD.replace('DIR', str(folder))}"
-        reason = (
-            f"rebuild the folder with `nnd-suites build --catalogue --out {folder}`"
-            if entry.shipped
-            else how_to_get(entry, None, then)
-        )
-        grouping.skipped[entry.name] = SkippedSuite(
-            task_type=entry.task_type, reason=f"not built in {folder}: {reason}"
-        )
+        elif whole:  # a source not shipped, not found when the folder was built
+            then = f"build it into the folder with {_BUILD.replace('DIR', str(folder))}"
+            grouping.skipped[entry.name] = SkippedSuite(
+                task_type=entry.task_type,
+                reason=f"not built in {folder}: {how_to_get(entry, None, then)}",
+            )
     listed = {entry.name for entry in entries}
     others = [config for config in configs if config not in listed]
     if others:

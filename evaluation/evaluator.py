@@ -9,6 +9,7 @@ from __future__ import annotations
 import logging
 import sys
 import time
+import uuid
 from collections.abc import Callable, Iterable, Sequence
 from datetime import datetime, timezone
 from pathlib import Path
@@ -212,6 +213,7 @@ def evaluate(
     report = EvaluationReport(
         nnd_suites_version=__version__,
         created=datetime.now(timezone.utc).isoformat(timespec="seconds"),
+        run_id=uuid.uuid4().hex,
         model=model_name,
         backend=scorer.describe(),
         mode=scorer.mode,

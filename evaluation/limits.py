@@ -7,12 +7,24 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Iterable, Mapping
+from typing import Annotated
 
-from pydantic import Field
+from pydantic import AfterValidator, Field
 
 from nnd_suites.infra.formatting import count, plural
 from nnd_suites.infra.validation import StrictModel
 from nnd_suites.suite import Suite
+
+
+def _as_given(limit: int | float | None) -> int | float | None:
+    """A recorded --limit is one --limit takes (an edited -1 was said as "the first -100%")."""
+    if limit is None or (isinstance(limit, int) and limit >= 1) or 0 < limit < 1:
+        return limit
+    raise ValueError("must be a whole number of context groups >= 1 or a fraction in (0, 1)")
+
+
+#: a report's --limit: the first N context groups of each suite, or that fraction of them
+RecordedLimit = Annotated[int | float | None, AfterValidator(_as_given)]
 
 
 class SuiteLimit(StrictModel):

@@ -15,7 +15,7 @@ from pydantic import Field, PrivateAttr, model_validator
 from nnd_suites.errors import NNDError
 from nnd_suites.evaluation.backend import Score
 from nnd_suites.evaluation.baselines import BaselineOutcomes, BaselineRates, baseline_rates
-from nnd_suites.evaluation.limits import SuiteLimit, suite_limit
+from nnd_suites.evaluation.limits import RecordedLimit, SuiteLimit, suite_limit
 from nnd_suites.evaluation.samples import Sample
 from nnd_suites.evaluation.scorers import DEFAULT_SCORER, Scorer, make_scorer
 from nnd_suites.evaluation.scorers.base import CandidateScores
@@ -184,6 +184,9 @@ class EvaluationReport(StrictModel):
 
     nnd_suites_version: str
     created: str
+    run_id: str | None = Field(
+        None, description="random, one per run (a copy keeps it); null: written before run ids"
+    )
     model: str
     backend: dict[str, Any] = Field(description="backend identity and run settings")
     mode: str = Field(description="scoring mode: default, or reference (--compat reference)")
@@ -209,7 +212,7 @@ class EvaluationReport(StrictModel):
     )
     requests: RequestCounts
     seconds: float
-    limit: int | float | None = Field(
+    limit: RecordedLimit = Field(
         None,
         description="only the first N context groups of each suite (or that fraction of its "
         "groups, 0 < limit < 1) were scored (--limit); the unit is a context group",
@@ -244,6 +247,7 @@ class EvaluationReport(StrictModel):
         return {
             "nnd_suites_version": self.nnd_suites_version,
             "created": self.created,
+            "run_id": self.run_id,
             "model": self.model,
             "mode": self.mode,
             "limit": self.limit,

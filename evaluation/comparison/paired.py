@@ -17,7 +17,7 @@ from pathlib import Path
 from pydantic import Field
 
 from nnd_suites.errors import ArgumentError, NNDError
-from nnd_suites.evaluation.limits import SuiteLimit
+from nnd_suites.evaluation.limits import RecordedLimit, SuiteLimit
 from nnd_suites.evaluation.report import EvaluationReport, SuiteResult
 from nnd_suites.evaluation.run_differences import coverage_differences, scoring_differences
 from nnd_suites.evaluation.saved import load_report, report_file
@@ -85,7 +85,7 @@ class Comparison(StrictModel):
         description="how the two runs were scored differently (compared on purpose)",
     )
     suites: dict[str, SuiteComparison]
-    limit: int | float | None = Field(
+    limit: RecordedLimit = Field(
         None,
         description="run A's --limit as given (the first N context groups of each suite, or "
         "that fraction of them); the runs are matched on the tests kept (each suite's "
@@ -187,12 +187,16 @@ def _matched(
 
 
 def _refuse_one_run(a: EvaluationReport, b: EvaluationReport, said: str) -> None:
-    """Refuse A and B when they are one run: the same object, or equal reports with equal
-    outcomes (a run folder copied). Two runs of one model differ at least in ``created`` and
-    ``seconds``, so a run scored again (a reproducibility check) is compared."""
-    if a is b or (
-        a.model_dump(mode="json") == b.model_dump(mode="json") and a.outcomes == b.outcomes
-    ):
+    """Refuse A and B when they are one run: the same object, or one ``run_id`` (a run folder
+    copied); a run scored again (a reproducibility check) draws another id and is compared, even
+    within the second its ``created`` is kept to. Reports written before run ids: one run when
+    the reports are equal (but for a run id one lacks) with equal outcomes."""
+    if a.run_id and b.run_id:
+        one = a.run_id == b.run_id
+    else:
+        dumps = [r.model_dump(mode="json", exclude={"run_id"}) for r in (a, b)]
+        one = dumps[0] == dumps[1] and a.outcomes == b.outcomes
+    if a is b or one:
         raise SameRunError(
             f"runs A and B are one run: {said} (model {a.model!r}, created {a.created}); {ONE_RUN}"
         )

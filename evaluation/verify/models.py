@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pydantic import ConfigDict, Field, field_validator
 
-from nnd_suites.evaluation.limits import SuiteLimit
+from nnd_suites.evaluation.limits import RecordedLimit, SuiteLimit
 from nnd_suites.infra.output_kinds import register_model
 from nnd_suites.infra.validation import StrictModel
 from nnd_suites.statistics.outcomes import Outcome
@@ -50,8 +50,10 @@ class VerifyReport(StrictModel):
     score_range: tuple[float, float] | None = Field(
         None, description="the range every human score lies in (see `systems --json`)"
     )
-    systems: dict[str, str] = Field(description="annotated system -> model scored for it")
-    limit: int | float | None = Field(
+    systems: dict[str, str] = Field(
+        min_length=2, description="annotated system -> model scored for it (a fit needs two)"
+    )
+    limit: RecordedLimit = Field(
         None, description="only the first N context groups (or that fraction of them) were scored"
     )
     limited: SuiteLimit | None = Field(

@@ -152,18 +152,28 @@ def load_verify(path: str | Path) -> VerifyReport:
     return report
 
 
+FIT_NAMES = ("human_scores", "pass_rates")  # the fields of a fit that name every system
+
+
 def _figures_problem(report: VerifyReport) -> str | None:
-    """Where the report's own figures disagree: the systems named, each human score and the
-    score range, the per-test outcomes (what `place` refits on) and the overall fit's test count
-    and pass rates; None where they agree."""
+    """Where the report's own figures disagree: the systems named (and counted), each human
+    score and the score range, the per-test outcomes (what `place` refits on) and the overall
+    fit's test count and pass rates; None where they agree."""
     fits = {
         "overall": report.overall,
         **{f"by_category.{c}": f for c, f in report.by_category.items()},
     }
+    named = {
+        **{f"{w}.{f}": getattr(fit, f) for w, fit in fits.items() for f in FIT_NAMES},
+        "outcomes": report.outcomes,  # these two are null in a report written before them
+        "system_models": report.system_models,
+    }
+    for where, names in named.items():
+        if names is not None and set(names) != set(report.systems):
+            return f"{where} names {sorted(names)}, systems {sorted(report.systems)}"
     for where, fit in fits.items():
-        for field, names in (("human_scores", fit.human_scores), ("pass_rates", fit.pass_rates)):
-            if set(names) != set(report.systems):
-                return f"{where}.{field} names {sorted(names)}, systems {sorted(report.systems)}"
+        if fit.systems != len(report.systems):
+            return f"{where}.systems says {fit.systems}, but systems names {len(report.systems)}"
         low, high = report.score_range or (-math.inf, math.inf)
         slack = 1e-9 * (high - low)  # a mean of equal scores may round past them
         outside = {
@@ -173,8 +183,6 @@ def _figures_problem(report: VerifyReport) -> str | None:
             return f"{where}.human_scores {outside} lie outside score_range [{low:g}, {high:g}]"
     if report.outcomes is None:
         return None
-    if set(report.outcomes) != set(report.systems):
-        return f"outcomes names {sorted(report.outcomes)}, systems {sorted(report.systems)}"
     scored = report.limited.scored if report.limited else None
     first_name, first = next(iter(report.outcomes.items()))
     for name, outcomes in report.outcomes.items():

@@ -171,3 +171,17 @@ def test_all_is_every_built_in_suite_whatever_folder_of_that_name_is_here(
     monkeypatch.chdir(tmp_path)
     assert catalogue_selection(["all"]) is None  # evaluated as `all`: every built-in suite
     assert catalogue_selection(["./all"]) is not None  # the folder, named as a path
+
+
+def test_an_export_folder_lists_no_catalogue_suite_it_does_not_hold(quiz_design_suite, tmp_path):
+    """`evaluate --suite FOLDER` of an export (or `build --all`) folder holding quiz_design
+    printed every other catalogue suite as skipped (17 lines, exit 0) that nobody asked for:
+    only a `build --catalogue` folder, which holds every shipped catalogue suite, lists what it
+    lacks."""
+    quiz_design_suite.save(tmp_path / "suite" / "quiz_design")
+    folder = tmp_path / "exported"
+    assert main(["export", str(tmp_path / "suite" / "quiz_design"), "--to", str(folder)]) == 0
+    selection = catalogue_selection([str(folder)])
+    assert selection is not None and selection.suites == [folder / "quiz_design"]
+    assert selection.grouping.task_types == {"question generation": ["quiz_design"]}
+    assert selection.grouping.skipped == {}

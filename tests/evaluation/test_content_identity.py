@@ -5,13 +5,20 @@ right figure or a named one-line error."""
 from __future__ import annotations
 
 import copy
-import time
+import json
+import shutil
 
 import pytest
 from served_fake import evaluate_served
 
 from nnd_suites.evaluation import evaluate
-from nnd_suites.evaluation.comparison import IncomparableRunsError, compare_reports
+from nnd_suites.evaluation.comparison import (
+    IncomparableRunsError,
+    SameRunError,
+    compare_reports,
+    compare_runs,
+)
+from nnd_suites.evaluation.outputs import write_report
 
 #: context groups scored per run: enough tests for a pass rate, few enough for a quick test
 GROUPS = 5
@@ -56,10 +63,31 @@ def test_compare_refuses_a_suite_edited_in_memory_as_other_tests(
         compare_reports(original, swapped)
     with pytest.raises(IncomparableRunsError, match="cover different tests"):
         compare_reports(original, swapped, allow_different_scoring=True)  # never on purpose
-    # a run scored again is another run: its report differs in `created` (to the second) or in
-    # `seconds`; within one second both may read the same, and compare would take it for a copy
-    time.sleep(1.05)
     assert compare_reports(original, run(quiz_design_suite)).suites["quiz_design"].overall
+
+
+def test_two_runs_scored_within_one_second_are_two_runs(
+    tiny_causal_model, quiz_design_suite, tmp_path
+):
+    """Two runs of one model on one suite scored within the second `created` is kept to (in as
+    many milliseconds) were refused by compare as one run (SameRunError): their reports were
+    equal. Each run draws its own id; a copy of a run's folder keeps it and is still refused."""
+    first, second = (
+        evaluate(str(tiny_causal_model), quiz_design_suite, limit=2, cache=False, progress=False)
+        for _ in range(2)
+    )
+    second.created, second.seconds = first.created, first.seconds
+    paired = compare_reports(first, second).suites["quiz_design"].overall
+    assert paired.n == first.suites["quiz_design"].overall.n == 17
+    assert paired.a_only == paired.b_only == 0  # one model: the same outcomes
+    write_report(first, tmp_path / "run")
+    shutil.copytree(tmp_path / "run", tmp_path / "copy")
+    with pytest.raises(SameRunError, match="holds the same report"):
+        compare_runs(tmp_path / "run", tmp_path / "copy")
+    report = tmp_path / "copy" / "report.json"  # a copy whose run id was taken out
+    report.write_text(json.dumps({**json.loads(report.read_text()), "run_id": None}))
+    with pytest.raises(SameRunError, match="holds the same report"):
+        compare_runs(tmp_path / "run", tmp_path / "copy")
 
 
 def test_the_reference_model_is_identified_by_its_weights_not_its_path(

@@ -65,6 +65,7 @@ def test_two_processes_give_the_single_process_outcomes(tiny_causal_model, tmp_p
     printed_two = json.loads(capsys.readouterr().out)  # the launcher prints rank 0's report
     for printed in (printed_one, printed_two):
         printed.pop("seconds"), printed.pop("created")  # when and how long: not a figure
+        printed.pop("run_id")  # which run: two runs never share it
     probes = [_strategy_probe(printed) for printed in (printed_one, printed_two)]
     assert printed_two == printed_one  # every figure, count and the strategy chosen
     assert probes[0].keys() == probes[1].keys() and probes[0]

@@ -247,3 +247,14 @@ def test_a_pass_rate_its_counts_do_not_give_is_refused(run, where):
     said = str(refused.value)
     assert said.startswith(f"{path}: not an nnd-suites evaluation report")
     assert f"pass_rate 0.05 is not passed {passed} / n {n} ({passed / n})" in said
+
+
+@pytest.mark.parametrize("limit", [-1, 0, 2.5])
+def test_a_limit_that_limit_refuses_is_refused(run, limit):
+    """report.json's limit edited to -1 was read, and compare's note said the runs scored "the
+    first -100% of the context groups" with exit 0: a limit --limit would refuse is named."""
+    path = run / "report.json"
+    report = json.loads(path.read_text("utf-8"))
+    path.write_text(json.dumps({**report, "limit": limit}), encoding="utf-8")
+    with pytest.raises(NNDError, match=r"\('limit',\): Value error, must be a whole number"):
+        load_report(run)

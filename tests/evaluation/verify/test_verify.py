@@ -330,6 +330,7 @@ def _edits(written: dict) -> list[tuple[str, dict, str]]:
     dropped = {**written["outcomes"], system: dict(list(outcomes.items())[1:])}
     low, high = written["score_range"]
     overall = written["overall"]
+    models = {n: m for n, m in written["system_models"].items() if n != system}
     flipped = {
         **written["outcomes"],
         system: {t: ("fail" if o == "pass" else "pass") for t, o in outcomes.items()},
@@ -349,7 +350,22 @@ def _edits(written: dict) -> list[tuple[str, dict, str]]:
         ("an inverted score range", {**written, "score_range": [high, low]}, "score_range"),
         ("a test taken out of the outcomes", {**written, "outcomes": dropped}, "outcomes"),
         ("outcomes edited against the pass rates", {**written, "outcomes": flipped}, "pass_rates"),
+        ("every system taken out of every field", _without_systems(written), "systems"),
+        ("one system's model taken out", {**written, "system_models": models}, "system_models"),
+        ("the systems counted", {**written, "overall": {**overall, "systems": 2}}, "systems says"),
+        ("a limit --limit refuses", {**written, "limit": -1}, "limit"),
     ]
+
+
+def _without_systems(written: dict) -> dict:
+    """The report with no system left in any field that names them (a fit needs two)."""
+    empty = {"pass_rates": {}, "human_scores": {}, "systems": 0}
+    return {
+        **written,
+        **{field: {} for field in ("systems", "outcomes", "system_models")},
+        "overall": {**written["overall"], **empty},
+        "by_category": {c: {**fit, **empty} for c, fit in written["by_category"].items()},
+    }
 
 
 def test_a_verify_report_whose_figures_were_edited_is_refused_not_placed(
@@ -357,8 +373,10 @@ def test_a_verify_report_whose_figures_were_edited_is_refused_not_placed(
 ):
     """place refits the line on the report's per-test outcomes and bounds its prediction by the
     score range: an edited NaN score was placed as null, an inverted range forced 0.0, and a
-    test taken out of the outcomes quietly refit on fewer tests (each exit 0). Each is refused,
-    naming the field, and the report as written still places."""
+    test taken out of the outcomes quietly refit on fewer tests, a system's model taken out of
+    system_models was no longer refused as circular (each exit 0), and a report emptied of its
+    systems ended in StopIteration. Each is refused, naming the field, and the report as written
+    still places."""
     out = tmp_path / "verify"
     args = ["verify", "quiz_design", *_system_args(tiny_models), "--out", str(out), *FAST]
     assert main(args) == 0
