@@ -36,6 +36,16 @@ HOSTILE = {
     "power": "{{ 7 ** 100000000 }}",
     "format_width": "{{ '%3000000000s' % 'x' }}",
     "long_output": "{% for i in range(9000) %}{{ 'y' * 900 }}{% endfor %}",
+    # each below the checked operators, yet gigabytes (on a big machine) or a traceback
+    "recursion": "{% macro f(n) %}{{ f(n + 1) }}{% endmacro %}{{ f(0) }}",
+    "method_width": "{{ 'x'.ljust(3000000000) }}",
+    "filter_width": "{{ 'x' | center(3000000000) }}",
+    "json_indent": "{{ messages | tojson(indent=3000000000) }}",
+    "brace_width": "{{ '{:>3000000000}'.format('x') }}",
+    "filter_format": "{{ '%3000000000s' | format('x') }}",
+    "concat": "{% set ns = namespace(s='xy') %}{% for i in range(60) %}"
+    "{% set ns.s = ns.s ~ ns.s %}{% endfor %}",
+    "long_chunks": "{% for i in range(3000) %}{{ 'y' * 999999 }}{% endfor %}",
 }
 BOUND = {
     "nested_range": "range of 100,000 numbers (at most 10,000)",
@@ -44,6 +54,14 @@ BOUND = {
     "power": "'**' would build a value",
     "format_width": "'%' would build a value",
     "long_output": "a prompt of 8,100,000 characters",
+    "recursion": "it calls itself deeper than",
+    "method_width": "an argument of 3,000,000,000",
+    "filter_width": "an argument of 3,000,000,000",
+    "json_indent": "an argument of 3,000,000,000",
+    "brace_width": "a format width of 3,000,000,000",
+    "filter_format": "'%' would build a value of 3,000,000,0",
+    "concat": "'~' or a block would build a text of more than 1,000,000 characters",
+    "long_chunks": "a prompt of 2,999,997,000 characters",
 }
 
 
