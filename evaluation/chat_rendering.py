@@ -12,7 +12,9 @@ with the model, not with nnd-suites, so rendering it is bounded like any untrust
   filters (no number argument or ``str.format`` width above it: ``'x'.ljust(3000000000)``,
   ``|center``, ``|indent``, ``tojson(indent=...)``; no result above it), and ``~`` and blocks
   (a text joined from parts);
-- a macro calling itself ends at Python's recursion limit;
+- a macro calling itself, or brackets nested thousands deep, end at Python's recursion limit;
+- ``lipsum`` is refused: random text (a prompt differing run to run), made outside the clock's
+  reach (``lipsum(999999)`` runs for hours);
 - rendering stops after :data:`MAX_SECONDS` (a nested loop over ranges runs for hours): the
   template's own frames are traced, and each of their steps checks the clock;
 - the prompt may not exceed :data:`MAX_OUTPUT` characters.
@@ -132,6 +134,10 @@ def _joined(join: Any, parts: Any) -> str:
     return join(kept)
 
 
+def _no_lipsum(*args: Any, **kwargs: Any) -> None:
+    raise SecurityError("lipsum (random text, made past the time bound) is not available")
+
+
 def _bounded_range(*args: int) -> Iterator[int]:
     numbers = range(*args)
     if len(numbers) > MAX_RANGE:
@@ -164,6 +170,7 @@ def _compiled(source: str):
     environment.filters = {name: _bounded(f) for name, f in environment.filters.items()}
     environment.globals.update(reference.globals)
     environment.globals["range"] = _bounded_range
+    environment.globals["lipsum"] = _no_lipsum
     template = environment.from_string(source)
     names = template.root_render_func.__globals__  # the compiled module's: '~' joins with these
     for join in ("str_join", "markup_join"):
@@ -220,7 +227,7 @@ def _rendered(tokenizer: Any, turns: Sequence[Mapping[str, str]], where: str, fi
         raise TemplateError(f"{where} went past a bound: {exc}. {fix}") from None
     except RecursionError:
         raise TemplateError(
-            f"{where} went past a bound: it calls itself deeper than Python's recursion limit "
+            f"{where} went past a bound: it nests deeper than Python's recursion limit "
             f"({sys.getrecursionlimit():,}). {fix}"
         ) from None
     except MemoryError:

@@ -54,7 +54,7 @@ BOUND = {
     "power": "'**' would build a value",
     "format_width": "'%' would build a value",
     "long_output": "a prompt of 8,100,000 characters",
-    "recursion": "it calls itself deeper than",
+    "recursion": "it nests deeper than",
     "method_width": "an argument of 3,000,000,000",
     "filter_width": "an argument of 3,000,000,000",
     "json_indent": "an argument of 3,000,000,000",
@@ -89,6 +89,15 @@ def test_a_hostile_template_stops_at_its_bound(tokenizer, monkeypatch, kind):
     assert BOUND[kind] in message and "went past a bound" in message, message
     assert f"model {tokenizer.name_or_path!r}: its chat template" in message
     assert len(message.splitlines()) == 1 and caught.value.exit_status == 8
+
+
+def test_lipsum_is_refused_not_run(tokenizer):
+    """lipsum's random text would make each run's prompt differ, and lipsum(999999) runs for
+    hours outside the template's frames, which the clock checks."""
+    tokenizer.chat_template = "{{ lipsum(2) }}{{ messages[-1]['content'] }}"
+    with pytest.raises(TemplateError) as caught:
+        render_chat_template(tokenizer, TURNS)
+    assert "forbids (unsafe; nothing of it ran): SecurityError: lipsum" in str(caught.value)
 
 
 def test_the_clock_bound_uses_the_time_given(tokenizer):
