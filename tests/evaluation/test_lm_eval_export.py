@@ -187,6 +187,45 @@ def test_a_category_named_all_does_not_replace_the_file_of_every_test(
     assert "nnd_challenge300__all" not in export.tasks
 
 
+def test_a_long_category_is_exported_under_a_shortened_task_name(
+    tiny_causal_model, challenge300_suite, tmp_path
+):
+    """A 300-letter category stopped the export: "task name 'nnd_challenge300__xxx...' is not
+    letters, digits and '_' (rename the suite)", though it was, and the suite was not at fault."""
+    suite = _recategorised(challenge300_suite, {"Entity": "x" * 300})
+    export = export_lm_eval([suite], tmp_path / "t", str(tiny_causal_model))
+    task = "nnd_challenge300__" + "x" * 80
+    assert export.tasks[task] == 47 and export.categories[task] == "x" * 300
+    rows = (tmp_path / f"t/data/challenge300/{'x' * 80}.jsonl").read_text().splitlines()
+    assert {json.loads(row)["category"] for row in rows} == {"x" * 300}
+
+
+def test_the_main_file_names_each_tasks_category(tiny_causal_model, challenge300_suite, tmp_path):
+    """Categories whose slugs meet ("日本", "中文": both x) were tasks x and x_2 in the order met;
+    nothing but the data rows said which was which."""
+    renamed = {"Entity": "日本", "Comparison": "中文"}
+    export_lm_eval(
+        [_recategorised(challenge300_suite, renamed)], tmp_path / "t", str(tiny_causal_model)
+    )
+    written = json.loads((tmp_path / "t" / MAIN_FILE).read_text("utf-8"))["categories"]
+    assert {written["nnd_challenge300__x"], written["nnd_challenge300__x_2"]} == {"日本", "中文"}
+    for task, category in written.items():
+        data = (tmp_path / "t" / f"{task}.yaml").read_text().split("test: ")[1].split()[0]
+        assert {json.loads(row)["category"] for row in Path(data).read_text().splitlines()} == {
+            category
+        }
+    assert set(written) == {
+        t for t in json.loads((tmp_path / "t" / MAIN_FILE).read_text())["tasks"] if "__" in t
+    }
+
+
+def _recategorised(suite: Suite, renamed: dict[str, str]) -> Suite:
+    pairs = [
+        p.model_copy(update={"category": renamed.get(p.category, p.category)}) for p in suite.pairs
+    ]
+    return Suite(suite.manifest, pairs, suite.candidates)
+
+
 def test_a_suite_whose_task_is_another_suites_group_is_refused(
     tiny_causal_model, challenge300_suite, tmp_path
 ):
