@@ -41,6 +41,7 @@ expressed (lm-eval would score the line break as part of the candidate) and is r
 
 from __future__ import annotations
 
+import glob
 import json
 import re
 import shutil
@@ -187,7 +188,8 @@ def _task_yaml(task: str, data: Path, scorer: str) -> str:
     config = {
         "task": task,
         "dataset_path": "json",
-        "dataset_kwargs": {"data_files": {"test": str(data)}},
+        # datasets reads data_files as glob patterns: a folder 'runs[1]' would read 'runs1'
+        "dataset_kwargs": {"data_files": {"test": glob.escape(str(data))}},
         "test_split": "test",
         "output_type": "multiple_choice",
         "target_delimiter": "",

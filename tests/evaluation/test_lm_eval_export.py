@@ -7,7 +7,9 @@ import json
 import os
 from pathlib import Path
 
+import datasets
 import pytest
+import yaml
 from transformers import AutoTokenizer
 
 import nnd_suites
@@ -217,6 +219,22 @@ def test_the_main_file_names_each_tasks_category(tiny_causal_model, challenge300
     assert set(written) == {
         t for t in json.loads((tmp_path / "t" / MAIN_FILE).read_text())["tasks"] if "__" in t
     }
+
+
+def test_a_folder_named_with_glob_characters_reads_its_own_data(
+    tiny_causal_model, challenge300_suite, tmp_path
+):
+    """The YAML named its data by a path that datasets reads as a glob pattern: with --to
+    'out[1]', load_dataset read out1/data/... (another export, 1 test here) without a word."""
+    export_lm_eval([challenge300_suite], tmp_path / "out[1]", str(tiny_causal_model))
+    decoy = tmp_path / "out1/data/challenge300/all.jsonl"
+    decoy.parent.mkdir(parents=True)
+    rows = (tmp_path / "out[1]/data/challenge300/all.jsonl").read_text("utf-8").splitlines()
+    decoy.write_text(rows[0] + "\n", "utf-8")
+    config = (tmp_path / "out[1]/nnd_challenge300.yaml").read_text("utf-8").split("process_docs")
+    kwargs = yaml.safe_load(config[0])["dataset_kwargs"]
+    read = datasets.load_dataset("json", **kwargs, split="test", cache_dir=str(tmp_path / "hf"))
+    assert len(read) == len(challenge300_suite.pairs)
 
 
 def _recategorised(suite: Suite, renamed: dict[str, str]) -> Suite:
