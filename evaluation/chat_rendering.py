@@ -81,6 +81,8 @@ class BoundedEnvironment(ImmutableSandboxedEnvironment):
             )
             if width > MAX_OUTPUT:
                 raise RenderBound(f"a format width of {width:,} (at most {MAX_OUTPUT:,})")
+        name = getattr(__obj, "__name__", "")
+        _check_growth(name, text, args, kwargs)
         return _bounded(super().call)(__context, __obj, *args, **kwargs)
 
     concat = staticmethod(lambda parts: _joined("".join, parts))
@@ -103,13 +105,37 @@ def _result_size(operator: str, left: Any, right: Any) -> int:
     return 0
 
 
-def _bounded(function: Any) -> Any:
+def _check_growth(name: str, text: Any, args: Sequence[Any], kwargs: Mapping[str, Any]) -> None:
+    """Refuse ``text.name(*args)`` (a method or a filter) that would multiply its inputs past
+    :data:`MAX_OUTPUT`: ``replace`` (each match by the new text), ``indent`` (each line by the
+    width), ``expandtabs`` (each tab by the tab size), each input below the bound."""
+    if not isinstance(text, str):
+        return
+    if name == "replace" and len(args) >= 2 and all(isinstance(a, str) for a in args[:2]):
+        matches = text.count(args[0]) if args[0] else len(text) + 1
+        size = len(text) + matches * len(args[1])
+    elif name in ("indent", "expandtabs"):
+        step = (*args, kwargs.get("width", kwargs.get("tabsize", 4)))[0]
+        step = len(step) if isinstance(step, str) else step
+        size = len(text) + (text.count("\n" if name == "indent" else "\t") + 1) * step
+    else:
+        return
+    if size > MAX_OUTPUT:
+        raise RenderBound(
+            f"{name} would build a text of {size:,} characters (at most {MAX_OUTPUT:,})"
+        )
+
+
+def _bounded(function: Any, name: str = "") -> Any:
     """``function`` (a filter, or a call from the template) refusing a number argument above
     :data:`MAX_OUTPUT` (a width or an indent allocates it) before it runs, and a result above it
     after."""
 
     @functools.wraps(function)  # keeps a filter's pass_context marks
     def bounded(*args: Any, **kwargs: Any) -> Any:
+        values = args[1:] if hasattr(function, "jinja_pass_arg") else args  # a filter's own
+        if values:
+            _check_growth(name, values[0], values[1:], kwargs)
         for value in (*args, *kwargs.values()):
             if isinstance(value, int) and value > MAX_OUTPUT:
                 raise RenderBound(f"an argument of {value:,} (at most {MAX_OUTPUT:,})")
@@ -167,7 +193,7 @@ def _compiled(source: str):
     environment.filters["format"] = lambda value, *args, **kwargs: environment.call_binop(
         None, "%", str(value), kwargs or args
     )
-    environment.filters = {name: _bounded(f) for name, f in environment.filters.items()}
+    environment.filters = {name: _bounded(f, name) for name, f in environment.filters.items()}
     environment.globals.update(reference.globals)
     environment.globals["range"] = _bounded_range
     environment.globals["lipsum"] = _no_lipsum

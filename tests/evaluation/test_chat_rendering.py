@@ -45,6 +45,9 @@ HOSTILE = {
     "filter_format": "{{ '%3000000000s' | format('x') }}",
     "concat": "{% set ns = namespace(s='xy') %}{% for i in range(60) %}"
     "{% set ns.s = ns.s ~ ns.s %}{% endfor %}",
+    "indent": "{{ ('x\\n' * 500000) | indent(999999) }}",
+    "replace": "{% set big = 'x' * 100000 %}{{ big.replace('x', big) }}",
+    "expandtabs": "{{ ('\\t' * 100000).expandtabs(999999) }}",
     "long_chunks": "{% for i in range(3000) %}{{ 'y' * 999999 }}{% endfor %}",
 }
 BOUND = {
@@ -61,6 +64,9 @@ BOUND = {
     "brace_width": "a format width of 3,000,000,000",
     "filter_format": "'%' would build a value of 3,000,000,0",
     "concat": "'~' or a block would build a text of more than 1,000,000 characters",
+    "indent": "indent would build a text of 500,001,499,999",
+    "replace": "replace would build a text of 10,000,100,000",
+    "expandtabs": "expandtabs would build a text of 100,",
     "long_chunks": "a prompt of 2,999,997,000 characters",
 }
 
