@@ -108,10 +108,16 @@ def _result_size(operator: str, left: Any, right: Any) -> int:
 def _check_growth(name: str, text: Any, args: Sequence[Any], kwargs: Mapping[str, Any]) -> None:
     """Refuse ``text.name(*args)`` (a method or a filter) that would multiply its inputs past
     :data:`MAX_OUTPUT`: ``replace`` (each match by the new text), ``indent`` (each line by the
-    width), ``expandtabs`` (each tab by the tab size), each input below the bound."""
+    width), ``expandtabs`` (each tab by the tab size), ``join`` (10,000 copies of a long text,
+    which a list holds as references), each input below the bound."""
+    if name == "join" and isinstance(text, (list, tuple)):  # the filter: items, separator
+        text, args = (args or [""])[0], [text]
     if not isinstance(text, str):
         return
-    if name == "replace" and len(args) >= 2 and all(isinstance(a, str) for a in args[:2]):
+    if name == "join" and isinstance(args[0] if args else None, (list, tuple)):
+        items = args[0]
+        size = len(text) * len(items) + sum(len(i) for i in items if isinstance(i, str))
+    elif name == "replace" and len(args) >= 2 and all(isinstance(a, str) for a in args[:2]):
         matches = text.count(args[0]) if args[0] else len(text) + 1
         size = len(text) + matches * len(args[1])
     elif name in ("indent", "expandtabs"):

@@ -48,6 +48,8 @@ HOSTILE = {
     "indent": "{{ ('x\\n' * 500000) | indent(999999) }}",
     "replace": "{% set big = 'x' * 100000 %}{{ big.replace('x', big) }}",
     "expandtabs": "{{ ('\\t' * 100000).expandtabs(999999) }}",
+    "join": "{% set big = 'x' * 999999 %}{{ ''.join([big] * 3000) }}",
+    "join_filter": "{% set big = 'x' * 999999 %}{{ ([big] * 3000) | join }}",
     "long_chunks": "{% for i in range(3000) %}{{ 'y' * 999999 }}{% endfor %}",
 }
 BOUND = {
@@ -67,6 +69,8 @@ BOUND = {
     "indent": "indent would build a text of 500,001,499,999",
     "replace": "replace would build a text of 10,000,100,000",
     "expandtabs": "expandtabs would build a text of 100,",
+    "join": "join would build a text of 2,999,997,000",
+    "join_filter": "join would build a text of 2,999,997,000",
     "long_chunks": "a prompt of 2,999,997,000 characters",
 }
 
