@@ -8,7 +8,8 @@ Layout of the folder (``lm_eval --include_path FOLDER --tasks nnd_<suite>``)::
     nnd_<suite>__<category>.yaml      one task per category
     data/<suite>/all.jsonl            the tests (rendered context, two choices, texts)
     data/<suite>/<category>.jsonl     the tests of one category
-    nnd_lm_eval.json                  what was exported: suites, scorer, tokenizer, tasks
+    nnd_lm_eval.json                  what was exported: suites, scorer, tokenizer, tasks and
+                                      the category each per-category task holds
 
 How the two tools are made to agree, test by test. lm-eval's ``loglikelihood`` (``HFLM``,
 ``TemplateLM._encode_pair`` in lm_eval/api/model.py, 0.4.13) moves the context's trailing
@@ -40,6 +41,7 @@ expressed (lm-eval would score the line break as part of the candidate) and is r
 
 from __future__ import annotations
 
+import glob
 import json
 import re
 import shutil
@@ -48,6 +50,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import yaml
+from pydantic import Field
 
 from nnd_suites.errors import NNDError, ParameterError
 from nnd_suites.evaluation.scoring import SEPARATOR, tokenizer_traits
@@ -80,6 +83,8 @@ REFUSED = {
     "reward": "it reads a reward model's scalar head, not log-likelihoods",
 }
 TASK_NAME = re.compile(r"^[a-z0-9_]+$")
+#: the most characters of a category in its task's name (the file name's part)
+CATEGORY_PART = 80
 
 
 class LmEvalExport(StrictModel):
@@ -91,6 +96,9 @@ class LmEvalExport(StrictModel):
     suites: dict[str, str]  # suite name -> its task name
     tasks: dict[str, int]  # task name -> number of tests
     groups: dict[str, list[str]]  # group name -> its per-category task names
+    # per-category task -> its category as the suite names it (task names are slugs: "日本" and
+    # "中文" are tasks x and x_2)
+    categories: dict[str, str] = Field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -180,7 +188,8 @@ def _task_yaml(task: str, data: Path, scorer: str) -> str:
     config = {
         "task": task,
         "dataset_path": "json",
-        "dataset_kwargs": {"data_files": {"test": str(data)}},
+        # datasets reads data_files as glob patterns: a folder 'runs[1]' would read 'runs1'
+        "dataset_kwargs": {"data_files": {"test": glob.escape(str(data))}},
         "test_split": "test",
         "output_type": "multiple_choice",
         "target_delimiter": "",
@@ -206,7 +215,7 @@ def _task_yaml(task: str, data: Path, scorer: str) -> str:
 
 def _write_suite(
     tmp: Path, final: Path, suite: Suite, template: str | None, scorer: str, boundary: Boundary
-) -> tuple[str, dict[str, int], list[str]]:
+) -> tuple[str, dict[str, int], dict[str, str]]:
     base = _task_name("nnd_" + slug(suite.name))
     _, text = resolve_template(suite, template)
     rows = [
@@ -222,20 +231,21 @@ def _write_suite(
     by_category: dict[str, list[dict]] = {}
     for row in rows:
         by_category.setdefault(row["category"], []).append(row)
-    members = []
+    members: dict[str, str] = {}  # task -> its category
     for category, kept in by_category.items():
-        part, number = slug(category), 2
+        part = name = slug(category)[:CATEGORY_PART]
+        number = 2
         # two categories with one slug ("A b", "a-b"); "all" is the file of every test
         while f"{base}__{part}" in tasks or part == "all":
-            part, number = f"{slug(category)}_{number}", number + 1
+            part, number = f"{name}_{number}", number + 1
         task = _task_name(f"{base}__{part}")
         tasks[task] = len(kept)
-        members.append(task)
+        members[task] = category
         path = data / f"{part}.jsonl"
         _write_jsonl(tmp / path, kept)
         atomic_write_text(tmp / f"{task}.yaml", _task_yaml(task, final / path, scorer))
     group = yaml.safe_dump(
-        {"group": f"{base}_by_category", "task": members, "metadata": {"version": 1.0}},
+        {"group": f"{base}_by_category", "task": list(members), "metadata": {"version": 1.0}},
         sort_keys=False,
     )
     atomic_write_text(tmp / f"{base}_by_category.yaml", group)
@@ -281,7 +291,8 @@ def export_lm_eval(
             base, tasks, members = _write_suite(tmp, final, suite, template, scorer, boundary)
             manifest.suites[suite.name] = base
             manifest.tasks |= tasks
-            manifest.groups[f"{base}_by_category"] = members
+            manifest.groups[f"{base}_by_category"] = list(members)
+            manifest.categories |= members
         atomic_write_text(tmp / MAIN_FILE, manifest.model_dump_json(indent=2) + "\n")
     return manifest
 

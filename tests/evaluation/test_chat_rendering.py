@@ -36,6 +36,21 @@ HOSTILE = {
     "power": "{{ 7 ** 100000000 }}",
     "format_width": "{{ '%3000000000s' % 'x' }}",
     "long_output": "{% for i in range(9000) %}{{ 'y' * 900 }}{% endfor %}",
+    # each below the checked operators, yet gigabytes (on a big machine) or a traceback
+    "recursion": "{% macro f(n) %}{{ f(n + 1) }}{% endmacro %}{{ f(0) }}",
+    "method_width": "{{ 'x'.ljust(3000000000) }}",
+    "filter_width": "{{ 'x' | center(3000000000) }}",
+    "json_indent": "{{ messages | tojson(indent=3000000000) }}",
+    "brace_width": "{{ '{:>3000000000}'.format('x') }}",
+    "filter_format": "{{ '%3000000000s' | format('x') }}",
+    "concat": "{% set ns = namespace(s='xy') %}{% for i in range(60) %}"
+    "{% set ns.s = ns.s ~ ns.s %}{% endfor %}",
+    "indent": "{{ ('x\\n' * 500000) | indent(999999) }}",
+    "replace": "{% set big = 'x' * 100000 %}{{ big.replace('x', big) }}",
+    "expandtabs": "{{ ('\\t' * 100000).expandtabs(999999) }}",
+    "join": "{% set big = 'x' * 999999 %}{{ ''.join([big] * 3000) }}",
+    "join_filter": "{% set big = 'x' * 999999 %}{{ ([big] * 3000) | join }}",
+    "long_chunks": "{% for i in range(3000) %}{{ 'y' * 999999 }}{% endfor %}",
 }
 BOUND = {
     "nested_range": "range of 100,000 numbers (at most 10,000)",
@@ -44,6 +59,19 @@ BOUND = {
     "power": "'**' would build a value",
     "format_width": "'%' would build a value",
     "long_output": "a prompt of 8,100,000 characters",
+    "recursion": "it nests deeper than",
+    "method_width": "an argument of 3,000,000,000",
+    "filter_width": "an argument of 3,000,000,000",
+    "json_indent": "an argument of 3,000,000,000",
+    "brace_width": "a format width of 3,000,000,000",
+    "filter_format": "'%' would build a value of 3,000,000,0",
+    "concat": "'~' or a block would build a text of more than 1,000,000 characters",
+    "indent": "indent would build a text of 500,001,499,999",
+    "replace": "replace would build a text of 10,000,100,000",
+    "expandtabs": "expandtabs would build a text of 100,",
+    "join": "join would build a text of 2,999,997,000",
+    "join_filter": "join would build a text of 2,999,997,000",
+    "long_chunks": "a prompt of 2,999,997,000 characters",
 }
 
 
@@ -71,6 +99,15 @@ def test_a_hostile_template_stops_at_its_bound(tokenizer, monkeypatch, kind):
     assert BOUND[kind] in message and "went past a bound" in message, message
     assert f"model {tokenizer.name_or_path!r}: its chat template" in message
     assert len(message.splitlines()) == 1 and caught.value.exit_status == 8
+
+
+def test_lipsum_is_refused_not_run(tokenizer):
+    """lipsum's random text would make each run's prompt differ, and lipsum(999999) runs for
+    hours outside the template's frames, which the clock checks."""
+    tokenizer.chat_template = "{{ lipsum(2) }}{{ messages[-1]['content'] }}"
+    with pytest.raises(TemplateError) as caught:
+        render_chat_template(tokenizer, TURNS)
+    assert "forbids (unsafe; nothing of it ran): SecurityError: lipsum" in str(caught.value)
 
 
 def test_the_clock_bound_uses_the_time_given(tokenizer):

@@ -7,7 +7,9 @@ import json
 import os
 from pathlib import Path
 
+import datasets
 import pytest
+import yaml
 from transformers import AutoTokenizer
 
 import nnd_suites
@@ -185,6 +187,61 @@ def test_a_category_named_all_does_not_replace_the_file_of_every_test(
     assert len(rows) == export.tasks["nnd_challenge300"] == len(pairs)
     assert export.tasks["nnd_challenge300__all_2"] == 47
     assert "nnd_challenge300__all" not in export.tasks
+
+
+def test_a_long_category_is_exported_under_a_shortened_task_name(
+    tiny_causal_model, challenge300_suite, tmp_path
+):
+    """A 300-letter category stopped the export: "task name 'nnd_challenge300__xxx...' is not
+    letters, digits and '_' (rename the suite)", though it was, and the suite was not at fault."""
+    suite = _recategorised(challenge300_suite, {"Entity": "x" * 300})
+    export = export_lm_eval([suite], tmp_path / "t", str(tiny_causal_model))
+    task = "nnd_challenge300__" + "x" * 80
+    assert export.tasks[task] == 47 and export.categories[task] == "x" * 300
+    rows = (tmp_path / f"t/data/challenge300/{'x' * 80}.jsonl").read_text().splitlines()
+    assert {json.loads(row)["category"] for row in rows} == {"x" * 300}
+
+
+def test_the_main_file_names_each_tasks_category(tiny_causal_model, challenge300_suite, tmp_path):
+    """Categories whose slugs meet ("日本", "中文": both x) were tasks x and x_2 in the order met;
+    nothing but the data rows said which was which."""
+    renamed = {"Entity": "日本", "Comparison": "中文"}
+    export_lm_eval(
+        [_recategorised(challenge300_suite, renamed)], tmp_path / "t", str(tiny_causal_model)
+    )
+    written = json.loads((tmp_path / "t" / MAIN_FILE).read_text("utf-8"))["categories"]
+    assert {written["nnd_challenge300__x"], written["nnd_challenge300__x_2"]} == {"日本", "中文"}
+    for task, category in written.items():
+        data = (tmp_path / "t" / f"{task}.yaml").read_text().split("test: ")[1].split()[0]
+        assert {json.loads(row)["category"] for row in Path(data).read_text().splitlines()} == {
+            category
+        }
+    assert set(written) == {
+        t for t in json.loads((tmp_path / "t" / MAIN_FILE).read_text())["tasks"] if "__" in t
+    }
+
+
+def test_a_folder_named_with_glob_characters_reads_its_own_data(
+    tiny_causal_model, challenge300_suite, tmp_path
+):
+    """The YAML named its data by a path that datasets reads as a glob pattern: with --to
+    'out[1]', load_dataset read out1/data/... (another export, 1 test here) without a word."""
+    export_lm_eval([challenge300_suite], tmp_path / "out[1]", str(tiny_causal_model))
+    decoy = tmp_path / "out1/data/challenge300/all.jsonl"
+    decoy.parent.mkdir(parents=True)
+    rows = (tmp_path / "out[1]/data/challenge300/all.jsonl").read_text("utf-8").splitlines()
+    decoy.write_text(rows[0] + "\n", "utf-8")
+    config = (tmp_path / "out[1]/nnd_challenge300.yaml").read_text("utf-8").split("process_docs")
+    kwargs = yaml.safe_load(config[0])["dataset_kwargs"]
+    read = datasets.load_dataset("json", **kwargs, split="test", cache_dir=str(tmp_path / "hf"))
+    assert len(read) == len(challenge300_suite.pairs)
+
+
+def _recategorised(suite: Suite, renamed: dict[str, str]) -> Suite:
+    pairs = [
+        p.model_copy(update={"category": renamed.get(p.category, p.category)}) for p in suite.pairs
+    ]
+    return Suite(suite.manifest, pairs, suite.candidates)
 
 
 def test_a_suite_whose_task_is_another_suites_group_is_refused(
