@@ -99,16 +99,23 @@ def with_chat_prompts(suite, tokenizer):
 
 
 def chat_rendering(scorer: Backend) -> Callable[[Suite], Suite]:
-    """What renders a suite's conversations by the model's chat template (template ``chat``),
-    unless the suite has that template already: part of this run's scoring, not of the tests
-    (:func:`prepare_suites` keeps the suite's own content hash as their identity)."""
+    """What renders a suite's conversations by the model's chat template (template ``chat``):
+    part of this run's scoring, not of the tests (:func:`prepare_suites` keeps the suite's own
+    content hash as their identity). A suite written by ``chat-prompts`` is rendered anew by a
+    model with a chat template of its own (its prompts came from the tokenizer it was given,
+    perhaps another model's); a backend without one (a served model) scores the prompts it
+    holds, and a template named ``chat`` that a suite declares itself is kept."""
     tokenizer = getattr(scorer, "tokenizer", None)
+    own = tokenizer is not None and bool(getattr(tokenizer, "chat_template", None))
 
     def render(suite: Suite) -> Suite:
-        if CHAT_TEMPLATE in suite.manifest.templates:
-            return suite
+        declared = suite.manifest.templates.get(CHAT_TEMPLATE)
+        if declared is not None:
+            if not (own and declared == "{" + CHAT_FIELD + "}"):
+                return suite
+            suite = _without_chat_prompts(suite)
         conversation_field(suite)  # a suite with no conversation is the fault, not the model
-        if tokenizer is None or not getattr(tokenizer, "chat_template", None):
+        if not own:
             raise NNDError(
                 f"--template {CHAT_TEMPLATE}: backend {scorer.name} has no tokenizer with a chat "
                 "template; score a Hugging Face chat model, or use the suite's own templates"
@@ -116,3 +123,20 @@ def chat_rendering(scorer: Backend) -> Callable[[Suite], Suite]:
         return with_chat_prompts(suite, tokenizer)
 
     return render
+
+
+def _without_chat_prompts(suite: Suite) -> Suite:
+    """A ``chat-prompts`` suite as it was before its conversations were rendered."""
+    rendered = {CHAT_FIELD, CHAT_NEUTRAL_FIELD}
+    manifest = suite.manifest
+    pairs = [
+        pair.model_copy(
+            update={"context": {k: v for k, v in pair.context.items() if k not in rendered}}
+        )
+        for pair in suite.pairs
+    ]
+    return suite.derive(
+        pairs,
+        context_fields=[name for name in manifest.context_fields if name not in rendered],
+        templates={k: v for k, v in manifest.templates.items() if k != CHAT_TEMPLATE},
+    )

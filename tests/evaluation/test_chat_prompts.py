@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import shutil
+from types import SimpleNamespace
 
 import pytest
 
@@ -14,7 +15,7 @@ from nnd_suites.cli import main
 from nnd_suites.errors import OutputFolderError, TemplateError
 from nnd_suites.evaluation import evaluate
 from nnd_suites.evaluation.backends.hf_loading import load_tokenizer
-from nnd_suites.evaluation.chat_prompts import with_chat_prompts
+from nnd_suites.evaluation.chat_prompts import CHAT_FIELD, chat_rendering, with_chat_prompts
 from nnd_suites.evaluation.comparison import compare_reports
 from nnd_suites.evaluation.comparison.paired import IncomparableRunsError
 from nnd_suites.evaluation.limits import suite_limit
@@ -118,6 +119,22 @@ def test_chat_prompts_refuses_a_suite_without_a_conversation_before_loading(
     err = " ".join(capsys.readouterr().err.split())
     assert "holds 1 entry: notes.txt, which is not a suite" in err
     assert [p.name for p in out.iterdir()] == ["notes.txt"]
+
+
+def test_a_chat_prompts_suite_is_rendered_by_the_scored_models_own_template(chat_models, hh_part):
+    """A suite written by chat-prompts with model A's tokenizer was scored with A's prompts
+    whatever model was evaluated (the template 'chat' was taken as rendered): a model with a
+    chat template of its own now renders it anew; a backend without one scores what it holds."""
+    good, dated = (load_tokenizer(str(chat_models[kind])) for kind in ("good", "dated"))
+    by_good = with_chat_prompts(hh_part, good)
+    as_dated = chat_rendering(SimpleNamespace(tokenizer=dated, name="dated"))(by_good)
+    assert by_good.pairs[0].context[CHAT_FIELD].startswith("<|")
+    # dated's template (it prints the time first), not good's, over the same tests
+    assert all(p.context[CHAT_FIELD].startswith("Now: ") for p in as_dated.pairs)
+    assert [p.id for p in as_dated.pairs] == [p.id for p in hh_part.pairs]
+    assert as_dated.manifest.context_fields == by_good.manifest.context_fields
+    served = chat_rendering(SimpleNamespace(tokenizer=None, name="served"))(by_good)
+    assert served is by_good
 
 
 def test_chat_runs_of_two_models_are_compared_on_the_suite_s_tests(chat_models, hh_suite):
