@@ -73,15 +73,15 @@ class BoundedEnvironment(ImmutableSandboxedEnvironment):
         return super().call_binop(context, operator, left, right)
 
     def call(__self, __context: Any, __obj: Any, *args: Any, **kwargs: Any) -> Any:
+        name = getattr(__obj, "__name__", "")
         text = getattr(getattr(__obj, "__wrapped__", __obj), "__self__", None)  # str.format's
-        if getattr(__obj, "__name__", "") in ("format", "format_map") and isinstance(text, str):
+        if name in ("format", "format_map") and isinstance(text, str):
             width = max(
                 (int(n) for s in _BRACE_SPECS.findall(text) for n in re.findall(r"\d+", s)),
                 default=0,
             )
             if width > MAX_OUTPUT:
                 raise RenderBound(f"a format width of {width:,} (at most {MAX_OUTPUT:,})")
-        name = getattr(__obj, "__name__", "")
         _check_growth(name, text, args, kwargs)
         return _bounded(super().call)(__context, __obj, *args, **kwargs)
 
