@@ -13,8 +13,11 @@ with the model, not with nnd-suites, so rendering it is bounded like any untrust
   ``|center``, ``|indent``, ``tojson(indent=...)``; no result above it), and ``~`` and blocks
   (a text joined from parts);
 - a macro calling itself, or brackets nested thousands deep, end at Python's recursion limit;
-- ``lipsum`` is refused: random text (a prompt differing run to run), made outside the clock's
-  reach (``lipsum(999999)`` runs for hours);
+- a value printed or turned into text (``{{ list }}``, ``|string``, ``|tojson``, ``|pprint``,
+  ``~``, ``%``, ``str.format``, ``|join``: a list of 3,000 references to one long text) has its
+  text's length reckoned first; ``|sum`` over lists counts their items and adds them once;
+- ``lipsum`` and ``|random`` are refused: a prompt differing run to run (scores not
+  reproducible, the cache mixing them);
 - rendering stops after :data:`MAX_SECONDS` (a nested loop over ranges runs for hours): the
   template's own frames are traced, and each of their steps checks the clock;
 - the prompt may not exceed :data:`MAX_OUTPUT` characters.
@@ -29,7 +32,6 @@ and the bound.
 from __future__ import annotations
 
 import functools
-import re
 import sys
 import time
 from collections.abc import Iterator, Mapping, Sequence
@@ -40,21 +42,22 @@ from jinja2.exceptions import SecurityError, TemplateSyntaxError
 from jinja2.sandbox import ImmutableSandboxedEnvironment
 
 from nnd_suites.errors import TemplateError
+from nnd_suites.evaluation.chat_sizes import (
+    KEEPS_CONTAINERS,
+    MAX_OUTPUT,
+    RenderBound,
+    bounded_sum,
+    check_format,
+    check_growth,
+    check_text,
+    result_size,
+    text_size,
+)
 
 #: The longest a template may render one prompt.
 MAX_SECONDS = 5.0
-#: The most characters of a prompt, and of any string or list a template builds on the way.
-MAX_OUTPUT = 1_000_000
 #: The most numbers one ``range`` yields.
 MAX_RANGE = 10_000
-#: ``%``-format widths and precisions (``'%3000000000s' % x``): each allocates its width.
-_FORMAT_WIDTHS = re.compile(r"%[-#0 +]*(\d*)(?:\.(\d+))?")
-#: the format spec of each ``str.format`` field (``'{:>3000000000}'``): its numbers allocate
-_BRACE_SPECS = re.compile(r"\{[^{}:]*:([^{}]*)\}")
-
-
-class RenderBound(Exception):
-    """A template went past a bound (the message says which); raised inside the sandbox."""
 
 
 class BoundedEnvironment(ImmutableSandboxedEnvironment):
@@ -64,7 +67,7 @@ class BoundedEnvironment(ImmutableSandboxedEnvironment):
     intercepted_binops = frozenset({"*", "**", "%", "+"})
 
     def call_binop(self, context: Any, operator: str, left: Any, right: Any) -> Any:
-        size = _result_size(operator, left, right)
+        size = result_size(operator, left, right)
         if size > MAX_OUTPUT:
             raise RenderBound(
                 f"'{operator}' would build a value of {size:,} characters or items (at most "
@@ -75,61 +78,11 @@ class BoundedEnvironment(ImmutableSandboxedEnvironment):
     def call(__self, __context: Any, __obj: Any, *args: Any, **kwargs: Any) -> Any:
         name = getattr(__obj, "__name__", "")
         text = getattr(getattr(__obj, "__wrapped__", __obj), "__self__", None)  # str.format's
-        if name in ("format", "format_map") and isinstance(text, str):
-            width = max(
-                (int(n) for s in _BRACE_SPECS.findall(text) for n in re.findall(r"\d+", s)),
-                default=0,
-            )
-            if width > MAX_OUTPUT:
-                raise RenderBound(f"a format width of {width:,} (at most {MAX_OUTPUT:,})")
-        _check_growth(name, text, args, kwargs)
+        check_format(name, text, args, kwargs)
+        check_growth(name, text, args, kwargs)
         return _bounded(super().call)(__context, __obj, *args, **kwargs)
 
     concat = staticmethod(lambda parts: _joined("".join, parts))
-
-
-def _result_size(operator: str, left: Any, right: Any) -> int:
-    """How large ``left operator right`` would be, without computing it (0: small)."""
-    sized = (str, bytes, list, tuple)
-    if operator == "*":
-        for seq, count in ((left, right), (right, left)):
-            if isinstance(seq, sized) and isinstance(count, int):
-                return len(seq) * max(count, 0)
-    if operator == "+" and isinstance(left, sized) and isinstance(right, sized):
-        return len(left) + len(right)
-    if operator == "**" and isinstance(left, int) and isinstance(right, int) and right > 0:
-        return (abs(left).bit_length() * right) // 3  # decimal digits, about
-    if operator == "%" and isinstance(left, str):
-        widths = [int(w or 0) + int(p or 0) for w, p in _FORMAT_WIDTHS.findall(left)]
-        return len(left) + max(widths, default=0)
-    return 0
-
-
-def _check_growth(name: str, text: Any, args: Sequence[Any], kwargs: Mapping[str, Any]) -> None:
-    """Refuse ``text.name(*args)`` (a method or a filter) that would multiply its inputs past
-    :data:`MAX_OUTPUT`: ``replace`` (each match by the new text), ``indent`` (each line by the
-    width), ``expandtabs`` (each tab by the tab size), ``join`` (10,000 copies of a long text,
-    which a list holds as references), each input below the bound."""
-    if name == "join" and isinstance(text, (list, tuple)):  # the filter: items, separator
-        text, args = (args or [""])[0], [text]
-    if not isinstance(text, str):
-        return
-    if name == "join" and isinstance(args[0] if args else None, (list, tuple)):
-        items = args[0]
-        size = len(text) * len(items) + sum(len(i) for i in items if isinstance(i, str))
-    elif name == "replace" and len(args) >= 2 and all(isinstance(a, str) for a in args[:2]):
-        matches = text.count(args[0]) if args[0] else len(text) + 1
-        size = len(text) + matches * len(args[1])
-    elif name in ("indent", "expandtabs"):
-        step = (*args, kwargs.get("width", kwargs.get("tabsize", 4)))[0]
-        step = len(step) if isinstance(step, str) else step
-        size = len(text) + (text.count("\n" if name == "indent" else "\t") + 1) * step
-    else:
-        return
-    if size > MAX_OUTPUT:
-        raise RenderBound(
-            f"{name} would build a text of {size:,} characters (at most {MAX_OUTPUT:,})"
-        )
 
 
 def _bounded(function: Any, name: str = "") -> Any:
@@ -141,10 +94,18 @@ def _bounded(function: Any, name: str = "") -> Any:
     def bounded(*args: Any, **kwargs: Any) -> Any:
         values = args[1:] if hasattr(function, "jinja_pass_arg") else args  # a filter's own
         if values:
-            _check_growth(name, values[0], values[1:], kwargs)
+            check_growth(name, values[0], values[1:], kwargs)
         for value in (*args, *kwargs.values()):
             if isinstance(value, int) and value > MAX_OUTPUT:
                 raise RenderBound(f"an argument of {value:,} (at most {MAX_OUTPUT:,})")
+        if values and name and name not in KEEPS_CONTAINERS:  # a filter making text of it
+            options = {
+                **dict(zip(("", "indent", "separators"), values[1:], strict=False)),
+                **kwargs,
+            }
+            indent, separators = options.get("indent") or 0, options.get("separators") or ""
+            indent = len(indent) if isinstance(indent, str) else indent
+            check_text(f"|{name}", values[0], gap=len("".join(separators)) or 2, indent=indent)
         result = function(*args, **kwargs)
         if isinstance(result, (str, bytes, list, tuple)) and len(result) > MAX_OUTPUT:
             raise RenderBound(f"a result of {len(result):,} characters or items")
@@ -157,7 +118,7 @@ def _joined(join: Any, parts: Any) -> str:
     """``join(parts)`` (``~``, a block's or a macro's text), refused past :data:`MAX_OUTPUT`."""
     kept, size = [], 0
     for part in parts:
-        size += len(str(part))
+        size += text_size(part, MAX_OUTPUT - size)
         if size > MAX_OUTPUT:
             raise RenderBound(
                 f"'~' or a block would build a text of more than {MAX_OUTPUT:,} characters"
@@ -166,14 +127,21 @@ def _joined(join: Any, parts: Any) -> str:
     return join(kept)
 
 
-def _no_lipsum(*args: Any, **kwargs: Any) -> None:
-    raise SecurityError("lipsum (random text, made past the time bound) is not available")
+def _refused(name: str, why: str) -> Any:
+    def refuse(*args: Any, **kwargs: Any) -> None:
+        raise SecurityError(f"{name} ({why}) is not available")
+
+    return refuse
+
+
+_RANDOM = "a prompt differing run to run: scores not reproducible, the cache mixing them"
 
 
 def _bounded_range(*args: int) -> Iterator[int]:
     numbers = range(*args)
-    if len(numbers) > MAX_RANGE:
-        raise RenderBound(f"range of {len(numbers):,} numbers (at most {MAX_RANGE:,})")
+    count = max(0, (numbers.stop - numbers.start) // -numbers.step * -1)  # len() overflows
+    if count > MAX_RANGE:
+        raise RenderBound(f"range of {count:,} numbers (at most {MAX_RANGE:,})")
     return iter(numbers)
 
 
@@ -192,6 +160,7 @@ def _compiled(source: str):
     environment = BoundedEnvironment(
         trim_blocks=True,
         lstrip_blocks=True,
+        finalize=functools.partial(check_text, "printing a value"),  # {{ [big] * 3000 }}
         extensions=[type(extension) for extension in reference.extensions.values()],
     )
     environment.filters.update(reference.filters)
@@ -199,10 +168,13 @@ def _compiled(source: str):
     environment.filters["format"] = lambda value, *args, **kwargs: environment.call_binop(
         None, "%", str(value), kwargs or args
     )
+    environment.filters.update(sum=bounded_sum, random=_refused("random", _RANDOM))
     environment.filters = {name: _bounded(f, name) for name, f in environment.filters.items()}
     environment.globals.update(reference.globals)
     environment.globals["range"] = _bounded_range
-    environment.globals["lipsum"] = _no_lipsum
+    environment.globals["lipsum"] = _refused(
+        "lipsum", f"random text, made past the time bound; {_RANDOM}"
+    )
     template = environment.from_string(source)
     names = template.root_render_func.__globals__  # the compiled module's: '~' joins with these
     for join in ("str_join", "markup_join"):

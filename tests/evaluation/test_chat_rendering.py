@@ -51,6 +51,22 @@ HOSTILE = {
     "join": "{% set big = 'x' * 999999 %}{{ ''.join([big] * 3000) }}",
     "join_filter": "{% set big = 'x' * 999999 %}{{ ([big] * 3000) | join }}",
     "long_chunks": "{% for i in range(3000) %}{{ 'y' * 999999 }}{% endfor %}",
+    # a list of 3,000 references to one long text, made text (3 GB) before any check
+    "print_list": "{% set big = 'x' * 999999 %}{{ [big] * 3000 }}",
+    "string": "{% set big = 'x' * 999999 %}{{ ([big] * 3000) | string }}",
+    "tojson": "{% set big = 'x' * 999999 %}{{ ([big] * 3000) | tojson }}",
+    "tojson_gaps": "{{ (range(2000) | list) | tojson(indent=999999) }}",
+    "pprint": "{% set big = 'x' * 999999 %}{{ ([big] * 3000) | pprint }}",
+    "tilde_list": "{% set big = 'x' * 999999 %}{{ '' ~ ([big] * 3000) }}",
+    "percent_list": "{% set big = 'x' * 999999 %}{{ '%s' % ([big] * 3000) }}",
+    "percent_keys": "{% set big = 'x' * 999999 %}{{ ('%(a)s' * 200000) % {'a': big} }}",
+    "percent_star": "{{ '%*s' % (3000000000, 'x') }}",
+    "format_fields": "{% set big = 'x' * 999999 %}{{ ('{0}' * 2000).format(big) }}",
+    "format_nested": "{{ ('{0:>{1}}' * 3000).format('x', 999999) }}",
+    "join_lists": "{% set big = 'x' * 999999 %}{{ [[big] * 3000] | join }}",
+    "wordwrap": "{% set big = 'x' * 999999 %}{{ ('x' * 5000) | wordwrap(1, wrapstring=big) }}",
+    "sum_lists": "{% set l = [1] * 999999 %}{{ ([l] * 999999) | sum(start=[]) | length }}",
+    "range_negative": "{% set n = 0 - 10 ** 30 %}{% for i in range(n, 0) %}{% endfor %}",
 }
 BOUND = {
     "nested_range": "range of 100,000 numbers (at most 10,000)",
@@ -72,6 +88,21 @@ BOUND = {
     "join": "join would build a text of 2,999,997,000",
     "join_filter": "join would build a text of 2,999,997,000",
     "long_chunks": "a prompt of 2,999,997,000 characters",
+    "print_list": "printing a value would build a text of more than 1,000,000",
+    "string": "|string would build a text of more than 1,000,000",
+    "tojson": "|tojson would build a text of more than 1,000,000",
+    "tojson_gaps": "|tojson would build a text of more than 1,000,000",
+    "pprint": "|pprint would build a text of more than 1,000,000",
+    "tilde_list": "'~' or a block would build a text of more than 1,000,000",
+    "percent_list": "'%' would build a value of 1,00",
+    "percent_keys": "'%' would build a value of 2,000,003",
+    "percent_star": "'%' would build a value of 3,000,000,0",
+    "format_fields": "format would build a text of more than 1,000,000",
+    "format_nested": "a format width of 2,999,997,000",
+    "join_lists": "join would build a text of 1,00",
+    "wordwrap": "wordwrap would build a text of 5,000,999,999",
+    "sum_lists": "sum would build a list of more than 1,000,000 items",
+    "range_negative": "range of 1,000,000,000,000,000,000,000,000,000,000 numbers",
 }
 
 
@@ -108,6 +139,27 @@ def test_lipsum_is_refused_not_run(tokenizer):
     with pytest.raises(TemplateError) as caught:
         render_chat_template(tokenizer, TURNS)
     assert "forbids (unsafe; nothing of it ran): SecurityError: lipsum" in str(caught.value)
+
+
+def test_random_is_refused_as_a_prompt_differing_run_to_run(tokenizer):
+    """|random drew a different prompt each run (exit 0): scores not reproducible, the cache
+    mixing them."""
+    tokenizer.chat_template = "{{ ['a', 'b', 'c'] | random }}{{ messages[-1]['content'] }}"
+    with pytest.raises(TemplateError) as caught:
+        render_chat_template(tokenizer, TURNS)
+    assert "SecurityError: random (a prompt differing run to run" in str(caught.value)
+    assert caught.value.exit_status == 8
+
+
+def test_sum_over_lists_adds_each_once(tokenizer):
+    """sum added 300,000 one-item lists one by one (hours, in C: out of the clock's reach)."""
+    tokenizer.chat_template = (
+        "{{ ([[1], [2, 3]] | sum(start=[])) | join(',') }} "
+        "{{ ([[1]] * 300000) | sum(start=[]) | length }}{{ messages[-1]['content'] }}"
+    )
+    started = time.monotonic()
+    assert render_chat_template(tokenizer, TURNS[-1:]) == "1,2,3 300000Thanks!"
+    assert time.monotonic() - started < 5
 
 
 def test_the_clock_bound_uses_the_time_given(tokenizer):
