@@ -139,3 +139,12 @@ def test_a_limit_of_one_group_is_stated_in_the_singular(tiny_causal_model, tmp_p
         kept_tests_differ(one, None)
         == "tests kept by --limit: 2 of 9 (the first group) vs every test"
     )
+
+
+def test_a_fraction_below_one_is_never_said_as_every_group(tiny_causal_model, capsys):
+    """``--limit 0.99999`` read "Only the first 100% of the context groups": a fraction below 1
+    is now given as many digits as it takes to stay below 100%."""
+    argv = ["evaluate", "--model", str(tiny_causal_model), "--suite", "challenge300"]
+    assert main([*argv, "--limit", "0.99999", "--quiet", "--device", "cpu"]) == 0
+    printed = _flat(capsys.readouterr().out)
+    assert "Only the first 99.999% of the context groups with tests" in printed, printed
