@@ -40,7 +40,11 @@ from nnd_suites.infra.formatting import (
     rate_with_interval,
 )
 from nnd_suites.infra.markdown import render
-from nnd_suites.infra.output_folder import check_output_folder, write_report_folder
+from nnd_suites.infra.output_folder import (
+    check_output_folder,
+    other_kind,
+    write_report_folder,
+)
 from nnd_suites.infra.reading import DataFileError, parse_json, read_data_text
 from nnd_suites.infra.validation import validation_problems
 from nnd_suites.statistics.outcomes import rated_by_all, wilson
@@ -132,9 +136,9 @@ def load_verify(path: str | Path) -> VerifyReport:
     path = Path(path)
     file = path / VERIFY_FILE if path.is_dir() else path
     if not file.exists():
+        instead = "give the folder written by `nnd-suites verify --out DIR`"
         raise NNDError(
-            f"{file}: no verify report there; give the folder written by "
-            "`nnd-suites verify --out DIR`"
+            other_kind(path, "verify", instead) or f"{file}: no verify report there; {instead}"
         )
     try:
         text = read_data_text(file, "verify report", REPORT_FILE_LIMIT)
