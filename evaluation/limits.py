@@ -9,7 +9,7 @@ import hashlib
 from collections.abc import Iterable, Mapping
 from typing import Annotated
 
-from pydantic import AfterValidator, Field
+from pydantic import AfterValidator, Field, model_validator
 
 from nnd_suites.infra.formatting import count, plural
 from nnd_suites.infra.validation import StrictModel
@@ -46,6 +46,17 @@ class SuiteLimit(StrictModel):
         "(null: a report written before this field)",
     )
 
+    @model_validator(mode="after")
+    def _a_part_of_the_suite(self) -> SuiteLimit:
+        # an edited record would be said as "29 of 5 tests" (a suite scored whole has none)
+        if self.scored >= self.tests:
+            raise ValueError(
+                f"scored {self.scored} must be fewer than the suite's {self.tests} tests"
+            )
+        if self.groups is not None and self.groups > self.scored:
+            raise ValueError(f"{self.groups} groups kept, but only {self.scored} tests scored")
+        return self
+
 
 def suite_limit(suite: Suite) -> SuiteLimit | None:
     """The record of a suite cut by --limit (``first_groups`` keeps the whole suite's manifest),
@@ -73,8 +84,8 @@ def kept_tests_differ(a: SuiteLimit | None, b: SuiteLimit | None) -> str | None:
     the same: what was kept is compared, never how --limit was spelled (``--limit 5`` on a suite
     of 5 groups keeps it whole; ``--limit 3`` and ``--limit 0.01`` may keep the same groups)."""
 
-    def kept(record: SuiteLimit | None) -> tuple[int, str | None] | None:
-        return None if record is None else (record.scored, record.kept)
+    def kept(record: SuiteLimit | None) -> tuple[int, int, str | None] | None:
+        return None if record is None else (record.scored, record.tests, record.kept)
 
     if kept(a) == kept(b):
         return None

@@ -9,6 +9,7 @@ import json
 import pytest
 
 from nnd_suites.cli import main
+from nnd_suites.errors import NNDError
 from nnd_suites.evaluation.limits import SuiteLimit, kept_digest, kept_tests_differ
 
 GROUPS = 3
@@ -108,6 +109,19 @@ def test_compare_of_two_limited_runs_states_the_limit(
         written["suites"]["challenge300"]["limited"]["categories_without_tests"]
         == (expected["dropped"])
     )
+    # a record edited to say another size of suite: "29 of 5 tests" printed, exit 0
+    report = runs[0] / "report.json"
+    run = json.loads(report.read_text())
+    limited = run["suites"]["challenge300"]["limited"]
+    for edit, said in [
+        ({"tests": 5}, f"scored {expected['scored']} must be fewer than the suite's 5 tests"),
+        ({"groups": 99}, f"99 groups kept, but only {expected['scored']} tests scored"),
+        ({"tests": 9999}, f"tests kept by --limit: {expected['scored']} of 9,999"),
+    ]:
+        run["suites"]["challenge300"]["limited"] = {**limited, **edit}
+        report.write_text(json.dumps(run))
+        assert main(["compare", *map(str, runs)]) == NNDError.exit_status, edit
+        assert said in capsys.readouterr().err, edit
 
 
 def test_verify_states_the_limit_and_the_categories_it_dropped(
