@@ -17,6 +17,7 @@ from pathlib import Path
 from pydantic import ValidationError
 
 from nnd_suites.errors import NNDError
+from nnd_suites.evaluation.limits import limit_disagrees
 from nnd_suites.evaluation.outputs import read_outcomes
 from nnd_suites.evaluation.report import EvaluationReport, SuiteResult
 from nnd_suites.evaluation.report_markdown import kept_groups
@@ -83,6 +84,11 @@ def load_report(path: str | Path) -> EvaluationReport:
             f"{file}: not an nnd-suites evaluation report ({_first_problem(exc)})"
         ) from exc
     for name, result in report.suites.items():
+        problem = limit_disagrees(report.limit, result.limited)
+        if result.limited and result.limited.scored != result.pairs:
+            problem = f"limited.scored says {result.limited.scored}, pairs {result.pairs}"
+        if problem:
+            raise NNDError(f"{file}: suite {name}: {problem}; {_EDITED}")
         if result.outcomes_file is None:
             raise NNDError(
                 f"{file}: suite {name} has no per-test outcomes file; re-run "

@@ -22,6 +22,7 @@ from pathlib import Path
 from pydantic import ValidationError
 
 from nnd_suites.errors import NNDError
+from nnd_suites.evaluation.limits import limit_disagrees
 from nnd_suites.evaluation.plots import short_name, write_scatter
 from nnd_suites.evaluation.report_markdown import embedded_heading_note, limit_note
 from nnd_suites.evaluation.saved import REPORT_FILE_LIMIT
@@ -164,6 +165,8 @@ def _figures_problem(report: VerifyReport) -> str | None:
     systems named (and counted), each fit's tests and undefined resamples, each human score and
     the score range, the per-test outcomes (what `place` refits on) and the overall fit's test
     count and pass rates; None where they agree."""
+    if limit := limit_disagrees(report.limit, report.limited):
+        return limit
     fitted, left_out = set(report.by_category), set(report.categories_left_out)
     if set(report.category_kinds) != fitted:
         return f"category_kinds names {sorted(report.category_kinds)}, by_category {sorted(fitted)}"

@@ -122,6 +122,13 @@ def test_compare_of_two_limited_runs_states_the_limit(
         report.write_text(json.dumps(run))
         assert main(["compare", *map(str, runs)]) == NNDError.exit_status, edit
         assert said in capsys.readouterr().err, edit
+    # the run's limit edited: "Only the first 7 context groups" of a run that kept 3, or no
+    # word of the limit at all (each exit 0)
+    run["suites"]["challenge300"]["limited"] = limited
+    for limit, said in [(7, f"limited.groups says {GROUPS}, but limit 7"), (None, "limit is null")]:
+        report.write_text(json.dumps({**run, "limit": limit}))
+        assert main(["compare", *map(str, runs)]) == NNDError.exit_status, limit
+        assert said in capsys.readouterr().err, limit
 
 
 def test_verify_states_the_limit_and_the_categories_it_dropped(

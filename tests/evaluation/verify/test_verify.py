@@ -359,6 +359,7 @@ def _edits(written: dict) -> list[tuple[str, dict, str]]:
         ("one system's model taken out", {**written, "system_models": models}, "system_models"),
         ("the systems counted", {**written, "overall": {**overall, "systems": 2}}, "systems says"),
         ("a limit --limit refuses", {**written, "limit": -1}, "limit"),
+        ("a limit that kept other groups", {**written, "limit": 7}, "but limit 7 keeps 7"),
         ("a category's fit taken out", {**written, "by_category": fits}, "category_kinds names"),
         ("a fitted category left out", {**written, "categories_left_out": twice}, "left_out"),
         ("a tau of 5", _overall(written, kendall_tau=5), "kendall_tau: Input should be less"),
