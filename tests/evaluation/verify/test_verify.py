@@ -4,6 +4,7 @@ annotated systems (their correlations mean nothing; the plumbing and the figures
 from __future__ import annotations
 
 import json
+import re
 
 import jsonschema
 import numpy as np
@@ -419,3 +420,26 @@ def test_a_verify_report_whose_figures_were_edited_is_refused_not_placed(
     assert f"categories ['{category}'] that neither by_category" in capsys.readouterr().err
     report.write_text(json.dumps(written))
     assert main(["place", str(out), str(run), "--out", str(tmp_path / "placed")]) == 0
+
+
+def test_a_bootstrap_numpy_or_the_report_refuses_is_refused_before_scoring(
+    tiny_models, tmp_path, capsys
+):
+    """`verify --seed -1` scored every system, then ended in numpy's ValueError traceback
+    ("expected non-negative integer"); verify_suite(resamples=0) or confidence=1.5 ended in the
+    report's ValidationError after the scoring too. Each is refused before any model loads."""
+    from nnd_suites.errors import ArgumentError
+    from nnd_suites.evaluation.verify import verify_suite
+
+    argv = ["verify", "quiz_design", *_system_args(tiny_models), "--out", str(tmp_path / "v")]
+    with pytest.raises(SystemExit) as usage:
+        main([*argv, *FAST, "--seed", "-1"])
+    assert usage.value.code == 2 and "--seed: -1 is below 0" in capsys.readouterr().err
+    systems = {"mixqg": str(tmp_path / "no_model"), "gpt2b_sup": str(tmp_path / "none")}
+    for option, said in [
+        ({"seed": -1}, "seed=-1): give a whole number >= 0"),
+        ({"resamples": 0}, "resamples=0): give a whole number >= 1"),
+        ({"confidence": 1.5}, "confidence=1.5): give a level between 0 and 1"),
+    ]:
+        with pytest.raises(ArgumentError, match=re.escape(said)):
+            verify_suite("quiz_design", systems, **option)
