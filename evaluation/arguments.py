@@ -189,3 +189,14 @@ def check_system_models(function: str, systems: object) -> None:
                 systems,
                 f"system {name!r}: give its name as a string and its model as a Hub id or folder",
             )
+
+
+def check_bootstrap(function: str, resamples: object, seed: object, confidence: object) -> None:
+    """``verify_suite``'s bootstrap, before any model is scored (numpy takes no negative seed;
+    the report, no interval without resamples or a level outside (0, 1))."""
+    if not _whole(resamples, 1):
+        raise _refuse(function, "resamples", resamples, "give a whole number >= 1")
+    if not _whole(seed, 0):
+        raise _refuse(function, "seed", seed, "give a whole number >= 0")
+    if not (isinstance(confidence, float) and 0 < confidence < 1):
+        raise _refuse(function, "confidence", confidence, "give a level between 0 and 1 (0.95)")

@@ -9,7 +9,7 @@ import hashlib
 from collections.abc import Iterable, Mapping
 from typing import Annotated
 
-from pydantic import AfterValidator, Field
+from pydantic import AfterValidator, Field, model_validator
 
 from nnd_suites.infra.formatting import count, plural
 from nnd_suites.infra.validation import StrictModel
@@ -46,6 +46,17 @@ class SuiteLimit(StrictModel):
         "(null: a report written before this field)",
     )
 
+    @model_validator(mode="after")
+    def _a_part_of_the_suite(self) -> SuiteLimit:
+        # an edited record would be said as "29 of 5 tests" (a suite scored whole has none)
+        if self.scored >= self.tests:
+            raise ValueError(
+                f"scored {self.scored} must be fewer than the suite's {self.tests} tests"
+            )
+        if self.groups is not None and self.groups > self.scored:
+            raise ValueError(f"{self.groups} groups kept, but only {self.scored} tests scored")
+        return self
+
 
 def suite_limit(suite: Suite) -> SuiteLimit | None:
     """The record of a suite cut by --limit (``first_groups`` keeps the whole suite's manifest),
@@ -63,6 +74,18 @@ def suite_limit(suite: Suite) -> SuiteLimit | None:
     )
 
 
+def limit_disagrees(limit: int | float | None, record: SuiteLimit | None) -> str | None:
+    """How a report's ``limit`` and a suite's --limit record disagree (the file was edited:
+    "Only the first 7 context groups" of a run that kept 4, or no word of a limit), or None."""
+    if record is None:  # a limit may keep a suite of few groups whole
+        return None
+    if limit is None:
+        return f"limited records {record.scored:,} of {record.tests:,} tests, but limit is null"
+    if isinstance(limit, int) and record.groups not in (None, limit):
+        return f"limited.groups says {record.groups}, but limit {limit} keeps {limit}"
+    return None
+
+
 def kept_digest(ids: Iterable[str]) -> str:
     """The digest of a set of test ids (order and repeats aside)."""
     return hashlib.sha256("\n".join(sorted(set(ids))).encode()).hexdigest()[:16]
@@ -73,8 +96,8 @@ def kept_tests_differ(a: SuiteLimit | None, b: SuiteLimit | None) -> str | None:
     the same: what was kept is compared, never how --limit was spelled (``--limit 5`` on a suite
     of 5 groups keeps it whole; ``--limit 3`` and ``--limit 0.01`` may keep the same groups)."""
 
-    def kept(record: SuiteLimit | None) -> tuple[int, str | None] | None:
-        return None if record is None else (record.scored, record.kept)
+    def kept(record: SuiteLimit | None) -> tuple[int, int, str | None] | None:
+        return None if record is None else (record.scored, record.tests, record.kept)
 
     if kept(a) == kept(b):
         return None

@@ -49,8 +49,9 @@ def kept_tests(suites: Mapping[str, SuiteResult]) -> KeptTests:
 
 def kept_groups(limit: float) -> str:
     """What ``--limit`` kept: the first N context groups with tests, or that share of them."""
-    if limit < 1:
-        return f"the first {limit * 100:.3g}% of the context groups with tests"  # 0.1%, 10%
+    if limit < 1:  # 0.1%, 10%; as many digits as it takes not to say 100% of 0.99999
+        share = next(t for d in range(3, 18) if (t := f"{limit * 100:.{d}g}") != "100")
+        return f"the first {share}% of the context groups with tests"
     return f"{the_first(int(limit), 'context group')} with tests"
 
 

@@ -17,11 +17,12 @@ from pathlib import Path
 from pydantic import ValidationError
 
 from nnd_suites.errors import NNDError
+from nnd_suites.evaluation.limits import limit_disagrees
 from nnd_suites.evaluation.outputs import read_outcomes
 from nnd_suites.evaluation.report import EvaluationReport, SuiteResult
 from nnd_suites.evaluation.report_markdown import kept_groups
 from nnd_suites.infra.formatting import count
-from nnd_suites.infra.output_folder import holds_kind
+from nnd_suites.infra.output_folder import holds_kind, other_kind
 from nnd_suites.infra.reading import DataFileError, check_regular_file, parse_json, read_data_text
 from nnd_suites.statistics.outcomes import Outcome, Rate, TestOutcome, rate, test_outcome
 from nnd_suites.suite import Suite
@@ -39,11 +40,12 @@ def report_file(path: str | Path) -> Path:
     return found
 
 
+#: what to give where a run was wanted
+GIVE_A_RUN = "give the folder written by `nnd-suites evaluate --out DIR` (or its report.json)"
+
+
 def _no_report(found: Path) -> str:
-    return (
-        f"{found}: no evaluation report there; give the folder written by "
-        "`nnd-suites evaluate --out DIR` (or its report.json)"
-    )
+    return f"{found}: no evaluation report there; {GIVE_A_RUN}"
 
 
 def _not_a_run(folder: Path) -> str:
@@ -60,7 +62,7 @@ def _not_a_run(folder: Path) -> str:
             f"{folder}: a robustness folder, not one evaluation run; its evaluator's run is "
             f"{folder / 'evaluation'}"
         )
-    return _no_report(folder / "report.json")
+    return other_kind(folder, "report", GIVE_A_RUN) or _no_report(folder / "report.json")
 
 
 def _first_problem(exc: ValidationError) -> str:
@@ -82,6 +84,11 @@ def load_report(path: str | Path) -> EvaluationReport:
             f"{file}: not an nnd-suites evaluation report ({_first_problem(exc)})"
         ) from exc
     for name, result in report.suites.items():
+        problem = limit_disagrees(report.limit, result.limited)
+        if result.limited and result.limited.scored != result.pairs:
+            problem = f"limited.scored says {result.limited.scored}, pairs {result.pairs}"
+        if problem:
+            raise NNDError(f"{file}: suite {name}: {problem}; {_EDITED}")
         if result.outcomes_file is None:
             raise NNDError(
                 f"{file}: suite {name} has no per-test outcomes file; re-run "

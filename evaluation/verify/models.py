@@ -2,12 +2,25 @@
 
 from __future__ import annotations
 
+from typing import Annotated
+
 from pydantic import ConfigDict, Field, field_validator
 
 from nnd_suites.evaluation.limits import RecordedLimit, SuiteLimit
+from nnd_suites.human.scores import CategoryKind
 from nnd_suites.infra.output_kinds import register_model
 from nnd_suites.infra.validation import StrictModel
 from nnd_suites.statistics.outcomes import Outcome
+
+Share = Annotated[float, Field(ge=0, le=1)]  # a pass rate
+Coefficient = Annotated[float, Field(ge=-1, le=1)]  # a correlation
+
+
+def low_then_high(bounds: tuple[float, float] | None) -> tuple[float, float] | None:
+    """An interval or range as [lowest, highest] (an edited one turned over is refused)."""
+    if bounds is not None and bounds[0] > bounds[1]:
+        raise ValueError("must be [lowest, highest]: its low end lies above its high end")
+    return bounds
 
 
 class Correlation(StrictModel):
@@ -15,18 +28,20 @@ class Correlation(StrictModel):
 
     model_config = ConfigDict(allow_inf_nan=False)  # an edited NaN score would place as null
 
-    tests: int = Field(description="tests every system scored (no degenerate or skipped test)")
-    systems: int
-    pass_rates: dict[str, float]
+    tests: int = Field(
+        ge=1, description="tests every system scored (no degenerate or skipped test)"
+    )
+    systems: int = Field(ge=2)
+    pass_rates: dict[str, Share]
     human_scores: dict[str, float]
-    kendall_tau: float | None = Field(description="Kendall's tau-b; null when undefined")
-    kendall_tau_ci: tuple[float, float] | None
-    gap_pearson: float | None = Field(
+    kendall_tau: Coefficient | None = Field(description="Kendall's tau-b; null when undefined")
+    kendall_tau_ci: tuple[Coefficient, Coefficient] | None
+    gap_pearson: Coefficient | None = Field(
         description="Pearson r between the n(n-1)/2 pairwise gaps in pass rate and in human "
         "score; null when undefined (fewer than 3 systems, constant gaps)"
     )
-    gap_pearson_ci: tuple[float, float] | None
-    undefined_resamples: dict[str, int] = Field(
+    gap_pearson_ci: tuple[Coefficient, Coefficient] | None
+    undefined_resamples: dict[str, Annotated[int, Field(ge=0)]] = Field(
         description="resamples where a correlation was undefined, left out of its interval"
     )
     margin_weighted: Correlation | None = Field(
@@ -35,6 +50,8 @@ class Correlation(StrictModel):
         "human margins (see VerifyReport.margins); its tests: those with a weight; null: the "
         "suite's margins give no weight",
     )
+
+    _low_then_high = field_validator("kendall_tau_ci", "gap_pearson_ci")(low_then_high)
 
 
 class VerifyReport(StrictModel):
@@ -70,13 +87,13 @@ class VerifyReport(StrictModel):
     scorer: str = Field(
         "mean", description="how each test's two candidates were compared (see `evaluate`)"
     )
-    resamples: int
-    seed: int
+    resamples: int = Field(ge=1)
+    seed: int = Field(ge=0)
     confidence: float = Field(gt=0, lt=1, description="the level of every interval (0.95)")
     note: str = Field(description="how much the number of systems lets one conclude")
     overall: Correlation
     by_category: dict[str, Correlation]
-    category_kinds: dict[str, str] = Field(description="error or context (see `systems`)")
+    category_kinds: dict[str, CategoryKind] = Field(description="error or context (see `systems`)")
     categories_left_out: dict[str, str] = Field(
         default_factory=dict, description="category -> why it has no correlation"
     )
@@ -96,12 +113,7 @@ class VerifyReport(StrictModel):
         "where it was found): `place` refuses one of them (null: written before this field)",
     )
 
-    @field_validator("score_range")
-    @classmethod
-    def _low_then_high(cls, bounds: tuple[float, float] | None) -> tuple[float, float] | None:
-        if bounds is not None and bounds[0] > bounds[1]:
-            raise ValueError("must be [lowest, highest]: its low end lies above its high end")
-        return bounds
+    _low_then_high = field_validator("score_range")(low_then_high)
 
 
 class PlacedScore(StrictModel):

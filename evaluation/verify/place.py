@@ -18,11 +18,13 @@ from nnd_suites.evaluation.verify.models import (
 )
 from nnd_suites.evaluation.verify.render import (
     PLACEMENT_FILE,
+    VERIFY_FILE,
     check_verify_folder,
     load_verify,
     write_placement,
 )
 from nnd_suites.evaluation.verify.stats import place_model
+from nnd_suites.human.pairwise_scores import WIN_RATE_MEASURE
 from nnd_suites.infra.formatting import plural
 from nnd_suites.statistics.outcomes import outcome_map, rated_by_all
 
@@ -139,6 +141,14 @@ def place_in_verify(verify: VerifyReport, report: EvaluationReport) -> Placement
         )
     check_same_scoring(verify, report.mode, result.template, report.scorer)
     refuse_a_system(verify, report)
+    accounted = {*verify.by_category, *verify.categories_left_out}
+    unfitted = sorted(set(result.by_category) - accounted)
+    if unfitted and verify.measure != WIN_RATE_MEASURE:  # human win rates have no categories
+        raise NNDError(
+            f"{VERIFY_FILE} of {verify.suite}: the suite's tests fall in categories "
+            f"{unfitted} that neither by_category nor categories_left_out names (verify gives "
+            "every category one or the other); the file was edited: re-run `nnd-suites verify`"
+        )
     if verify.outcomes is None and result.skipped == 0 and result.pass_rate is not None:
         # written before verify kept per-test outcomes; the model skipped nothing its fit
         # counts: the stored fit, each pass rate as its run counted it (``tests`` null)

@@ -22,6 +22,7 @@ from pathlib import Path
 from pydantic import ValidationError
 
 from nnd_suites.errors import NNDError
+from nnd_suites.evaluation.limits import limit_disagrees
 from nnd_suites.evaluation.plots import short_name, write_scatter
 from nnd_suites.evaluation.report_markdown import embedded_heading_note, limit_note
 from nnd_suites.evaluation.saved import REPORT_FILE_LIMIT
@@ -40,7 +41,11 @@ from nnd_suites.infra.formatting import (
     rate_with_interval,
 )
 from nnd_suites.infra.markdown import render
-from nnd_suites.infra.output_folder import check_output_folder, write_report_folder
+from nnd_suites.infra.output_folder import (
+    check_output_folder,
+    other_kind,
+    write_report_folder,
+)
 from nnd_suites.infra.reading import DataFileError, parse_json, read_data_text
 from nnd_suites.infra.validation import validation_problems
 from nnd_suites.statistics.outcomes import rated_by_all, wilson
@@ -132,9 +137,9 @@ def load_verify(path: str | Path) -> VerifyReport:
     path = Path(path)
     file = path / VERIFY_FILE if path.is_dir() else path
     if not file.exists():
+        instead = "give the folder written by `nnd-suites verify --out DIR`"
         raise NNDError(
-            f"{file}: no verify report there; give the folder written by "
-            "`nnd-suites verify --out DIR`"
+            other_kind(path, "verify", instead) or f"{file}: no verify report there; {instead}"
         )
     try:
         text = read_data_text(file, "verify report", REPORT_FILE_LIMIT)
@@ -156,12 +161,23 @@ FIT_NAMES = ("human_scores", "pass_rates")  # the fields of a fit that name ever
 
 
 def _figures_problem(report: VerifyReport) -> str | None:
-    """Where the report's own figures disagree: the systems named (and counted), each human
-    score and the score range, the per-test outcomes (what `place` refits on) and the overall
-    fit's test count and pass rates; None where they agree."""
+    """Where the report's own figures disagree: the categories fitted, kinded and left out, the
+    systems named (and counted), each fit's tests and undefined resamples, each human score and
+    the score range, the per-test outcomes (what `place` refits on) and the overall fit's test
+    count and pass rates; None where they agree."""
+    if limit := limit_disagrees(report.limit, report.limited):
+        return limit
+    fitted, left_out = set(report.by_category), set(report.categories_left_out)
+    if set(report.category_kinds) != fitted:
+        return f"category_kinds names {sorted(report.category_kinds)}, by_category {sorted(fitted)}"
+    if fitted & left_out:
+        return f"categories_left_out names {sorted(fitted & left_out)}, fitted in by_category"
     fits = {
         "overall": report.overall,
         **{f"by_category.{c}": f for c, f in report.by_category.items()},
+    }
+    fits |= {
+        f"{w}.margin_weighted": f.margin_weighted for w, f in fits.items() if f.margin_weighted
     }
     named = {
         **{f"{w}.{f}": getattr(fit, f) for w, fit in fits.items() for f in FIT_NAMES},
@@ -174,6 +190,11 @@ def _figures_problem(report: VerifyReport) -> str | None:
     for where, fit in fits.items():
         if fit.systems != len(report.systems):
             return f"{where}.systems says {fit.systems}, but systems names {len(report.systems)}"
+        if fit.tests > report.overall.tests:
+            return f"{where}.tests says {fit.tests}, more than overall.tests"
+        undefined = {k: n for k, n in fit.undefined_resamples.items() if n > report.resamples}
+        if undefined:
+            return f"{where}.undefined_resamples {undefined} exceed resamples {report.resamples}"
         low, high = report.score_range or (-math.inf, math.inf)
         slack = 1e-9 * (high - low)  # a mean of equal scores may round past them
         outside = {

@@ -26,7 +26,11 @@ from typing import Any
 
 from nnd_suites import __version__
 from nnd_suites.errors import NNDError, UnknownItemError
-from nnd_suites.evaluation.arguments import check_evaluate_arguments, check_system_models
+from nnd_suites.evaluation.arguments import (
+    check_bootstrap,
+    check_evaluate_arguments,
+    check_system_models,
+)
 from nnd_suites.evaluation.chat_prompts import CHAT_TEMPLATE
 from nnd_suites.evaluation.identity import model_content
 from nnd_suites.evaluation.limits import suite_limit
@@ -225,6 +229,7 @@ def verify_suite(
     the report folder. ``scoring`` takes :func:`nnd_suites.evaluate`'s options (device,
     dtype, batch_size, cache, progress, ...); ``data_parallel=N`` scores in N local processes."""
     check_system_models("verify_suite", systems)  # before any work, as evaluate checks its own
+    check_bootstrap("verify_suite", resamples, seed, confidence)
     check_evaluate_arguments(
         {**scoring, "template": template, "limit": limit, "out": out}, "verify_suite"
     )

@@ -25,7 +25,7 @@ from nnd_suites.errors import QualityMapError
 from nnd_suites.infra.formatting import clip
 from nnd_suites.quality_map import QualityMap
 from nnd_suites.quality_map.pairwise import PairwiseRule
-from nnd_suites.records.groups import Group, breakdown_values
+from nnd_suites.records.groups import Group, breakdown_values, group_location
 from nnd_suites.records.judgments import JudgedGroup, Judgment
 from nnd_suites.records.pairs import Pair, PairCandidate, pair_id
 from nnd_suites.records.texts import equivalence_key, is_blank, same_text
@@ -166,7 +166,7 @@ def judged_group_pairs(
             result.counts["pairs_repeating_texts"] += texts in seen_texts
             seen_texts.add(texts)
             made.append(pair)
-    check_pair_budget(len(made), group.where or group.id, len(result.pairs), budget)
+    check_pair_budget(len(made), group_location(group), len(result.pairs), budget)
     return made
 
 

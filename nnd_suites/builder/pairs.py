@@ -21,7 +21,7 @@ from nnd_suites.builder.result import BuildResult
 from nnd_suites.errors import SourceFormatError
 from nnd_suites.infra.formatting import clip
 from nnd_suites.quality_map import Assessment, QualityMap
-from nnd_suites.records.groups import Candidate, Group, breakdown_values
+from nnd_suites.records.groups import Candidate, Group, breakdown_values, group_location
 from nnd_suites.records.judgments import JudgedGroup, named_systems
 from nnd_suites.records.margins import MarginKind, with_margins
 from nnd_suites.records.pairs import Pair, PairCandidate, pair_id
@@ -195,7 +195,7 @@ def _build_group(
         (v, _merge(group, candidates, quality_map, v, result, pooled)) for v in quality_map.views
     ]
     expected = sum(count_pairs(entries, quality_map, per_record) for _, entries in views)
-    check_pair_budget(expected, group.where or f"group {clip(group.id)}", len(result.pairs), budget)
+    check_pair_budget(expected, group_location(group), len(result.pairs), budget)
     for view, entries in views:
         seen_texts: set[tuple[str, str]] = set()
         for high in entries:

@@ -23,8 +23,17 @@ CARD_FILE_LIMIT = 16 * 2**20
 def load_card(path: Path) -> DatasetCard:
     """The dataset card at ``path``, read as a bounded data file: a regular file of bounded size
     whose YAML front matter is within the nesting and integer bounds (huggingface_hub's parser
-    recurses without bound and turns 5,000 digits into a traceback)."""
-    text = _read_card_text(path)
+    recurses without bound and turns 5,000 digits into a traceback). Its callers read it, never
+    change it: one text is parsed once (:func:`_card`)."""
+    return _card(_read_card_text(path), path)
+
+
+# Each parse once per text: the configs of a folder are each checked against its card (whose
+# card it is, the configs it lists, its metadata), and an export checks the card before it takes
+# the folder's lock and again under it; PyYAML's pure-Python parser takes a good part of a
+# second for the front matter of a card of many configs. The same text gives the same answer.
+@functools.lru_cache(maxsize=4)
+def _card(text: str, path: Path) -> DatasetCard:
     _front_matter(text, path)  # within the bounds before huggingface_hub parses it
     try:
         return DatasetCard(text)
@@ -36,16 +45,7 @@ def card_has_tag(path: Path, tag: str) -> bool:
     """Whether the front matter of the card at ``path`` has a ``tags`` list holding ``tag`` (a
     string that merely contains it does not), read as :func:`load_card` reads it but without a
     :class:`DatasetCard`, whose parser would read the front matter a second time."""
-    text = _read_card_text(path)
-    return _has_tag(text, path, tag)
-
-
-@functools.lru_cache(maxsize=4)
-def _has_tag(text: str, path: Path, tag: str) -> bool:
-    # Once per text: an export checks the card before it takes the folder's lock and again
-    # under it, and PyYAML's pure-Python parser takes a good part of a second for the front
-    # matter of a card of many configs. The same text gives the same answer.
-    tags = _front_matter(text, path).get("tags")
+    tags = _front_matter(_read_card_text(path), path).get("tags")
     return isinstance(tags, list) and tag in tags
 
 
@@ -56,9 +56,11 @@ def _read_card_text(path: Path) -> str:
         raise NNDError(f"{exc}; not a readable dataset card") from None
 
 
+@functools.lru_cache(maxsize=4)
 def _front_matter(text: str, path: Path) -> dict[str, Any]:
     """The YAML front matter of a card's ``text`` (read from ``path``), parsed within the
-    bounds; a front matter that is not a mapping is an error, as it is to huggingface_hub."""
+    bounds (once per text: read, never changed, by its callers); a front matter that is not a
+    mapping is an error, as it is to huggingface_hub."""
     front = REGEX_YAML_BLOCK.search(text)
     try:
         metadata = parse_yaml(front.group(2), str(path)) if front is not None else None

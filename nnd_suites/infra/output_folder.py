@@ -108,6 +108,16 @@ def held_kind(folder: Path) -> OutputKind | None:
     return next((spec for spec in KINDS.values() if _main_file_parses(folder, spec)), None)
 
 
+def other_kind(folder: Path, kind: str, instead: str) -> str | None:
+    """``FOLDER: a verify report (verify.json), not an evaluation report; INSTEAD`` when
+    ``folder`` is an output of another kind than ``kind`` (given where ``kind`` was wanted);
+    None when it is of no kind nnd-suites writes."""
+    held = held_kind(folder)
+    if held is None or held.name == kind:
+        return None
+    return f"{folder}: {held.title} ({held.main_file}), not {kind_of(kind).title}; {instead}"
+
+
 def _main_file_parses(folder: Path, spec: OutputKind) -> bool:
     main = folder / spec.main_file
     if not main.is_file() or main.is_symlink() or main.stat().st_size > MAX_MAIN_FILE_BYTES:

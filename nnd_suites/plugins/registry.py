@@ -25,6 +25,7 @@ import inspect
 import json
 import pkgutil
 import sys
+import traceback
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from importlib.metadata import entry_points
@@ -135,6 +136,7 @@ class Registry(Generic[T]):
         self._aliases: dict[str, str] = {}
         self._origins: dict[str, str] = {}
         self._discovered = False
+        self._broken: dict[str, str] = {}  # a plugin that failed to import -> where and why
 
     # ------------------------------------------------------------ registration
     def register(self, name: str, *, aliases: Iterable[str] = ()) -> Callable[[type], type]:
@@ -206,30 +208,50 @@ class Registry(Generic[T]):
         built-in package installs it when imported, before its modules are walked)."""
         self._declare = declare
 
-    def _discover(self) -> None:
-        if self._discovered:
-            return
-        self._discovered = True
+    def _discover(self, strict: bool = True) -> None:
+        """Import every plugin module; ``strict``: a plugin module that failed to import (kept
+        in ``_broken``, the others loaded) fails the query, naming each."""
+        if not self._discovered:
+            self._discovered = True
+            try:
+                self._import_plugins()
+            except BaseException:
+                self._discovered = False  # every later query fails the same way
+                raise
+        if strict and self._broken:
+            raise PluginError("; ".join(self._broken.values()))
+
+    def _import_plugins(self) -> None:
+        if self.builtin_package and self.import_builtins:
+            package = importlib.import_module(self.builtin_package)
+            prefix = package.__name__ + "."
+            # a package that fails to import is recorded below, before the walk imports it
+            for info in pkgutil.walk_packages(package.__path__, prefix, onerror=lambda _: None):
+                plugin = info.name[len(prefix) :]
+                if self.plugins_are_folders and not info.ispkg and "." not in plugin:
+                    continue
+                folder = Path(info.module_finder.path)  # type: ignore[union-attr]
+                where = f"{self.kind} folder {folder / plugin if info.ispkg else folder}"
+                module = self._import(info.name, plugin.split(".")[0], where)
+                if module is not None and self._declare is not None:
+                    self._declare(module)
+        for point in entry_points(group=self.group):
+            if point.value != self.builtin_package:
+                self._load_entry_point(point)
+
+    def _import(self, module: str, plugin: str, where: str) -> ModuleType | None:
+        """The module (its decorators register), or None where it failed to import: a broken
+        plugin must not hide silently, nor hide the others from `list`."""
         try:
-            if self.builtin_package and self.import_builtins:
-                package = importlib.import_module(self.builtin_package)
-                prefix = package.__name__ + "."
-                for info in pkgutil.walk_packages(package.__path__, prefix=prefix):
-                    if (
-                        self.plugins_are_folders
-                        and not info.ispkg
-                        and "." not in info.name[len(prefix) :]
-                    ):
-                        continue
-                    module = importlib.import_module(info.name)  # the decorators register
-                    if self._declare is not None:
-                        self._declare(module)
-            for point in entry_points(group=self.group):
-                if point.value != self.builtin_package:
-                    self._load_entry_point(point)
-        except BaseException:
-            self._discovered = False  # every later query fails the same way, never half-loaded
-            raise
+            return importlib.import_module(module)
+        except Exception as exc:
+            self._broken[plugin] = f"{where} failed to load: {_failure(exc)}; fix it or remove it"
+            return None
+
+    def broken(self) -> dict[str, str]:
+        """Each plugin that failed to import (folder or entry point name) -> where and why."""
+        self._discover(strict=False)
+        return dict(self._broken)
 
     def _load_entry_point(self, point) -> None:  # type: ignore[no-untyped-def]
         where = f"{self.kind} entry point {point.name!r} ({point.value}) in group {self.group!r}"
@@ -238,10 +260,9 @@ class Registry(Generic[T]):
                 self.add_lazy(point.name, point.value, summary=f"({point.value})")
             return
         before = set(self._classes)
-        try:
-            module = importlib.import_module(point.value)
-        except Exception as exc:  # a broken third-party plugin must not hide silently
-            raise PluginError(f"{where} failed to load: {exc}") from exc
+        module = self._import(point.value, point.name, where)
+        if module is None:
+            return
         defined_here = any(
             cls.__module__.startswith(module.__name__) for cls in self._classes.values()
         )
@@ -298,12 +319,14 @@ class Registry(Generic[T]):
         """Every plugin class (imports lazy entries: use :meth:`summaries` to list cheaply)."""
         return [(name, self.get(name)) for name in self.names()]
 
-    def summaries(self, describe: Callable[[type[T]], str]) -> dict[str, str]:
-        """Name -> one line, without importing lazy entries (their declared summary)."""
-        self._discover()
+    def summaries(self, describe: Callable[[type[T]], str], broken: bool = False) -> dict[str, str]:
+        """Name -> one line, without importing lazy entries (their declared summary); with
+        ``broken``, each plugin that failed to import is listed as such instead of failing."""
+        self._discover(strict=not broken)
         found = {name: describe(cls) for name, cls in self._classes.items()}
         for name, entry in self._lazy.items():
             found.setdefault(name, f"{entry.summary} ({entry.origin})")
+        found |= {name: f"BROKEN: {why}" for name, why in self._broken.items()}
         return dict(sorted(found.items()))
 
     def builtin_folders(self) -> list[Path]:
@@ -319,8 +342,23 @@ class Registry(Generic[T]):
         return sorted(alias for alias, target in self._aliases.items() if target == name)
 
     def origin(self, name: str) -> str:
-        self._discover()
-        return self._origins[self.canonical(name)]
+        self._discover(strict=False)  # `list` names the origin of each plugin that loaded
+        return self._origins[self._aliases.get(name, name)]
+
+
+def _failure(exc: Exception) -> str:
+    """Why a module failed to import, at the line that failed: ``FILE, line N: TEXT: Error``
+    (a syntax error at its own line, else the traceback's last line of Python source)."""
+    frames = [(f.filename, f.lineno, f.line) for f in traceback.extract_tb(exc.__traceback__)]
+    problem = f"{type(exc).__name__}: {exc}"
+    if isinstance(exc, SyntaxError) and exc.filename:
+        frames.append((exc.filename, exc.lineno, (exc.text or "").strip()))
+        problem = f"{type(exc).__name__}: {exc.msg}"  # its str repeats the file and line
+    frames = [f for f in frames if not f[0].startswith("<")]  # importlib's frozen frames
+    if not frames:
+        return problem
+    file, line, text = frames[-1]
+    return f"{file}, line {line}: {text}: {problem}" if text else f"{file}, line {line}: {problem}"
 
 
 def _origin_of(module: str) -> str:

@@ -3,13 +3,17 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 from pydantic import AfterValidator, Field, model_validator
 
 from nnd_suites.errors import NNDError
+from nnd_suites.infra.formatting import clip
 from nnd_suites.infra.reading import MAX_NUMBER
 from nnd_suites.infra.validation import StrictModel
+
+if TYPE_CHECKING:
+    from nnd_suites.records.judgments import JudgedGroup
 
 
 def _a_rating(value: float) -> float:
@@ -84,6 +88,11 @@ class Group(StrictModel):
     candidates: list[Candidate]
     breakdown: dict[str, str] = Field(default_factory=dict)
     where: str = ""
+
+
+def group_location(group: Group | JudgedGroup) -> str:
+    """Where a group is, for messages: its file:line, else ``group ID`` (a long id clipped)."""
+    return group.where or f"group {clip(group.id)}"
 
 
 def breakdown_values(

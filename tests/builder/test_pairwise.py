@@ -214,6 +214,13 @@ def test_a_repeated_group_id_and_the_budget_are_errors(two_judgments_on_one_cont
         build_pairs([two_judgments_on_one_context] * 2, pairwise_map())
     with pytest.raises(NNDError, match="over the limit of 1 pairs per group"):
         build_pairs([two_judgments_on_one_context], pairwise_map(), budget=PairBudget(per_group=1))
+    # a group named by its id (no file:line), the id a whole dialogue: clipped, as in pairs.py
+    # (the judged builder quoted all 5,000 characters, and no "group" before them)
+    dialogue = two_judgments_on_one_context.model_copy(update={"id": "Human: hi " * 500})
+    with pytest.raises(NNDError) as raised:
+        build_pairs([dialogue], pairwise_map(), budget=PairBudget(per_group=1))
+    assert str(raised.value).startswith("group Human: hi Human: hi ")
+    assert "... (5,000 characters): this group would give 2 pairs" in str(raised.value)
 
 
 # ------------------------------------------------------------------ the map's own checks

@@ -9,6 +9,7 @@ import json
 import pytest
 
 from nnd_suites.cli import main
+from nnd_suites.errors import NNDError
 from nnd_suites.evaluation.limits import SuiteLimit, kept_digest, kept_tests_differ
 
 GROUPS = 3
@@ -108,6 +109,26 @@ def test_compare_of_two_limited_runs_states_the_limit(
         written["suites"]["challenge300"]["limited"]["categories_without_tests"]
         == (expected["dropped"])
     )
+    # a record edited to say another size of suite: "29 of 5 tests" printed, exit 0
+    report = runs[0] / "report.json"
+    run = json.loads(report.read_text())
+    limited = run["suites"]["challenge300"]["limited"]
+    for edit, said in [
+        ({"tests": 5}, f"scored {expected['scored']} must be fewer than the suite's 5 tests"),
+        ({"groups": 99}, f"99 groups kept, but only {expected['scored']} tests scored"),
+        ({"tests": 9999}, f"tests kept by --limit: {expected['scored']} of 9,999"),
+    ]:
+        run["suites"]["challenge300"]["limited"] = {**limited, **edit}
+        report.write_text(json.dumps(run))
+        assert main(["compare", *map(str, runs)]) == NNDError.exit_status, edit
+        assert said in capsys.readouterr().err, edit
+    # the run's limit edited: "Only the first 7 context groups" of a run that kept 3, or no
+    # word of the limit at all (each exit 0)
+    run["suites"]["challenge300"]["limited"] = limited
+    for limit, said in [(7, f"limited.groups says {GROUPS}, but limit 7"), (None, "limit is null")]:
+        report.write_text(json.dumps({**run, "limit": limit}))
+        assert main(["compare", *map(str, runs)]) == NNDError.exit_status, limit
+        assert said in capsys.readouterr().err, limit
 
 
 def test_verify_states_the_limit_and_the_categories_it_dropped(
@@ -139,3 +160,12 @@ def test_a_limit_of_one_group_is_stated_in_the_singular(tiny_causal_model, tmp_p
         kept_tests_differ(one, None)
         == "tests kept by --limit: 2 of 9 (the first group) vs every test"
     )
+
+
+def test_a_fraction_below_one_is_never_said_as_every_group(tiny_causal_model, capsys):
+    """``--limit 0.99999`` read "Only the first 100% of the context groups": a fraction below 1
+    is now given as many digits as it takes to stay below 100%."""
+    argv = ["evaluate", "--model", str(tiny_causal_model), "--suite", "challenge300"]
+    assert main([*argv, "--limit", "0.99999", "--quiet", "--device", "cpu"]) == 0
+    printed = _flat(capsys.readouterr().out)
+    assert "Only the first 99.999% of the context groups with tests" in printed, printed

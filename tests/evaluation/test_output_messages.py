@@ -120,6 +120,33 @@ def test_compare_of_leaderboard_folders_names_their_models(
     assert main(["compare", a, b, "--json"]) == 0
 
 
+def test_a_report_folder_of_another_kind_is_named_where_a_run_or_verify_is_wanted(
+    tiny_causal_model, tiny_seq2seq_model, tmp_path, capsys
+):
+    """slices --run COMPARISON (or a verify folder), compare RUN COMPARISON and place RUN RUN
+    said "no evaluation (or verify) report there": the folder's marker says what it is."""
+    runs = [tmp_path / "a", tmp_path / "b"]
+    for run, model in zip(runs, (tiny_causal_model, tiny_seq2seq_model), strict=True):
+        argv = ["evaluate", "--suite", "challenge300", "--model", str(model), "--limit", "2"]
+        assert main([*argv, "--no-cache", "--quiet", "--out", str(run)]) == 0
+    compared = tmp_path / "compared"
+    assert main(["compare", *map(str, runs), "--out", str(compared)]) == 0
+    capsys.readouterr()
+    run, comparison, verify = runs[0], "a comparison report", "a verify report"
+    for argv, given, said, wanted in [
+        (["slices", "challenge300", "--run", str(compared)], compared, comparison, RUN),
+        (["compare", str(run), str(compared)], compared, comparison, RUN),
+        (["place", str(run), str(runs[1])], run, "an evaluation report (report.json)", verify),
+    ]:
+        assert main(argv) == NNDError.exit_status, argv
+        message = " ".join(capsys.readouterr().err.split())
+        assert f"{given}: {said}" in message and f"not {wanted}; give the folder" in message
+        assert "report there" not in message, message
+
+
+RUN = "an evaluation report"
+
+
 def test_the_tiny_model_command_refuses_a_foreign_folder(tmp_path):
     """F-P: `python -m nnd_suites.evaluation.tiny OUT` overwrote a user's config.json, and runpy
     warned that the module was imported twice."""

@@ -217,3 +217,22 @@ def test_a_folder_whose_card_is_not_ours_is_named_with_advice_for_validate(expor
     assert "Validate each suite folder (FOLDER/CONFIG)" in err
     assert "write the suites into a new" not in err
     assert main(["validate", str(exported / "quiz_design")]) == 0
+
+
+def test_a_folder_of_configs_parses_its_card_once_and_still_sees_an_edit(exported, monkeypatch):
+    """Resolving an export folder checked each config against the card, reading and parsing
+    README.md three times per config (whose card, its configs, its metadata): the YAML parse of
+    a card of many configs took most of `stats` and `evaluate`'s reading time. Each text is now
+    parsed once; a card edited since is parsed anew, and its fault still named."""
+    from nnd_suites.hub import card_reading
+
+    parsed = []
+    real_parse, real_card = card_reading.parse_yaml, card_reading.DatasetCard
+    monkeypatch.setattr(card_reading, "parse_yaml", lambda *a: parsed.append(1) or real_parse(*a))
+    monkeypatch.setattr(card_reading, "DatasetCard", lambda t: parsed.append(2) or real_card(t))
+    assert [s.name for s in resolve_suites(exported)] == ["quiz_design", LOWERCASE]
+    assert parsed == [1, 2]  # our bounded parse, then huggingface_hub's: once each, not per config
+    _swap_data_files(exported)
+    with pytest.raises(SuiteValidationError, match="config 'quiz_design' reads data_files"):
+        resolve_suites(exported)
+    assert parsed == [1, 2, 1, 2]

@@ -193,3 +193,48 @@ def test_a_repeated_harness_case_is_named_and_counts_once(planted):
         "check, or remove it",
         f'slice halves: 1 harness case(s) in {file}; add at least 2 ({{"slice": "halves", ...}})',
     ]
+
+
+def test_a_plugin_folder_that_fails_to_import_is_named_and_listed_as_broken(
+    planted, monkeypatch, capsys
+):
+    """A plugin module with a SyntaxError or an ImportError gave `nnd-suites list` (and every
+    command that loads the kind) a traceback. Each query now names the folder, the file and
+    line that failed and why; `list` shows the others with the broken ones, and exits 7."""
+    import nnd_suites.slices
+    from nnd_suites.cli import main
+    from nnd_suites.errors import PluginError
+
+    root = planted(
+        "planted_broken",
+        {
+            "halves/__init__.py": "",
+            "halves/halves.py": SLICE_MODULE.format(name="Halves"),
+            "typo/__init__.py": "",
+            "typo/typo.py": '"""A slice."""\n\nSETS = (\n',
+            "missing/__init__.py": "",
+            "missing/missing.py": "import json\nimport no_such_module_xyz\n",
+            "boom/__init__.py": "raise RuntimeError('boom')\n",  # the walk imports it too
+        },
+    )
+    registry = _registry("slice", Slice, "planted_broken")
+    registry.register("halves")(_module("planted_broken.halves.halves").Halves)
+    typo = f"slice folder {root / 'typo'} failed to load: {root / 'typo' / 'typo.py'}, line 3"
+    missing = (
+        f"slice folder {root / 'missing'} failed to load: {root / 'missing' / 'missing.py'}, "
+        "line 2: import no_such_module_xyz: ModuleNotFoundError: No module named "
+        "'no_such_module_xyz'"
+    )
+    for _ in range(2):  # every query fails the same way
+        with pytest.raises(PluginError) as raised:
+            registry.get("halves")
+        assert typo + ": SETS = (: SyntaxError: '(' was never closed" in str(raised.value)
+        assert missing in str(raised.value)
+        assert f"{root / 'boom' / '__init__.py'}, line 1: raise" in str(raised.value)
+    monkeypatch.setattr(nnd_suites.slices, "SLICES", registry)
+    assert main(["list"]) == PluginError.exit_status
+    captured = capsys.readouterr()
+    listed = {line.split()[0]: line for line in captured.out.splitlines() if line[:2] == "  "}
+    assert {"halves", "typo", "missing", "boom"} <= set(listed)
+    assert f"BROKEN: {typo}" in listed["typo"] and f"BROKEN: {missing}" in listed["missing"]
+    assert typo in captured.err and missing in captured.err and "Traceback" not in captured.err

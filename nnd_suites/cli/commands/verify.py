@@ -10,6 +10,7 @@ from nnd_suites.cli.options import (
     SUITE_HELP,
     add_data_parallel_option,
     add_scoring_options,
+    non_negative_int,
     rank_zero,
     resamples,
     scoring_options,
@@ -48,7 +49,7 @@ def register(subparsers: Commands) -> None:
         help=f"bootstrap resamples (default: 1000; at least {MIN_RESAMPLES}, so that each tail "
         "of a 95%% interval holds a resample)",
     )
-    parser.add_argument("--seed", type=int, default=0, help="bootstrap seed")
+    parser.add_argument("--seed", type=non_negative_int, default=0, help="bootstrap seed (>= 0)")
     parser.add_argument("--json", action="store_true", help="print verify.json's object")
     add_scoring_options(parser, model=False)
     add_data_parallel_option(parser, "verify")

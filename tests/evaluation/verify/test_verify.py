@@ -4,6 +4,7 @@ annotated systems (their correlations mean nothing; the plumbing and the figures
 from __future__ import annotations
 
 import json
+import re
 
 import jsonschema
 import numpy as np
@@ -331,6 +332,11 @@ def _edits(written: dict) -> list[tuple[str, dict, str]]:
     low, high = written["score_range"]
     overall = written["overall"]
     models = {n: m for n, m in written["system_models"].items() if n != system}
+    category, *_ = written["by_category"]
+    fits = {c: fit for c, fit in written["by_category"].items() if c != category}
+    twice = {**written["categories_left_out"], category: "edited"}
+    over = {**overall["pass_rates"], "mixqg": 1.5}
+    past = {"kendall_tau": written["resamples"] + 1, "gap_pearson": 0}
     flipped = {
         **written["outcomes"],
         system: {t: ("fail" if o == "pass" else "pass") for t, o in outcomes.items()},
@@ -354,7 +360,19 @@ def _edits(written: dict) -> list[tuple[str, dict, str]]:
         ("one system's model taken out", {**written, "system_models": models}, "system_models"),
         ("the systems counted", {**written, "overall": {**overall, "systems": 2}}, "systems says"),
         ("a limit --limit refuses", {**written, "limit": -1}, "limit"),
+        ("a limit that kept other groups", {**written, "limit": 7}, "but limit 7 keeps 7"),
+        ("a category's fit taken out", {**written, "by_category": fits}, "category_kinds names"),
+        ("a fitted category left out", {**written, "categories_left_out": twice}, "left_out"),
+        ("a tau of 5", _overall(written, kendall_tau=5), "kendall_tau: Input should be less"),
+        ("an interval turned over", _overall(written, gap_pearson_ci=[0.5, -0.5]), "lowest"),
+        ("resamples of -1", {**written, "resamples": -1}, "resamples: Input should be greater"),
+        ("a pass rate over 1", _overall(written, pass_rates=over), "pass_rates.mixqg"),
+        ("undefined past resamples", _overall(written, undefined_resamples=past), "exceed"),
     ]
+
+
+def _overall(written: dict, **fields) -> dict:
+    return {**written, "overall": {**written["overall"], **fields}}
 
 
 def _without_systems(written: dict) -> dict:
@@ -374,9 +392,10 @@ def test_a_verify_report_whose_figures_were_edited_is_refused_not_placed(
     """place refits the line on the report's per-test outcomes and bounds its prediction by the
     score range: an edited NaN score was placed as null, an inverted range forced 0.0, and a
     test taken out of the outcomes quietly refit on fewer tests, a system's model taken out of
-    system_models was no longer refused as circular (each exit 0), and a report emptied of its
-    systems ended in StopIteration. Each is refused, naming the field, and the report as written
-    still places."""
+    system_models was no longer refused as circular, a category's fit taken out left it out of
+    the placement, and a tau of 5, an interval turned over or resamples of -1 were read as
+    figures (each exit 0); a report emptied of its systems ended in StopIteration. Each is
+    refused, naming the field, and the report as written still places."""
     out = tmp_path / "verify"
     args = ["verify", "quiz_design", *_system_args(tiny_models), "--out", str(out), *FAST]
     assert main(args) == 0
@@ -392,5 +411,35 @@ def test_a_verify_report_whose_figures_were_edited_is_refused_not_placed(
         assert main(["place", str(out), str(run)]) == NNDError.exit_status, what
         err = capsys.readouterr().err
         assert field in err and str(report) in err, (what, err)
+    # a category's fit and kind both taken out: consistent in itself, but the tests fall there
+    category, *_ = written["by_category"]
+    kinds = {c: k for c, k in written["category_kinds"].items() if c != category}
+    fits = {c: f for c, f in written["by_category"].items() if c != category}
+    report.write_text(json.dumps({**written, "by_category": fits, "category_kinds": kinds}))
+    assert main(["place", str(out), str(run)]) == NNDError.exit_status
+    assert f"categories ['{category}'] that neither by_category" in capsys.readouterr().err
     report.write_text(json.dumps(written))
     assert main(["place", str(out), str(run), "--out", str(tmp_path / "placed")]) == 0
+
+
+def test_a_bootstrap_numpy_or_the_report_refuses_is_refused_before_scoring(
+    tiny_models, tmp_path, capsys
+):
+    """`verify --seed -1` scored every system, then ended in numpy's ValueError traceback
+    ("expected non-negative integer"); verify_suite(resamples=0) or confidence=1.5 ended in the
+    report's ValidationError after the scoring too. Each is refused before any model loads."""
+    from nnd_suites.errors import ArgumentError
+    from nnd_suites.evaluation.verify import verify_suite
+
+    argv = ["verify", "quiz_design", *_system_args(tiny_models), "--out", str(tmp_path / "v")]
+    with pytest.raises(SystemExit) as usage:
+        main([*argv, *FAST, "--seed", "-1"])
+    assert usage.value.code == 2 and "--seed: -1 is below 0" in capsys.readouterr().err
+    systems = {"mixqg": str(tmp_path / "no_model"), "gpt2b_sup": str(tmp_path / "none")}
+    for option, said in [
+        ({"seed": -1}, "seed=-1): give a whole number >= 0"),
+        ({"resamples": 0}, "resamples=0): give a whole number >= 1"),
+        ({"confidence": 1.5}, "confidence=1.5): give a level between 0 and 1"),
+    ]:
+        with pytest.raises(ArgumentError, match=re.escape(said)):
+            verify_suite("quiz_design", systems, **option)
