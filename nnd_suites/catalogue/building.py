@@ -9,6 +9,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
+from nnd_suites.builder.adapter import get_adapter
 from nnd_suites.builder.suites import build_suite
 from nnd_suites.catalogue.entries import (
     CatalogueEntry,
@@ -16,8 +17,11 @@ from nnd_suites.catalogue.entries import (
     SourceCopy,
     locate_source,
 )
+from nnd_suites.errors import NNDError
 from nnd_suites.hub.export import adding_configs
+from nnd_suites.quality_map import QualityMap
 from nnd_suites.suite import Suite
+from nnd_suites.suite.manifest import placeholder_fields
 
 
 @dataclass(frozen=True)
@@ -47,6 +51,42 @@ def check_figures(entry: CatalogueEntry, suite: Suite) -> None:
             )
 
 
+def check_entries(entries: list[CatalogueEntry]) -> None:
+    """What can be known of each entry before any build, a :class:`CatalogueError` naming it:
+    its adapter takes its options and has a quality map, its metadata (and the map's description)
+    hold no ``TODO`` (its config would publish one), and its figures could be a build's (every
+    breakdown a field the build counts, each value of it at least 1, the values summing to the
+    tests, as every test has one value)."""
+    for entry in entries:
+        where = f"catalogue suite {entry.name}"
+        try:
+            cls = type(get_adapter(entry.adapter)(**entry.options))
+            quality_map = QualityMap.load(cls.quality_map)
+        except NNDError as exc:
+            raise CatalogueError(f"{where}: {exc}") from None
+        todo = placeholder_fields(cls.metadata, quality_map.description)
+        if todo:
+            raise CatalogueError(
+                f"{where}: the {', '.join(todo)} of adapter {entry.adapter!r} "
+                f"{'hold' if len(todo) > 1 else 'holds'} the TODO that `nnd-suites new-adapter` "
+                "wrote; fill in its metadata (source.yaml or adapter.py) and its quality map's "
+                "description"
+            )
+        fields = ("category", "label", "aspect", *cls.breakdown_fields)
+        for field, counts in entry.figures.breakdowns.items():
+            problem = (
+                f"no build counts tests per {field!r} (fields: {', '.join(fields)})"
+                if field not in fields
+                else f"a value counts no test: {counts}"
+                if min(counts.values(), default=1) < 1
+                else f"its counts sum to {sum(counts.values())}, not tests {entry.figures.tests}"
+                if sum(counts.values()) != entry.figures.tests
+                else ""
+            )
+            if problem:
+                raise CatalogueError(f"{where}: figures.breakdowns.{field}: {problem}")
+
+
 def build_entry(entry: CatalogueEntry, source: Path | None = None) -> Suite:
     """The entry's suite, built from ``source`` (None: its shipped source) with its options, every
     declared figure checked."""
@@ -72,6 +112,7 @@ def build_catalogue(
 ) -> Iterator[CatalogueBuild]:
     """Build every entry whose source is available into the dataset folder ``out``, yielding
     each outcome as it comes; every figure is checked before the suite is written."""
+    check_entries(entries)
     folder = Path(source_dir) if source_dir is not None else None
     if folder is not None and not folder.is_dir():
         raise CatalogueError(f"--source-dir {folder}: not a folder")

@@ -9,6 +9,8 @@ data line: skipping rows would hide it.
 
 from __future__ import annotations
 
+import hashlib
+import json
 import unicodedata
 from collections import Counter
 from collections.abc import Iterator
@@ -17,7 +19,7 @@ from pathlib import Path
 
 from nnd_suites.declarative.comparisons import judgment_of, one_vote_each
 from nnd_suites.declarative.loading import Declared
-from nnd_suites.declarative.model import Candidates
+from nnd_suites.declarative.model import Candidates, Fixed
 from nnd_suites.declarative.ratings import parse_rating, rating_cell
 from nnd_suites.declarative.table import (
     MISSING,
@@ -103,6 +105,12 @@ def read_declared(declared: Declared, path: Path, log: ReadLog) -> Iterator[Grou
     gathered = spec.candidates is not None and spec.candidates.gathered
     log.gathers_rows = gathered
     unnamed = gathered and spec.candidates is not None and spec.candidates.rater is None
+    # a row repeated exactly that nothing else refuses (a rater's second verdict or rating, a
+    # named system's text twice): a copy or a second vote, never told apart
+    votes = spec.comparisons is not None and spec.comparisons.rater is None
+    outputs = not gathered and spec.candidates is not None
+    outputs = outputs and isinstance(spec.candidates.system, Fixed)
+    rows_seen: dict[bytes, str] | None = {} if votes or outputs else None
     for line, row in table_rows(declared, path, log):
         where = f"{name}:{line}"
         key: tuple[str, ...] | None = None  # known once the row's key cells are read
@@ -129,6 +137,8 @@ def read_declared(declared: Declared, path: Path, log: ReadLog) -> Iterator[Grou
                     f"key {list(key)} but not their context; add the columns that tell them "
                     "apart to group.key"
                 )
+            if rows_seen is not None:
+                _not_repeated(rows_seen, row, where, (path, line))
             # the row is read whole before it joins a group: a malformed row makes none
             if spec.comparisons is not None:
                 judgment = judgment_of(declared, spec.comparisons, row, path, line)
@@ -194,6 +204,24 @@ def read_declared(declared: Declared, path: Path, log: ReadLog) -> Iterator[Grou
             context=bucket.context,
             where=bucket.where,
             candidates=[c.candidate(log) for c in bucket.candidates.values()],
+        )
+
+
+def _not_repeated(seen: dict[bytes, str], row: Row, where: str, at: tuple[Path, int]) -> None:
+    """A row equal in every cell to an earlier one (``seen``: digest -> where) is this row's
+    fault: pooled as an identical output or counted as a second vote, it would move a mean or a
+    majority, and with no rater column a copy cannot be told from a second rater's judgment."""
+    cells = json.dumps(row, sort_keys=True, ensure_ascii=False, default=repr)
+    first = seen.setdefault(hashlib.sha256(cells.encode()).digest(), where)
+    if first != where:
+        raise SourceFormatError(
+            str(at[0]),
+            at[1],
+            "this row repeats an earlier row in every cell; with no rater column a copy cannot "
+            "be told from a second rater's judgment",
+            "delete the copy, or name each row's rater in a rater column; --skip-malformed "
+            "counts the repeat and leaves it out",
+            f"first at {first}",
         )
 
 

@@ -40,14 +40,38 @@ def read_manifest(config_dir: Path) -> SuiteManifest:
     return manifest
 
 
-def _check_named_after_its_suite(config_dir: Path, manifest: SuiteManifest) -> None:
-    if manifest.name != config_dir.name:
-        raise SuiteValidationError(
-            f"{config_dir / MANIFEST_FILE}: the folder of config {config_dir.name!r} holds suite "
-            f"{manifest.name!r}; a config folder is named after its suite, whose files "
-            f"`datasets.load_dataset` reads under that name: name the folder {manifest.name!r} "
-            f"or export the suite again, then run `nnd-suites validate {config_dir.parent}`"
-        )
+def republish(location: str) -> str:
+    """What to do about a fault of a config downloaded from the Hub (``location``:
+    ``hub:ORG/NAME[@REVISION]``): its files are as published, and the copy in the Hugging Face
+    cache is not the user's to edit."""
+    repo = location.removeprefix("hub:").partition("@")[0]
+    return (
+        f"{location} was published so (never edit its copy in the Hugging Face cache): tell the "
+        f"dataset's owner (https://huggingface.co/datasets/{repo}), or, as its owner, publish "
+        f"its suites again from folders that validate (`nnd-suites publish SUITE... --repo "
+        f"{repo}` rewrites their configs and the card)"
+    )
+
+
+def _check_named_after_its_suite(
+    config_dir: Path, manifest: SuiteManifest, published: str | None = None
+) -> None:
+    """``published``: the config was downloaded from there (:func:`republish`)."""
+    name, folder = manifest.name, config_dir.parent
+    if name == config_dir.name:
+        return
+    fix = f"name the folder {name!r} or export the suite again"
+    try:  # the folder named so holds this folder's suite: two folders renamed by hand
+        if SuiteManifest.from_directory(folder / name).name == config_dir.name:
+            fix = f"{name}/ holds suite {config_dir.name!r}: swap the two folders' names back"
+    except SuiteValidationError:
+        pass  # no suite there (or a damaged one): naming this folder so is the fix
+    raise SuiteValidationError(
+        f"{config_dir / MANIFEST_FILE}: the folder of config {config_dir.name!r} holds suite "
+        f"{name!r}; a config folder is named after its suite, whose files "
+        "`datasets.load_dataset` reads under that name: "
+        + (republish(published) if published else f"{fix}, then run `nnd-suites validate {folder}`")
+    )
 
 
 def describe_config(config_dir: Path) -> ConfigInfo:
@@ -79,9 +103,9 @@ def describe_config(config_dir: Path) -> ConfigInfo:
     )
 
 
-def read_config(config_dir: Path) -> Suite:
+def read_config(config_dir: Path, published: str | None = None) -> Suite:
     """The validated suite of one exported config (content hash included), which must be
-    named after the folder that holds it."""
+    named after the folder that holds it; ``published``: downloaded from there (hub:ORG/NAME)."""
     suite = Suite.load(config_dir)
-    _check_named_after_its_suite(config_dir, suite.manifest)
+    _check_named_after_its_suite(config_dir, suite.manifest, published)
     return suite

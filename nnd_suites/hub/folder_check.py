@@ -23,7 +23,7 @@ from huggingface_hub import DatasetCardData
 from nnd_suites.errors import NNDError, SuiteValidationError
 from nnd_suites.hub.card import card_data
 from nnd_suites.hub.card_reading import card_config_names, load_card
-from nnd_suites.hub.configs import ConfigInfo, describe_config
+from nnd_suites.hub.configs import ConfigInfo, describe_config, republish
 from nnd_suites.hub.export import (
     check_card_is_ours,
     holds_nnd_card,
@@ -79,12 +79,15 @@ def check_export_folder(folder: str | Path) -> ExportFolderCheck:
     return ExportFolderCheck(folder, configs, left_out)
 
 
-def check_config_in_card(config_dir: Path, *, listed_only: bool = False) -> bool:
+def check_config_in_card(
+    config_dir: Path, *, listed_only: bool = False, published: str | None = None
+) -> bool:
     """When ``config_dir`` is a config of an export folder (its parent holds nnd-suites' card,
     which lists it or it is named after its suite), check the card's metadata for it, as
     `load_dataset(FOLDER, CONFIG)` follows it; return whether it was checked. ``listed_only``
     (a reader of the suite): a folder the card does not list is a suite folder like any other,
-    as `load_dataset` reads no config under its name."""
+    as `load_dataset` reads no config under its name. ``published``: the folder was downloaded
+    from there (hub:ORG/NAME), so the fault is the repository's, not a card to regenerate here."""
     folder = config_dir.parent
     if not holds_nnd_card(folder):  # no card, or a project's README: no card of ours to check
         return False
@@ -93,7 +96,7 @@ def check_config_in_card(config_dir: Path, *, listed_only: bool = False) -> bool
         return False  # a suite folder a build left out of the card, or copied in by hand
     problems = card_problems(folder, [describe_config(config_dir)], every_config=False)
     if problems:
-        raise SuiteValidationError(_card_fault(folder, problems, config_dir.name))
+        raise SuiteValidationError(_card_fault(folder, problems, config_dir.name, published))
     return True
 
 
@@ -194,9 +197,10 @@ def _shown(entry: dict[str, Any]) -> str:
     return f"data_files {data_files}" + (f" with {extra}" if extra else "")
 
 
-def _card_fault(folder: Path, problems: list[str], first: str) -> str:
+def _card_fault(folder: Path, problems: list[str], first: str, published: str | None = None) -> str:
+    fix = f"regenerate the card with `nnd-suites export {folder / first} --to {folder}`"
     return (
         f"{folder / CARD_FILE}: the card does not describe the configs of {folder}, and "
-        f"`datasets.load_dataset` follows the card: {'; '.join(problems)}; regenerate the "
-        f"card with `nnd-suites export {folder / first} --to {folder}`"
+        f"`datasets.load_dataset` follows the card: {'; '.join(problems)}; "
+        + (republish(published) if published else fix)
     )

@@ -78,7 +78,7 @@ def download_config(repo_id: str, config: str, revision: str | None = None) -> P
 def read_exported_config(folder: Path, config: str, location: str | None = None) -> Suite:
     """The validated suite of ``config`` in the export folder ``folder``; ``location`` names
     the folder for the user (hub:ORG/NAME for a download; the folder itself by default)."""
-    location = location or str(folder)
+    published, location = location, location or str(folder)
     # A config is a name, never a path: "../../x" must not reach outside the export.
     validate_config_name(config, _CONFIG_FIX, "config")
     if not has_manifest(folder / config):
@@ -97,6 +97,7 @@ def read_exported_config(folder: Path, config: str, location: str | None = None)
                 "`nnd-suites export` holds CONFIG/manifest.json and a README.md)"
             )
         raise UnknownItemError(f"suite config in {location}", config, known)
-    suite = read_config(folder / config)
-    check_config_in_card(folder / config)  # what `datasets.load_dataset` reads under its name
+    suite = read_config(folder / config, published)
+    # what `datasets.load_dataset` reads under its name
+    check_config_in_card(folder / config, published=published)
     return suite

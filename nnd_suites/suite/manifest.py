@@ -161,6 +161,19 @@ _PLACEHOLDER = re.compile(r"\bTODO\b")
 MAP_PLACEHOLDER = "quality map description"
 
 
+def placeholder_fields(metadata: Any, map_description: str) -> list[str]:
+    """Which of ``metadata``'s description, license, citation and task (an adapter's metadata,
+    or a manifest's copy of it) and the quality map's description still hold the ``TODO``."""
+    fields = {
+        "description": metadata.description,
+        "license": metadata.license,
+        "citation": metadata.citation,
+        "task": metadata.task,
+        MAP_PLACEHOLDER: map_description,
+    }
+    return [name for name, value in fields.items() if _PLACEHOLDER.search(value)]
+
+
 class SuiteManifest(StrictModel):
     format_version: str = FORMAT_VERSION
     name: str = Field(pattern=SUITE_NAME_PATTERN)
@@ -217,14 +230,7 @@ class SuiteManifest(StrictModel):
         """The fields that still hold the ``TODO`` that ``nnd-suites new-adapter`` writes where
         only the contributor knows the answer (license, citation, ...): a dataset folder is
         published as it is, so ``export`` and ``publish`` refuse such a suite."""
-        fields = {
-            "description": self.description,
-            "license": self.license,
-            "citation": self.citation,
-            "task": self.task,
-            MAP_PLACEHOLDER: self.quality_map.description,
-        }
-        return [name for name, value in fields.items() if _PLACEHOLDER.search(value)]
+        return placeholder_fields(self, self.quality_map.description)
 
     # ------------------------------------------------------------------ files
     @classmethod

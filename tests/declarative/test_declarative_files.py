@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import csv
 import gzip
+import io
 import json
 import tarfile
 import zipfile
@@ -167,3 +168,35 @@ def test_each_item_of_a_json_list_on_one_line_is_named_by_its_index(tmp_path):
     minified.write_text("[\n" + ",\n".join(json.dumps(item) for item in items) + "\n]", "utf-8")
     with pytest.raises(SourceFormatError, match=r"sfres\.json:5: column 'scores\.overall'"):
         build_suite("sfres", minified)
+
+
+@pytest.mark.parametrize(
+    ("adapter", "source"),
+    [("sfres", "data/sfres.json"), ("copilot_arena", "fixtures/copilot_arena_sample.csv")],
+)
+def test_a_row_repeated_exactly_without_a_rater_column_is_the_rows_fault(tmp_path, adapter, source):
+    # with no rater column a copied row was pooled as an identical output (sfres: its ratings
+    # counted twice in the mean) or taken as a second vote (copilot_arena), exit 0, no word
+    shipped = ADAPTERS.get(adapter).folder() / source
+    if source.endswith(".json"):
+        items = json.loads(shipped.read_text("utf-8"))
+        text, first = json.dumps(items + items[1:2], indent=1), "sfres.json:13"
+    else:
+        with shipped.open(encoding="utf-8", newline="") as rows, io.StringIO() as again:
+            csv.writer(again).writerow(list(csv.reader(rows))[1])
+            text = shipped.read_bytes().decode() + again.getvalue()
+        first = "copilot_arena.csv:2"
+    copy = tmp_path / f"{adapter}{shipped.suffix}"
+    copy.write_bytes(text.encode())
+    with pytest.raises(
+        SourceFormatError, match=r"this row repeats an earlier row in every cell"
+    ) as caught:
+        build_suite(adapter, copy)
+    assert f"(first at {first})" in str(caught.value)
+    suite, whole = build_suite(adapter, copy, skip_malformed=True), build_suite(adapter, shipped)
+    assert [(p.high.text, p.low.text, len(p.votes)) for p in suite.pairs] == [
+        (p.high.text, p.low.text, len(p.votes)) for p in whole.pairs
+    ]
+    assert suite.stats()["candidates"] == whole.stats()["candidates"]
+    [skipped] = [s for s in suite.manifest.skipped if "repeats an earlier row" in s.reason]
+    assert skipped.count == 1 and skipped.examples[0].endswith(f"(first at {first})")

@@ -269,3 +269,50 @@ def test_unreachable_hub_without_a_cached_copy_does_not_blame_offline_mode(monke
     with pytest.raises(NNDError, match="could not be reached") as raised:
         load_suite("hub:org/nnd/quiz_design")
     assert "HF_HUB_OFFLINE" not in str(raised.value)
+
+
+def _swapped(folder, swap_card):
+    """``folder`` with quiz_design and challenge300 swapped by hand: their folders, or the
+    folders their card's data_files name."""
+    if not swap_card:
+        (folder / "quiz_design").rename(folder / "swap")
+        (folder / "challenge300").rename(folder / "quiz_design")
+        (folder / "swap").rename(folder / "challenge300")
+        return
+    card = (folder / "README.md").read_text("utf-8")
+    for old, new in [("quiz_design/", "swap/"), ("challenge300/", "quiz_design/")]:
+        card = card.replace(f"path: {old}", f"path: {new}")
+    (folder / "README.md").write_text(card.replace("path: swap/", "path: challenge300/"), "utf-8")
+
+
+@pytest.mark.parametrize("swap_card", [False, True])
+def test_configs_swapped_by_hand_get_advice_for_where_they_are(
+    export_folder, tmp_path, monkeypatch, swap_card
+):
+    # a Hub repository's swapped configs were met with "name the folder ..., then run
+    # `nnd-suites validate CACHE`" or "regenerate the card with `nnd-suites export CACHE/...`":
+    # edits inside the Hugging Face cache; two local folders swapped were told to take the name
+    # the other folder holds
+    copy = tmp_path / "export"
+    shutil.copytree(export_folder, copy)
+    _swapped(copy, swap_card)
+    monkeypatch.setattr(hub_load, "snapshot_download", lambda repo_id, **kwargs: str(copy))
+    with pytest.raises(NNDError) as refused:
+        load_suite("hub:org/nnd/quiz_design@v1")
+    advice = str(refused.value).rpartition("reads under that name: " if not swap_card else "; ")[2]
+    assert advice.startswith("hub:org/nnd@v1 was published so (never edit its copy in the")
+    assert "tell the dataset's owner (https://huggingface.co/datasets/org/nnd)" in advice
+    assert "`nnd-suites publish SUITE... --repo org/nnd` rewrites their configs" in advice
+    assert str(copy) not in advice
+    with pytest.raises(NNDError) as refused:
+        load_suite(copy, "quiz_design")
+    if not swap_card:
+        assert str(refused.value).endswith(
+            "challenge300/ holds suite 'quiz_design': swap the two folders' names back, then "
+            f"run `nnd-suites validate {copy}`"
+        )
+        return
+    fix = f"regenerate the card with `nnd-suites export {copy / 'quiz_design'} --to {copy}`"
+    assert str(refused.value).endswith(fix)
+    assert main(["export", str(copy / "quiz_design"), "--to", str(copy)]) == 0  # as it says
+    assert load_suite(copy, "quiz_design").name == "quiz_design"
