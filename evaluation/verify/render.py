@@ -19,12 +19,10 @@ from __future__ import annotations
 import math
 from pathlib import Path
 
-from pydantic import ValidationError
-
 from nnd_suites.errors import NNDError
 from nnd_suites.evaluation.plots import short_name, write_scatter
 from nnd_suites.evaluation.report_markdown import embedded_heading_note, limit_note
-from nnd_suites.evaluation.saved import REPORT_FILE_LIMIT
+from nnd_suites.evaluation.saved import read_report_json
 from nnd_suites.evaluation.verify.models import (
     Correlation,
     PlacedScore,
@@ -41,8 +39,6 @@ from nnd_suites.infra.formatting import (
 )
 from nnd_suites.infra.markdown import render
 from nnd_suites.infra.output_folder import check_output_folder, write_report_folder
-from nnd_suites.infra.reading import DataFileError, parse_json, read_data_text
-from nnd_suites.infra.validation import validation_problems
 from nnd_suites.statistics.outcomes import rated_by_all, wilson
 
 VERIFY_FILE = "verify.json"
@@ -136,16 +132,7 @@ def load_verify(path: str | Path) -> VerifyReport:
             f"{file}: no verify report there; give the folder written by "
             "`nnd-suites verify --out DIR`"
         )
-    try:
-        text = read_data_text(file, "verify report", REPORT_FILE_LIMIT)
-        parse_json(text, str(file))  # nesting and integer digits within bounds
-        report = VerifyReport.model_validate_json(text)
-    except DataFileError as exc:
-        raise NNDError(f"{exc}; not a readable nnd-suites verify report") from None
-    except ValidationError as exc:
-        raise NNDError(
-            f"{file}: not an nnd-suites verify report ({validation_problems(exc)})"
-        ) from exc
+    report = read_report_json(file, VerifyReport, "verify report")
     problem = _figures_problem(report)
     if problem:
         raise NNDError(f"{file}: {problem}; the file was edited: re-run `nnd-suites verify`")
