@@ -38,19 +38,13 @@ from nnd_suites.infra.formatting import (
     rate_with_interval,
 )
 from nnd_suites.infra.markdown import render
-from nnd_suites.infra.output_folder import check_output_folder, write_report_folder
+from nnd_suites.infra.output_folder import write_report_folder
 from nnd_suites.statistics.outcomes import rated_by_all, wilson
 
 VERIFY_FILE = "verify.json"
 PLACEMENT_FILE = "placement.json"
 VERIFY_TEMPLATE = Path(__file__).parents[1] / "report_templates" / "verify.md.j2"
 PLACEMENT_TEMPLATE = VERIFY_TEMPLATE.with_name("placement.md.j2")
-
-
-def check_verify_folder(out: str | Path, marker: str = VERIFY_FILE) -> Path:
-    """Fail before any scoring when ``out`` cannot receive the verify (or, with
-    ``PLACEMENT_FILE``, placement) report: see :mod:`nnd_suites.infra.output_folder`."""
-    return check_output_folder(out, marker.removesuffix(".json"))
 
 
 def pass_rate_intervals(correlation: Correlation) -> dict[str, tuple[float, float]]:
