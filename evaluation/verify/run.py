@@ -89,13 +89,6 @@ def read_systems_file(path: str | Path) -> dict[str, str]:
     return data
 
 
-def parse_system(text: str) -> tuple[str, str]:
-    name, sep, model = text.partition("=")
-    if not sep or not name or not model:
-        raise NNDError(f"--system {text!r}: write NAME=MODEL (an annotated system, a model)")
-    return name, model
-
-
 def collect_systems(
     given: Sequence[str] = (), systems_file: str | Path | None = None
 ) -> dict[str, str]:
@@ -103,7 +96,9 @@ def collect_systems(
     of ``given``; a system given twice is an error (which model would stand for it?)."""
     systems = read_systems_file(systems_file) if systems_file is not None else {}
     for text in given:
-        name, model = parse_system(text)
+        name, sep, model = text.partition("=")
+        if not sep or not name or not model:
+            raise NNDError(f"--system {text!r}: write NAME=MODEL (an annotated system, a model)")
         if name in systems:
             raise NNDError(f"--system {name} is given twice; give each system one model")
         systems[name] = model
