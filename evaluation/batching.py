@@ -8,8 +8,8 @@ a batch fits when, for every pass, its padded tokens and its attention scores st
 from __future__ import annotations
 
 from collections import deque
-from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
 
 import torch
 
@@ -22,7 +22,6 @@ class Chunk:
     requests: list[int]
     #: per forward pass: (rows, tokens per row, keys each token attends over)
     passes: tuple[tuple[int, int, int], ...]
-    payload: object = None  # what the backend needs to run the chunk (rows, positions, ...)
 
     @property
     def size(self) -> int:
@@ -38,7 +37,21 @@ class Budget:
     chunks: int | None = None
     #: positions whose logits are computed at once (the LM head is applied in slices)
     head_positions: int = 4096
-    notes: list[str] = field(default_factory=list)
+
+
+def grouped_chunks(
+    groups: Mapping[tuple[int, ...], list[int]], tail: Callable[[int], int], size: int
+) -> list[Chunk]:
+    """Each prefix's requests in chunks of at most ``size``: the prefix runs as one row, then
+    every request as a row over it, padded to the longest ``tail`` (its tokens after the prefix)."""
+    chunks = []
+    for prefix, members in groups.items():
+        for start in range(0, len(members), size):
+            part = members[start : start + size]
+            longest = max(map(tail, part))
+            passes = ((1, len(prefix), len(prefix)), (len(part), longest, len(prefix) + longest))
+            chunks.append(Chunk(prefix, part, passes))
+    return chunks
 
 
 def plan_batches(chunks: Sequence[Chunk], budget: Budget) -> list[list[Chunk]]:

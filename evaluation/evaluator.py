@@ -56,6 +56,7 @@ from nnd_suites.evaluation.scorers.resolve import (
 )
 from nnd_suites.evaluation.sensitivity import sensitivity
 from nnd_suites.evaluation.tiny import resolve_embedded
+from nnd_suites.infra.output_folder import check_output_folder
 
 __all__ = ["evaluate", "resolve_mode"]
 logger = logging.getLogger(__name__)
@@ -128,9 +129,7 @@ def evaluate(
         init_group(rank)
         device = device_for_rank(device, rank)
     if out is not None and main:  # before any scoring: a bad --out must not cost a run
-        from nnd_suites.evaluation.outputs import check_out_folder
-
-        check_out_folder(out)
+        check_output_folder(out, "report")
     if job is not None:  # N local ranks make this call; what would fail in each fails here
         # lazy: hf_loading imports torch; `import nnd_suites.evaluation` stays torch-free
         from nnd_suites.evaluation.backends.hf_loading import check_model_references

@@ -9,11 +9,6 @@ from __future__ import annotations
 from typing import Any
 
 from nnd_suites.errors import ModelLoadError
-from nnd_suites.evaluation.fingerprint import (
-    config_fingerprint,
-    tokenizer_fingerprint,
-    weights_fingerprint,
-)
 
 
 def backend_for_model(
@@ -50,7 +45,7 @@ def backend_for_model(
         )
     config = model.config
     encoder_decoder = getattr(config, "is_encoder_decoder", False)
-    cls = _in_memory_class(HFSeq2SeqBackend if encoder_decoder else HFCausalBackend)
+    cls = HFSeq2SeqBackend if encoder_decoder else HFCausalBackend
     weights = next(model.parameters())
     if weights.device.type == "meta":
         raise ModelLoadError(
@@ -74,36 +69,3 @@ def backend_for_model(
     check_scorable(backend, model)  # no head, an encoder, a tokenizer beyond the embedding
     backend.refresh_identity()
     return backend
-
-
-class InMemoryIdentity:
-    """Mixed into an HF backend over a model in memory: its identity adds the fingerprints of
-    the weights, the config and the tokenizer (a model built ``from_config`` has no revision of
-    its own)."""
-
-    fingerprints: dict[str, str]
-
-    def refresh_identity(self) -> dict[str, str]:
-        """Fingerprint the weights, config and tokenizer as they are now (after a training
-        step)."""
-        self.fingerprints = {
-            "weights": weights_fingerprint(self.model),  # type: ignore[attr-defined]
-            "config": config_fingerprint(self.model.config),  # type: ignore[attr-defined]
-            "tokenizer": tokenizer_fingerprint(self.tokenizer),  # type: ignore[attr-defined]
-        }
-        return self.fingerprints
-
-    @property
-    def identity(self) -> dict[str, str]:
-        return {**super().identity, **self.fingerprints}  # type: ignore[misc]
-
-
-_CLASSES: dict[type, type] = {}
-
-
-def _in_memory_class(base: type) -> type:
-    """``base`` with :class:`InMemoryIdentity` mixed in (one class per base, made once)."""
-    if base not in _CLASSES:
-        name = f"InMemory{base.__name__}"
-        _CLASSES[base] = type(name, (InMemoryIdentity, base), {"__module__": __name__})
-    return _CLASSES[base]

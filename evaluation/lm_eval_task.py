@@ -46,7 +46,6 @@ import json
 import re
 import shutil
 from collections.abc import Sequence
-from dataclasses import dataclass
 from pathlib import Path
 
 import yaml
@@ -101,14 +100,6 @@ class LmEvalExport(StrictModel):
     categories: dict[str, str] = Field(default_factory=dict)
 
 
-@dataclass(frozen=True)
-class Boundary:
-    """What a choice needs of the tokenizer: the EOS text and the leading-space rule."""
-
-    eos_text: str
-    space_prefix: bool
-
-
 def check_scorer(scorer: str) -> str:
     if scorer in SCORERS:
         return scorer
@@ -119,8 +110,9 @@ def check_scorer(scorer: str) -> str:
     )
 
 
-def tokenizer_boundary(tokenizer, name: str) -> Boundary:
-    """The EOS text and leading-space rule of ``tokenizer``; refuse what lm-eval cannot match."""
+def tokenizer_eos_text(tokenizer, name: str) -> str:
+    """The EOS text of ``tokenizer``, a byte-level one whose words start with a space (a choice
+    gets one before its candidate); refuse what lm-eval cannot match."""
     traits = tokenizer_traits(tokenizer)
     if traits.eos is None or not tokenizer.eos_token:
         raise NNDError(f"tokenizer {name!r} has no EOS token, which nnd-suites scores")
@@ -136,7 +128,7 @@ def tokenizer_boundary(tokenizer, name: str) -> Boundary:
             "tokenisation of context and candidate differs from nnd-suites' at the boundary; "
             "this export supports byte-level BPE tokenizers (GPT-2, Llama 3, Qwen ...)"
         )
-    return Boundary(tokenizer.eos_token, traits.space_prefix)
+    return tokenizer.eos_token
 
 
 def slug(name: str) -> str:
@@ -150,7 +142,7 @@ def _task_name(name: str) -> str:
     return name
 
 
-def choice_row(pair: Pair, context: str, boundary: Boundary, suite: str) -> dict:
+def choice_row(pair: Pair, context: str, eos_text: str, suite: str) -> dict:
     """One test as lm-eval reads it (``context``, ``choices``) and as utils.py judges it."""
     context = context.rstrip(" \t")
     if context and context[-1].isspace():
@@ -161,12 +153,8 @@ def choice_row(pair: Pair, context: str, boundary: Boundary, suite: str) -> dict
         )
     choices = []
     for text in (pair.high.text, pair.low.text):
-        lead = (
-            SEPARATOR
-            if boundary.space_prefix and context and text and not text[0].isspace()
-            else ""
-        )
-        choices.append(lead + text + boundary.eos_text)
+        lead = SEPARATOR if context and text and not text[0].isspace() else ""
+        choices.append(lead + text + eos_text)
     return {
         "id": pair.id,
         "group_id": pair.group_id,
@@ -214,12 +202,12 @@ def _task_yaml(task: str, data: Path, scorer: str) -> str:
 
 
 def _write_suite(
-    tmp: Path, final: Path, suite: Suite, template: str | None, scorer: str, boundary: Boundary
+    tmp: Path, final: Path, suite: Suite, template: str | None, scorer: str, eos_text: str
 ) -> tuple[str, dict[str, int], dict[str, str]]:
     base = _task_name("nnd_" + slug(suite.name))
     _, text = resolve_template(suite, template)
     rows = [
-        choice_row(pair, render_template(text, pair.context), boundary, suite.name)
+        choice_row(pair, render_template(text, pair.context), eos_text, suite.name)
         for pair in suite.pairs
     ]
     if not rows:
@@ -265,7 +253,7 @@ def export_lm_eval(
     # lazy: hf_loading imports torch; an export without a tokenizer needs none
     from nnd_suites.evaluation.backends.hf_loading import load_tokenizer
 
-    boundary = tokenizer_boundary(load_tokenizer(tokenizer), tokenizer)
+    eos_text = tokenizer_eos_text(load_tokenizer(tokenizer), tokenizer)
     final = Path(to).resolve()
     owners: dict[str, str] = {}  # task or group name -> the suite exporting it
     for suite in suites:
@@ -280,7 +268,7 @@ def export_lm_eval(
     manifest = LmEvalExport(
         scorer=scorer,
         tokenizer=tokenizer,
-        eos_text=boundary.eos_text,
+        eos_text=eos_text,
         suites={},
         tasks={},
         groups={},
@@ -288,7 +276,7 @@ def export_lm_eval(
     with output_folder(final, KIND) as tmp:
         shutil.copyfile(UTILS_TEMPLATE, tmp / "utils.py")
         for suite in suites:
-            base, tasks, members = _write_suite(tmp, final, suite, template, scorer, boundary)
+            base, tasks, members = _write_suite(tmp, final, suite, template, scorer, eos_text)
             manifest.suites[suite.name] = base
             manifest.tasks |= tasks
             manifest.groups[f"{base}_by_category"] = list(members)

@@ -31,7 +31,7 @@ from nnd_suites.evaluation.report import EvaluationReport, TestOutcome
 from nnd_suites.evaluation.report_markdown import markdown
 from nnd_suites.evaluation.samples import samples_file, write_samples
 from nnd_suites.evaluation.task_charts import write_task_rates
-from nnd_suites.infra.output_folder import Charts, check_output_folder, write_report_folder
+from nnd_suites.infra.output_folder import Charts, write_report_folder
 from nnd_suites.infra.output_folder import write_report_files as write_report_files_of_kind
 
 REPORT_FILE = "report.json"
@@ -63,12 +63,6 @@ def write_outcomes(path: Path, outcomes: list[TestOutcome]) -> None:
 
 def read_outcomes(path: str | Path) -> list[TestOutcome]:
     return [TestOutcome.model_validate(row) for row in pq.read_table(path).to_pylist()]
-
-
-def check_out_folder(out: str | Path) -> Path:
-    """Fail before any scoring when ``out`` cannot receive a report (new, empty or an earlier
-    report folder: see :mod:`nnd_suites.infra.output_folder`)."""
-    return check_output_folder(out, "report")
 
 
 def write_report(report: EvaluationReport, out: str | Path) -> dict[str, Path]:

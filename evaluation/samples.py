@@ -17,7 +17,7 @@ the model's own texts, a context cut to fit the window as cut).
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -122,49 +122,21 @@ def plan_samples(
     scorers: Sequence[Scorer],
     reference: Lookup | None = None,
 ) -> list[Sample]:
-    """The samples of a prepared suite's tests as ``backend`` scored them, compared by
-    ``scorers`` (the first one's values are the sides' scores); ``reference`` looks up the
-    reference model's scores. Every score a scorer reads is logged, so each verdict can be
-    recomputed from its line."""
-    neutral = None
+    """The samples of a prepared suite's tests as ``backend`` scored them (``lookup`` gives a
+    request's score), compared by ``scorers`` (the first one's values are the sides' scores);
+    ``reference`` looks up the reference model's scores. Every score a scorer reads is logged
+    (the neutral context's, the reference model's), so each verdict can be recomputed from its
+    line; the tokens are decoded when the backend tokenises in process."""
+    pairs = plan.suite.pairs
+    neutrals: Sequence[str | None] = [None] * len(pairs)
     if any(one.needs_neutral for one in scorers):
-        neutral = [neutral_context(plan.template, pair.context) for pair in plan.suite.pairs]
-    return suite_samples(
-        plan.name,
-        plan.template_name,
-        plan.contexts,
-        outcomes,
-        [(pair.high.text, pair.low.text) for pair in plan.suite.pairs],
-        lookup,
-        scorers[0].spec,
-        decoded_tokens(backend, plan.requests()),
-        neutral_contexts=neutral,
-        reference=reference if any(one.needs_reference for one in scorers) else None,
-    )
-
-
-def suite_samples(
-    suite: str,
-    template_name: str,
-    contexts: Sequence[str],
-    outcomes: Sequence[TestOutcome],
-    texts: Sequence[tuple[str, str]],
-    lookup: Lookup,
-    scorer: str,
-    tokens: Mapping[tuple[str, str], tuple[str, str]] | None = None,
-    *,
-    neutral_contexts: Sequence[str] | None = None,
-    reference: Lookup | None = None,
-) -> list[Sample]:
-    """The samples of one suite's tests: ``contexts`` as rendered, ``texts`` the (high, low)
-    candidate texts, ``outcomes`` the tests' outcomes, all in suite order; ``lookup`` gives a
-    request's score; ``tokens`` maps a request to its (context, targets) decoded, when known;
-    ``neutral_contexts`` (suite order) and ``reference`` when a scorer read those scores."""
-    neutrals = neutral_contexts if neutral_contexts is not None else [None] * len(contexts)
+        neutrals = [neutral_context(plan.template, pair.context) for pair in pairs]
+    if not any(one.needs_reference for one in scorers):
+        reference = None
+    tokens = decoded_tokens(backend, plan.requests())
     samples = []
-    for context, empty, outcome, pair_texts in zip(
-        contexts, neutrals, outcomes, texts, strict=True
-    ):
+    for context, empty, outcome, pair in zip(plan.contexts, neutrals, outcomes, pairs, strict=True):
+        pair_texts = (pair.high.text, pair.low.text)
         sides = [
             ScoredSide(
                 text=text,
@@ -181,17 +153,17 @@ def suite_samples(
             decoded = ScoredTokens(context=read, high=high, low=low)
         samples.append(
             Sample(
-                suite=suite,
+                suite=plan.name,
                 pair_id=outcome.pair_id,
                 group_id=outcome.group_id,
                 category=outcome.category,
                 label=outcome.label,
-                template=template_name,
+                template=plan.template_name,
                 context=context,
                 neutral_context=empty,
                 high=sides[0],
                 low=sides[1],
-                scorer=scorer,
+                scorer=scorers[0].spec,
                 outcome=outcome.outcome,
                 tokens=decoded,
             )

@@ -12,9 +12,11 @@ counts that are not the report's (an edited outcomes file, or one of another run
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from pathlib import Path
+from typing import TypeVar
 
-from pydantic import ValidationError
+from pydantic import BaseModel, ValidationError
 
 from nnd_suites.errors import NNDError
 from nnd_suites.evaluation.limits import limit_disagrees
@@ -24,11 +26,13 @@ from nnd_suites.evaluation.report_markdown import kept_groups
 from nnd_suites.infra.formatting import count
 from nnd_suites.infra.output_folder import holds_kind, other_kind
 from nnd_suites.infra.reading import DataFileError, check_regular_file, parse_json, read_data_text
+from nnd_suites.infra.validation import validation_problems
 from nnd_suites.statistics.outcomes import Outcome, Rate, TestOutcome, rate, test_outcome
 from nnd_suites.suite import Suite
 
 #: a report holds per-category figures, never per-test rows (those are in parquet files)
 REPORT_FILE_LIMIT = 64 * 2**20
+ReportT = TypeVar("ReportT", bound=BaseModel)
 
 
 def report_file(path: str | Path) -> Path:
@@ -70,19 +74,28 @@ def _first_problem(exc: ValidationError) -> str:
     return f"{exc.error_count()} problem(s), first: {first['loc']}: {first['msg']}"
 
 
+def read_report_json(
+    file: Path,
+    model: type[ReportT],
+    what: str,
+    problems: Callable[[ValidationError], str] = validation_problems,
+) -> ReportT:
+    """``file`` read as a bounded regular file and validated as ``model``; ``what`` names it in
+    the errors (``evaluation report``, ``verify report``), ``problems`` says what is invalid."""
+    try:
+        text = read_data_text(file, what, REPORT_FILE_LIMIT)
+        parse_json(text, str(file))  # nesting and integer digits within bounds
+        return model.model_validate_json(text)
+    except DataFileError as exc:
+        raise NNDError(f"{exc}; not a readable nnd-suites {what}") from None
+    except ValidationError as exc:
+        raise NNDError(f"{file}: not an nnd-suites {what} ({problems(exc)})") from exc
+
+
 def load_report(path: str | Path) -> EvaluationReport:
     """The report of a saved run, with ``report.outcomes`` read from its outcome files."""
     file = report_file(path)
-    try:
-        text = read_data_text(file, "evaluation report", REPORT_FILE_LIMIT)
-        parse_json(text, str(file))  # nesting and integer digits within bounds
-        report = EvaluationReport.model_validate_json(text)
-    except DataFileError as exc:
-        raise NNDError(f"{exc}; not a readable nnd-suites evaluation report") from None
-    except ValidationError as exc:
-        raise NNDError(
-            f"{file}: not an nnd-suites evaluation report ({_first_problem(exc)})"
-        ) from exc
+    report = read_report_json(file, EvaluationReport, "evaluation report", _first_problem)
     for name, result in report.suites.items():
         problem = limit_disagrees(report.limit, result.limited)
         if result.limited and result.limited.scored != result.pairs:

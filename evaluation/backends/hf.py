@@ -40,6 +40,11 @@ from nnd_suites.evaluation.backends.hf_loading import (
     scoring_mode,
 )
 from nnd_suites.evaluation.batching import Budget, Chunk, plan_batches, run_with_backoff
+from nnd_suites.evaluation.fingerprint import (
+    config_fingerprint,
+    tokenizer_fingerprint,
+    weights_fingerprint,
+)
 from nnd_suites.evaluation.scoring import Layout, TokenizerTraits, tokenizer_traits
 
 #: Budgets for "auto" on CPU: batches beyond ~2k tokens leave the caches and run slower.
@@ -85,6 +90,7 @@ class HFBackend(Backend):
         self.requested_strategy = strategy
         self.forward_passes = 0  # counted for tests and reports
         self.probe_report: dict[str, str] = {}
+        self.fingerprints: dict[str, str] = {}  # a model in memory's (refresh_identity)
         if model is not None:
             self.__dict__["model"] = model
         if tokenizer is not None:
@@ -189,6 +195,16 @@ class HFBackend(Backend):
         return self._choose_strategy()
 
     # ----------------------------------------------------------------- identity
+    def refresh_identity(self) -> dict[str, str]:
+        """Fingerprint the weights, config and tokenizer of a model in memory (in_memory.py: it
+        has no revision of its own) as they are now (after a training step): its identity."""
+        self.fingerprints = {
+            "weights": weights_fingerprint(self.model),
+            "config": config_fingerprint(self.model.config),
+            "tokenizer": tokenizer_fingerprint(self.tokenizer),
+        }
+        return self.fingerprints
+
     @property
     def identity(self) -> dict[str, str]:
         return {
@@ -198,6 +214,7 @@ class HFBackend(Backend):
             "dtype": DTYPE_NAMES[self.dtype],
             "mode": self.mode,
             "scoring_version": SCORING_VERSION,
+            **self.fingerprints,
         }
 
     def describe(self) -> dict[str, Any]:

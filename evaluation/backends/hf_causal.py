@@ -37,7 +37,7 @@ from nnd_suites.evaluation.backends.packing import (
     shared_split,
 )
 from nnd_suites.evaluation.backends.padding import pad_rows
-from nnd_suites.evaluation.batching import Budget, Chunk
+from nnd_suites.evaluation.batching import Budget, Chunk, grouped_chunks
 from nnd_suites.evaluation.scoring import Layout, causal_layouts
 from nnd_suites.infra.batching_strategies import HF_STRATEGIES
 
@@ -77,16 +77,9 @@ class HFCausalBackend(HFBackend):
         for index, layout in enumerate(layouts):
             groups.setdefault(shared_split(layout)[0], []).append(index)
         if strategy == "expand":
-            return [
-                Chunk(
-                    prefix,
-                    part,
-                    ((1, len(prefix), len(prefix)), (len(part), longest, len(prefix) + longest)),
-                )
-                for prefix, members in groups.items()
-                for part in _split(members, EXPAND_CANDIDATES)
-                for longest in [max(len(shared_split(layouts[i])[1]) for i in part)]
-            ]
+            return grouped_chunks(
+                groups, lambda i: len(shared_split(layouts[i])[1]), EXPAND_CANDIDATES
+            )
         # A row may exceed the per-batch token budget (it then runs alone): the attention scores
         # of one row bound its length, and below that the cost of repeating the context against
         # attending over the row's every pair (row_span).
@@ -310,10 +303,6 @@ class HFCausalBackend(HFBackend):
         with torch.inference_mode():
             fast = dict(self.run_batch(self.chunks(probe, strategy), probe, budget, strategy))
             return max(abs(fast[i] - self.naive_sum(layout)) for i, layout in enumerate(probe))
-
-
-def _split(items: list[int], size: int) -> list[list[int]]:
-    return [items[i : i + size] for i in range(0, len(items), size)]
 
 
 def _sliding_window(config) -> bool:

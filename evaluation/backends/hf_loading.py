@@ -86,9 +86,6 @@ def resolve_dtype(dtype: str | torch.dtype, device: torch.device) -> torch.dtype
 
 
 def load_error(model: str, exc: Exception) -> ModelLoadError:
-    # lazy: the Hub layer imports datasets; only the offline check needs it
-    from nnd_suites.hub.remote import offline as hub_offline
-
     offline = hub_offline()
     where = (
         "it is not a local folder"

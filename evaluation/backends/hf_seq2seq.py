@@ -10,7 +10,7 @@ from __future__ import annotations
 from nnd_suites.evaluation.backend import BackendMetadata
 from nnd_suites.evaluation.backends.hf import HFBackend
 from nnd_suites.evaluation.backends.padding import pad_rows
-from nnd_suites.evaluation.batching import Budget, Chunk
+from nnd_suites.evaluation.batching import Budget, Chunk, grouped_chunks
 from nnd_suites.evaluation.scoring import (
     CandidateTooLong,
     Layout,
@@ -81,22 +81,7 @@ class HFSeq2SeqBackend(HFBackend):
         groups: dict[tuple[int, ...], list[int]] = {}
         for index, layout in enumerate(layouts):
             groups.setdefault(layout.prefix, []).append(index)
-        chunks = []
-        for prefix, members in groups.items():
-            for s in range(0, len(members), CANDIDATES_PER_CHUNK):
-                part = members[s : s + CANDIDATES_PER_CHUNK]
-                longest = max(len(layouts[i].inputs) for i in part)
-                chunks.append(
-                    Chunk(
-                        prefix,
-                        part,
-                        (
-                            (1, len(prefix), len(prefix)),
-                            (len(part), longest, len(prefix) + longest),
-                        ),
-                    )
-                )
-        return chunks
+        return grouped_chunks(groups, lambda i: len(layouts[i].inputs), CANDIDATES_PER_CHUNK)
 
     def run_batch(
         self, batch: list[Chunk], layouts: list[Layout], budget: Budget, strategy: str

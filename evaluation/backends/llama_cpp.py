@@ -233,13 +233,10 @@ class LlamaCppBackend(Backend):
         }
 
     def describe(self) -> dict[str, Any]:
-        # lazy: optional extra (pip install 'nnd-suites[llama]'), only for GGUF models
-        import llama_cpp
-
         described: dict[str, Any] = {
             **self.identity,
             "window": self.window,
-            "llama_cpp_python": llama_cpp.__version__,
+            "llama_cpp_python": _llama_cpp().__version__,
             "threads": self.threads,
         }
         if self.hf_tokenizer:

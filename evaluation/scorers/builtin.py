@@ -33,8 +33,7 @@ class Mean(Scorer):
     )
 
     def value(self, scores: CandidateScores, text: str) -> float:
-        score = scores.model
-        return score.logprob_sum / score.n_targets
+        return scores.model.logprob_sum / scores.model.n_targets
 
 
 @register_scorer("sum")
@@ -48,8 +47,7 @@ class Sum(Scorer):
     )
 
     def value(self, scores: CandidateScores, text: str) -> float:
-        score = scores.model
-        return score.logprob_sum
+        return scores.model.logprob_sum
 
 
 @register_scorer("per_char")
@@ -62,8 +60,7 @@ class PerChar(Scorer):
     )
 
     def value(self, scores: CandidateScores, text: str) -> float:
-        score = scores.model
-        return score.logprob_sum / (len(text) + 1)
+        return scores.model.logprob_sum / (len(text) + 1)
 
 
 @register_scorer("per_byte")
@@ -76,8 +73,7 @@ class PerByte(Scorer):
     )
 
     def value(self, scores: CandidateScores, text: str) -> float:
-        score = scores.model
-        return score.logprob_sum / (len(text.encode("utf-8")) + 1)
+        return scores.model.logprob_sum / (len(text.encode("utf-8")) + 1)
 
 
 @register_scorer("pmi")

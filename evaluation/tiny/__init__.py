@@ -215,18 +215,13 @@ def embedded_or(model: str) -> str:
     use. Every loader of a model reference calls it (``load_backend``, ``load_tokenizer``), so the
     name works wherever a model is taken. Another name in our namespace (``nnd-suites:...``,
     never a Hub id: those have no ``:``) is unknown, with the closest built-in name suggested."""
-    if model.startswith(BUILTIN_PREFIX) and model not in BUILTIN_MODELS:
-        raise UnknownItemError(
-            "built-in model", model, list(BUILTIN_MODELS), hint="nnd-suites list names them"
-        )
-    if model.startswith(SUITE_PREFIX):  # no Hub id either: the suites' prefix, taken for ours
-        raise UnknownItemError(
-            "built-in model",
-            model,
-            list(BUILTIN_MODELS),
-            hint=f"built-in models are named {BUILTIN_PREFIX}NAME ({SUITE_PREFIX}NAME names a "
-            "built-in suite); nnd-suites list names them",
-        )
+    # the suites' prefix is no Hub id either: taken for ours
+    if model.startswith((BUILTIN_PREFIX, SUITE_PREFIX)) and model not in BUILTIN_MODELS:
+        hint = "nnd-suites list names them"
+        if model.startswith(SUITE_PREFIX):
+            named = f"{BUILTIN_PREFIX}NAME ({SUITE_PREFIX}NAME names a built-in suite)"
+            hint = f"built-in models are named {named}; {hint}"
+        raise UnknownItemError("built-in model", model, list(BUILTIN_MODELS), hint=hint)
     return str(embedded_model()) if model == EMBEDDED else model
 
 

@@ -17,15 +17,14 @@ from nnd_suites.evaluation.verify.models import (
     VerifyReport,
 )
 from nnd_suites.evaluation.verify.render import (
-    PLACEMENT_FILE,
     VERIFY_FILE,
-    check_verify_folder,
     load_verify,
     write_placement,
 )
 from nnd_suites.evaluation.verify.stats import place_model
 from nnd_suites.human.pairwise_scores import WIN_RATE_MEASURE
 from nnd_suites.infra.formatting import plural
+from nnd_suites.infra.output_folder import check_output_folder
 from nnd_suites.statistics.outcomes import outcome_map, rated_by_all
 
 
@@ -233,7 +232,7 @@ def place_saved(
     ``out``, the placement folder is written there (a foreign ``out`` is refused before anything
     is read)."""
     if out is not None:
-        check_verify_folder(out, PLACEMENT_FILE)
+        check_output_folder(out, "placement")
     verify = load_verify(verify_folder)
     placement = place_in_verify(verify, load_report(report))
     if out is not None:

@@ -19,13 +19,11 @@ from __future__ import annotations
 import math
 from pathlib import Path
 
-from pydantic import ValidationError
-
 from nnd_suites.errors import NNDError
 from nnd_suites.evaluation.limits import limit_disagrees
 from nnd_suites.evaluation.plots import short_name, write_scatter
 from nnd_suites.evaluation.report_markdown import embedded_heading_note, limit_note
-from nnd_suites.evaluation.saved import REPORT_FILE_LIMIT
+from nnd_suites.evaluation.saved import read_report_json
 from nnd_suites.evaluation.verify.models import (
     Correlation,
     PlacedScore,
@@ -41,25 +39,13 @@ from nnd_suites.infra.formatting import (
     rate_with_interval,
 )
 from nnd_suites.infra.markdown import render
-from nnd_suites.infra.output_folder import (
-    check_output_folder,
-    other_kind,
-    write_report_folder,
-)
-from nnd_suites.infra.reading import DataFileError, parse_json, read_data_text
-from nnd_suites.infra.validation import validation_problems
+from nnd_suites.infra.output_folder import other_kind, write_report_folder
 from nnd_suites.statistics.outcomes import rated_by_all, wilson
 
 VERIFY_FILE = "verify.json"
 PLACEMENT_FILE = "placement.json"
 VERIFY_TEMPLATE = Path(__file__).parents[1] / "report_templates" / "verify.md.j2"
 PLACEMENT_TEMPLATE = VERIFY_TEMPLATE.with_name("placement.md.j2")
-
-
-def check_verify_folder(out: str | Path, marker: str = VERIFY_FILE) -> Path:
-    """Fail before any scoring when ``out`` cannot receive the verify (or, with
-    ``PLACEMENT_FILE``, placement) report: see :mod:`nnd_suites.infra.output_folder`."""
-    return check_output_folder(out, marker.removesuffix(".json"))
 
 
 def pass_rate_intervals(correlation: Correlation) -> dict[str, tuple[float, float]]:
@@ -141,16 +127,7 @@ def load_verify(path: str | Path) -> VerifyReport:
         raise NNDError(
             other_kind(path, "verify", instead) or f"{file}: no verify report there; {instead}"
         )
-    try:
-        text = read_data_text(file, "verify report", REPORT_FILE_LIMIT)
-        parse_json(text, str(file))  # nesting and integer digits within bounds
-        report = VerifyReport.model_validate_json(text)
-    except DataFileError as exc:
-        raise NNDError(f"{exc}; not a readable nnd-suites verify report") from None
-    except ValidationError as exc:
-        raise NNDError(
-            f"{file}: not an nnd-suites verify report ({validation_problems(exc)})"
-        ) from exc
+    report = read_report_json(file, VerifyReport, "verify report")
     problem = _figures_problem(report)
     if problem:
         raise NNDError(f"{file}: {problem}; the file was edited: re-run `nnd-suites verify`")

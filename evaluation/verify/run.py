@@ -38,11 +38,12 @@ from nnd_suites.evaluation.parallel import current_rank
 from nnd_suites.evaluation.rank_job import rank_job, refuse_before_ranks, run_in_ranks, wants_ranks
 from nnd_suites.evaluation.shared_runs import share_runs
 from nnd_suites.evaluation.verify.models import Correlation, VerifyReport
-from nnd_suites.evaluation.verify.render import check_verify_folder, write_verify
+from nnd_suites.evaluation.verify.render import write_verify
 from nnd_suites.evaluation.verify.stats import bootstrap_correlations, weighted_pass_rates
 from nnd_suites.human.agreement import margin_weight
 from nnd_suites.human.scores import HumanScores, human_scores
 from nnd_suites.infra.formatting import plural
+from nnd_suites.infra.output_folder import check_output_folder
 from nnd_suites.infra.reading import StrictYAML, read_yaml_file
 from nnd_suites.statistics.outcomes import TestOutcome, outcome_map, rated_by_all
 from nnd_suites.suite import Suite
@@ -92,13 +93,6 @@ def read_systems_file(path: str | Path) -> dict[str, str]:
     return data
 
 
-def parse_system(text: str) -> tuple[str, str]:
-    name, sep, model = text.partition("=")
-    if not sep or not name or not model:
-        raise NNDError(f"--system {text!r}: write NAME=MODEL (an annotated system, a model)")
-    return name, model
-
-
 def collect_systems(
     given: Sequence[str] = (), systems_file: str | Path | None = None
 ) -> dict[str, str]:
@@ -106,7 +100,9 @@ def collect_systems(
     of ``given``; a system given twice is an error (which model would stand for it?)."""
     systems = read_systems_file(systems_file) if systems_file is not None else {}
     for text in given:
-        name, model = parse_system(text)
+        name, sep, model = text.partition("=")
+        if not sep or not name or not model:
+            raise NNDError(f"--system {text!r}: write NAME=MODEL (an annotated system, a model)")
         if name in systems:
             raise NNDError(f"--system {name} is given twice; give each system one model")
         systems[name] = model
@@ -248,7 +244,7 @@ def verify_suite(
     rank = current_rank()  # data parallel: every rank scores, rank 0 alone writes
     main = rank is None or rank.main
     if out is not None and main:
-        check_verify_folder(out)  # before any scoring: a bad --out must not cost a run
+        check_output_folder(out, "verify")  # before any scoring: a bad --out must not cost a run
     if job is not None:  # N local ranks make this call; what would fail in each fails here
         check_model_references(*references)
         refuse_before_ranks(suite, scoring.get("backend"), scoring.get("backend_options"))

@@ -10,9 +10,8 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from itertools import combinations
-from typing import Any
 
 import numpy as np
 from scipy import stats
@@ -87,9 +86,6 @@ class Bootstrap:
     #: resamples where a correlation was undefined (all pass rates equal), left out of its interval
     rank_undefined: int
     gap_undefined: int
-
-    def as_dict(self) -> dict[str, Any]:
-        return asdict(self)
 
 
 def bootstrap_correlations(
@@ -188,9 +184,6 @@ class Placement:
     poor_fit: bool
     reason: str | None
     extrapolated: bool = False
-
-    def as_dict(self) -> dict[str, Any]:
-        return asdict(self)
 
 
 def place_model(

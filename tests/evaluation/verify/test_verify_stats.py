@@ -6,6 +6,7 @@ Systems A-D have pass rates 0.40, 0.50, 0.60, 0.70 and human scores 0.30, 0.45, 
 from __future__ import annotations
 
 import math
+from dataclasses import asdict
 
 import pytest
 
@@ -77,7 +78,7 @@ def test_bootstrap_point_values_interval_and_seed():
     assert -1 <= result.gap_ci[0] <= result.gap <= result.gap_ci[1] <= 1
     assert result == bootstrap_correlations(passes, HUMAN, resamples=300, seed=7)
     assert result != bootstrap_correlations(passes, HUMAN, resamples=300, seed=8)
-    assert result.as_dict()["rank_ci"] == result.rank_ci
+    assert asdict(result)["rank_ci"] == result.rank_ci
     # humans agreeing with the pass-rate order, and nested passes: no resample can reverse two
     # systems, so tau is never negative, and it is 1 whenever no two rates tie
     agreeing = bootstrap_correlations(passes, RATES, resamples=300, seed=7)
