@@ -34,6 +34,12 @@ def limit_note(limit: float | None, kept: KeptTests | None = None) -> str:
     """What ``limit`` kept, in its unit (context groups, not tests), and with ``kept`` each
     suite's tests scored of its own and the categories left with no test."""
     if not limit:
+        # a suite given in part (its manifest whole, some of its pairs: the Python API allows
+        # it) is said as such, or its figures would read as the whole suite's
+        if kept and any(record for _, record in kept.values()):
+            return (
+                f" Part of a suite was scored (given so, not by `limit`): {kept_tests_text(kept)}."
+            )
         return ""
     return (
         f" Only {kept_groups(limit)} of each suite {'was' if limit == 1 else 'were'} scored "

@@ -180,6 +180,10 @@ def test_report_json_names_its_samples_files_and_old_reports_still_load(backend,
         assert f"test by test: `{named}`" in markdown
         assert without["suites"][suite.name]["samples_file"] is None
     assert not (plain / "samples").exists()
+    # each suite was given in part (no limit): the report says so, not the whole suite's figures
+    assert "Part of a suite was scored (given so, not by `limit`): quiz_design: 40 of 2,686" in (
+        " ".join(markdown.split())
+    )
     assert "test by test" not in (plain / "report.md").read_text("utf-8")
     jsonschema.validate(with_samples, schema)  # the shipped schema knows the field
     jsonschema.validate(without, schema)
