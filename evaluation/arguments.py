@@ -7,6 +7,7 @@ refuses ``--limit 1.0``, and ``batch_size=True`` was a batch of one."""
 
 from __future__ import annotations
 
+import os
 import reprlib
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -14,7 +15,9 @@ from typing import Any
 
 from nnd_suites.errors import ArgumentError, NNDError
 from nnd_suites.evaluation.backend import Backend
+from nnd_suites.infra.atomic import real_target
 from nnd_suites.infra.key_values import require_unique
+from nnd_suites.infra.paths import cache_root
 from nnd_suites.transformations import make_transformation
 
 #: arguments that take True or False only
@@ -125,6 +128,7 @@ def check_evaluate_arguments(arguments: Mapping[str, Any], function: str = "eval
     for name in ("cache_dir", "out"):
         if arguments.get(name) is not None and not isinstance(arguments[name], (str, Path)):
             raise _refuse(function, name, arguments[name], "give a folder path, or None")
+    check_cache_outside_out(function, arguments)
     scorers = arguments.get("scorers", "")
     if isinstance(scorers, Sequence) and not isinstance(scorers, str) and not scorers:
         raise _refuse(function, "scorers", scorers, "no scorer given; name at least one")
@@ -136,6 +140,25 @@ def check_evaluate_arguments(arguments: Mapping[str, Any], function: str = "eval
     if options is not None and not isinstance(options, Mapping):
         raise _refuse(function, "backend_options", options, "give a dict of options, or None")
     check_loading(function, arguments)
+
+
+def check_cache_outside_out(function: str, arguments: Mapping[str, Any]) -> None:
+    """The score cache (``cache_dir``, else the cache root) must lie outside ``out``: the run
+    wrote its cache there, scored every request, then refused the folder for holding what its
+    writer did not put there, so the report was lost and every rerun failed the same way."""
+    out = arguments.get("out")
+    if out is None or not arguments.get("cache", True):
+        return
+    given = arguments.get("cache_dir")
+    cache = Path(os.path.realpath(given if given is not None else cache_root()))
+    target = real_target(out)
+    if cache == target or target in cache.parents:
+        where = "is" if cache == target else "is inside"
+        raise ArgumentError(
+            f"{function}: the score cache {cache} {where} the output folder {out}, which is "
+            "replaced as a whole and may hold only what its writer puts there; give a cache "
+            "folder outside it (--cache-dir, $NND_SUITES_CACHE), or another --out"
+        )
 
 
 def check_loading(function: str, arguments: Mapping[str, Any]) -> None:

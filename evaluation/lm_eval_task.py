@@ -54,7 +54,7 @@ from pydantic import Field
 from nnd_suites.errors import NNDError, ParameterError
 from nnd_suites.evaluation.scoring import SEPARATOR, tokenizer_traits
 from nnd_suites.evaluation.templates import resolve_template
-from nnd_suites.infra.atomic import atomic_write_text
+from nnd_suites.infra.atomic import atomic_write_text, real_target
 from nnd_suites.infra.output_folder import output_folder
 from nnd_suites.infra.output_kinds import register_model
 from nnd_suites.infra.validation import StrictModel
@@ -254,7 +254,7 @@ def export_lm_eval(
     from nnd_suites.evaluation.backends.hf_loading import load_tokenizer
 
     eos_text = tokenizer_eos_text(load_tokenizer(tokenizer), tokenizer)
-    final = Path(to).resolve()
+    final = real_target(to)  # absolute for the YAML files; a link there is refused
     owners: dict[str, str] = {}  # task or group name -> the suite exporting it
     for suite in suites:
         base = "nnd_" + slug(suite.name)

@@ -20,7 +20,11 @@ from pathlib import Path
 from typing import Any
 
 from nnd_suites.errors import NNDError
-from nnd_suites.evaluation.arguments import check_models, check_preparation
+from nnd_suites.evaluation.arguments import (
+    check_cache_outside_out,
+    check_models,
+    check_preparation,
+)
 from nnd_suites.evaluation.catalogue_suites import catalogue_suites
 from nnd_suites.evaluation.leaderboard import TIE_RULE, Leaderboard, leaderboard, model_labels
 from nnd_suites.evaluation.leaderboard_agreement import human_tables, rate_cell, reference_rows
@@ -56,6 +60,7 @@ def evaluate_models(
     ``data_parallel=N``: each model is scored in N local processes (the same leaderboard)."""
     check_models("evaluate_models", models)  # before any work, as the CLI checks while parsing
     check_preparation("evaluate_models", template, normalize, limit)
+    check_cache_outside_out("evaluate_models", {**options, "out": out})
     # taken before any parameter is reassigned: this call, as each rank will make it
     job = rank_job(evaluate_models, locals()) if wants_ranks(data_parallel) else None
     # lazy: hf_loading imports torch; `import nnd_suites.evaluation` stays torch-free

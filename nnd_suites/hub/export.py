@@ -19,8 +19,9 @@ from nnd_suites.hub.layout import CARD_FILE, CARD_TAG, exported_configs, validat
 from nnd_suites.hub.remote import check_repo_id
 from nnd_suites.infra.atomic import atomic_write_text, folder_lock, recover_dead_writers
 from nnd_suites.infra.output_folder import check_output_folder
-from nnd_suites.suite import Suite, SuiteManifest
+from nnd_suites.suite import CANDIDATES_FILE, MANIFEST_FILE, Suite, SuiteManifest
 from nnd_suites.suite.manifest import MAP_PLACEHOLDER, config_name_problem
+from nnd_suites.suite.storage import data_files
 
 logger = logging.getLogger(__name__)
 
@@ -163,13 +164,25 @@ def present_configs(folder: Path) -> list[str]:
     """The configs ``folder`` holds: its config folders, and those its card lists whose folder
     is still there though a file is gone (a missing shard or manifest would otherwise drop the
     config from the next card, or from what the folder stands for, without a word; reading it
-    names what is missing)."""
+    names what is missing). A config folder or file that is a link is refused: the folder is
+    published as it is, and a link would send what lies outside it (a linked folder, which an
+    upload does not follow, a card listing a config whose files never reach the Hub)."""
     listed = [
         name
         for name in card_config_names(folder)
         if config_name_problem(name) is None and os.path.lexists(folder / name)
     ]
-    return sorted(set(exported_configs(folder)) | set(listed))
+    names = sorted(set(exported_configs(folder)) | set(listed))
+    for config in (folder / name for name in names):
+        files = [config, config / MANIFEST_FILE, config / CANDIDATES_FILE, *data_files(config)]
+        link = next((path for path in files if path.is_symlink()), None)
+        if link is not None:
+            raise NNDError(
+                f"{link} is a symbolic link (to {os.readlink(link)}): a dataset folder is "
+                "published as it is, never with what lies outside it; copy the files into "
+                f"{config}, or give that suite by its own folder"
+            )
+    return names
 
 
 def misnamed_suites(folder: str | Path) -> dict[str, str]:

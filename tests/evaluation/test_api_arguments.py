@@ -160,3 +160,43 @@ def test_what_the_facade_is_handed_by_name_or_by_mistake_is_named(challenge300_s
         nnd_suites.compare_reports("runs/a", "runs/b")
     with named(ArgumentError, "robustness(transforms='lowercase'): give a list of"):
         robustness("unused", ["challenge300"], "lowercase")
+
+
+def test_a_score_cache_inside_the_output_folder_is_refused_before_the_run(tmp_path, monkeypatch):
+    """evaluate --out R --cache-dir R/cache scored every request, writing its cache into R,
+    then refused R for holding that cache ('nothing was written'): the run's report was lost
+    and every rerun failed the same way."""
+    from nnd_suites.cli import main
+    from nnd_suites.evaluation.multi import evaluate_models
+    from nnd_suites.evaluation.robustness import robustness
+    from nnd_suites.evaluation.verify import verify_suite
+
+    out = tmp_path / "run"
+    cli = ["evaluate", "--suite", "quiz_design", "--model", "nnd-suites:tiny-random", "--quiet"]
+    assert main([*cli, "--limit", "1", "--out", str(out), "--cache-dir", str(out / "c")]) == 2
+    assert not out.exists()
+    inside = f"the score cache {out / 'c'} is inside the output folder {out}"
+    calls = {
+        "evaluate": lambda: nnd_suites.evaluate(NO_MODEL, "quiz_design", out=out, cache_dir=out),
+        "evaluate_models": lambda: evaluate_models(
+            [NO_MODEL, "gpt2"], "quiz_design", out=out, cache_dir=out / "c"
+        ),
+        "robustness": lambda: robustness(
+            NO_MODEL, ["quiz_design"], ["lowercase"], out=out, cache_dir=out / "c"
+        ),
+        "verify_suite": lambda: verify_suite(
+            "quiz_design", {"mixqg": NO_MODEL, "gpt2b_sup": "gpt2"}, out=out, cache_dir=out / "c"
+        ),
+    }
+    for function, call in calls.items():
+        with pytest.raises(ArgumentError, match=f"^{function}: the score cache") as caught:
+            call()
+        assert "give a cache folder outside it" in str(caught.value)
+    monkeypatch.setenv("NND_SUITES_CACHE", str(out / "c"))  # the default cache folder too
+    with pytest.raises(ArgumentError, match=inside):
+        nnd_suites.evaluate(NO_MODEL, "quiz_design", out=out)
+    # --no-cache writes no cache: nothing to refuse (the model fails to load)
+    with pytest.raises(nnd_suites.NNDError) as caught:
+        nnd_suites.evaluate(NO_MODEL, "quiz_design", out=out, cache=False)
+    assert "score cache" not in str(caught.value)
+    assert not out.exists()

@@ -162,6 +162,19 @@ def test_a_folder_of_something_else_is_left_alone(tiny_causal_model, challenge30
     assert "process_results_sum" in (tmp_path / "task/nnd_challenge300.yaml").read_text()
 
 
+def test_a_link_given_as_the_folder_is_refused_not_followed(
+    tiny_causal_model, quiz_design_suite, challenge300_suite, tmp_path
+):
+    # --to LINK resolved the link: the export elsewhere it named (quiz_design's task) was
+    # replaced by challenge300's, where every other writer refuses a link as its folder
+    export_lm_eval([quiz_design_suite], tmp_path / "task", str(tiny_causal_model))
+    before = sorted(p.name for p in (tmp_path / "task").iterdir())
+    (tmp_path / "link").symlink_to(tmp_path / "task")
+    with pytest.raises(OutputFolderError, match=f"{tmp_path / 'link'}: exists and is a symbolic"):
+        export_lm_eval([challenge300_suite], tmp_path / "link", str(tiny_causal_model))
+    assert sorted(p.name for p in (tmp_path / "task").iterdir()) == before
+
+
 def test_a_context_ending_in_a_line_break_is_refused_by_name(
     tiny_causal_model, challenge300_suite, tmp_path
 ):

@@ -377,3 +377,34 @@ def test_a_suite_still_holding_the_scaffolds_todo_is_not_published(
     with pytest.raises(SuiteValidationError, match="its license still holds the TODO"):
         publish_suites([todo], "me/nnd")
     assert hub.calls == []  # refused before the Hub was contacted
+
+
+@pytest.mark.parametrize("linked", ["config folder", "shard"])
+def test_nothing_linked_from_outside_a_dataset_folder_is_published(
+    hub, challenge300_suite, quiz_design_suite, tmp_path, capsys, linked
+):
+    # a dataset folder holding a link to a suite kept elsewhere (a private one), or a config
+    # whose shard is a link to a file elsewhere: publishing the folder, or staging in it, sent
+    # what lies outside it (upload_folder follows a linked file; a linked config folder it does
+    # not follow, so the card listed a config whose files never reached the Hub)
+    built, elsewhere = tmp_path / "built", tmp_path / "private"
+    challenge300_suite.save(built / "challenge300")
+    quiz_design_suite.save(elsewhere / "quiz_design")
+    if linked == "config folder":
+        link = built / "quiz_design"
+        link.symlink_to(elsewhere / "quiz_design")
+    else:
+        quiz_design_suite.save(built / "quiz_design")
+        link = built / "quiz_design" / "test-00000-of-00001.parquet"
+        link.unlink()
+        link.symlink_to(elsewhere / "quiz_design" / link.name)
+    for args in (
+        ["publish", str(built), "--repo", "org/nnd"],
+        ["publish", str(built), "--repo", "org/nnd", "--dry-run"],
+        ["publish", "challenge300", "--repo", "org/nnd", "--folder", str(built)],
+        ["export", str(built), "--to", str(tmp_path / "export")],
+    ):
+        assert main(args) == 2, args
+        err = capsys.readouterr().err
+        assert f"{link} is a symbolic link" in err and "copy" in err, err
+    assert hub.calls == [] and not (tmp_path / "export").exists()
