@@ -15,8 +15,10 @@ from typing import Any
 
 from nnd_suites.errors import ArgumentError, NNDError
 from nnd_suites.evaluation.backend import Backend
+from nnd_suites.hub.layout import exported_configs
 from nnd_suites.infra.atomic import real_target
 from nnd_suites.infra.key_values import require_unique
+from nnd_suites.infra.output_folder import held_kind
 from nnd_suites.infra.paths import cache_root
 from nnd_suites.transformations import make_transformation
 
@@ -145,20 +147,43 @@ def check_evaluate_arguments(arguments: Mapping[str, Any], function: str = "eval
 def check_cache_outside_out(function: str, arguments: Mapping[str, Any]) -> None:
     """The score cache (``cache_dir``, else the cache root) must lie outside ``out``: the run
     wrote its cache there, scored every request, then refused the folder for holding what its
-    writer did not put there, so the report was lost and every rerun failed the same way."""
-    out = arguments.get("out")
-    if out is None or not arguments.get("cache", True):
+    writer did not put there, so the report was lost and every rerun failed the same way. Nor
+    may it lie in a suite, dataset, report or model folder (:func:`_foreign_to_a_cache`)."""
+    if not arguments.get("cache", True):
         return
     given = arguments.get("cache_dir")
     cache = Path(os.path.realpath(given if given is not None else cache_root()))
-    target = real_target(out)
-    if cache == target or target in cache.parents:
+    out = arguments.get("out")
+    target = None if out is None else real_target(out)
+    if target is not None and (cache == target or target in cache.parents):
         where = "is" if cache == target else "is inside"
         raise ArgumentError(
             f"{function}: the score cache {cache} {where} the output folder {out}, which is "
             "replaced as a whole and may hold only what its writer puts there; give a cache "
             "folder outside it (--cache-dir, $NND_SUITES_CACHE), or another --out"
         )
+    for folder in (cache, *cache.parents):
+        what = _foreign_to_a_cache(folder)
+        if what is not None:
+            raise ArgumentError(
+                f"{function}: the score cache {cache} {'is' if folder == cache else 'is inside'} "
+                f"{folder}, {what}, which may hold only its own files (its scores.sqlite would "
+                "break it, or be published with it); nothing was scored: give a cache folder "
+                "outside it (--cache-dir, $NND_SUITES_CACHE)"
+            )
+
+
+def _foreign_to_a_cache(folder: Path) -> str | None:
+    """What ``folder`` is when a score cache must not be put in it: a suite or a report folder
+    nnd-suites wrote, a dataset folder (config folders), or a model folder (config.json and
+    weights, whose files are the model's identity)."""
+    held = held_kind(folder)
+    if held is not None:
+        return f"{held.title} written by nnd-suites"
+    if exported_configs(folder):
+        return "a dataset folder"
+    weights = any(folder.glob("*.safetensors")) or any(folder.glob("*.bin"))
+    return "a model folder" if weights and (folder / "config.json").is_file() else None
 
 
 def check_loading(function: str, arguments: Mapping[str, Any]) -> None:

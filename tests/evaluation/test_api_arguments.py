@@ -200,3 +200,40 @@ def test_a_score_cache_inside_the_output_folder_is_refused_before_the_run(tmp_pa
         nnd_suites.evaluate(NO_MODEL, "quiz_design", out=out, cache=False)
     assert "score cache" not in str(caught.value)
     assert not out.exists()
+
+
+def test_a_score_cache_in_a_suite_dataset_or_model_folder_is_refused_before_the_run(
+    tmp_path, quiz_design_suite
+):
+    """evaluate --cache-dir SUITE_FOLDER wrote scores.sqlite into the suite (exit 0), and
+    `build --out` into that folder was then refused; a dataset folder took the cache too."""
+    from nnd_suites.cli import main
+    from nnd_suites.hub.export import export_suites
+
+    suite = tmp_path / "suite"
+    quiz_design_suite.save(suite)
+    cli = ["evaluate", "--suite", str(suite), "--model", "nnd-suites:tiny-random", "--quiet"]
+    files = sorted(suite.iterdir())
+    assert main([*cli, "--limit", "1", "--cache-dir", str(suite)]) == 2
+    assert sorted(suite.iterdir()) == files  # no scores.sqlite
+    dataset = export_suites([quiz_design_suite], tmp_path / "dataset").folder
+    model = tmp_path / "model"
+    model.mkdir()
+    (model / "config.json").write_text("{}")
+    (model / "model.safetensors").write_bytes(b"")
+    refused = {
+        suite / "c": f"is inside {suite}, a suite written by nnd-suites",
+        dataset: f"is {dataset}, a dataset folder",
+        dataset / "quiz_design": "a suite written by nnd-suites",
+        model: f"is {model}, a model folder",
+    }
+    for cache, message in refused.items():
+        with pytest.raises(ArgumentError, match="^evaluate: the score cache") as caught:
+            nnd_suites.evaluate(NO_MODEL, "quiz_design", cache_dir=cache)
+        assert message in str(caught.value) and "give a cache folder outside it" in str(
+            caught.value
+        )
+    assert not (suite / "c").exists() and not (model / "scores.sqlite").exists()
+    with pytest.raises(nnd_suites.NNDError) as caught:  # no cache: nothing to refuse
+        nnd_suites.evaluate(NO_MODEL, "quiz_design", cache_dir=suite, cache=False)
+    assert "score cache" not in str(caught.value)
