@@ -18,10 +18,11 @@ from nnd_suites.hub.configs import ConfigInfo, describe_config, read_config
 from nnd_suites.hub.layout import CARD_FILE, CARD_TAG, exported_configs, validate_config_name
 from nnd_suites.hub.remote import check_repo_id
 from nnd_suites.infra.atomic import atomic_write_text, folder_lock, recover_dead_writers
-from nnd_suites.infra.output_folder import check_output_folder
+from nnd_suites.infra.formatting import plural
+from nnd_suites.infra.output_folder import check_output_folder, first_five
 from nnd_suites.suite import CANDIDATES_FILE, MANIFEST_FILE, Suite, SuiteManifest
 from nnd_suites.suite.manifest import MAP_PLACEHOLDER, config_name_problem
-from nnd_suites.suite.storage import data_files
+from nnd_suites.suite.storage import data_files, has_manifest
 
 logger = logging.getLogger(__name__)
 
@@ -123,6 +124,7 @@ def adding_configs(
     check_metadata_is_ours(folder)  # before the lock creates the folder: fail fast
     for name in names:
         check_output_folder(folder / name, "export-config")
+    check_only_suites_without_card(folder, names)
     with folder_lock(folder):
         check_metadata_is_ours(folder)
         # a killed export of another config left its temporary copy and lock: only the next
@@ -322,4 +324,28 @@ def check_metadata_is_ours(folder: Path) -> None:
             f"{standalone}: `datasets.load_dataset` reads this file over the dataset card, so "
             "its configs would not be the ones the card lists; nothing was written: move it "
             "away, or write the suites into another folder"
+        )
+
+
+def check_only_suites_without_card(folder: Path, names: list[str]) -> None:
+    """A folder without our card takes configs ``names`` only when it shows nothing else but
+    suite folders (``build --out DIR/NAME`` before ``build --all --out DIR``): a model folder or
+    a project's would be published with the card and configs put into it. Hidden entries (our
+    writers' locks and temporary copies, a user's dot-files) are left to their own checks:
+    `datasets` reads no hidden file."""
+    if not folder.is_dir() or holds_nnd_card(folder):
+        return
+    foreign = [
+        entry.name if entry.name.isprintable() else ascii(entry.name)
+        for entry in sorted(folder.iterdir())
+        if not entry.name.startswith(".")
+        and entry.name not in names  # checked as the configs' own folders
+        and not (entry.is_dir() and not entry.is_symlink() and has_manifest(entry))
+    ]
+    if foreign:
+        raise OutputFolderError(
+            f"{folder}: holds {plural(len(foreign), 'entry', 'entries')} nnd-suites did not "
+            f"write there ({first_five(foreign)}) and no dataset card of nnd-suites; a dataset "
+            "folder is published as it is, so nothing was written: write the suites into a new "
+            "or empty folder, or move those entries out of it"
         )

@@ -138,14 +138,15 @@ def _entries(folder: Path) -> list[Path]:
         ) from exc
 
 
-def _first_five(names: list[str]) -> str:
+def first_five(names: list[str]) -> str:
+    """``a, b, c, d, e and 3 more``: the names a refusal shows."""
     return ", ".join(names[:5]) + (f" and {len(names) - 5} more" if len(names) > 5 else "")
 
 
 def _describe(folder: Path) -> str:
     # a name is shown as it is only when printable (no terminal escape sequences from a folder)
     entries = sorted(e.name if e.name.isprintable() else ascii(e.name) for e in _entries(folder))
-    shown = _first_five(entries)
+    shown = first_five(entries)
     marker = _read_marker(folder)
     what = f" (an nnd-suites {marker.kind} folder)" if marker else ""
     return f"{len(entries)} entr{'y' if len(entries) == 1 else 'ies'}{what}: {shown}"
@@ -182,7 +183,7 @@ def _check(shown: Path, out: Path, kind: str, carry: Mapping[str, str] | None) -
             raise OutputFolderError(
                 f"{shown}: {spec.title} written by nnd-suites, but it also holds "
                 f"{plural(len(foreign), 'entry', 'entries')} nnd-suites did not write there: "
-                f"{_first_five(foreign)}; nothing was written or deleted. Move them out of the "
+                f"{first_five(foreign)}; nothing was written or deleted. Move them out of the "
                 f"folder, or choose a new folder (an earlier folder of {spec.title} is replaced "
                 "as a whole)"
             )

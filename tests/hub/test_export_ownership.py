@@ -99,6 +99,31 @@ def test_a_listed_config_whose_pairs_are_gone_is_an_error_not_dropped(
     assert _card_configs(tmp_path) == ["challenge300", "quiz_design"]
 
 
+def test_a_folder_without_our_card_takes_configs_only_beside_suites(
+    challenge300_suite, quiz_design_suite, tmp_path, capsys
+):
+    """export --to MODEL_FOLDER (config.json and weights, no README) added a card and a config
+    folder to the model (exit 0): a folder without our card holding anything but suite folders
+    (hidden files aside: our writers' locks and temporary copies) is refused, its entries
+    named."""
+    model = tmp_path / "model"
+    model.mkdir()
+    (model / "config.json").write_text("{}")
+    (model / "model.safetensors").write_bytes(b"weights")
+    suite = tmp_path / "suites" / "quiz_design"
+    quiz_design_suite.save(suite)
+    assert main(["export", str(suite), "--to", str(model)]) == 2
+    error = capsys.readouterr().err
+    assert f"{model}: holds 2 entries nnd-suites did not write there" in error
+    assert "(config.json, model.safetensors)" in error and "nothing was written" in error
+    assert sorted(p.name for p in model.iterdir()) == ["config.json", "model.safetensors"]
+    # a folder of suite folders (and hidden files: a killed writer's lock) still becomes a
+    # dataset folder
+    (suite.parent / ".x.nnd-suites.lock").write_text("")
+    export_suites([challenge300_suite], suite.parent)
+    assert _card_configs(suite.parent) == ["challenge300", "quiz_design"]
+
+
 def test_a_standalone_metadata_file_is_refused_and_kept(challenge300_suite, tmp_path, capsys):
     # `datasets` lays .huggingface.yaml over the card: these configs would read other files
     standalone = tmp_path / ".huggingface.yaml"
