@@ -10,7 +10,8 @@ rank makes the same call. Rank 0 writes its result there as JSON (never pickle),
 back and returned, so the caller gets the typed result a single process gives. An error on bad
 input raised in a rank (an :class:`NNDError` or an ``OSError``) is raised again here with its
 class and message; a rank that dies otherwise is a :class:`parallel.RankFailedError`. The
-folder is removed after (it is the tool's own, never the user's).
+folder is removed after (it is the tool's own, never the user's); one a launcher killed with -9
+left is removed by the next launcher (:func:`remove_killed_launchers_folders`).
 """
 
 from __future__ import annotations
@@ -20,6 +21,8 @@ import importlib
 import inspect
 import json
 import logging
+import os
+import re
 import shutil
 import tempfile
 from collections.abc import Callable, Mapping
@@ -50,6 +53,10 @@ from nnd_suites.suite import MANIFEST_FILE
 
 JOB_FILE = "job.json"
 RESULT_FILE = "result.json"
+#: a job folder in the temporary folder: this prefix, its launcher's process id, then
+#: ``tempfile.mkdtemp``'s 8 random characters
+JOB_FOLDER = re.compile(r"^nnd-suites-ranks-(\d{1,9})-[a-z0-9_]{8}$")
+logger = logging.getLogger(__name__)
 SERVED_REFUSAL = (
     "--data-parallel runs local copies of a Hugging Face model; a served model is sharded by its "
     "engine, so send it more requests at once with --concurrency N instead"
@@ -197,7 +204,9 @@ def refuse_before_ranks(
 
 def run_in_ranks(job: RankJob, processes: int, result_type: type[Result]) -> Result:
     """Run ``job`` in ``processes`` local ranks and return rank 0's result, a ``result_type``."""
-    folder = Path(tempfile.mkdtemp(prefix="nnd-suites-ranks-"))  # private (mode 0700)
+    remove_killed_launchers_folders()
+    # private (mode 0700), named after this process: a kill -9 leaves it to the next launcher
+    folder = Path(tempfile.mkdtemp(prefix=f"nnd-suites-ranks-{os.getpid()}-"))
     try:
         atomic_write_text(folder / JOB_FILE, job.model_dump_json())
         # the job's own cache switch: under --no-cache no finished round is kept anywhere
@@ -211,6 +220,25 @@ def run_in_ranks(job: RankJob, processes: int, result_type: type[Result]) -> Res
         return load_result(result_type, result.read_text("utf-8"))
     finally:
         shutil.rmtree(folder, ignore_errors=True)
+
+
+def remove_killed_launchers_folders() -> None:
+    """Remove the job folders that killed launchers (kill -9: no ``finally`` ran) left in the
+    temporary folder: only folders named as :data:`JOB_FOLDER`, owned by this user, whose
+    launcher process is gone. Another user's, or a live launcher's, are never touched."""
+    if os.name != "posix":  # a user's own temporary folder there; no process ids to ask
+        return
+    for entry in Path(tempfile.gettempdir()).iterdir():
+        match = JOB_FOLDER.match(entry.name)
+        try:
+            if match is None or entry.lstat().st_uid != os.getuid() or entry.is_symlink():
+                continue
+            os.kill(int(match.group(1)), 0)  # the launcher lives (or is another user's): kept
+        except ProcessLookupError:
+            logger.warning("removing %s, left by a data-parallel launcher that was killed", entry)
+            shutil.rmtree(entry, ignore_errors=True)
+        except OSError:  # gone meanwhile, or a process of another user
+            continue
 
 
 def read_job(folder: Path) -> RankJob:

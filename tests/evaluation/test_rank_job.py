@@ -214,6 +214,38 @@ def test_an_error_raised_inside_the_ranks_reaches_the_caller_as_itself(tmp_path,
     assert list(tmp_path.iterdir()) == []
 
 
+def test_the_next_launcher_removes_what_a_killed_launcher_left(tmp_path, monkeypatch):
+    """A launcher killed with -9 left its job folder (job.json) in the temporary folder for
+    good; the next launcher removes it: only folders named as ours whose launcher is gone."""
+    import os
+    import tempfile
+
+    killed = (
+        "import os, sys\n"
+        "from nnd_suites.evaluation import EvaluationReport, rank_job\n"
+        "rank_job.launch = lambda *args, **kwargs: os.kill(os.getpid(), 9)\n"
+        "rank_job.run_in_ranks(rank_job.RankJob(entry='evaluate', arguments={}), 2, "
+        "EvaluationReport)\n"
+    )
+    env = {**os.environ, "TMPDIR": str(tmp_path)}
+    assert subprocess.run([sys.executable, "-c", killed], env=env).returncode == -9
+    left = sorted(p.name for p in tmp_path.iterdir())
+    assert len(left) == 1 and (tmp_path / left[0] / "job.json").is_file(), left
+    kept = [
+        f"nnd-suites-ranks-{os.getpid()}-abcd1234",  # a live launcher's
+        "nnd-suites-ranks-abcd1234",  # not named as ours now: its launcher is unknown
+        f"nnd-suites-ranks-{left[0].split('-')[3]}-abcd123",  # not mkdtemp's name
+        f"other-ranks-{left[0].split('-')[3]}-abcd1234",
+    ]
+    for name in kept:
+        (tmp_path / name).mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    monkeypatch.setattr(jobs, "launch", lambda job, processes, cached: (1, -9))
+    with pytest.raises(RankFailedError):
+        run_in_ranks(RankJob(entry="evaluate", arguments={}), 2, EvaluationReport)
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted(kept)
+
+
 def test_the_rank_module_does_not_load_the_cli():
     code = (
         "import sys, nnd_suites.evaluation.rank\n"
