@@ -29,6 +29,7 @@ from collections.abc import Callable, Mapping
 from pathlib import Path, PurePath
 from typing import Any, Literal, TypeVar
 
+from filelock import FileLock, Timeout
 from pydantic import BaseModel, Field, JsonValue
 
 from nnd_suites.builder.adapter import ADAPTERS
@@ -53,6 +54,7 @@ from nnd_suites.suite import MANIFEST_FILE
 
 JOB_FILE = "job.json"
 RESULT_FILE = "result.json"
+LAUNCHER_LOCK = "launcher.lock"
 #: a job folder in the temporary folder: this prefix, its launcher's process id, then
 #: ``tempfile.mkdtemp``'s 8 random characters
 JOB_FOLDER = re.compile(r"^nnd-suites-ranks-(\d{1,9})-[a-z0-9_]{8}$")
@@ -207,6 +209,11 @@ def run_in_ranks(job: RankJob, processes: int, result_type: type[Result]) -> Res
     remove_killed_launchers_folders()
     # private (mode 0700), named after this process: a kill -9 leaves it to the next launcher
     folder = Path(tempfile.mkdtemp(prefix=f"nnd-suites-ranks-{os.getpid()}-"))
+    # held until this process ends, however it ends: the lock, not the process id, says the
+    # launcher lives (a process id means nothing to a launcher in another PID namespace that
+    # shares this temporary folder)
+    alive = FileLock(folder / LAUNCHER_LOCK)
+    alive.acquire()
     try:
         atomic_write_text(folder / JOB_FILE, job.model_dump_json())
         # the job's own cache switch: under --no-cache no finished round is kept anywhere
@@ -220,12 +227,14 @@ def run_in_ranks(job: RankJob, processes: int, result_type: type[Result]) -> Res
         return load_result(result_type, result.read_text("utf-8"))
     finally:
         shutil.rmtree(folder, ignore_errors=True)
+        alive.release()
 
 
 def remove_killed_launchers_folders() -> None:
     """Remove the job folders that killed launchers (kill -9: no ``finally`` ran) left in the
     temporary folder: only folders named as :data:`JOB_FOLDER`, owned by this user, whose
-    launcher process is gone. Another user's, or a live launcher's, are never touched."""
+    launcher process is gone and whose lock no process holds. Another user's, or a live
+    launcher's (in another PID namespace too), are never touched."""
     if os.name != "posix":  # a user's own temporary folder there; no process ids to ask
         return
     for entry in Path(tempfile.gettempdir()).iterdir():
@@ -235,10 +244,23 @@ def remove_killed_launchers_folders() -> None:
                 continue
             os.kill(int(match.group(1)), 0)  # the launcher lives (or is another user's): kept
         except ProcessLookupError:
+            if _locked(entry / LAUNCHER_LOCK):  # a live launcher whose process id we cannot see
+                continue
             logger.warning("removing %s, left by a data-parallel launcher that was killed", entry)
             shutil.rmtree(entry, ignore_errors=True)
         except OSError:  # gone meanwhile, or a process of another user
             continue
+
+
+def _locked(lock: Path) -> bool:
+    """Whether a process holds ``lock`` (a launcher killed before making it holds none)."""
+    if not lock.is_file():
+        return False
+    try:
+        with FileLock(lock, timeout=0):
+            return False
+    except Timeout:
+        return True
 
 
 def read_job(folder: Path) -> RankJob:

@@ -9,6 +9,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 import pytest
+from filelock import FileLock
 
 from nnd_suites.errors import (
     AmbiguousSuiteError,
@@ -239,11 +240,19 @@ def test_the_next_launcher_removes_what_a_killed_launcher_left(tmp_path, monkeyp
     ]
     for name in kept:
         (tmp_path / name).mkdir()
+    # a launcher whose process id means nothing here (another PID namespace sharing /tmp) but
+    # which holds its lock: it lives, and its folder is kept
+    elsewhere = f"nnd-suites-ranks-{left[0].split('-')[3]}-efgh5678"
+    (tmp_path / elsewhere).mkdir()
+    kept.append(elsewhere)
+    held = FileLock(tmp_path / elsewhere / "launcher.lock")
+    held.acquire()
     monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
     monkeypatch.setattr(jobs, "launch", lambda job, processes, cached: (1, -9))
     with pytest.raises(RankFailedError):
         run_in_ranks(RankJob(entry="evaluate", arguments={}), 2, EvaluationReport)
     assert sorted(p.name for p in tmp_path.iterdir()) == sorted(kept)
+    held.release()
 
 
 def test_the_rank_module_does_not_load_the_cli():
