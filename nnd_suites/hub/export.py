@@ -340,7 +340,8 @@ def check_only_suites_without_card(folder: Path, names: list[str]) -> None:
         for entry in sorted(folder.iterdir())
         if not entry.name.startswith(".")
         and entry.name not in names  # checked as the configs' own folders
-        and not (entry.is_dir() and not entry.is_symlink() and has_manifest(entry))
+        # a linked suite folder is a suite's: present_configs refuses the link by its name
+        and not (entry.is_dir() and has_manifest(entry))
     ]
     if foreign:
         raise OutputFolderError(
