@@ -19,7 +19,7 @@ from nnd_suites.hub.layout import CARD_FILE, CARD_TAG, exported_configs, validat
 from nnd_suites.hub.remote import check_repo_id
 from nnd_suites.infra.atomic import atomic_write_text, folder_lock, recover_dead_writers
 from nnd_suites.infra.formatting import plural
-from nnd_suites.infra.output_folder import check_output_folder, first_five
+from nnd_suites.infra.output_folder import check_output_folder, first_five, shown_name
 from nnd_suites.suite import CANDIDATES_FILE, MANIFEST_FILE, Suite, SuiteManifest
 from nnd_suites.suite.manifest import MAP_PLACEHOLDER, config_name_problem
 from nnd_suites.suite.storage import data_files, has_manifest
@@ -336,7 +336,7 @@ def check_only_suites_without_card(folder: Path, names: list[str]) -> None:
     if not folder.is_dir() or holds_nnd_card(folder):
         return
     foreign = [
-        entry.name if entry.name.isprintable() else ascii(entry.name)
+        shown_name(entry.name)
         for entry in sorted(folder.iterdir())
         if not entry.name.startswith(".")
         and entry.name not in names  # checked as the configs' own folders

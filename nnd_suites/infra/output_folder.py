@@ -143,9 +143,14 @@ def first_five(names: list[str]) -> str:
     return ", ".join(names[:5]) + (f" and {len(names) - 5} more" if len(names) > 5 else "")
 
 
+def shown_name(name: str) -> str:
+    """A file name as a refusal shows it: as it is only when printable (no terminal escape
+    sequences from a folder), else as Python's ``ascii`` writes it."""
+    return name if name.isprintable() else ascii(name)
+
+
 def _describe(folder: Path) -> str:
-    # a name is shown as it is only when printable (no terminal escape sequences from a folder)
-    entries = sorted(e.name if e.name.isprintable() else ascii(e.name) for e in _entries(folder))
+    entries = sorted(shown_name(e.name) for e in _entries(folder))
     shown = first_five(entries)
     marker = _read_marker(folder)
     what = f" (an nnd-suites {marker.kind} folder)" if marker else ""
@@ -272,7 +277,7 @@ def _not_written_by_us(folder: Path, spec: OutputKind) -> list[str]:
     written, foreign = set(marker.files), []
     for path in inventory(folder):
         if path not in written and not any(path.startswith(f) for f in foreign if f[-1] == "/"):
-            foreign.append(path if path.isprintable() else ascii(path))
+            foreign.append(shown_name(path))
     return foreign
 
 
