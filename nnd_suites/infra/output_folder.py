@@ -267,7 +267,7 @@ def _not_written_by_us(folder: Path, spec: OutputKind) -> list[str]:
     folder is named once, not file by file)."""
     if not spec.marked:  # suites: their writer's layout, files only
         return [
-            entry.name + ("/" if entry.is_dir() else "")
+            shown_name(entry.name) + ("/" if entry.is_dir() else "")
             for entry in sorted(_entries(folder))
             if entry.is_dir() or not any(fnmatch(entry.name, name) for name in spec.layout)
         ]

@@ -161,6 +161,18 @@ def test_a_foreign_folder_is_refused_and_left_byte_identical(report, tmp_path, c
     assert OutputFolderError.exit_status == 2
 
 
+def test_a_suite_folder_names_a_foreign_file_without_its_escape_sequence(
+    challenge300_suite, tmp_path
+):
+    # a suite's foreign files were named as they are, a terminal escape sequence included
+    out = tmp_path / "suite"
+    challenge300_suite.save(out)
+    (out / "\x1b]0;TITLE\x07.txt").write_text("mine")
+    with pytest.raises(OutputFolderError, match="did not write there") as caught:
+        check_output_folder(out, "suite")
+    assert "\x1b" not in str(caught.value) and "'\\x1b]0;TITLE\\x07.txt'" in str(caught.value)
+
+
 def test_a_legacy_folder_without_marker_is_recognised_by_its_parsed_main_file(report, tmp_path):
     out = tmp_path / "old-run"
     write_report(report, out)
