@@ -218,6 +218,7 @@ def refresh_card(folder: str | Path, repo_id: str | None = None) -> list[ConfigI
     if not folder.is_dir():
         raise NNDError(f"{folder}: no such folder; give an export folder")
     with folder_lock(folder):
+        check_only_suites_without_card(folder, [])
         configs = [validated_config(folder / name) for name in present_configs(folder)]
         _check_unique([c.name for c in configs], "config")
         if not configs:

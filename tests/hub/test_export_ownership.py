@@ -203,3 +203,19 @@ def test_concurrent_exports_into_one_folder_all_reach_the_card(tmp_path):
         rows = datasets.load_dataset(str(folder), name, split="test", cache_dir=str(cache))
         assert rows["id"] == [p.id for p in whole.pairs[10 * i : 10 * i + 10]]
     assert not [p for p in folder.iterdir() if p.name.startswith(".")]  # no lock file, no tmp
+
+
+def test_refreshing_the_card_of_a_card_less_folder_with_foreign_files_is_refused(
+    challenge300_suite, tmp_path
+):
+    """refresh_card wrote a dataset card into a folder without one that held a config and a
+    user's files, which would then be published with it; it is refused as export refuses it."""
+    export_suites([challenge300_suite], tmp_path)
+    (tmp_path / CARD_FILE).unlink()
+    (tmp_path / "notes.txt").write_text("mine\n")
+    with pytest.raises(OutputFolderError, match=r"1 entry nnd-suites did not write there \(notes"):
+        refresh_card(tmp_path)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["challenge300", "notes.txt"]
+    (tmp_path / "notes.txt").unlink()
+    assert [c.name for c in refresh_card(tmp_path)] == ["challenge300"]
+    assert _card_configs(tmp_path) == ["challenge300"]
