@@ -17,7 +17,8 @@ with the model, not with nnd-suites, so rendering it is bounded like any untrust
   ``~``, ``%``, ``str.format``, ``|join``: a list of 3,000 references to one long text) has its
   text's length reckoned first; ``|sum`` over lists counts their items and adds them once;
 - ``lipsum`` and ``|random`` are refused: a prompt differing run to run (scores not
-  reproducible, the cache mixing them);
+  reproducible, the cache mixing them); ``strftime_now`` (templates that state today's date)
+  reads the clock once per process, with a warning, so one run's prompts all hold one date;
 - rendering stops after :data:`MAX_SECONDS` (a nested loop over ranges runs for hours): the
   template's own frames are traced, and each of their steps checks the clock;
 - the prompt may not exceed :data:`MAX_OUTPUT` characters.
@@ -32,9 +33,11 @@ and the bound.
 from __future__ import annotations
 
 import functools
+import logging
 import sys
 import time
 from collections.abc import Iterator, Mapping, Sequence
+from datetime import datetime
 from typing import Any
 
 from jinja2 import TemplateError as JinjaError
@@ -53,6 +56,8 @@ from nnd_suites.evaluation.chat_sizes import (
     result_size,
     text_size,
 )
+
+logger = logging.getLogger(__name__)
 
 #: The longest a template may render one prompt.
 MAX_SECONDS = 5.0
@@ -137,6 +142,24 @@ def _refused(name: str, why: str) -> Any:
 _RANDOM = "a prompt differing run to run: scores not reproducible, the cache mixing them"
 
 
+@functools.cache
+def _first_clock_reading() -> datetime:
+    now = datetime.now()
+    logger.warning(
+        "a chat template reads today's date (strftime_now): this run's prompts hold %s, the "
+        "time of its first rendering; a run on another day scores other prompts (cached apart)",
+        now.isoformat(timespec="seconds"),
+    )
+    return now
+
+
+def _strftime_now(format: str) -> str:
+    """transformers' ``strftime_now`` with the clock read once per process: its own reads it at
+    each call, so prompts of one run (a checkpoint's and the next one's, during training) would
+    differ by the time they were rendered."""
+    return _first_clock_reading().strftime(format)
+
+
 def _bounded_range(*args: int) -> Iterator[int]:
     numbers = range(*args)
     count = max(0, (numbers.stop - numbers.start) // -numbers.step * -1)  # len() overflows
@@ -172,6 +195,7 @@ def _compiled(source: str):
     environment.filters = {name: _bounded(f, name) for name, f in environment.filters.items()}
     environment.globals.update(reference.globals)
     environment.globals["range"] = _bounded_range
+    environment.globals["strftime_now"] = _strftime_now
     environment.globals["lipsum"] = _refused(
         "lipsum", f"random text, made past the time bound; {_RANDOM}"
     )

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import shutil
+import time
 from types import SimpleNamespace
 
 import pytest
@@ -71,6 +72,23 @@ def test_with_chat_prompts_names_the_model_and_its_broken_template(chat_models, 
     assert WHAT[kind] in message and JINJA[kind] in message
     assert "--template chat" in message  # what to do
     assert caught.value.exit_status == 8
+
+
+def test_a_dated_chat_template_renders_one_date_per_run_and_says_so(chat_models, hh_part, caplog):
+    """A template that prints the time (strftime_now) rendered each prompt at its own instant:
+    the prompts of one run differed by the microsecond. The clock is now read once per process,
+    and a warning says that the prompts hold that date."""
+    from nnd_suites.evaluation import chat_rendering
+
+    chat_rendering._first_clock_reading.cache_clear()
+    dated = load_tokenizer(str(chat_models["dated"]))
+    first = with_chat_prompts(hh_part, dated)
+    time.sleep(0.01)
+    again = with_chat_prompts(hh_part, dated)
+    stamps = {p.context[CHAT_FIELD].split("\n", 1)[0] for p in [*first.pairs, *again.pairs]}
+    assert len(stamps) == 1 and stamps.pop().startswith("Now: 20")
+    warned = [r.getMessage() for r in caplog.records if "strftime_now" in r.getMessage()]
+    assert len(warned) == 1 and "a run on another day scores other prompts" in warned[0]
 
 
 def test_a_sound_chat_template_still_renders(chat_models, hh_part):
