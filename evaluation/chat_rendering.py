@@ -20,7 +20,10 @@ with the model, not with nnd-suites, so rendering it is bounded like any untrust
   reproducible, the cache mixing them); ``strftime_now`` (templates that state today's date)
   reads the clock once per process, with a warning, so one run's prompts all hold one date;
 - rendering stops after :data:`MAX_SECONDS` (a nested loop over ranges runs for hours): the
-  template's own frames are traced, and each of their steps checks the clock;
+  template's own frames are traced, and each of their steps checks the clock, and every
+  hundredth of a second the process's memory: a loop that keeps each value it makes (each below
+  the bounds above) stops once the render holds :data:`MAX_MEMORY` more; a filter's items
+  (``|map('upper')`` over 3,000 references to one long text) are counted as they are made;
 - the prompt may not exceed :data:`MAX_OUTPUT` characters.
 - the prompt must hold the conversation's last turn, the one the response answers (or at
   least change with its text, for a template that escapes it): a template that leaves it out
@@ -34,6 +37,7 @@ from __future__ import annotations
 
 import functools
 import logging
+import os
 import sys
 import time
 from collections.abc import Iterator, Mapping, Sequence
@@ -61,6 +65,8 @@ logger = logging.getLogger(__name__)
 
 #: The longest a template may render one prompt.
 MAX_SECONDS = 5.0
+#: The most memory a render may add to the process's (its resident size, read every 10 ms).
+MAX_MEMORY = 1 << 30
 #: The most numbers one ``range`` yields.
 MAX_RANGE = 10_000
 
@@ -112,11 +118,36 @@ def _bounded(function: Any, name: str = "") -> Any:
             indent = len(indent) if isinstance(indent, str) else indent
             check_text(f"|{name}", values[0], gap=len("".join(separators)) or 2, indent=indent)
         result = function(*args, **kwargs)
+        if isinstance(result, Iterator):  # |map, |select...: values made one by one
+            return _counted(result, name)
         if isinstance(result, (str, bytes, list, tuple)) and len(result) > MAX_OUTPUT:
             raise RenderBound(f"a result of {len(result):,} characters or items")
         return result
 
     return bounded
+
+
+def _counted(items: Iterator[Any], name: str) -> Iterator[Any]:
+    """``items``, refused once the values yielded make more than :data:`MAX_OUTPUT` characters
+    of text together: each may be a new value (``|map('upper')``), all of them kept (``|list``)."""
+    size = 0
+    for item in items:
+        size += text_size(item, MAX_OUTPUT - size)
+        if size > MAX_OUTPUT:
+            raise RenderBound(
+                f"|{name} would yield values of more than {MAX_OUTPUT:,} characters together"
+            )
+        yield item
+
+
+def _resident_bytes() -> int:
+    """The process's resident memory (Linux's /proc/self/statm; 0 where there is none, and the
+    memory bound is then not checked)."""
+    try:
+        with open("/proc/self/statm", "rb") as statm:
+            return int(statm.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+    except (OSError, ValueError, IndexError):
+        return 0
 
 
 def _joined(join: Any, parts: Any) -> str:
@@ -293,10 +324,17 @@ def _within_time(render, seconds: float | None = None) -> str:
     clock, so a loop that prints nothing is stopped too. Only this thread is traced."""
     seconds = MAX_SECONDS if seconds is None else seconds  # read now: a test may lower it
     deadline = time.monotonic() + seconds
+    memory_ceiling = _resident_bytes() + MAX_MEMORY
+    next_memory_check = [0.0]
 
     def in_template(frame, event, _arg):
-        if time.monotonic() > deadline:
+        now = time.monotonic()
+        if now > deadline:
             raise RenderBound(f"it ran longer than {seconds:g} seconds")
+        if now > next_memory_check[0]:
+            next_memory_check[0] = now + 0.01
+            if _resident_bytes() > memory_ceiling:
+                raise RenderBound(f"it held more than {MAX_MEMORY >> 20:,} MiB of memory")
         return in_template
 
     def on_call(frame, event, arg):

@@ -67,6 +67,11 @@ HOSTILE = {
     "wordwrap": "{% set big = 'x' * 999999 %}{{ ('x' * 5000) | wordwrap(1, wrapstring=big) }}",
     "sum_lists": "{% set l = [1] * 999999 %}{{ ([l] * 999999) | sum(start=[]) | length }}",
     "range_negative": "{% set n = 0 - 10 ** 30 %}{% for i in range(n, 0) %}{% endfor %}",
+    # each value below the bound, 3 GB held at once: distinct texts made by a filter per item,
+    # or by a loop that keeps each one (a list nested in the next)
+    "map_copies": "{% set big = 'x' * 999999 %}{{ ([big] * 3000) | map('upper') | list | length }}",
+    "kept_in_loop": "{% set big = 'x' * 999999 %}{% set ns = namespace(l=[]) %}"
+    "{% for i in range(3000) %}{% set ns.l = [ns.l, big ~ i] %}{% endfor %}",
 }
 BOUND = {
     "nested_range": "range of 100,000 numbers (at most 10,000)",
@@ -103,6 +108,8 @@ BOUND = {
     "wordwrap": "wordwrap would build a text of 5,000,999,999",
     "sum_lists": "sum would build a list of more than 1,000,000 items",
     "range_negative": "range of 1,000,000,000,000,000,000,000,000,000,000 numbers",
+    "map_copies": "|map would yield values of more than 1,000,000 characters",
+    "kept_in_loop": "it held more than 64 MiB of memory",
 }
 
 
@@ -121,6 +128,7 @@ def test_a_sound_template_renders_as_transformers_renders_it(tokenizer):
 @pytest.mark.parametrize("kind", sorted(HOSTILE))
 def test_a_hostile_template_stops_at_its_bound(tokenizer, monkeypatch, kind):
     monkeypatch.setattr(chat_rendering, "MAX_SECONDS", 1.0)
+    monkeypatch.setattr(chat_rendering, "MAX_MEMORY", 64 << 20)  # reached well within the second
     tokenizer.chat_template = HOSTILE[kind]
     started = time.monotonic()
     with pytest.raises(TemplateError) as caught:
