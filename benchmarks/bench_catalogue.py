@@ -181,10 +181,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--max-requests", type=positive, help="time a sample of about this many")
     parser.add_argument("--counts-only", action="store_true", help="no model scoring")
     parser.add_argument("--json", type=Path, help="also write the figures to this file")
+    parser.add_argument("--sdist", help="llama-cpp-python's sdist (default: .ci/engine_setup.sh's)")
     args = parser.parse_args(argv)
     backends = args.backends.split(",")
     if unknown := sorted(set(backends) - set(BACKENDS)):
         parser.error(f"--backends: unknown {unknown}; give hf, gguf or hf,gguf")
+    if "gguf" in backends and not args.counts_only:  # said now, not after the counting
+        from tiny_gguf import sdist_or_exit  # beside bench_llama_cpp (tests/support)
+
+        args.sdist = sdist_or_exit(args.sdist)
 
     import torch
 
@@ -232,16 +237,11 @@ def timing(args, backends: list[str], hf, folder: Path, requests, total: Counts)
         part = total
     gguf, tokens = None, {"hf": part.minimal_tokens}
     if "gguf" in backends:
-        from nnd_suites.evaluation.backends.llama_cpp import SEQUENCES, LlamaCppBackend
-        from nnd_suites.evaluation.tiny_gguf import converter_root, find_sdist, hf_to_gguf
+        from tiny_gguf import converter_root, hf_to_gguf
 
-        sdist = find_sdist()
-        if sdist is None:
-            raise SystemExit(
-                "--backends gguf: no llama-cpp-python sdist (llama.cpp's converter); run "
-                ". .ci/engine_setup.sh or set LLAMA_CPP_SDIST, or give --backends hf"
-            )
-        root = converter_root(sdist, folder.parent)
+        from nnd_suites.evaluation.backends.llama_cpp import SEQUENCES, LlamaCppBackend
+
+        root = converter_root(args.sdist, folder.parent)
         gguf = hf_to_gguf(folder, folder.parent / "bench.gguf", root)
         # llama.cpp tokenises with the GGUF's own vocabulary: its rate is in its own tokens
         layouts = LlamaCppBackend.load(str(gguf), n_ctx=WINDOW).layouts(timed)

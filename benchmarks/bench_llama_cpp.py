@@ -188,17 +188,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--skip-served", action="store_true")
     parser.add_argument("--models", default="tiny,bench", help="tiny, bench or both")
     args = parser.parse_args(argv)
-    from tiny_gguf import converter_root, find_sdist, hf_to_gguf
+    from tiny_gguf import converter_root, hf_to_gguf, sdist_or_exit
 
     from nnd_suites import build_suite
     from nnd_suites.evaluation.backends.llama_cpp import SEQUENCES, LlamaCppBackend
     from nnd_suites.evaluation.tiny import suite_texts, tiny_causal_lm
 
-    sdist = find_sdist()
-    if sdist is None:
-        raise SystemExit(
-            "no llama-cpp-python sdist: run .ci/engine_setup.sh or set LLAMA_CPP_SDIST"
-        )
+    sdist = sdist_or_exit(None)
     suite = build_suite("quiz_design")
     requests = requests_of(suite)
     shapes = {"tiny": TINY_SHAPE, "bench": BENCH_SHAPE}

@@ -16,7 +16,6 @@ Run: ``python benchmarks/bench_served.py --sdist llama_cpp_python-0.3.36.tar.gz`
 from __future__ import annotations
 
 import argparse
-import os
 import re
 import statistics
 import sys
@@ -52,14 +51,16 @@ PROMPT_EVAL = re.compile(r"prompt eval time =\s*([\d.]+) ms /\s*(\d+) tokens")
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--sdist", default=os.environ.get("LLAMA_CPP_SDIST"), required=False)
+    parser.add_argument("--sdist", help="llama-cpp-python's sdist (default: .ci/engine_setup.sh's)")
     parser.add_argument("--groups", type=int, default=30)
     parser.add_argument("--concurrency", type=int, default=4)
     parser.add_argument("--threads", type=int, default=2)
     parser.add_argument("--repeats", type=int, default=3, help="runs of each; medians reported")
     args = parser.parse_args()
+    from tiny_gguf import converter_root, hf_to_gguf, sdist_or_exit, start_llama_server
+
+    sdist = sdist_or_exit(args.sdist)
     import torch
-    from tiny_gguf import converter_root, hf_to_gguf, start_llama_server
 
     from nnd_suites import build_suite
     from nnd_suites.evaluation import evaluate
@@ -71,7 +72,7 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp)
         model = tiny_causal_lm(folder / "hf", suite_texts([suite]), n_positions=2048, bos=True)
-        gguf = hf_to_gguf(model, folder / "model.gguf", converter_root(args.sdist, folder))
+        gguf = hf_to_gguf(model, folder / "model.gguf", converter_root(sdist, folder))
         log = folder / "server.log"
         process, url = start_llama_server(gguf, log, window=2048, threads=args.threads)
         try:

@@ -127,7 +127,9 @@ def _usable_candidates(group: Group, log: SkipLog, allow_empty: bool) -> list[Ca
                     cand.where or clip(group.id),
                     f"duplicate candidate: system {clip(repr(system))} gives the same text twice "
                     f"in group {clip(repr(group.id))} (first at {seen[key]})",
-                    "remove the repeated row",
+                    "remove the repeated row; where each such row is another rater's rating of "
+                    "that output, gather them into one candidate (a source.yaml: name the rater "
+                    "column in candidates.rater)",
                 )
             seen[key] = cand.where or clip(group.id)
         usable.append(cand)

@@ -135,6 +135,7 @@ class Registry(Generic[T]):
         self._lazy: dict[str, LazyEntry] = {}
         self._aliases: dict[str, str] = {}
         self._origins: dict[str, str] = {}
+        self._defined: dict[str, str] = {}  # name -> the file or target registering it
         self._discovered = False
         self._broken: dict[str, str] = {}  # a plugin that failed to import -> where and why
 
@@ -157,7 +158,7 @@ class Registry(Generic[T]):
         if not module or not attribute:
             raise PluginError(f"{self.kind} {name!r}: lazy target {target!r} is not module:Class")
         origin = _origin_of(module)
-        self._claim(name, tuple(aliases), origin)
+        self._claim(name, tuple(aliases), origin, target)
         self._lazy[name] = LazyEntry(target, summary, origin)
 
     def _add(
@@ -171,7 +172,7 @@ class Registry(Generic[T]):
         if self._classes.get(name) is cls or (lazy is not None and lazy.target == target_of(cls)):
             claimed = True  # a module imported twice, or a lazy entry's module registering it
         if not claimed:
-            self._claim(name, aliases, origin)
+            self._claim(name, aliases, origin, _defined_in(cls.__module__))
         cls.name = name  # type: ignore[attr-defined]  # the registered name is the one name
         if self._validate:
             self._validate(cls)
@@ -183,24 +184,29 @@ class Registry(Generic[T]):
                 f"{origin}: a {self.kind} name must be a lower-case identifier, got {name!r}"
             )
 
-    def _claim(self, name: str, aliases: tuple[str, ...], origin: str) -> None:
+    def _claim(self, name: str, aliases: tuple[str, ...], origin: str, where: str) -> None:
+        """``where``: the file (or ``module:Class``) registering it, named in a clash, since two
+        built-in folders share the origin ``builtin``."""
         for key in (name, *aliases):
             holder = self._holder(key)
             if holder is not None:
                 raise PluginError(
-                    f"{self.kind} {key!r} is registered twice: by {holder} and by {origin}; "
-                    "rename one of them"
+                    f"{self.kind} {key!r} is registered twice: by {holder} and by {origin} "
+                    f"(in {where}); rename one of them"
                 )
         self._origins[name] = origin
+        self._defined[name] = where
         for alias in aliases:
             self._aliases[alias] = name
 
     def _holder(self, key: str) -> str | None:
         """Where ``key`` (a name or an alias) was registered, if it was."""
         if key in self._origins:
-            return f"{self._origins[key]} ({key})"
+            return f"{self._origins[key]} ({key}, in {self._defined[key]})"
         target = self._aliases.get(key)
-        return f"{self._origins[target]} (alias of {target})" if target else None
+        if target is None:
+            return None
+        return f"{self._origins[target]} (alias of {target}, in {self._defined[target]})"
 
     # --------------------------------------------------------------- discovery
     def declare_with(self, declare: Callable[[ModuleType], bool]) -> None:
@@ -245,7 +251,9 @@ class Registry(Generic[T]):
         try:
             return importlib.import_module(module)
         except Exception as exc:
-            self._broken[plugin] = f"{where} failed to load: {_failure(exc)}; fix it or remove it"
+            # a registry's own refusal says what is wrong and where: not the registry's line
+            why = str(exc) if isinstance(exc, PluginError) else _failure(exc)
+            self._broken[plugin] = f"{where} failed to load: {why}; fix it or remove it"
             return None
 
     def broken(self) -> dict[str, str]:
@@ -364,6 +372,11 @@ def _failure(exc: Exception) -> str:
 def _origin_of(module: str) -> str:
     """``builtin`` for nnd-suites' own plugins, else the module that registered the plugin."""
     return "builtin" if module.startswith("nnd_suites.") else module
+
+
+def _defined_in(module: str) -> str:
+    """The file of ``module`` (its name where it has none)."""
+    return getattr(sys.modules.get(module), "__file__", None) or module
 
 
 def target_of(cls: type) -> str:

@@ -91,13 +91,15 @@ def propose(name: str, file: dict[str, str], row: dict[str, Any]) -> dict[str, A
     names = [c for c in columns if c not in numbers and not _pick([c], TEXT_HINTS)]
     system = _pick(names, SYSTEM_HINTS)[:1]
     texts = [c for c in columns if c not in numbers and c not in system]
-    context = list(dict.fromkeys(_pick(texts, CONTEXT_HINTS)))[:2] or texts[:1]
+    key = [c for c in columns if c.lower().endswith("id") and "worker" not in c.lower()][:1]
+    # an id (`prompt_id`, `source_id`) keys the groups: shown to the model, it would be text
+    unkeyed = [c for c in texts if c not in key]
+    context = list(dict.fromkeys(_pick(unkeyed, CONTEXT_HINTS)))[:2] or texts[:1]
     candidates = (
         [c for c in _pick(texts, TEXT_HINTS) if c not in context]
         or [c for c in texts if c not in context][-1:]
         or texts[-1:]
     )
-    key = [c for c in columns if c.lower().endswith("id") and "worker" not in c.lower()][:1]
     spec: dict[str, Any] = {
         "name": name,
         "quality_map": name,

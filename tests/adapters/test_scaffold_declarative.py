@@ -89,6 +89,21 @@ def test_an_output_column_named_after_the_system_is_the_text_not_the_system(tmp_
     assert (mqm.text, mqm.system) == ("target", "system")
 
 
+def test_an_id_column_keys_the_groups_and_is_not_proposed_as_context(tmp_path):
+    # a `prompt_id` column holds "prompt": it was proposed as a context field and in the
+    # template ('{prompt_id}\n{prompt}'), so the model would have read "p1" before every prompt
+    root = _root(tmp_path)
+    sample = tmp_path / "votes.csv"
+    sample.write_text(
+        "prompt_id,prompt,model_a,model_b,response_a,response_b,winner\n"
+        "p1,Say hi.,gpt,llama,Hi!,Hello there!,model_a\n"
+    )
+    write_declarative(root, "my_votes", sample)
+    spec = load_declaration(root / "adapters" / "my_votes" / "source.yaml").spec
+    assert spec.group.key == ["prompt_id"] and spec.group.context == {"prompt": "prompt"}
+    assert spec.template == "{prompt}\n"
+
+
 def test_the_command_refuses_an_existing_adapter_and_a_missing_sample(tmp_path):
     root = _root(tmp_path)
     (root / "adapters" / "taken").mkdir()

@@ -159,6 +159,23 @@ def test_a_group_with_one_candidate_names_the_group_key_line(tmp_path):
     assert len(groups) == 1 and log.skipped.counts == {"group with one candidate": 1}
 
 
+def test_rows_of_several_raters_without_a_rater_column_say_to_declare_it(tmp_path):
+    """A table of one row per (rater, output), declared without candidates.rater (as
+    new-adapter proposes it: a `rater` column is listed as not read), was refused with "duplicate
+    candidate: system 's1' gives the same text twice ... remove the repeated row", though no row
+    is repeated. The refusal now says how such rows make one candidate."""
+    body = RATED.replace("rating: [rating_1, rating_2]", "rating: rating_1")
+    table = TABLE + "1,o,a,s1,10,0\n1,o,a,s1,30,0\n1,o,b,s2,50,0\n"
+    with pytest.raises(SourceFormatError) as raised:
+        build_pairs(_read(tmp_path, body, table), QualityMap.load("simpeval_2022"))
+    assert str(raised.value) == (
+        "table.csv:3: duplicate candidate: system 's1' gives the same text twice in group '1' "
+        "(first at table.csv:2) (remove the repeated row; where each such row is another "
+        "rater's rating of that output, gather them into one candidate (a source.yaml: name "
+        "the rater column in candidates.rater))"
+    )
+
+
 COMPARED = """\
 file: {format: csv}
 filters:

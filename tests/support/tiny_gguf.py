@@ -56,6 +56,20 @@ def find_sdist() -> Path | None:
     return None
 
 
+def sdist_or_exit(given: str | None) -> Path:
+    """The sdist a benchmark was given (``--sdist``), else :func:`find_sdist`'s; a clear exit
+    where there is none (not a traceback after minutes of work)."""
+    sdist = Path(given) if given else find_sdist()
+    if sdist is None:
+        raise SystemExit(
+            "no llama-cpp-python sdist (llama.cpp's GGUF converter): run "
+            ". .ci/engine_setup.sh, set LLAMA_CPP_SDIST or give --sdist"
+        )
+    if not sdist.is_file():
+        raise SystemExit(f"--sdist {sdist}: no such file; give llama-cpp-python's sdist")
+    return sdist
+
+
 def converter_root(sdist: str | Path, into: str | Path) -> Path:
     """``vendor/llama.cpp`` of the llama-cpp-python sdist, extracted once under ``into``."""
     into = Path(into)

@@ -205,6 +205,23 @@ def test_declaration_errors_are_caught_at_registration():
         TRANSFORMATIONS.register("Bad-Name")(type("Bad", (Reverse,), {}))
 
 
+def test_a_name_two_builtin_folders_register_names_both_folders():
+    """A new plugin folder reusing a built-in's name was refused as "'lowercase' is registered
+    twice: by builtin (lowercase) and by builtin", naming neither folder (every built-in's origin
+    is builtin; an adapter's source.yaml declaring `name: quiz_design` was blamed on
+    adapters/quiz_design). The refusal now names the file registering each."""
+    module = "nnd_suites.transformations.punctuation.punctuation"
+    twin = type("Lowercase2", (Reverse,), {"__module__": module})
+    with pytest.raises(PluginError) as raised:
+        TRANSFORMATIONS.register("lowercase")(twin)
+    casing = TRANSFORMATIONS.get("lowercase").folder() / "casing.py"
+    punctuation = TRANSFORMATIONS.get("no_final_punctuation").folder() / "punctuation.py"
+    assert str(raised.value) == (
+        f"transformation 'lowercase' is registered twice: by builtin (lowercase, in {casing}) "
+        f"and by builtin (in {punctuation}); rename one of them"
+    )
+
+
 @pytest.mark.parametrize(
     ("text", "message"),
     [
