@@ -27,8 +27,11 @@ def test_a_gguf_benchmark_without_its_sdist_says_so(command, tmp_path):
     missing = tmp_path / "llama_cpp_python-0.3.36.tar.gz"
     done = subprocess.run(
         [sys.executable, str(ROOT / "benchmarks" / command[0]), *command[1:], "--sdist", missing],
-        capture_output=True, text=True, timeout=300, cwd=tmp_path,
-    )  # fmt: skip
+        capture_output=True,
+        text=True,
+        timeout=300,
+        cwd=tmp_path,
+    )
     assert done.returncode == 1, done.stderr
     assert done.stderr.strip().splitlines()[-1] == (
         f"--sdist {missing}: no such file; give llama-cpp-python's sdist"
