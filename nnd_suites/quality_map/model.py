@@ -8,7 +8,6 @@ the pre-commit hook validate ``quality_maps/*.yaml``; a test fails when it is ou
 from __future__ import annotations
 
 import json
-from importlib import resources
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
@@ -174,9 +173,3 @@ def schema_text() -> str:
 def write_schema(folder: str | Path) -> Path:
     """Write ``quality_map.schema.json`` into ``folder`` (checked in under nnd_suites/schemas)."""
     return write_schema_files(folder, {SCHEMA_FILE: generate_schema()})[0]
-
-
-def quality_map_schema() -> dict[str, Any]:
-    """The checked-in schema (what editors and the pre-commit hook use)."""
-    text = resources.files("nnd_suites.schemas").joinpath(SCHEMA_FILE).read_text("utf-8")
-    return json.loads(text)
