@@ -16,13 +16,7 @@ from nnd_suites.errors import QualityMapError, UnknownItemError
 from nnd_suites.quality_map.loading import Lines, place, read_map_file, schema_error
 from nnd_suites.quality_map.model import QualityMapDefinition
 from nnd_suites.quality_map.order import Order, hierarchy_cycle, show_chain
-from nnd_suites.quality_map.rule_base import (
-    Assessment,
-    RatingFault,
-    Ratings,
-    top_tier_measure,
-    top_tier_value,
-)
+from nnd_suites.quality_map.rule_base import Assessment, BaseRule, RatingFault, Ratings
 from nnd_suites.records.groups import Candidate
 
 
@@ -53,6 +47,8 @@ class QualityMap:
         self.pairs_per = definition.pairs_per
         self.conflicting_labels = definition.conflicting_labels
         self.rule = definition.rating_rule
+        #: what the map's candidates mean: its rule, else the base rule's (labels, top tier)
+        self._meaning = self.rule or BaseRule()
         #: set for sources that judge pairs of responses (the adapter emits judgments)
         self.pairwise = definition.pairwise
         self.hierarchy = definition.hierarchy
@@ -226,22 +222,21 @@ class QualityMap:
     @property
     def views(self) -> list[str | None]:
         """Independent quality views: one per aspect of the rule, else a single unnamed view."""
-        return self.rule.views() if self.rule else [None]
+        return self._meaning.views()
 
     @property
     def numeric(self) -> bool:
         """Candidates carry scores compared by the rule's gap, not labels in the order."""
-        return self.rule is not None and self.rule.scored
+        return self._meaning.scored
 
     @property
     def rated(self) -> bool:
         """A system's human score averages ratings rather than counting its top-tier share."""
-        return self.rule is not None and self.rule.rated
+        return self._meaning.rated
 
     def human_measure(self) -> str:
         """What a system's human score is under this map, in few words."""
-        top = self.top_labels()
-        return self.rule.measure_description(top) if self.rule else top_tier_measure(top)
+        return self._meaning.measure_description(self.top_labels())
 
     def human_value(
         self,
@@ -252,9 +247,7 @@ class QualityMap:
     ) -> float | None:
         """One candidate's value in ``view`` for its systems' human score (None: unrated);
         ``top_labels`` is :meth:`top_labels`, computed once by the caller."""
-        if self.rule is None:
-            return top_tier_value(assessment, top_labels)
-        return self.rule.human_value(ratings, assessment, view, top_labels)
+        return self._meaning.human_value(ratings, assessment, view, top_labels)
 
     def top_labels(self) -> list[str]:
         """The labels no other label beats (the best tier): a human score counts these."""
@@ -270,7 +263,7 @@ class QualityMap:
         ``candidates`` share, when the rule pools identical texts
         (:mod:`nnd_suites.records.pooled_ratings`); tests and human scores judge those texts
         on it."""
-        return self.rule.pooled(candidates) if self.rule else {}
+        return self._meaning.pooled(candidates)
 
     def assess(self, candidate: Candidate, view: str | None) -> Assessment:
         """A candidate's label (or score) in one view; no rating -> excluded with the reason."""
@@ -314,10 +307,7 @@ class QualityMap:
 
     def better(self, high: Assessment, low: Assessment) -> bool:
         """Is ``high`` of known strictly better quality than ``low``?"""
-        if self.rule is not None:
-            return self.rule.better(high, low, self._order.beats)
-        assert high.label is not None and low.label is not None
-        return self._order.beats(high.label, low.label)
+        return self._meaning.better(high, low, self._order.beats)
 
     # -------------------------------------------------------------- hierarchy
     def category_path(self, label: str, category: str | None = None) -> list[str]:
