@@ -192,7 +192,7 @@ def _build_group(
     if not candidates:
         return made
     per_record = quality_map.pairs_per == "candidate"
-    pooled = quality_map.pooled(candidates)
+    pooled = quality_map.meaning.pooled(candidates)
     views = [
         (v, _merge(group, candidates, quality_map, v, result, pooled)) for v in quality_map.views
     ]

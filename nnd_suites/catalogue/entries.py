@@ -4,7 +4,6 @@ Task, languages, license and citation are the adapter's own metadata, never repe
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, Literal
 
@@ -118,31 +117,24 @@ def how_to_build(name: str) -> str:
     )
 
 
-def _copies(copy: SourceCopy, source_dir: Path) -> Iterator[tuple[Path, str]]:
-    """(path, sha256 of what is checked) of every file of the source's name in ``source_dir``:
-    at its declared path first, then below the folder."""
-    name = Path(copy.path).name
-    for candidate in dict.fromkeys([source_dir / copy.path, *sorted(source_dir.rglob(name))]):
-        checked = candidate / copy.check_file if copy.check_file else candidate
-        if checked.is_file():
-            yield candidate, sha256_file(checked)
-
-
-def find_source(copy: SourceCopy, source_dir: Path | None) -> Path | None:
-    """The source in ``source_dir``: at its declared path, else the first file of its name below
-    the folder; used only when its sha256 (of ``check_file`` for a folder) is the declared one."""
-    return locate_source(copy, source_dir)[0]
-
-
 def locate_source(
     copy: SourceCopy, source_dir: Path | None
 ) -> tuple[Path | None, list[tuple[Path, str]]]:
-    """:func:`find_source`'s answer and, when it is None, (path, sha256) of the files in
-    ``source_dir`` that bear the source's name but not its sha256 (another version of the file,
-    or a damaged download): each file is hashed once."""
+    """The source in ``source_dir``: at its declared path, else the first file of its name below
+    the folder, used only when its sha256 (of ``check_file`` for a folder) is the declared one;
+    and, when there is none, (path, sha256) of the files in ``source_dir`` that bear the
+    source's name but not its sha256 (another version of the file, or a damaged download):
+    each file is hashed once."""
     others: list[tuple[Path, str]] = []
-    for path, sha256 in _copies(copy, source_dir) if source_dir is not None else ():
+    if source_dir is None:
+        return None, others
+    name = Path(copy.path).name
+    for candidate in dict.fromkeys([source_dir / copy.path, *sorted(source_dir.rglob(name))]):
+        checked = candidate / copy.check_file if copy.check_file else candidate
+        if not checked.is_file():
+            continue
+        sha256 = sha256_file(checked)
         if sha256 == copy.sha256:
-            return path, []
-        others.append((path, sha256))
+            return candidate, []
+        others.append((candidate, sha256))
     return None, others

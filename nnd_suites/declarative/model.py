@@ -9,7 +9,7 @@ import json
 from pathlib import Path, PureWindowsPath
 from typing import Annotated, Any, Literal
 
-from pydantic import ConfigDict, Field, field_validator, model_validator
+from pydantic import ConfigDict, Field, ValidationInfo, field_validator, model_validator
 from pydantic.json_schema import SkipJsonSchema
 
 from nnd_suites.builder.adapter import AdapterMetadata
@@ -71,19 +71,14 @@ class FileSpec(StrictModel):
         None, description="sha256 of the published file: a shipped copy must match it"
     )
 
-    @field_validator("shipped")
+    @field_validator("shipped", "member")
     @classmethod
-    def _shipped_inside(cls, value: str | None) -> str | None:
-        return None if value is None else inside_folder(value, "the adapter's data/ folder")
-
-    @field_validator("member")
-    @classmethod
-    def _member_inside(cls, value: str | None) -> str | None:
-        return (
-            None
-            if value is None
-            else inside_folder(value, "the archive", "as its listing shows it")
-        )
+    def _inside(cls, value: str | None, info: ValidationInfo) -> str | None:
+        if value is None:
+            return None
+        if info.field_name == "shipped":
+            return inside_folder(value, "the adapter's data/ folder")
+        return inside_folder(value, "the archive", "as its listing shows it")
 
     @model_validator(mode="after")
     def _options_of_the_format(self) -> FileSpec:

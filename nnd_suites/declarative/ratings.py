@@ -3,6 +3,7 @@ scale (a fault is the row's, naming the ``source.yaml`` line that declares the r
 
 from __future__ import annotations
 
+import contextlib
 import math
 from pathlib import Path
 
@@ -38,36 +39,19 @@ def parse_rating(
 ) -> float:
     """A rating as the map compares it: checked on the file's own scale, then negated when
     lower is better (0.0 - x: an error count of 0 stays 0.0, never -0.0)."""
-    number = _on_scale(declared, spec, value, column, path, line, keys)
-    return number if spec.better == "higher" else 0.0 - number
-
-
-def _on_scale(
-    declared: Declared,
-    spec: Candidates,
-    value: object,
-    column: str,
-    path: Path,
-    line: int,
-    keys: tuple[str, ...],
-) -> float:
+    low, high = spec.scale(keys[-1])  # keys: ('ratings', aspect), or ('value',)
+    number = math.nan
     # the common case without parse_number's message-building (which formats every value)
     if type(value) in (int, float) or type(value) is str:
-        try:
+        with contextlib.suppress(ValueError, OverflowError):
             number = read_number(value)  # type: ignore[arg-type]
-        except (ValueError, OverflowError):
-            number = math.nan
-        low, high = spec.scale(keys[-1])  # keys: ('ratings', aspect), or ('value',)
-        if (
-            abs(number) <= MAX_NUMBER  # also false for nan
-            and (low is None or number >= low)
-            and (high is None or number <= high)
-        ):
-            return number
-    try:
-        return parse_number(value, path, line, column, low=low, high=high)  # type: ignore[arg-type]
-    except SourceFormatError as exc:
-        raise exc.with_hint(
-            f"a rating declared at {declared.at('candidates', *keys)}: fix the value, or leave "
-            "such rows out with a filter (--skip-malformed counts them instead)",
-        ) from None
+    on_scale = (low is None or number >= low) and (high is None or number <= high)
+    if not (abs(number) <= MAX_NUMBER and on_scale):  # nan too: parse_number names the fault
+        try:
+            number = parse_number(value, path, line, column, low=low, high=high)  # type: ignore[arg-type]
+        except SourceFormatError as exc:
+            raise exc.with_hint(
+                f"a rating declared at {declared.at('candidates', *keys)}: fix the value, or "
+                "leave such rows out with a filter (--skip-malformed counts them instead)",
+            ) from None
+    return number if spec.better == "higher" else 0.0 - number

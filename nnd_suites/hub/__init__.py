@@ -10,32 +10,28 @@ reads the same folder or repository as rows.
 from __future__ import annotations
 
 from nnd_suites.hub.export import ExportResult, export_suites, refresh_card
-from nnd_suites.hub.layout import exported_configs, validate_config_name
+from nnd_suites.hub.layout import exported_configs
 from nnd_suites.hub.load import (
     HUB_PREFIX,
     HubSpec,
-    is_hub_spec,
     load_hub_config,
     parse_hub_spec,
     read_exported_config,
 )
 from nnd_suites.hub.publish import PublishResult, publish_suites
-from nnd_suites.suite import SPLIT, suite_features
+from nnd_suites.suite import suite_features
 
 __all__ = [
     "HUB_PREFIX",
-    "SPLIT",
     "ExportResult",
     "HubSpec",
     "PublishResult",
     "export_suites",
     "exported_configs",
-    "is_hub_spec",
     "load_hub_config",
     "parse_hub_spec",
     "publish_suites",
     "read_exported_config",
     "refresh_card",
     "suite_features",
-    "validate_config_name",
 ]

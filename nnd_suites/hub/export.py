@@ -90,11 +90,13 @@ class DatasetFolder:
     cleaned: list[str] = field(default_factory=list)  # leftovers of killed writes, removed
 
     def add(self, suite: Suite) -> Path:
-        """Write ``suite`` as its config (swapped in atomically)."""
+        """Write ``suite`` as its config (swapped in atomically): the suite's folder as ``build``
+        writes it (:mod:`nnd_suites.suite.storage`), under the suite's name; an existing folder
+        is replaced only when it is a config or a suite."""
         if suite.name not in self.names:  # the checks ran for these names only
             raise NNDError(f"suite {suite.name!r} is not one of {self.names} this writer checked")
         check_no_placeholders(suite)
-        path = write_config(suite, self.folder / suite.name)
+        path = suite.save(self.folder / suite.name, kind="export-config")
         self.written.append(suite.name)
         return path
 
@@ -242,12 +244,6 @@ def validated_config(config_dir: Path) -> ConfigInfo:
 
 def _write_card(folder: Path, configs: list[ConfigInfo], repo_id: str | None) -> None:
     atomic_write_text(folder / CARD_FILE, build_card(configs, repo_id))
-
-
-def write_config(suite: Suite, config_dir: Path) -> Path:
-    """The suite's folder as ``build`` writes it (:mod:`nnd_suites.suite.storage`), under the
-    suite's name; an existing folder is replaced only when it is a config or a suite."""
-    return suite.save(config_dir, kind="export-config")
 
 
 def check_no_placeholders(suite: Suite) -> None:

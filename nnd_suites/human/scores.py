@@ -103,7 +103,7 @@ def _judge(
     for view in quality_map.views:
         assessment = quality_map.assess(annotated, view)  # a data error is raised, named
         # the rule says what the candidate is worth to a human score (rating, share of the top)
-        values[view] = quality_map.human_value(annotated.ratings, assessment, view, top)
+        values[view] = quality_map.meaning.human_value(annotated.ratings, assessment, view, top)
         label = assessment.label or candidate.label or ""
         if view is not None:
             roots[view] = view
@@ -176,7 +176,7 @@ def _as_judged(suite: Suite, quality_map: QualityMap) -> list[Candidate]:
     pooled = {
         (group, text): candidate
         for group, records in by_group.items()
-        for text, candidate in quality_map.pooled(records).items()
+        for text, candidate in quality_map.meaning.pooled(records).items()
     }
     return [
         pooled.get((c.group_id, equivalence_key(c.text)), record) if pools else record

@@ -190,14 +190,6 @@ def real_target(target: str | os.PathLike) -> Path:
     return Path(os.path.realpath(given.parent)) / given.name
 
 
-def recover_leftovers(target: str | os.PathLike) -> None:
-    """Clean what killed writes to ``target`` left beside it; restore a missing folder."""
-    target = real_target(target)
-    if target.parent.is_dir():
-        with writer_lock(target):
-            _recover(target)
-
-
 # ------------------------------------------------------------------- writers
 @contextlib.contextmanager
 def _writable(target: Path) -> Iterator[None]:

@@ -9,12 +9,7 @@ file and line.
 """
 
 from nnd_suites.quality_map.core import QualityMap, builtin_quality_maps
-from nnd_suites.quality_map.model import (
-    QualityMapDefinition,
-    generate_schema,
-    quality_map_schema,
-    write_schema,
-)
+from nnd_suites.quality_map.model import QualityMapDefinition, generate_schema, write_schema
 from nnd_suites.quality_map.rule_base import Assessment, level_key
 from nnd_suites.quality_map.rules import GradedRule, MajorityTopRule, NumericRule, RatingRule
 
@@ -29,6 +24,5 @@ __all__ = [
     "builtin_quality_maps",
     "generate_schema",
     "level_key",
-    "quality_map_schema",
     "write_schema",
 ]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Collection, Sequence
+from collections.abc import Collection
 from functools import cached_property
 from importlib import resources
 from pathlib import Path
@@ -16,13 +16,7 @@ from nnd_suites.errors import QualityMapError, UnknownItemError
 from nnd_suites.quality_map.loading import Lines, place, read_map_file, schema_error
 from nnd_suites.quality_map.model import QualityMapDefinition
 from nnd_suites.quality_map.order import Order, hierarchy_cycle, show_chain
-from nnd_suites.quality_map.rule_base import (
-    Assessment,
-    RatingFault,
-    Ratings,
-    top_tier_measure,
-    top_tier_value,
-)
+from nnd_suites.quality_map.rule_base import Assessment, BaseRule, RatingFault
 from nnd_suites.records.groups import Candidate
 
 
@@ -53,6 +47,10 @@ class QualityMap:
         self.pairs_per = definition.pairs_per
         self.conflicting_labels = definition.conflicting_labels
         self.rule = definition.rating_rule
+        #: what the map's candidates mean: its rule, else the base rule's (labels, top tier);
+        #: the pooled candidates of identical texts (which tests and human scores judge those
+        #: texts on) and each candidate's value for its systems' human score come from it
+        self.meaning: BaseRule = self.rule or BaseRule()
         #: set for sources that judge pairs of responses (the adapter emits judgments)
         self.pairwise = definition.pairwise
         self.hierarchy = definition.hierarchy
@@ -226,35 +224,21 @@ class QualityMap:
     @property
     def views(self) -> list[str | None]:
         """Independent quality views: one per aspect of the rule, else a single unnamed view."""
-        return self.rule.views() if self.rule else [None]
+        return self.meaning.views()
 
     @property
     def numeric(self) -> bool:
         """Candidates carry scores compared by the rule's gap, not labels in the order."""
-        return self.rule is not None and self.rule.scored
+        return self.meaning.scored
 
     @property
     def rated(self) -> bool:
         """A system's human score averages ratings rather than counting its top-tier share."""
-        return self.rule is not None and self.rule.rated
+        return self.meaning.rated
 
     def human_measure(self) -> str:
         """What a system's human score is under this map, in few words."""
-        top = self.top_labels()
-        return self.rule.measure_description(top) if self.rule else top_tier_measure(top)
-
-    def human_value(
-        self,
-        ratings: Ratings | None,
-        assessment: Assessment,
-        view: str | None,
-        top_labels: Collection[str],
-    ) -> float | None:
-        """One candidate's value in ``view`` for its systems' human score (None: unrated);
-        ``top_labels`` is :meth:`top_labels`, computed once by the caller."""
-        if self.rule is None:
-            return top_tier_value(assessment, top_labels)
-        return self.rule.human_value(ratings, assessment, view, top_labels)
+        return self.meaning.measure_description(self.top_labels())
 
     def top_labels(self) -> list[str]:
         """The labels no other label beats (the best tier): a human score counts these."""
@@ -264,13 +248,6 @@ class QualityMap:
             if label not in self.exclude
             and not any(self._order.beats(other, label) for other in self.labels)
         ]
-
-    def pooled(self, candidates: Sequence[Candidate]) -> dict[str, Candidate]:
-        """Equivalence key -> pooled candidate of each text several of one group's
-        ``candidates`` share, when the rule pools identical texts
-        (:mod:`nnd_suites.records.pooled_ratings`); tests and human scores judge those texts
-        on it."""
-        return self.rule.pooled(candidates) if self.rule else {}
 
     def assess(self, candidate: Candidate, view: str | None) -> Assessment:
         """A candidate's label (or score) in one view; no rating -> excluded with the reason."""
@@ -314,10 +291,7 @@ class QualityMap:
 
     def better(self, high: Assessment, low: Assessment) -> bool:
         """Is ``high`` of known strictly better quality than ``low``?"""
-        if self.rule is not None:
-            return self.rule.better(high, low, self._order.beats)
-        assert high.label is not None and low.label is not None
-        return self._order.beats(high.label, low.label)
+        return self.meaning.better(high, low, self._order.beats)
 
     # -------------------------------------------------------------- hierarchy
     def category_path(self, label: str, category: str | None = None) -> list[str]:

@@ -8,11 +8,10 @@ the pre-commit hook validate ``quality_maps/*.yaml``; a test fails when it is ou
 from __future__ import annotations
 
 import json
-from importlib import resources
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator
 from pydantic.json_schema import GenerateJsonSchema, JsonSchemaValue, SkipJsonSchema
 from pydantic_core import core_schema
 
@@ -27,13 +26,6 @@ SCHEMA_ID = "https://github.com/nnd-suites/nnd-suites/schemas/quality_map.schema
 REGENERATE = "nnd-suites schema --quality-map"
 
 Label = Annotated[str, Field(min_length=1)]
-
-
-def _unique(values: list[str], field: str) -> list[str]:
-    repeated = sorted({value for value in values if values.count(value) > 1})
-    if repeated:
-        raise ValueError(f"{repeated} listed more than once in '{field}'; list each once")
-    return values
 
 
 class Hierarchy(StrictModel):
@@ -119,15 +111,15 @@ class QualityMapDefinition(BaseModel):
             raise ValueError("a tier is empty; remove it or list its labels")
         return tiers
 
-    @field_validator("labels")
+    @field_validator("labels", "exclude")
     @classmethod
-    def _unique_labels(cls, labels: list[str]) -> list[str]:
-        return _unique(labels, "labels")
-
-    @field_validator("exclude")
-    @classmethod
-    def _unique_exclude(cls, exclude: list[str]) -> list[str]:
-        return _unique(exclude, "exclude")
+    def _listed_once(cls, values: list[str], info: ValidationInfo) -> list[str]:
+        repeated = sorted({value for value in values if values.count(value) > 1})
+        if repeated:
+            raise ValueError(
+                f"{repeated} listed more than once in '{info.field_name}'; list each once"
+            )
+        return values
 
 
 #: the keys each object of a map takes, by its tag: "" (top level), "hierarchy" or a rule kind
@@ -174,9 +166,3 @@ def schema_text() -> str:
 def write_schema(folder: str | Path) -> Path:
     """Write ``quality_map.schema.json`` into ``folder`` (checked in under nnd_suites/schemas)."""
     return write_schema_files(folder, {SCHEMA_FILE: generate_schema()})[0]
-
-
-def quality_map_schema() -> dict[str, Any]:
-    """The checked-in schema (what editors and the pre-commit hook use)."""
-    text = resources.files("nnd_suites.schemas").joinpath(SCHEMA_FILE).read_text("utf-8")
-    return json.loads(text)

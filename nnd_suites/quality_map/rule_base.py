@@ -52,20 +52,10 @@ def level_key(value: float | str) -> str:
 Ratings = Mapping[str, Sequence[float]]
 
 
-def top_tier_measure(top_labels: Sequence[str]) -> str:
-    """The human score of labelled candidates (no rule, or a rule that gives labels), in words."""
-    return "share of candidates labelled " + " or ".join(top_labels)
-
-
-def top_tier_value(assessment: Assessment, top_labels: Collection[str]) -> float:
-    """1 for a candidate in the best tier, else 0: an excluded or unlabelled candidate is in the
-    denominator of the share (partial credit is not top quality)."""
-    return 1.0 if assessment.label in top_labels else 0.0
-
-
 class BaseRule(StrictModel):
     """A rating rule owns what its ratings mean: the label or score of a candidate, which of two
-    is better, and a system's human score (``nnd-suites systems``), so a new rule is one class."""
+    is better, and a system's human score (``nnd-suites systems``), so a new rule is one class.
+    The base rule itself is what a map without a rating rule means: candidates carry labels."""
 
     #: candidates carry a score (compared by the rule's gap) instead of a label in the order
     scored: ClassVar[bool] = False
@@ -113,8 +103,9 @@ class BaseRule(StrictModel):
         return label_beats(high.label, low.label)
 
     def measure_description(self, top_labels: Sequence[str]) -> str:
-        """What a system's human score is, in few words (verify's tables head columns with it)."""
-        return top_tier_measure(top_labels)
+        """What a system's human score is, in few words (verify's tables head columns with it):
+        labelled candidates' is the share in the best tier."""
+        return "share of candidates labelled " + " or ".join(top_labels)
 
     def human_value(
         self,
@@ -124,8 +115,10 @@ class BaseRule(StrictModel):
         top_labels: Collection[str],
     ) -> float | None:
         """One candidate's contribution to its systems' human score in ``view`` (None: unrated
-        there); the map has already given it ``assessment``."""
-        return top_tier_value(assessment, top_labels)
+        there); the map has already given it ``assessment``. Labelled: 1 in the best tier, else
+        0 (an excluded or unlabelled candidate is in the denominator of the share: partial
+        credit is not top quality)."""
+        return 1.0 if assessment.label in top_labels else 0.0
 
 
 Rule = TypeVar("Rule", bound=type[BaseRule])

@@ -155,10 +155,10 @@ def fixture_lines(spec: TypeSpec) -> str:
     return "\n".join(rows) + "\n"
 
 
-def expected_stats(spec: TypeSpec, name: str) -> str:
+def expected_stats(spec: TypeSpec, name: str) -> dict[str, Any]:
     groups, candidates = len(CONTEXTS), sum(len(texts) for texts in TEXTS)
     skipped = {k.replace("$name", name): v for k, v in spec.expected["skipped"].items()}
-    data = {
+    return {
         "source": FIXTURE,
         "options": {},
         "pairs": spec.expected["pairs"],
@@ -167,11 +167,6 @@ def expected_stats(spec: TypeSpec, name: str) -> str:
         "breakdowns": spec.expected["breakdowns"],
         "skipped": skipped,
     }
-    return json.dumps(data, indent=2) + "\n"
-
-
-def quality_map_text(spec: TypeSpec, name: str) -> str:
-    return _map_text(spec.quality_map, name)
 
 
 def _map_text(rule: str, name: str) -> str:
@@ -251,7 +246,8 @@ def write_adapter(root: Path, name: str, annotation_type: str) -> list[Path]:
             for relative, text in stub.fixture.items():
                 (tmp / FIXTURES / relative).parent.mkdir(parents=True, exist_ok=True)
                 (tmp / FIXTURES / relative).write_text(text, encoding="utf-8")
-            (tmp / FIXTURES / EXPECTED_STATS).write_text(stub.expected, encoding="utf-8")
+            expected = json.dumps(stub.expected, indent=2) + "\n"
+            (tmp / FIXTURES / EXPECTED_STATS).write_text(expected, encoding="utf-8")
             atomic_write_text(map_path, map_text)  # last: the folder follows it in
     except BaseException:
         if not folder.exists() and _left_by_a_killed_run(map_path, map_text):
@@ -268,7 +264,7 @@ class _Stub:
     template: str
     fields: dict[str, str]
     fixture: dict[str, str]  # path under fixtures/ -> text
-    expected: str
+    expected: dict[str, Any]  # fixtures/expected_stats.json
     map_text: str
 
 
@@ -278,7 +274,7 @@ def _stub(annotation_type: str, name: str) -> _Stub:
             "adapter_pairwise.py.txt",
             {},
             {FIXTURE: pairwise.fixture_lines()},
-            json.dumps(pairwise.expected(), indent=2) + "\n",
+            pairwise.expected(),
             _map_text(pairwise.QUALITY_MAP, name),
         )
     if annotation_type == "numeric":  # a folder release: outputs and ratings per system
@@ -286,7 +282,7 @@ def _stub(annotation_type: str, name: str) -> _Stub:
             "adapter_numeric.py.txt",
             {},
             numeric.fixture_files(),
-            json.dumps(numeric.expected(), indent=2) + "\n",
+            numeric.expected(),
             _map_text(numeric.QUALITY_MAP, name),
         )
     spec = SPECS[annotation_type]
@@ -299,7 +295,7 @@ def _stub(annotation_type: str, name: str) -> _Stub:
         fields,
         {FIXTURE: fixture_lines(spec)},
         expected_stats(spec, name),
-        quality_map_text(spec, name),
+        _map_text(spec.quality_map, name),
     )
 
 

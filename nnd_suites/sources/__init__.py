@@ -7,9 +7,8 @@ local file, and the command line's start-up, do without.
 """
 
 from nnd_suites.sources.json_object import read_json_object
-from nnd_suites.sources.log import SKIP_EXAMPLES, ReadLog, SkipLog, unattributable
+from nnd_suites.sources.log import ReadLog, SkipLog, unattributable
 from nnd_suites.sources.readers import (
-    FIELD_SIZE_LIMIT,
     SOURCE_JSON,
     parse_number,
     read_json_array,
@@ -21,8 +20,6 @@ from nnd_suites.sources.readers import (
 )
 
 __all__ = [
-    "FIELD_SIZE_LIMIT",
-    "SKIP_EXAMPLES",
     "SOURCE_JSON",
     "ReadLog",
     "SkipLog",

@@ -59,30 +59,29 @@ def extract_archive(archive: Path, digest: str) -> Path:
     return target
 
 
-def _too_big(archive: Path, total: int, limit: int) -> SourceFormatError:
-    return SourceFormatError(
-        str(archive),
-        None,
-        f"the archive declares {total:,} bytes, over the {limit:,}-byte limit",
-        f"extract it yourself and pass the folder, or raise {MAX_EXTRACTED_BYTES_ENV}",
-    )
+def _check_size(archive: Path, total: int) -> None:
+    """Refuse an archive whose members declare more than the extraction limit in all."""
+    limit = max_extracted_bytes()
+    if total > limit:
+        raise SourceFormatError(
+            str(archive),
+            None,
+            f"the archive declares {total:,} bytes, over the {limit:,}-byte limit",
+            f"extract it yourself and pass the folder, or raise {MAX_EXTRACTED_BYTES_ENV}",
+        )
 
 
 def _extract_tar(archive: Path, folder: Path) -> None:
     with tarfile.open(archive) as tar:
         members = tar.getmembers()
-        total, limit = sum(member.size for member in members), max_extracted_bytes()
-        if total > limit:
-            raise _too_big(archive, total, limit)
+        _check_size(archive, sum(member.size for member in members))
         extract_tar(tar, folder, members, source=str(archive))
 
 
 def _extract_zip(archive: Path, folder: Path) -> None:
     with zipfile.ZipFile(archive) as handle:
         infos = handle.infolist()
-        total, limit = sum(info.file_size for info in infos), max_extracted_bytes()
-        if total > limit:
-            raise _too_big(archive, total, limit)
+        _check_size(archive, sum(info.file_size for info in infos))
         resolved = os.path.realpath(folder)
         for info in infos:
             name = PurePosixPath(info.filename)

@@ -5,14 +5,12 @@ suite (``resolve.py``: folders, built-in names, exports, the Hub)."""
 
 from nnd_suites.suite.candidates import CANDIDATES_FILE, SuiteCandidate
 from nnd_suites.suite.manifest import (
-    FORMAT_VERSION,
     MANIFEST_FILE,
     AdapterInfo,
     BuildCounts,
     QualityMapInfo,
     SkippedItems,
     SourceFile,
-    SuiteCounts,
     SuiteManifest,
     TransformationInfo,
     export_json_schemas,
@@ -23,22 +21,16 @@ from nnd_suites.suite.storage import (
     LEGACY_PAIRS_FILE,
     SPLIT,
     has_manifest,
-    read_candidates,
     read_pair_rows,
     suite_features,
 )
-from nnd_suites.suite.suite import Suite, breakdown_counts, pair_counts
-from nnd_suites.suite.table import (
-    pair_rows,
-    pairs_arrow_schema,
-    pairs_from_rows,
-)
+from nnd_suites.suite.suite import Suite
+from nnd_suites.suite.table import pair_rows, pairs_arrow_schema
 
 __all__ = [
     "CANDIDATES_FILE",
     "DATA_FILE",
     "DATA_GLOB",
-    "FORMAT_VERSION",
     "LEGACY_PAIRS_FILE",
     "MANIFEST_FILE",
     "SPLIT",
@@ -49,17 +41,12 @@ __all__ = [
     "SourceFile",
     "Suite",
     "SuiteCandidate",
-    "SuiteCounts",
     "SuiteManifest",
     "TransformationInfo",
-    "breakdown_counts",
     "export_json_schemas",
     "has_manifest",
-    "pair_counts",
     "pair_rows",
     "pairs_arrow_schema",
-    "pairs_from_rows",
-    "read_candidates",
     "read_pair_rows",
     "suite_features",
 ]

@@ -321,7 +321,9 @@ with io.atomic_directory(sys.argv[1]) as tmp:
 
 @pytest.mark.parametrize("exchange", [True, False], ids=["renameat2", "two-renames"])
 def test_swap_killed_after_each_step_keeps_a_whole_folder(tmp_path, exchange):
-    from nnd_suites.infra.atomic import _renameat2, recover_leftovers
+    from leftovers import recover_leftovers
+
+    from nnd_suites.infra.atomic import _renameat2
 
     if exchange and _renameat2 is None:
         pytest.skip("no renameat2 on this system")

@@ -284,6 +284,23 @@ def test_filters_count_what_they_leave_out_and_verdicts_become_judgments(tmp_pat
     assert log.skipped.counts == {"filtered out: no judgment": 1}
 
 
+def test_a_json_rating_that_is_null_a_boolean_or_a_list_names_its_row_and_column(tmp_path):
+    # null, true and [1] once raised UnboundLocalError (a traceback): the scale was read only
+    # for numbers and strings
+    body = RATED.replace("{format: csv}", "{format: jsonl}")
+    (tmp_path / "source.yaml").write_text(HEADER + textwrap.dedent(body), "utf-8")
+    row = {"original_id": "1", "original": "o", "generation": "a", "system": "s", "rating_1": 1}
+    row["rating_2"] = 2
+    for value in (None, True, [1]):
+        table = json.dumps(row) + "\n" + json.dumps({**row, "rating_1": value}) + "\n"
+        (tmp_path / "table.jsonl").write_text(table, "utf-8")
+        with pytest.raises(SourceFormatError) as caught:
+            list(_adapter(tmp_path).read(tmp_path / "table.jsonl", ReadLog()))
+        message = str(caught.value)
+        assert "table.jsonl:2: column 'rating_1'" in message, message
+        assert f"a rating declared at {tmp_path / 'source.yaml'}:20" in message, message
+
+
 def test_a_filter_reads_json_null_and_booleans_and_counts_a_bad_cell(tmp_path):
     body = COMPARED.replace("{format: csv}", "{format: jsonl}").replace(
         "filters:\n", 'filters:\n  - {column: checked, equals: "true", reason: unchecked}\n'

@@ -7,11 +7,12 @@ import sys
 from pathlib import Path
 
 import pytest
+from leftovers import recover_leftovers
 
 import nnd_suites.infra.atomic as io
 from nnd_suites.errors import OutputFolderError
 from nnd_suites.infra import atomic
-from nnd_suites.infra.atomic import atomic_directory, atomic_write_text, recover_leftovers
+from nnd_suites.infra.atomic import atomic_directory, atomic_write_text
 
 DEAD_PID = "999999999"  # above any pid_max: no such process
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import textwrap
 import time
+from importlib import resources
 from itertools import pairwise
 
 import jsonschema
@@ -19,9 +20,15 @@ from nnd_suites.quality_map import (
     GradedRule,
     builtin_quality_maps,
     generate_schema,
-    quality_map_schema,
 )
-from nnd_suites.quality_map.model import REGENERATE
+from nnd_suites.quality_map.model import REGENERATE, SCHEMA_FILE
+
+
+def quality_map_schema() -> dict:
+    """The checked-in schema (what editors and the pre-commit hook use)."""
+    text = resources.files("nnd_suites.schemas").joinpath(SCHEMA_FILE).read_text("utf-8")
+    return json.loads(text)
+
 
 GRADED = """\
 name: g

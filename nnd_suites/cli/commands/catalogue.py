@@ -7,7 +7,7 @@ import argparse
 import json
 from pathlib import Path
 
-from nnd_suites.catalogue.entries import CATALOGUE_FILE, find_source, load_catalogue
+from nnd_suites.catalogue.entries import CATALOGUE_FILE, load_catalogue, locate_source
 from nnd_suites.cli.parser import Commands
 from nnd_suites.cli.printing import say, say_json
 from nnd_suites.infra.formatting import plural, table
@@ -32,7 +32,7 @@ def run(args: argparse.Namespace) -> int:
         meta = entry.metadata()
         if entry.shipped:
             source = "shipped"
-        elif find_source(entry.source, args.source_dir) is not None:
+        elif locate_source(entry.source, args.source_dir)[0] is not None:
             source = f"found in {args.source_dir}"
         else:
             source = f"download: {entry.source.url}"
