@@ -172,7 +172,7 @@ class Registry(Generic[T]):
         if self._classes.get(name) is cls or (lazy is not None and lazy.target == target_of(cls)):
             claimed = True  # a module imported twice, or a lazy entry's module registering it
         if not claimed:
-            self._claim(name, aliases, origin, _defined_in(cls.__module__))
+            self._claim(name, aliases, origin, _defined_in(cls))
         cls.name = name  # type: ignore[attr-defined]  # the registered name is the one name
         if self._validate:
             self._validate(cls)
@@ -189,7 +189,10 @@ class Registry(Generic[T]):
         built-in folders share the origin ``builtin``."""
         for key in (name, *aliases):
             holder = self._holder(key)
-            if holder is not None:
+            owner = self._aliases.get(key, key)  # a newcomer took the name of the folder here
+            if holder and Path(where).parent.name == key != Path(self._defined[owner]).parent.name:
+                self._evict(owner, key, where)
+            elif holder is not None:
                 raise PluginError(
                     f"{self.kind} {key!r} is registered twice: by {holder} and by {origin} "
                     f"(in {where}); rename one of them"
@@ -198,6 +201,18 @@ class Registry(Generic[T]):
         self._defined[name] = where
         for alias in aliases:
             self._aliases[alias] = name
+
+    def _evict(self, holder: str, key: str, where: str) -> None:
+        """The folder that took ``key`` first (folders load in name order) is the one broken."""
+        defined = self._defined.pop(holder)
+        folder = Path(defined).parent
+        self._broken[folder.name] = (
+            f"{self.kind} folder {folder} failed to load: {defined} registers {key!r}, the name of "
+            f"the {self.kind} in {where}; rename it there (e.g. its folder's name: {folder.name})"
+        )
+        for table in (self._classes, self._lazy, self._origins):
+            table.pop(holder, None)
+        self._aliases = {a: n for a, n in self._aliases.items() if n != holder}
 
     def _holder(self, key: str) -> str | None:
         """Where ``key`` (a name or an alias) was registered, if it was."""
@@ -374,9 +389,11 @@ def _origin_of(module: str) -> str:
     return "builtin" if module.startswith("nnd_suites.") else module
 
 
-def _defined_in(module: str) -> str:
-    """The file of ``module`` (its name where it has none)."""
-    return getattr(sys.modules.get(module), "__file__", None) or module
+def _defined_in(cls: type) -> str:
+    """The declaration of a declared plugin, else its module's file (its name where none)."""
+    if hasattr(cls, "declaration_path"):  # an adapter's source.yaml
+        return str(cls.declaration_path())
+    return getattr(sys.modules.get(cls.__module__), "__file__", None) or cls.__module__
 
 
 def target_of(cls: type) -> str:

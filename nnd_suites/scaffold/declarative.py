@@ -29,11 +29,15 @@ CONTEXT_HINTS = (
     "original", "source", "src", "context", "article", "input", "prefix", "suffix", "prompt",
 )  # fmt: skip
 SYSTEM_HINTS = ("system", "model", "sys")
+RATER_HINTS = ("rater", "annotator", "worker", "judge", "assessor", "evaluator")
 NUMBER = re.compile(r"-?\d+(\.\d+)?")
 #: a standardised score (z, zscore, z_score, fluency_z): not a rating on the raters' scale
 Z_SCORE = re.compile(r"(^|[_.])z(_?score)?($|[_.])", re.IGNORECASE)
 #: keys of the proposal that are guesses from the header, marked for the contributor
-GUESSED = ("delimiter", "key", "context", "text", "system", "text_a", "text_b", "winner", "ratings")
+GUESSED = (
+    "delimiter", "key", "context", "text", "system", "text_a", "text_b", "winner", "ratings",
+    "rater", "system_a", "system_b",
+)  # fmt: skip
 
 
 def sample_columns(sample: Path) -> tuple[dict[str, str], dict[str, Any]]:
@@ -89,9 +93,15 @@ def propose(name: str, file: dict[str, str], row: dict[str, Any]) -> dict[str, A
     numbers = [c for c in columns if _numeric(row[c])]
     # `system_output` or `model_response` holds the text, not the system's name
     names = [c for c in columns if c not in numbers and not _pick([c], TEXT_HINTS)]
-    system = _pick(names, SYSTEM_HINTS)[:1]
-    texts = [c for c in columns if c not in numbers and c not in system]
-    key = [c for c in columns if c.lower().endswith("id") and "worker" not in c.lower()][:1]
+    systems = _pick(names, SYSTEM_HINTS)
+    # a comparison's two systems (`model_a`, `model_b`), else one system per row
+    sides = [next((c for c in systems if c.lower().endswith(end)), "") for end in ("_a", "_b")]
+    system = sides if all(sides) else systems[:1]
+    # a rater's name or id; `rater_1` holding ratings is one column per rater
+    raters = _pick(columns, RATER_HINTS)
+    rater = [c for c in raters if c not in numbers or c.lower().endswith("id")][:1]
+    texts = [c for c in columns if c not in numbers and c not in system + rater]
+    key = [c for c in columns if c.lower().endswith("id") and c not in rater][:1]
     # an id (`prompt_id`, `source_id`) keys the groups: shown to the model, it would be text
     unkeyed = [c for c in texts if c not in key]
     context = list(dict.fromkeys(_pick(unkeyed, CONTEXT_HINTS)))[:2] or texts[:1]
@@ -126,11 +136,15 @@ def propose(name: str, file: dict[str, str], row: dict[str, Any]) -> dict[str, A
             "winner": winner[0],
             "verdicts": {"TODO_value_meaning_a": "a", "TODO_value_meaning_b": "b"},
         }
+        if len(system) == 2:
+            spec["comparisons"] |= {"system_a": system[0], "system_b": system[1]}
+        spec["comparisons"] |= {"rater": rater[0]} if rater else {}
         return spec
     # said, never assumed: a count of errors or a rank read as higher-is-better swaps every pair
     spec["candidates"] = {"text": candidates[0], "ratings": _ratings(numbers), "better": "higher"}
     if system:
         spec["candidates"]["system"] = system[0]
+    spec["candidates"] |= {"rater": rater[0]} if rater else {}
     return spec
 
 

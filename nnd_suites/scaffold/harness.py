@@ -27,7 +27,9 @@ from nnd_suites.builder.adapter import Adapter
 from nnd_suites.builder.suites import build_suite
 from nnd_suites.errors import NNDError
 from nnd_suites.infra.validation import StrictModel
+from nnd_suites.quality_map import QualityMap
 from nnd_suites.suite import MANIFEST_FILE, export_json_schemas, read_pair_rows
+from nnd_suites.suite.manifest import placeholder_fields
 
 FIXTURES = "fixtures"
 EXPECTED_STATS = "expected_stats.json"
@@ -57,8 +59,8 @@ def load_expected(cls: type[Adapter]) -> ExpectedStats:
     path = expected_stats_path(cls)
     if not path.is_file():
         raise NNDError(
-            f"adapter {cls.name}: no {path}; every adapter ships a small fixture and "
-            "its expected statistics (see CONTRIBUTING.md)"
+            f"no {path}; every adapter ships a small fixture and its expected statistics "
+            "(see CONTRIBUTING.md)"
         )
     try:
         return ExpectedStats.model_validate_json(path.read_text("utf-8"))
@@ -109,7 +111,10 @@ def validate_suite_files(folder: Path, schema_folder: Path) -> None:
 
 def check_fixture(cls: type[Adapter], workdir: Path) -> list[str]:
     """Build the adapter's fixture into ``workdir``, validate the files, compare the statistics."""
-    expected = load_expected(cls)
+    try:
+        expected = load_expected(cls)
+    except NNDError as exc:  # no expected statistics yet, or invalid ones: what to write
+        return [str(exc)]
     source = cls.folder() / FIXTURES / expected.source
     if not source.exists():  # a file, or a folder for folder sources
         return [f"fixture {source} named in {EXPECTED_STATS} does not exist"]
@@ -121,13 +126,15 @@ def check_fixture(cls: type[Adapter], workdir: Path) -> list[str]:
 
 def placeholder_problems(cls: type[Adapter]) -> list[str]:
     """The metadata fields (and the quality map's description) that still hold the scaffold's
-    ``TODO``, read from the manifest of the fixture's build: ``export`` and ``publish`` refuse
-    such a suite, so the harness names them before a contribution lands."""
-    expected = load_expected(cls)
-    source = cls.folder() / FIXTURES / expected.source
-    if not source.exists():  # check_fixture names it
-        return []
-    fields = build_suite(cls.name, source, **expected.options).manifest.placeholders()
+    ``TODO``, read from the manifest of the fixture's build (the adapter's own metadata and map
+    before it has a fixture): ``export`` and ``publish`` refuse such a suite, so the harness
+    names them before a contribution lands."""
+    expected = load_expected(cls) if expected_stats_path(cls).is_file() else None
+    source = expected and cls.folder() / FIXTURES / expected.source
+    if expected and source and source.exists():
+        fields = build_suite(cls.name, source, **expected.options).manifest.placeholders()
+    else:  # no fixture yet (check_fixture names it)
+        fields = placeholder_fields(cls.metadata, QualityMap.load(cls.quality_map).description)
     if not fields:
         return []
     return [

@@ -99,3 +99,31 @@ def test_suite_file_validation_rejects_a_corrupt_manifest(tmp_path):
     manifest_path.write_text(json.dumps(manifest))
     with pytest.raises(jsonschema.ValidationError):
         harness.validate_suite_files(tmp_path / "suite", tmp_path / "schemas")
+
+
+def test_an_adapter_without_a_fixture_yet_is_told_what_to_write(tmp_path):
+    """new-adapter --declarative writes no fixture: test_metadata_holds_no_placeholder then
+    failed with "no fixtures/expected_stats.json" (an exception) instead of the TODOs, and the
+    fixture test raised it. Each now lists what to write."""
+    from nnd_suites.declarative.plugin import declared_adapter
+    from nnd_suites.scaffold.declarative import write_declarative
+
+    for folder in ("adapters", "quality_maps"):
+        (tmp_path / folder).mkdir()
+    sample = ADAPTERS.get("simpeval_2022").folder() / "fixtures"
+    write_declarative(tmp_path, "my_votes", next(sample.glob("*.csv")))
+    folder = tmp_path / "adapters" / "my_votes"  # the map beside it: not in the shipped ones
+    (tmp_path / "quality_maps" / "my_votes.yaml").rename(folder / "my_votes.yaml")
+    yaml = folder / "source.yaml"
+    yaml.write_text(yaml.read_text("utf-8").replace("map: my_votes", "map: my_votes.yaml"))
+    cls = declared_adapter("my_votes", folder)
+    cls.name = "my_votes"  # what registering it would set
+    assert harness.placeholder_problems(cls) == [
+        "adapter my_votes: description, license, citation, task, quality map description still "
+        "hold the scaffold's TODO; write them (metadata in adapter.py or source.yaml, the "
+        "description in its quality map)"
+    ]
+    assert harness.check_fixture(cls, tmp_path) == [
+        f"no {folder / 'fixtures' / 'expected_stats.json'}; every adapter ships a small fixture "
+        "and its expected statistics (see CONTRIBUTING.md)"
+    ]

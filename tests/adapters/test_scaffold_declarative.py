@@ -179,3 +179,36 @@ def test_a_semicolon_sample_gets_its_delimiter_proposed_and_reads(tmp_path):
     cls.name = "my_semi"  # what registering it would set
     groups = list(cls().read(sample, ReadLog()))
     assert len(groups) == 3 and all(len(g.candidates) == 4 for g in groups)
+
+
+def test_a_rater_column_and_a_comparisons_two_systems_are_proposed(tmp_path):
+    """A rater column (rater, annotator_id, judge) and a comparison's model_a/model_b were
+    listed as "not read": a table of one row per (rater, output) was then refused as duplicate
+    candidates, and every comparison's systems were unknown. Both are now proposed."""
+    root = _root(tmp_path)
+    rows = [
+        ("1", "Hello there", s, f"out {s}", r, v) for s in "AB" for r, v in (("al", 4), ("bo", 5))
+    ]
+    with (tmp_path / "ratings.csv").open("w", newline="", encoding="utf-8") as handle:
+        csv.writer(handle).writerows(
+            [("item_id", "source", "system", "output", "annotator_id", "fluency"), *rows]
+        )
+    (tmp_path / "pairs.csv").write_text(
+        "prompt,model_a,model_b,response_a,response_b,judge,winner\nHi,gpt,llama,Hey,Yo,ann,b\n"
+    )
+    write_declarative(root, "my_rated", tmp_path / "ratings.csv")
+    write_declarative(root, "my_pairs", tmp_path / "pairs.csv")
+    texts = {
+        n: (root / "adapters" / n / "source.yaml").read_text("utf-8")
+        for n in ("my_rated", "my_pairs")
+    }
+    assert "not read" not in texts["my_rated"] + texts["my_pairs"]
+    spec = load_declaration(root / "adapters" / "my_rated" / "source.yaml").spec
+    assert (spec.group.key, spec.candidates.rater) == (["item_id"], "annotator_id")
+    cls = declared_adapter("my_rated", root / "adapters" / "my_rated")
+    cls.name = "my_rated"  # what registering it would set
+    (group,) = cls().read(tmp_path / "ratings.csv", ReadLog())
+    assert [(c.systems, c.raters) for c in group.candidates] == [([s], ["al", "bo"]) for s in "AB"]
+    pairs = load_declaration(root / "adapters" / "my_pairs" / "source.yaml").spec.comparisons
+    assert (pairs.system_a, pairs.system_b, pairs.rater) == ("model_a", "model_b", "judge")
+    assert "system_a: model_a  # CHECK" in texts["my_pairs"]

@@ -238,3 +238,27 @@ def test_a_plugin_folder_that_fails_to_import_is_named_and_listed_as_broken(
     assert {"halves", "typo", "missing", "boom"} <= set(listed)
     assert f"BROKEN: {typo}" in listed["typo"] and f"BROKEN: {missing}" in listed["missing"]
     assert typo in captured.err and missing in captured.err and "Traceback" not in captured.err
+
+
+def test_a_folder_reusing_the_name_of_the_folder_named_so_is_the_one_broken(planted):
+    """A new adapters/my_votes/source.yaml declaring `name: quiz` loads before adapters/quiz (name
+    order), so the refusal said "adapter folder .../quiz failed to load ... fix it or remove it",
+    the folder named after the name. The newcomer is now the one broken, named with what to do,
+    and quiz loads."""
+    from nnd_suites.declarative.plugin import register_declared
+
+    sfhot = (Path(__file__).parents[2] / "adapters" / "sfhot" / "source.yaml").read_text("utf-8")
+    quiz = sfhot.replace("name: sfhot", "name: quiz")
+    folder = {"__init__.py": "", "source.yaml": quiz}
+    root = planted(
+        "planted_clash", {f"{f}/{n}": t for f in ("my_votes", "quiz") for n, t in folder.items()}
+    )
+    registry = _registry("adapter", Adapter, "planted_clash")
+    registry.declare_with(lambda module: register_declared(module, registry.register))
+    assert registry.broken() == {
+        "my_votes": f"adapter folder {root / 'my_votes'} failed to load: {root / 'my_votes'}"
+        f"/source.yaml registers 'quiz', the name of the adapter in {root / 'quiz'}/source.yaml; "
+        "rename it there (e.g. its folder's name: my_votes)"
+    }
+    listed = registry.summaries(lambda cls: str(cls.declaration_path()), broken=True)
+    assert listed["quiz"] == str(root / "quiz" / "source.yaml")
