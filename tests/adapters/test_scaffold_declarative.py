@@ -9,6 +9,7 @@ import json
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -31,6 +32,21 @@ def _fixture(name: str) -> Path:
     return next((ADAPTERS.get(name).folder() / "fixtures").glob("*.csv"))
 
 
+def _propose(root: Path, name: str, sample: Path) -> tuple[Any, str]:
+    """``new-adapter NAME --declarative --sample SAMPLE`` in ``root``: the spec it proposes, and
+    the source.yaml's text (its ``# CHECK`` marks)."""
+    write_declarative(root, name, sample)
+    path = root / "adapters" / name / "source.yaml"
+    return load_declaration(path).spec, path.read_text("utf-8")
+
+
+def _read_groups(root: Path, name: str, sample: Path) -> list:
+    """The groups the proposed adapter ``name`` reads from ``sample``."""
+    cls = declared_adapter(name, root / "adapters" / name)
+    cls.name = name  # what registering it would set
+    return list(cls().read(sample, ReadLog()))
+
+
 def test_a_rating_table_gets_its_columns_proposed_and_reads(tmp_path):
     root = _root(tmp_path)
     written, columns = write_declarative(root, "my_simp", _fixture("simpeval_2022"))
@@ -39,17 +55,13 @@ def test_a_rating_table_gets_its_columns_proposed_and_reads(tmp_path):
     assert spec.group.key == ["original_id"]
     assert spec.candidates.text == "generation" and spec.candidates.system == "system"
     assert spec.candidates.ratings == {"rating": ["rating_1", "rating_2", "rating_3"]}
-    cls = declared_adapter("my_simp", root / "adapters" / "my_simp")
-    cls.name = "my_simp"  # what registering it would set
-    groups = list(cls().read(_fixture("simpeval_2022"), ReadLog()))
+    groups = _read_groups(root, "my_simp", _fixture("simpeval_2022"))
     assert len(groups) == 3 and all(len(g.candidates) == 4 for g in groups)
 
 
 def test_a_comparison_table_gets_a_winner_and_verdicts_to_fill_in(tmp_path):
     root = _root(tmp_path)
-    write_declarative(root, "my_pairs", _fixture("copilot_arena"))
-    text = (root / "adapters" / "my_pairs" / "source.yaml").read_text("utf-8")
-    spec = load_declaration(root / "adapters" / "my_pairs" / "source.yaml").spec
+    spec, text = _propose(root, "my_pairs", _fixture("copilot_arena"))
     assert spec.comparisons.winner == "acceptedIndex"
     assert (spec.comparisons.text_a, spec.comparisons.text_b) == ("completion_a", "completion_b")
     assert "TODO_value_meaning_a" in text and "check each" in text
@@ -64,13 +76,10 @@ def test_short_column_names_are_guessed_marked_and_every_column_accounted_for(tm
         "id,src,out,sys,organization_1,organization_2,fluency_z,note\n"
         "1,hello world,hi world,A,4,5,0.3,x\n"
     )
-    write_declarative(root, "short", sample)
-    path = root / "adapters" / "short" / "source.yaml"
-    spec = load_declaration(path).spec
+    spec, text = _propose(root, "short", sample)
     assert (spec.candidates.text, spec.candidates.system) == ("out", "sys")
     assert spec.group.context == {"src": "src"}
     assert spec.candidates.ratings == {"organization": ["organization_1", "organization_2"]}
-    text = path.read_text("utf-8")
     assert "  text: out  # CHECK: guessed from the header" in text
     assert "  system: sys  # CHECK: guessed from the header" in text
     assert "# Columns not read (add any that matter): fluency_z, note." in text
@@ -98,8 +107,7 @@ def test_an_id_column_keys_the_groups_and_is_not_proposed_as_context(tmp_path):
         "prompt_id,prompt,model_a,model_b,response_a,response_b,winner\n"
         "p1,Say hi.,gpt,llama,Hi!,Hello there!,model_a\n"
     )
-    write_declarative(root, "my_votes", sample)
-    spec = load_declaration(root / "adapters" / "my_votes" / "source.yaml").spec
+    spec, _text = _propose(root, "my_votes", sample)
     assert spec.group.key == ["prompt_id"] and spec.group.context == {"prompt": "prompt"}
     assert spec.template == "{prompt}\n"
 
@@ -153,10 +161,8 @@ def test_the_proposal_asks_which_end_of_the_rating_scale_is_better(tmp_path):
     root = _root(tmp_path)
     sample = tmp_path / "errors.csv"
     sample.write_text("id,source,output,system,errors\n1,hello world,hi world,A,3\n")
-    write_declarative(root, "counted", sample)
-    path = root / "adapters" / "counted" / "source.yaml"
-    assert load_declaration(path).spec.candidates.better == "higher"
-    text = path.read_text("utf-8")
+    spec, text = _propose(root, "counted", sample)
+    assert spec.candidates.better == "higher"
     assert "  better: higher  # CHECK: lower for error counts, ranks or distances" in text
 
 
@@ -169,15 +175,11 @@ def test_a_semicolon_sample_gets_its_delimiter_proposed_and_reads(tmp_path):
         csv.writer(out, delimiter=";").writerows(csv.reader(source))
     (tmp_path / "clone").mkdir()
     root = _root(tmp_path / "clone")
-    write_declarative(root, "my_semi", sample)
-    text = (root / "adapters" / "my_semi" / "source.yaml").read_text("utf-8")
+    spec, text = _propose(root, "my_semi", sample)
     assert "delimiter: ;  # CHECK: guessed from the header" in text
-    spec = load_declaration(root / "adapters" / "my_semi" / "source.yaml").spec
     assert spec.file.delimiter == ";"
     assert spec.candidates.ratings == {"rating": ["rating_1", "rating_2", "rating_3"]}
-    cls = declared_adapter("my_semi", root / "adapters" / "my_semi")
-    cls.name = "my_semi"  # what registering it would set
-    groups = list(cls().read(sample, ReadLog()))
+    groups = _read_groups(root, "my_semi", sample)
     assert len(groups) == 3 and all(len(g.candidates) == 4 for g in groups)
 
 
@@ -196,19 +198,12 @@ def test_a_rater_column_and_a_comparisons_two_systems_are_proposed(tmp_path):
     (tmp_path / "pairs.csv").write_text(
         "prompt,model_a,model_b,response_a,response_b,judge,winner\nHi,gpt,llama,Hey,Yo,ann,b\n"
     )
-    write_declarative(root, "my_rated", tmp_path / "ratings.csv")
-    write_declarative(root, "my_pairs", tmp_path / "pairs.csv")
-    texts = {
-        n: (root / "adapters" / n / "source.yaml").read_text("utf-8")
-        for n in ("my_rated", "my_pairs")
-    }
-    assert "not read" not in texts["my_rated"] + texts["my_pairs"]
-    spec = load_declaration(root / "adapters" / "my_rated" / "source.yaml").spec
+    spec, rated_text = _propose(root, "my_rated", tmp_path / "ratings.csv")
+    pairs_spec, pairs_text = _propose(root, "my_pairs", tmp_path / "pairs.csv")
+    assert "not read" not in rated_text + pairs_text
     assert (spec.group.key, spec.candidates.rater) == (["item_id"], "annotator_id")
-    cls = declared_adapter("my_rated", root / "adapters" / "my_rated")
-    cls.name = "my_rated"  # what registering it would set
-    (group,) = cls().read(tmp_path / "ratings.csv", ReadLog())
+    (group,) = _read_groups(root, "my_rated", tmp_path / "ratings.csv")
     assert [(c.systems, c.raters) for c in group.candidates] == [([s], ["al", "bo"]) for s in "AB"]
-    pairs = load_declaration(root / "adapters" / "my_pairs" / "source.yaml").spec.comparisons
+    pairs = pairs_spec.comparisons
     assert (pairs.system_a, pairs.system_b, pairs.rater) == ("model_a", "model_b", "judge")
-    assert "system_a: model_a  # CHECK" in texts["my_pairs"]
+    assert "system_a: model_a  # CHECK" in pairs_text
