@@ -32,9 +32,13 @@ def _fixture(name: str) -> Path:
     return next((ADAPTERS.get(name).folder() / "fixtures").glob("*.csv"))
 
 
-def _propose(root: Path, name: str, sample: Path) -> tuple[Any, str]:
-    """``new-adapter NAME --declarative --sample SAMPLE`` in ``root``: the spec it proposes, and
-    the source.yaml's text (its ``# CHECK`` marks)."""
+def _propose(root: Path, name: str, sample: Path | str) -> tuple[Any, str]:
+    """``new-adapter NAME --declarative --sample SAMPLE`` in ``root`` (a str sample: the CSV
+    text of one, written first): the spec it proposes, and the source.yaml's text (its
+    ``# CHECK`` marks)."""
+    if isinstance(sample, str):
+        (root / f"{name}.csv").write_text(sample)
+        sample = root / f"{name}.csv"
     write_declarative(root, name, sample)
     path = root / "adapters" / name / "source.yaml"
     return load_declaration(path).spec, path.read_text("utf-8")
@@ -70,13 +74,12 @@ def test_a_comparison_table_gets_a_winner_and_verdicts_to_fill_in(tmp_path):
 def test_short_column_names_are_guessed_marked_and_every_column_accounted_for(tmp_path):
     # `sys` was proposed as the text with no system, `organization_*` silently left out (any
     # column with a "z"), and no guess carried the promised `# CHECK`
-    root = _root(tmp_path)
-    sample = tmp_path / "d1.csv"
-    sample.write_text(
+    spec, text = _propose(
+        _root(tmp_path),
+        "short",
         "id,src,out,sys,organization_1,organization_2,fluency_z,note\n"
-        "1,hello world,hi world,A,4,5,0.3,x\n"
+        "1,hello world,hi world,A,4,5,0.3,x\n",
     )
-    spec, text = _propose(root, "short", sample)
     assert (spec.candidates.text, spec.candidates.system) == ("out", "sys")
     assert spec.group.context == {"src": "src"}
     assert spec.candidates.ratings == {"organization": ["organization_1", "organization_2"]}
@@ -101,13 +104,12 @@ def test_an_output_column_named_after_the_system_is_the_text_not_the_system(tmp_
 def test_an_id_column_keys_the_groups_and_is_not_proposed_as_context(tmp_path):
     # a `prompt_id` column holds "prompt": it was proposed as a context field and in the
     # template ('{prompt_id}\n{prompt}'), so the model would have read "p1" before every prompt
-    root = _root(tmp_path)
-    sample = tmp_path / "votes.csv"
-    sample.write_text(
+    spec, _text = _propose(
+        _root(tmp_path),
+        "my_votes",
         "prompt_id,prompt,model_a,model_b,response_a,response_b,winner\n"
-        "p1,Say hi.,gpt,llama,Hi!,Hello there!,model_a\n"
+        "p1,Say hi.,gpt,llama,Hi!,Hello there!,model_a\n",
     )
-    spec, _text = _propose(root, "my_votes", sample)
     assert spec.group.key == ["prompt_id"] and spec.group.context == {"prompt": "prompt"}
     assert spec.template == "{prompt}\n"
 
@@ -158,10 +160,9 @@ def test_a_gzipped_json_sample_is_read_and_a_broken_one_named_at_its_line(tmp_pa
 
 def test_the_proposal_asks_which_end_of_the_rating_scale_is_better(tmp_path):
     # an error count proposed as a rating, read higher-is-better unsaid, swapped every pair
-    root = _root(tmp_path)
-    sample = tmp_path / "errors.csv"
-    sample.write_text("id,source,output,system,errors\n1,hello world,hi world,A,3\n")
-    spec, text = _propose(root, "counted", sample)
+    spec, text = _propose(
+        _root(tmp_path), "counted", "id,source,output,system,errors\n1,hello world,hi world,A,3\n"
+    )
     assert spec.candidates.better == "higher"
     assert "  better: higher  # CHECK: lower for error counts, ranks or distances" in text
 
