@@ -198,6 +198,9 @@ class HFCausalBackend(HFBackend):
             input_ids=ids.to(self.device),
             attention_mask=mask,
             position_ids=positions.to(self.device),
+            # every key kept: a sliding-window layer's own cache holds only the last window - 1,
+            # which the candidates' pass below would read against the whole padded mask
+            past_key_values=DynamicCache(),
             use_cache=True,
         )
         last = out.last_hidden_state[:, -1]

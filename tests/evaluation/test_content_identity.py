@@ -250,3 +250,23 @@ def test_a_live_score_matches_a_cached_one_within_the_tolerance_per_token():
     assert not same_score(cached, Score(-10.0, 4, truncated_tokens=2), 0.01)
     assert same_score(Score.skip("too long"), Score.skip("too long"), 0.01)
     assert not same_score(Score.skip("too long"), cached, 0.01)
+
+
+@pytest.mark.parametrize("setting", [{"mode": "reference"}, {"dtype": "bf16"}])
+def test_a_model_scored_another_way_never_reads_the_cached_scores(
+    tiny_causal_model, challenge300_suite, tmp_path, setting
+):
+    """The cache scope holds the scoring mode and the dtype: the same model and texts scored
+    another way after a default run get their own figures, as a run without the cache does."""
+    from nnd_suites.evaluation import load_backend
+
+    def run(cache: bool, **options):
+        backend = load_backend(str(tiny_causal_model), **options)
+        report = evaluate(
+            backend, challenge300_suite, limit=GROUPS, cache=cache, cache_dir=tmp_path
+        )
+        return [(o.ll_high, o.ll_low) for o in report.outcomes[challenge300_suite.name]]
+
+    first = run(cache=True)
+    again, fresh = run(cache=True, **setting), run(cache=False, **setting)
+    assert again == fresh != first

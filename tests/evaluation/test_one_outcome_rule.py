@@ -18,7 +18,7 @@ from nnd_suites.evaluation.robustness.stats import PairedTest, compare_to_parent
 from nnd_suites.evaluation.verify.models import Correlation, VerifyReport
 from nnd_suites.evaluation.verify.place import place_in_verify
 from nnd_suites.records.pairs import is_degenerate
-from nnd_suites.statistics.outcomes import RATED, Rate, rate, test_outcome, verdict
+from nnd_suites.statistics.outcomes import RATED, Rate, rate, test_outcome, verdict, wilson
 from nnd_suites.transformations import transform_suite
 
 
@@ -185,6 +185,15 @@ def test_the_rule_itself():
         rate(["PASS"])
     with pytest.raises(ValueError, match="!= n"):
         Rate(n=5, passed=1, ties=0, failed=1, pass_rate=0.2, ci=None)
+
+
+def test_the_wilson_interval_by_hand():
+    # Wilson (1927): (p + z²/2n ± z sqrt(p(1 - p)/n + z²/4n²)) / (1 + z²/n), z = 1.959964 (95%)
+    # 7 of 10: centre .644493, half-width .247715; 0 of 10: centre = half-width = .138766
+    assert wilson(7, 10) == pytest.approx((0.396778, 0.892209), abs=1e-6)
+    assert wilson(0, 10) == pytest.approx((0.0, 0.277533), abs=1e-6)
+    assert rate(["pass"] * 7 + ["fail", "fail", "tie", "skipped"]).ci == wilson(7, 10)
+    assert wilson(0, 0) is None
 
 
 def _system_outcomes(suite) -> dict[str, dict[str, str]]:

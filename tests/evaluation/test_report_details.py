@@ -10,7 +10,10 @@ import logging
 import pytest
 
 from nnd_suites.cli import main
+from nnd_suites.evaluation.backend import Score
 from nnd_suites.evaluation.leaderboard import model_labels
+from nnd_suites.evaluation.report import suite_result
+from nnd_suites.evaluation.report import test_outcomes as outcomes_of
 from nnd_suites.evaluation.report_markdown import markdown
 from nnd_suites.evaluation.robustness.chart import MIN_COLOURED_N, cell_text, colour_limit
 from nnd_suites.evaluation.robustness.stats import PairedTest, compare_to_parent
@@ -82,3 +85,21 @@ def test_the_heat_map_is_drawn_with_a_small_cell(tiny_causal_model, tmp_path, ca
     argv += ["--transform", "lowercase", "--limit", "3", "--quiet", "--out", str(out)]
     assert main(argv) == 0
     assert (out / "robustness.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_a_test_is_truncated_when_either_candidate_had_its_context_cut(challenge300_suite):
+    """A context is cut per request (its candidate's length decides): a test whose worse
+    candidate alone did not fit whole is a truncated test."""
+    suite, template = challenge300_suite, challenge300_suite.manifest.default_template
+    long = next(p.low.text for p in suite.pairs if len(p.low.text) > len(p.high.text) > 0)
+
+    def lookup(context: str, text: str) -> Score:
+        return Score(-len(text) - 1.0, len(text) + 1, truncated_tokens=5 * (text == long))
+
+    outcomes = outcomes_of(suite.pairs, template, None, lookup)
+    expected = [long in (p.high.text, p.low.text) for p in suite.pairs]
+    assert [o.truncated for o in outcomes] == expected and any(
+        p.low.text == long for p, cut in zip(suite.pairs, expected, strict=True) if cut
+    )
+    result = suite_result(suite.name, suite, "default", template, outcomes, 0)
+    assert result.truncated_tests == sum(expected)

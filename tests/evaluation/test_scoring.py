@@ -42,15 +42,19 @@ def _reference_causal(model, tokenizer, context: str, candidate: str) -> float:
     return -losses.sum().item() / decoder_out.shape[1]
 
 
-def _reference_seq2seq(model, tokenizer, context: str, candidate: str) -> float:
-    start = tokenizer.bos_token_id if tokenizer.bos_token_id is not None else 0
+def _reference_seq2seq(model, tokenizer, context: str, candidate: str, starts=None) -> float:
+    """The mean log-probability of the candidate's tokens and EOS, decoded after ``starts``
+    (not scored; the reference mode's [bos], 0 when the tokenizer has none)."""
+    if starts is None:
+        starts = [tokenizer.bos_token_id if tokenizer.bos_token_id is not None else 0]
     encoder_ids = tokenizer([context], add_special_tokens=True, return_tensors="pt").input_ids
     candidate_ids = tokenizer.encode(candidate, add_special_tokens=False)
-    decoder_in = torch.tensor([[start, *candidate_ids]])
+    decoder_in = torch.tensor([[*starts, *candidate_ids]])
     decoder_out = torch.tensor([[*candidate_ids, tokenizer.eos_token_id]])
     with torch.no_grad():
         logits = model(input_ids=encoder_ids, decoder_input_ids=decoder_in).logits
-        losses = torch.nn.CrossEntropyLoss(reduction="none")(logits[0], decoder_out[0])
+        scored = logits[0, len(starts) - 1 :]
+        losses = torch.nn.CrossEntropyLoss(reduction="none")(scored, decoder_out[0])
     return -losses.sum().item() / decoder_out.shape[1]
 
 
@@ -88,6 +92,21 @@ def test_reference_mode_matches_the_papers_formula_seq2seq(tiny_seq2seq_model, c
     tokenizer = AutoTokenizer.from_pretrained(tiny_seq2seq_model)
     for request, score in zip(requests, backend.score(requests), strict=True):
         expected = _reference_seq2seq(model, tokenizer, request.context, request.candidate)
+        assert score.mean == pytest.approx(expected, abs=1e-5), request
+
+
+def test_default_mode_seq2seq_scores_after_the_decoder_start_and_bos(
+    tiny_seq2seq_model, challenge300_suite
+):
+    """The default mode decodes from decoder_start_token_id then BART's <s>, neither scored."""
+    backend = load_backend(str(tiny_seq2seq_model))
+    requests = [*_requests(challenge300_suite, 40), ScoreRequest("Why?", "")]
+    model = AutoModelForSeq2SeqLM.from_pretrained(tiny_seq2seq_model).eval()
+    tokenizer = AutoTokenizer.from_pretrained(tiny_seq2seq_model)
+    starts = [model.config.decoder_start_token_id, tokenizer.bos_token_id]
+    assert starts == [2, 0]  # </s> <s>: the bos is conditioned on, the first target follows it
+    for request, score in zip(requests, backend.score(requests), strict=True):
+        expected = _reference_seq2seq(model, tokenizer, request.context, request.candidate, starts)
         assert score.mean == pytest.approx(expected, abs=1e-5), request
 
 
@@ -168,6 +187,13 @@ def test_left_truncation_is_counted_and_keeps_the_candidate(tmp_path, challenge3
     (skipped,) = backend.score([ScoreRequest("Why?", " ".join(["long"] * 30))])
     assert skipped.n_targets == 0 and "window of 24 tokens" in skipped.skipped
     assert "never cut" in skipped.skipped
+    # a candidate of 23 tokens fits with the one context token that predicts its first; 24 cannot
+    fills, over = (ScoreRequest(context, " ".join(["the"] * n)) for n in (23, 24))
+    (layout,) = backend.layouts([fills])
+    assert len(layout.inputs) == 23  # " the" is one token
+    assert layout.prefix == (full[-1],) and layout.truncated == len(full) - 1
+    scored, too_long = backend.score([fills, over])
+    assert not scored.skipped and scored.n_targets == 24 and too_long.n_targets == 0
 
 
 def test_seq2seq_encoder_truncation_keeps_special_tokens(tmp_path, challenge300_suite):
@@ -187,6 +213,9 @@ def test_seq2seq_encoder_truncation_keeps_special_tokens(tmp_path, challenge300_
     (layout,) = backend.layouts([ScoreRequest(" ".join(["why"] * 40), "because")])
     assert len(layout.prefix) == 16 and layout.truncated > 0
     assert layout.prefix[0] == 0 and layout.prefix[-1] == 2  # <s> ... </s> survive
+    full = backend.tokenizer(" ".join(["why"] * 40))["input_ids"]
+    assert layout.prefix == (full[0], *full[-15:])  # the text between them cut from the left
+    assert layout.truncated == len(full) - 16
     assert layout.inputs[:2] == (2, 0)  # decoder_start_token_id, then the target's <s>
     (score,) = backend.score([ScoreRequest(" ".join(["why"] * 40), "because")])
     assert score.truncated_tokens == layout.truncated and math.isfinite(score.mean)

@@ -328,3 +328,42 @@ def test_a_short_context_shared_by_many_candidates_runs_in_short_rows(
         fast = backend.score(requests)
         assert backend.forward_passes < len(requests) / 3
         assert max(abs(a.mean - b.mean) for a, b in zip(naive, fast, strict=True)) < TOLERANCE
+
+
+def test_a_sliding_window_model_scores_past_its_window_as_the_plain_forward(
+    tmp_path, challenge300_suite
+):
+    """Sliding-window attention (a window of 12 here; Mistral's 4096, Gemma 3's 1024): the fast
+    path must give the plain forward's scores on sequences longer than the window, which the
+    load-time probe (10 tokens) never reaches. Before, expand read each candidate against a copy
+    of the sliding layers' own cache, which keeps only the last 11 keys: 0.08 nats off."""
+    from transformers import MistralConfig, MistralForCausalLM
+
+    from nnd_suites.evaluation.tiny import suite_texts, train_tokenizer
+
+    tokenizer = train_tokenizer(suite_texts([challenge300_suite]), 512)
+    tokenizer.model_max_length = 256
+    config = MistralConfig(
+        vocab_size=len(tokenizer),
+        hidden_size=32,
+        intermediate_size=64,
+        num_hidden_layers=2,
+        num_attention_heads=4,
+        num_key_value_heads=2,
+        max_position_embeddings=256,
+        sliding_window=12,
+        bos_token_id=tokenizer.bos_token_id,
+        eos_token_id=tokenizer.eos_token_id,
+    )
+    torch.manual_seed(0)
+    MistralForCausalLM(config).save_pretrained(tmp_path)
+    tokenizer.save_pretrained(tmp_path)
+    backend = load_backend(str(tmp_path))
+    requests = _requests(challenge300_suite, 40)
+    assert sum(len(x.prefix) + len(x.inputs) > 12 for x in backend.layouts(requests)) > 20
+    fast = backend.score(requests)
+    assert backend.strategy == "expand"  # packed's and kv's 4-D masks know no window
+    backend.strategy = "naive"
+    naive = backend.score(requests)
+    worst = max(abs(a.mean - b.mean) for a, b in zip(naive, fast, strict=True))
+    assert worst < TOLERANCE, worst

@@ -99,6 +99,14 @@ def test_counts_match_a_direct_count(runs, challenge300_suite):
     assert overall.a_only == sum(c["a_only"] for c in expected.values())
 
 
+def test_tests_are_matched_by_id_whatever_the_order_of_a_runs_outcomes(runs):
+    a, b = load_report(runs["chars"]), load_report(runs["words"])
+    expected = compare_reports(a, b)
+    for outcomes in b.outcomes.values():
+        outcomes.reverse()  # the same tests, listed in another order
+    assert compare_reports(a, b) == expected
+
+
 def test_refuses_runs_over_different_tests(runs, tmp_path, challenge300_suite):
     chars_run, c300 = load_report(runs["chars"]), load_report(runs["c300"])
     with pytest.raises(IncomparableRunsError, match=r"only run A has suite quiz_design"):

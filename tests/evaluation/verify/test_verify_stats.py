@@ -29,6 +29,10 @@ def test_kendall_tau_by_hand():
     assert rank_correlation(RATES, HUMAN) == pytest.approx(4 / 6)
     assert rank_correlation(RATES, {n: -v for n, v in HUMAN.items()}) == pytest.approx(-4 / 6)
     assert math.isnan(rank_correlation(dict.fromkeys(RATES, 0.5), HUMAN))
+    # B and C tie on pass rate: 5 concordant pairs, 1 tied in x only; tau-b divides by
+    # sqrt((6 - 1) * (6 - 0)), so 5 / sqrt(30) (tau-c would give 2 * 5 / (4² * 2/3) = 0.9375)
+    tied = RATES | {"C": RATES["B"]}
+    assert rank_correlation(tied, HUMAN) == pytest.approx(5 / math.sqrt(30))
 
 
 def test_gap_correlation_by_hand():
