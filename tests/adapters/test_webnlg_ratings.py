@@ -117,6 +117,11 @@ def test_systems_names_the_measure_the_aspects_and_unrated(webnlg, tmp_path, cap
     assert header.startswith("| system | candidates | unrated | human score | ")
     row = next(line for line in text.splitlines() if line.startswith("| sys15 |"))
     assert row.split(" | ")[1:3] == ["3", "1"]  # three texts, one (Id1) never rated
+    # the never-rated text is in no mean (not a 0): ratings/sys15.json by hand, each text's mean
+    # over its 2 raters and 5 aspects: Id2 (360 + 365) / 10 = 72.5, Id3 (295 + 290) / 10 = 58.5
+    assert main(["systems", str(tmp_path / "suite"), "--json"]) == 0
+    sys15 = json.loads(capsys.readouterr().out)["systems"]["sys15"]
+    assert sys15["human_score"] == pytest.approx((72.5 + 58.5) / 2)
 
 
 def test_kept_conflicts_of_scores_are_called_conflicting_ratings(webnlg, tmp_path, capsys):

@@ -20,6 +20,7 @@ from nnd_suites.errors import SourceFormatError
 PUBLISHED_ITEMS = {"ende": 104, "zhen": 377}
 MARKS = re.compile(r"</?v>")
 WEIGHTS = {"Minor": 1.0, "Major": 5.0, "Critical": 25.0}
+HOTW_REASON = "HOTW-test row: an attention check (a planted error), not a rating"
 
 
 def release(pair: str) -> Path:
@@ -99,7 +100,7 @@ def test_shipped_release_gives_the_published_items_and_the_rule_counts(pair):
     assert stats["pairs"] == expected["pairs"]
     assert stats["breakdowns"]["label"] == expected["labels"]
     assert stats["candidates"] == 10 * PUBLISHED_ITEMS[pair] - expected["skipped"]
-    hotw = stats["skipped"]["HOTW-test row: an attention check (a planted error), not a rating"]
+    hotw = stats["skipped"][HOTW_REASON]
     assert hotw == expected["hotw"] == {"ende": 245, "zhen": 461}[pair]
     assert suite.manifest.license == "Apache-2.0"
     assert suite.manifest.margin_kind == "rater_share"
@@ -110,8 +111,17 @@ def test_fixture_counts_from_its_rows(pair):
     """The fixture (3 paragraphs of the release, metadata emptied) counted from its rows."""
     (table,) = fixture(pair).glob("*.tsv")
     expected = count(rows_of(table.read_text("utf-8")))
-    stats = build_suite(f"wmt23_sxs_{pair}", fixture(pair)).stats()
+    suite = build_suite(f"wmt23_sxs_{pair}", fixture(pair))
+    stats = suite.stats()
     assert (stats["groups"], stats["pairs"]) == (3, expected["pairs"])
+    # each attention check left out is named by its line (header: line 1)
+    checks = [
+        f"{table.name}:{number}"
+        for number, line in enumerate(table.read_text("utf-8").split("\n"), start=1)
+        if line.split("\t")[8:9] == ["HOTW-test"]
+    ]
+    examples = {s.reason: s.examples for s in suite.manifest.skipped}
+    assert checks and examples[HOTW_REASON] == checks
     assert stats["breakdowns"]["label"] == expected["labels"]
 
 

@@ -115,6 +115,15 @@ def test_newstest_layout_without_comment_column_and_name_language_pair(tmp_path)
         "annotation row ignored: source error, not a translation error": 2,
         "candidate with only source-error or Neutral rows: neither error-free nor in error": 3,
     }
+    # each ignored row named by its line (header: line 1)
+    examples = {s.reason: s.examples for s in suite.manifest.skipped}
+    assert examples["annotation row ignored: source error, not a translation error"] == [
+        f"{path.name}:7",
+        f"{path.name}:10",
+    ]
+    assert examples["annotation row ignored: Neutral severity (weight 0, a preference)"] == [
+        f"{path.name}:8"
+    ]
 
 
 def test_language_pair_option_and_missing_pair(tmp_path):

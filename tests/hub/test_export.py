@@ -113,6 +113,8 @@ def test_card_yaml_matches_the_data(exported):
     for name, suite in suites.items():
         assert infos[name].splits["test"].num_examples == len(suite)
         assert infos[name].features == suite_features(suite.manifest)
+        # in the data files' column order (dict equality alone ignores the order)
+        assert list(infos[name].features) == list(suite_features(suite.manifest))
         assert infos[name].download_size == (folder / name / DATA_FILE).stat().st_size
     assert {"bsd-3-clause", "apache-2.0"} <= set(meta["license"])  # SPDX ids as the Hub spells them
     assert meta["language"] == sorted(

@@ -19,6 +19,7 @@ from nnd_suites.suite import (
     SuiteManifest,
     export_json_schemas,
 )
+from nnd_suites.suite.manifest import combine
 
 
 def test_round_trip_equals_original(challenge300_suite, tmp_path):
@@ -168,6 +169,16 @@ def test_the_content_hash_does_not_depend_on_the_release(quiz_design_suite):
     relabelled = quiz_design_suite.manifest.model_copy(update={"created_with": "9.9.9"})
     sealed = relabelled.sealed(quiz_design_suite.pairs, quiz_design_suite.candidates)
     assert sealed.content_hash == (quiz_design_suite.manifest.content_hash)
+
+
+def test_the_content_hash_covers_every_section_but_the_release(quiz_design_suite):
+    """Only created_with stays out: a suite whose quality map, counts or pairs differ is
+    another suite (a mutant leaving quality_map out passed every other test)."""
+    manifest = quiz_design_suite.manifest
+    assert combine(manifest.section_hashes) == manifest.content_hash
+    for name in manifest.section_hashes:
+        edited = combine({**manifest.section_hashes, name: "0" * 64})
+        assert (edited == manifest.content_hash) == (name == "created_with"), name
 
 
 @pytest.mark.parametrize(

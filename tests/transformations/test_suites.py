@@ -8,7 +8,8 @@ import re
 
 import pytest
 
-from nnd_suites import Suite
+from nnd_suites import Suite, build_suite
+from nnd_suites.builder.adapter import get_adapter
 from nnd_suites.cli import main
 from nnd_suites.errors import NNDError, ParameterError
 from nnd_suites.transformations import (
@@ -263,3 +264,36 @@ def test_a_default_spelt_out_names_the_same_child(quiz_design_suite, tmp_path, c
     assert main([*argv, "--out", str(out / "spelt")]) == 0
     assert "quiz_design.whitespace" in capsys.readouterr().out
     assert Suite.load(out / "spelt").name == "quiz_design.whitespace"
+
+
+def test_only_the_degenerate_tests_a_transformation_made_are_counted():
+    """MQM keeps conflicting labels: 43 tests of the fixture are degenerate before any
+    transformation; lowercase makes 6 more (their texts differ only in case). Counting all 49
+    passed every test before this one."""
+    sample = get_adapter("wmt_mqm").folder() / "fixtures" / "mqm_ted_ende_sample.tsv"
+    parent = build_suite("wmt_mqm", sample)
+    child = transform_suite(parent, "lowercase")
+    made = [
+        p
+        for p in parent.pairs
+        if p.high.text != p.low.text and p.high.text.lower() == p.low.text.lower()
+    ]
+    assert parent.manifest.counts.degenerate_pairs == 43 and len(made) == 6
+    assert child.manifest.transformation.degenerate == 6
+    assert sum(map(is_degenerate, child.pairs)) == child.manifest.counts.degenerate_pairs == 49
+
+
+def test_a_test_whose_low_text_alone_changed_counts_as_changed(challenge300_suite):
+    """Many wrong answers have capitals where the right one has none ('the suspect' beats
+    'John Doe'): lowercasing the candidates changes those tests through their low side only."""
+    child = transform_suite(challenge300_suite, "lowercase:on=candidates")
+    pairs = challenge300_suite.pairs
+    low_only = [
+        p for p in pairs if p.high.text == p.high.text.lower() and p.low.text != p.low.text.lower()
+    ]
+    changed = [
+        p for p in pairs if p.high.text.lower() != p.high.text or p.low.text.lower() != p.low.text
+    ]
+    assert len(low_only) == 336 and len(changed) == 651
+    info = child.manifest.transformation
+    assert (info.changed, info.identical) == (651, 807 - 651)
