@@ -10,6 +10,7 @@ declaration; ``HYPOTHESIS_PROFILE=thorough`` runs 2,500.
 from __future__ import annotations
 
 import json
+import re
 import shutil
 import tempfile
 from pathlib import Path
@@ -67,3 +68,19 @@ def test_damaged_declaration_loads_or_gives_a_named_error(name, data):
         event("loaded and built")
     finally:
         shutil.rmtree(folder.parent)
+
+
+@pytest.mark.parametrize("scale", ["low: .nan", "high: .inf", "low: -.inf", "high: 1.0e400"])
+def test_a_rating_scale_bound_that_is_not_a_finite_number_is_refused(scale, tmp_path):
+    """``low: .nan`` was read, and a rating of -500 on simpeval's 0-100 scale then built into
+    the suite: a number compares false with nan, so none was below it; an infinite bound is
+    no bound (leave the key out for that)."""
+    folder = tmp_path / "simpeval_2022"
+    shutil.copytree(FOLDERS["simpeval_2022"], folder, ignore=shutil.ignore_patterns("__pycache__"))
+    path = folder / DECLARATION_FILE
+    key = scale.split(":")[0]
+    text = path.read_text("utf-8")
+    assert f"\n  {key}: " in text
+    path.write_text(re.sub(rf"\n  {key}: .*", f"\n  {scale}", text), "utf-8")
+    with pytest.raises(DeclarationError, match=rf"{path}:\d+, at candidates\.{key}.*finite"):
+        declared_adapter("fuzzed_simpeval_2022", folder)

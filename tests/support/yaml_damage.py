@@ -16,7 +16,15 @@ PROFILE = settings(
 )  # the profiles are registered in tests/conftest.py
 VALUES = ["[", "{a: 1}", "null", "1e999", "-1", "0", "[]", "{}", "x" * 5000, "*missing"]
 VALUES += ["!!python/object/apply:os.system ['true']", "'\\ud800'", "&a [*a]", "2001-01-01"]
-VALUES += ["9" * 5000, "[" * 2000 + "]" * 2000, "{a: " * 1000 + "1" + "}" * 1000, "~", "yes"]
+VALUES += [
+    ".nan",
+    "-.inf",
+    "9" * 5000,
+    "[" * 2000 + "]" * 2000,
+    "{a: " * 1000 + "1" + "}" * 1000,
+    "~",
+    "yes",
+]
 BAD_BYTES = [b"\xff", b"\xc3", b"\x00", b"\t", b":", b"- ", b"'", b'"', b"{", b"&x ", b"*x"]
 
 
