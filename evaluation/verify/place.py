@@ -233,8 +233,11 @@ def place_saved(
     is read)."""
     if out is not None:
         check_output_folder(out, "placement")
-    verify = load_verify(verify_folder)
-    placement = place_in_verify(verify, load_report(report))
+    verify, run = load_verify(verify_folder), load_report(report)
+    try:
+        placement = place_in_verify(verify, run)
+    except NNDError as exc:  # the two files disagree: which two is said
+        raise NNDError(f"placing {report} in {verify_folder}: {exc}") from None
     if out is not None:
         write_placement(placement, verify, out)
     return placement

@@ -171,6 +171,8 @@ class Candidates(StrictModel):
     column), or one row per (rater, output) gathered (``rater``), aspects as a column
     (``aspect_column`` + ``value``)."""
 
+    model_config = ConfigDict(allow_inf_nan=False)  # a scale of nan or inf would check nothing
+
     text: Column
     system: Column | Fixed = Field(Fixed(value="unknown"), description="column, or {value: X}")
     ratings: dict[Name, Column | list[Column]] | SkipJsonSchema[None] = Field(

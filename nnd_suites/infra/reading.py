@@ -35,6 +35,8 @@ MAX_INT_DIGITS = 100
 #: finite (1.7e308 + 1.7e308 is inf)
 MAX_NUMBER = 1e100
 
+#: A JSON escape of a UTF-16 surrogate: the only way a lone surrogate gets into a decoded text.
+SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
 # A string (left open: to the end, so an open string is scanned once) or a bracket.
 _JSON_NESTING = re.compile(r'"(?:[^"\\]|\\.)*+"?|[\[\]{}]', re.DOTALL)
 
@@ -169,8 +171,22 @@ def read_json_file(
     *,
     unique_keys: bool = False,
 ) -> Any:
-    """A bounded regular JSON file, parsed (see :func:`parse_json`)."""
-    return parse_json(read_data_text(path, what, limit), str(path), unique_keys=unique_keys)
+    """A bounded regular JSON file, parsed (see :func:`parse_json`); a lone surrogate escape
+    (text no file can hold: every writer of it would fail) is refused."""
+    text = read_data_text(path, what, limit)
+    value = parse_json(text, str(path), unique_keys=unique_keys)
+    if SURROGATE_ESCAPE.search(text) and has_lone_surrogate(value):
+        raise DataFileError(path, "a text holds a lone UTF-16 surrogate escape (e.g. \\ud800)")
+    return value
+
+
+def has_lone_surrogate(value: Any) -> bool:
+    """Whether a parsed JSON value holds a lone UTF-16 surrogate: not valid Unicode."""
+    try:
+        json.dumps(value, ensure_ascii=False).encode("utf-8")
+    except UnicodeEncodeError:
+        return True
+    return False
 
 
 class BoundedYAML(yaml.SafeLoader):

@@ -21,8 +21,10 @@ from nnd_suites.errors import SourceFormatError
 from nnd_suites.infra.formatting import clip
 from nnd_suites.infra.reading import (
     MAX_NUMBER,
+    SURROGATE_ESCAPE,
     DataFileError,
     bounded_int,
+    has_lone_surrogate,
     open_regular_file,
     unique_keys_object,
 )
@@ -32,8 +34,6 @@ from nnd_suites.sources.log import ReadLog
 
 #: csv refuses fields over 131,072 characters by default; long documents are real data.
 FIELD_SIZE_LIMIT = 64 * 1024 * 1024
-#: A JSON escape of a UTF-16 surrogate: the only way a lone surrogate gets into a decoded text.
-SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
 NOT_JSON = "not a JSON document"
 JSON_SPACE = re.compile(r"[ \t\n\r]*")
 
@@ -71,22 +71,8 @@ def read_text_lines(path: Path, log: ReadLog | None = None) -> Iterator[tuple[in
             raise not_decodable(path, stream) from None
 
 
-def _has_lone_surrogate(value: Any) -> bool:
-    if isinstance(value, str):
-        try:
-            value.encode("utf-8")
-        except UnicodeEncodeError:
-            return True
-        return False
-    if isinstance(value, dict):
-        return any(_has_lone_surrogate(k) or _has_lone_surrogate(v) for k, v in value.items())
-    if isinstance(value, list):
-        return any(_has_lone_surrogate(v) for v in value)
-    return False
-
-
 def _surrogate_error(text: str, value: Any, path: Path, line: int) -> SourceFormatError | None:
-    if SURROGATE_ESCAPE.search(text) and _has_lone_surrogate(value):
+    if SURROGATE_ESCAPE.search(text) and has_lone_surrogate(value):
         return SourceFormatError(
             str(path),
             line,

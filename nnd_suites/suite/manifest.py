@@ -238,7 +238,7 @@ class SuiteManifest(StrictModel):
         """Read and check ``folder/manifest.json`` (schema and format version), naming the file."""
         path = Path(folder) / MANIFEST_FILE
         try:  # a regular file, bounded in size, nesting and digits
-            raw = read_json_file(path, "suite manifest", MANIFEST_FILE_LIMIT)
+            raw = read_json_file(path, "suite manifest", MANIFEST_FILE_LIMIT, unique_keys=True)
         except DataFileError as exc:
             raise SuiteValidationError(f"{exc}; not a readable suite manifest") from None
         if not isinstance(raw, dict):

@@ -100,7 +100,7 @@ def read_parquet(path: Path, what: str, read: Callable[[pa.NativeFile], T] = pq.
     with handle:
         try:
             return read(pa.BufferReader(handle.read()))
-        except (OSError, pa.ArrowException) as exc:
+        except (OSError, pa.ArrowException, UnicodeDecodeError) as exc:
             raise SuiteValidationError(f"{path}: unreadable {what}: {exc}") from exc
 
 
@@ -217,7 +217,7 @@ def read_candidates(path: Path, format_version: str) -> list[SuiteCandidate]:
 
 
 def _rows(path: Path, what: str) -> list[dict[str, Any]]:
-    return read_parquet(path, what).to_pylist()
+    return read_parquet(path, what, lambda file: pq.read_table(file).to_pylist())
 
 
 def check_no_stray_data_files(folder: Path) -> None:

@@ -263,7 +263,10 @@ class Suite:
     def load(cls, folder: str | Path) -> Suite:
         """The validated suite of a folder that `build` or `export` wrote, in any release."""
         suite = cls(*read_suite_files(Path(folder)))
-        suite.validate()
+        try:
+            suite.validate()
+        except SuiteValidationError as exc:  # of several suites, the one at fault is named
+            raise SuiteValidationError(f"{folder}: {exc}") from None
         return suite
 
     # ------------------------------------------------------------------ stats

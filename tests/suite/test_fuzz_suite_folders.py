@@ -1,0 +1,117 @@
+"""Property-based fuzzing of the suite reader (``Suite.load``: manifest.json and the parquet files
+of a suite folder) on damaged copies of a suite built from quiz_design's fixture.
+
+Each example damages one file of the folder: manifest.json's bytes (truncation, byte flips, bad
+bytes) or its JSON (a value anywhere replaced by another type, a huge number, deep nesting, a
+repeated key), or a parquet file's bytes or its table (a column dropped, nulled or of another
+type, rows dropped or repeated). Loading must end in a :class:`NNDError` naming the damaged file
+or its folder, or in a suite whose manifest counts its pairs and candidates. Any other exception
+fails. CI runs the ``ci`` profile with 100 examples per file; ``HYPOTHESIS_PROFILE=thorough``
+runs 2,500.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import tempfile
+from pathlib import Path
+
+import pyarrow.parquet as pq
+import pytest
+from data_damage import change_json, change_table, flip_byte
+from hypothesis import event, given, settings
+from hypothesis import strategies as st
+from yaml_damage import PROFILE, bad_bytes, truncate
+
+from nnd_suites import NNDError, Suite, SuiteValidationError, build_suite
+from nnd_suites.builder.adapter import get_adapter
+from nnd_suites.suite import CANDIDATES_FILE, DATA_FILE, MANIFEST_FILE
+
+
+@pytest.fixture(scope="module")
+def suite_folder(tmp_path_factory) -> Path:
+    fixtures = get_adapter("quiz_design").folder() / "fixtures"
+    source = json.loads((fixtures / "expected_stats.json").read_text("utf-8"))["source"]
+    folder = tmp_path_factory.mktemp("suite") / "quiz_design"
+    build_suite("quiz_design", fixtures / source).save(folder)
+    return folder
+
+
+MUTATIONS = {
+    MANIFEST_FILE: [truncate, bad_bytes, flip_byte, change_json],
+    DATA_FILE: [truncate, flip_byte, change_table],
+    CANDIDATES_FILE: [truncate, flip_byte, change_table],
+}
+
+
+@pytest.mark.parametrize("file", sorted(MUTATIONS))
+@settings(PROFILE, max_examples=PROFILE.max_examples // 2)
+@given(data=st.data())
+def test_damaged_suite_folder_loads_or_gives_a_named_error(suite_folder, file, data):
+    folder = Path(tempfile.mkdtemp()) / suite_folder.name
+    try:
+        shutil.copytree(suite_folder, folder)
+        path = folder / file
+        mutation = data.draw(st.sampled_from(MUTATIONS[file]))
+        path.write_bytes(mutation(data, path.read_bytes()))
+        try:
+            suite = Suite.load(folder)
+        except NNDError as error:
+            assert str(folder) in str(error), str(error)
+            event(f"refused with a named error ({mutation.__name__})")
+            return
+        counts = suite.manifest.counts
+        assert counts.pairs == len(suite.pairs) and counts.candidates == len(suite.candidates)
+        event(f"loaded ({mutation.__name__})")
+    finally:
+        shutil.rmtree(folder.parent)
+
+
+# ------------------------------------------------------------- what the fuzzing found, kept
+
+
+def _damaged_copy(suite_folder: Path, tmp_path: Path) -> Path:
+    folder = tmp_path / suite_folder.name
+    shutil.copytree(suite_folder, folder)
+    return folder
+
+
+def test_a_text_of_invalid_utf8_in_a_parquet_file_is_named(suite_folder, tmp_path):
+    """A damaged byte inside a text was a UnicodeDecodeError from pyarrow's to_pylist."""
+    folder = _damaged_copy(suite_folder, tmp_path)
+    path = folder / CANDIDATES_FILE
+    table = pq.read_table(path)
+    pq.write_table(table, path, compression="none")
+    text = table.column("text")[0].as_py().encode()
+    raw = path.read_bytes()
+    assert text in raw
+    path.write_bytes(raw.replace(text, b"\x80" + text[1:], 1))
+    with pytest.raises(SuiteValidationError, match=f"{path}: unreadable candidates: .*utf-8"):
+        Suite.load(folder)
+
+
+def test_an_invalid_suite_names_its_folder(suite_folder, tmp_path):
+    """A suite whose files read but do not agree was named only by its suite name."""
+    folder = _damaged_copy(suite_folder, tmp_path)
+    path = folder / CANDIDATES_FILE
+    pq.write_table(pq.read_table(path).slice(0, 3), path)
+    with pytest.raises(SuiteValidationError, match=f"^{folder}: suite 'quiz_design' is invalid"):
+        Suite.load(folder)
+
+
+@pytest.mark.parametrize("edit", ["surrogate", "repeated key"])
+def test_a_manifest_field_no_file_can_hold_or_given_twice_is_refused(suite_folder, tmp_path, edit):
+    """A context field "\\ud800" was a UnicodeEncodeError from pyarrow; a key written twice was
+    read as its last value, the other dropped."""
+    folder = _damaged_copy(suite_folder, tmp_path)
+    path = folder / MANIFEST_FILE
+    text = path.read_text("utf-8")
+    if edit == "surrogate":
+        text = text.replace('"context_fields": [', '"context_fields": ["\\ud800", ', 1)
+    else:
+        text = text.replace("{", '{"name": "other", ', 1)
+    path.write_text(text, "utf-8")
+    reason = "lone UTF-16 surrogate" if edit == "surrogate" else r"\['name'\] appear twice"
+    with pytest.raises(SuiteValidationError, match=f"{path}.*{reason}"):
+        Suite.load(folder)
