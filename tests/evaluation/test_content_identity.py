@@ -239,6 +239,19 @@ def test_a_model_is_named_by_its_files_hashes_wherever_it_was_found():
         assert content_identity(identity) == identity
 
 
+def test_two_backends_on_one_folder_never_share_a_cache_scope(tiny_causal_model):
+    """The scope holds the backend's name, so two backends' scores cannot meet in the cache when
+    every other field of their identities matches (today hf_causal and hf_reward on one folder
+    also differ in a field each adds, 'mode' or 'reward_scores', and in dtype's spelling)."""
+    from nnd_suites.evaluation import load_backend
+    from nnd_suites.evaluation.cache import scope_of
+
+    for name in ("hf_causal", "hf_reward"):
+        identity = load_backend(str(tiny_causal_model), name).identity
+        assert identity["backend"] == name
+        assert scope_of(identity) != scope_of({**identity, "backend": "another"})
+
+
 def test_a_live_score_matches_a_cached_one_within_the_tolerance_per_token():
     from nnd_suites.evaluation.backend import Score
     from nnd_suites.evaluation.identity import same_score
