@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import torch
 
+from nnd_suites.errors import NNDError
 from nnd_suites.evaluation.backend import BackendMetadata
 from nnd_suites.evaluation.backends.hf import HFBackend
 from nnd_suites.evaluation.backends.packing import (
@@ -45,6 +46,8 @@ from nnd_suites.infra.batching_strategies import HF_STRATEGIES
 DEFAULT_ROW_CAP = 4096
 #: Candidates per chunk in the expand strategy (the cache is copied once per candidate).
 EXPAND_CANDIDATES = 64
+#: The strategies whose 4-D attention mask knows no sliding window (_sliding_window).
+WINDOWLESS = ("packed", "kv")
 
 
 class HFCausalBackend(HFBackend):
@@ -58,6 +61,16 @@ class HFCausalBackend(HFBackend):
     auto_class = "AutoModelForCausalLM"
     strategies = HF_STRATEGIES["hf_causal"]
     causal = True
+
+    def __init__(self, model_ref: str, config, *, strategy: str = "auto", **options) -> None:
+        if strategy in WINDOWLESS and _sliding_window(config):
+            usable = [s for s in ("auto", *self.strategies) if s not in WINDOWLESS]
+            raise NNDError(
+                f"strategy {strategy!r} cannot score model {model_ref!r}: it has sliding-window "
+                f"attention, which the 4-D masks of {' and '.join(WINDOWLESS)} cannot express; "
+                f"strategies that can: {', '.join(usable)}"
+            )
+        super().__init__(model_ref, config, strategy=strategy, **options)
 
     @property
     def body(self):
@@ -272,7 +285,7 @@ class HFCausalBackend(HFBackend):
         """The first batched strategy that reproduces the plain forward on a probe."""
         # packed first: on CPU it beats kv, whose cache concatenation costs more than the
         # attention packed spends on masked-out pairs (benchmarks/bench_evaluator.py)
-        options = [] if _sliding_window(self.config) else ["packed", "kv"]
+        options = [] if _sliding_window(self.config) else list(WINDOWLESS)
         passes = self.forward_passes
         try:
             for strategy in [*options, "expand"]:
@@ -309,7 +322,7 @@ class HFCausalBackend(HFBackend):
 
 
 def _sliding_window(config) -> bool:
-    """Sliding-window attention is not reproduced by a custom 4-D mask: such models use kv."""
+    """Sliding-window attention is not reproduced by a custom 4-D mask: such models use expand."""
     layer_types = getattr(config, "layer_types", None) or ()
     if any("sliding" in str(t) for t in layer_types):
         return True

@@ -239,6 +239,60 @@ def test_a_model_is_named_by_its_files_hashes_wherever_it_was_found():
         assert content_identity(identity) == identity
 
 
+def test_two_backends_on_one_folder_never_share_a_cache_scope(tiny_causal_model):
+    """The scope holds the backend's name, so two backends' scores cannot meet in the cache when
+    every other field of their identities matches (today hf_causal and hf_reward on one folder
+    also differ in a field each adds, 'mode' or 'reward_scores', and in dtype's spelling)."""
+    from nnd_suites.evaluation import load_backend
+    from nnd_suites.evaluation.cache import scope_of
+
+    for name in ("hf_causal", "hf_reward"):
+        identity = load_backend(str(tiny_causal_model), name).identity
+        assert identity["backend"] == name
+        assert scope_of(identity) != scope_of({**identity, "backend": "another"})
+
+
+def test_one_candidate_after_two_contexts_is_two_cache_entries_read_back_as_two_scores(
+    tiny_causal_model, challenge300_suite, tmp_path
+):
+    """The score key holds the rendered context: among Challenge 300's first 6 groups 'The
+    murderer.' answers two questions, and a second template renders every question another way.
+    Each (context, candidate) is its own cache entry, read back as its own score."""
+    from nnd_suites.evaluation.cache import ScoreCache
+
+    texts = {pair.id: (pair.high.text, pair.low.text) for pair in challenge300_suite.pairs}
+
+    def run(template, cache=True):
+        report = evaluate(
+            str(tiny_causal_model),
+            challenge300_suite,
+            template=template,
+            limit=6,
+            cache=cache,
+            cache_dir=tmp_path,
+            progress=False,
+        )
+        scored = [
+            (text, score)
+            for o in report.outcomes[challenge300_suite.name]
+            for text, score in zip(texts[o.pair_id], (o.ll_high, o.ll_low), strict=True)
+        ]
+        return report, [score for _, score in scored], [text for text, _ in scored]
+
+    templates = [None, "Question: {question}\nAnswer:"]
+    firsts = [run(template) for template in templates]
+    with ScoreCache.in_folder(tmp_path) as cache:
+        assert len(cache) == sum(report.requests.unique for report, *_ in firsts)
+    for template, (_, first, _) in zip(templates, firsts, strict=True):
+        again, scores, candidates = run(template)
+        assert again.requests.cached == again.requests.unique
+        assert scores == first == pytest.approx(run(template, cache=False)[1], abs=1e-5)
+        murderer = {
+            s for s, text in zip(scores, candidates, strict=True) if text == "The murderer."
+        }
+        assert len(murderer) == 2
+
+
 def test_a_live_score_matches_a_cached_one_within_the_tolerance_per_token():
     from nnd_suites.evaluation.backend import Score
     from nnd_suites.evaluation.identity import same_score

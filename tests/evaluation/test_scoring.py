@@ -158,6 +158,38 @@ def test_default_mode_empty_context_and_empty_candidate(causal):
     assert second.n_targets == 1 and second.mean == pytest.approx(expected, abs=1e-5)
 
 
+@pytest.mark.parametrize("adds_bos", [True, False])
+def test_default_mode_scores_an_empty_context_from_bos_not_eos(
+    tmp_path, challenge300_suite, adds_bos
+):
+    """An empty context becomes [bos] (scoring.py): with GPT-2's one <|endoftext|> for both, a
+    start from EOS instead cannot be seen. Here <s> and </s> differ, as in Llama's tokenizer,
+    which puts <s> before a text itself (adds_bos) or, with add_bos_token=False, does not."""
+    from tokenizers import processors
+
+    from nnd_suites.evaluation.tiny import suite_texts
+
+    texts = suite_texts([challenge300_suite])
+    folder = tiny_causal_lm(tmp_path, texts, vocab_size=300, n_layer=1, n_embd=32, bos=True)
+    backend = load_backend(str(folder))
+    tokenizer = backend.tokenizer
+    if not adds_bos:
+        tokenizer.backend_tokenizer.post_processor = processors.TemplateProcessing(
+            single="$A", pair="$A $B"
+        )
+    bos, eos = tokenizer.bos_token_id, tokenizer.eos_token_id
+    assert bos != eos and tokenizer("")["input_ids"] == [bos] * adds_bos
+    request = ScoreRequest("", "What is it?")
+    (layout,) = backend.layouts([request])
+    candidate = tokenizer.encode("What is it?", add_special_tokens=False)
+    assert layout.prefix == (bos,) and layout.inputs == tuple(candidate)
+    with torch.no_grad():
+        logits = backend.model(input_ids=torch.tensor([[bos, *candidate]])).logits[0]
+    targets = torch.tensor([*candidate, eos])
+    expected = torch.log_softmax(logits.float(), -1)[torch.arange(len(targets)), targets].mean()
+    assert backend.score([request])[0].mean == pytest.approx(expected.item(), abs=1e-5)
+
+
 def test_left_truncation_is_counted_and_keeps_the_candidate(tmp_path, challenge300_suite):
     from nnd_suites.evaluation.tiny import suite_texts
 

@@ -330,17 +330,14 @@ def test_a_short_context_shared_by_many_candidates_runs_in_short_rows(
         assert max(abs(a.mean - b.mean) for a, b in zip(naive, fast, strict=True)) < TOLERANCE
 
 
-def test_a_sliding_window_model_scores_past_its_window_as_the_plain_forward(
-    tmp_path, challenge300_suite
-):
-    """Sliding-window attention (a window of 12 here; Mistral's 4096, Gemma 3's 1024): the fast
-    path must give the plain forward's scores on sequences longer than the window, which the
-    load-time probe (10 tokens) never reaches. Before, expand read each candidate against a copy
-    of the sliding layers' own cache, which keeps only the last 11 keys: 0.08 nats off."""
+@pytest.fixture(scope="module")
+def sliding_window_model(tmp_path_factory, challenge300_suite):
+    """Folder of a tiny Mistral with a sliding window of 12 tokens."""
     from transformers import MistralConfig, MistralForCausalLM
 
     from nnd_suites.evaluation.tiny import suite_texts, train_tokenizer
 
+    folder = tmp_path_factory.mktemp("sliding_window")
     tokenizer = train_tokenizer(suite_texts([challenge300_suite]), 512)
     tokenizer.model_max_length = 256
     config = MistralConfig(
@@ -356,9 +353,19 @@ def test_a_sliding_window_model_scores_past_its_window_as_the_plain_forward(
         eos_token_id=tokenizer.eos_token_id,
     )
     torch.manual_seed(0)
-    MistralForCausalLM(config).save_pretrained(tmp_path)
-    tokenizer.save_pretrained(tmp_path)
-    backend = load_backend(str(tmp_path))
+    MistralForCausalLM(config).save_pretrained(folder)
+    tokenizer.save_pretrained(folder)
+    return folder
+
+
+def test_a_sliding_window_model_scores_past_its_window_as_the_plain_forward(
+    sliding_window_model, challenge300_suite
+):
+    """Sliding-window attention (a window of 12 here; Mistral's 4096, Gemma 3's 1024): the fast
+    path must give the plain forward's scores on sequences longer than the window, which the
+    load-time probe (10 tokens) never reaches. Before, expand read each candidate against a copy
+    of the sliding layers' own cache, which keeps only the last 11 keys: 0.08 nats off."""
+    backend = load_backend(str(sliding_window_model))
     requests = _requests(challenge300_suite, 40)
     assert sum(len(x.prefix) + len(x.inputs) > 12 for x in backend.layouts(requests)) > 20
     fast = backend.score(requests)
@@ -367,3 +374,24 @@ def test_a_sliding_window_model_scores_past_its_window_as_the_plain_forward(
     naive = backend.score(requests)
     worst = max(abs(a.mean - b.mean) for a, b in zip(naive, fast, strict=True))
     assert worst < TOLERANCE, worst
+
+
+@pytest.mark.parametrize("strategy", ["packed", "kv"])
+def test_a_strategy_that_cannot_score_a_sliding_window_model_is_refused_before_scoring(
+    sliding_window_model, challenge300_suite, tmp_path, capsys, strategy
+):
+    """--strategy kv on a sliding-window model ended in a tensor-size RuntimeError traceback
+    (exit 1) and --strategy packed scored it with no window at all (wrong figures, exit 0)."""
+    from nnd_suites.cli import main
+
+    suite = tmp_path / "suite"
+    challenge300_suite.save(suite)
+    out = tmp_path / "run"
+    cli = ["evaluate", "--suite", str(suite), "--model", str(sliding_window_model), "--quiet"]
+    assert main([*cli, "--strategy", strategy, "--no-cache", "--out", str(out)]) == 2
+    assert f"strategy {strategy!r} cannot score model" in capsys.readouterr().err
+    assert not out.exists()
+    with pytest.raises(
+        NNDError, match="sliding-window .* strategies that can: auto, expand, naive"
+    ):
+        load_backend(str(sliding_window_model), strategy=strategy)
