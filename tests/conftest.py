@@ -45,7 +45,23 @@ def challenge300_suite():
 
 
 @pytest.fixture(scope="session")
-def shipped_suite_builds(quiz_design_suite, challenge300_suite):
+def hh_suite():
+    """The Anthropic HH-RLHF suite (hh_rlhf)."""
+    from nnd_suites import build_suite
+
+    return build_suite("hh_rlhf")
+
+
+@pytest.fixture(scope="session")
+def wmt_mqm_suite():
+    """The largest built-in suite (17,722 tests: a few seconds to build)."""
+    from nnd_suites import build_suite
+
+    return build_suite("wmt_mqm")
+
+
+@pytest.fixture(scope="session")
+def shipped_suite_builds(quiz_design_suite, challenge300_suite, hh_suite, wmt_mqm_suite):
     """{name: suite} of every suite whose source ships with nnd-suites, each built once per
     session per worker (a few seconds each: the tests that only read them share one build).
     (An xdist_group would keep them on one worker, but pytest 9 ignores the group name xdist
@@ -53,7 +69,12 @@ def shipped_suite_builds(quiz_design_suite, challenge300_suite):
     from nnd_suites import build_suite
     from nnd_suites.resolve import shipped_suites
 
-    built = {"quiz_design": quiz_design_suite, "challenge300": challenge300_suite}
+    built = {
+        "quiz_design": quiz_design_suite,
+        "challenge300": challenge300_suite,
+        "hh_rlhf": hh_suite,
+        "wmt_mqm": wmt_mqm_suite,
+    }
     for name in shipped_suites():
         built.setdefault(name, build_suite(name))
     return built

@@ -22,11 +22,6 @@ SHIPPED = ADAPTER.default_source_path()
 FIXTURE = ADAPTER.folder() / "fixtures" / "hh_sample.jsonl.gz"
 
 
-@pytest.fixture(scope="module")
-def hh_suite():
-    return build_suite("hh_rlhf")
-
-
 def shipped_rows() -> list[dict]:
     with gzip.open(SHIPPED, "rt", encoding="utf-8") as handle:
         return [json.loads(line) for line in handle]

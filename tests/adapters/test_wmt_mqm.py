@@ -47,7 +47,7 @@ def test_figures_on_the_shipped_file(tmp_path, capsys):
     assert stats["skipped"] == {}
 
 
-def test_degenerate_pairs_are_the_identical_text_pairs():
+def test_degenerate_pairs_are_the_identical_text_pairs(wmt_mqm_suite):
     """17,722 (Major 8,559, Minor 9,163) counts every (error-free, erroneous) candidate pair;
     2,080 of them have the same text on both sides."""
     adapter = get_adapter("wmt_mqm")()
@@ -58,7 +58,7 @@ def test_degenerate_pairs_are_the_identical_text_pairs():
             all_pairs[low.label] += len(good)
             same_text[low.label] += sum(high.text == low.text for high in good)
     assert all_pairs == {"Major": 8559, "Minor": 9163}
-    suite = build_suite("wmt_mqm")
+    suite = wmt_mqm_suite
     degenerate = Counter(p.label for p in suite.pairs if p.high.text == p.low.text)
     assert degenerate == same_text
     assert sum(degenerate.values()) == suite.manifest.counts.degenerate_pairs == 2080

@@ -146,14 +146,12 @@ def test_table_says_how_many_degenerate_tests_every_rate_leaves_out(capsys):
     assert "| baseline | overall (n=15,642) |" in table
 
 
-def test_overlap_reads_a_conversation_by_its_turns_not_its_stored_json():
-    from nnd_suites import build_suite
+def test_overlap_reads_a_conversation_by_its_turns_not_its_stored_json(hh_suite):
     from nnd_suites.evaluation.baselines import context_text
     from nnd_suites.records.templates import conversation_fields
 
-    suite = build_suite("hh_rlhf")
-    fields = conversation_fields(suite.manifest.default_template)
-    pair = suite.pairs[0]
+    fields = conversation_fields(hh_suite.manifest.default_template)
+    pair = hh_suite.pairs[0]
     stored = "\n".join(pair.context.values())
     assert '"role"' in stored  # turns are stored as JSON
     read = context_text(pair, fields)

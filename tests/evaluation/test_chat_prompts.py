@@ -11,7 +11,6 @@ from types import SimpleNamespace
 
 import pytest
 
-from nnd_suites import build_suite
 from nnd_suites.cli import main
 from nnd_suites.errors import OutputFolderError, TemplateError
 from nnd_suites.evaluation import evaluate
@@ -50,11 +49,6 @@ def chat_models(tiny_causal_model, tmp_path_factory):
         config_path.write_text(json.dumps(config), "utf-8")
         folders[kind] = folder
     return folders
-
-
-@pytest.fixture(scope="module")
-def hh_suite():
-    return build_suite("hh_rlhf")
 
 
 @pytest.fixture(scope="module")

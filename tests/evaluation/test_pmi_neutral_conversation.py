@@ -7,19 +7,11 @@ from __future__ import annotations
 
 import math
 
-import pytest
-
-from nnd_suites import build_suite
 from nnd_suites.cli import main
 from nnd_suites.evaluation import evaluate
 from nnd_suites.evaluation.prepared import first_groups
 from nnd_suites.evaluation.templates import neutral_context
 from nnd_suites.records.conversation import EMPTY_CONVERSATION, decode_turns, render_transcript
-
-
-@pytest.fixture(scope="module")
-def hh_suite():
-    return build_suite("hh_rlhf")
 
 
 def test_the_empty_conversation_has_no_turns_and_renders_as_nothing():

@@ -35,9 +35,25 @@ def rows(path, tmp_path, config: str | None = None) -> datasets.Dataset:
     return datasets.load_dataset(str(path), config, split="test", cache_dir=str(tmp_path / "hf"))
 
 
-def test_build_all_then_one_more_build_through_the_cli(quiz_design_suite, tmp_path, capsys):
+def give_session_builds(monkeypatch, builds: dict[str, Suite]) -> None:
+    """Every build of a shipped suite gives the session's build of it (``build_suite(name)``,
+    made once per worker; the build itself is the builder's tests'): these tests are about the
+    dataset folder the builds are written into."""
+
+    def shipped_build(name: str, *, skip_malformed: bool) -> Suite:
+        assert not skip_malformed
+        return builds[name]
+
+    monkeypatch.setattr(building, "build_suite", shipped_build)
+
+
+def test_build_all_then_one_more_build_through_the_cli(
+    shipped_suite_builds, quiz_design_suite, tmp_path, monkeypatch, capsys
+):
     folder = tmp_path / "suites"
-    assert main(["build", "--all", "--out", str(folder)]) == 0
+    with monkeypatch.context() as patched:  # the single builds below are built here
+        give_session_builds(patched, shipped_suite_builds)
+        assert main(["build", "--all", "--out", str(folder)]) == 0
     assert f'datasets.load_dataset("{folder}", "challenge300"' in capsys.readouterr().out
     assert card_configs(folder) == sorted(shipped_suites()) == exported_configs(folder)
     assert rows(folder, tmp_path, "quiz_design").num_rows == len(quiz_design_suite) == 2686
@@ -65,13 +81,7 @@ def test_build_all_then_one_more_build_through_the_cli(quiz_design_suite, tmp_pa
 def test_build_all_keeps_the_configs_already_there(
     shipped_suite_builds, challenge300_suite, quiz_design_suite, tmp_path, monkeypatch
 ):
-    # what each build gives is the session's build (the test above runs them through the CLI):
-    # this test is about the configs already in the folder
-    def shipped_build(name: str, *, skip_malformed: bool) -> Suite:
-        assert not skip_malformed
-        return shipped_suite_builds[name]
-
-    monkeypatch.setattr(building, "build_suite", shipped_build)
+    give_session_builds(monkeypatch, shipped_suite_builds)  # about the configs already there
     folder = tmp_path / "dataset"
     mine = challenge300_suite.derive(challenge300_suite.pairs[:50], name="mine")
     export_suites([mine], folder)
@@ -94,9 +104,7 @@ def test_build_all_says_a_transformed_suite_is_made_again_by_transform(
     # "build it with --name lc", though no build makes a transformed suite
     from nnd_suites.transformations import transform_suite
 
-    monkeypatch.setattr(
-        building, "build_suite", lambda name, *, skip_malformed: shipped_suite_builds[name]
-    )
+    give_session_builds(monkeypatch, shipped_suite_builds)
     folder = tmp_path / "suites"
     export_suites([challenge300_suite], folder)
     transform_suite(challenge300_suite, "lowercase").save(folder / "lc")

@@ -26,11 +26,17 @@ def twins(quiz_design_suite):
     return quiz_design_suite, transform_suite(quiz_design_suite, "lowercase")
 
 
-@pytest.fixture
-def exported(twins, tmp_path):
-    folder = tmp_path / "nnd"
+@pytest.fixture(scope="module")
+def exported_once(twins, tmp_path_factory):
+    folder = tmp_path_factory.mktemp("export") / "nnd"
     export_suites(twins, folder)
     return folder
+
+
+@pytest.fixture
+def exported(exported_once, tmp_path):
+    """The twins' export folder, a copy of its own per test (the tests edit it)."""
+    return shutil.copytree(exported_once, tmp_path / "nnd")
 
 
 def _ids(folder, config, cache):

@@ -7,18 +7,12 @@ from __future__ import annotations
 
 import pytest
 
-from nnd_suites import build_suite
 from nnd_suites.cli import main
 from nnd_suites.errors import NoSystemsError
 from nnd_suites.evaluation.verify import verify_suite
 from nnd_suites.human.scores import human_scores, human_scores_markdown
 from nnd_suites.records.judgments import UNKNOWN_SYSTEM
 from nnd_suites.suite import Suite
-
-
-@pytest.fixture(scope="module")
-def hh_suite():
-    return build_suite("hh_rlhf")
 
 
 def test_hh_rlhf_records_no_system(hh_suite):

@@ -79,11 +79,11 @@ def chat_model(tiny_causal_model, tmp_path_factory):
 
 
 @pytest.fixture(scope="module")
-def hh_part():
+def hh_part(hh_suite):
     """The first 12 conversations of the shipped suite (12 tests)."""
     from nnd_suites.evaluation.prepared import first_groups
 
-    return first_groups(build_suite("hh_rlhf"), 12)
+    return first_groups(hh_suite, 12)
 
 
 def test_chat_prompt_is_the_tokenizers_template_without_a_second_bos(chat_model):

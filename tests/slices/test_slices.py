@@ -12,7 +12,6 @@ from pathlib import Path
 
 import pytest
 
-from nnd_suites import build_suite
 from nnd_suites.errors import ParameterError, PluginError
 from nnd_suites.evaluation.slicing import gem_contrast_sets, slice_input
 from nnd_suites.plugins.harness import plugin_problems
@@ -102,9 +101,9 @@ def test_slices_of_challenge300(challenge300_suite):
     assert {s: len(ids) for s, ids in sets["worse_system"].items()} == dict(systems)
 
 
-def test_hh_rlhf_has_no_worse_system_set():
+def test_hh_rlhf_has_no_worse_system_set(hh_suite):
     """HH-RLHF records no generating system: no 'unknown' subset pooling every test."""
-    sets = gem_contrast_sets(build_suite("hh_rlhf"))
+    sets = gem_contrast_sets(hh_suite)
     assert "worse_system" not in sets
     assert sum(len(ids) for ids in sets["length_chars"].values()) == 2303
 
