@@ -240,3 +240,35 @@ def test_a_backtick_in_a_model_name_keeps_its_code_span(tiny_causal_model, tmp_p
 
     assert code("my`model") == "``my`model``" and code("x``") == "``` x`` ```"
     assert code("`a`") == "`` `a` ``" and code(" a ") == "`  a  `" and code("a\nb") == "`a b`"
+
+
+def test_a_leaderboard_lists_models_best_first_and_ties_in_the_order_given(runs):
+    """Each suite's table: the model of the higher overall pass rate (counted here from its
+    outcomes: passed / rated) first; two models of the same rate keep the order given."""
+    from nnd_suites.evaluation.leaderboard import leaderboard
+    from nnd_suites.evaluation.multi import leaderboard_markdown
+
+    longer, words = runs
+    labels = ["a-longer", "b-words", "c-longer"]
+    board = leaderboard([longer, words, longer.model_copy(deep=True)], labels)
+    text = leaderboard_markdown(board)
+    for suite in ("challenge300", "quiz_design"):
+        rated = {
+            label: [
+                o.outcome for o in report.outcomes[suite] if o.outcome in ("pass", "fail", "tie")
+            ]
+            for label, report in zip(labels, (longer, words, longer), strict=True)
+        }
+        rates = {label: found.count("pass") / len(found) for label, found in rated.items()}
+        assert rates["a-longer"] == rates["c-longer"] != rates["b-words"]
+        words_first = rates["b-words"] > rates["a-longer"]
+        expected = (
+            ["b-words", "a-longer", "c-longer"]
+            if words_first
+            else ["a-longer", "c-longer", "b-words"]
+        )
+        section = text.split(f"## {suite}\n")[1].split("\n## ")[0]
+        rows = [
+            line.split("|")[1].strip() for line in section.splitlines() if line.startswith("| ")
+        ]
+        assert [label for label in rows if label in labels] == expected, suite
