@@ -272,3 +272,33 @@ def test_a_leaderboard_lists_models_best_first_and_ties_in_the_order_given(runs)
             line.split("|")[1].strip() for line in section.splitlines() if line.startswith("| ")
         ]
         assert [label for label in rows if label in labels] == expected, suite
+
+
+def test_the_length_controlled_view_keeps_candidates_of_the_same_length_apart(
+    runs, challenge300_suite
+):
+    """Challenge 300 holds 32 tests whose candidates differ but have the same length: they are
+    neither "better shorter" nor "better longer" (counted here from the texts)."""
+    longer, words = runs
+    suite = {p.id: p for p in challenge300_suite.pairs}
+    outcomes = {"mean": longer.outcomes["challenge300"], "sum": words.outcomes["challenge300"]}
+    found = sensitivity(list(suite.values()), outcomes).scorers["mean"].by_length
+    rated = [o for o in outcomes["mean"] if o.outcome in ("pass", "fail", "tie")]
+
+    def sizes(pair) -> tuple[int, int]:
+        return len(pair.high.text), len(pair.low.text)
+
+    same = [o for o in rated if sizes(suite[o.pair_id])[0] == sizes(suite[o.pair_id])[1]]
+    shorter = [o for o in rated if sizes(suite[o.pair_id])[0] < sizes(suite[o.pair_id])[1]]
+    assert found["same length"].n == len(same) > 0 and found["better shorter"].n == len(shorter)
+    assert found["same length"].passed == sum(o.outcome == "pass" for o in same)
+    # flips: a share of the tests rated under both scorers (three made degenerate are not)
+    for name in outcomes:
+        rows = outcomes[name]
+        outcomes[name] = [o.model_copy(update={"outcome": "degenerate"}) for o in rows[:3]]
+        outcomes[name] += rows[3:]
+    pairs = zip(outcomes["mean"], outcomes["sum"], strict=True)
+    both = [(a, b) for a, b in pairs if {a.outcome, b.outcome} <= {"pass", "fail", "tie"}]
+    flipped = sum((a.outcome == "pass") != (b.outcome == "pass") for a, b in both)
+    flips = sensitivity(list(suite.values()), outcomes).scorers["sum"].flips
+    assert flips.share == flipped / len(both) and len(both) < len(outcomes["mean"])
