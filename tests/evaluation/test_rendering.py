@@ -4,6 +4,7 @@ units, sections, and each chart written at a sane size. Runs are scored by text 
 
 from __future__ import annotations
 
+import json
 import re
 
 import matplotlib.image
@@ -302,3 +303,23 @@ def test_the_length_controlled_view_keeps_candidates_of_the_same_length_apart(
     flipped = sum((a.outcome == "pass") != (b.outcome == "pass") for a, b in both)
     flips = sensitivity(list(suite.values()), outcomes).scorers["sum"].flips
     assert flips.share == flipped / len(both) and len(both) < len(outcomes["mean"])
+
+
+def test_report_md_gives_each_category_the_counts_of_its_outcomes_in_report_json_order(runs):
+    """report.md's category table: report.json's rows in report.json's order (largest first),
+    each with the rated, passed and tied tests counted here from the run's outcomes."""
+    longer, _ = runs
+    text = markdown(longer)
+    section = text.split("## challenge300\n")[1].split("\n## ")[0]
+    table = section.split("| category |")[1].split("\n\n")[0].splitlines()[2:]
+    rows = [[cell.strip() for cell in line.strip("|").split("|")] for line in table]
+    order = list(json.loads(longer.model_dump_json())["suites"]["challenge300"]["by_category"])
+    assert [cells[0] for cells in rows] == order and len(order) > 1
+    for cells in rows:
+        mine = [o.outcome for o in longer.outcomes["challenge300"] if o.category == cells[0]]
+        rated = [o for o in mine if o in ("pass", "fail", "tie")]
+        assert cells[1:4] == [
+            f"{len(rated):,}",
+            f"{mine.count('pass'):,}",
+            f"{mine.count('tie'):,}",
+        ]
