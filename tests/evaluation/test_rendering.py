@@ -4,6 +4,7 @@ units, sections, and each chart written at a sane size. Runs are scored by text 
 
 from __future__ import annotations
 
+import json
 import re
 
 import matplotlib.image
@@ -240,3 +241,85 @@ def test_a_backtick_in_a_model_name_keeps_its_code_span(tiny_causal_model, tmp_p
 
     assert code("my`model") == "``my`model``" and code("x``") == "``` x`` ```"
     assert code("`a`") == "`` `a` ``" and code(" a ") == "`  a  `" and code("a\nb") == "`a b`"
+
+
+def test_a_leaderboard_lists_models_best_first_and_ties_in_the_order_given(runs):
+    """Each suite's table: the model of the higher overall pass rate (counted here from its
+    outcomes: passed / rated) first; two models of the same rate keep the order given."""
+    from nnd_suites.evaluation.leaderboard import leaderboard
+    from nnd_suites.evaluation.multi import leaderboard_markdown
+
+    longer, words = runs
+    labels = ["a-longer", "b-words", "c-longer"]
+    board = leaderboard([longer, words, longer.model_copy(deep=True)], labels)
+    text = leaderboard_markdown(board)
+    for suite in ("challenge300", "quiz_design"):
+        rated = {
+            label: [
+                o.outcome for o in report.outcomes[suite] if o.outcome in ("pass", "fail", "tie")
+            ]
+            for label, report in zip(labels, (longer, words, longer), strict=True)
+        }
+        rates = {label: found.count("pass") / len(found) for label, found in rated.items()}
+        assert rates["a-longer"] == rates["c-longer"] != rates["b-words"]
+        words_first = rates["b-words"] > rates["a-longer"]
+        expected = (
+            ["b-words", "a-longer", "c-longer"]
+            if words_first
+            else ["a-longer", "c-longer", "b-words"]
+        )
+        section = text.split(f"## {suite}\n")[1].split("\n## ")[0]
+        rows = [
+            line.split("|")[1].strip() for line in section.splitlines() if line.startswith("| ")
+        ]
+        assert [label for label in rows if label in labels] == expected, suite
+
+
+def test_the_length_controlled_view_keeps_candidates_of_the_same_length_apart(
+    runs, challenge300_suite
+):
+    """Challenge 300 holds 32 tests whose candidates differ but have the same length: they are
+    neither "better shorter" nor "better longer" (counted here from the texts)."""
+    longer, words = runs
+    suite = {p.id: p for p in challenge300_suite.pairs}
+    outcomes = {"mean": longer.outcomes["challenge300"], "sum": words.outcomes["challenge300"]}
+    found = sensitivity(list(suite.values()), outcomes).scorers["mean"].by_length
+    rated = [o for o in outcomes["mean"] if o.outcome in ("pass", "fail", "tie")]
+
+    def sizes(pair) -> tuple[int, int]:
+        return len(pair.high.text), len(pair.low.text)
+
+    same = [o for o in rated if sizes(suite[o.pair_id])[0] == sizes(suite[o.pair_id])[1]]
+    shorter = [o for o in rated if sizes(suite[o.pair_id])[0] < sizes(suite[o.pair_id])[1]]
+    assert found["same length"].n == len(same) > 0 and found["better shorter"].n == len(shorter)
+    assert found["same length"].passed == sum(o.outcome == "pass" for o in same)
+    # flips: a share of the tests rated under both scorers (three made degenerate are not)
+    for name in outcomes:
+        rows = outcomes[name]
+        outcomes[name] = [o.model_copy(update={"outcome": "degenerate"}) for o in rows[:3]]
+        outcomes[name] += rows[3:]
+    pairs = zip(outcomes["mean"], outcomes["sum"], strict=True)
+    both = [(a, b) for a, b in pairs if {a.outcome, b.outcome} <= {"pass", "fail", "tie"}]
+    flipped = sum((a.outcome == "pass") != (b.outcome == "pass") for a, b in both)
+    flips = sensitivity(list(suite.values()), outcomes).scorers["sum"].flips
+    assert flips.share == flipped / len(both) and len(both) < len(outcomes["mean"])
+
+
+def test_report_md_gives_each_category_the_counts_of_its_outcomes_in_report_json_order(runs):
+    """report.md's category table: report.json's rows in report.json's order (largest first),
+    each with the rated, passed and tied tests counted here from the run's outcomes."""
+    longer, _ = runs
+    text = markdown(longer)
+    section = text.split("## challenge300\n")[1].split("\n## ")[0]
+    table = section.split("| category |")[1].split("\n\n")[0].splitlines()[2:]
+    rows = [[cell.strip() for cell in line.strip("|").split("|")] for line in table]
+    order = list(json.loads(longer.model_dump_json())["suites"]["challenge300"]["by_category"])
+    assert [cells[0] for cells in rows] == order and len(order) > 1
+    for cells in rows:
+        mine = [o.outcome for o in longer.outcomes["challenge300"] if o.category == cells[0]]
+        rated = [o for o in mine if o in ("pass", "fail", "tie")]
+        assert cells[1:4] == [
+            f"{len(rated):,}",
+            f"{mine.count('pass'):,}",
+            f"{mine.count('tie'):,}",
+        ]

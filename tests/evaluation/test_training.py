@@ -224,5 +224,7 @@ def test_the_callback_records_the_tests_each_pass_rate_is_over(model_and_tokeniz
     report = nnd_suites.evaluate((model, tokenizer), suite, **options).suites["quiz_design"]
     assert set(callback.rated) == set(metrics)
     assert callback.rated["nnd/quiz_design/pass_rate"] == report.overall.n > 0
+    assert metrics["nnd/quiz_design/pass_rate"] == report.overall.pass_rate
     for category, rate in report.by_category.items():
         assert callback.rated[f"nnd/quiz_design/{category}"] == rate.n
+        assert metrics[f"nnd/quiz_design/{category}"] == rate.pass_rate  # its own, not overall

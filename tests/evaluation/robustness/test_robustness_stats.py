@@ -267,3 +267,69 @@ def test_an_older_robustness_report_still_loads(quiz_design_suite, challenge300_
             assert got.model_dump(exclude=unrecorded) == want.model_dump(exclude=unrecorded)
     write_report(report, folder)  # the older folder is one to overwrite
     assert RobustnessReport.model_validate_json((folder / "robustness.json").read_text()) == report
+
+
+def test_each_figure_of_a_cell_lands_in_its_column_and_holm_decides_the_mark():
+    """Suite s, 17 tests; transformation a: 7 tests of category x lost (changed), one made
+    degenerate, 7 of y kept, 2 of y skipped; b, c, d change no outcome. By hand: parent 14/14,
+    transformed 7/14; McNemar p = 2 * 0.5**7 = 0.016, below 0.05, but Holm over the 4 cells
+    makes it 4 * 0.015625 = 0.0625 (no mark), and over the suite's 8 category cells 0.125."""
+    from nnd_suites.evaluation.robustness.models import corrected
+
+    def tests(lose: bool) -> list[PairedTest]:
+        lost = [
+            PairedTest(f"x{i}", "x", "pass", "fail" if lose else "pass", lose) for i in range(7)
+        ]
+        kept = [PairedTest(f"y{i}", "y", "pass", "pass", False) for i in range(7)]
+        other = [PairedTest("d", "x", "pass", "degenerate" if lose else "pass", lose)]
+        skipped = [PairedTest(f"s{i}", "y", "skipped", "pass", False) for i in range(2)]
+        return lost + kept + other + skipped
+
+    cells = [make_cell("s", t, f"s.{t}", tests(t == "a")) for t in "abcd"]
+    suites = {"s": rate(["pass"] * 15 + ["skipped"] * 2)}
+    report = corrected(
+        RobustnessReport(model="m", suites=suites, transforms=[*"abcd"], cells=cells)
+    )
+    a = report.cell("s", "a")
+    assert (a.changed, a.changed_only.n, a.changed_only.b_only) == (8, 7, 7)
+    assert a.p_value == 2 * 0.5**7 and a.p_holm == 0.0625 and not a.significant
+    text = to_markdown(report)
+
+    def row(start: str) -> list[str]:
+        line = next(x for x in text.splitlines() if x.startswith(start))
+        return [cell.strip() for cell in line.strip("|").split("|")]
+
+    overall = row("| s | a |")
+    assert overall[:8] == ["s", "a", "14", "1", "2", "8", "100.0%", "50.0%"]
+    assert overall[8].startswith("-50.0 [") and not overall[8].endswith("*")
+    assert overall[9:] == ["7", "0", "0.016", "0.062"]
+    categories = text.split("### s / a")[1].split("###")[0]
+    x = next(line for line in categories.splitlines() if line.startswith("| x |"))
+    cells_x = [cell.strip() for cell in x.strip("|").split("|")]
+    assert cells_x[:6] == ["x", "7", "1", "0", "100.0%", "0.0%"]
+    assert cells_x[7:] == ["7", "0", "0.016", "0.12"]
+    y = next(line for line in categories.splitlines() if line.startswith("| y |"))
+    assert [cell.strip() for cell in y.strip("|").split("|")][:6] == [
+        "y",
+        "7",
+        "0",
+        "2",
+        "100.0%",
+        "100.0%",
+    ]
+
+
+def test_a_transformation_of_the_context_alone_changes_the_tests_it_rewrote(quiz_design_suite):
+    """Lower-casing the context alone leaves every candidate as it was: a test is changed iff
+    its context held a capital letter (every one of Quiz Design's 2,686)."""
+    child = transform_suite(quiz_design_suite, "lowercase:on=context")
+    parent = capitals_outcomes(quiz_design_suite)
+    tests = paired_tests(quiz_design_suite, child, parent, capitals_outcomes(child))
+    cell = make_cell("quiz_design", "lowercase:on=context", child.name, tests)
+    capitals = [
+        p
+        for p in quiz_design_suite.pairs
+        if any(c.isupper() for v in p.context.values() for c in v)
+    ]
+    assert cell.changed == len(capitals) == 2686 and cell.identical == 0
+    assert cell.changed_only.n == cell.n and cell.a_only == cell.b_only == 0
