@@ -126,7 +126,11 @@ class NNDCallback(TrainerCallback):
         )
         metrics: dict[str, float] = {}
         for name, result in report.suites.items():
-            rates = {"pass_rate": result.overall, **result.by_category}
+            # a category named pass_rate is told apart from the suite's own figure
+            rates = {"pass_rate": result.overall} | {
+                f"{c} (category)" if c == "pass_rate" else c: r
+                for c, r in result.by_category.items()
+            }
             for key, rate in rates.items():
                 if rate.pass_rate is not None:
                     metrics[f"{self.prefix}/{name}/{key}"] = rate.pass_rate

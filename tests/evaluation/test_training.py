@@ -228,3 +228,24 @@ def test_the_callback_records_the_tests_each_pass_rate_is_over(model_and_tokeniz
     for category, rate in report.by_category.items():
         assert callback.rated[f"nnd/quiz_design/{category}"] == rate.n
         assert metrics[f"nnd/quiz_design/{category}"] == rate.pass_rate  # its own, not overall
+
+
+def test_a_category_named_pass_rate_never_takes_the_suites_figure(model_and_tokenizer):
+    """{"pass_rate": overall, **by_category} let a category named pass_rate (a category may be
+    named so: sfhot's is named overall) overwrite the suite's overall figure, unsaid."""
+    model, tokenizer = model_and_tokenizer
+    suite = nnd_suites.load_suite("quiz_design")
+    renamed = {"category": "pass_rate", "category_path": ["pass_rate"]}
+    suite = suite.derive(
+        [p.model_copy(update=renamed) if p.category == "disfluent" else p for p in suite.pairs]
+    )
+    callback = NNDCallback([suite], every_n_steps=1, limit=GROUPS, batch_size=8)
+    metrics = callback.score(model, tokenizer, step=0)
+    options = {"cache": False, "progress": False, "limit": GROUPS, "batch_size": 8}
+    report = nnd_suites.evaluate((model, tokenizer), suite, **options).suites["quiz_design"]
+    assert "pass_rate" in report.by_category
+    assert metrics["nnd/quiz_design/pass_rate"] == report.overall.pass_rate
+    assert callback.rated["nnd/quiz_design/pass_rate"] == report.overall.n
+    own = report.by_category["pass_rate"]
+    assert metrics["nnd/quiz_design/pass_rate (category)"] == own.pass_rate
+    assert callback.rated["nnd/quiz_design/pass_rate (category)"] == own.n != report.overall.n
