@@ -365,6 +365,25 @@ def test_a_bad_template_names_the_declaration_and_its_line(tmp_path, template, m
     assert str(caught.value).startswith(f"{tmp_path / 'source.yaml'}:15: template ")
 
 
+@pytest.mark.parametrize(
+    ("old", "new", "place"),
+    [  # pydantic's loc names the union branch tried (float, constrained-str, Fixed): not a key
+        (
+            "    rating: [rating_1, rating_2]\n",
+            "    rating: [rating_1]\n  low: abc\n",
+            r":21, at candidates\.low:",
+        ),
+        ("system: system", "system: 5", r":18, at candidates\.system:"),
+        # an aspect whose name starts like a branch's ('str...') was cut from the path
+        ("rating: [rating_1, rating_2]", "strength: 5", r":20, at candidates\.ratings\.strength:"),
+    ],
+    ids=["float", "Fixed", "strength"],
+)
+def test_a_bad_value_of_a_union_is_placed_at_its_key_not_its_branch(tmp_path, old, new, place):
+    with pytest.raises(DeclarationError, match=r"source\.yaml" + place + " does not match"):
+        _read(tmp_path, RATED.replace(old, new), TABLE)
+
+
 def test_a_rating_range_upside_down_names_its_line(tmp_path):
     body = RATED.replace(
         "    rating: [rating_1, rating_2]\n",
