@@ -13,7 +13,7 @@ from pydantic import BaseModel, Field, ValidationError, field_validator
 
 from nnd_suites.builder.adapter_folders import how_to_load, loaded_from
 from nnd_suites.errors import PluginError, TemplateError
-from nnd_suites.infra.validation import StrictModel
+from nnd_suites.infra.validation import NonBlank, StrictModel
 from nnd_suites.plugins.params import parse_params
 from nnd_suites.plugins.registry import Plugin, Registry
 from nnd_suites.quality_map import QualityMap
@@ -32,13 +32,13 @@ EXTRA_NAME = re.compile(r"[a-z0-9]+([-_.][a-z0-9]+)*")
 class AdapterMetadata(StrictModel):
     """What a dataset card and a reviewer need to know about an annotation source."""
 
-    task: str = Field(min_length=1, description="e.g. question generation, summarization")
+    task: NonBlank = Field(description="e.g. question generation, summarization")
     languages: list[str] = Field(min_length=1, description="BCP-47 codes, e.g. ['en']")
     annotation_type: AnnotationType
     license: str = Field(min_length=1, description="license of the annotation source (SPDX id)")
-    citation: str = Field(min_length=1, description="BibTeX of the source annotations")
+    citation: NonBlank = Field(description="BibTeX of the source annotations")
     source_urls: list[str] = Field(min_length=1)
-    description: str = Field(min_length=1)
+    description: NonBlank
     extras: list[str] = Field(
         default_factory=list, description="pip extras a heavy dependency of this adapter needs"
     )

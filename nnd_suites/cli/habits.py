@@ -138,13 +138,19 @@ def _model_arg_value(parser: Parser, key: str, dest: str, text: str) -> object:
         if flag is None:
             parser.error(f"--model_args {key}={text}: give True or False")
         return flag if dest == "trust_remote_code" else ("auto" if flag else None)
-    action = parser.option(dest)
-    if action.type is None:
-        return text
+    return _typed(parser, parser.option(dest), text, f"--model_args {key}={text}")
+
+
+def _typed(parser: Parser, action: argparse.Action, text: str, where: str) -> object:
+    """``text`` read by ``action``'s type (as argparse will), or a usage error at ``where``:
+    argparse's own would name the option only, not the --model_args key or --config file."""
     try:
-        return action.type(text)
+        value = action.type(text) if callable(action.type) else text
     except (argparse.ArgumentTypeError, ValueError) as exc:
-        parser.error(f"--model_args {key}={text}: {exc}")
+        parser.error(f"{where}: {exc}")
+    if action.choices is not None and value not in action.choices:
+        parser.error(f"{where}: {value!r} is not one of {', '.join(map(str, action.choices))}")
+    return value
 
 
 def _boolean(text: str) -> bool | None:
@@ -389,4 +395,5 @@ def _config_tokens(
             shown = reprlib.repr(item)  # bounded: a value nested thousands deep has no repr
             command.error(f"--config {path}: {key}: give a string or a number, not {shown}")
         words += [option, str(item).lower() if isinstance(item, bool) else str(item)]
+        _typed(command, action, words[-1], f"--config {path}: {key}")
     return words

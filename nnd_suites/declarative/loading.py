@@ -44,10 +44,8 @@ def _schema_error(exc: ValidationError, data: Any, origin: str, lines: Lines) ->
     """One located, actionable error from pydantic's, naming the key at fault."""
     errors = exc.errors()
     # a union (column or {value: X}) reports one error per branch: the first says enough
-    first = errors[0]
-    loc = tuple(part for part in first["loc"] if not str(part).startswith(("str", "Fixed")))
-    first = {**first, "loc": loc}
-    path = _data_path(data, loc)
+    path = _data_path(data, errors[0]["loc"])
+    first = {**errors[0], "loc": path}
     text = f"does not match the declarative-source schema: {schema_advice(first, ALLOWED_KEYS)}"
     others = len({e["loc"][:2] for e in errors}) - 1
     if others > 0:

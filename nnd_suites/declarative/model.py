@@ -14,7 +14,7 @@ from pydantic.json_schema import SkipJsonSchema
 
 from nnd_suites.builder.adapter import AdapterMetadata
 from nnd_suites.infra.atomic import atomic_write_text
-from nnd_suites.infra.validation import StrictModel
+from nnd_suites.infra.validation import NonBlank, StrictModel
 
 SCHEMA_FILE = "declarative_source.schema.json"
 SCHEMA_ID = "https://github.com/nnd-suites/nnd-suites/schemas/declarative_source.schema.json"
@@ -46,10 +46,10 @@ class FileSpec(StrictModel):
     format: Literal["csv", "tsv", "json", "jsonl"] = Field(
         description="csv, tsv (with a header row), json (one list of objects), jsonl"
     )
-    shipped: str | SkipJsonSchema[None] = Field(
+    shipped: NonBlank | SkipJsonSchema[None] = Field(
         None, description="file in the adapter's data/ folder read when no --source is given"
     )
-    member: str | SkipJsonSchema[None] = Field(
+    member: NonBlank | SkipJsonSchema[None] = Field(
         None,
         description="the table's path inside a zip or tar archive (--source is then the "
         "archive, extracted safely into the cache); a .gz file needs no member",
@@ -104,7 +104,9 @@ class RowFilter(StrictModel):
     equals: str | SkipJsonSchema[None] = None
     not_: str | SkipJsonSchema[None] = Field(None, alias="not")
     in_: list[str] | SkipJsonSchema[None] = Field(None, alias="in", min_length=1)
-    reason: str | SkipJsonSchema[None] = Field(None, description="how the manifest counts them")
+    reason: NonBlank | SkipJsonSchema[None] = Field(
+        None, description="how the manifest counts them"
+    )
 
     @model_validator(mode="after")
     def _one_test(self) -> RowFilter:
@@ -163,7 +165,7 @@ class Grouping(StrictModel):
 class Fixed(StrictModel):
     """A value written in the declaration rather than read from a column."""
 
-    value: str = Field(min_length=1)
+    value: NonBlank
 
 
 class Candidates(StrictModel):
@@ -247,8 +249,8 @@ class SourceDeclaration(StrictModel):
     model_config = ConfigDict(extra="forbid", title="nnd-suites declarative source")
 
     name: Name
-    quality_map: str = Field(
-        min_length=1, description="a shipped map's name, or a .yaml path beside this file"
+    quality_map: NonBlank = Field(
+        description="a shipped map's name, or a .yaml path beside this file"
     )
     metadata: AdapterMetadata
     file: FileSpec

@@ -5,6 +5,7 @@ traceback); deciding whose card it is reads its tags without a :class:`DatasetCa
 from __future__ import annotations
 
 import functools
+import logging
 from pathlib import Path
 from typing import Any
 
@@ -18,6 +19,8 @@ from nnd_suites.infra.reading import DataFileError, parse_yaml, read_data_text
 
 #: a card is text and a little YAML; any README this large is not ours to parse
 CARD_FILE_LIMIT = 16 * 2**20
+
+logger = logging.getLogger(__name__)
 
 
 def load_card(path: Path) -> DatasetCard:
@@ -86,6 +89,21 @@ def card_config_names(folder: Path) -> list[str]:
         return []
     try:
         names = MetadataConfigs.from_dataset_card_data(load_card(card).data)
-    except (NNDError, ValueError, TypeError, yaml.YAMLError):
+    except NNDError as exc:
+        unreadable_card(str(exc))
+        return []
+    except (ValueError, TypeError, yaml.YAMLError):  # configs metadata: card_problems names it
         return []
     return sorted(name for name in names if isinstance(name, str))
+
+
+@functools.lru_cache(maxsize=16)  # once per card and fault: each of its configs reads it
+def unreadable_card(fault: str) -> None:
+    """Say that a README.md beside suite folders exists but cannot be read as a card (``fault``
+    names it): whose it is cannot be told, so its folders are read as plain suites."""
+    logger.warning(
+        "%s; whose card it is cannot be told, so the suite folders beside it are read as plain "
+        "suites, unchecked against it; fix its YAML front matter, or move it away and write the "
+        "card with `nnd-suites export`",
+        fault,
+    )

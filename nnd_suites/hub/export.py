@@ -13,7 +13,7 @@ from datasets import config as datasets_config
 
 from nnd_suites.errors import NNDError, OutputFolderError, SuiteValidationError
 from nnd_suites.hub.card import build_card
-from nnd_suites.hub.card_reading import card_config_names, card_has_tag
+from nnd_suites.hub.card_reading import card_config_names, card_has_tag, unreadable_card
 from nnd_suites.hub.configs import ConfigInfo, describe_config, read_config
 from nnd_suites.hub.layout import CARD_FILE, CARD_TAG, exported_configs, validate_config_name
 from nnd_suites.hub.remote import check_repo_id
@@ -205,11 +205,12 @@ def misnamed_suites(folder: str | Path) -> dict[str, str]:
 
 def holds_nnd_card(folder: str | Path) -> bool:
     """Whether ``folder`` is a dataset folder nnd-suites wrote: its README.md is our card (a
-    user's README, even an unreadable one, is not)."""
+    user's README, even an unreadable one (with a warning), is not)."""
     card_path = Path(folder) / CARD_FILE
     try:
-        return card_path.is_file() and is_nnd_card(card_path)
-    except NNDError:
+        return card_path.is_file() and card_has_tag(card_path, CARD_TAG)
+    except NNDError as exc:  # not a word would say why its configs are read unchecked
+        unreadable_card(str(exc))
         return False
 
 

@@ -9,14 +9,25 @@ and what it holds, instead of pydantic's dump (a header, then two lines per erro
 from __future__ import annotations
 
 import reprlib
+from typing import Annotated
 
-from pydantic import BaseModel, ConfigDict, ValidationError
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError
 
 
 class StrictModel(BaseModel):
     """A pydantic model that forbids unknown fields."""
 
     model_config = ConfigDict(extra="forbid")
+
+
+def _said(value: str) -> str:
+    if not value.strip():
+        raise ValueError(f"{value!r} is only spaces; write what it is")
+    return value
+
+
+#: a text field that must say something: empty or only spaces is refused
+NonBlank = Annotated[str, Field(min_length=1), AfterValidator(_said)]
 
 
 def validation_problems(exc: ValidationError, limit: int = 3) -> str:

@@ -7,6 +7,7 @@ found later (schema, cycle, unknown label) can point at ``file:line``.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -25,6 +26,9 @@ from nnd_suites.quality_map.model import ALLOWED_KEYS
 
 #: a place in the map (keys and list indices from the top) -> its 1-based line
 Lines = dict[tuple[str | int, ...], int]
+#: the names pydantic gives a union's branches in ``loc`` (a type, a model's class), matched
+#: whole: a key that merely starts like one ('strength', 'integer') is a key
+BRANCH = re.compile(r"(constrained-)?(str|int|float|bool|none)|[A-Z]\w*|[a-z-]+\[.*\]")
 
 
 def _paths(value: Any, node_lines: dict[int, dict[Any, int]], prefix: tuple = ()) -> Lines:
@@ -75,8 +79,8 @@ def place(origin: str, lines: Lines, path: tuple[str | int, ...]) -> str:
 
 
 def _data_path(data: Any, loc: tuple[str | int, ...]) -> tuple[str | int, ...]:
-    """pydantic's ``loc`` without its union markers ("tagged-union[...]", the tag): the keys and
-    indices found in the data, plus the last element (a missing key is not in the data)."""
+    """pydantic's ``loc`` without its union markers (:data:`BRANCH`): the keys and indices
+    found in the data, plus the last element (a missing key is not in the data)."""
     path: list[str | int] = []
     node = data
     for index, part in enumerate(loc):
@@ -85,7 +89,7 @@ def _data_path(data: Any, loc: tuple[str | int, ...]) -> tuple[str | int, ...]:
         if inside:
             path.append(part)
             node = node[part]
-        elif index == len(loc) - 1 and not str(part).startswith("tagged-union["):
+        elif index == len(loc) - 1 and not BRANCH.fullmatch(str(part)):
             path.append(part)
     return tuple(path)
 

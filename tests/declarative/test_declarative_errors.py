@@ -365,6 +365,49 @@ def test_a_bad_template_names_the_declaration_and_its_line(tmp_path, template, m
     assert str(caught.value).startswith(f"{tmp_path / 'source.yaml'}:15: template ")
 
 
+@pytest.mark.parametrize(
+    ("old", "new", "place"),
+    [  # pydantic's loc names the union branch tried (float, constrained-str, Fixed): not a key
+        (
+            "    rating: [rating_1, rating_2]\n",
+            "    rating: [rating_1]\n  low: abc\n",
+            r":21, at candidates\.low:",
+        ),
+        ("system: system", "system: 5", r":18, at candidates\.system:"),
+        # an aspect whose name starts like a branch's ('str...') was cut from the path
+        ("rating: [rating_1, rating_2]", "strength: 5", r":20, at candidates\.ratings\.strength:"),
+    ],
+    ids=["float", "Fixed", "strength"],
+)
+def test_a_bad_value_of_a_union_is_placed_at_its_key_not_its_branch(tmp_path, old, new, place):
+    with pytest.raises(DeclarationError, match=r"source\.yaml" + place + " does not match"):
+        _read(tmp_path, RATED.replace(old, new), TABLE)
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "place"),
+    [
+        ("task: simplification", "task: ' '", ":4, at metadata.task"),
+        ('citation: "@misc{x}"', "citation: '  '", ":8, at metadata.citation"),
+        ("description: tiny", "description: ' '", ":10, at metadata.description"),
+        ("quality_map: tiny", "quality_map: ' '", ":2, at quality_map"),
+        ("file: {format: csv}", "file: {format: csv, shipped: ' '}", ":11, at file.shipped"),
+        (
+            "file: {format: csv}",
+            "file: {format: csv}\nfilters: [{column: system, equals: s1, reason: ' '}]",
+            ":12, at filters.0.reason",
+        ),
+    ],
+    ids=["task", "citation", "description", "quality_map", "shipped", "reason"],
+)
+def test_a_value_of_only_spaces_is_refused_at_its_line(tmp_path, old, new, place):
+    (tmp_path / "source.yaml").write_text((HEADER + RATED).replace(old, new), "utf-8")
+    with pytest.raises(DeclarationError) as caught:
+        _adapter(tmp_path)
+    assert f"source.yaml{place}: " in str(caught.value)
+    assert "is only spaces; write what it is" in str(caught.value)
+
+
 def test_a_rating_range_upside_down_names_its_line(tmp_path):
     body = RATED.replace(
         "    rating: [rating_1, rating_2]\n",

@@ -259,6 +259,32 @@ def test_a_config_the_card_lists_without_its_files_is_named_so(
         assert "did you mean" not in str(refused.value)
 
 
+@pytest.mark.parametrize(
+    "read",
+    [
+        lambda copy: [load_suite(copy / "quiz_design")],  # whose card: holds_nnd_card
+        lambda copy: [load_suite(copy, "quiz_design")],
+        lambda copy: resolve_suites([str(copy)]),  # its configs: card_config_names
+    ],
+    ids=["config folder", "folder and config", "folder"],
+)
+def test_a_card_that_cannot_be_parsed_is_named_when_its_configs_are_read(
+    export_folder, quiz_design_suite, tmp_path, caplog, read
+):
+    # the configs were read as plain suite folders without a word (the card unchecked)
+    copy = tmp_path / "export"
+    shutil.copytree(export_folder, copy)
+    card = (copy / "README.md").read_text("utf-8")
+    (copy / "README.md").write_text(card.replace("---\n", "---\nlicense: [mit\n", 1), "utf-8")
+    suites = read(copy)
+    hashes = {suite.manifest.content_hash for suite in suites if suite.name == "quiz_design"}
+    assert hashes == {quiz_design_suite.manifest.content_hash}
+    warned = [r.getMessage() for r in caplog.records if r.levelname == "WARNING"]
+    assert len(warned) == 1, warned
+    assert warned[0].startswith(f"{copy / 'README.md'}:")
+    assert "cannot parse the YAML" in warned[0] and "read as plain suites" in warned[0]
+
+
 def test_unreachable_hub_without_a_cached_copy_does_not_blame_offline_mode(monkeypatch, tmp_path):
     monkeypatch.setattr(huggingface_hub.constants, "HF_HUB_OFFLINE", False)
 

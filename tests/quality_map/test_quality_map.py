@@ -47,6 +47,12 @@ def test_schema_violation_names_file_and_place():
         qmap(tiers=["good"])
 
 
+def test_a_bad_value_of_a_union_is_placed_at_its_key_not_its_branch():
+    # was "at hierarchy.separator.constrained-str": pydantic's name of the branch tried
+    with pytest.raises(QualityMapError, match=r"t\.yaml, at hierarchy\.separator: .*valid string"):
+        qmap(hierarchy={"separator": 5})
+
+
 def test_partial_order_leaves_incomparable_labels_unpaired():
     # The paper's case: "Not Fluent" and "Not Factual" are both worse than "No Error" but their
     # difference is unknown.
