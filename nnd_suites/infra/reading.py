@@ -36,7 +36,7 @@ MAX_INT_DIGITS = 100
 MAX_NUMBER = 1e100
 
 #: A JSON escape of a UTF-16 surrogate: the only way a lone surrogate gets into a decoded text.
-SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
 # A string (left open: to the end, so an open string is scanned once) or a bracket.
 _JSON_NESTING = re.compile(r'"(?:[^"\\]|\\.)*+"?|[\[\]{}]', re.DOTALL)
 
@@ -175,13 +175,16 @@ def read_json_file(
     (text no file can hold: every writer of it would fail) is refused."""
     text = read_data_text(path, what, limit)
     value = parse_json(text, str(path), unique_keys=unique_keys)
-    if SURROGATE_ESCAPE.search(text) and has_lone_surrogate(value):
+    if has_lone_surrogate(text, value):
         raise DataFileError(path, "a text holds a lone UTF-16 surrogate escape (e.g. \\ud800)")
     return value
 
 
-def has_lone_surrogate(value: Any) -> bool:
-    """Whether a parsed JSON value holds a lone UTF-16 surrogate: not valid Unicode."""
+def has_lone_surrogate(text: str, value: Any) -> bool:
+    """Whether ``value``, parsed from the JSON ``text``, holds a lone UTF-16 surrogate: not valid
+    Unicode. Only a text with a surrogate escape can, so the value is walked only then."""
+    if not _SURROGATE_ESCAPE.search(text):
+        return False
     try:
         json.dumps(value, ensure_ascii=False).encode("utf-8")
     except UnicodeEncodeError:

@@ -21,7 +21,6 @@ from nnd_suites.errors import SourceFormatError
 from nnd_suites.infra.formatting import clip
 from nnd_suites.infra.reading import (
     MAX_NUMBER,
-    SURROGATE_ESCAPE,
     DataFileError,
     bounded_int,
     has_lone_surrogate,
@@ -72,7 +71,7 @@ def read_text_lines(path: Path, log: ReadLog | None = None) -> Iterator[tuple[in
 
 
 def _surrogate_error(text: str, value: Any, path: Path, line: int) -> SourceFormatError | None:
-    if SURROGATE_ESCAPE.search(text) and has_lone_surrogate(value):
+    if has_lone_surrogate(text, value):
         return SourceFormatError(
             str(path),
             line,
