@@ -21,15 +21,9 @@ from nnd_suites.human.agreement import AgreementCeiling
 from nnd_suites.infra.output_kinds import register_model
 from nnd_suites.infra.validation import StrictModel
 from nnd_suites.records.margins import MarginKind
-from nnd_suites.statistics.outcomes import Rate, outcome_map
+from nnd_suites.statistics.outcomes import Rate, outcome_map, rows_of
 
 TIE_RULE = "a tie is not a pass"
-
-
-def category_row(category: str) -> str:
-    """A category's row in a suite's table; one named ``overall`` (sfhot's, topical_chat_usr's)
-    is ``overall (category)``, never the suite's own ``overall`` row."""
-    return f"{category} (category)" if category == "overall" else category
 
 
 class LeaderboardModel(StrictModel):
@@ -189,8 +183,7 @@ def leaderboard(
     baselines = {name: baseline_pass_rates(found) for name, found in shared.items()}
     # every baseline counts the same tests: the first one's sizes stand for all of them
     baseline_tests = {
-        name: {"overall": first.overall.n}
-        | {category_row(c): r.n for c, r in first.by_category.items()}
+        name: {row: r.n for row, r in rows_of(first.overall, first.by_category).items()}
         for name, found in shared.items()
         if (first := next(iter(found.values()), None)) is not None
     }
@@ -217,8 +210,10 @@ def baseline_pass_rates(
     """Bias baseline -> row (``overall``, then each category) -> pass rate: a leaderboard's
     ``baselines`` entry for one suite, and what its charts mark."""
     return {
-        baseline: {"overall": figures.overall.pass_rate}
-        | {category_row(c): rate.pass_rate for c, rate in figures.by_category.items()}
+        baseline: {
+            row: rate.pass_rate
+            for row, rate in rows_of(figures.overall, figures.by_category).items()
+        }
         for baseline, figures in baselines.items()
     }
 
@@ -248,9 +243,8 @@ def leaderboard_rates(
     for label, report in zip(labels, reports, strict=True):
         for name, result in report.suites.items():
             rows = table.setdefault(name, {})
-            rows.setdefault("overall", {})[label] = result.overall
-            for category, rate in result.by_category.items():
-                rows.setdefault(category_row(category), {})[label] = rate
+            for row, rate in rows_of(result.overall, result.by_category).items():
+                rows.setdefault(row, {})[label] = rate
     return table
 
 

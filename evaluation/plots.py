@@ -17,14 +17,13 @@ from nnd_suites.errors import NNDError
 from nnd_suites.evaluation.leaderboard import (
     Leaderboard,
     baseline_pass_rates,
-    category_row,
     leaderboard_rates,
 )
 from nnd_suites.evaluation.report import EvaluationReport
 from nnd_suites.evaluation.report_markdown import is_embedded
 from nnd_suites.evaluation.tiny import EMBEDDED
 from nnd_suites.infra.formatting import count
-from nnd_suites.statistics.outcomes import Rate
+from nnd_suites.statistics.outcomes import Rate, rows_of
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
@@ -54,8 +53,7 @@ def write_pass_rates(report: EvaluationReport, path: str | Path) -> Path:
     panels = [
         (
             name,
-            [("overall", result.overall)]
-            + [(category_row(c), rate) for c, rate in result.by_category.items()],
+            list(rows_of(result.overall, result.by_category).items()),
         )
         for name, result in report.suites.items()
     ]

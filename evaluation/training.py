@@ -34,6 +34,7 @@ from nnd_suites.errors import NNDError
 from nnd_suites.evaluation.evaluator import evaluate
 from nnd_suites.evaluation.in_memory import backend_for_model
 from nnd_suites.evaluation.prepared import PreparedSuites, SuiteSpec, prepare_suites
+from nnd_suites.statistics.outcomes import rows_of
 
 
 class NNDCallback(TrainerCallback):
@@ -127,10 +128,7 @@ class NNDCallback(TrainerCallback):
         metrics: dict[str, float] = {}
         for name, result in report.suites.items():
             # a category named pass_rate is told apart from the suite's own figure
-            rates = {"pass_rate": result.overall} | {
-                f"{c} (category)" if c == "pass_rate" else c: r
-                for c, r in result.by_category.items()
-            }
+            rates = rows_of(result.overall, result.by_category, own="pass_rate")
             for key, rate in rates.items():
                 if rate.pass_rate is not None:
                     metrics[f"{self.prefix}/{name}/{key}"] = rate.pass_rate

@@ -126,6 +126,16 @@ def rates_by(
     return {name: rate(outcomes) for name, outcomes in groups.items()}
 
 
+def rows_of(overall: T, by_category: Mapping[str, T], own: str = "overall") -> dict[str, T]:
+    """The figure over every test as the row ``own``, then each category's row: a category named
+    ``own`` (categories are data: sfhot's and topical_chat_usr's is ``overall``) is ``NAME
+    (category)``, never taken for the figure over every test."""
+    return {own: overall} | {
+        f"{category} (category)" if category == own else category: figure
+        for category, figure in by_category.items()
+    }
+
+
 class TestOutcome(StrictModel):
     """One test's scores and outcome (one row of the saved outcomes parquet)."""
 
