@@ -325,14 +325,15 @@ def _within_time(render, seconds: float | None = None) -> str:
     seconds = MAX_SECONDS if seconds is None else seconds  # read now: a test may lower it
     deadline = time.monotonic() + seconds
     memory_ceiling = _resident_bytes() + MAX_MEMORY
-    next_memory_check = [0.0]
+    next_memory_check = 0.0
 
     def in_template(frame, event, _arg):
+        nonlocal next_memory_check
         now = time.monotonic()
         if now > deadline:
             raise RenderBound(f"it ran longer than {seconds:g} seconds")
-        if now > next_memory_check[0]:
-            next_memory_check[0] = now + 0.01
+        if now > next_memory_check:
+            next_memory_check = now + 0.01
             if _resident_bytes() > memory_ceiling:
                 raise RenderBound(f"it held more than {MAX_MEMORY >> 20:,} MiB of memory")
         return in_template
