@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 from typing import Annotated
 
 from pydantic import ConfigDict, Field, field_validator
@@ -12,8 +13,10 @@ from nnd_suites.infra.output_kinds import register_model
 from nnd_suites.infra.validation import StrictModel
 from nnd_suites.statistics.outcomes import Outcome
 
-Share = Annotated[float, Field(ge=0, le=1)]  # a pass rate
-Coefficient = Annotated[float, Field(ge=-1, le=1)]  # a correlation
+# strict: an edited `true` is refused, not read as 1.0 (or 1)
+Number = Annotated[float, Field(strict=True)]  # a human score
+Share = Annotated[float, Field(ge=0, le=1, strict=True)]  # a pass rate
+Coefficient = Annotated[float, Field(ge=-1, le=1, strict=True)]  # a correlation
 
 
 def low_then_high(bounds: tuple[float, float] | None) -> tuple[float, float] | None:
@@ -29,11 +32,11 @@ class Correlation(StrictModel):
     model_config = ConfigDict(allow_inf_nan=False)  # an edited NaN score would place as null
 
     tests: int = Field(
-        ge=1, description="tests every system scored (no degenerate or skipped test)"
+        ge=1, strict=True, description="tests every system scored (no degenerate or skipped test)"
     )
-    systems: int = Field(ge=2)
+    systems: int = Field(ge=2, strict=True)
     pass_rates: dict[str, Share]
-    human_scores: dict[str, float]
+    human_scores: dict[str, Number]
     kendall_tau: Coefficient | None = Field(description="Kendall's tau-b; null when undefined")
     kendall_tau_ci: tuple[Coefficient, Coefficient] | None
     gap_pearson: Coefficient | None = Field(
@@ -41,7 +44,7 @@ class Correlation(StrictModel):
         "score; null when undefined (fewer than 3 systems, constant gaps)"
     )
     gap_pearson_ci: tuple[Coefficient, Coefficient] | None
-    undefined_resamples: dict[str, Annotated[int, Field(ge=0)]] = Field(
+    undefined_resamples: dict[str, Annotated[int, Field(ge=0, strict=True)]] = Field(
         description="resamples where a correlation was undefined, left out of its interval"
     )
     margin_weighted: Correlation | None = Field(
@@ -64,7 +67,7 @@ class VerifyReport(StrictModel):
     suite: str
     content_hash: str
     measure: str = Field(description="what the human score is (from the quality map)")
-    score_range: tuple[float, float] | None = Field(
+    score_range: tuple[Number, Number] | None = Field(
         None, description="the range every human score lies in (see `systems --json`)"
     )
     systems: dict[str, str] = Field(
@@ -87,9 +90,9 @@ class VerifyReport(StrictModel):
     scorer: str = Field(
         "mean", description="how each test's two candidates were compared (see `evaluate`)"
     )
-    resamples: int = Field(ge=1)
-    seed: int = Field(ge=0)
-    confidence: float = Field(gt=0, lt=1, description="the level of every interval (0.95)")
+    resamples: int = Field(ge=1, strict=True)
+    seed: int = Field(ge=0, strict=True)
+    confidence: Number = Field(gt=0, lt=1, description="the level of every interval (0.95)")
     note: str = Field(description="how much the number of systems lets one conclude")
     overall: Correlation
     by_category: dict[str, Correlation]
@@ -113,7 +116,20 @@ class VerifyReport(StrictModel):
         "where it was found): `place` refuses one of them (null: written before this field)",
     )
 
+    figures_digest: str | None = Field(
+        None,
+        description="sha256 of every other field but `created`, as verify wrote them: "
+        "`place` refuses a file whose figures were changed after (null: not written by verify)",
+    )
+
     _low_then_high = field_validator("score_range")(low_then_high)
+
+
+def figures_digest(report: VerifyReport) -> str:
+    """The digest of what ``report`` holds, as JSON, but when it was made and this digest (two
+    runs that found the same figures have the same digest)."""
+    text = report.model_dump_json(exclude={"created", "figures_digest"})
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
 
 
 class PlacedScore(StrictModel):

@@ -19,6 +19,7 @@ from nnd_suites.evaluation.verify.models import (
 from nnd_suites.evaluation.verify.render import (
     VERIFY_FILE,
     load_verify,
+    refuse_edited,
     write_placement,
 )
 from nnd_suites.evaluation.verify.stats import place_model
@@ -238,6 +239,7 @@ def place_saved(
         placement = place_in_verify(verify, run)
     except NNDError as exc:  # the two files disagree: which two is said
         raise NNDError(f"placing {report} in {verify_folder}: {exc}") from None
+    refuse_edited(verify, verify_folder)  # after place's own checks, which name their fault
     if out is not None:
         write_placement(placement, verify, out)
     return placement

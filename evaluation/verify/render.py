@@ -29,6 +29,7 @@ from nnd_suites.evaluation.verify.models import (
     PlacedScore,
     PlacementReport,
     VerifyReport,
+    figures_digest,
 )
 from nnd_suites.infra.formatting import (
     code,
@@ -118,10 +119,14 @@ def write_placement(
     )
 
 
+def _verify_file(path: str | Path) -> Path:
+    path = Path(path)
+    return path / VERIFY_FILE if path.is_dir() else path
+
+
 def load_verify(path: str | Path) -> VerifyReport:
     """The verify report of a folder (or its verify.json), read as a bounded regular file."""
-    path = Path(path)
-    file = path / VERIFY_FILE if path.is_dir() else path
+    file = _verify_file(path)
     if not file.exists():
         instead = "give the folder written by `nnd-suites verify --out DIR`"
         raise NNDError(
@@ -132,6 +137,22 @@ def load_verify(path: str | Path) -> VerifyReport:
     if problem:
         raise NNDError(f"{file}: {problem}; the file was edited: re-run `nnd-suites verify`")
     return report
+
+
+def refuse_edited(report: VerifyReport, path: str | Path) -> None:
+    """Refuse a verify report loaded from ``path`` whose figures are not those verify wrote
+    (:func:`figures_digest`): checked after every named check, which says its fault better."""
+    if report.figures_digest is None:
+        found = "records no figures_digest (written by an earlier nnd-suites, or taken out)"
+    elif report.figures_digest != figures_digest(report):
+        found = "holds figures that `nnd-suites verify` did not write (they no longer match "
+        found += "its figures_digest: the file was edited)"
+    else:
+        return
+    raise NNDError(
+        f"{_verify_file(path)}: {found}, so nothing placed in it can be trusted; re-run "
+        "`nnd-suites verify`"
+    )
 
 
 FIT_NAMES = ("human_scores", "pass_rates")  # the fields of a fit that name every system

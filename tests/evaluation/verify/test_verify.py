@@ -422,6 +422,47 @@ def test_a_verify_report_whose_figures_were_edited_is_refused_not_placed(
     assert main(["place", str(out), str(run), "--out", str(tmp_path / "placed")]) == 0
 
 
+def test_a_verify_report_edited_consistently_is_refused_not_placed(tiny_models, tmp_path, capsys):
+    """A verify.json whose human score, confidence, score range or measure was edited, each
+    still agreeing with the rest of the file, was placed (exit 0) on figures no verify run
+    produced, and a human score of `true` was read as 1.0. Each is refused, naming the file and
+    saying to re-run verify, and so is a report without its figures digest (written before it,
+    or taken out); the report as written, re-indented, still places."""
+    out = tmp_path / "verify"
+    args = ["verify", "quiz_design", *_system_args(tiny_models), "--out", str(out), *FAST]
+    assert main(args) == 0
+    report = out / "verify.json"
+    written = json.loads(report.read_text())
+    run = tmp_path / "run"
+    argv = ["evaluate", "--suite", "quiz_design", "--model", str(tiny_models[NEWCOMER])]
+    assert main([*argv, "--out", str(run), "--limit", "4", "--quiet", "--device", "cpu"]) == 0
+    capsys.readouterr()
+    human = written["overall"]["human_scores"]
+    system = min(human, key=human.get)  # raised a little: still within the score range
+    raised = {**human, system: (human[system] + max(human.values())) / 2}
+    digest = {k: v for k, v in written.items() if k != "figures_digest"}
+    edited = "did not write (they no longer match its figures_digest: the file was edited)"
+    for what, changed, said in [
+        ("a human score", _overall(written, human_scores=raised), edited),
+        ("the confidence", {**written, "confidence": 0.5}, edited),
+        ("the score range", {**written, "score_range": [-1.0, 2.0]}, edited),
+        ("the measure", {**written, "measure": "edited"}, edited),
+        ("the digest taken out", digest, "records no figures_digest"),
+        (
+            "a human score of true",
+            _overall(written, human_scores={**human, system: True}),
+            "valid number",
+        ),
+    ]:
+        report.write_text(json.dumps(changed))
+        assert main(["place", str(out), str(run)]) == NNDError.exit_status, what
+        err = capsys.readouterr().err
+        assert said in err and str(report) in err, (what, err)
+        assert "re-run `nnd-suites verify`" in err or what.endswith("true"), (what, err)
+    report.write_text(json.dumps(written, indent=4))
+    assert main(["place", str(out), str(run), "--json"]) == 0
+
+
 def test_a_bootstrap_numpy_or_the_report_refuses_is_refused_before_scoring(
     tiny_models, tmp_path, capsys
 ):
