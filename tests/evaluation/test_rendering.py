@@ -323,3 +323,26 @@ def test_report_md_gives_each_category_the_counts_of_its_outcomes_in_report_json
             f"{mine.count('pass'):,}",
             f"{mine.count('tie'):,}",
         ]
+
+
+def test_report_md_puts_the_degenerate_and_skipped_counts_in_their_own_columns(
+    wmt_mqm_suite, heuristic_report
+):
+    """No rendering test had a run with both degenerate tests (WMT MQM's identical
+    translations) and skipped ones (here: a candidate over 420 characters, as one too long
+    for a window) in different numbers: report.md could swap the two columns unseen."""
+    report = heuristic_report(
+        [wmt_mqm_suite], "prefer-longer", lambda text: None if len(text) > 420 else float(len(text))
+    )
+    found = [o.outcome for o in report.outcomes["wmt_mqm"]]
+    degenerate, skipped = found.count("degenerate"), found.count("skipped")
+    assert degenerate > skipped > 0
+    lines = markdown(report).splitlines()
+    header = next(i for i, line in enumerate(lines) if line.startswith("| suite |"))
+    names = [c.strip() for c in lines[header].strip("|").split("|")]
+    cells = dict(
+        zip(names, [c.strip() for c in lines[header + 2].strip("|").split("|")], strict=True)
+    )
+    assert cells["suite"] == "wmt_mqm"
+    assert (cells["degenerate"], cells["skipped"]) == (f"{degenerate:,}", f"{skipped:,}")
+    assert cells["rated"] == f"{len(found) - degenerate - skipped:,}"
