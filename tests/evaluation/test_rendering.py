@@ -346,3 +346,42 @@ def test_report_md_puts_the_degenerate_and_skipped_counts_in_their_own_columns(
     assert cells["suite"] == "wmt_mqm"
     assert (cells["degenerate"], cells["skipped"]) == (f"{degenerate:,}", f"{skipped:,}")
     assert cells["rated"] == f"{len(found) - degenerate - skipped:,}"
+
+
+def test_a_leaderboard_ranks_and_counts_the_tests_each_model_rated_not_those_it_skipped(
+    quiz_design_suite, heuristic_report
+):
+    """No leaderboard fixture had skipped tests, so one that counted them in n, or ranked on
+    passed / (rated + skipped), passed. Here both models prefer the longer candidate, one
+    skipping candidates over 86 characters, the other over 140: the first passes more of the
+    tests it rated but fewer of all, so it leads only when skipped tests are left out."""
+    from nnd_suites.evaluation.leaderboard import leaderboard
+    from nnd_suites.evaluation.multi import leaderboard_markdown
+
+    reports = [
+        heuristic_report(
+            [quiz_design_suite],
+            label,
+            lambda t, most=most: float(len(t)) if len(t) <= most else None,
+        )
+        for label, most in (("skips-over-140", 140), ("skips-over-86", 86))
+    ]
+    labels = ["skips-over-140", "skips-over-86"]
+    board = leaderboard(reports, labels)
+    counted = {}
+    for label, report in zip(labels, reports, strict=True):
+        found = [o.outcome for o in report.outcomes["quiz_design"]]
+        rated = len(found) - found.count("skipped") - found.count("degenerate")
+        counted[label] = (found.count("pass"), rated, found.count("skipped"))
+        rate = board.suites["quiz_design"]["overall"][label]
+        assert (rate.n, rate.skipped) == (rated, found.count("skipped"))
+        assert rate.pass_rate == found.count("pass") / rated
+    (p1, n1, s1), (p2, n2, s2) = counted["skips-over-140"], counted["skips-over-86"]
+    assert s2 > s1 > 0 and p2 / n2 > p1 / n1 and p2 / (n2 + s2) < p1 / (n1 + s1)
+    text = leaderboard_markdown(board)
+    section = text.split("## quiz_design\n")[1].split("\n## ")[0]
+    rows = [line for line in section.splitlines() if line.startswith("| ")]
+    assert rows[0].startswith(f"| model | parameters | overall (n={n1:,}) |"), rows[0]
+    assert [r.split("|")[1].strip() for r in rows[1:3]] == ["skips-over-86", "skips-over-140"]
+    assert f"(n={n2:,}, {s2:,} skipped)" in rows[1].split("|")[3]
+    assert "(n=" not in rows[2].split("|")[3]  # the model that rated the most: the column's n
