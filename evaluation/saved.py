@@ -14,7 +14,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 from pathlib import Path
-from typing import TypeVar
+from typing import Any, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
@@ -26,7 +26,7 @@ from nnd_suites.evaluation.report_markdown import kept_groups
 from nnd_suites.infra.formatting import count
 from nnd_suites.infra.output_folder import holds_kind, other_kind
 from nnd_suites.infra.reading import DataFileError, check_regular_file, parse_json, read_data_text
-from nnd_suites.infra.validation import validation_problems
+from nnd_suites.infra.validation import user_errors, validation_problems
 from nnd_suites.statistics.outcomes import Outcome, Rate, TestOutcome, rate, test_outcome
 from nnd_suites.suite import Suite
 
@@ -69,8 +69,9 @@ def _not_a_run(folder: Path) -> str:
     return other_kind(folder, "report", GIVE_A_RUN) or _no_report(folder / "report.json")
 
 
-def _first_problem(exc: ValidationError) -> str:
-    first = exc.errors()[0]
+def _first_problem(exc: ValidationError, data: Any = None) -> str:
+    """The first error, at its path in ``data`` (the input, when there is one)."""
+    first = (exc.errors() if data is None else user_errors(exc, data))[0]
     return f"{exc.error_count()} problem(s), first: {first['loc']}: {first['msg']}"
 
 
@@ -78,18 +79,18 @@ def read_report_json(
     file: Path,
     model: type[ReportT],
     what: str,
-    problems: Callable[[ValidationError], str] = validation_problems,
+    problems: Callable[[ValidationError, Any], str] = validation_problems,
 ) -> ReportT:
     """``file`` read as a bounded regular file and validated as ``model``; ``what`` names it in
     the errors (``evaluation report``, ``verify report``), ``problems`` says what is invalid."""
     try:
         text = read_data_text(file, what, REPORT_FILE_LIMIT)
-        parse_json(text, str(file))  # nesting and integer digits within bounds
+        data = parse_json(text, str(file))  # nesting and integer digits within bounds
         return model.model_validate_json(text)
     except DataFileError as exc:
         raise NNDError(f"{exc}; not a readable nnd-suites {what}") from None
     except ValidationError as exc:
-        raise NNDError(f"{file}: not an nnd-suites {what} ({problems(exc)})") from exc
+        raise NNDError(f"{file}: not an nnd-suites {what} ({problems(exc, data)})") from exc
 
 
 def load_report(path: str | Path) -> EvaluationReport:

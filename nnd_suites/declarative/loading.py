@@ -10,7 +10,8 @@ from pydantic import ValidationError
 
 from nnd_suites.declarative.model import ALLOWED_KEYS, SourceDeclaration
 from nnd_suites.errors import DeclarationError, QualityMapError
-from nnd_suites.quality_map.loading import Lines, _data_path, place, read_map_file, schema_advice
+from nnd_suites.infra.validation import user_errors
+from nnd_suites.quality_map.loading import Lines, place, read_map_file, schema_advice
 
 
 class Declared:
@@ -42,10 +43,9 @@ def load_declaration(path: Path) -> Declared:
 
 def _schema_error(exc: ValidationError, data: Any, origin: str, lines: Lines) -> DeclarationError:
     """One located, actionable error from pydantic's, naming the key at fault."""
-    errors = exc.errors()
-    # a union (column or {value: X}) reports one error per branch: the first says enough
-    path = _data_path(data, errors[0]["loc"])
-    first = {**errors[0], "loc": path}
+    errors = user_errors(exc, data)  # a union's branch: the one that takes what was given
+    first = errors[0]
+    path = first["loc"]
     text = f"does not match the declarative-source schema: {schema_advice(first, ALLOWED_KEYS)}"
     others = len({e["loc"][:2] for e in errors}) - 1
     if others > 0:

@@ -287,6 +287,7 @@ ALLOWED_KEYS: dict[str, list[str]] = {
             "candidates": Candidates,
             "comparisons": Comparisons,
             "metadata": AdapterMetadata,
+            "Fixed": Fixed,  # {value: X} of a union: pydantic's loc names the branch
         }.items()
     },
 }

@@ -8,8 +8,9 @@ and what it holds, instead of pydantic's dump (a header, then two lines per erro
 
 from __future__ import annotations
 
+import re
 import reprlib
-from typing import Annotated
+from typing import Annotated, Any
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError
 
@@ -30,10 +31,12 @@ def _said(value: str) -> str:
 NonBlank = Annotated[str, Field(min_length=1), AfterValidator(_said)]
 
 
-def validation_problems(exc: ValidationError, limit: int = 3) -> str:
+def validation_problems(exc: ValidationError, data: Any, limit: int = 3) -> str:
     """``field.sub: what pydantic wants (got VALUE)`` for the first ``limit`` errors, joined by
-    ``; `` (with how many more there are); values shortened, so a huge one stays one line."""
-    errors = exc.errors(include_url=False)
+    ``; `` (with how many more there are); each field by its path in ``data`` (the input
+    validated), a union's branches taken out (:func:`user_errors`); values shortened, so a huge
+    one stays one line."""
+    errors = user_errors(exc, data)
     shown = "; ".join(
         f"{'.'.join(map(str, error['loc'])) or 'value'}: {error['msg']} "
         f"(got {reprlib.repr(error['input'])})"
@@ -41,3 +44,102 @@ def validation_problems(exc: ValidationError, limit: int = 3) -> str:
     )
     more = len(errors) - limit
     return shown + (f"; and {more} more" if more > 0 else "")
+
+
+#: the names pydantic gives a union's branches in ``loc`` (a type, a model's class, a validator
+#: around one), matched whole: a key that merely starts like one ('strength') is a key
+BRANCH = re.compile(r"(constrained-)?(str|int|float|bool|none)|[A-Z]\w*|[a-z-]+\[.*\]")
+#: a branch's kind -> what it takes, in words, and the types of such a value once read
+_KINDS: dict[str, tuple[str, tuple[type, ...]]] = {
+    "str": ("a text", (str,)),
+    "literal": ("a text", (str,)),
+    "int": ("a whole number", (int,)),
+    "float": ("a number", (int, float)),
+    "bool": ("true or false", (bool,)),
+    "none": ("nothing (null)", (type(None),)),
+    "list": ("a list", (list,)),
+    "tuple": ("a list", (list,)),
+    "set": ("a list", (list,)),
+    "dict": ("a mapping", (dict,)),
+}
+
+
+def _takes(branch: str) -> tuple[str, tuple[type, ...]]:
+    """What a union's ``branch`` (as ``loc`` names it) takes: a model's keys, or a kind."""
+    inner = re.fullmatch(
+        r"function-[\w-]+\[.*, ([\w-]+(\[.*\])?)\]", branch
+    )  # a validator around one
+    name = inner.group(1) if inner else branch
+    kind = _KINDS.get(name.removeprefix("constrained-").split("[")[0])
+    if kind is not None:
+        return kind
+    models = [m for m in _models(StrictModel) if m.__name__ == name]
+    fields = models[0].model_fields if len(models) == 1 else {}
+    keys = ", ".join(f.alias or k for k, f in fields.items())
+    return (f"a mapping (keys: {keys})" if keys else "a mapping"), (dict,)
+
+
+def _models(base: type[BaseModel]) -> list[type[BaseModel]]:
+    found = []
+    for model in base.__subclasses__():
+        found += [model, *_models(model)]
+    return found
+
+
+def _is(value: Any, types: tuple[type, ...]) -> bool:
+    return isinstance(value, types) and (bool in types or not isinstance(value, bool))
+
+
+def _walk(error: Any, data: Any) -> tuple[tuple, list[tuple[tuple, str, Any]]]:
+    """``error``'s path in ``data`` and each union branch its ``loc`` went through: (the
+    union's path, the branch, the value there)."""
+    path: list[Any] = []
+    branches = []
+    node, loc = data, error["loc"]
+    for index, part in enumerate(loc):
+        found = isinstance(node, dict) and part in node
+        found = found or (isinstance(node, list) and isinstance(part, int) and part < len(node))
+        if found:
+            path.append(part)
+            node = node[part]
+        elif index < len(loc) - 1 or (error["type"] != "missing" and BRANCH.fullmatch(str(part))):
+            branches.append((tuple(path), str(part), node))  # a branch, or a tagged union's tag
+        else:  # a missing key, a dict's [key]
+            path.append(part)
+    return tuple(path), branches
+
+
+def _taken(branches: list[str], value: Any) -> str | None:
+    """The branch that takes a value of this kind; else the one branch that takes more than
+    null (its own error says more than "takes a number or nothing"); else None."""
+    taken = [b for b in branches if _is(value, _takes(b)[1])]
+    taken = taken or [b for b in branches if _takes(b)[1] != (type(None),)]
+    return taken[0] if len(taken) == 1 or (taken and _is(value, _takes(taken[0])[1])) else None
+
+
+def user_errors(exc: ValidationError, data: Any) -> list[dict[str, Any]]:
+    """pydantic's errors with ``loc`` as the path in ``data``, the input validated: of each
+    union (a column or {value: X}; a number or null) only the errors of the branch that takes
+    a value of the kind given are kept, or, when none does, one saying what the union takes
+    (``pydantic_loc`` keeps pydantic's own)."""
+    errors = [(e, *_walk(e, data)) for e in exc.errors(include_url=False)]
+    unions = {where: node for _, _, branches in errors for where, _, node in branches}
+    for where in sorted(unions, key=len):  # an outer union decides which inner ones remain
+        node = unions[where]
+        branches = list({b: 0 for _, _, found in errors for w, b, _ in found if w == where})
+        taken, kept = _taken(branches, node), []
+        for error in errors:
+            branch = next((b for w, b, _ in error[2] if w == where), None)
+            if branch is None or branch == taken:
+                kept.append(error)
+            elif taken is None and branches:  # the union's first error says what it takes
+                kinds = dict.fromkeys(_takes(b)[0] for b in branches)
+                if "a number" in kinds:  # int | float
+                    kinds.pop("a whole number", None)
+                said = f"takes {' or '.join(kinds)}"
+                kept.append(
+                    ({"loc": where, "msg": said, "type": "union", "input": node}, where, [])
+                )
+                branches = []
+        errors = kept
+    return [{**error, "loc": path, "pydantic_loc": error["loc"]} for error, path, _ in errors]

@@ -7,7 +7,6 @@ found later (schema, cycle, unknown label) can point at ``file:line``.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -22,13 +21,11 @@ from nnd_suites.infra.reading import (
     parse_json,
     read_regular_bytes,
 )
+from nnd_suites.infra.validation import user_errors
 from nnd_suites.quality_map.model import ALLOWED_KEYS
 
 #: a place in the map (keys and list indices from the top) -> its 1-based line
 Lines = dict[tuple[str | int, ...], int]
-#: the names pydantic gives a union's branches in ``loc`` (a type, a model's class), matched
-#: whole: a key that merely starts like one ('strength', 'integer') is a key
-BRANCH = re.compile(r"(constrained-)?(str|int|float|bool|none)|[A-Z]\w*|[a-z-]+\[.*\]")
 
 
 def _paths(value: Any, node_lines: dict[int, dict[Any, int]], prefix: tuple = ()) -> Lines:
@@ -78,29 +75,14 @@ def place(origin: str, lines: Lines, path: tuple[str | int, ...]) -> str:
     return f"{where}, at {'.'.join(map(str, path))}" if path else where
 
 
-def _data_path(data: Any, loc: tuple[str | int, ...]) -> tuple[str | int, ...]:
-    """pydantic's ``loc`` without its union markers (:data:`BRANCH`): the keys and indices
-    found in the data, plus the last element (a missing key is not in the data)."""
-    path: list[str | int] = []
-    node = data
-    for index, part in enumerate(loc):
-        inside = isinstance(node, dict) and part in node
-        inside = inside or (isinstance(node, list) and isinstance(part, int) and part < len(node))
-        if inside:
-            path.append(part)
-            node = node[part]
-        elif index == len(loc) - 1 and not BRANCH.fullmatch(str(part)):
-            path.append(part)
-    return tuple(path)
-
-
 def schema_advice(error: dict[str, Any], allowed_keys: Mapping[str, list[str]]) -> str:
     """What to do about one pydantic error of a YAML file our schemas read (a quality map, a
     ``source.yaml``); ``allowed_keys`` maps each mapping's key ("" at the top) to its keys."""
     kind, loc = error["type"], error["loc"]
     key = loc[-1] if loc else ""
     if kind == "extra_forbidden":
-        owner = next((str(p) for p in reversed(loc[:-1]) if str(p) in allowed_keys), "")
+        named = error.get("pydantic_loc", loc)[:-1]  # a tagged union's tag names its keys
+        owner = next((str(p) for p in reversed(named) if str(p) in allowed_keys), "")
         allowed = ", ".join(allowed_keys[owner])
         return f"unknown key {key!r}; remove it or fix the spelling (allowed: {allowed})"
     if kind == "missing":
@@ -123,7 +105,7 @@ def schema_advice(error: dict[str, Any], allowed_keys: Mapping[str, list[str]]) 
             f"key {given} is a text here, but YAML reads it unquoted as a number; quote the "
             f'keys ("{given}": ...)'
         )
-    if isinstance(given, bool) and kind in ("string_type", "float_type", "int_type"):
+    if isinstance(given, bool) and kind in ("string_type", "float_type", "int_type", "union"):
         # YAML 1.1 reads an unquoted yes, no, on, off, true or false as a boolean
         return (
             f"{message}: YAML reads an unquoted yes, no, on, off, true or false as a boolean; "
@@ -134,10 +116,9 @@ def schema_advice(error: dict[str, Any], allowed_keys: Mapping[str, list[str]]) 
 
 def schema_error(exc: ValidationError, data: Any, origin: str, lines: Lines) -> QualityMapError:
     """One located, actionable error from pydantic's, naming the key at fault."""
-    errors = [e for e in exc.errors() if e["type"] != "none_required"] or exc.errors()
+    errors = user_errors(exc, data)  # by the keys of the file, a union's other branches aside
     first = errors[0]
-    path = _data_path(data, first["loc"])
     text = f"does not match the quality-map schema: {schema_advice(first, ALLOWED_KEYS)}"
     if len(errors) > 1:
         text += f" (and {len(errors) - 1} more problem(s))"
-    return QualityMapError(place(origin, lines, path), text)
+    return QualityMapError(place(origin, lines, first["loc"]), text)

@@ -95,8 +95,8 @@ def candidates_from_rows(rows: list[dict[str, Any]], where: str) -> list[SuiteCa
             candidates.append(SuiteCandidate.model_validate(row))
         except ValidationError as exc:
             raise SuiteValidationError(
-                f"{where}: row {index}: invalid candidate: {validation_problems(exc)}; rebuild "
-                "the suite (nnd-suites build)"
+                f"{where}: row {index}: invalid candidate: {validation_problems(exc, row)}; "
+                "rebuild the suite (nnd-suites build)"
             ) from None
     return candidates
 

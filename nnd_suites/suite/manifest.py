@@ -248,7 +248,7 @@ class SuiteManifest(StrictModel):
             return cls.model_validate(raw)
         except ValidationError as exc:
             raise SuiteValidationError(
-                f"{path}: invalid manifest: {validation_problems(exc)}; correct the field, or "
+                f"{path}: invalid manifest: {validation_problems(exc, raw)}; correct the field, or "
                 "rebuild the suite (nnd-suites build)"
             ) from None
 

@@ -385,6 +385,28 @@ def test_a_bad_value_of_a_union_is_placed_at_its_key_not_its_branch(tmp_path, ol
 
 
 @pytest.mark.parametrize(
+    ("new", "said"),
+    [
+        ("system: {value: ' '}", ":18, at candidates.system.value: .* is only spaces; write what"),
+        ("system: 5", ":18, at candidates.system: .*: takes a text or a mapping \\(keys: value\\)"),
+        (
+            "system: {value: sys, column: x}",
+            ":18, at candidates.system.column: .*'column'.*allowed: value\\)",
+        ),
+    ],
+    ids=["spaces", "a number", "another key"],
+)
+def test_a_union_given_a_mapping_says_what_its_mapping_takes_at_the_users_path(tmp_path, new, said):
+    """`system: {value: ' '}` said "Input should be a valid string" (the message of the union's
+    first branch, a column) and `system: 5` only that: each now names the key by the file's own
+    path and says what is wrong there, or what the key takes."""
+    with pytest.raises(DeclarationError) as caught:
+        _read(tmp_path, RATED.replace("system: system", new), TABLE)
+    assert re.search(r"source\.yaml" + said, str(caught.value)), str(caught.value)
+    assert "valid string" not in str(caught.value)
+
+
+@pytest.mark.parametrize(
     ("old", "new", "place"),
     [
         ("task: simplification", "task: ' '", ":4, at metadata.task"),

@@ -182,6 +182,23 @@ def _verify_report():
     )  # fmt: skip
 
 
+@pytest.mark.parametrize("limit", ["abc", [4]])
+def test_a_union_field_of_a_verify_report_is_named_by_its_key_and_what_it_takes(tmp_path, limit):
+    """validation_problems named each branch pydantic tried, by its type: `limit.int: Input
+    should be a valid integer ...; limit.float: Input should be a valid number ...`. The key is
+    named as the file writes it, once, with what it takes."""
+    from nnd_suites.errors import NNDError
+    from nnd_suites.evaluation.verify.render import load_verify
+
+    written = json.loads(_verify_report().model_dump_json())
+    (tmp_path / "verify.json").write_text(json.dumps({**written, "limit": limit}))
+    with pytest.raises(NNDError) as caught:
+        load_verify(tmp_path)
+    said = str(caught.value)
+    assert f"(limit: takes a number (got {limit!r}))" in said, said
+    assert ".int" not in said and ".float" not in said
+
+
 def test_verify_and_placement_markdown_and_charts(tmp_path):
     from nnd_suites.evaluation.verify.models import PlacedScore, PlacementReport
     from nnd_suites.evaluation.verify.render import (
