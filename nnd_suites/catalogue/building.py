@@ -135,7 +135,7 @@ def build_catalogue(
 def how_to_get(
     entry: CatalogueEntry,
     folder: Path | None,
-    then: str = "give its folder with --source-dir",
+    then: str = "give the folder that holds it with --source-dir",
     *,
     others: list[tuple[Path, str]] | None = None,
 ) -> str:
@@ -144,13 +144,16 @@ def how_to_get(
     copy = entry.source
     assert isinstance(copy, SourceCopy)  # shipped sources are always available
     where = f"not found in {folder}" if folder is not None else "not shipped"
+    check = copy.check_file
     if others:  # "not found" would send the user looking for a file that is there
         path, sha256 = others[0]
         where = (
-            f"{path} is not the declared file (its sha256 is {sha256[:12]}…: another version "
-            "or a damaged download)"
+            f"{path / check if check else path} is not the declared file (its sha256 is "
+            f"{sha256[:12]}…: another version or a damaged download)"
         )
+    # a folder source is found by its name and recognised by one file in it
+    what = f"a folder named {Path(copy.path).name} (its {check}: " if check else f"{copy.path} ("
     return (
-        f"{where} ({copy.license_note}): download {copy.url} as {copy.path} "
-        f"(sha256 {copy.sha256[:12]}…) and {then}"
+        f"{where} ({copy.license_note}): download {copy.url} as {what}sha256 "
+        f"{copy.sha256[:12]}…) and {then}"
     )

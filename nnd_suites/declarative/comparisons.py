@@ -28,11 +28,14 @@ def one_vote_each(
     texts = frozenset(map(equivalence_key, (judgment.response_a, judgment.response_b)))
     first = judged.setdefault((group, judgment.rater, texts), judgment.where)
     if first != judgment.where:
+        hint = "keep one of the two rows (--skip-malformed counts the repeat instead)"
+        if judgment.category is None:  # rows of one rater on several aspects read as repeats
+            hint += "; if they judge different aspects, name that column comparisons.category"
         raise SourceFormatError(
             str(at[0]),
             at[1],
             "a rater judged these two responses again",
-            "keep one of the two rows (--skip-malformed counts the repeat instead)",
+            hint,
             f"rater {clip(repr(judgment.rater))}, first at {first}",
         )
 

@@ -43,6 +43,10 @@ def describe_params_error(
         parameter = ".".join(str(part) for part in error["loc"]) or "?"
         if error["type"] == "extra_forbidden":
             problems.append(f"unknown parameter {parameter!r} (known: {known})")
+        elif error["type"] == "missing":  # "Field required (got {})" said neither what nor how
+            field = params.model_fields.get(parameter)
+            about = f": {field.description}" if field is not None and field.description else ""
+            problems.append(f"parameter {parameter!r} is required{about}")
         else:
             problems.append(f"parameter {parameter!r}: {error['msg']} (got {error['input']!r})")
     return f"{kind} {name}: " + "; ".join(problems)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ast
 import importlib
 import json
 import os
@@ -22,6 +23,7 @@ from nnd_suites.plugins import registry
 from nnd_suites.plugins.registry import Registry
 from nnd_suites.scaffold import harness
 from nnd_suites.scaffold.writer import ANNOTATION_TYPES, write_adapter
+from nnd_suites.suite.manifest import placeholder_fields
 
 REPO = Path(nnd_suites.__file__).resolve().parents[1]
 EXAMPLE = Path(__file__).with_name("example_ratings")
@@ -183,7 +185,8 @@ def _write_placeholders(root: Path, name: str) -> None:
         root / "quality_maps" / f"{name}.yaml",
     ):
         if path.is_file():
-            path.write_text(re.sub(r"\bTODO\b:?", "Written:", path.read_text()))
+            text = path.read_text().replace('license="TODO"', 'license="MIT"')
+            path.write_text(re.sub(r"\bTODO\b:?", "Written:", text))
 
 
 def code_lines(path: Path) -> int:
@@ -252,6 +255,13 @@ def test_scaffold_writes_a_complete_unit(tmp_path, annotation_type):
     assert "class MySourceAdapter(Adapter):" in code
     assert f'annotation_type="{annotation_type}"' in code
     compile(code, "adapter.py", "exec")
+    # the stub's license was NOASSERTION, no placeholder: the harness and export let it through
+    calls = [n for n in ast.walk(ast.parse(code)) if isinstance(n, ast.Call)]
+    (call,) = [n for n in calls if getattr(n.func, "id", "") == "AdapterMetadata"]
+    stub = {k.arg: k.value for k in call.keywords}
+    written = {field: "Written." for field in ("description", "citation", "task")}
+    metadata = types.SimpleNamespace(license=ast.literal_eval(stub["license"]), **written)
+    assert placeholder_fields(metadata, "Written.") == ["license"]
 
 
 def test_scaffold_refuses_bad_names_existing_folders_and_wrong_roots(tmp_path):

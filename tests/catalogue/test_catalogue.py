@@ -157,6 +157,29 @@ def test_a_source_there_with_another_sha256_is_named_not_called_missing(tmp_path
     assert f"its sha256 is {digest[:12]}" in built.skipped
 
 
+def test_a_folder_source_not_found_says_the_folder_name_and_the_file_it_is_known_by(tmp_path):
+    """For WMT23's mt-metrics-eval folder the skip said "download .../wmt23 (any mt-metrics-eval-v2
+    wmt23 folder) as wmt23_mqm (sha256 6f6e…)": the sha256 of a folder, and no word that the
+    folder is found by that name (downloaded as wmt23, it was "not found")."""
+    (entry,) = [e for e in load_catalogue() if e.name == "wmt23_mqm_ende"]
+    downloads = tmp_path / "downloads"
+    score = downloads / "wmt23" / "human-scores" / "en-de.mqm.seg.score"
+    score.parent.mkdir(parents=True)
+    score.write_text("refA\t0\n")
+    (built,) = build_catalogue([entry], tmp_path / "out", downloads)
+    assert built.suite is None
+    assert "as a folder named wmt23_mqm (its human-scores/en-de.mqm.seg.score: sha256 6f6e617a" in (
+        built.skipped
+    )
+    assert built.skipped.endswith("and give the folder that holds it with --source-dir")
+    # under that name, the file it is known by is the one named as not the declared one
+    (downloads / "wmt23").rename(downloads / "wmt23_mqm")
+    (built,) = build_catalogue([entry], tmp_path / "out", downloads)
+    assert f"{downloads / 'wmt23_mqm' / 'human-scores' / 'en-de.mqm.seg.score'} is not the" in (
+        built.skipped
+    )
+
+
 def test_build_catalogue_prints_what_it_skipped_and_refuses_to_build_nothing(
     tmp_path, monkeypatch, capsys
 ):

@@ -152,6 +152,28 @@ def test_verdicts_on_different_aspects_of_one_pair_are_never_combined(tmp_path):
     ]
 
 
+def test_one_raters_verdicts_on_several_undeclared_aspects_point_to_comparisons_category(tmp_path):
+    # ASSET's table (a row per worker, pair and aspect) declared without `category`: the error
+    # said only "keep one of the two rows", which would throw away the other aspects' verdicts
+    body = (
+        'group: {key: [id], context: {prompt: prompt}}\ntemplate: "{prompt}"\n'
+        'comparisons: {text_a: a, text_b: b, winner: w, rater: r, verdicts: {"0": a, "1": b}}\n'
+    )
+    rows = "id,prompt,a,b,w,r,aspect\n1,p,x,y,0,r1,fluency\n1,p,x,y,1,r1,meaning\n"
+    with pytest.raises(
+        SourceFormatError,
+        match=r"rows\.csv:3: a rater judged .*; if they judge "
+        r"different aspects, name that column comparisons\.category\)$",
+    ):
+        _suite(tmp_path, body, PREFERENCE, rows)
+    # declared, a rater's true repeat within one aspect is not sent there
+    declared = body.replace("rater: r,", "rater: r, category: aspect,")
+    with pytest.raises(SourceFormatError) as repeat:
+        _suite(tmp_path, declared, PREFERENCE, rows + "1,p,x,y,0,r1,fluency\n")
+    assert "rows.csv:4: a rater judged" in str(repeat.value)
+    assert "comparisons.category" not in str(repeat.value)
+
+
 def test_a_rater_judging_one_pair_twice_is_a_malformed_row_not_a_second_vote(tmp_path):
     # r1's row repeated: counted twice, r1 outvoted r2 (2 to 1) where the raters tie 1 to 1
     body = (

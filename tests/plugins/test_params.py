@@ -24,6 +24,18 @@ def test_an_adapter_option_it_does_not_take_is_named(capsys, tmp_path):
         ADAPTERS.get("quiz_design")(x=1)
 
 
+def test_a_required_adapter_option_left_out_says_what_it_is(capsys, tmp_path):
+    """`build mt_metrics_eval --source WMT23_FOLDER` without its language pair said "parameter
+    'language_pair': Field required (got {})": neither what the option is nor a value for it."""
+    argv = ["build", "mt_metrics_eval", "--source", str(tmp_path), "--out", str(tmp_path / "s")]
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert "adapter mt_metrics_eval: parameter 'language_pair' is required: the pair to read, " in (
+        err
+    )
+    assert "e.g. en-de" in err and "got {}" not in err
+
+
 def test_transformations_use_the_same_format():
     with pytest.raises(ParameterError, match=r"^transformation typos: unknown parameter 'rat' "):
         make_transformation("typos:rat=0.1")
