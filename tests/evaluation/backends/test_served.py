@@ -280,6 +280,29 @@ def test_a_token_missing_from_the_candidate_is_an_error_not_a_smaller_sum():
 
 
 @pytest.mark.parametrize(
+    "candidate_tokens",
+    [
+        [(" yes", 5, -2.0), (" yes", 5, -2.0)],  # a token sent twice
+        [(" ye", 5, -2.0), (" yes", 5, -2.0)],  # two tokens over the same characters
+        [(" y", 5, -2.0), ("es", 7, -2.0), ("s", 8, -1.0)],  # one character in two tokens
+    ],
+)
+def test_an_echoed_token_repeated_or_overlapping_is_an_error_not_a_larger_sum(candidate_tokens):
+    """Where the token texts do not lay end to end over the prompt, the server's offsets place
+    them: a token sent twice (or two over the same characters) passed, each was summed, and the
+    candidate " yes" scored -8.0 over 3 targets instead of -6.0 over 2, exit status 0."""
+    from nnd_suites.evaluation.backends.served.protocol import echoed_tokens
+
+    prompt = "Q: x?" + " yes" + "</s>"
+    echoed = [("Q:", 0, None), (" x?", 2, -1.0), *candidate_tokens, ("</s>", 9, -4.0)]
+    texts, offsets, values = (list(column) for column in zip(*echoed, strict=True))
+    logprobs = {"tokens": texts, "text_offset": offsets, "token_logprobs": values}
+    answer = {"choices": [{"logprobs": logprobs}], "usage": {"completion_tokens": 0}}
+    with pytest.raises(ScoringError, match=r"overlaps the token before it, which ends at"):
+        echoed_tokens(answer, echo=True, prompt=prompt)
+
+
+@pytest.mark.parametrize(
     ("context", "candidate", "tokens", "expected"),
     [  # (text, text_offset, log-probability) as llama-cpp-python 0.3.36 echoes them
         (
