@@ -206,11 +206,12 @@ def candidate_score(
 ) -> Score:
     """Sum the log-probabilities of the tokens holding characters ``[boundary, end)`` of the
     prompt and of the EOS token that follows them (the prompt's last token)."""
-    if not tokens or tokens[-1].text not in ("", eos_text):
+    if not tokens or tokens[-1].text not in ("", eos_text) or tokens[-1].offset != end:
         last = tokens[-1] if tokens else None
         raise ScoringError(
-            f"{describe}: the echoed prompt does not end with the EOS token {eos_text!r} "
-            f"(last token {last}); the server must parse special tokens in prompts"
+            f"{describe}: the echoed prompt does not end with the EOS token {eos_text!r} at "
+            f"character {end} (last token {last}); the server must parse special tokens in "
+            "prompts, and count the tokens it generated (usage.completion_tokens)"
         )
     # an empty token inside the candidate is one of its bytes (see _lost_characters)
     targets = [

@@ -302,6 +302,29 @@ def test_an_echoed_token_repeated_or_overlapping_is_an_error_not_a_larger_sum(ca
         echoed_tokens(answer, echo=True, prompt=prompt)
 
 
+@pytest.mark.parametrize("generated", ["", "</s>"])
+def test_a_generated_token_left_in_the_echo_is_not_taken_for_the_eos(generated):
+    """Generated tokens are cut from an echo by the answer's usage.completion_tokens; an answer
+    without it kept the greedy token after the prompt, and one whose text was empty (an EOS
+    decoded without its text) or the EOS text was taken for the prompt's EOS: ' yes' scored
+    -2.1 (its token and the generated one) instead of -6.0, exit status 0."""
+    from nnd_suites.evaluation.backends.served.protocol import candidate_score, echoed_tokens
+
+    prompt = "Q: x? yes</s>"
+    echoed = [("Q:", 0, None), (" x?", 2, -1.0), (" yes", 5, -2.0), ("</s>", 9, -4.0)]
+    texts, offsets, values = (list(c) for c in zip(*echoed, (generated, 13, -0.1), strict=True))
+    logprobs = {"tokens": texts, "text_offset": offsets, "token_logprobs": values}
+
+    def scored(usage: dict) -> float:
+        answer = {"choices": [{"logprobs": logprobs}], **usage}
+        placed = echoed_tokens(answer, echo=True, prompt=prompt)
+        return candidate_score(placed, 5, 9, "</s>", "r").logprob_sum
+
+    assert scored({"usage": {"completion_tokens": 1}}) == -6.0
+    with pytest.raises(ScoringError, match=r"r: the echoed prompt does not end with the EOS .* 9"):
+        scored({})
+
+
 @pytest.mark.parametrize(
     ("context", "candidate", "tokens", "expected"),
     [  # (text, text_offset, log-probability) as llama-cpp-python 0.3.36 echoes them
