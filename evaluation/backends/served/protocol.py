@@ -227,7 +227,13 @@ def candidate_score(
             f"{describe}: the server gave no log-probability for a candidate token "
             f"({[t.text for t in targets]} -> {values}); an empty context needs a BOS token"
         )
-    return Score(sum(values), len(values))  # type: ignore[arg-type]
+    total = sum(values)  # type: ignore[arg-type]
+    if not math.isfinite(total):  # each value finite, too large to add up
+        raise ScoringError(
+            f"{describe}: the server's log-probabilities of the candidate's tokens add up to "
+            f"{total} ({values[:3]}...): no model gives such values; check the server"
+        )
+    return Score(total, len(values))
 
 
 def _check_covered(targets: list[EchoToken], boundary: int, end: int, describe: str) -> None:

@@ -216,3 +216,13 @@ def test_the_bos_text_that_starts_an_empty_context_is_part_of_the_cache_scope(
     with_bos, scores = run(str(folder))
     assert with_bos.backend["bos_text"] == "<s>" and with_bos.requests.cached == 0
     assert scores == run(str(folder), cache=False)[1] != without_bos
+
+
+def test_log_probabilities_too_large_to_add_up_are_a_named_error_not_a_traceback(server):
+    """Each value finite (-1.05e308 for EOS) passed the checks, but a candidate's
+    values added up to -inf, which Score refuses with a ValueError: `evaluate` ended in a
+    traceback. It is a ScoringError naming the request."""
+    backend = fake.load(server)
+    server.scale = 7e307
+    with pytest.raises(ScoringError, match=r"candidate='yes no': .* add up to -inf"):
+        backend.score([REQUEST])
