@@ -24,7 +24,15 @@ from nnd_suites.records.conversation import render_transcript
 from nnd_suites.records.pairs import Pair, is_degenerate
 from nnd_suites.records.templates import conversation_fields
 from nnd_suites.resolve import load_suite
-from nnd_suites.statistics.outcomes import Outcome, Rate, rate, rated_by_all, rates_by, verdict
+from nnd_suites.statistics.outcomes import (
+    Outcome,
+    Rate,
+    rate,
+    rated_by_all,
+    rates_by,
+    rows_of,
+    verdict,
+)
 from nnd_suites.suite import Suite
 
 _WORD = re.compile(r"\w+")
@@ -172,7 +180,8 @@ def baselines_markdown(result: Mapping[str, Any]) -> str:
     """One Markdown table: a row per baseline, a column for overall and each category."""
     first = next(iter(result["baselines"].values()))
     categories = list(first["by_category"])
-    sizes = [f"{c} (n={count(first['by_category'][c]['n'])})" for c in categories]
+    shown = rows_of(first["overall"], first["by_category"])  # a category 'overall' so named
+    sizes = [f"{name} (n={count(r['n'])})" for name, r in shown.items()]
     rows = [
         [name, _cell(figures["overall"]), *(_cell(figures["by_category"][c]) for c in categories)]
         for name, figures in result["baselines"].items()
@@ -182,7 +191,7 @@ def baselines_markdown(result: Mapping[str, Any]) -> str:
         suite=result["suite"],
         tests=result["tests"],
         degenerate=first["overall"]["degenerate"],
-        header=["baseline", f"overall (n={count(first['overall']['n'])})", *sizes],
+        header=["baseline", *sizes],
         rows=rows,
         baselines=result["baselines"],
     )

@@ -19,6 +19,7 @@ from nnd_suites.evaluation.tiny import EMBEDDED, EMBEDDED_FOLDER, EMBEDDED_NOTE
 from nnd_suites.infra.formatting import code, count, percent, plural, rate_with_interval
 from nnd_suites.infra.formatting import p_value as format_p
 from nnd_suites.infra.markdown import render
+from nnd_suites.statistics.outcomes import rows_of
 
 TEMPLATE = Path(__file__).parent / "report_templates" / "report.md.j2"
 
@@ -197,7 +198,7 @@ def _baselines(result: SuiteResult) -> dict[str, Any]:
     rows = [("**this model**", result.pass_rate, result.by_category)]
     rows += [(f"{n}", b.overall.pass_rate, b.by_category) for n, b in result.baselines.items()]
     return {
-        "categories": categories,
+        "categories": list(rows_of(None, result.by_category))[1:],  # 'overall (category)'...
         "baseline_tests": _baseline_tests(result),
         "baseline_descriptions": "; ".join(
             f"{n}: {b.description}" for n, b in result.baselines.items()

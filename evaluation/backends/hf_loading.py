@@ -149,6 +149,14 @@ def check_model_reference(model: str, revision: str | None = None) -> None:
     ``models/m`` where ``models/`` exists here) must exist: it is never sent to the Hub, which
     would retry for long and then blame the Hub. A Hub id is refused quickly when the Hub is
     unreachable and the model is not cached. The embedded model (made on the spot) passes."""
+    try:
+        model.encode("utf-8")
+    except UnicodeEncodeError:  # a byte not UTF-8 on the command line: a lone surrogate
+        raise ModelLoadError(
+            f"model {model!r}: the name is not valid UTF-8, which transformers cannot read "
+            "(it said the folder held no loadable model); rename the folder, or link it under "
+            "a UTF-8 name"
+        ) from None
     refuse_revision_of_folder(model, revision)
     path = Path(model).expanduser()
     if model == EMBEDDED or path.exists():

@@ -8,6 +8,7 @@ from pathlib import Path
 from nnd_suites.evaluation.comparison.paired import Comparison
 from nnd_suites.evaluation.plots import save, short_name
 from nnd_suites.infra.formatting import count
+from nnd_suites.statistics.outcomes import rows_of
 from nnd_suites.statistics.paired import PairedResult
 
 
@@ -20,8 +21,13 @@ def write_differences(comparison: Comparison, path: str | Path, alpha: float = 0
 
     panels = []
     for name, suite in comparison.suites.items():
-        rows = [("overall", suite.overall, suite.overall.p_value)]
-        rows += [(c, r, r.p_holm) for c, r in suite.by_category.items()]
+        rows = [
+            (row, r, p)
+            for row, (r, p) in rows_of(
+                (suite.overall, suite.overall.p_value),
+                {c: (r, r.p_holm) for c, r in suite.by_category.items()},
+            ).items()
+        ]
         panels.append((name, rows))
     heights = [0.7 + 0.4 * len(rows) for _, rows in panels]
     figure = Figure(figsize=(8, sum(heights) + 1.4), layout="constrained")

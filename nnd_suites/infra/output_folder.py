@@ -174,6 +174,7 @@ def _check(shown: Path, out: Path, kind: str, carry: Mapping[str, str] | None) -
     """:func:`check_output_folder` on ``out``, the path :func:`real_target` resolved (the one the
     swap replaces), named in messages as the user gave it (``shown``)."""
     spec = kind_of(kind)
+    _refuse_a_path_that_is_not_utf8(shown, out)
     if out.is_symlink() or (out.exists() and not out.is_dir()):
         what = "a symbolic link" if out.is_symlink() else "not a folder"
         raise OutputFolderError(
@@ -214,6 +215,18 @@ def _check(shown: Path, out: Path, kind: str, carry: Mapping[str, str] | None) -
         raise OutputFolderError(
             f"{shown}: cannot write there ({exc.strerror or exc}); choose a writable folder"
         ) from exc
+
+
+def _refuse_a_path_that_is_not_utf8(shown: Path, out: Path) -> None:
+    """A byte that is not UTF-8 in a folder's name (Python holds it as a lone surrogate): the
+    parquet files of a suite or a report cannot be written under it (pyarrow's traceback)."""
+    try:
+        str(out).encode("utf-8")
+    except UnicodeEncodeError:
+        raise OutputFolderError(
+            f"{str(shown)!a}: the path {str(out)!a} is not valid UTF-8, so the files of "
+            "an output cannot be written under it; choose a folder whose path is UTF-8"
+        ) from None
 
 
 def _refuse_a_folder_that_holds_the_current_one(shown: Path, out: Path) -> None:
@@ -300,6 +313,7 @@ def output_folder(
     """
     spec, shown = kind_of(kind), Path(out)
     out = real_target(shown)
+    _refuse_a_path_that_is_not_utf8(shown, out)
     with atomic_directory(out) as tmp:
         if spec.marked:
             mark_folder(tmp, kind)

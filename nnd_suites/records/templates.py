@@ -66,6 +66,13 @@ def check_template(template: str, fields: list[str] | tuple[str, ...], where: st
     """Refuse a template that is unsafe, names a field outside ``fields``, or names none of
     them (every test would be scored after the same text: ``{{question}}`` is a literal)."""
     try:
+        template.encode("utf-8")
+    except UnicodeEncodeError as exc:  # a byte not UTF-8 on the command line: a lone surrogate
+        raise TemplateError(
+            f"{where}: template {template!r} is not valid Unicode (character {exc.start}); "
+            "write it in UTF-8"
+        ) from None
+    try:
         named = template_fields(template)
     except TemplateError as exc:  # unsafe or malformed: say whose template it is
         raise TemplateError(f"{where}: {exc}") from None

@@ -124,3 +124,32 @@ def test_a_category_named_overall_has_its_own_bar_and_baselines(heuristic_report
     assert shorter["overall"] == result.baselines["shorter"].overall.pass_rate
     category = result.baselines["shorter"].by_category["overall"].pass_rate
     assert shorter["overall (category)"] == category != shorter["overall"]
+
+
+def test_a_category_named_overall_is_told_apart_in_baseline_tables_and_the_comparison_chart(
+    heuristic_report, monkeypatch
+):
+    """report.md's baselines table and `nnd-suites baselines` on sfhot had two columns headed
+    'overall' (the suite's figure, then its category's), and compare's chart two rows labelled
+    'overall': the category is 'overall (category)' there too, as in leaderboards and charts."""
+    from matplotlib.axes import Axes
+
+    from nnd_suites import build_suite
+    from nnd_suites.evaluation.baselines import baselines, baselines_markdown
+    from nnd_suites.evaluation.comparison import compare_reports
+    from nnd_suites.evaluation.comparison.chart import write_differences
+    from nnd_suites.evaluation.report_markdown import markdown
+
+    suite = build_suite("sfhot")
+    longer = heuristic_report([suite], "longer", lambda text: float(len(text)))
+    words = heuristic_report([suite], "words", lambda text: float(len(text.split())))
+    header = next(line for line in markdown(longer).splitlines() if line.startswith("| scorer"))
+    assert header.startswith("| scorer | overall | overall (category) |")
+    assert header.count("| overall |") == 1
+    text = baselines_markdown(baselines(suite))
+    assert "| baseline | overall (n=1,003) | overall (category) (n=386) |" in text
+    labels = []
+    monkeypatch.setattr(Axes, "set_yticks", lambda axis, ticks, shown: labels.extend(shown))
+    monkeypatch.setattr("nnd_suites.evaluation.comparison.chart.save", lambda figure, path: path)
+    write_differences(compare_reports(longer, words), "unused.png")
+    assert labels[0].startswith("overall (n=1,003)") and labels[1].startswith("overall (category)")

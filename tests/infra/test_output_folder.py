@@ -377,3 +377,18 @@ def test_an_output_folder_inside_a_report_is_refused(report, tmp_path):
         write_report(report, run / "again")
     assert snapshot(run) == before
     write_report(report, run)
+
+
+def test_a_path_that_is_not_utf8_is_refused_before_anything_is_written(tmp_path, capsys):
+    """`build --out $'b\\xff'` (a byte that is not UTF-8, which Python holds as a lone
+    surrogate) ended in pyarrow's UnicodeEncodeError traceback, as did `export --to` and,
+    after every request was scored, `evaluate --out`."""
+    from nnd_suites.cli import main
+
+    out = tmp_path / "b\udcff"
+    for argv in (["build", "challenge300", "--out"], ["export", "challenge300", "--to"]):
+        assert main([*argv, str(out)]) == OutputFolderError.exit_status
+        assert "is not valid UTF-8, so the files of an output" in capsys.readouterr().err
+        assert list(tmp_path.iterdir()) == []
+    with pytest.raises(OutputFolderError, match="not valid UTF-8"):
+        check_output_folder(out, "report")  # what evaluate checks before scoring

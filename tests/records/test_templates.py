@@ -73,3 +73,20 @@ def test_a_template_that_shows_no_context_field_is_refused(template: str, capsys
     with pytest.raises(TemplateError, match="none of the context fields"):
         resolve_template(suite, None)
     assert resolve_template(suite, "{question} {{literal}}")[1] == "{question} {{literal}}"
+
+
+def test_a_template_that_is_not_valid_unicode_is_a_named_error(capsys) -> None:
+    """`--template $'\\xff {question}'`: Python reads the byte that is not UTF-8 as a lone
+    surrogate; the template was taken, and scoring ended in a UnicodeEncodeError traceback at
+    the score cache's key."""
+    argv = [
+        "evaluate",
+        "--suite",
+        "challenge300",
+        "--model",
+        "x",
+        "--template",
+        "\udcff {question}",
+    ]
+    assert main(argv) == TemplateError.exit_status
+    assert "template '\\udcff {question}' is not valid Unicode" in capsys.readouterr().err

@@ -172,6 +172,8 @@ class ServedBackend(Backend):
             "base_url": _without_credentials(self.client.base_url),
             "mode": self.mode,
             "eos_text": self.eos_text,
+            # what an empty context is sent as (else the EOS text): pmi's neutral contexts
+            "bos_text": self.bos_text or "",
             # what the probe's echo measured: a model swapped behind the same id differs here
             "probe_fingerprint": str(self.probe.get("fingerprint", "")),
             **self.server,

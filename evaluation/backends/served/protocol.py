@@ -169,6 +169,7 @@ def _server_offsets(
     texts = list(texts)
     if unpredicted and texts and prompt[offsets[0] : offsets[0] + len(texts[0])] != texts[0]:
         texts[0] = ""  # BOS echoed with its own text: it holds no prompt character
+    end = 0  # where the last cleanly decoded token ended: no token may start before it
     for text, offset in zip(texts, offsets, strict=True):
         clean = text and "\ufffd" not in text and offset < len(prompt)
         if clean and prompt[offset : offset + len(text)] != text:
@@ -177,6 +178,13 @@ def _server_offsets(
                 f"disagree with them (token {text!r} at offset {offset}, where the prompt reads "
                 f"{prompt[offset : offset + len(text)]!r}): the candidate cannot be located"
             )
+        if offset < end:  # a token sent twice, or out of order, would be summed twice
+            raise ScoringError(
+                f"the server's echoed token {text!r} at offset {offset} overlaps the token "
+                f"before it, which ends at {end}: its tokens repeat or are out of order, so the "
+                "candidate's log-probabilities cannot be summed"
+            )
+        end = offset + len(text) if clean else end
     return _lost_characters(texts, offsets, prompt), offsets
 
 
@@ -198,11 +206,12 @@ def candidate_score(
 ) -> Score:
     """Sum the log-probabilities of the tokens holding characters ``[boundary, end)`` of the
     prompt and of the EOS token that follows them (the prompt's last token)."""
-    if not tokens or tokens[-1].text not in ("", eos_text):
+    if not tokens or tokens[-1].text not in ("", eos_text) or tokens[-1].offset != end:
         last = tokens[-1] if tokens else None
         raise ScoringError(
-            f"{describe}: the echoed prompt does not end with the EOS token {eos_text!r} "
-            f"(last token {last}); the server must parse special tokens in prompts"
+            f"{describe}: the echoed prompt does not end with the EOS token {eos_text!r} at "
+            f"character {end} (last token {last}); the server must parse special tokens in "
+            "prompts, and count the tokens it generated (usage.completion_tokens)"
         )
     # an empty token inside the candidate is one of its bytes (see _lost_characters)
     targets = [
@@ -218,7 +227,13 @@ def candidate_score(
             f"{describe}: the server gave no log-probability for a candidate token "
             f"({[t.text for t in targets]} -> {values}); an empty context needs a BOS token"
         )
-    return Score(sum(values), len(values))  # type: ignore[arg-type]
+    total = sum(values)  # type: ignore[arg-type]
+    if not math.isfinite(total):  # each value finite, too large to add up
+        raise ScoringError(
+            f"{describe}: the server's log-probabilities of the candidate's tokens add up to "
+            f"{total} ({values[:3]}...): no model gives such values; check the server"
+        )
+    return Score(total, len(values))
 
 
 def _check_covered(targets: list[EchoToken], boundary: int, end: int, describe: str) -> None:

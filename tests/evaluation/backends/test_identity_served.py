@@ -170,3 +170,59 @@ def test_settings_out_of_range_are_usage_errors_before_any_request(server, optio
     with pytest.raises(NNDError, match="served client|--concurrency") as refused:
         fake.load(server, **option)
     assert type(refused.value) is NNDError and server.requests == 0
+
+
+def test_the_bos_text_that_starts_an_empty_context_is_part_of_the_cache_scope(
+    server, challenge300_suite, tmp_path
+):
+    """An empty context (pmi's neutral one on Challenge 300, `{question}` without its field) is
+    sent after the model's BOS text, or after the EOS text when no tokenizer gives one
+    (`--eos-text` alone, as the warning says). Both ran under one cache scope, so following the
+    warning's advice (`--tokenizer`) reused the EOS-led scores as the BOS-led ones."""
+    from transformers import PreTrainedTokenizerFast
+
+    from nnd_suites.evaluation import evaluate
+
+    words = {"<s>": 0, "</s>": 1, "[UNK]": 2}
+    tokenizers = pytest.importorskip("tokenizers")
+    model = tokenizers.models.WordLevel(words, unk_token="[UNK]")
+    folder = tmp_path / "tokenizer"
+    PreTrainedTokenizerFast(
+        tokenizer_object=tokenizers.Tokenizer(model), bos_token="<s>", eos_token="</s>"
+    ).save_pretrained(folder)
+
+    def scale(prompt: str) -> float:  # by context and candidate (no ties); BOS-led ones twice
+        scored = prompt.removesuffix("</s>") if prompt.endswith("</s>") else ""
+        return (2.0 if prompt.startswith("<s>") else 1.0) * (1 + len(scored) % 5 / 10)
+
+    server.scale = scale
+
+    def run(tokenizer: str, cache: bool = True):
+        options = {"base_url": server.url, "eos_text": "</s>", "tokenizer": tokenizer}
+        report = evaluate(
+            "fake",
+            challenge300_suite,
+            backend="served",
+            backend_options=options,
+            scorers=["pmi"],
+            limit=2,
+            cache=cache,
+            cache_dir=tmp_path / "cache",
+            progress=False,
+        )
+        return report, [(o.ll_high, o.ll_low) for o in report.outcomes["challenge300"]]
+
+    _, without_bos = run("no-such-tokenizer")
+    with_bos, scores = run(str(folder))
+    assert with_bos.backend["bos_text"] == "<s>" and with_bos.requests.cached == 0
+    assert scores == run(str(folder), cache=False)[1] != without_bos
+
+
+def test_log_probabilities_too_large_to_add_up_are_a_named_error_not_a_traceback(server):
+    """Each value finite (-1.05e308 for EOS) passed the checks, but a candidate's
+    values added up to -inf, which Score refuses with a ValueError: `evaluate` ended in a
+    traceback. It is a ScoringError naming the request."""
+    backend = fake.load(server)
+    server.scale = 7e307
+    with pytest.raises(ScoringError, match=r"candidate='yes no': .* add up to -inf"):
+        backend.score([REQUEST])

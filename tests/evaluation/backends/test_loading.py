@@ -79,6 +79,15 @@ def test_a_damaged_local_folder_is_named_with_what_to_do(tiny_causal_model, tmp_
     assert "Pass a Hub model id" not in message
 
 
+def test_a_model_folder_whose_name_is_not_utf8_is_named_as_such(tiny_causal_model, tmp_path):
+    """A whole model copied to a folder named with a byte that is not UTF-8 (`m$'\\xff'`):
+    transformers failed to encode the path, which was reported as a damaged folder ("holds no
+    loadable model ... a copy cut short"), sending the user to copy it again."""
+    folder = shutil.copytree(tiny_causal_model, tmp_path / "m\udcff")
+    with pytest.raises(ModelLoadError, match=r"'.*m\\udcff': the name is not valid UTF-8"):
+        load_backend(str(folder))
+
+
 def test_an_unreachable_hub_is_said_once_with_the_offline_route(monkeypatch):
     monkeypatch.setattr(hf_loading, "hub_offline", lambda: False)
     monkeypatch.setattr(hf_loading, "hub_reachable", lambda: False)

@@ -280,6 +280,52 @@ def test_a_token_missing_from_the_candidate_is_an_error_not_a_smaller_sum():
 
 
 @pytest.mark.parametrize(
+    "candidate_tokens",
+    [
+        [(" yes", 5, -2.0), (" yes", 5, -2.0)],  # a token sent twice
+        [(" ye", 5, -2.0), (" yes", 5, -2.0)],  # two tokens over the same characters
+        [(" y", 5, -2.0), ("es", 7, -2.0), ("s", 8, -1.0)],  # one character in two tokens
+    ],
+)
+def test_an_echoed_token_repeated_or_overlapping_is_an_error_not_a_larger_sum(candidate_tokens):
+    """Where the token texts do not lay end to end over the prompt, the server's offsets place
+    them: a token sent twice (or two over the same characters) passed, each was summed, and the
+    candidate " yes" scored -8.0 over 3 targets instead of -6.0 over 2, exit status 0."""
+    from nnd_suites.evaluation.backends.served.protocol import echoed_tokens
+
+    prompt = "Q: x?" + " yes" + "</s>"
+    echoed = [("Q:", 0, None), (" x?", 2, -1.0), *candidate_tokens, ("</s>", 9, -4.0)]
+    texts, offsets, values = (list(column) for column in zip(*echoed, strict=True))
+    logprobs = {"tokens": texts, "text_offset": offsets, "token_logprobs": values}
+    answer = {"choices": [{"logprobs": logprobs}], "usage": {"completion_tokens": 0}}
+    with pytest.raises(ScoringError, match=r"overlaps the token before it, which ends at"):
+        echoed_tokens(answer, echo=True, prompt=prompt)
+
+
+@pytest.mark.parametrize("generated", ["", "</s>"])
+def test_a_generated_token_left_in_the_echo_is_not_taken_for_the_eos(generated):
+    """Generated tokens are cut from an echo by the answer's usage.completion_tokens; an answer
+    without it kept the greedy token after the prompt, and one whose text was empty (an EOS
+    decoded without its text) or the EOS text was taken for the prompt's EOS: ' yes' scored
+    -2.1 (its token and the generated one) instead of -6.0, exit status 0."""
+    from nnd_suites.evaluation.backends.served.protocol import candidate_score, echoed_tokens
+
+    prompt = "Q: x? yes</s>"
+    echoed = [("Q:", 0, None), (" x?", 2, -1.0), (" yes", 5, -2.0), ("</s>", 9, -4.0)]
+    texts, offsets, values = (list(c) for c in zip(*echoed, (generated, 13, -0.1), strict=True))
+    logprobs = {"tokens": texts, "text_offset": offsets, "token_logprobs": values}
+
+    def scored(usage: dict) -> float:
+        answer = {"choices": [{"logprobs": logprobs}], **usage}
+        placed = echoed_tokens(answer, echo=True, prompt=prompt)
+        return candidate_score(placed, 5, 9, "</s>", "r").logprob_sum
+
+    assert scored({"usage": {"completion_tokens": 1}}) == -6.0
+    with pytest.raises(ScoringError, match=r"r: the echoed prompt does not end with the EOS .* 9"):
+        scored({})
+
+
+@pytest.mark.parametrize(
     ("context", "candidate", "tokens", "expected"),
     [  # (text, text_offset, log-probability) as llama-cpp-python 0.3.36 echoes them
         (
