@@ -7,7 +7,6 @@ the pre-commit hook validate ``quality_maps/*.yaml``; a test fails when it is ou
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
@@ -157,10 +156,6 @@ def generate_schema() -> dict[str, Any]:
         by_alias=True, schema_generator=_SchemaGenerator
     )
     return {"$schema": "https://json-schema.org/draft/2020-12/schema", "$id": SCHEMA_ID, **schema}
-
-
-def schema_text() -> str:
-    return json.dumps(generate_schema(), indent=2) + "\n"
 
 
 def write_schema(folder: str | Path) -> Path:
