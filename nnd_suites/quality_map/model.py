@@ -22,7 +22,6 @@ from nnd_suites.quality_map.rules import RULE_KINDS, RatingRule
 
 SCHEMA_FILE = "quality_map.schema.json"
 SCHEMA_ID = "https://github.com/nnd-suites/nnd-suites/schemas/quality_map.schema.json"
-REGENERATE = "nnd-suites schema --quality-map"
 
 Label = Annotated[str, Field(min_length=1)]
 
