@@ -40,7 +40,7 @@ __getattr__, __dir__, __all__ = lazy_loader.attach(
         ],
     },
 )
-# the core's rates, imported as usual (pydantic models only)
-from nnd_suites.statistics.outcomes import Outcome, Rate, rate, verdict, wilson  # noqa: E402, F401
+# the core's outcome rule, imported as usual
+from nnd_suites.statistics.outcomes import verdict  # noqa: E402, F401
 
-__all__ = sorted([*__all__, "Outcome", "Rate", "rate", "verdict", "wilson"])
+__all__ = sorted([*__all__, "verdict"])
