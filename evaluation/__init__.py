@@ -19,8 +19,6 @@ __getattr__, __dir__, __all__ = lazy_loader.attach(
     submod_attrs={
         "backend": [
             "BACKENDS",
-            "MODES",
-            "SCORING_VERSION",
             "Backend",
             "BackendMetadata",
             "Score",
@@ -28,16 +26,8 @@ __getattr__, __dir__, __all__ = lazy_loader.attach(
             "load_backend",
             "register_backend",
         ],
-        "cache": ["ScoreCache", "default_cache_dir"],
-        # resolve_suites is the core's (nnd_suites.resolve), re-exported by the evaluator
-        "evaluator": ["evaluate", "resolve_mode", "resolve_suites"],
-        "report": [
-            "EvaluationReport",
-            "RequestCounts",
-            "SuiteResult",
-            "TestOutcome",
-            "test_outcomes",
-        ],
+        "evaluator": ["evaluate"],
+        "report": ["EvaluationReport"],
     },
 )
 # the core's outcome rule, imported as usual
