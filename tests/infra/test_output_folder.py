@@ -10,7 +10,7 @@ import jsonschema
 import pytest
 
 from nnd_suites.errors import OutputFolderError
-from nnd_suites.evaluation.outputs import REPORT_FILE, write_report
+from nnd_suites.evaluation.outputs import write_report
 from nnd_suites.evaluation.report_schemas import report_schemas
 from nnd_suites.infra.output_folder import (
     MARKER_FILE,
@@ -21,6 +21,7 @@ from nnd_suites.infra.output_folder import (
 from nnd_suites.infra.output_kinds import KINDS
 
 ROOT = Path(__file__).resolve().parents[2]
+REPORT_FILE = KINDS["report"].main_file
 
 
 def snapshot(folder: Path) -> dict[str, bytes]:
