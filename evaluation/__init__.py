@@ -19,8 +19,6 @@ __getattr__, __dir__, __all__ = lazy_loader.attach(
     submod_attrs={
         "backend": [
             "BACKENDS",
-            "MODES",
-            "SCORING_VERSION",
             "Backend",
             "BackendMetadata",
             "Score",
@@ -28,19 +26,11 @@ __getattr__, __dir__, __all__ = lazy_loader.attach(
             "load_backend",
             "register_backend",
         ],
-        "cache": ["ScoreCache", "default_cache_dir"],
-        # resolve_suites is the core's (nnd_suites.resolve), re-exported by the evaluator
-        "evaluator": ["evaluate", "resolve_mode", "resolve_suites"],
-        "report": [
-            "EvaluationReport",
-            "RequestCounts",
-            "SuiteResult",
-            "TestOutcome",
-            "test_outcomes",
-        ],
+        "evaluator": ["evaluate"],
+        "report": ["EvaluationReport"],
     },
 )
-# the core's rates, imported as usual (pydantic models only)
-from nnd_suites.statistics.outcomes import Outcome, Rate, rate, verdict, wilson  # noqa: E402, F401
+# the core's outcome rule, imported as usual
+from nnd_suites.statistics.outcomes import verdict  # noqa: E402, F401
 
-__all__ = sorted([*__all__, "Outcome", "Rate", "rate", "verdict", "wilson"])
+__all__ = sorted([*__all__, "verdict"])

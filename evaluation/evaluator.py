@@ -58,7 +58,7 @@ from nnd_suites.evaluation.sensitivity import sensitivity
 from nnd_suites.evaluation.tiny import resolve_embedded
 from nnd_suites.infra.output_folder import check_output_folder
 
-__all__ = ["evaluate", "resolve_mode"]
+__all__ = ["evaluate"]
 logger = logging.getLogger(__name__)
 
 

@@ -34,8 +34,7 @@ from nnd_suites.evaluation.task_charts import write_task_rates
 from nnd_suites.infra.output_folder import Charts, write_report_folder
 from nnd_suites.infra.output_folder import write_report_files as write_report_files_of_kind
 
-REPORT_FILE = "report.json"
-__all__ = ["REPORT_FILE", "markdown", "read_outcomes", "write_report", "write_report_files"]
+__all__ = ["read_outcomes", "write_report", "write_report_files"]
 
 OUTCOME_SCHEMA = pa.schema(
     [

@@ -109,14 +109,13 @@ def write_scatter(
     *,
     title: str = "NND pass rate against human score",
     human_label: str = "human score",
-    fit: bool = True,
     new: tuple[str, float, float, tuple[float, float] | None] | None = None,
     intervals: Mapping[str, tuple[float, float]] | None = None,
     note: str = "",
     warning: str = "",
 ) -> Path:
-    """One labelled point per system: pass rate (x, %) against human score (y); with ``fit``,
-    the least-squares line the placement of new models uses; ``new``: (name, pass rate,
+    """One labelled point per system: pass rate (x, %) against human score (y), the
+    least-squares line the placement of new models uses; ``new``: (name, pass rate,
     predicted human score, prediction interval or None), a placed model drawn apart, the line
     dashed where it extends beyond the systems; ``intervals``: each system's pass-rate interval
     (drawn as horizontal bars); ``note``: statistics printed in a box (tau, r); ``warning``:
@@ -143,7 +142,7 @@ def write_scatter(
     axis.scatter(x, y, color="#4c72b0", zorder=3)
     for name, xi, yi in zip(names, x, y, strict=True):
         axis.annotate(name, (xi, yi), textcoords="offset points", xytext=(5, 4), fontsize=8)
-    if fit and len(set(x)) > 1:
+    if len(set(x)) > 1:
         # lazy: scipy.stats only when a scaling fit is drawn
         from scipy.stats import linregress
 

@@ -161,7 +161,7 @@ def _suite_section(
         if strata is None
         else {band_heading(band.label, band.low, band.high): band.rate for band in strata.bands},
         "breakdowns": breakdowns,
-        "slices": _slices(result, list(breakdowns)),
+        "slices": _slices(result),
         **_baselines(result),
     }
 
@@ -176,7 +176,7 @@ def _redundant(rates: dict[str, Rate], categories: dict[str, Rate]) -> bool:
     )
 
 
-def _slices(result: SuiteResult, shown: list[str]) -> list[tuple[str, dict[str, Rate], int]]:
+def _slices(result: SuiteResult) -> list[tuple[str, dict[str, Rate], int]]:
     """Each slice worth a table, with the tests its subsets hold (they may overlap, or leave
     tests out: the report says so, so that their sizes are not misread)."""
     found = []

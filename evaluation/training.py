@@ -94,11 +94,11 @@ class NNDCallback(TrainerCallback):
 
     def on_step_end(self, args, state, control, **kwargs):  # type: ignore[no-untyped-def]
         if self.every_n_steps and state.global_step % self.every_n_steps == 0:
-            self._score_and_log(args, state, kwargs)
+            self._score_and_log(state, kwargs)
 
     def on_evaluate(self, args, state, control, **kwargs):  # type: ignore[no-untyped-def]
         if self.on_each_evaluate:
-            self._score_and_log(args, state, kwargs)
+            self._score_and_log(state, kwargs)
 
     # ---------------------------------------------------------------- scoring
     def prepare(self) -> PreparedSuites:
@@ -135,7 +135,7 @@ class NNDCallback(TrainerCallback):
                     self.rated[f"{self.prefix}/{name}/{key}"] = rate.n
         return metrics
 
-    def _score_and_log(self, args: Any, state: Any, kwargs: dict[str, Any]) -> None:
+    def _score_and_log(self, state: Any, kwargs: dict[str, Any]) -> None:
         if not state.is_world_process_zero:
             return  # one process scores and reports under data parallel
         tokenizer = self.tokenizer or kwargs.get("processing_class") or kwargs.get("tokenizer")

@@ -14,7 +14,6 @@ from nnd_suites.slices.base import (
     SliceMetadata,
     SliceSets,
     SliceTest,
-    make_slice,
     register_slice,
     suite_slices,
 )
@@ -26,7 +25,6 @@ __all__ = [
     "SliceMetadata",
     "SliceSets",
     "SliceTest",
-    "make_slice",
     "register_slice",
     "suite_slices",
 ]

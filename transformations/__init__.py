@@ -20,7 +20,6 @@ __getattr__, __dir__, __all__ = lazy_loader.attach(
             "TransformationMetadata",
             "TransformationParams",
             "derive_rng",
-            "get_transformation",
             "make_transformation",
             "parse_spec",
             "register_transformation",

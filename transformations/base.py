@@ -178,10 +178,6 @@ TRANSFORMATIONS: Registry[Transformation] = Registry(
 register_transformation = TRANSFORMATIONS.register
 
 
-def get_transformation(name: str) -> type[Transformation]:
-    return TRANSFORMATIONS.get(name)
-
-
 def parse_spec(spec: str) -> tuple[str, dict[str, str]]:
     """Split ``typos:rate=0.05,seed=1`` into ``("typos", {"rate": "0.05", "seed": "1"})``."""
     return parse_plugin_spec("transformation", spec)
@@ -193,4 +189,4 @@ def make_transformation(spec: str | Transformation) -> Transformation:
     if isinstance(spec, Transformation):
         return spec
     name, params = parse_spec(spec)
-    return get_transformation(name)(**params)
+    return TRANSFORMATIONS.get(name)(**params)

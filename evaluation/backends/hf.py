@@ -88,7 +88,6 @@ class HFBackend(Backend):
         self.mode, self.device, self.dtype, self.revision = mode, device, dtype, revision
         self.batch_size = _parse_batch_size(batch_size)
         self.requested_strategy = strategy
-        self.forward_passes = 0  # counted for tests and reports
         self.probe_report: dict[str, str] = {}
         self.fingerprints: dict[str, str] = {}  # a model in memory's (refresh_identity)
         if model is not None:

@@ -140,7 +140,6 @@ class HFCausalBackend(HFBackend):
         width = max(lengths)
         # right padding: real tokens never see the padding
         ids, _ = pad_rows([chunk.prefix for chunk in batch], self.pad_id)
-        self.forward_passes += 1
         out = self.body(input_ids=ids.to(self.device), use_cache=True)
         context_hidden = out.last_hidden_state
         rows = [packed_row(chunk, layouts, with_prefix=False) for chunk in batch]
@@ -149,7 +148,6 @@ class HFCausalBackend(HFBackend):
         if span:
             row_ids, positions, segments = pad_packed(rows, self.pad_id, span)
             mask = cached_mask(torch.tensor(lengths), width, segments, self.dtype)
-            self.forward_passes += 1
             candidate_hidden = self.body(
                 input_ids=row_ids.to(self.device),
                 attention_mask=mask.to(self.device),
@@ -183,7 +181,6 @@ class HFCausalBackend(HFBackend):
             targets += row_targets
             owners += row_owners
         mask = packed_mask(segments, self.dtype).to(self.device)
-        self.forward_passes += 1
         hidden = self.body(
             input_ids=ids.to(self.device),
             attention_mask=mask,
@@ -206,7 +203,6 @@ class HFCausalBackend(HFBackend):
         ids, mask = pad_rows(prefixes, self.pad_id, left=True)
         positions = (mask.cumsum(-1) - 1).clamp(min=0)
         mask = mask.to(self.device)
-        self.forward_passes += 1
         out = self.body(
             input_ids=ids.to(self.device),
             attention_mask=mask,
@@ -233,7 +229,6 @@ class HFCausalBackend(HFBackend):
                 cont_ids, cont_mask = pad_rows(part_conts, self.pad_id, width=longest)
                 lengths = mask.sum(-1)[rows]
                 cache = DynamicCache([(k[rows], v[rows]) for k, v in layers])
-                self.forward_passes += 1
                 hidden = self.body(
                     input_ids=cont_ids.to(self.device),
                     attention_mask=torch.cat([mask[rows], cont_mask.to(self.device)], dim=1),
@@ -275,7 +270,6 @@ class HFCausalBackend(HFBackend):
 
     def naive_sum(self, layout: Layout) -> float:
         ids = self.tensor([[*layout.prefix, *layout.inputs]])
-        self.forward_passes += 1
         logits = self.model(input_ids=ids, use_cache=False).logits[0]
         rows = logits[layout.first : layout.first + len(layout.targets)]
         return float(self.target_logprobs(rows, self.tensor(layout.targets)).double().sum())
@@ -286,21 +280,17 @@ class HFCausalBackend(HFBackend):
         # packed first: on CPU it beats kv, whose cache concatenation costs more than the
         # attention packed spends on masked-out pairs (benchmarks/bench_evaluator.py)
         options = [] if _sliding_window(self.config) else list(WINDOWLESS)
-        passes = self.forward_passes
-        try:
-            for strategy in [*options, "expand"]:
-                try:
-                    difference = self._probe(strategy)
-                except Exception as exc:  # a model that cannot take this strategy's inputs
-                    self.probe_report[strategy] = f"failed: {type(exc).__name__}: {exc}"[:200]
-                    continue
-                tolerance = 1e-3 if self.dtype == torch.float32 else 0.15
-                self.probe_report[strategy] = f"max difference {difference:.2e}"
-                if difference <= tolerance:
-                    return strategy
-            return "naive"
-        finally:
-            self.forward_passes = passes  # count scoring passes only
+        for strategy in [*options, "expand"]:
+            try:
+                difference = self._probe(strategy)
+            except Exception as exc:  # a model that cannot take this strategy's inputs
+                self.probe_report[strategy] = f"failed: {type(exc).__name__}: {exc}"[:200]
+                continue
+            tolerance = 1e-3 if self.dtype == torch.float32 else 0.15
+            self.probe_report[strategy] = f"max difference {difference:.2e}"
+            if difference <= tolerance:
+                return strategy
+        return "naive"
 
     def _probe(self, strategy: str) -> float:
         vocab = self.head.weight.shape[0]

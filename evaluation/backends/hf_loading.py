@@ -314,13 +314,12 @@ def load_tokenizer(model: str, revision: str | None = None, trust_remote_code: b
     return tokenizer
 
 
-def config_window(config, tokenizer=None) -> int | None:
+def config_window(config) -> int | None:
     for name in WINDOW_ATTRIBUTES:
         value = getattr(config, name, None)
         if isinstance(value, int) and value > 0:
             return value
-    limit = getattr(tokenizer, "model_max_length", None)
-    return limit if isinstance(limit, int) and 0 < limit < 1_000_000 else None
+    return None
 
 
 @contextlib.contextmanager

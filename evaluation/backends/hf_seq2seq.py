@@ -91,7 +91,6 @@ class HFSeq2SeqBackend(HFBackend):
 
         ids, mask = pad_rows([chunk.prefix for chunk in batch], self.pad_id)
         mask = mask.to(self.device)
-        self.forward_passes += 1
         encoded = self.model.get_encoder()(
             input_ids=ids.to(self.device), attention_mask=mask
         ).last_hidden_state
@@ -105,7 +104,6 @@ class HFSeq2SeqBackend(HFBackend):
             rows = self.tensor([b for b, _ in part])
             inputs = [layouts[index].inputs for _, index in part]
             dec, dec_mask = pad_rows(inputs, self.pad_id, width=longest)
-            self.forward_passes += 1
             logits = self.model(
                 encoder_outputs=BaseModelOutput(last_hidden_state=encoded[rows]),
                 attention_mask=mask[rows],
@@ -130,7 +128,6 @@ class HFSeq2SeqBackend(HFBackend):
         return results
 
     def naive_sum(self, layout: Layout) -> float:
-        self.forward_passes += 1
         logits = self.model(
             input_ids=self.tensor([layout.prefix]),
             decoder_input_ids=self.tensor([layout.inputs]),

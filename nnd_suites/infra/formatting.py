@@ -56,11 +56,11 @@ def p_value(value: float | None) -> str:
     return f"{value:.2g}" if value >= 1e-4 else f"{value:.1e}"
 
 
-def number(value: float | None, digits: int = 2, signed: bool = True) -> str:
-    """A statistic such as a correlation: ``+0.42``."""
+def number(value: float | None, digits: int = 2) -> str:
+    """A statistic such as a correlation, signed: ``+0.42``."""
     if value is None:
         return NA
-    return f"{value:+.{digits}f}" if signed else f"{value:.{digits}f}"
+    return f"{value:+.{digits}f}"
 
 
 def number_interval(ci: Sequence[float] | None, digits: int = 2) -> str:

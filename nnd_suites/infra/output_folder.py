@@ -157,22 +157,20 @@ def _describe(folder: Path) -> str:
     return f"{len(entries)} entr{'y' if len(entries) == 1 else 'ies'}{what}: {shown}"
 
 
-def check_output_folder(
-    out: str | Path, kind: str, *, carry: Mapping[str, str] | None = None
-) -> Path:
+def check_output_folder(out: str | Path, kind: str) -> Path:
     """Fail before any work when ``out`` cannot receive an output of ``kind``.
 
-    ``out`` must be new, empty, or an earlier output of the same kind (replaced as a whole).
-    ``carry`` (sub-folder -> kind) names sub-folders that may already be there, written earlier
-    by the same command, which the new output keeps (robustness.write_report keeps the
-    evaluation/ its report was computed from)."""
-    _check(Path(out), real_target(out), kind, carry)
+    ``out`` must be new, empty, or an earlier output of the same kind (replaced as a whole)."""
+    _check(Path(out), real_target(out), kind, None)
     return Path(out)
 
 
 def _check(shown: Path, out: Path, kind: str, carry: Mapping[str, str] | None) -> None:
     """:func:`check_output_folder` on ``out``, the path :func:`real_target` resolved (the one the
-    swap replaces), named in messages as the user gave it (``shown``)."""
+    swap replaces), named in messages as the user gave it (``shown``); ``carry`` (sub-folder ->
+    kind) names sub-folders that may already be there, written earlier by the same command, which
+    the new output keeps (robustness.write_report keeps the evaluation/ its report was computed
+    from)."""
     spec = kind_of(kind)
     _refuse_a_path_that_is_not_utf8(shown, out)
     if out.is_symlink() or (out.exists() and not out.is_dir()):

@@ -7,7 +7,6 @@ the pre-commit hook validate ``quality_maps/*.yaml``; a test fails when it is ou
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
@@ -23,7 +22,6 @@ from nnd_suites.quality_map.rules import RULE_KINDS, RatingRule
 
 SCHEMA_FILE = "quality_map.schema.json"
 SCHEMA_ID = "https://github.com/nnd-suites/nnd-suites/schemas/quality_map.schema.json"
-REGENERATE = "nnd-suites schema --quality-map"
 
 Label = Annotated[str, Field(min_length=1)]
 
@@ -157,10 +155,6 @@ def generate_schema() -> dict[str, Any]:
         by_alias=True, schema_generator=_SchemaGenerator
     )
     return {"$schema": "https://json-schema.org/draft/2020-12/schema", "$id": SCHEMA_ID, **schema}
-
-
-def schema_text() -> str:
-    return json.dumps(generate_schema(), indent=2) + "\n"
 
 
 def write_schema(folder: str | Path) -> Path:

@@ -66,11 +66,14 @@ def read_csv(
         raise _not_decodable(path, encoding) from None
 
 
-def sniff_delimiter(path: Path, encoding: str = "utf-8") -> str:
-    """The one of :data:`SEPARATORS` that splits the header of ``path`` into the most columns
-    (the comma on a tie): what a delimiter is proposed from."""
-    with _open_text(path, "utf-8-sig" if encoding == "utf-8" else encoding) as handle:
-        header = handle.readline(2**16)
+def sniff_delimiter(path: Path) -> str:
+    """The one of :data:`SEPARATORS` that splits the header of ``path`` (UTF-8) into the most
+    columns (the comma on a tie): what a delimiter is proposed from."""
+    try:
+        with _open_text(path, "utf-8-sig") as handle:
+            header = handle.readline(2**16)
+    except UnicodeDecodeError:  # decoded a block ahead: a later line's byte fails here too
+        raise _not_decodable(path, "utf-8").with_hint("save the sample as UTF-8") from None
     counts = {sep: len(next(csv.reader([header], delimiter=sep), [])) for sep in SEPARATORS}
     return max(SEPARATORS, key=lambda sep: counts[sep])  # max keeps the first of a tie
 

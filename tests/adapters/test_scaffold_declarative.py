@@ -158,6 +158,18 @@ def test_a_gzipped_json_sample_is_read_and_a_broken_one_named_at_its_line(tmp_pa
         write_declarative(root, "broken", broken)
 
 
+def test_a_csv_sample_that_is_not_utf8_is_named_at_its_line(tmp_path, capsys):
+    # sniffing the delimiter decoded the sample's first block unguarded: a Latin-1 row (even
+    # below a plain header) ended `new-adapter --declarative --sample` in a UnicodeDecodeError
+    # traceback, exit status 1
+    sample = tmp_path / "latin1.csv"
+    sample.write_bytes("id,output,rating\n1,caf\xe9,3\n".encode("latin-1"))
+    root = str(_root(tmp_path))
+    assert main(["new-adapter", "x", "--declarative", "--sample", str(sample), "--root", root]) == 3
+    assert "latin1.csv:2: not utf-8 text" in capsys.readouterr().err
+    assert not list((tmp_path / "adapters").iterdir())
+
+
 def test_the_proposal_asks_which_end_of_the_rating_scale_is_better(tmp_path):
     # an error count proposed as a rating, read higher-is-better unsaid, swapped every pair
     spec, text = _propose(

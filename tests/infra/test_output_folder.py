@@ -10,7 +10,7 @@ import jsonschema
 import pytest
 
 from nnd_suites.errors import OutputFolderError
-from nnd_suites.evaluation.outputs import REPORT_FILE, write_report
+from nnd_suites.evaluation.outputs import write_report
 from nnd_suites.evaluation.report_schemas import report_schemas
 from nnd_suites.infra.output_folder import (
     MARKER_FILE,
@@ -21,6 +21,7 @@ from nnd_suites.infra.output_folder import (
 from nnd_suites.infra.output_kinds import KINDS
 
 ROOT = Path(__file__).resolve().parents[2]
+REPORT_FILE = KINDS["report"].main_file
 
 
 def snapshot(folder: Path) -> dict[str, bytes]:
@@ -224,12 +225,18 @@ def test_the_guard_runs_again_before_the_swap(report, tmp_path):
 def test_carried_sub_folders_must_hold_their_kind(report, tmp_path):
     out = tmp_path / "rob"
     write_report(report, out / "evaluation")
-    check_output_folder(out, "robustness", carry={"evaluation": "report"})
     with pytest.raises(OutputFolderError):
         check_output_folder(out, "robustness")  # not carried: a foreign folder
     (out / "notes.txt").write_text("mine")
-    with pytest.raises(OutputFolderError, match="notes.txt"):
-        check_output_folder(out, "robustness", carry={"evaluation": "report"})
+    with (
+        pytest.raises(OutputFolderError, match="notes.txt"),
+        output_folder(out, "robustness", carry={"evaluation": "report"}),
+    ):
+        pass
+    (out / "notes.txt").unlink()
+    with output_folder(out, "robustness", carry={"evaluation": "report"}):
+        pass
+    assert holds_kind(out, "robustness") and holds_kind(out / "evaluation", "report")
 
 
 def test_every_report_kind_is_in_the_schema_table_and_shipped():

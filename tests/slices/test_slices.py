@@ -203,7 +203,7 @@ def test_report_says_when_subsets_overlap(quiz_design_suite, heuristic_report):
     """Quiz Design merges word-for-word identical questions of several systems into one
     candidate, so a test can sit in several worse_system subsets; the report says so under that
     table only (the length subsets partition the tests)."""
-    from nnd_suites.evaluation.outputs import markdown
+    from nnd_suites.evaluation.report_markdown import markdown
 
     report = heuristic_report([quiz_design_suite], "length", lambda text: float(len(text)))
     result = report.suites["quiz_design"]
