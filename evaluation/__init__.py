@@ -19,6 +19,8 @@ __getattr__, __dir__, __all__ = lazy_loader.attach(
     submod_attrs={
         "backend": [
             "BACKENDS",
+            "MODES",
+            "SCORING_VERSION",
             "Backend",
             "BackendMetadata",
             "Score",
@@ -26,11 +28,19 @@ __getattr__, __dir__, __all__ = lazy_loader.attach(
             "load_backend",
             "register_backend",
         ],
+        "arguments": ["resolve_mode"],
+        "cache": ["ScoreCache", "default_cache_dir"],
         "evaluator": ["evaluate"],
-        "report": ["EvaluationReport"],
+        "report": [
+            "EvaluationReport",
+            "RequestCounts",
+            "SuiteResult",
+            "TestOutcome",
+            "test_outcomes",
+        ],
     },
 )
-# the core's outcome rule, imported as usual
-from nnd_suites.statistics.outcomes import verdict  # noqa: E402, F401
+# the core's rates, imported as usual (pydantic models only)
+from nnd_suites.statistics.outcomes import Outcome, Rate, rate, verdict, wilson  # noqa: E402, F401
 
-__all__ = sorted([*__all__, "verdict"])
+__all__ = sorted([*__all__, "Outcome", "Rate", "rate", "verdict", "wilson"])

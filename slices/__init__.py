@@ -14,6 +14,7 @@ from nnd_suites.slices.base import (
     SliceMetadata,
     SliceSets,
     SliceTest,
+    make_slice,
     register_slice,
     suite_slices,
 )
@@ -25,6 +26,7 @@ __all__ = [
     "SliceMetadata",
     "SliceSets",
     "SliceTest",
+    "make_slice",
     "register_slice",
     "suite_slices",
 ]

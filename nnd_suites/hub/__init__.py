@@ -9,7 +9,7 @@ reads the same folder or repository as rows.
 
 from __future__ import annotations
 
-from nnd_suites.hub.export import export_suites, refresh_card
+from nnd_suites.hub.export import ExportResult, export_suites, refresh_card
 from nnd_suites.hub.layout import exported_configs
 from nnd_suites.hub.load import (
     HUB_PREFIX,
@@ -18,12 +18,14 @@ from nnd_suites.hub.load import (
     parse_hub_spec,
     read_exported_config,
 )
-from nnd_suites.hub.publish import publish_suites
+from nnd_suites.hub.publish import PublishResult, publish_suites
 from nnd_suites.suite import suite_features
 
 __all__ = [
     "HUB_PREFIX",
+    "ExportResult",
     "HubSpec",
+    "PublishResult",
     "export_suites",
     "exported_configs",
     "load_hub_config",

@@ -9,7 +9,7 @@ file and line.
 """
 
 from nnd_suites.quality_map.core import QualityMap, builtin_quality_maps
-from nnd_suites.quality_map.model import generate_schema, write_schema
+from nnd_suites.quality_map.model import QualityMapDefinition, generate_schema, write_schema
 from nnd_suites.quality_map.rule_base import Assessment, level_key
 from nnd_suites.quality_map.rules import GradedRule, MajorityTopRule, NumericRule, RatingRule
 
@@ -19,6 +19,7 @@ __all__ = [
     "MajorityTopRule",
     "NumericRule",
     "QualityMap",
+    "QualityMapDefinition",
     "RatingRule",
     "builtin_quality_maps",
     "generate_schema",
