@@ -11,7 +11,7 @@ import sys
 import time
 import uuid
 from collections.abc import Callable, Iterable, Sequence
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -211,7 +211,7 @@ def evaluate(
         raise NNDError("a reference model was given but no scorer uses one (the ratio scorer does)")
     report = EvaluationReport(
         nnd_suites_version=__version__,
-        created=datetime.now(timezone.utc).isoformat(timespec="seconds"),
+        created=datetime.now(UTC).isoformat(timespec="seconds"),
         run_id=uuid.uuid4().hex,
         model=model_name,
         backend=scorer.describe(),

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -284,7 +284,7 @@ def verify_suite(
             by_category[category] = found
     report = VerifyReport(
         nnd_suites_version=__version__,
-        created=datetime.now(timezone.utc).isoformat(timespec="seconds"),
+        created=datetime.now(UTC).isoformat(timespec="seconds"),
         suite=plan.name,
         content_hash=plan.content_hash,
         measure=scores.measure,
