@@ -15,9 +15,11 @@ from typing import Any
 
 import yaml
 
+from nnd_suites.declarative.model import SCHEMA_FILE
 from nnd_suites.errors import NNDError
 from nnd_suites.infra.atomic import atomic_directory, atomic_write_text
-from nnd_suites.scaffold.writer import _template, check_name, check_root
+from nnd_suites.quality_map.model import SCHEMA_FILE as MAP_SCHEMA
+from nnd_suites.scaffold.writer import _template, check_name, check_root, schema_line
 from nnd_suites.sources.delimited import read_csv, sniff_delimiter
 from nnd_suites.sources.readers import read_json_array, read_jsonl, read_tsv
 
@@ -190,10 +192,7 @@ def _mark_guesses(text: str) -> str:
 
 
 def _map_text(name: str, spec: dict[str, Any]) -> str:
-    head = (
-        "# yaml-language-server: $schema=../nnd_suites/schemas/quality_map.schema.json\n"
-        f"name: {name}\ndescription: TODO the rule in words, as the dataset card shows it.\n"
-    )
+    head = f"name: {name}\ndescription: TODO the rule in words, as the dataset card shows it.\n"
     if "comparisons" in spec:
         return head + (
             "labels: [preferred, other]\ntiers:\n  - [preferred]\n  - [other]\n"
@@ -221,8 +220,8 @@ def write_declarative(root: Path, name: str, sample: Path) -> tuple[list[Path], 
             raise NNDError(f"{path} already exists; pick another name or remove it first")
     unused = _unused(spec, row)
     header = (
-        "# yaml-language-server: $schema=../../nnd_suites/schemas/declarative_source.schema.json\n"
-        f"# Proposed from {sample.name}; columns found: {', '.join(row)}.\n"
+        schema_line(root, folder / "source.yaml", SCHEMA_FILE)
+        + f"# Proposed from {sample.name}; columns found: {', '.join(row)}.\n"
         + (f"# Columns not read (add any that matter): {', '.join(unused)}.\n" if unused else "")
         + "# Every value is a guess from the header: check each, and replace every TODO.\n"
     )
@@ -237,5 +236,6 @@ def write_declarative(root: Path, name: str, sample: Path) -> tuple[list[Path], 
         (tmp / "README.md").write_text(
             _template("README.md.txt").substitute(fields), encoding="utf-8"
         )
-        atomic_write_text(map_path, _map_text(name, spec))
+        map_text = schema_line(root, map_path, MAP_SCHEMA) + _map_text(name, spec)
+        atomic_write_text(map_path, map_text)
     return [*sorted(p for p in folder.rglob("*") if p.is_file()), map_path], list(row)

@@ -6,8 +6,10 @@ from __future__ import annotations
 import csv
 import gzip
 import json
+import shutil
 import subprocess
 import sys
+from importlib import resources
 from pathlib import Path
 from typing import Any
 
@@ -208,3 +210,31 @@ def test_a_rater_column_and_a_comparisons_two_systems_are_proposed(tmp_path):
     pairs = pairs_spec.comparisons
     assert (pairs.system_a, pairs.system_b, pairs.rater) == ("model_a", "model_b", "judge")
     assert "system_a: model_a  # CHECK" in pairs_text
+
+
+def test_the_schema_comments_point_at_a_schema_file_in_a_clone_and_in_an_install(tmp_path):
+    """`$schema=../../nnd_suites/schemas/...` was written everywhere: outside a clone (nnd-suites
+    installed with pip) no file was there for the editor to read."""
+    from urllib.request import url2pathname
+
+    from nnd_suites.scaffold.writer import write_adapter
+
+    (tmp_path / "install").mkdir(), (tmp_path / "clone").mkdir()
+    for root in (_root(tmp_path / "install"), _root(tmp_path / "clone")):
+        if root.name == "clone":
+            shutil.copytree(
+                Path(str(resources.files("nnd_suites.schemas"))), root / "nnd_suites" / "schemas"
+            )
+        write_declarative(root, "mine", _fixture("simpeval_2022"))
+        write_adapter(root, "stub", "likert")
+        written = ("adapters/mine/source.yaml", "quality_maps/mine.yaml", "quality_maps/stub.yaml")
+        for path in (root / relative for relative in written):
+            target = path.read_text("utf-8").splitlines()[0].split("$schema=", 1)[1]
+            if root.name == "clone":
+                schema = (path.parent / target).resolve()
+                assert schema.parent == (root / "nnd_suites" / "schemas").resolve(), target
+            else:
+                assert target.startswith("file:///"), target
+                schema = Path(url2pathname(target.removeprefix("file://")))
+            assert schema.name.removesuffix(".schema.json") in ("quality_map", "declarative_source")
+            assert json.loads(schema.read_text("utf-8"))["$id"].endswith(schema.name)

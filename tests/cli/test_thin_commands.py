@@ -192,3 +192,16 @@ def test_compare_runs_records_where_each_side_came_from(
     capsys.readouterr()
     assert main(["compare", str(saved_run), str(tmp_path / "again"), "--json"]) == 0
     assert capsys.readouterr().out.strip() == comparison.model_dump_json(indent=2)
+
+
+def test_schema_writes_every_schema_the_package_ships_as_shipped(tmp_path, capsys):
+    """`schema` wrote no declarative_source.schema.json (source.yaml's), and no command
+    regenerated the shipped one."""
+    from importlib import resources
+
+    shipped = resources.files("nnd_suites.schemas")
+    names = {p.name for p in shipped.iterdir() if p.name.endswith(".schema.json")}
+    assert main(["schema", "--out", str(tmp_path)]) == 0
+    assert {p.name for p in tmp_path.iterdir()} == names
+    for name in names:
+        assert (tmp_path / name).read_text("utf-8") == shipped.joinpath(name).read_text("utf-8")
