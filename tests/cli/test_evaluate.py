@@ -119,6 +119,19 @@ def test_tiny_model_command_makes_an_offline_model(tmp_path, capsys):
     assert summary["backend"]["backend"] == "hf_seq2seq"
 
 
+def test_a_model_the_tiny_command_wrote_is_reported_as_a_pipeline_check(tmp_path, capsys):
+    """Random weights written by `python -m nnd_suites.evaluation.tiny OUT` were reported as a
+    real model's: no PIPELINE CHECK note (only nnd-suites:tiny-random's name carried one)."""
+    from nnd_suites.evaluation.tiny import main as tiny_main
+
+    assert tiny_main([str(tmp_path / "m"), "--suite", "challenge300"]) == 0
+    argv = ["evaluate", "--suite", "challenge300", "--model", str(tmp_path / "m"), "--limit", "3"]
+    assert main([*argv, "--no-cache", "--out", str(tmp_path / "run")]) == 0
+    printed = capsys.readouterr()
+    assert "PIPELINE CHECK" in printed.out and "PIPELINE CHECK" in printed.err
+    assert "PIPELINE CHECK" in (tmp_path / "run" / "report.md").read_text().split("## ")[0]
+
+
 def test_limit_scores_the_first_groups_only(tiny_causal_model, tmp_path, capsys):
     argv = ["evaluate", "--suite", "challenge300", "--model", str(tiny_causal_model)]
     assert main([*argv, "--limit", "7", "--json", "--quiet", "--no-cache"]) == 0
