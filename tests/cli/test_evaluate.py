@@ -264,9 +264,14 @@ def test_validate_help_names_the_export_folders_it_checks():
 def test_schema_help_names_every_schema_it_writes(tmp_path):
     """schema's help said 'suite files'; it writes the quality map's and every report's too."""
     text = " ".join(build_parser().commands["schema"].format_help().split())
-    assert "Write the JSON Schemas of suite files, quality maps and reports." in text
+    assert "Write the JSON Schemas of suite files, quality maps, source.yaml and reports." in text
     assert main(["schema", "--out", str(tmp_path)]) == 0
-    assert {"quality_map.schema.json", "verify.schema.json"} <= {p.name for p in tmp_path.iterdir()}
+    written = {p.name for p in tmp_path.iterdir()}
+    assert {
+        "quality_map.schema.json",
+        "verify.schema.json",
+        "declarative_source.schema.json",
+    } <= written
 
 
 def test_data_parallel_is_refused_where_it_cannot_help(tmp_path, capsys):
