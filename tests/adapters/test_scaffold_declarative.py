@@ -238,3 +238,33 @@ def test_the_schema_comments_point_at_a_schema_file_in_a_clone_and_in_an_install
                 schema = Path(url2pathname(target.removeprefix("file://")))
             assert schema.name.removesuffix(".schema.json") in ("quality_map", "declarative_source")
             assert json.loads(schema.read_text("utf-8"))["$id"].endswith(schema.name)
+
+
+def test_a_chosen_rejected_table_gets_two_texts_and_says_what_it_cannot_know(tmp_path):
+    """hh-rlhf's chosen/rejected was proposed as context `chosen` and text_a = text_b =
+    `rejected`, the winner `chosen`: a preference in the columns' names, never said."""
+    rows = [{"chosen": f"Human: hi {i} Assistant: hello", "rejected": "H: x A: no"} for i in "12"]
+    (tmp_path / "hh.jsonl").write_text("".join(json.dumps(row) + "\n" for row in rows))
+    spec, text = _propose(_root(tmp_path), "my_hh", tmp_path / "hh.jsonl")
+    pairs = spec.comparisons
+    assert (pairs.text_a, pairs.text_b, pairs.winner) == (
+        "chosen",
+        "rejected",
+        "TODO_winner_column",
+    )
+    assert spec.group.context == {"todo_context_column": "TODO_context_column"}
+    assert "# CHECK: chosen and rejected are the two texts, the preference in their names" in text
+    assert "# CHECK: no column holds the context the texts answer" in text
+
+
+def test_an_id_unique_per_row_does_not_key_the_groups_and_a_missing_system_is_said(tmp_path):
+    """sfres was keyed on doc_id, different on every row (no group held two outputs), and with no
+    system column every system became `unknown` unsaid."""
+    root = _root(tmp_path)
+    sample = ADAPTERS.get("sfres").folder() / "fixtures" / "sfres_sample.json"
+    spec, text = _propose(root, "my_sf", sample)
+    assert spec.group.key == ["source"] and spec.candidates.system.value == "unknown"
+    assert "# CHECK: doc_id differs on every row of the sample" in text
+    assert "# CHECK: no column names the system: every output's system is `unknown`" in text
+    groups = _read_groups(root, "my_sf", sample)
+    assert groups and all(len(group.candidates) > 1 for group in groups)
