@@ -63,6 +63,16 @@ def test_slices_prints_the_library_slice_rates(saved_run, challenge300_suite, ca
         )
 
 
+def test_slices_columns_line_up_whatever_the_width_of_n(saved_run, capsys):
+    """`n=27  pass ...` beside `n=300  pass ...`: the pass column moved with n's width."""
+    assert main(["slices", "challenge300", "--run", str(saved_run)]) == 0
+    lines = [line for line in capsys.readouterr().out.splitlines() if " n=" in line]
+    widths = {len(line.split(" n=")[1].split()[0]) for line in lines}
+    assert len(widths) > 1, "the counts all have one width: nothing to line up"
+    assert len({line.index(" n=") for line in lines}) == 1
+    assert len({line.index("  pass ") for line in lines if "  pass " in line}) == 1
+
+
 def test_verify_systems_from_arguments_and_file(tmp_path):
     from nnd_suites.evaluation.verify.run import collect_systems
 
