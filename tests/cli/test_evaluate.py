@@ -23,7 +23,10 @@ def test_json_output_is_one_object(tiny_causal_model, tmp_path, capsys):
     assert main(["evaluate", *both, *options, "--out", str(run)]) == 2
     captured = capsys.readouterr()
     assert captured.out == "" and not run.exists()
-    assert "suite 'challenge300' is given twice: suites 1 and 2" in captured.err
+    assert (
+        f"suite 'challenge300' is given twice: suites 1 ({suite_dir.resolve()}) and 2 "
+        "(builtin:challenge300)"
+    ) in " ".join(captured.err.split())
     assert "give each suite once" in captured.err
     code = main(["evaluate", "--suite", str(suite_dir), *options, "--out", str(run)])
     captured = capsys.readouterr()
