@@ -6,6 +6,7 @@ the forward passes to each call (the backend also keeps each request's tokenisat
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from functools import cached_property
@@ -19,7 +20,10 @@ from nnd_suites.records.templates import render_template as render
 from nnd_suites.resolve import resolve_suites, suite_origins, suite_specs
 from nnd_suites.statistics.outcomes import Outcome
 from nnd_suites.suite import Suite, SuiteManifest
+from nnd_suites.suite.manifest import CANDIDATES_SECTION, PAIRS_SECTION
 from nnd_suites.transformations import normalize_suite
+
+logger = logging.getLogger(__name__)
 
 SuiteSpec = str | Path | Suite
 #: ``--limit``: N first context groups of each suite, or a fraction 0 < x < 1 of its groups
@@ -159,13 +163,15 @@ def _plans(
     manifests: list[SuiteManifest],
     origins: list[str | None],
 ) -> list[Plan]:
-    _refuse_repeats(suites, [manifest.content_hash for manifest in manifests])
-    plans, names = [], set()
+    _refuse_repeats(suites, [manifest.content_hash for manifest in manifests], origins)
+    plans: list[Plan] = []
+    names: set[str] = set()
     for suite, manifest, origin in zip(suites, manifests, origins, strict=True):
         name, number = suite.name, 2
         while name in names:  # two different suites of one name (two builds, two subsets)
             name, number = f"{suite.name}_{number}", number + 1
         names.add(name)
+        _warn_if_same_tests(plans, name, suite.name, manifest, origin)
         template_name, text = resolve_template(suite, template)
         plans.append(
             Plan(
@@ -181,7 +187,32 @@ def _plans(
     return plans
 
 
-def _refuse_repeats(suites: list[Suite], hashes: list[str]) -> None:
+def _warn_if_same_tests(
+    plans: list[Plan], name: str, suite_name: str, manifest: SuiteManifest, origin: str | None
+) -> None:
+    """Two builds of one source (``build X --out suites/c300`` beside ``suites/X``, read from
+    another path) differ in their manifests only, so both are scored and reported (NAME, NAME_2);
+    their identical tests are said, naming both (their texts are scored once: one request each)."""
+    tests = (PAIRS_SECTION, CANDIDATES_SECTION)
+    sections = manifest.section_hashes
+    for plan in plans:
+        if plan.suite.name == suite_name and all(
+            plan.section_hashes.get(s) == sections.get(s) for s in tests
+        ):
+            differ = [k for k in sections if plan.section_hashes.get(k) != sections[k]]
+            logger.warning(
+                "suites %s (%s) and %s (%s) hold identical tests (the same pairs and candidates; "
+                "their manifests differ in %s): both are reported, their texts scored once; give "
+                "one of them to report its tests once",
+                plan.name,
+                plan.given_as or "a Suite object",
+                name,
+                origin or "a Suite object",
+                ", ".join(differ),
+            )
+
+
+def _refuse_repeats(suites: list[Suite], hashes: list[str], origins: list[str | None]) -> None:
     """The same suite given twice (a folder and its built-in name, one folder two ways, ``all``
     beside a name it holds) would be reported twice, once as ``NAME_2``: refused, as
     ``robustness`` and ``verify`` refuse a repeat. Same name and same content hash (before any
@@ -190,8 +221,9 @@ def _refuse_repeats(suites: list[Suite], hashes: list[str]) -> None:
     for position, (suite, content_hash) in enumerate(zip(suites, hashes, strict=True), 1):
         earlier = first.setdefault((suite.name, content_hash), position)
         if earlier != position:
+            at = [f" ({origins[i - 1]})" if origins[i - 1] else "" for i in (earlier, position)]
             raise NNDError(
-                f"suite {suite.name!r} is given twice: suites {earlier} and {position} (in the "
-                "order given, `all` counting as the suites it names) hold the same tests; give "
-                "each suite once"
+                f"suite {suite.name!r} is given twice: suites {earlier}{at[0]} and "
+                f"{position}{at[1]} (in the order given, `all` counting as the suites it names) "
+                "hold the same tests; give each suite once"
             )

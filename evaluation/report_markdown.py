@@ -16,6 +16,7 @@ from nnd_suites.evaluation.scorers import SCORERS
 from nnd_suites.evaluation.sensitivity import Sensitivity
 from nnd_suites.evaluation.task_grouping import BASELINE_COLUMNS, task_rows
 from nnd_suites.evaluation.tiny import EMBEDDED, EMBEDDED_FOLDER, EMBEDDED_NOTE
+from nnd_suites.evaluation.tiny.stamp import random_weights
 from nnd_suites.infra.formatting import code, count, percent, plural, rate_with_interval
 from nnd_suites.infra.formatting import p_value as format_p
 from nnd_suites.infra.markdown import render
@@ -77,8 +78,9 @@ def _backend_header(backend: dict, report: EvaluationReport) -> str:
 
 
 def is_embedded(model: str) -> bool:
-    """Whether the run scored the embedded random-weights pipeline-check model."""
-    return model == EMBEDDED or EMBEDDED_FOLDER in model
+    """Whether the run scored a random-weights pipeline-check model: the embedded one, or a
+    folder ``python -m nnd_suites.evaluation.tiny`` wrote (its stamp says so)."""
+    return model == EMBEDDED or EMBEDDED_FOLDER in model or random_weights(model)
 
 
 def embedded_heading_note(models: Iterable[str]) -> str:

@@ -83,14 +83,9 @@ def load_suite(
     if text in ADAPTERS.names():
         return _build_shipped(text)
     if path.is_dir():
-        configs = [config.name for config in dataset_configs(path)]
-        if configs:
-            raise NNDError(
-                f"{path} is an export folder with configs {configs}; name one: "
-                f"{path / configs[0]} (or load_suite({str(path)!r}, {configs[0]!r})); where "
-                "several suites are taken (evaluate, robustness, export, publish), the folder "
-                "stands for every config"
-            )
+        present = [config.name for config in dataset_configs(path)]
+        if present:
+            raise NNDError(_name_one(path, present))
         raise NNDError(f"{path}: a folder, but not a suite (no {MANIFEST_FILE}); " + _FORMS)
     if path.name == MANIFEST_FILE and path.is_file():  # the suite's manifest: name its folder
         raise NNDError(f"{path}: a suite's manifest; name its folder, {path.parent}")
@@ -99,6 +94,26 @@ def load_suite(
     if _looks_like_a_path(text):
         raise NNDError(f"{path}: no such folder; " + _FORMS)
     raise UnknownItemError("suite", text, ADAPTERS.names(), hint=_FORMS)
+
+
+def _name_one(path: Path, present: list[str]) -> str:
+    """What ``path``, a dataset folder given where one suite is taken, holds, as ``validate``
+    says it: its configs, and the suite folders named after no suite of theirs (no config: left
+    out of its card, and ``load_suite(FOLDER, NAME)`` refuses them)."""
+    from nnd_suites.hub.export import misnamed_suites  # the Hub client: only when needed
+
+    left_out = misnamed_suites(path)
+    configs = [name for name in present if name not in left_out]
+    held = ", ".join(f"{name} holds suite {suite!r}" for name, suite in left_out.items())
+    first = (configs or list(left_out))[0]
+    return (
+        f"{path} is an export folder with configs {configs}"
+        + (f" and suite folders that are no config ({held})" if left_out else "")
+        + f"; name one: {path / first}"
+        + (f" (or load_suite({str(path)!r}, {first!r}))" if configs else "")
+        + "; where several suites are taken (evaluate, robustness, export, publish), the folder "
+        + ("stands for every config and suite folder" if left_out else "stands for every config")
+    )
 
 
 _FORMS = "a suite is " + "; or ".join(

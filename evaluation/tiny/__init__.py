@@ -16,7 +16,7 @@ from pathlib import Path
 
 from nnd_suites.errors import NNDError, UnknownItemError
 from nnd_suites.evaluation.progress import quiet_transformers_off_terminal
-from nnd_suites.evaluation.tiny.stamp import stamp_problem, write_stamp
+from nnd_suites.evaluation.tiny.stamp import random_weights, stamp_problem, write_stamp
 from nnd_suites.infra.atomic import atomic_directory, folder_lock
 from nnd_suites.infra.builtin_models import BUILTIN_MODELS, BUILTIN_PREFIX, EMBEDDED
 from nnd_suites.infra.output_folder import check_output_folder, output_folder
@@ -32,11 +32,11 @@ BART_SPECIALS = ("<s>", "<pad>", "</s>", "<unk>")
 
 #: Folder name of the embedded model: the path is what reports show as the model.
 EMBEDDED_FOLDER = "tiny-random-PIPELINE-CHECK-figures-mean-nothing"
-#: What every output says when the embedded model was scored.
+#: What every output says when a tiny random model (:func:`.stamp.random_weights`) was scored.
 EMBEDDED_NOTE = (
-    f"PIPELINE CHECK: {EMBEDDED} is a tiny model with random weights made on the spot (nothing "
-    "downloaded); its pass rates mean nothing. Score a real model with MODEL=... (or --model "
-    "ID_OR_FOLDER)."
+    f"PIPELINE CHECK: a tiny model with random weights ({EMBEDDED}, made on the spot, or one "
+    "`python -m nnd_suites.evaluation.tiny` wrote); its pass rates mean nothing. Score a real "
+    "model with MODEL=... (or --model ID_OR_FOLDER)."
 )
 
 
@@ -227,10 +227,12 @@ def embedded_or(model: str) -> str:
 
 def resolve_embedded(models: list[str]) -> tuple[list[str], bool]:
     """``models`` with the embedded model's name (:data:`EMBEDDED`, the README's default, no
-    download) replaced by its folder, made on first use; and whether it was among them."""
-    if not any(model.startswith((BUILTIN_PREFIX, SUITE_PREFIX)) for model in models):
-        return models, False
-    return [embedded_or(model) for model in models], EMBEDDED in models
+    download) replaced by its folder, made on first use; and whether one of them is a tiny model
+    with random weights (that one, or a folder :func:`main` wrote)."""
+    named = EMBEDDED in models
+    if any(model.startswith((BUILTIN_PREFIX, SUITE_PREFIX)) for model in models):
+        models = [embedded_or(model) for model in models]
+    return models, named or any(map(random_weights, models))
 
 
 def main(argv: list[str] | None = None) -> int:

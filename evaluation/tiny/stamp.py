@@ -48,6 +48,16 @@ def write_stamp(folder: Path, architecture: str, seed: int, suites: list[str]) -
     return folder / STAMP_FILE
 
 
+def random_weights(model: str) -> bool:
+    """Whether ``model`` is a folder this package stamped: a tiny model with random weights
+    (the embedded one, or ``python -m nnd_suites.evaluation.tiny OUT``'s), whose figures are a
+    pipeline check and must say so wherever its name is shown."""
+    try:
+        return (Path(model).expanduser() / STAMP_FILE).is_file()
+    except (OSError, ValueError):  # a Hub id or a name no folder can have
+        return False
+
+
 def stamp_problem(folder: Path) -> str | None:
     """Why ``folder`` is not a whole stamped tiny model (None when it is)."""
     path = folder / STAMP_FILE

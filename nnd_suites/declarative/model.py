@@ -1,6 +1,7 @@
 """``source.yaml`` as pydantic models: how one table becomes groups of rated candidates or judged
 pairs. ``nnd_suites/schemas/declarative_source.schema.json`` is generated from them (a test fails
-when it is out of date; regenerate with :func:`write_schema`), like the quality map's schema.
+when it is out of date; regenerate it: ``nnd-suites schema --out nnd_suites/schemas``), like
+the quality map's schema.
 """
 
 from __future__ import annotations

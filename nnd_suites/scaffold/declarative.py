@@ -8,16 +8,20 @@ in ``fixtures/`` and written the counts it gives into ``fixtures/expected_stats.
 
 from __future__ import annotations
 
+import itertools
 import json
 import re
+import textwrap
 from pathlib import Path
 from typing import Any
 
 import yaml
 
+from nnd_suites.declarative.model import SCHEMA_FILE
 from nnd_suites.errors import NNDError
 from nnd_suites.infra.atomic import atomic_directory, atomic_write_text
-from nnd_suites.scaffold.writer import _template, check_name, check_root
+from nnd_suites.quality_map.model import SCHEMA_FILE as MAP_SCHEMA
+from nnd_suites.scaffold.writer import _template, check_name, check_root, schema_line
 from nnd_suites.sources.delimited import read_csv, sniff_delimiter
 from nnd_suites.sources.readers import read_json_array, read_jsonl, read_tsv
 
@@ -29,6 +33,11 @@ CONTEXT_HINTS = (
     "original", "source", "src", "context", "article", "input", "prefix", "suffix", "prompt",
 )  # fmt: skip
 SYSTEM_HINTS = ("system", "model", "sys")
+#: the worse text of a preference pair whose better one is `chosen` (hh-rlhf): no winner column
+LOSER_HINTS = ("rejected", "dispreferred", "loser")
+WINNER_HINTS = ("winner", "accept", "prefer", "choice", "chosen")
+#: rows read from the sample to tell a key unique per row (an item id) from a group's
+SAMPLE_ROWS = 1000
 RATER_HINTS = ("rater", "annotator", "worker", "judge", "assessor", "evaluator")
 NUMBER = re.compile(r"-?\d+(\.\d+)?")
 #: a standardised score (z, zscore, z_score, fluency_z): not a rating on the raters' scale
@@ -40,9 +49,9 @@ GUESSED = (
 )  # fmt: skip
 
 
-def sample_columns(sample: Path) -> tuple[dict[str, str], dict[str, Any]]:
+def sample_columns(sample: Path) -> tuple[dict[str, str], list[dict[str, Any]]]:
     """The sample's ``file`` declaration (its format; a csv file's delimiter when it is not a
-    comma) and its first row (nested JSON objects flattened to ``a.b`` keys)."""
+    comma) and its first rows (nested JSON objects flattened to ``a.b`` keys)."""
     name = sample.name.lower().removesuffix(".gz")
     fmt = next((f for f in ("csv", "tsv", "jsonl", "json") if name.endswith("." + f)), None)
     if fmt is None:
@@ -61,10 +70,10 @@ def sample_columns(sample: Path) -> tuple[dict[str, str], dict[str, Any]]:
         rows = read_jsonl(sample)
     else:  # one JSON list: read as the build reads it (.gz, located errors)
         rows = read_json_array(sample)
-    first = next(iter(rows), None)
-    if first is None or not isinstance(first[1], dict):
+    first = [row for _, row in itertools.islice(rows, SAMPLE_ROWS)]
+    if not first or not isinstance(first[0], dict):
         raise NNDError(f"{sample}: no first row of named columns to propose a mapping from")
-    return file, _flat(first[1])
+    return file, [_flat(row) for row in first if isinstance(row, dict)]
 
 
 def _flat(row: dict[str, Any], prefix: str = "") -> dict[str, Any]:
@@ -87,8 +96,12 @@ def _pick(columns: list[str], hints: tuple[str, ...]) -> list[str]:
     return [c for hint in hints for c in columns if hint in c.lower()]
 
 
-def propose(name: str, file: dict[str, str], row: dict[str, Any]) -> dict[str, Any]:
-    """A declaration for the columns found (each choice a guess for the contributor to check)."""
+def propose(
+    name: str, file: dict[str, str], rows: list[dict[str, Any]]
+) -> tuple[dict[str, Any], list[str]]:
+    """A declaration for the columns found (each choice a guess for the contributor to check),
+    and what the sample's rows say against a guess or leave unknown (``# CHECK`` lines)."""
+    row, checks = rows[0], []
     columns = list(row)
     numbers = [c for c in columns if _numeric(row[c])]
     # `system_output` or `model_response` holds the text, not the system's name
@@ -104,7 +117,20 @@ def propose(name: str, file: dict[str, str], row: dict[str, Any]) -> dict[str, A
     key = [c for c in columns if c.lower().endswith("id") and c not in rater][:1]
     # an id (`prompt_id`, `source_id`) keys the groups: shown to the model, it would be text
     unkeyed = [c for c in texts if c not in key]
-    context = list(dict.fromkeys(_pick(unkeyed, CONTEXT_HINTS)))[:2] or texts[:1]
+    # `chosen` and `rejected` (hh-rlhf): the two texts, the preference in the columns' names
+    losers = _pick(texts, LOSER_HINTS)[:1]
+    winners = _pick([c for c in texts if c not in losers], ("chosen", "prefer"))[:1]
+    pair = [*winners, *losers] if winners and losers else []
+    context = (
+        list(dict.fromkeys(_pick(unkeyed, CONTEXT_HINTS)))[:2]
+        or [c for c in texts if c not in pair][:1]
+    )
+    if not context:
+        context = ["TODO_context_column"]
+        checks.append(
+            "no column holds the context the texts answer: name it in group.context and the "
+            "template (a context kept inside each text, as hh-rlhf's, needs a class adapter)"
+        )
     candidates = (
         [c for c in _pick(texts, TEXT_HINTS) if c not in context]
         or [c for c in texts if c not in context][-1:]
@@ -126,10 +152,21 @@ def propose(name: str, file: dict[str, str], row: dict[str, Any]) -> dict[str, A
         "group": {"key": key or context[:1], "context": {_field(c): c for c in context}},
         "template": "\n".join(f"{{{_field(c)}}}" for c in context) + "\n",
     }
-    winner = _pick(columns, ("winner", "accept", "prefer", "choice", "chosen"))
-    if winner:
+    winner = [c for c in _pick(columns, WINNER_HINTS) if c not in pair]
+    if winner or len(pair) == 2:
         spec["metadata"]["annotation_type"] = "pairwise"
-        pair = [c for c in candidates if c.lower().endswith(("_a", "_b"))] or candidates[:2]
+        if len(pair) == 2:
+            winner = ["TODO_winner_column"]
+            checks.append(
+                f"{pair[0]} and {pair[1]} are the two texts, the preference in their names: a "
+                "source.yaml reads the winner from a column (add one, e.g. winner = a on every "
+                "row, or read the file with a class adapter, as adapters/hh_rlhf does)"
+            )
+        else:
+            pair = [c for c in candidates if c.lower().endswith(("_a", "_b"))] or candidates[:2]
+        if len(pair) < 2:
+            pair = [*pair, "TODO_second_text_column"]
+            checks.append(f"only one column looks like a compared text ({pair[0]}): name the other")
         spec["comparisons"] = {
             "text_a": pair[0],
             "text_b": pair[-1],
@@ -139,13 +176,38 @@ def propose(name: str, file: dict[str, str], row: dict[str, Any]) -> dict[str, A
         if len(system) == 2:
             spec["comparisons"] |= {"system_a": system[0], "system_b": system[1]}
         spec["comparisons"] |= {"rater": rater[0]} if rater else {}
-        return spec
+        return spec, checks
     # said, never assumed: a count of errors or a rank read as higher-is-better swaps every pair
     spec["candidates"] = {"text": candidates[0], "ratings": _ratings(numbers), "better": "higher"}
     if system:
         spec["candidates"]["system"] = system[0]
+    else:
+        checks.append(
+            "no column names the system: every output's system is `unknown` (systems and verify "
+            "refuse the suite); add candidates.system: COLUMN, or {value: NAME} for one system"
+        )
     spec["candidates"] |= {"rater": rater[0]} if rater else {}
-    return spec
+    return spec, checks + _key_checks(spec["group"], rows)
+
+
+def _key_checks(group: dict[str, Any], rows: list[dict[str, Any]]) -> list[str]:
+    """What the sample says of the proposed ``group.key``: a key different on every row (an item
+    id: no group would hold two outputs) gives way to the context columns when they gather rows;
+    a sample of one row cannot tell."""
+    if len(rows) < 2:
+        return ["the sample has one row: check that group.key gathers the outputs of one input"]
+
+    def one_row_each(key: list[str]) -> bool:
+        return len({tuple(str(row.get(c)) for c in key) for row in rows}) == len(rows)
+
+    if not one_row_each(group["key"]):
+        return []
+    said = f"{', '.join(group['key'])} differs on every row of the sample (no group of two outputs)"
+    context = list(group["context"].values())
+    if not one_row_each(context):
+        group["key"] = context
+        return [f"{said}: the groups are keyed on the context column(s) instead"]
+    return [f"{said}: key the groups on the column(s) naming the input"]
 
 
 def _field(column: str) -> str:
@@ -190,10 +252,7 @@ def _mark_guesses(text: str) -> str:
 
 
 def _map_text(name: str, spec: dict[str, Any]) -> str:
-    head = (
-        "# yaml-language-server: $schema=../nnd_suites/schemas/quality_map.schema.json\n"
-        f"name: {name}\ndescription: TODO the rule in words, as the dataset card shows it.\n"
-    )
+    head = f"name: {name}\ndescription: TODO the rule in words, as the dataset card shows it.\n"
     if "comparisons" in spec:
         return head + (
             "labels: [preferred, other]\ntiers:\n  - [preferred]\n  - [other]\n"
@@ -212,8 +271,9 @@ def write_declarative(root: Path, name: str, sample: Path) -> tuple[list[Path], 
     quality map; return the paths written and the columns found."""
     check_name(name)
     check_root(root)
-    file, row = sample_columns(sample)
-    spec = propose(name, file, row)
+    file, rows = sample_columns(sample)
+    spec, checks = propose(name, file, rows)
+    row = rows[0]
     fmt = file["format"]
     folder, map_path = root / "adapters" / name, root / "quality_maps" / f"{name}.yaml"
     for path in (folder, map_path):
@@ -221,10 +281,14 @@ def write_declarative(root: Path, name: str, sample: Path) -> tuple[list[Path], 
             raise NNDError(f"{path} already exists; pick another name or remove it first")
     unused = _unused(spec, row)
     header = (
-        "# yaml-language-server: $schema=../../nnd_suites/schemas/declarative_source.schema.json\n"
-        f"# Proposed from {sample.name}; columns found: {', '.join(row)}.\n"
+        schema_line(root, folder / "source.yaml", SCHEMA_FILE)
+        + f"# Proposed from {sample.name}; columns found: {', '.join(row)}.\n"
         + (f"# Columns not read (add any that matter): {', '.join(unused)}.\n" if unused else "")
         + "# Every value is a guess from the header: check each, and replace every TODO.\n"
+        + "".join(
+            textwrap.fill(check, 99, initial_indent="# CHECK: ", subsequent_indent="#   ") + "\n"
+            for check in checks
+        )
     )
     fields = {"name": name, "title": name, "fixture": f"sample.{fmt}"}
     with atomic_directory(folder) as tmp:
@@ -237,5 +301,6 @@ def write_declarative(root: Path, name: str, sample: Path) -> tuple[list[Path], 
         (tmp / "README.md").write_text(
             _template("README.md.txt").substitute(fields), encoding="utf-8"
         )
-        atomic_write_text(map_path, _map_text(name, spec))
+        map_text = schema_line(root, map_path, MAP_SCHEMA) + _map_text(name, spec)
+        atomic_write_text(map_path, map_text)
     return [*sorted(p for p in folder.rglob("*") if p.is_file()), map_path], list(row)

@@ -7,6 +7,7 @@ each annotation type below) match, so the harness passes before the contributor 
 from __future__ import annotations
 
 import json
+import os
 import string
 from dataclasses import dataclass
 from importlib import resources
@@ -15,6 +16,7 @@ from typing import Any
 
 from nnd_suites.errors import NNDError
 from nnd_suites.infra.atomic import atomic_directory, atomic_write_text
+from nnd_suites.quality_map.model import SCHEMA_FILE as MAP_SCHEMA
 from nnd_suites.scaffold import numeric, pairwise
 from nnd_suites.scaffold.samples import CONTEXTS, FIXTURE, TEXTS
 
@@ -169,9 +171,21 @@ def expected_stats(spec: TypeSpec, name: str) -> dict[str, Any]:
     }
 
 
+def schema_line(root: Path, written: Path, schema_file: str) -> str:
+    """The editor's schema comment for ``written``: the clone's shipped schema by its relative
+    path, else (nnd-suites installed with pip) the installed package's copy."""
+    clone = root / "nnd_suites" / "schemas" / schema_file
+    if clone.is_file():
+        return f"# yaml-language-server: $schema={os.path.relpath(clone, written.parent)}\n"
+    installed = Path(str(resources.files("nnd_suites.schemas"))).resolve() / schema_file
+    return (
+        f"# yaml-language-server: $schema={installed.as_uri()}\n"
+        "# (this machine's install; `nnd-suites schema --out DIR` writes a copy to point at)\n"
+    )
+
+
 def _map_text(rule: str, name: str) -> str:
     return (
-        "# yaml-language-server: $schema=../nnd_suites/schemas/quality_map.schema.json\n"
         f"name: {name}\n"
         "description: >-\n  TODO: the quality rule in words (the dataset card shows it).\n" + rule
     )
@@ -221,7 +235,7 @@ def write_adapter(root: Path, name: str, annotation_type: str) -> list[Path]:
     folder = root / "adapters" / name
     map_path = root / "quality_maps" / f"{name}.yaml"
     stub = _stub(annotation_type, name)
-    map_text = stub.map_text
+    map_text = schema_line(root, map_path, MAP_SCHEMA) + stub.map_text
     if folder.exists() or folder.is_symlink():
         raise NNDError(f"{folder} already exists; pick another name or remove it first")
     if map_path.exists() and not _left_by_a_killed_run(map_path, map_text):

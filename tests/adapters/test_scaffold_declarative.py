@@ -6,8 +6,10 @@ from __future__ import annotations
 import csv
 import gzip
 import json
+import shutil
 import subprocess
 import sys
+from importlib import resources
 from pathlib import Path
 from typing import Any
 
@@ -220,3 +222,61 @@ def test_a_rater_column_and_a_comparisons_two_systems_are_proposed(tmp_path):
     pairs = pairs_spec.comparisons
     assert (pairs.system_a, pairs.system_b, pairs.rater) == ("model_a", "model_b", "judge")
     assert "system_a: model_a  # CHECK" in pairs_text
+
+
+def test_the_schema_comments_point_at_a_schema_file_in_a_clone_and_in_an_install(tmp_path):
+    """`$schema=../../nnd_suites/schemas/...` was written everywhere: outside a clone (nnd-suites
+    installed with pip) no file was there for the editor to read."""
+    from urllib.request import url2pathname
+
+    from nnd_suites.scaffold.writer import write_adapter
+
+    (tmp_path / "install").mkdir(), (tmp_path / "clone").mkdir()
+    for root in (_root(tmp_path / "install"), _root(tmp_path / "clone")):
+        if root.name == "clone":
+            shutil.copytree(
+                Path(str(resources.files("nnd_suites.schemas"))), root / "nnd_suites" / "schemas"
+            )
+        write_declarative(root, "mine", _fixture("simpeval_2022"))
+        write_adapter(root, "stub", "likert")
+        written = ("adapters/mine/source.yaml", "quality_maps/mine.yaml", "quality_maps/stub.yaml")
+        for path in (root / relative for relative in written):
+            target = path.read_text("utf-8").splitlines()[0].split("$schema=", 1)[1]
+            if root.name == "clone":
+                schema = (path.parent / target).resolve()
+                assert schema.parent == (root / "nnd_suites" / "schemas").resolve(), target
+            else:
+                assert target.startswith("file:///"), target
+                schema = Path(url2pathname(target.removeprefix("file://")))
+            assert schema.name.removesuffix(".schema.json") in ("quality_map", "declarative_source")
+            assert json.loads(schema.read_text("utf-8"))["$id"].endswith(schema.name)
+
+
+def test_a_chosen_rejected_table_gets_two_texts_and_says_what_it_cannot_know(tmp_path):
+    """hh-rlhf's chosen/rejected was proposed as context `chosen` and text_a = text_b =
+    `rejected`, the winner `chosen`: a preference in the columns' names, never said."""
+    rows = [{"chosen": f"Human: hi {i} Assistant: hello", "rejected": "H: x A: no"} for i in "12"]
+    (tmp_path / "hh.jsonl").write_text("".join(json.dumps(row) + "\n" for row in rows))
+    spec, text = _propose(_root(tmp_path), "my_hh", tmp_path / "hh.jsonl")
+    pairs = spec.comparisons
+    assert (pairs.text_a, pairs.text_b, pairs.winner) == (
+        "chosen",
+        "rejected",
+        "TODO_winner_column",
+    )
+    assert spec.group.context == {"todo_context_column": "TODO_context_column"}
+    assert "# CHECK: chosen and rejected are the two texts, the preference in their names" in text
+    assert "# CHECK: no column holds the context the texts answer" in text
+
+
+def test_an_id_unique_per_row_does_not_key_the_groups_and_a_missing_system_is_said(tmp_path):
+    """sfres was keyed on doc_id, different on every row (no group held two outputs), and with no
+    system column every system became `unknown` unsaid."""
+    root = _root(tmp_path)
+    sample = ADAPTERS.get("sfres").folder() / "fixtures" / "sfres_sample.json"
+    spec, text = _propose(root, "my_sf", sample)
+    assert spec.group.key == ["source"] and spec.candidates.system.value == "unknown"
+    assert "# CHECK: doc_id differs on every row of the sample" in text
+    assert "# CHECK: no column names the system: every output's system is `unknown`" in text
+    groups = _read_groups(root, "my_sf", sample)
+    assert groups and all(len(group.candidates) > 1 for group in groups)

@@ -23,7 +23,10 @@ def test_json_output_is_one_object(tiny_causal_model, tmp_path, capsys):
     assert main(["evaluate", *both, *options, "--out", str(run)]) == 2
     captured = capsys.readouterr()
     assert captured.out == "" and not run.exists()
-    assert "suite 'challenge300' is given twice: suites 1 and 2" in captured.err
+    assert (
+        f"suite 'challenge300' is given twice: suites 1 ({suite_dir.resolve()}) and 2 "
+        "(builtin:challenge300)"
+    ) in " ".join(captured.err.split())
     assert "give each suite once" in captured.err
     code = main(["evaluate", "--suite", str(suite_dir), *options, "--out", str(run)])
     captured = capsys.readouterr()
@@ -117,6 +120,19 @@ def test_tiny_model_command_makes_an_offline_model(tmp_path, capsys):
     )
     summary = json.loads(capsys.readouterr().out.splitlines()[-1])
     assert summary["backend"]["backend"] == "hf_seq2seq"
+
+
+def test_a_model_the_tiny_command_wrote_is_reported_as_a_pipeline_check(tmp_path, capsys):
+    """Random weights written by `python -m nnd_suites.evaluation.tiny OUT` were reported as a
+    real model's: no PIPELINE CHECK note (only nnd-suites:tiny-random's name carried one)."""
+    from nnd_suites.evaluation.tiny import main as tiny_main
+
+    assert tiny_main([str(tmp_path / "m"), "--suite", "challenge300"]) == 0
+    argv = ["evaluate", "--suite", "challenge300", "--model", str(tmp_path / "m"), "--limit", "3"]
+    assert main([*argv, "--no-cache", "--out", str(tmp_path / "run")]) == 0
+    printed = capsys.readouterr()
+    assert "PIPELINE CHECK" in printed.out and "PIPELINE CHECK" in printed.err
+    assert "PIPELINE CHECK" in (tmp_path / "run" / "report.md").read_text().split("## ")[0]
 
 
 def test_limit_scores_the_first_groups_only(tiny_causal_model, tmp_path, capsys):
@@ -251,9 +267,14 @@ def test_validate_help_names_the_export_folders_it_checks():
 def test_schema_help_names_every_schema_it_writes(tmp_path):
     """schema's help said 'suite files'; it writes the quality map's and every report's too."""
     text = " ".join(build_parser().commands["schema"].format_help().split())
-    assert "Write the JSON Schemas of suite files, quality maps and reports." in text
+    assert "Write the JSON Schemas of suite files, quality maps, source.yaml and reports." in text
     assert main(["schema", "--out", str(tmp_path)]) == 0
-    assert {"quality_map.schema.json", "verify.schema.json"} <= {p.name for p in tmp_path.iterdir()}
+    written = {p.name for p in tmp_path.iterdir()}
+    assert {
+        "quality_map.schema.json",
+        "verify.schema.json",
+        "declarative_source.schema.json",
+    } <= written
 
 
 def test_data_parallel_is_refused_where_it_cannot_help(tmp_path, capsys):

@@ -63,6 +63,16 @@ def test_slices_prints_the_library_slice_rates(saved_run, challenge300_suite, ca
         )
 
 
+def test_slices_columns_line_up_whatever_the_width_of_n(saved_run, capsys):
+    """`n=27  pass ...` beside `n=300  pass ...`: the pass column moved with n's width."""
+    assert main(["slices", "challenge300", "--run", str(saved_run)]) == 0
+    lines = [line for line in capsys.readouterr().out.splitlines() if " n=" in line]
+    widths = {len(line.split(" n=")[1].split()[0]) for line in lines}
+    assert len(widths) > 1, "the counts all have one width: nothing to line up"
+    assert len({line.index(" n=") for line in lines}) == 1
+    assert len({line.index("  pass ") for line in lines if "  pass " in line}) == 1
+
+
 def test_verify_systems_from_arguments_and_file(tmp_path):
     from nnd_suites.evaluation.verify.run import collect_systems
 
@@ -192,3 +202,16 @@ def test_compare_runs_records_where_each_side_came_from(
     capsys.readouterr()
     assert main(["compare", str(saved_run), str(tmp_path / "again"), "--json"]) == 0
     assert capsys.readouterr().out.strip() == comparison.model_dump_json(indent=2)
+
+
+def test_schema_writes_every_schema_the_package_ships_as_shipped(tmp_path, capsys):
+    """`schema` wrote no declarative_source.schema.json (source.yaml's), and no command
+    regenerated the shipped one."""
+    from importlib import resources
+
+    shipped = resources.files("nnd_suites.schemas")
+    names = {p.name for p in shipped.iterdir() if p.name.endswith(".schema.json")}
+    assert main(["schema", "--out", str(tmp_path)]) == 0
+    assert {p.name for p in tmp_path.iterdir()} == names
+    for name in names:
+        assert (tmp_path / name).read_text("utf-8") == shipped.joinpath(name).read_text("utf-8")

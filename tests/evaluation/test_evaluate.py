@@ -113,6 +113,28 @@ def test_second_run_and_shared_candidates_cost_nothing(backend, quiz_design_suit
     assert list(both.suites) == ["quiz_design", "quiz_design_2"]
 
 
+def test_two_builds_of_one_source_are_said_to_hold_identical_tests(
+    backend, quiz_design_suite, tmp_path, caplog
+):
+    """`build X --out suites/c300` beside suites/X (its source read from another path: another
+    content hash) was scored and reported as X and X_2 without a word."""
+    part, folder = quiz_design_suite.derive(quiz_design_suite.pairs[:20]), tmp_path / "suites"
+    part.save(folder / "quiz_design")
+    moved = [s.model_copy(update={"path": f"elsewhere/{s.path}"}) for s in part.manifest.sources]
+    quiz_design_suite.derive(part.pairs, sources=moved).save(folder / "qd")
+    counting = CountingBackend(backend)
+    with caplog.at_level("WARNING", logger="nnd_suites.evaluation.prepared"):
+        both = nnd_suites.evaluate(counting, folder, progress=False)
+    assert list(both.suites) == ["quiz_design", "quiz_design_2"]
+    said = " ".join(caplog.text.split())
+    assert (
+        f"suites quiz_design ({folder / 'quiz_design'}) and quiz_design_2 ({folder / 'qd'}) hold "
+        "identical tests (the same pairs and candidates; their manifests differ in sources)"
+    ) in said
+    one = nnd_suites.evaluate(backend, part, progress=False, cache=False)
+    assert both.requests.unique == counting.requested == one.requests.unique  # each text once
+
+
 def test_the_same_suite_given_twice_is_refused(backend, quiz_design_suite):
     """Two different suites of one name are both reported (above); the same tests twice would be
     one result reported twice, so they are refused, as robustness and verify refuse a repeat."""

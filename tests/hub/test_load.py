@@ -166,6 +166,26 @@ def test_where_several_suites_are_taken_a_dataset_folder_is_every_config(
     assert "the folder stands for every config" in capsys.readouterr().err
 
 
+def test_where_one_suite_is_taken_a_folder_lists_its_configs_as_validate_does(
+    export_folder, challenge300_suite, tmp_path, capsys
+):
+    """stats/baselines listed c300 (a folder holding challenge300) as a config, and advised
+    load_suite(FOLDER, 'c300'), which refuses it: validate says it is left out of the card."""
+    folder = tmp_path / "nnd"
+    shutil.copytree(export_folder, folder)
+    challenge300_suite.save(folder / "c300")
+    assert main(["validate", str(folder)]) == 0
+    assert "c300: holds suite 'challenge300', left out of the card" in capsys.readouterr().out
+    for command in ("stats", "baselines"):
+        assert main([command, str(folder)]) == NNDError.exit_status
+        err = " ".join(capsys.readouterr().err.split())
+        assert (
+            f"{folder} is an export folder with configs ['challenge300', 'quiz_design'] and " in err
+        )
+        assert "suite folders that are no config (c300 holds suite 'challenge300')" in err
+        assert f"name one: {folder / 'challenge300'} (or load_suite(" in err
+
+
 @pytest.mark.parametrize("removed", ["test-00000-of-00001.parquet", "manifest.json"])
 def test_a_damaged_config_of_a_dataset_folder_is_named_not_left_out(
     export_folder, tmp_path, capsys, removed

@@ -1,5 +1,7 @@
-"""nnd-suites schema: write the JSON Schemas of suite files (manifest, pairs), quality maps and
-reports (every kind in nnd_suites.infra.output_folder.KINDS that has a schema)."""
+"""nnd-suites schema: write the JSON Schemas of suite files (manifest, pairs), quality maps,
+declared sources (source.yaml) and reports (every kind in nnd_suites.infra.output_folder.KINDS
+that has a schema): every file nnd_suites/schemas/ ships (``--out nnd_suites/schemas`` refreshes
+them in a clone)."""
 
 from __future__ import annotations
 
@@ -14,7 +16,8 @@ from nnd_suites.quality_map import write_schema
 
 def register(subparsers: Commands) -> None:
     parser = subparsers.add_parser(
-        "schema", help="write the JSON Schemas of suite files, quality maps and reports"
+        "schema",
+        help="write the JSON Schemas of suite files, quality maps, source.yaml and reports",
     )
     parser.add_argument("--out", type=Path, default=None, help="folder (default: .)")
     parser.add_argument(
@@ -35,6 +38,7 @@ def register(subparsers: Commands) -> None:
 
 def run(args: argparse.Namespace) -> int:
     # imports the report models
+    from nnd_suites.declarative import model as declarative
     from nnd_suites.evaluation.report_schemas import export_report_schemas, report_schemas
     from nnd_suites.infra.output_file import write_schema_files
     from nnd_suites.quality_map.model import SCHEMA_FILE, generate_schema
@@ -48,7 +52,12 @@ def run(args: argparse.Namespace) -> int:
         paths = [write_schema(folder)]
     else:
         # one call: every file is checked (a file of the user's is refused) before any is written
-        schemas = {**suite_schemas(), SCHEMA_FILE: generate_schema(), **report_schemas()}
+        schemas = {
+            **suite_schemas(),
+            SCHEMA_FILE: generate_schema(),
+            declarative.SCHEMA_FILE: declarative.generate_schema(),
+            **report_schemas(),
+        }
         paths = write_schema_files(args.out or Path("."), schemas)
     for path in paths:
         say(f"wrote {path}")

@@ -66,10 +66,13 @@ def run(args: argparse.Namespace) -> int:
     rates = slice_rates(suite, outcomes, args.slice) if outcomes else {}
     how = f"; pass rate [Wilson 95% interval] in run {args.run}" if rates else ""
     say(f"slices of {suite.name} ({plural(len(suite.pairs), 'test')}{how})")
+    # one width per column over every slice, so the pass rates line up as n changes width
+    names = [subset for subsets in sets.values() for subset in subsets]
+    wide, digits = max([32, *map(len, names)]), len(f"{len(suite.pairs):,}")
     for name, subsets in sets.items():
         say(name)
         for subset, ids in subsets.items():
-            line = f"  {subset:<32} n={len(ids):,}"
+            line = f"  {subset:<{wide}} n={len(ids):>{digits},}"
             if name in rates:
                 rate = rates[name][subset]
                 line += f"  pass {rate_with_interval(rate.pass_rate, rate.ci)}"
@@ -78,7 +81,7 @@ def run(args: argparse.Namespace) -> int:
             say(line)
         filed = {test for ids in subsets.values() for test in ids}
         if len(filed) < len(suite.pairs):  # e.g. tests the model skipped have no token count
-            say(f"  {'in no subset':<32} n={len(suite.pairs) - len(filed):,}")
+            say(f"  {'in no subset':<{wide}} n={len(suite.pairs) - len(filed):>{digits},}")
     if args.gem_out:
         say(f"wrote {args.gem_out}")
     return 0
