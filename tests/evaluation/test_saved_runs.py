@@ -258,3 +258,30 @@ def test_a_limit_that_limit_refuses_is_refused(run, limit):
     path.write_text(json.dumps({**report, "limit": limit}), encoding="utf-8")
     with pytest.raises(NNDError, match=r"\('limit',\): Value error, must be a whole number"):
         load_report(run)
+
+
+@pytest.mark.parametrize(
+    "where",
+    [
+        ("limit",),
+        ("requests", "cached"),
+        ("seconds",),
+        ("suites", "challenge300", "truncated_tokens"),
+    ],
+)
+def test_a_boolean_where_a_report_holds_a_number_is_refused(run, where):
+    """report.json's limit edited to `true` was read as 1 (compare said the runs scored "the
+    first 1 context groups", exit 0), as was any count or figure: every number of a saved
+    report is strict, as verify.json's are, and a boolean there is named."""
+    path = run / "report.json"
+    report = json.loads(path.read_text("utf-8"))
+    holder = report
+    for key in where[:-1]:
+        holder = holder[key]
+    holder[where[-1]] = True
+    path.write_text(json.dumps(report), encoding="utf-8")
+    with pytest.raises(NNDError) as refused:
+        load_report(run)
+    said = str(refused.value)
+    assert said.startswith(f"{path}: not an nnd-suites evaluation report"), said
+    assert repr(where) in said, said
