@@ -79,6 +79,26 @@ def test_an_unknown_outcome_is_named(run):
         load_report(run)
 
 
+def test_a_bad_outcome_row_is_named_by_its_row_test_and_field(run):
+    """An outcomes file's bad row was told by pydantic's location alone ("first: ('outcome',):
+    Input should be ..."): which row, which test? It names the row, its test id and field."""
+    outcomes = run / _outcomes_file(run)
+    table = pq.read_table(outcomes)
+    values = table.column("outcome").to_pylist()
+    values[5] = "PASS"
+    column = table.schema.get_field_index("outcome")
+    pq.write_table(table.set_column(column, "outcome", pa.array(values)), outcomes)
+    test = table.column("pair_id")[5].as_py()
+    with pytest.raises(NNDError) as refused:
+        load_report(run)
+    said = str(refused.value)
+    assert said.startswith(
+        f"{outcomes}: not the per-test outcomes of suite challenge300: row 5 (test {test!r}): "
+        "outcome: Input should be 'pass'"
+    ), said
+    assert "(got 'PASS')" in said and "('outcome',)" not in said, said
+
+
 def test_a_report_that_is_not_utf8_is_named(run):
     path = run / "report.json"
     text = path.read_text("utf-8").replace('"prefer-longer"', '"préférer"')
