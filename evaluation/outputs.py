@@ -25,7 +25,9 @@ from pathlib import Path
 
 import pyarrow as pa
 import pyarrow.parquet as pq
+from pydantic import ValidationError
 
+from nnd_suites.errors import NNDError
 from nnd_suites.evaluation.plots import short_name, write_pass_rates
 from nnd_suites.evaluation.report import EvaluationReport, TestOutcome
 from nnd_suites.evaluation.report_markdown import markdown
@@ -33,6 +35,7 @@ from nnd_suites.evaluation.samples import samples_file, write_samples
 from nnd_suites.evaluation.task_charts import write_task_rates
 from nnd_suites.infra.output_folder import Charts, write_report_folder
 from nnd_suites.infra.output_folder import write_report_files as write_report_files_of_kind
+from nnd_suites.infra.validation import validation_problems
 
 __all__ = ["read_outcomes", "write_report", "write_report_files"]
 
@@ -60,8 +63,20 @@ def write_outcomes(path: Path, outcomes: list[TestOutcome]) -> None:
     pq.write_table(table, path)
 
 
-def read_outcomes(path: str | Path) -> list[TestOutcome]:
-    return [TestOutcome.model_validate(row) for row in pq.read_table(path).to_pylist()]
+def read_outcomes(path: str | Path, what: str = "per-test outcomes") -> list[TestOutcome]:
+    """The rows of an outcomes file; a row that is not one (an outcome "PASS", a missing
+    column) is an NNDError naming the file, ``what`` it should hold, the row, its test and
+    field."""
+    outcomes = []
+    for index, row in enumerate(pq.read_table(path).to_pylist()):
+        try:
+            outcomes.append(TestOutcome.model_validate(row))
+        except ValidationError as exc:
+            raise NNDError(
+                f"{path}: not the {what}: row {index} (test {row.get('pair_id')!r}): "
+                f"{validation_problems(exc, row)}; re-run the evaluation"
+            ) from None
+    return outcomes
 
 
 def write_report(report: EvaluationReport, out: str | Path) -> dict[str, Path]:

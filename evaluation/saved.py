@@ -69,9 +69,9 @@ def _not_a_run(folder: Path) -> str:
     return other_kind(folder, "report", GIVE_A_RUN) or _no_report(folder / "report.json")
 
 
-def _first_problem(exc: ValidationError, data: Any = None) -> str:
-    """The first error, at its path in ``data`` (the input, when there is one)."""
-    first = (exc.errors() if data is None else user_errors(exc, data))[0]
+def _first_problem(exc: ValidationError, data: Any) -> str:
+    """The first error, at its path in ``data`` (the input)."""
+    first = user_errors(exc, data)[0]
     return f"{exc.error_count()} problem(s), first: {first['loc']}: {first['msg']}"
 
 
@@ -238,14 +238,9 @@ def _inside_run(file: Path, suite: str, named: str) -> Path:
 def _read_outcomes(path: Path, suite: str) -> list[TestOutcome]:
     try:
         check_regular_file(path, "outcomes file")
-        return read_outcomes(path)
+        return read_outcomes(path, f"per-test outcomes of suite {suite}")
     except DataFileError as exc:
         raise NNDError(str(exc)) from None
-    except ValidationError as exc:  # an outcome "PASS", a missing column
-        raise NNDError(
-            f"{path}: not the per-test outcomes of suite {suite} ({_first_problem(exc)}); "
-            "re-run the evaluation"
-        ) from None
     except (OSError, ValueError) as exc:  # pyarrow: truncated or not parquet (ArrowInvalid)
         raise NNDError(
             f"{path}: unreadable outcomes of suite {suite} ({exc}); the file is damaged or "

@@ -106,11 +106,21 @@ def refuse_a_system(verify: VerifyReport, report: EvaluationReport) -> None:
 RatesOn = Callable[[str | None], tuple[Mapping[str, float], float] | None]
 
 
-def place_in_verify(verify: VerifyReport, report: EvaluationReport) -> PlacementReport:
+def place_in_verify(
+    verify: VerifyReport, report: EvaluationReport, verify_file: str | Path | None = None
+) -> PlacementReport:
     """The new model of ``report`` (an ``evaluate`` run on the verified suite, same tests),
     placed on a line fitted on the tests it rated: each system's pass rate and its own are
     counted on the tests every one of them rated (:func:`rated_by_all`), so a test the new
-    model skipped leaves the systems' rates too (``not_rated`` says how many)."""
+    model skipped leaves the systems' rates too (``not_rated`` says how many). A ``verify``
+    whose figures are not those verify found is refused (:func:`refuse_edited`; named as
+    ``verify_file`` when given), after the named checks, which say their fault better."""
+    placement = _placed(verify, report)
+    refuse_edited(verify, verify_file)
+    return placement
+
+
+def _placed(verify: VerifyReport, report: EvaluationReport) -> PlacementReport:
     # the verified suite by its own name and content: a run of two suites of one name reports
     # the second as NAME_2, whichever was given first
     scored_as = next(
@@ -236,10 +246,9 @@ def place_saved(
         check_output_folder(out, "placement")
     verify, run = load_verify(verify_folder), load_report(report)
     try:
-        placement = place_in_verify(verify, run)
+        placement = place_in_verify(verify, run, verify_folder)
     except NNDError as exc:  # the two files disagree: which two is said
         raise NNDError(f"placing {report} in {verify_folder}: {exc}") from None
-    refuse_edited(verify, verify_folder)  # after place's own checks, which name their fault
     if out is not None:
         write_placement(placement, verify, out)
     return placement

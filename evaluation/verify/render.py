@@ -139,9 +139,9 @@ def load_verify(path: str | Path) -> VerifyReport:
     return report
 
 
-def refuse_edited(report: VerifyReport, path: str | Path) -> None:
-    """Refuse a verify report loaded from ``path`` whose figures are not those verify wrote
-    (:func:`figures_digest`): checked after every named check, which says its fault better."""
+def refuse_edited(report: VerifyReport, path: str | Path | None = None) -> None:
+    """Refuse a verify report (loaded from ``path``, or made or changed in memory) whose
+    figures are not those verify found (:func:`figures_digest`)."""
     if report.figures_digest is None:
         found = "records no figures_digest (written by an earlier nnd-suites, or taken out)"
     elif report.figures_digest != figures_digest(report):
@@ -149,9 +149,9 @@ def refuse_edited(report: VerifyReport, path: str | Path) -> None:
         found += "its figures_digest: the file was edited)"
     else:
         return
+    named = _verify_file(path) if path else f"the verify report of {report.suite}"
     raise NNDError(
-        f"{_verify_file(path)}: {found}, so nothing placed in it can be trusted; re-run "
-        "`nnd-suites verify`"
+        f"{named}: {found}, so nothing placed in it can be trusted; re-run `nnd-suites verify`"
     )
 
 

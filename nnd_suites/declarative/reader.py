@@ -29,6 +29,7 @@ from nnd_suites.declarative.table import (
     key_cells,
     key_group_id,
     name_cell,
+    one_spelling,
     table_rows,
     text_cell,
 )
@@ -111,6 +112,7 @@ def read_declared(declared: Declared, path: Path, log: ReadLog) -> Iterator[Grou
     outputs = not gathered and spec.candidates is not None
     outputs = outputs and isinstance(spec.candidates.system, Fixed)
     rows_seen: dict[bytes, str] | None = {} if votes or outputs else None
+    keys_seen: dict[tuple[str, ...], tuple[tuple[str, ...], str]] = {}  # see one_spelling
     for line, row in table_rows(declared, path, log):
         where = f"{name}:{line}"
         key: tuple[str, ...] | None = None  # known once the row's key cells are read
@@ -130,6 +132,8 @@ def read_declared(declared: Declared, path: Path, log: ReadLog) -> Iterator[Grou
                 # verdicts on one pair combine within a group: never across aspects judged
                 at = ("comparisons", "category")
                 key = (*key, text_cell(declared, row, category, path, line, at))
+            if spec.group.key:
+                one_spelling(keys_seen, key, where, (path, line))
             bucket = buckets.get(key)
             if bucket is not None and bucket.context != context:
                 raise DeclarationError(

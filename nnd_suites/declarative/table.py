@@ -104,6 +104,27 @@ def key_group_id(key: tuple[str, ...]) -> str:
     )
 
 
+def one_spelling(
+    seen: dict[tuple[str, ...], tuple[tuple[str, ...], str]],
+    key: tuple[str, ...],
+    where: str,
+    at: tuple[Path, int],
+) -> None:
+    """A group key that differs from an earlier one only in spaces around a cell ('141 ' beside
+    '141') is this row's fault: read as written, it would be a group apart, its pair a second
+    test of the same texts (in a pairwise source, perhaps the opposite one)."""
+    first, first_where = seen.setdefault(tuple(value.strip() for value in key), (key, where))
+    if first != key:
+        raise SourceFormatError(
+            str(at[0]),
+            at[1],
+            f"group key {clip(repr(list(key)))} differs from that of {first_where} "
+            f"({clip(repr(list(first)))}) only in spaces around a cell: read as written, it "
+            "names a group apart",
+            "correct the cell (--skip-malformed counts the row instead)",
+        )
+
+
 @functools.cache
 def _parts(column: str) -> tuple[str, ...]:
     return tuple(column.split("."))

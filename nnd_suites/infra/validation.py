@@ -12,13 +12,53 @@ import re
 import reprlib
 from typing import Annotated, Any
 
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    ConfigDict,
+    Field,
+    GetCoreSchemaHandler,
+    ValidationError,
+)
+from pydantic_core import PydanticCustomError, core_schema
+
+#: pydantic's own words for an int or float it refuses, and its error type
+_WANTED = {"int": ("a valid integer", "int_type"), "float": ("a valid number", "float_type")}
+
+
+def _refusing_booleans(schema: Any) -> Any:
+    """``schema`` (pydantic's core schema) with each int and float in it refusing a boolean,
+    numpy's numbers still taken (strict mode refuses those)."""
+    if isinstance(schema, list):
+        return [_refusing_booleans(s) for s in schema]
+    if not isinstance(schema, dict) or schema.get("metadata") == _WANTED:  # done already
+        return schema
+    if schema.get("type") in _WANTED:
+        wanted, error = _WANTED[schema["type"]]
+
+        def not_a_boolean(value: Any) -> Any:
+            if isinstance(value, bool):
+                raise PydanticCustomError(error, f"Input should be {wanted}, not true or false")
+            return value
+
+        return core_schema.no_info_before_validator_function(
+            not_a_boolean, schema, metadata=_WANTED
+        )
+    return {
+        key: value if key in ("serialization", "metadata") else _refusing_booleans(value)
+        for key, value in schema.items()
+    }
 
 
 class StrictModel(BaseModel):
-    """A pydantic model that forbids unknown fields."""
+    """A pydantic model that forbids unknown fields and takes no boolean for a number (pydantic
+    reads `true` as 1: an edited count or figure, a YAML `yes`)."""
 
     model_config = ConfigDict(extra="forbid")
+
+    @classmethod
+    def __get_pydantic_core_schema__(cls, source: Any, handler: GetCoreSchemaHandler) -> Any:
+        return _refusing_booleans(handler(source))
 
 
 def _said(value: str) -> str:

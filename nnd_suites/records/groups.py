@@ -29,6 +29,11 @@ Rating = Annotated[float, AfterValidator(_a_rating)]
 def _a_system_name(name: str) -> str:
     if not name.strip():  # would be a system called "" in human scores and slices
         raise ValueError("a system name is empty; name the system, or 'unknown' when none is")
+    if name != name.strip():  # 'mixqg ' beside 'mixqg': a system apart, its own human score
+        raise ValueError(
+            f"system name {clip(repr(name))} has spaces around it: read as written, it names a "
+            f"system apart from {clip(repr(name.strip()))}; correct it in the source"
+        )
     return name
 
 

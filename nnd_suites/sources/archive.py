@@ -11,6 +11,7 @@ killed run leaves nothing half-extracted and a second run reuses the folder.
 from __future__ import annotations
 
 import os
+import posixpath
 import shutil
 import stat
 import tarfile
@@ -71,10 +72,27 @@ def _check_size(archive: Path, total: int) -> None:
         )
 
 
+def _one_copy_each(archive: Path, files: list[str]) -> None:
+    """Refuse an archive holding one file path twice ('a/x.json', 'a/./x.json'): extracted, the
+    later copy would replace the earlier unsaid, and which is the data cannot be told."""
+    seen: dict[str, int] = {}
+    for index, name in enumerate(files):
+        first = files[seen.setdefault(posixpath.normpath(name), index)]
+        if seen[posixpath.normpath(name)] != index:
+            raise SourceFormatError(
+                str(archive),
+                None,
+                f"member {name!r} is in the archive twice (first as {first!r}): extracted, the "
+                "later copy would replace the earlier, so which one is the data cannot be told",
+                "repack the archive with one copy, or extract the copy you mean and pass it",
+            )
+
+
 def _extract_tar(archive: Path, folder: Path) -> None:
     with tarfile.open(archive) as tar:
         members = tar.getmembers()
         _check_size(archive, sum(member.size for member in members))
+        _one_copy_each(archive, [member.name for member in members if not member.isdir()])
         extract_tar(tar, folder, members, source=str(archive))
 
 
@@ -82,6 +100,7 @@ def _extract_zip(archive: Path, folder: Path) -> None:
     with zipfile.ZipFile(archive) as handle:
         infos = handle.infolist()
         _check_size(archive, sum(info.file_size for info in infos))
+        _one_copy_each(archive, [info.filename for info in infos if not info.is_dir()])
         resolved = os.path.realpath(folder)
         for info in infos:
             name = PurePosixPath(info.filename)

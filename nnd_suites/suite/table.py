@@ -9,6 +9,7 @@ import pyarrow as pa
 from pydantic import ValidationError
 
 from nnd_suites.errors import SuiteValidationError
+from nnd_suites.infra.validation import validation_problems
 from nnd_suites.records.pairs import Pair
 
 #: Columns added after suites were first written: a file written before them lacks them (its
@@ -80,5 +81,8 @@ def pairs_from_rows(rows: list[dict[str, Any]], where: str) -> list[Pair]:
         try:
             pairs.append(Pair.model_validate(row))
         except ValidationError as exc:
-            raise SuiteValidationError(f"{where}: row {index}: invalid pair: {exc}") from exc
+            raise SuiteValidationError(
+                f"{where}: row {index} (test {row.get('id')!r}): invalid pair: "
+                f"{validation_problems(exc, row)}; rebuild the suite (nnd-suites build)"
+            ) from None
     return pairs

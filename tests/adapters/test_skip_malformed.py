@@ -93,6 +93,18 @@ CASES = {
         1,
         (SUMMEVAL_TEXT,),
     ),
+    # 'M11 ' beside 'M11' was a system apart with its own human score, with exit 0
+    "summeval-spaced-system": Damage(
+        "summeval",
+        SUMMEVAL,
+        SUMMEVAL,
+        lambda p: damage_jsonl_row(
+            p, lambda row: row.__setitem__("model_id", row["model_id"] + " ")
+        ),
+        "has spaces around it: read as written, it names a system apart",
+        1,
+        (SUMMEVAL_TEXT,),
+    ),
     "summeval-blank-id": Damage(
         "summeval",
         SUMMEVAL,

@@ -284,6 +284,29 @@ def test_a_declared_winner_with_stray_spaces_is_that_rows_fault(tmp_path):
         _suite(tmp_path, body, PREFERENCE, rows.replace('" 1"', "2"), skip_malformed=True)
 
 
+def test_a_group_key_with_stray_spaces_beside_its_own_is_that_rows_fault(tmp_path):
+    # A developer's verdict keyed '1 ' beside '1' (same prompt, same two completions) made a
+    # group apart: the suite held x > y and y > x, two opposite tests of one pair, with exit 0
+    # (a rater or system cell so written was refused already)
+    body = (
+        'group: {key: [id], context: {prompt: prompt}}\ntemplate: "{prompt}"\n'
+        'comparisons: {text_a: a, text_b: b, winner: w, rater: r, verdicts: {"0": a, "1": b}}\n'
+    )
+    rows = 'id,prompt,a,b,w,r\n1,p,x,y,0,r1\n1,p,x,y,0,r2\n"1 ",p,x,y,1,r3\n'
+    with pytest.raises(SourceFormatError, match=r"rows\.csv:4: group key \['1 '\] differs") as e:
+        _suite(tmp_path, body, PREFERENCE, rows)
+    assert "from that of rows.csv:2 (['1'])" in str(e.value), e.value
+    suite = _suite(tmp_path, body, PREFERENCE, rows, skip_malformed=True)
+    assert [(p.high.text, p.low.text) for p in suite.pairs] == [("x", "y")]
+    (skipped,) = suite.manifest.skipped
+    assert skipped.count == 1 and skipped.examples[0].startswith("rows.csv:4")
+    # keys whose cells are written with the same spaces each time are read as written
+    spaced = rows.replace("\n1,", '\n"1 ",')
+    assert [
+        (p.high.text, p.low.text) for p in _suite(tmp_path, body, PREFERENCE, spaced).pairs
+    ] == [("x", "y")]
+
+
 def test_a_system_or_rater_cell_with_stray_spaces_is_that_rows_fault(tmp_path):
     # 'S1 ' beside 'S1' made a system of its own (one output, its own human score) and a rater
     # 'r1 ' beside 'r1' a second rater whose repeated verdict was a second vote, with exit 0

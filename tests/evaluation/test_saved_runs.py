@@ -79,6 +79,26 @@ def test_an_unknown_outcome_is_named(run):
         load_report(run)
 
 
+def test_a_bad_outcome_row_is_named_by_its_row_test_and_field(run):
+    """An outcomes file's bad row was told by pydantic's location alone ("first: ('outcome',):
+    Input should be ..."): which row, which test? It names the row, its test id and field."""
+    outcomes = run / _outcomes_file(run)
+    table = pq.read_table(outcomes)
+    values = table.column("outcome").to_pylist()
+    values[5] = "PASS"
+    column = table.schema.get_field_index("outcome")
+    pq.write_table(table.set_column(column, "outcome", pa.array(values)), outcomes)
+    test = table.column("pair_id")[5].as_py()
+    with pytest.raises(NNDError) as refused:
+        load_report(run)
+    said = str(refused.value)
+    assert said.startswith(
+        f"{outcomes}: not the per-test outcomes of suite challenge300: row 5 (test {test!r}): "
+        "outcome: Input should be 'pass'"
+    ), said
+    assert "(got 'PASS')" in said and "('outcome',)" not in said, said
+
+
 def test_a_report_that_is_not_utf8_is_named(run):
     path = run / "report.json"
     text = path.read_text("utf-8").replace('"prefer-longer"', '"préférer"')
@@ -258,3 +278,30 @@ def test_a_limit_that_limit_refuses_is_refused(run, limit):
     path.write_text(json.dumps({**report, "limit": limit}), encoding="utf-8")
     with pytest.raises(NNDError, match=r"\('limit',\): Value error, must be a whole number"):
         load_report(run)
+
+
+@pytest.mark.parametrize(
+    "where",
+    [
+        ("limit",),
+        ("requests", "cached"),
+        ("seconds",),
+        ("suites", "challenge300", "truncated_tokens"),
+    ],
+)
+def test_a_boolean_where_a_report_holds_a_number_is_refused(run, where):
+    """report.json's limit edited to `true` was read as 1 (compare said the runs scored "the
+    first 1 context groups", exit 0), as was any count or figure: every number of a saved
+    report is strict, as verify.json's are, and a boolean there is named."""
+    path = run / "report.json"
+    report = json.loads(path.read_text("utf-8"))
+    holder = report
+    for key in where[:-1]:
+        holder = holder[key]
+    holder[where[-1]] = True
+    path.write_text(json.dumps(report), encoding="utf-8")
+    with pytest.raises(NNDError) as refused:
+        load_report(run)
+    said = str(refused.value)
+    assert said.startswith(f"{path}: not an nnd-suites evaluation report"), said
+    assert repr(where) in said, said

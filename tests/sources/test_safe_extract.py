@@ -8,6 +8,8 @@ import io
 import os
 import stat
 import tarfile
+import warnings
+import zipfile
 from pathlib import Path
 
 import pytest
@@ -170,3 +172,30 @@ def test_an_archive_over_the_size_limit_is_refused_before_extraction(tmp_path, m
             extract_archive(archive, "ce" * 32)
     monkeypatch.setenv("NND_SUITES_MAX_EXTRACTED_BYTES", "1e6")
     assert (extract_archive(archive, "cf" * 32) / "inputs.tsv").is_file()
+
+
+def test_an_archive_holding_one_file_twice_is_refused_naming_it(tmp_path):
+    """A zip or tar holding human_annotations/cnn_human.json twice (a second, cut copy appended)
+    was extracted with the later copy replacing the earlier unsaid: gpt3_summ built 105 tests
+    instead of 205 with exit 0. Either is refused, naming the archive and the member."""
+    zipped = tmp_path / "release.zip"
+    with zipfile.ZipFile(zipped, "w") as handle:
+        handle.writestr("release/", b"")
+        handle.writestr("release/data.json", b'{"all": 1}')
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # zipfile warns of the duplicate name
+            handle.writestr("release/data.json", b'{"cut": 1}')
+    tarred = tmp_path / "release.tar"
+    with tarfile.open(tarred, "w") as tar:
+        _add(tar, "release/data.json", data=b'{"all": 1}')
+        _add(tar, "release/./data.json", data=b'{"cut": 1}')
+    for archive, digest, second in [
+        (zipped, "da" * 32, "release/data.json"),
+        (tarred, "db" * 32, "release/./data.json"),
+    ]:
+        with pytest.raises(SourceFormatError) as raised:
+            extract_archive(archive, digest)
+        assert str(raised.value).startswith(
+            f"{archive}: member {second!r} is in the archive twice (first as 'release/data.json')"
+        ), raised.value
+        assert not (cache_root() / "sources" / "extracted" / digest[:16]).exists()

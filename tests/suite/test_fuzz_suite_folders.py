@@ -17,6 +17,7 @@ import shutil
 import tempfile
 from pathlib import Path
 
+import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 from data_damage import change_json, change_table, flip_byte
@@ -89,6 +90,23 @@ def test_a_text_of_invalid_utf8_in_a_parquet_file_is_named(suite_folder, tmp_pat
     path.write_bytes(raw.replace(text, b"\x80" + text[1:], 1))
     with pytest.raises(SuiteValidationError, match=f"{path}: unreadable candidates: .*utf-8"):
         Suite.load(folder)
+
+
+def test_an_invalid_pair_row_is_named_by_its_row_test_and_field(suite_folder, tmp_path):
+    """A pair row the model refuses was told by pydantic's dump ('1 validation error for Pair',
+    the type, a URL, over four lines); a candidate row was already told in one line."""
+    folder = _damaged_copy(suite_folder, tmp_path)
+    path = folder / DATA_FILE
+    table = pq.read_table(path)
+    rows = table.to_pylist()
+    rows[3]["category"] = None
+    pq.write_table(pa.Table.from_pylist(rows, schema=table.schema), path)
+    with pytest.raises(SuiteValidationError) as raised:
+        Suite.load(folder)
+    assert str(raised.value) == (
+        f"{path}: row 3 (test {rows[3]['id']!r}): invalid pair: category: Input should be a "
+        "valid string (got None); rebuild the suite (nnd-suites build)"
+    )
 
 
 def test_an_invalid_suite_names_its_folder(suite_folder, tmp_path):

@@ -463,6 +463,32 @@ def test_a_verify_report_edited_consistently_is_refused_not_placed(tiny_models, 
     assert main(["place", str(out), str(run), "--json"]) == 0
 
 
+def test_place_in_verify_from_python_refuses_figures_verify_did_not_find(tiny_models, tmp_path):
+    """place_in_verify(verify, report) from Python placed a model in a verify report whose
+    figures were changed (or whose digest was taken out) with no word: only `place` and
+    place_saved checked figures_digest. It refuses them as `place` does; the report as verify
+    made it places."""
+    from nnd_suites.evaluation.saved import load_report
+    from nnd_suites.evaluation.verify import place_in_verify, verify_suite
+
+    systems = dict(zip(SYSTEMS, tiny_models[:NEWCOMER], strict=True))
+    options = {"limit": 4, "device": "cpu", "cache": False, "progress": False}
+    verify = verify_suite("quiz_design", systems, resamples=50, **options)
+    run = tmp_path / "run"
+    argv = ["evaluate", "--suite", "quiz_design", "--model", str(tiny_models[NEWCOMER])]
+    assert main([*argv, "--out", str(run), "--limit", "4", "--quiet", "--device", "cpu"]) == 0
+    report = load_report(run)
+    assert place_in_verify(verify, report).overall.pass_rate is not None
+    named = "the verify report of quiz_design: "
+    for changed, said in [
+        (verify.model_copy(update={"confidence": 0.5}), "holds figures .* did not write"),
+        (verify.model_copy(update={"figures_digest": None}), "records no figures_digest"),
+    ]:
+        with pytest.raises(NNDError, match=named + said) as refused:
+            place_in_verify(changed, report)
+        assert "re-run `nnd-suites verify`" in str(refused.value)
+
+
 def test_a_bootstrap_numpy_or_the_report_refuses_is_refused_before_scoring(
     tiny_models, tmp_path, capsys
 ):
