@@ -34,6 +34,8 @@ class ExportResult:
     configs: list[ConfigInfo] = field(default_factory=list)  # every config the card lists
     #: what killed writes had left in the folder, removed first (see :func:`adding_configs`)
     cleaned: list[str] = field(default_factory=list)
+    #: configs this export replaced: name -> the manifest of the config that was there before
+    replaced: dict[str, SuiteManifest] = field(default_factory=dict)
 
     @property
     def config_names(self) -> list[str]:
@@ -73,6 +75,7 @@ def export_suites(
         written=dataset.written,
         configs=sorted(dataset.configs, key=lambda c: c.name),
         cleaned=dataset.cleaned,
+        replaced=dataset.replaced,
     )
 
 
@@ -88,6 +91,7 @@ class DatasetFolder:
     written: list[str] = field(default_factory=list)
     configs: list[ConfigInfo] = field(default_factory=list)  # what the card lists, once written
     cleaned: list[str] = field(default_factory=list)  # leftovers of killed writes, removed
+    replaced: dict[str, SuiteManifest] = field(default_factory=dict)  # name -> its former manifest
 
     def add(self, suite: Suite) -> Path:
         """Write ``suite`` as its config (swapped in atomically): the suite's folder as ``build``
@@ -96,6 +100,8 @@ class DatasetFolder:
         if suite.name not in self.names:  # the checks ran for these names only
             raise NNDError(f"suite {suite.name!r} is not one of {self.names} this writer checked")
         check_no_placeholders(suite)
+        with contextlib.suppress(NNDError):  # no manifest, or a damaged one: nothing to compare
+            self.replaced[suite.name] = SuiteManifest.from_directory(self.folder / suite.name)
         path = suite.save(self.folder / suite.name, kind="export-config")
         self.written.append(suite.name)
         return path

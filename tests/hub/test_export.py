@@ -219,6 +219,25 @@ def test_cli_export(tmp_path, capsys):
     assert load_suite(tmp_path / "copy", "challenge300") == load_suite(folder / "challenge300")
 
 
+def test_export_says_when_it_replaces_a_config_and_what_changed(
+    challenge300_suite, tmp_path, capsys
+):
+    # exit 0 and "(written)" alone, whether the config it replaced held 807 tests or 800
+    folder, fewer = tmp_path / "ds", tmp_path / "fewer"
+    challenge300_suite.derive(challenge300_suite.pairs[:800]).save(fewer)
+    assert main(["export", "challenge300", "--to", str(folder)]) == 0
+    assert "challenge300: 807 tests (written)" in capsys.readouterr().out
+    assert main(["export", str(fewer), "--to", str(folder)]) == 0
+    old, new = challenge300_suite.manifest.content_hash, load_suite(fewer).manifest.content_hash
+    assert (
+        "challenge300: 800 tests (written, replacing a config of 807 tests whose content hash "
+        f"differs: {old[:12]} before, {new[:12]} now)"
+    ) in capsys.readouterr().out
+    assert main(["export", str(fewer), "--to", str(folder)]) == 0
+    again = "challenge300: 800 tests (written again, the same tests as the config it replaced)"
+    assert again in capsys.readouterr().out
+
+
 # ------------------------------------------------------------------------------- bad input
 def _renamed(suite: Suite, name: str) -> Suite:
     # sealed(), not derive(): the manifest's own name check would refuse some of these first

@@ -44,6 +44,15 @@ def run(args: argparse.Namespace) -> int:
     result = export_suites(load_suites(args.suites, check_card=False), args.to, args.repo)
     for config in result.configs:
         state = "written" if config.name in result.written else "kept"
+        before = result.replaced.get(config.name)
+        if before is not None and before.content_hash == config.manifest.content_hash:
+            state = "written again, the same tests as the config it replaced"
+        elif before is not None:  # never unsaid: another build's config is gone
+            state = (
+                f"written, replacing a config of {plural(before.counts.pairs, 'test')} "
+                f"whose content hash differs: {before.content_hash[:12]} before, "
+                f"{config.manifest.content_hash[:12]} now"
+            )
         say(f"  {config.name}: {plural(config.num_examples, 'test')} ({state})")
     say(
         f"wrote {result.folder} ({plural(len(result.configs), 'config')}; "
