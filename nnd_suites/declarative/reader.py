@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import unicodedata
 from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -32,6 +31,7 @@ from nnd_suites.declarative.table import (
     one_spelling,
     table_rows,
     text_cell,
+    written_one_way,
 )
 from nnd_suites.errors import DeclarationError, SourceFormatError
 from nnd_suites.infra.formatting import clip
@@ -100,7 +100,8 @@ def read_declared(declared: Declared, path: Path, log: ReadLog) -> Iterator[Grou
     malformed: Counter[tuple[str, ...]] = Counter()  # rows left out (--skip-malformed), by group
     # group key -> the gathered outputs (text, system) one of whose rows was left out
     incomplete: dict[tuple[str, ...], set[tuple[str, str]]] = {}
-    spellings: dict[str, tuple[str, str]] = {}  # each aspect of the aspect column, as first seen
+    # each aspect of the aspect column, or category of the category column, as first seen
+    spellings: dict[str, tuple[str, str]] = {}
     judged: dict[tuple[tuple[str, ...], str, frozenset[str]], str] = {}  # see one_vote_each
     name = path.name
     gathered = spec.candidates is not None and spec.candidates.gathered
@@ -128,10 +129,12 @@ def read_declared(declared: Declared, path: Path, log: ReadLog) -> Iterator[Grou
             # combine (one group a row held a pair judged both ways as two opposite tests)
             key = declared_key or tuple(context.values())
             category = spec.comparisons.category if spec.comparisons is not None else None
-            if category is not None and category not in spec.group.key:
-                # verdicts on one pair combine within a group: never across aspects judged
-                at = ("comparisons", "category")
-                key = (*key, text_cell(declared, row, category, path, line, at))
+            if category is not None:
+                value = text_cell(declared, row, category, path, line, ("comparisons", "category"))
+                written_one_way(spellings, value, category, "category", (path, line))
+                if category not in spec.group.key:
+                    # verdicts on one pair combine within a group: never across aspects judged
+                    key = (*key, value)
             if spec.group.key:
                 one_spelling(keys_seen, key, where, (path, line))
             bucket = buckets.get(key)
@@ -280,7 +283,9 @@ def _candidate_row(
             )
     ratings: dict[str, list[float]] = {}
     if spec.aspect_column is not None and spec.value is not None:
-        aspect = _aspect(declared, spec.aspect_column, row, path, line, spellings)
+        column, keys = spec.aspect_column, ("candidates", "aspect_column")
+        aspect = text_cell(declared, row, column, path, line, keys)
+        written_one_way(spellings, aspect, column, "aspect", (path, line))
         ratings[aspect] = [rating_cell(declared, spec, row, spec.value, path, line, ("value",))]
     for aspect, columns in (spec.ratings or {}).items():
         keys = ("ratings", aspect)
@@ -307,33 +312,6 @@ def _candidate_row(
             "point each aspect at one column, or leave candidates.rater out",
         )
     return text, system, where, ratings, rater
-
-
-def _aspect(
-    declared: Declared,
-    column: str,
-    row: Row,
-    path: Path,
-    line: int,
-    spellings: dict[str, tuple[str, str]],
-) -> str:
-    """The aspect a row of ``column`` rates. One aspect written two ways ('Fluency', 'fluency')
-    is this row's fault: read as two aspects, the map would judge an output on the ratings of
-    one spelling and leave the others unread. ``spellings``: canonical -> (first, where)."""
-    aspect = text_cell(declared, row, column, path, line, ("candidates", "aspect_column"))
-    canonical = " ".join(unicodedata.normalize("NFKC", aspect).casefold().split())
-    first, first_at = spellings.setdefault(canonical, (aspect, f"{path.name}:{line}"))
-    if aspect != first:
-        raise SourceFormatError(
-            str(path),
-            line,
-            f"an aspect (column {column!r}) written another way: read as two aspects, an "
-            "output would be judged on the ratings of one spelling only",
-            "write each aspect one way in the file (--skip-malformed counts such rows and "
-            "leaves out the outputs they rate)",
-            f"{aspect!r} is {first!r}, first at {first_at}",
-        )
-    return aspect
 
 
 def _add_candidate(

@@ -4,6 +4,7 @@ size bounds), with the declared filters applied and every cell looked up by its 
 from __future__ import annotations
 
 import functools
+import unicodedata
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -122,6 +123,36 @@ def one_spelling(
             f"({clip(repr(list(first)))}) only in spaces around a cell: read as written, it "
             "names a group apart",
             "correct the cell (--skip-malformed counts the row instead)",
+        )
+
+
+#: a value written two ways, read as two: (what it is, what that does, what a skip leaves out)
+_TWO_WAYS = {
+    "aspect": (
+        "an aspect",
+        "an output would be judged on the ratings of one spelling only",
+        " and leaves out the outputs they rate",
+    ),
+    "category": ("a category", "the tests of one category would be counted apart", ""),
+}
+
+
+def written_one_way(
+    spellings: dict[str, tuple[str, str]], value: str, column: str, what: str, at: tuple[Path, int]
+) -> None:
+    """An aspect or a category (``what``) written another way than before in its ``column``
+    ('Fluency' or 'fluency ' beside 'fluency') is this row's (``at``: file, line) fault; one
+    written alike each time is read as written. ``spellings``: canonical -> (first, where)."""
+    canonical = " ".join(unicodedata.normalize("NFKC", value).casefold().split())
+    first, first_at = spellings.setdefault(f"{what}:{canonical}", (value, f"{at[0].name}:{at[1]}"))
+    if value != first:
+        named, harm, left_out = _TWO_WAYS[what]
+        raise SourceFormatError(
+            str(at[0]),
+            at[1],
+            f"{named} (column {column!r}) written another way: read as two {what}s, {harm}",
+            f"write each {what} one way in the file (--skip-malformed counts such rows{left_out})",
+            f"{clip(repr(value))} is {clip(repr(first))}, first at {first_at}",
         )
 
 

@@ -307,6 +307,32 @@ def test_a_group_key_with_stray_spaces_beside_its_own_is_that_rows_fault(tmp_pat
     ] == [("x", "y")]
 
 
+@pytest.mark.parametrize("other", ["Fluency", "fluency ", "fluency", "Meaning"])
+def test_a_category_written_another_way_is_that_rows_fault(tmp_path, other):
+    # r3 wrote 'Fluency' (or 'fluency ') where r1 and r2 wrote 'fluency': a category of its own
+    # with exit 0, its test of x and y counted apart from fluency's
+    body = (
+        'group: {key: [id], context: {prompt: prompt}}\ntemplate: "{prompt}"\n'
+        "comparisons: {text_a: a, text_b: b, winner: w, rater: r, category: aspect, "
+        'verdicts: {"0": a, "1": b}}\n'
+    )
+    rows = "id,prompt,a,b,w,r,aspect\n1,p,x,y,0,r1,fluency\n1,p,x,y,0,r2,fluency\n"
+    rows += f"1,p,x,y,1,r3,{other}\n"
+    if other in ("fluency", "Meaning"):  # one way throughout: read as written
+        categories = {p.category for p in _suite(tmp_path, body, PREFERENCE, rows).pairs}
+        assert categories == {"fluency", other}
+        return
+    with pytest.raises(
+        SourceFormatError, match=r"rows\.csv:4: a category \(column 'aspect'\) written another"
+    ) as e:
+        _suite(tmp_path, body, PREFERENCE, rows)
+    assert f"({other!r} is 'fluency', first at rows.csv:2)" in str(e.value), e.value
+    suite = _suite(tmp_path, body, PREFERENCE, rows, skip_malformed=True)
+    assert [(p.category, p.high.text, p.low.text) for p in suite.pairs] == [("fluency", "x", "y")]
+    (skipped,) = suite.manifest.skipped
+    assert skipped.count == 1 and skipped.examples[0].startswith("rows.csv:4")
+
+
 def test_a_system_or_rater_cell_with_stray_spaces_is_that_rows_fault(tmp_path):
     # 'S1 ' beside 'S1' made a system of its own (one output, its own human score) and a rater
     # 'r1 ' beside 'r1' a second rater whose repeated verdict was a second vote, with exit 0
