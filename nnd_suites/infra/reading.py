@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
 import os
 import re
 import stat
@@ -121,6 +122,26 @@ def bounded_int(text: str) -> int:
     if len(text.lstrip("-")) > MAX_INT_DIGITS:
         raise ValueError(f"an integer of {len(text):,} digits (at most {MAX_INT_DIGITS})")
     return int(text)
+
+
+class Overflowing(float):
+    """A JSON number beyond a float's range (``1e400``): infinite, shown as the file writes it."""
+
+    __slots__ = ("written",)
+
+    def __new__(cls, text: str) -> Overflowing:
+        number = super().__new__(cls, text)
+        number.written = text
+        return number
+
+    def __str__(self) -> str:
+        return self.written
+
+
+def bounded_float(text: str) -> float:
+    """``float(text)`` for JSON's ``parse_float``; one that overflows is :class:`Overflowing`."""
+    number = float(text)
+    return number if math.isfinite(number) else Overflowing(text)
 
 
 def unique_keys_object(pairs: list[tuple[str, Any]]) -> dict[str, Any]:

@@ -22,6 +22,8 @@ from nnd_suites.infra.formatting import clip
 from nnd_suites.infra.reading import (
     MAX_NUMBER,
     DataFileError,
+    Overflowing,
+    bounded_float,
     bounded_int,
     has_lone_surrogate,
     open_regular_file,
@@ -83,7 +85,9 @@ def _surrogate_error(text: str, value: Any, path: Path, line: int) -> SourceForm
 
 #: JSON as annotation rows are read: integers bounded, and a key written twice in one object is
 #: an error (the last value would silently win, and could turn a rating around).
-SOURCE_JSON = json.JSONDecoder(parse_int=bounded_int, object_pairs_hook=unique_keys_object)
+SOURCE_JSON = json.JSONDecoder(
+    parse_int=bounded_int, parse_float=bounded_float, object_pairs_hook=unique_keys_object
+)
 
 
 def read_jsonl(path: Path, log: ReadLog | None = None) -> Iterator[tuple[int, Any]]:
@@ -364,12 +368,19 @@ def parse_number(
     where = f"column {column!r}: " if column is not None else f"{key}: " if key else ""
     shown = clip(repr(value) if isinstance(value, str) else json.dumps(value, default=repr))
     aside = ""
-    if not math.isfinite(number):
+    if isinstance(value, Overflowing):  # as the file writes it ('1e400'), not Infinity
+        shown = value.written
+    # a number too large for a float ('1e400'), not 'inf' written out: a number, beyond bounds
+    overflows = (
+        math.isinf(number) and "inf" not in unicodedata.normalize("NFKC", str(value)).casefold()
+    )
+    if not (math.isfinite(number) or overflows):
         if isinstance(value, str) and DECIMAL_COMMA.fullmatch(value.strip()):
             aside = f" (a decimal comma is not read: write {value.strip().replace(',', '.')})"
         problem = "is not a number"
     elif abs(number) > MAX_NUMBER:
         problem = f"is beyond {MAX_NUMBER:g} in magnitude: no rating"
+        aside = " (it overflows a float)" if overflows else ""
     elif (low is not None and number < low) or (high is not None and number > high):
         bounds = f"[{-math.inf if low is None else low:g}, {math.inf if high is None else high:g}]"
         problem = f"out of range {bounds}"

@@ -56,3 +56,17 @@ def test_summeval_names_a_damaged_rating_with_its_line(tmp_path, value, reason):
         build_suite("summeval", path)
     assert (caught.value.path, caught.value.line, caught.value.reason) == (str(path), 2, reason)
     assert "\n" not in str(caught.value)
+
+
+@pytest.mark.parametrize("written", ["1e400", "-1e400", '"1e400"'])
+def test_a_rating_that_overflows_a_float_is_named_as_written(tmp_path, written):
+    # was "Infinity is not a number" (JSON's 1e400 read as inf, shown as json writes inf) or
+    # "'1e400' is not a number": a number was written, too large to be read
+    path = _summeval_copy(tmp_path, 777)
+    path.write_text(path.read_text("utf-8").replace("777", written, 1), "utf-8")
+    with pytest.raises(SourceFormatError) as caught:
+        build_suite("summeval", path)
+    assert caught.value.reason == (
+        f"annotation 0: consistency: {written.replace(chr(34), chr(39))} is beyond 1e+100 in "
+        "magnitude: no rating (it overflows a float)"
+    )

@@ -133,8 +133,12 @@ def test_parse_number_takes_json_values_and_says_out_of_range():
     ]:
         with pytest.raises(SourceFormatError, match=message):
             parse_number(value, path, 3, key="w1.fluency", low=0, high=100)
-    with pytest.raises(SourceFormatError, match=r"r\.tsv:2: column 'f': '1e999' is not a number"):
+    # a number written, too large for a float: said so, not "not a number"
+    overflows = r"r\.tsv:2: column 'f': '1e999' is beyond 1e\+100 in magnitude: no rating \(it"
+    with pytest.raises(SourceFormatError, match=overflows):
         parse_number("1e999", Path("r.tsv"), 2, "f")
+    with pytest.raises(SourceFormatError, match=r"r\.tsv:2: column 'f': 'inf' is not a number"):
+        parse_number("inf", Path("r.tsv"), 2, "f")
     with pytest.raises(SourceFormatError, match=r"r\.tsv:2: -3 out of range \[0, inf\]"):
         parse_number(-3, Path("r.tsv"), 2, low=0)
 
