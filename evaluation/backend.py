@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import math
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
@@ -67,6 +67,17 @@ class Score:
     @property
     def mean(self) -> float:
         return math.nan if self.skipped else self.logprob_sum / self.n_targets
+
+
+def read_truncation(requests: Iterable[tuple[str, str]], *lookups: Mapping | None) -> int:
+    """Context tokens cut to fit a window, summed over every score a scorer read: the model's
+    and, for ``ratio``, the reference model's (a reference with a shorter window cuts more)."""
+    return sum(
+        lookup[request].truncated_tokens
+        for lookup in lookups
+        if lookup is not None
+        for request in requests
+    )
 
 
 #: Called after each batch with the request indices scored and their scores (the cache writes them).

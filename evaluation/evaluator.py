@@ -18,7 +18,13 @@ from typing import Any
 from nnd_suites import __version__
 from nnd_suites.errors import NNDError, ScoringError
 from nnd_suites.evaluation.arguments import check_evaluate_arguments, resolve_mode
-from nnd_suites.evaluation.backend import Backend, Score, ScoreRequest, load_backend
+from nnd_suites.evaluation.backend import (
+    Backend,
+    Score,
+    ScoreRequest,
+    load_backend,
+    read_truncation,
+)
 from nnd_suites.evaluation.cache import ScoreCache, scope_of, score_key
 from nnd_suites.evaluation.catalogue_suites import catalogue_suites
 from nnd_suites.evaluation.chat_prompts import CHAT_TEMPLATE, chat_rendering
@@ -43,10 +49,10 @@ from nnd_suites.evaluation.report import (
     EvaluationReport,
     RequestCounts,
     SuiteResult,
-    read_truncation,
     suite_result,
     test_outcomes,
 )
+from nnd_suites.evaluation.report_markdown import is_embedded
 from nnd_suites.evaluation.samples import plan_samples
 from nnd_suites.evaluation.scorers import DEFAULT_SCORER
 from nnd_suites.evaluation.scorers.resolve import (
@@ -219,6 +225,7 @@ def evaluate(
         scorer=chosen[0].spec,
         reference_model=None if reference is None else str(reference_model),
         reference_identity=reference_identity,
+        random_weights=is_embedded(model_name),
         suites={},
         requests=counts,
         seconds=0.0,

@@ -32,6 +32,11 @@ class LeaderboardModel(StrictModel):
     mode: str
     parameters: int | None = None
     architecture: str | None = None
+    random_weights: bool | None = Field(
+        None,
+        description="the model is a tiny one with random weights: a pipeline check (as its run's "
+        "report records; null: written before this field, its name and folder decide)",
+    )
 
 
 class MarginBandRates(StrictModel):
@@ -176,6 +181,7 @@ def leaderboard(
             mode=r.mode,
             parameters=r.parameters,
             architecture=r.architecture,
+            random_weights=r.random_weights,
         )
         for label, r in zip(labels, reports, strict=True)
     ]

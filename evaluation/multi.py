@@ -32,7 +32,12 @@ from nnd_suites.evaluation.outputs import write_report_files
 from nnd_suites.evaluation.parallel import current_rank
 from nnd_suites.evaluation.plots import write_leaderboard, write_scaling
 from nnd_suites.evaluation.rank_job import rank_job, refuse_before_ranks, run_in_ranks, wants_ranks
-from nnd_suites.evaluation.report_markdown import embedded_heading_note, kept_tests, limit_note
+from nnd_suites.evaluation.report_markdown import (
+    embedded_heading_note,
+    kept_tests,
+    limit_note,
+    pipeline_check,
+)
 from nnd_suites.evaluation.shared_runs import share_runs
 from nnd_suites.evaluation.task_charts import write_task_rates
 from nnd_suites.evaluation.task_grouping import BASELINE_COLUMNS, task_rows
@@ -146,7 +151,9 @@ def leaderboard_markdown(board: Leaderboard) -> str:
     return render(
         TEMPLATE,
         board=board,
-        embedded_note=embedded_heading_note(m.model for m in board.models),
+        embedded_note=embedded_heading_note(
+            pipeline_check(m.model, m.random_weights) for m in board.models
+        ),
         tie_rule=TIE_RULE,
         limit_note=limit_note(
             board.limit, kept_tests(board.reports[0].suites) if board.reports else None

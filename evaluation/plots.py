@@ -20,8 +20,7 @@ from nnd_suites.evaluation.leaderboard import (
     leaderboard_rates,
 )
 from nnd_suites.evaluation.report import EvaluationReport
-from nnd_suites.evaluation.report_markdown import is_embedded
-from nnd_suites.evaluation.tiny import EMBEDDED
+from nnd_suites.evaluation.report_markdown import pipeline_check
 from nnd_suites.infra.formatting import count
 from nnd_suites.statistics.outcomes import Rate, rows_of
 
@@ -76,13 +75,13 @@ def write_pass_rates(report: EvaluationReport, path: str | Path) -> Path:
     if handles:
         figure.legend(handles, names, loc="outside lower center", ncols=3, fontsize=8)
     axes[-1].set_xlabel("pass rate (%), Wilson 95% interval; red marks: bias baselines (no model)")
-    model = short_name(report.model)
-    if is_embedded(report.model):  # the name says it, the title must too
-        model = f"{EMBEDDED}\nPIPELINE CHECK: random weights, the figures mean nothing\n"
+    model, check = short_name(report.model), pipeline_check(report.model, report.random_weights)
+    if check:  # random weights: the title must say so
+        model += "\nPIPELINE CHECK: random weights, the figures mean nothing\n"
     figure.suptitle(
         f"NND pass rates: {model} ({report.mode}, scorer {report.scorer})",
         fontsize=10,
-        color="#c44e52" if is_embedded(report.model) else "black",
+        color="#c44e52" if check else "black",
     )
     return save(figure, path)
 

@@ -7,7 +7,7 @@ Which tests count and how (pass, fail, tie, degenerate, skipped) is decided once
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from pydantic import Field, PrivateAttr, model_validator
@@ -223,6 +223,12 @@ class EvaluationReport(StrictModel):
     architecture: str | None = Field(
         None, description="the model's architecture (its config's model_type), when known"
     )
+    random_weights: bool | None = Field(
+        None,
+        description="a tiny model with random weights (nnd-suites:tiny-random, or one `python -m "
+        "nnd_suites.evaluation.tiny` wrote): a pipeline check (null: written before this field; "
+        "its name and folder decide)",
+    )
     by_task: TaskGrouping | None = Field(
         None,
         description="the suites by task type, and the catalogue suites not evaluated with why, "
@@ -254,6 +260,7 @@ class EvaluationReport(StrictModel):
             "reference_model": self.reference_model,
             "reference_identity": self.reference_identity,
             "architecture": self.architecture,
+            "random_weights": self.random_weights,
             "backend": self.backend,
             "suites": {
                 name: result.model_dump(mode="json", exclude={"by_breakdown"})
@@ -331,17 +338,6 @@ def test_outcomes(
             )
         )
     return results
-
-
-def read_truncation(requests: Iterable[tuple[str, str]], *lookups: Mapping | None) -> int:
-    """Context tokens cut to fit a window, summed over every score a scorer read: the model's
-    and, for ``ratio``, the reference model's (a reference with a shorter window cuts more)."""
-    return sum(
-        lookup[request].truncated_tokens
-        for lookup in lookups
-        if lookup is not None
-        for request in requests
-    )
 
 
 def suite_result(

@@ -83,11 +83,18 @@ def is_embedded(model: str) -> bool:
     return model == EMBEDDED or EMBEDDED_FOLDER in model or random_weights(model)
 
 
-def embedded_heading_note(models: Iterable[str]) -> str:
-    """What follows the heading of a report of several models (leaderboard, verify) or of one
-    model's several runs (robustness): the pipeline-check warning when one of them is the
-    embedded random-weights model, else nothing."""
-    return f"\n\n> **{EMBEDDED_NOTE}**" if any(map(is_embedded, models)) else ""
+def pipeline_check(model: str, recorded: bool | None) -> bool:
+    """Whether a run's figures are a pipeline check (a tiny model with random weights): as its
+    report recorded (``random_weights``), so that a copied run or one whose model folder is gone
+    still says it; a report written before the record: by the model's name and folder, as then."""
+    return is_embedded(model) if recorded is None else recorded
+
+
+def embedded_heading_note(checks: Iterable[bool]) -> str:
+    """What follows the heading of a report of several models (leaderboard, verify, compare) or
+    of one model's several runs (robustness, place): the pipeline-check warning when one of them
+    is (:func:`pipeline_check`), else nothing."""
+    return f"\n\n> **{EMBEDDED_NOTE}**" if any(checks) else ""
 
 
 def markdown(report: EvaluationReport) -> str:
@@ -107,10 +114,11 @@ def markdown(report: EvaluationReport) -> str:
         for name, result in suites.items()
     ]
     grouping = report.by_task  # suites from the catalogue: by task, beside the baselines
+    note = EMBEDDED_NOTE if pipeline_check(report.model, report.random_weights) else None
     return render(
         TEMPLATE,
         report=report,
-        embedded_note=EMBEDDED_NOTE if is_embedded(report.model) else None,
+        embedded_note=note,
         backend_header=_backend_header(report.backend, report),
         limit_note=limit_note(report.limit, kept_tests(suites)),
         suite_rows=suite_rows,

@@ -180,10 +180,13 @@ def _counts(figures: Rate) -> str:
     return ", ".join(f"{getattr(figures, f)} {f}" for f in _COUNTS)
 
 
-def outcomes_for(path: str | Path, suite: Suite) -> list[TestOutcome]:
-    """The per-test outcomes of the run saved at ``path`` on ``suite``, matched by content hash
-    (so a renamed suite is found); a run that did not score it is a named error."""
-    report = load_report(path)
+def outcomes_for(
+    path: str | Path, suite: Suite, report: EvaluationReport | None = None
+) -> list[TestOutcome]:
+    """The per-test outcomes of the run saved at ``path`` (``report``: its report, when read
+    already) on ``suite``, matched by content hash (so a renamed suite is found); a run that did
+    not score it is a named error."""
+    report = report or load_report(path)
     suite = suite.resealed()  # matched by what it holds now, edited in memory or not
     for name, result in report.suites.items():
         if result.content_hash == suite.manifest.content_hash:

@@ -24,7 +24,7 @@ from nnd_suites.evaluation.plots import (
     short_name,
 )
 from nnd_suites.evaluation.report import EvaluationReport
-from nnd_suites.evaluation.report_markdown import is_embedded
+from nnd_suites.evaluation.report_markdown import pipeline_check
 from nnd_suites.evaluation.task_grouping import TaskGrouping
 
 
@@ -78,7 +78,7 @@ def write_task_rates(
         if len(reports) == 1
         else f"NND leaderboard by task type ({len(reports)} models){skipped}"
     )
-    embedded = any(is_embedded(r.model) for r in reports)
+    embedded = any(pipeline_check(r.model, r.random_weights) for r in reports)
     if embedded:  # random weights: the title must say so
         title += "\nPIPELINE CHECK: random weights, the figures mean nothing"
     figure.suptitle(title, fontsize=10, color="#c44e52" if embedded else "black")

@@ -19,6 +19,7 @@ from pydantic import Field
 from nnd_suites.errors import ArgumentError, NNDError
 from nnd_suites.evaluation.limits import RecordedLimit, SuiteLimit
 from nnd_suites.evaluation.report import EvaluationReport, SuiteResult
+from nnd_suites.evaluation.report_markdown import pipeline_check
 from nnd_suites.evaluation.run_differences import coverage_differences, scoring_differences
 from nnd_suites.evaluation.saved import load_report, report_file
 from nnd_suites.infra.formatting import count
@@ -77,6 +78,11 @@ class Comparison(StrictModel):
     mode_b: str
     source_a: str | None = Field(None, description="where run A was read from")
     source_b: str | None = None
+    random_weights: bool = Field(
+        False,
+        description="run A's or B's model is a tiny one with random weights, as its report "
+        "records: the comparison is a pipeline check",
+    )
     tie_rule: str = TIE_RULE
     test: str = TEST
     correction: str = CORRECTION
@@ -278,6 +284,7 @@ def _compare(
         model_b=b.model,
         mode_a=a.mode,
         mode_b=b.mode,
+        random_weights=any(pipeline_check(r.model, r.random_weights) for r in (a, b)),
         scoring_differences=differences,
         suites=compared,
         limit=a.limit,

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from nnd_suites.evaluation.comparison.chart import write_differences
 from nnd_suites.evaluation.comparison.paired import Comparison
-from nnd_suites.evaluation.report_markdown import limit_note
+from nnd_suites.evaluation.report_markdown import embedded_heading_note, limit_note
 from nnd_suites.infra.formatting import count, difference_with_interval, p_value, percent
 from nnd_suites.infra.markdown import render
 from nnd_suites.infra.output_folder import write_report_folder
@@ -47,7 +47,11 @@ def comparison_markdown(comparison: Comparison) -> str:
     }
     kept = {name: (_tests(s.overall), s.limited) for name, s in comparison.suites.items()}
     return render(
-        TEMPLATE, comparison=comparison, rows=rows, limit_note=limit_note(comparison.limit, kept)
+        TEMPLATE,
+        comparison=comparison,
+        embedded_note=embedded_heading_note([comparison.random_weights]),
+        rows=rows,
+        limit_note=limit_note(comparison.limit, kept),
     )
 
 

@@ -76,6 +76,11 @@ class RobustnessCell(PairedResult):
 
 class RobustnessReport(StrictModel):
     model: str
+    random_weights: bool | None = Field(
+        None,
+        description="the model is a tiny one with random weights: a pipeline check (as its run's "
+        "report records; null: written before this field, its name and folder decide)",
+    )
     alpha: float = ALPHA
     suites: dict[str, Rate] = Field(
         description="each suite's untouched pass rate over all its tests (the run's own report)"

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Any
 
 from nnd_suites.errors import NNDError
 from nnd_suites.evaluation.outputs import write_report_files
-from nnd_suites.evaluation.report_markdown import embedded_heading_note, limit_note
+from nnd_suites.evaluation.report_markdown import embedded_heading_note, limit_note, pipeline_check
 from nnd_suites.evaluation.robustness.chart import write_heatmap
 from nnd_suites.evaluation.robustness.models import (
     RobustnessReport,
@@ -104,7 +104,7 @@ def to_markdown(report: RobustnessReport, per_category: bool = True) -> str:
     return render(
         TEMPLATE,
         report=report,
-        embedded_note=embedded_heading_note([report.model]),
+        embedded_note=embedded_heading_note([pipeline_check(report.model, report.random_weights)]),
         scoring_line=scoring_line(report.evaluation) + parameters_line(report),
         limit_note=limit_note(report.evaluation.get("limit"), kept_of(report)),
         per_category=per_category,

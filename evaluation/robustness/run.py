@@ -103,6 +103,7 @@ def robustness(
     report = corrected(
         RobustnessReport(
             model=str(evaluation["model"]),
+            random_weights=full.random_weights,
             alpha=alpha,
             suites={p.name: untouched[by_suite[id(p)]] for p in parents},
             transforms=specs,

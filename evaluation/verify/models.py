@@ -155,6 +155,11 @@ class PlacedScore(StrictModel):
 
 class PlacementReport(StrictModel):
     model: str
+    random_weights: bool = Field(
+        False,
+        description="the new model is a tiny one with random weights, as its run's report "
+        "records: the placement is a pipeline check",
+    )
     suite: str
     measure: str
     confidence: float

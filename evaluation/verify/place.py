@@ -10,6 +10,7 @@ from nnd_suites.errors import NNDError
 from nnd_suites.evaluation.identity import model_content
 from nnd_suites.evaluation.limits import kept_tests_differ
 from nnd_suites.evaluation.report import EvaluationReport
+from nnd_suites.evaluation.report_markdown import pipeline_check
 from nnd_suites.evaluation.saved import load_report
 from nnd_suites.evaluation.verify.models import (
     PlacedScore,
@@ -227,6 +228,7 @@ def _placement(
             skipped[category] = str(exc)
     return PlacementReport(
         model=report.model,
+        random_weights=pipeline_check(report.model, report.random_weights),
         suite=verify.suite,
         measure=verify.measure,
         confidence=verify.confidence,

@@ -22,7 +22,7 @@ from pathlib import Path
 from nnd_suites.errors import NNDError
 from nnd_suites.evaluation.limits import limit_disagrees
 from nnd_suites.evaluation.plots import short_name, write_scatter
-from nnd_suites.evaluation.report_markdown import embedded_heading_note, limit_note
+from nnd_suites.evaluation.report_markdown import embedded_heading_note, is_embedded, limit_note
 from nnd_suites.evaluation.saved import read_report_json
 from nnd_suites.evaluation.verify.models import (
     Correlation,
@@ -260,7 +260,7 @@ def verify_markdown(report: VerifyReport) -> str:
     return render(
         VERIFY_TEMPLATE,
         report=report,
-        embedded_note=embedded_heading_note(report.systems.values()),
+        embedded_note=embedded_heading_note(map(is_embedded, report.systems.values())),
         level=f"{100 * report.confidence:g}%",
         limit_note=limit_note(report.limit, {report.suite: (overall.tests, report.limited)}),
         systems=systems,
@@ -334,4 +334,7 @@ def placement_markdown(placement: PlacementReport) -> str:
         *(_placed_cells(c, p) for c, p in placement.by_category.items()),
     ]
     level = f"{100 * placement.confidence:g}%"
-    return render(PLACEMENT_TEMPLATE, placement=placement, level=level, rows=rows)
+    note = embedded_heading_note([placement.random_weights])
+    return render(
+        PLACEMENT_TEMPLATE, placement=placement, level=level, rows=rows, embedded_note=note
+    )

@@ -280,3 +280,27 @@ def test_an_id_unique_per_row_does_not_key_the_groups_and_a_missing_system_is_sa
     assert "# CHECK: no column names the system: every output's system is `unknown`" in text
     groups = _read_groups(root, "my_sf", sample)
     assert groups and all(len(group.candidates) > 1 for group in groups)
+
+
+def test_the_command_prints_each_check_where_the_file_marks_it(tmp_path, capsys):
+    """new-adapter --declarative wrote its '# CHECK' lines into source.yaml only and printed none:
+    each is printed once, FILE:LINE and what to check (a wrapped note on one line, a guessed key
+    by its dotted name and value)."""
+    rows = [{"chosen": f"Human: hi {i} Assistant: hello", "rejected": "H: x A: no"} for i in "12"]
+    (tmp_path / "hh.jsonl").write_text("".join(json.dumps(row) + "\n" for row in rows))
+    root = _root(tmp_path)
+    argv = ["new-adapter", "my_hh", "--declarative", "--sample", str(tmp_path / "hh.jsonl")]
+    assert main([*argv, "--root", str(root)]) == 0
+    printed = [line for line in capsys.readouterr().out.splitlines() if " CHECK " in line]
+    lines = (root / "adapters" / "my_hh" / "source.yaml").read_text("utf-8").splitlines()
+    marked = [n for n, line in enumerate(lines, 1) if "# CHECK: " in line]
+    assert [line.split(": CHECK ")[0] for line in printed] == [
+        f"adapters/my_hh/source.yaml:{n}" for n in marked
+    ]
+    assert (
+        f"adapters/my_hh/source.yaml:{marked[1]}: CHECK chosen and rejected are the two texts, "
+        "the preference in their names: a source.yaml reads the winner from a column (add one,"
+    ) in printed[1]
+    assert printed[-1].endswith(
+        "CHECK comparisons.winner = TODO_winner_column: guessed from the header"
+    )

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import shutil
 
 import pytest
 
@@ -133,6 +134,41 @@ def test_a_model_the_tiny_command_wrote_is_reported_as_a_pipeline_check(tmp_path
     printed = capsys.readouterr()
     assert "PIPELINE CHECK" in printed.out and "PIPELINE CHECK" in printed.err
     assert "PIPELINE CHECK" in (tmp_path / "run" / "report.md").read_text().split("## ")[0]
+
+
+def test_a_saved_run_of_random_weights_says_so_with_its_model_gone(tmp_path, capsys):
+    """The PIPELINE CHECK note was worked out from the model's folder each time a run was shown:
+    with the tiny command's model deleted (or the run copied to another machine), report.md made
+    again, slices --run and compare gave a random model's figures as a real model's. The report
+    records random_weights, and every view of a saved run takes the note from it."""
+    from nnd_suites import build_suite
+    from nnd_suites.builder.adapter import ADAPTERS
+    from nnd_suites.evaluation.report_markdown import markdown
+    from nnd_suites.evaluation.saved import load_report
+    from nnd_suites.evaluation.tiny import main as tiny_main
+
+    sample = ADAPTERS.get("challenge300").default_source_path().parents[1] / "fixtures"
+    built = build_suite("challenge300", source=sample / "challenge300_sample.tsv")  # 40 tests
+    suite = built.save(tmp_path / "suite")
+    assert tiny_main([str(tmp_path / "m"), "--suite", str(suite)]) == 0
+    argv = ["evaluate", "--suite", str(suite), "--model", str(tmp_path / "m"), "--no-cache"]
+    for run in ("a", "b"):
+        assert main([*argv, "--quiet", "--out", str(tmp_path / run)]) == 0
+    shutil.rmtree(tmp_path / "m")
+    capsys.readouterr()
+    report = load_report(tmp_path / "a")
+    assert "PIPELINE CHECK" in markdown(report).split("## ")[0]
+    assert main(["slices", str(suite), "--run", str(tmp_path / "a")]) == 0
+    assert main(["compare", str(tmp_path / "a"), str(tmp_path / "b")]) == 0
+    printed = capsys.readouterr().out
+    assert printed.count("PIPELINE CHECK") == 2
+    assert printed.index("PIPELINE CHECK") < printed.index("slices of")
+    # a report written before the record: its model's name and folder decide, as they did then
+    written = json.loads((tmp_path / "a" / "report.json").read_text("utf-8"))
+    assert written["random_weights"] is True
+    del written["random_weights"]
+    older = type(report).model_validate(written)
+    assert older.random_weights is None and "PIPELINE CHECK" not in markdown(older)
 
 
 def test_limit_scores_the_first_groups_only(tiny_causal_model, tmp_path, capsys):

@@ -11,7 +11,7 @@ from nnd_suites.builder.adapter_folders import not_loaded_note
 from nnd_suites.cli.parser import Commands
 from nnd_suites.cli.printing import say
 from nnd_suites.errors import NNDError
-from nnd_suites.scaffold.declarative import write_declarative
+from nnd_suites.scaffold.declarative import check_notes, write_declarative
 from nnd_suites.scaffold.writer import ANNOTATION_TYPES, write_adapter
 
 NEXT_STEPS = """\
@@ -90,6 +90,9 @@ def run(args: argparse.Namespace) -> int:
         for path in written:
             say(f"wrote {path.resolve().relative_to(root)}")
         say(f"columns found in {args.sample.name}: {', '.join(columns)}")
+        source = root / "adapters" / args.name / "source.yaml"
+        for number, what in check_notes(source.read_text("utf-8")):  # as the file marks them
+            say(f"{source.relative_to(root)}:{number}: CHECK {what}")
         say(DECLARATIVE_STEPS.format(name=args.name))
         _warn_if_not_loaded(root)
         return 0

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 from pathlib import Path
 
 from nnd_suites.cli.options import SUITE_HELP
@@ -42,7 +43,8 @@ def register(subparsers: Commands) -> None:
 
 def run(args: argparse.Namespace) -> int:
     # lazy: the evaluator package is slow to import; `nnd-suites list` stays < 1 s
-    from nnd_suites.evaluation.saved import outcomes_for
+    from nnd_suites.evaluation.report_markdown import pipeline_check
+    from nnd_suites.evaluation.saved import load_report, outcomes_for
     from nnd_suites.evaluation.slicing import (
         GEM_TITLE,
         gem_contrast_sets,
@@ -50,13 +52,17 @@ def run(args: argparse.Namespace) -> int:
         slice_rates,
         write_gem_file,
     )
+    from nnd_suites.evaluation.tiny import EMBEDDED_NOTE
     from nnd_suites.infra.output_file import check_output_file
     from nnd_suites.resolve import load_suite
 
     if args.gem_out:  # before loading the suite: anyone else's file costs nothing
         check_output_file(args.gem_out, GEM_TITLE, is_gem_file)
     suite = load_suite(args.suite)
-    outcomes = outcomes_for(args.run, suite) if args.run else None
+    run = load_report(args.run) if args.run else None
+    outcomes = outcomes_for(args.run, suite, run) if run else None
+    if run and pipeline_check(run.model, run.random_weights):  # as evaluate says it
+        say(EMBEDDED_NOTE, file=sys.stderr if args.json else sys.stdout)
     sets = gem_contrast_sets(suite, outcomes, args.slice)
     if args.gem_out:
         write_gem_file(args.gem_out, sets)
