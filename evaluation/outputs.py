@@ -33,6 +33,7 @@ from nnd_suites.evaluation.samples import samples_file, write_samples
 from nnd_suites.evaluation.task_charts import write_task_rates
 from nnd_suites.infra.output_folder import Charts, write_report_folder
 from nnd_suites.infra.output_folder import write_report_files as write_report_files_of_kind
+from nnd_suites.infra.parquet import parquet_buffer, read_bounded_table
 
 __all__ = ["read_outcomes", "write_report", "write_report_files"]
 
@@ -61,7 +62,9 @@ def write_outcomes(path: Path, outcomes: list[TestOutcome]) -> None:
 
 
 def read_outcomes(path: str | Path) -> list[TestOutcome]:
-    return [TestOutcome.model_validate(row) for row in pq.read_table(path).to_pylist()]
+    """A suite's outcome file, read within the bounds of :mod:`nnd_suites.infra.parquet`."""
+    table = read_bounded_table(parquet_buffer(path, "outcomes file"), path)
+    return [TestOutcome.model_validate(row) for row in table.to_pylist()]
 
 
 def write_report(report: EvaluationReport, out: str | Path) -> dict[str, Path]:
