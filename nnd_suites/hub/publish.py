@@ -8,6 +8,7 @@ lists them all; then the folder is uploaded in one commit and the commit optiona
 from __future__ import annotations
 
 import contextlib
+import shutil
 import tempfile
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
@@ -137,19 +138,26 @@ def _fetch_other_configs(api: HfApi, repo_id: str, staging: Path, written: list[
     )
     if not others and CARD_FILE not in remote:
         return
-    with hub_errors("fetching the configs already published", repo_id):
-        api.snapshot_download(
-            repo_id,
-            repo_type="dataset",
-            local_dir=staging,
-            allow_patterns=[CARD_FILE, *[f"{n}/*" for n in others]],
-        )
-    if (staging / CARD_FILE).is_file() and not is_nnd_card(staging / CARD_FILE):
-        raise NNDError(
-            f"cannot publish to {repo_id}: its {CARD_FILE} was not written by "
-            "nnd-suites and would be replaced; publish to another repository, or "
-            "remove that card from the repository first"
-        )
+    # fetched beside the staging folder, not into it: a card that is not ours must not replace
+    # the card of a --folder given (whose next export would then refuse the folder)
+    with tempfile.TemporaryDirectory(prefix="nnd-fetch-") as tmp:
+        with hub_errors("fetching the configs already published", repo_id):
+            api.snapshot_download(
+                repo_id,
+                repo_type="dataset",
+                local_dir=tmp,
+                allow_patterns=[CARD_FILE, *[f"{n}/*" for n in others]],
+            )
+        card = Path(tmp) / CARD_FILE
+        if card.is_file() and not is_nnd_card(card):
+            raise NNDError(
+                f"cannot publish to {repo_id}: its {CARD_FILE} was not written by "
+                "nnd-suites and would be replaced; publish to another repository, or "
+                "remove that card from the repository first"
+            )
+        for name in others:
+            if (Path(tmp) / name).is_dir():
+                shutil.move(Path(tmp) / name, staging / name)
 
 
 def _files(staging: Path, configs: list[str]) -> list[str]:

@@ -408,3 +408,20 @@ def test_nothing_linked_from_outside_a_dataset_folder_is_published(
         err = capsys.readouterr().err
         assert f"{link} is a symbolic link" in err and "copy" in err, err
     assert hub.calls == [] and not (tmp_path / "export").exists()
+
+
+def test_a_foreign_card_in_the_repository_leaves_the_given_folder_valid(
+    hub, challenge300_suite, quiz_design_suite, tmp_path, capsys
+):
+    # the repository's card was fetched into the --folder given, over the folder's own card,
+    # before it was found foreign: the refused publish left a dataset folder that `validate`
+    # refused and every later export into it stopped at ("not written by nnd-suites")
+    folder = tmp_path / "staging"
+    publish_suites([quiz_design_suite], "org/nnd", dry_run=True, folder=folder)
+    hub.root.mkdir()
+    (hub.root / "README.md").write_text("---\nlicense: mit\n---\n# someone else's dataset\n")
+    with pytest.raises(NNDError, match=r"its README\.md was not written by nnd-suites"):
+        publish_suites([challenge300_suite], "org/nnd", folder=folder)
+    assert "upload_folder" not in _methods(hub)
+    assert main(["validate", str(folder)]) == 0, capsys.readouterr().err
+    assert "someone else's dataset" not in (folder / "README.md").read_text()
