@@ -92,7 +92,11 @@ def publish_suites(
         export = export_suites(suites, staging, repo_id)
         with hub_errors("creating the dataset repository", repo_id):
             api.create_repo(repo_id, repo_type="dataset", exist_ok=True, private=private)
-        _fetch_other_configs(api, repo_id, staging, export.written)
+        # one commit read throughout and built on: another publish landing meanwhile makes the
+        # upload fail, where its configs would have gone unlisted by the card uploaded
+        with hub_errors("reading the repository", repo_id):
+            head = api.repo_info(repo_id, repo_type="dataset").sha
+        _fetch_other_configs(api, repo_id, staging, export.written, head)
         configs = [c.name for c in refresh_card(staging, repo_id)]
         message = commit_message or f"nnd-suites: publish {', '.join(export.written)}"
         files = _files(staging, configs)
@@ -106,6 +110,7 @@ def publish_suites(
                 # configs written and those the given folder held (uploaded from it, not fetched)
                 delete_patterns=[f"{name}/{DATA_GLOB}" for name in configs],
                 commit_message=message,
+                parent_commit=head,
             )
         if tag:
             with hub_errors(f"tagging {tag}", repo_id):
@@ -126,10 +131,13 @@ def publish_suites(
         )
 
 
-def _fetch_other_configs(api: HfApi, repo_id: str, staging: Path, written: list[str]) -> None:
-    """Download the card and the configs already published that this publish does not replace."""
+def _fetch_other_configs(
+    api: HfApi, repo_id: str, staging: Path, written: list[str], head: str | None
+) -> None:
+    """Download the card and the configs published at commit ``head`` that this publish does
+    not replace."""
     with hub_errors("listing the repository", repo_id):
-        remote = api.list_repo_files(repo_id, repo_type="dataset")
+        remote = api.list_repo_files(repo_id, repo_type="dataset", revision=head)
     present = {p.name for p in staging.iterdir() if p.is_dir()}
     others = sorted(
         {path.split("/")[0] for path in remote if path.endswith(f"/{MANIFEST_FILE}")}
@@ -146,6 +154,7 @@ def _fetch_other_configs(api: HfApi, repo_id: str, staging: Path, written: list[
                 repo_id,
                 repo_type="dataset",
                 local_dir=tmp,
+                revision=head,
                 allow_patterns=[CARD_FILE, *[f"{n}/*" for n in others]],
             )
         card = Path(tmp) / CARD_FILE

@@ -38,6 +38,7 @@ class FakeHub:
         self.calls: list[tuple[str, dict]] = []
         self.tags: list[str] = []
         self.fail: dict[str, int] = {}  # method name -> HTTP status to raise
+        self.commits = 0  # the head commit is f"{commits:040x}"
 
     def _record(self, method: str, **kwargs) -> None:
         self.calls.append((method, kwargs))
@@ -51,12 +52,19 @@ class FakeHub:
             p.relative_to(self.root).as_posix() for p in self.root.rglob("*") if p.is_file()
         )
 
+    def head(self) -> str:
+        return f"{self.commits:040x}"
+
     def install(self, monkeypatch) -> None:
         hub = self
 
         def create_repo(self, repo_id, **kwargs):
             hub._record("create_repo", repo_id=repo_id, **kwargs)
             hub.root.mkdir(exist_ok=True)
+
+        def repo_info(self, repo_id, **kwargs):
+            hub._record("repo_info", repo_id=repo_id, **kwargs)
+            return type("DatasetInfo", (), {"sha": hub.head()})()
 
         def list_repo_files(self, repo_id, **kwargs):
             hub._record("list_repo_files", repo_id=repo_id, **kwargs)
@@ -73,6 +81,9 @@ class FakeHub:
 
         def upload_folder(self, **kwargs):
             hub._record("upload_folder", **kwargs)
+            if kwargs.get("parent_commit") not in (None, hub.head()):  # as the Hub refuses it
+                raise HfHubHTTPError("412 Precondition Failed", response=_response(412))
+            hub.commits += 1
             folder = Path(kwargs["folder_path"])
             sent = [p.relative_to(folder).as_posix() for p in folder.rglob("*") if p.is_file()]
             sent = [n for n in sent if _matches(n, kwargs["allow_patterns"])]
@@ -90,6 +101,7 @@ class FakeHub:
 
         for name, method in [
             ("create_repo", create_repo),
+            ("repo_info", repo_info),
             ("list_repo_files", list_repo_files),
             ("snapshot_download", snapshot_download),
             ("upload_folder", upload_folder),
@@ -113,14 +125,14 @@ def _methods(hub: FakeHub) -> list[str]:
 
 def test_publish_creates_uploads_and_tags(hub, challenge300_suite, quiz_design_suite, tmp_path):
     result = publish_suites([challenge300_suite], "org/nnd", private=True)
-    assert _methods(hub) == ["create_repo", "list_repo_files", "upload_folder"]
+    assert _methods(hub) == ["create_repo", "repo_info", "list_repo_files", "upload_folder"]
     assert hub.calls[0][1] == {
         "repo_id": "org/nnd",
         "repo_type": "dataset",
         "exist_ok": True,
         "private": True,
     }
-    upload = hub.calls[2][1]
+    upload = hub.calls[3][1]
     assert upload["repo_id"] == "org/nnd" and upload["repo_type"] == "dataset"
     assert upload["delete_patterns"] == ["challenge300/test-*.parquet"]
     assert hub.files() == [
@@ -137,13 +149,14 @@ def test_publish_creates_uploads_and_tags(hub, challenge300_suite, quiz_design_s
     result = publish_suites([quiz_design_suite], "org/nnd", tag="v1.0")
     assert _methods(hub) == [
         "create_repo",
+        "repo_info",
         "list_repo_files",
         "snapshot_download",
         "upload_folder",
         "create_tag",
     ]
-    assert hub.calls[2][1]["allow_patterns"] == ["README.md", "challenge300/*"]
-    assert hub.calls[4][1] == {
+    assert hub.calls[3][1]["allow_patterns"] == ["README.md", "challenge300/*"]
+    assert hub.calls[5][1] == {
         "repo_id": "org/nnd",
         "tag": "v1.0",
         "repo_type": "dataset",
@@ -425,3 +438,34 @@ def test_a_foreign_card_in_the_repository_leaves_the_given_folder_valid(
     assert "upload_folder" not in _methods(hub)
     assert main(["validate", str(folder)]) == 0, capsys.readouterr().err
     assert "someone else's dataset" not in (folder / "README.md").read_text()
+
+
+def test_a_publish_landing_meanwhile_is_never_left_out_of_the_card(
+    hub, challenge300_suite, quiz_design_suite, monkeypatch, capsys
+):
+    # another publish (of quiz_design) landed between this one's listing of the repository and
+    # its upload: the card uploaded, made from what was listed, did not list quiz_design, whose
+    # files stayed on the Hub where `load_dataset(repo, "quiz_design")` could no longer read
+    # them; both exited 0. Now the upload is built on the commit read, and the Hub refuses it.
+    publish_suites([challenge300_suite], "org/nnd")
+    listed = HfApi.list_repo_files
+
+    def list_then_another_publish_lands(self, repo_id, **kwargs):
+        files = listed(self, repo_id, **kwargs)
+        monkeypatch.setattr(HfApi, "list_repo_files", listed)
+        publish_suites([quiz_design_suite], "org/nnd")
+        return files
+
+    monkeypatch.setattr(HfApi, "list_repo_files", list_then_another_publish_lands)
+    assert main(["publish", "challenge300", "--repo", "org/nnd"]) == HubError.exit_status
+    err = capsys.readouterr().err
+    assert "dataset org/nnd changed since it was read" in err and "run the command again" in err
+    assert sorted(datasets.get_dataset_config_names(str(hub.root))) == [
+        "challenge300",
+        "quiz_design",
+    ]
+    assert main(["publish", "challenge300", "--repo", "org/nnd"]) == 0  # run again
+    assert sorted(datasets.get_dataset_config_names(str(hub.root))) == [
+        "challenge300",
+        "quiz_design",
+    ]
