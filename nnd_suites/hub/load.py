@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
+from datasets import config as datasets_config
 from huggingface_hub import snapshot_download
 
 from nnd_suites.errors import NNDError, UnknownItemError
@@ -63,14 +64,16 @@ _CONFIG_FIX = "name one of the repository's configs (hub:ORG/NAME/CONFIG, or FOL
 
 
 def download_config(repo_id: str, config: str, revision: str | None = None) -> Path:
-    """Fetch the card and one config's files (cached by huggingface_hub); return the folder."""
+    """Fetch the card (with a ``.huggingface.yaml``) and one config's files (cached by
+    huggingface_hub); return the folder."""
     validate_config_name(config, _CONFIG_FIX, "config")
     with hub_errors(f"downloading suite {config!r}", repo_id):
         path = snapshot_download(
             repo_id,
             repo_type="dataset",
             revision=revision,
-            allow_patterns=[f"{config}/*", CARD_FILE],
+            # and the metadata file `datasets` lays over the card's: checked as a local one is
+            allow_patterns=[f"{config}/*", CARD_FILE, datasets_config.REPOYAML_FILENAME],
         )
     return Path(path)
 
