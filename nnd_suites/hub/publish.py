@@ -14,6 +14,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from datasets.config import REPOYAML_FILENAME
 from huggingface_hub import HfApi, get_token
 
 from nnd_suites.errors import HubError, NNDError
@@ -138,6 +139,12 @@ def _fetch_other_configs(
     not replace."""
     with hub_errors("listing the repository", repo_id):
         remote = api.list_repo_files(repo_id, repo_type="dataset", revision=head)
+    if REPOYAML_FILENAME in remote:  # never deleted: it is not ours
+        raise NNDError(
+            f"cannot publish to {repo_id}: its {REPOYAML_FILENAME} overrides the card's "
+            "metadata when `datasets` reads the repository, so its configs would not be the ones "
+            "the card lists; remove that file from the repository first"
+        )
     present = {p.name for p in staging.iterdir() if p.is_dir()}
     others = sorted(
         {path.split("/")[0] for path in remote if path.endswith(f"/{MANIFEST_FILE}")}

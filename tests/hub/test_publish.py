@@ -469,3 +469,16 @@ def test_a_publish_landing_meanwhile_is_never_left_out_of_the_card(
         "challenge300",
         "quiz_design",
     ]
+
+
+def test_a_metadata_file_in_the_repository_that_would_override_the_card_is_refused(
+    hub, challenge300_suite, quiz_design_suite
+):
+    # a .huggingface.yaml on the Hub (which `datasets` lays over the card's metadata) stayed
+    # beside the card uploaded: the publish said both configs were listed, exit 0, while
+    # load_dataset(repo, "quiz_design") followed that file
+    publish_suites([challenge300_suite], "org/nnd")
+    (hub.root / ".huggingface.yaml").write_text("configs: []\n")
+    with pytest.raises(NNDError, match=r"its \.huggingface\.yaml overrides the card's metadata"):
+        publish_suites([quiz_design_suite], "org/nnd")
+    assert _methods(hub).count("upload_folder") == 1
