@@ -8,6 +8,7 @@ lists them all; then the folder is uploaded in one commit and the commit optiona
 from __future__ import annotations
 
 import contextlib
+import fnmatch
 import shutil
 import tempfile
 from collections.abc import Iterable, Iterator
@@ -17,11 +18,13 @@ from pathlib import Path
 from datasets.config import REPOYAML_FILENAME
 from huggingface_hub import HfApi, get_token
 
-from nnd_suites.errors import HubError, NNDError
+from nnd_suites.errors import HubError, NNDError, SuiteValidationError
+from nnd_suites.hub.card_reading import card_config_names
+from nnd_suites.hub.configs import read_config
 from nnd_suites.hub.export import export_suites, is_nnd_card, refresh_card
 from nnd_suites.hub.layout import CARD_FILE
 from nnd_suites.hub.remote import LOGIN_HINT, check_repo_id, check_tag, hub_errors, offline
-from nnd_suites.suite import CANDIDATES_FILE, DATA_GLOB, MANIFEST_FILE, Suite
+from nnd_suites.suite import CANDIDATES_FILE, DATA_GLOB, MANIFEST_FILE, Suite, has_manifest
 from nnd_suites.suite.storage import data_files
 
 #: The files of one config an upload sends (beside the card), with its ``test-*.parquet`` shards.
@@ -146,11 +149,14 @@ def _fetch_other_configs(
             "the card lists; remove that file from the repository first"
         )
     present = {p.name for p in staging.iterdir() if p.is_dir()}
-    others = sorted(
-        {path.split("/")[0] for path in remote if path.endswith(f"/{MANIFEST_FILE}")}
-        - set(written)
-        - present
-    )
+    # a folder holding any file of a config may be one: one the card lists that lost its
+    # manifest is named below, never dropped from the card unsaid
+    configs = {
+        folder
+        for folder, _, name in (path.partition("/") for path in remote)
+        if name in CONFIG_FILES or fnmatch.fnmatch(name, DATA_GLOB)
+    }
+    others = sorted(configs - set(written) - present)
     if not others and CARD_FILE not in remote:
         return
     # fetched beside the staging folder, not into it: a card that is not ours must not replace
@@ -171,9 +177,20 @@ def _fetch_other_configs(
                 "nnd-suites and would be replaced; publish to another repository, or "
                 "remove that card from the repository first"
             )
+        listed = card_config_names(Path(tmp))
         for name in others:
-            if (Path(tmp) / name).is_dir():
-                shutil.move(Path(tmp) / name, staging / name)
+            if name not in listed and not has_manifest(Path(tmp) / name):
+                continue  # no config, nor listed as one: not ours to fetch
+            try:
+                read_config(Path(tmp) / name)
+            except SuiteValidationError as exc:
+                raise SuiteValidationError(
+                    f"cannot publish to {repo_id}: its config {name!r} is damaged ("
+                    + str(exc).replace(tmp, f"hub:{repo_id}")
+                    + f"); give suite {name!r} to this publish too (its config is then "
+                    f"replaced whole), or delete {name}/ from the repository"
+                ) from None
+            shutil.move(Path(tmp) / name, staging / name)
 
 
 def _files(staging: Path, configs: list[str]) -> list[str]:

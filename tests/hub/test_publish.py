@@ -17,6 +17,7 @@ from nnd_suites.cli import main
 from nnd_suites.errors import HubError, SuiteValidationError
 from nnd_suites.hub import publish_suites
 from nnd_suites.hub.remote import check_tag
+from nnd_suites.suite import DATA_FILE
 
 
 def _response(status: int):
@@ -482,3 +483,33 @@ def test_a_metadata_file_in_the_repository_that_would_override_the_card_is_refus
     with pytest.raises(NNDError, match=r"its \.huggingface\.yaml overrides the card's metadata"):
         publish_suites([quiz_design_suite], "org/nnd")
     assert _methods(hub).count("upload_folder") == 1
+
+
+@pytest.mark.parametrize("damage", ["manifest removed", "manifest edited"])
+def test_a_damaged_config_in_the_repository_is_named_never_dropped_from_the_card(
+    hub, challenge300_suite, quiz_design_suite, capsys, damage
+):
+    # a published config that lost its manifest.json was not fetched: the card uploaded left it
+    # out, exit 0, its shards still on the Hub; an edited one was named in a temporary folder
+    # already gone, with advice for a local folder
+    publish_suites([challenge300_suite], "org/nnd")
+    manifest = hub.root / "challenge300" / "manifest.json"
+    if damage == "manifest removed":
+        manifest.unlink()
+    else:
+        manifest.write_text(manifest.read_text().replace('"pairs": 807', '"pairs": 1'))
+    assert main(["publish", "quiz_design", "--repo", "org/nnd"]) == SuiteValidationError.exit_status
+    err = capsys.readouterr().err
+    assert "cannot publish to org/nnd: its config 'challenge300' is damaged (hub:org/nnd/" in err
+    assert "give suite 'challenge300' to this publish too" in err and "nnd-publish-" not in err
+    assert _methods(hub).count("upload_folder") == 1
+    assert main(["publish", "quiz_design", "challenge300", "--repo", "org/nnd"]) == 0  # as it says
+    assert sorted(datasets.get_dataset_config_names(str(hub.root))) == [
+        "challenge300",
+        "quiz_design",
+    ]
+    # a folder of shards no card lists is no config: left as it is
+    (hub.root / "other").mkdir()
+    shutil.copy(hub.root / "challenge300" / DATA_FILE, hub.root / "other" / DATA_FILE)
+    assert main(["publish", "quiz_design", "--repo", "org/nnd"]) == 0
+    assert (hub.root / "other" / DATA_FILE).is_file()
