@@ -18,7 +18,7 @@ from nnd_suites.hub.card_reading import card_config_names
 from nnd_suites.hub.configs import read_config
 from nnd_suites.hub.folder_check import check_config_in_card
 from nnd_suites.hub.layout import CARD_FILE, exported_configs, validate_config_name
-from nnd_suites.hub.remote import check_repo_id, hub_errors
+from nnd_suites.hub.remote import check_repo_id, hub_errors, offline
 from nnd_suites.suite import MANIFEST_FILE, Suite, has_manifest
 
 HUB_PREFIX = "hub:"
@@ -88,10 +88,16 @@ def read_exported_config(folder: Path, config: str, location: str | None = None)
         listed = card_config_names(folder)
         if config in listed:  # not an unknown name: "did you mean" would offer it back
             others = [name for name in exported_configs(folder) or listed if name != config]
+            why = "its files were removed, or nnd-suites did not write it"
+            if published and offline():  # huggingface_hub hands back the cached snapshot as is
+                why = (
+                    "HF_HUB_OFFLINE is set, and the cached copy holds only the configs downloaded "
+                    f"before (unset it to download {config!r}); or {why}"
+                )
             raise NNDError(
                 f"{location}: its card lists config {config!r}, but {config}/{MANIFEST_FILE} is "
-                "missing (its files were removed, or nnd-suites did not write it); name another "
-                f"of its configs: {', '.join(others) or 'it lists none'}"
+                f"missing ({why}); name another of its configs: "
+                + (", ".join(others) or "it lists none")
             )
         known = exported_configs(folder) or listed
         if not known:

@@ -371,3 +371,27 @@ def test_a_hub_metadata_file_overriding_the_card_is_named(export_folder, tmp_pat
         load_suite("hub:org/nnd/quiz_design")
     with pytest.raises(NNDError, match=r"\.huggingface\.yaml overrides the card's metadata"):
         load_suite(hub, "quiz_design")
+
+
+def test_a_config_never_downloaded_offline_is_not_blamed_on_the_repository(
+    export_folder, tmp_path, monkeypatch
+):
+    # offline, huggingface_hub hands back the cached snapshot as it is: only the configs
+    # downloaded before. The config asked for was said to be "missing (its files were removed,
+    # or nnd-suites did not write it)", a fault of the repository, which may well hold it
+    commit = "0123456789abcdef0123456789abcdef01234567"
+    repository = tmp_path / "hub" / "datasets--org--nnd"
+    snapshot(export_folder, repository / "snapshots" / commit, ["README.md", "challenge300/*"])
+    (repository / "refs").mkdir()
+    (repository / "refs" / "main").write_text(commit)
+    monkeypatch.setattr(huggingface_hub.constants, "HF_HUB_CACHE", str(tmp_path / "hub"))
+    monkeypatch.setattr(huggingface_hub.constants, "HF_HUB_OFFLINE", True)
+    assert load_suite("hub:org/nnd/challenge300").name == "challenge300"
+    with pytest.raises(NNDError) as refused:
+        load_suite("hub:org/nnd/quiz_design")
+    assert str(refused.value) == (
+        "hub:org/nnd: its card lists config 'quiz_design', but quiz_design/manifest.json is "
+        "missing (HF_HUB_OFFLINE is set, and the cached copy holds only the configs downloaded "
+        "before (unset it to download 'quiz_design'); or its files were removed, or nnd-suites "
+        "did not write it); name another of its configs: challenge300"
+    )
