@@ -35,6 +35,7 @@ from nnd_suites.evaluation.samples import samples_file, write_samples
 from nnd_suites.evaluation.task_charts import write_task_rates
 from nnd_suites.infra.output_folder import Charts, write_report_folder
 from nnd_suites.infra.output_folder import write_report_files as write_report_files_of_kind
+from nnd_suites.infra.parquet import parquet_buffer, read_bounded_table
 from nnd_suites.infra.validation import validation_problems
 
 __all__ = ["read_outcomes", "write_report", "write_report_files"]
@@ -64,11 +65,12 @@ def write_outcomes(path: Path, outcomes: list[TestOutcome]) -> None:
 
 
 def read_outcomes(path: str | Path, what: str = "per-test outcomes") -> list[TestOutcome]:
-    """The rows of an outcomes file; a row that is not one (an outcome "PASS", a missing
-    column) is an NNDError naming the file, ``what`` it should hold, the row, its test and
-    field."""
+    """The rows of an outcomes file, read within the bounds of :mod:`nnd_suites.infra.parquet`;
+    a row that is not one (an outcome "PASS", a missing column) is an NNDError naming the file,
+    ``what`` it should hold, the row, its test and field."""
+    table = read_bounded_table(parquet_buffer(path, "outcomes file"), path)
     outcomes = []
-    for index, row in enumerate(pq.read_table(path).to_pylist()):
+    for index, row in enumerate(table.to_pylist()):
         try:
             outcomes.append(TestOutcome.model_validate(row))
         except ValidationError as exc:

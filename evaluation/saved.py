@@ -25,7 +25,7 @@ from nnd_suites.evaluation.report import EvaluationReport, SuiteResult
 from nnd_suites.evaluation.report_markdown import kept_groups
 from nnd_suites.infra.formatting import count
 from nnd_suites.infra.output_folder import holds_kind, other_kind
-from nnd_suites.infra.reading import DataFileError, check_regular_file, parse_json, read_data_text
+from nnd_suites.infra.reading import DataFileError, parse_json, read_data_text
 from nnd_suites.infra.validation import user_errors, validation_problems
 from nnd_suites.statistics.outcomes import Outcome, Rate, TestOutcome, rate, test_outcome
 from nnd_suites.suite import Suite
@@ -240,7 +240,6 @@ def _inside_run(file: Path, suite: str, named: str) -> Path:
 
 def _read_outcomes(path: Path, suite: str) -> list[TestOutcome]:
     try:
-        check_regular_file(path, "outcomes file")
         return read_outcomes(path, f"per-test outcomes of suite {suite}")
     except DataFileError as exc:
         raise NNDError(str(exc)) from None

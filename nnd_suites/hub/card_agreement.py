@@ -13,6 +13,7 @@ import pyarrow.parquet as pq
 
 from nnd_suites.human.agreement import RaterAgreement, rater_agreement
 from nnd_suites.infra.formatting import count, plural, rate_with_interval, table
+from nnd_suites.infra.parquet import read_bounded_table
 from nnd_suites.suite.storage import read_parquet
 
 VOTES_COLUMN = "votes"
@@ -27,7 +28,9 @@ def config_agreement(shards: Sequence[Path]) -> RaterAgreement | None:
         if VOTES_COLUMN not in read_parquet(shard, "pairs", pq.read_schema).names:
             return None
         column = read_parquet(
-            shard, "pairs", lambda file: pq.read_table(file, columns=[VOTES_COLUMN])
+            shard,
+            "pairs",
+            lambda file, shard=shard: read_bounded_table(file, shard, [VOTES_COLUMN]),
         ).column(VOTES_COLUMN)
         votes += [[vote["prefers"] for vote in test or []] for test in column.to_pylist()]
     return rater_agreement(votes)

@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
+from datasets import config as datasets_config
 from huggingface_hub import snapshot_download
 
 from nnd_suites.errors import NNDError, UnknownItemError
@@ -17,7 +18,7 @@ from nnd_suites.hub.card_reading import card_config_names
 from nnd_suites.hub.configs import read_config
 from nnd_suites.hub.folder_check import check_config_in_card
 from nnd_suites.hub.layout import CARD_FILE, exported_configs, validate_config_name
-from nnd_suites.hub.remote import check_repo_id, hub_errors
+from nnd_suites.hub.remote import check_repo_id, hub_errors, offline
 from nnd_suites.suite import MANIFEST_FILE, Suite, has_manifest
 
 HUB_PREFIX = "hub:"
@@ -63,14 +64,16 @@ _CONFIG_FIX = "name one of the repository's configs (hub:ORG/NAME/CONFIG, or FOL
 
 
 def download_config(repo_id: str, config: str, revision: str | None = None) -> Path:
-    """Fetch the card and one config's files (cached by huggingface_hub); return the folder."""
+    """Fetch the card (with a ``.huggingface.yaml``) and one config's files (cached by
+    huggingface_hub); return the folder."""
     validate_config_name(config, _CONFIG_FIX, "config")
     with hub_errors(f"downloading suite {config!r}", repo_id):
         path = snapshot_download(
             repo_id,
             repo_type="dataset",
             revision=revision,
-            allow_patterns=[f"{config}/*", CARD_FILE],
+            # and the metadata file `datasets` lays over the card's: checked as a local one is
+            allow_patterns=[f"{config}/*", CARD_FILE, datasets_config.REPOYAML_FILENAME],
         )
     return Path(path)
 
@@ -85,10 +88,16 @@ def read_exported_config(folder: Path, config: str, location: str | None = None)
         listed = card_config_names(folder)
         if config in listed:  # not an unknown name: "did you mean" would offer it back
             others = [name for name in exported_configs(folder) or listed if name != config]
+            why = "its files were removed, or nnd-suites did not write it"
+            if published and offline():  # huggingface_hub hands back the cached snapshot as is
+                why = (
+                    "HF_HUB_OFFLINE is set, and the cached copy holds only the configs downloaded "
+                    f"before (unset it to download {config!r}); or {why}"
+                )
             raise NNDError(
                 f"{location}: its card lists config {config!r}, but {config}/{MANIFEST_FILE} is "
-                "missing (its files were removed, or nnd-suites did not write it); name another "
-                f"of its configs: {', '.join(others) or 'it lists none'}"
+                f"missing ({why}); name another of its configs: "
+                + (", ".join(others) or "it lists none")
             )
         known = exported_configs(folder) or listed
         if not known:

@@ -8,18 +8,23 @@ lists them all; then the folder is uploaded in one commit and the commit optiona
 from __future__ import annotations
 
 import contextlib
+import fnmatch
+import shutil
 import tempfile
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from datasets.config import REPOYAML_FILENAME
 from huggingface_hub import HfApi, get_token
 
-from nnd_suites.errors import HubError, NNDError
+from nnd_suites.errors import HubError, NNDError, SuiteValidationError
+from nnd_suites.hub.card_reading import card_config_names
+from nnd_suites.hub.configs import read_config
 from nnd_suites.hub.export import export_suites, is_nnd_card, refresh_card
 from nnd_suites.hub.layout import CARD_FILE
 from nnd_suites.hub.remote import LOGIN_HINT, check_repo_id, check_tag, hub_errors, offline
-from nnd_suites.suite import CANDIDATES_FILE, DATA_GLOB, MANIFEST_FILE, Suite
+from nnd_suites.suite import CANDIDATES_FILE, DATA_GLOB, MANIFEST_FILE, Suite, has_manifest
 from nnd_suites.suite.storage import data_files
 
 #: The files of one config an upload sends (beside the card), with its ``test-*.parquet`` shards.
@@ -91,7 +96,11 @@ def publish_suites(
         export = export_suites(suites, staging, repo_id)
         with hub_errors("creating the dataset repository", repo_id):
             api.create_repo(repo_id, repo_type="dataset", exist_ok=True, private=private)
-        _fetch_other_configs(api, repo_id, staging, export.written)
+        # one commit read throughout and built on: another publish landing meanwhile makes the
+        # upload fail, where its configs would have gone unlisted by the card uploaded
+        with hub_errors("reading the repository", repo_id):
+            head = api.repo_info(repo_id, repo_type="dataset").sha
+        _fetch_other_configs(api, repo_id, staging, export.written, head)
         configs = [c.name for c in refresh_card(staging, repo_id)]
         message = commit_message or f"nnd-suites: publish {', '.join(export.written)}"
         files = _files(staging, configs)
@@ -105,6 +114,7 @@ def publish_suites(
                 # configs written and those the given folder held (uploaded from it, not fetched)
                 delete_patterns=[f"{name}/{DATA_GLOB}" for name in configs],
                 commit_message=message,
+                parent_commit=head,
             )
         if tag:
             with hub_errors(f"tagging {tag}", repo_id):
@@ -125,31 +135,62 @@ def publish_suites(
         )
 
 
-def _fetch_other_configs(api: HfApi, repo_id: str, staging: Path, written: list[str]) -> None:
-    """Download the card and the configs already published that this publish does not replace."""
+def _fetch_other_configs(
+    api: HfApi, repo_id: str, staging: Path, written: list[str], head: str | None
+) -> None:
+    """Download the card and the configs published at commit ``head`` that this publish does
+    not replace."""
     with hub_errors("listing the repository", repo_id):
-        remote = api.list_repo_files(repo_id, repo_type="dataset")
+        remote = api.list_repo_files(repo_id, repo_type="dataset", revision=head)
+    if REPOYAML_FILENAME in remote:  # never deleted: it is not ours
+        raise NNDError(
+            f"cannot publish to {repo_id}: its {REPOYAML_FILENAME} overrides the card's "
+            "metadata when `datasets` reads the repository, so its configs would not be the ones "
+            "the card lists; remove that file from the repository first"
+        )
     present = {p.name for p in staging.iterdir() if p.is_dir()}
-    others = sorted(
-        {path.split("/")[0] for path in remote if path.endswith(f"/{MANIFEST_FILE}")}
-        - set(written)
-        - present
-    )
+    # a folder holding any file of a config may be one: one the card lists that lost its
+    # manifest is named below, never dropped from the card unsaid
+    configs = {
+        folder
+        for folder, _, name in (path.partition("/") for path in remote)
+        if name in CONFIG_FILES or fnmatch.fnmatch(name, DATA_GLOB)
+    }
+    others = sorted(configs - set(written) - present)
     if not others and CARD_FILE not in remote:
         return
-    with hub_errors("fetching the configs already published", repo_id):
-        api.snapshot_download(
-            repo_id,
-            repo_type="dataset",
-            local_dir=staging,
-            allow_patterns=[CARD_FILE, *[f"{n}/*" for n in others]],
-        )
-    if (staging / CARD_FILE).is_file() and not is_nnd_card(staging / CARD_FILE):
-        raise NNDError(
-            f"cannot publish to {repo_id}: its {CARD_FILE} was not written by "
-            "nnd-suites and would be replaced; publish to another repository, or "
-            "remove that card from the repository first"
-        )
+    # fetched beside the staging folder, not into it: a card that is not ours must not replace
+    # the card of a --folder given (whose next export would then refuse the folder)
+    with tempfile.TemporaryDirectory(prefix="nnd-fetch-") as tmp:
+        with hub_errors("fetching the configs already published", repo_id):
+            api.snapshot_download(
+                repo_id,
+                repo_type="dataset",
+                local_dir=tmp,
+                revision=head,
+                allow_patterns=[CARD_FILE, *[f"{n}/*" for n in others]],
+            )
+        card = Path(tmp) / CARD_FILE
+        if card.is_file() and not is_nnd_card(card):
+            raise NNDError(
+                f"cannot publish to {repo_id}: its {CARD_FILE} was not written by "
+                "nnd-suites and would be replaced; publish to another repository, or "
+                "remove that card from the repository first"
+            )
+        listed = card_config_names(Path(tmp))
+        for name in others:
+            if name not in listed and not has_manifest(Path(tmp) / name):
+                continue  # no config, nor listed as one: not ours to fetch
+            try:
+                read_config(Path(tmp) / name)
+            except SuiteValidationError as exc:
+                raise SuiteValidationError(
+                    f"cannot publish to {repo_id}: its config {name!r} is damaged ("
+                    + str(exc).replace(tmp, f"hub:{repo_id}")
+                    + f"); give suite {name!r} to this publish too (its config is then "
+                    f"replaced whole), or delete {name}/ from the repository"
+                ) from None
+            shutil.move(Path(tmp) / name, staging / name)
 
 
 def _files(staging: Path, configs: list[str]) -> list[str]:

@@ -121,6 +121,11 @@ def hub_errors(action: str, repo_id: str) -> Iterator[None]:
                 f"{action}: dataset {repo_id} is not writable with your token (403); "
                 "use a token with write access to that user or organisation"
             ) from exc
+        if status == 412:  # a parent_commit that is no longer the head
+            raise HubError(
+                f"{action}: dataset {repo_id} changed since it was read (another commit landed "
+                "meanwhile; 412); nothing was committed: run the command again"
+            ) from exc
         if status == 409:
             raise HubError(f"{action}: conflict on the Hub (409): {detail}") from exc
         raise HubError(f"{action}: the Hub answered {status}: {detail}") from exc

@@ -27,7 +27,8 @@ import pyarrow.parquet as pq
 import yaml
 
 from nnd_suites.errors import SuiteValidationError
-from nnd_suites.infra.reading import DataFileError, check_regular_file, open_regular_file
+from nnd_suites.infra.parquet import ParquetTooLargeError, parquet_buffer, read_bounded_table
+from nnd_suites.infra.reading import DataFileError, check_regular_file
 from nnd_suites.suite.candidates import (
     CANDIDATES_FILE,
     SuiteCandidate,
@@ -86,22 +87,23 @@ def has_manifest(folder: Path) -> bool:
     return _present(folder / MANIFEST_FILE)
 
 
-def read_parquet(path: Path, what: str, read: Callable[[pa.NativeFile], T] = pq.read_table) -> T:
-    """``read`` (``pq.read_table``, ``read_schema``, ``read_metadata``) of the parquet file of
-    the suite's ``what`` at ``path``, handed its bytes: the file opened without blocking, checked
-    on its descriptor, so a fifo (which pyarrow would wait on forever), a device or a folder in
-    its place is an error at once, even one swapped in after a check; any error names the file.
+def read_parquet(path: Path, what: str, read: Callable[[pa.BufferReader], T] | None = None) -> T:
+    """``read`` (``pq.read_schema``, ``read_metadata``; by default the table, read within the
+    bounds of :func:`nnd_suites.infra.parquet.read_bounded_table`) of the parquet file of the
+    suite's ``what`` at ``path``, handed its bytes: the file opened without blocking, checked on
+    its descriptor, so a fifo (which pyarrow would wait on forever), a device or a folder in its
+    place is an error at once, even one swapped in after a check; any error names the file.
     pyarrow reads it from memory: handed a Python file object, its threads go on calling it
     after ``read`` returns, and a process that ends just then aborts (exit status 134)."""
     try:
-        handle = os.fdopen(open_regular_file(path, f"{what} parquet file"), "rb")
+        buffer = parquet_buffer(path, f"{what} parquet file")
+        return read(buffer) if read else read_bounded_table(buffer, path)
+    except ParquetTooLargeError as exc:
+        raise SuiteValidationError(str(exc)) from None
     except DataFileError as exc:
         raise SuiteValidationError(f"{exc}; rebuild the suite with `nnd-suites build`") from None
-    with handle:
-        try:
-            return read(pa.BufferReader(handle.read()))
-        except (OSError, pa.ArrowException, UnicodeDecodeError) as exc:
-            raise SuiteValidationError(f"{path}: unreadable {what}: {exc}") from exc
+    except (OSError, pa.ArrowException, UnicodeDecodeError) as exc:
+        raise SuiteValidationError(f"{path}: unreadable {what}: {exc}") from exc
 
 
 def data_files(folder: Path) -> list[Path]:
@@ -217,7 +219,7 @@ def read_candidates(path: Path, format_version: str) -> list[SuiteCandidate]:
 
 
 def _rows(path: Path, what: str) -> list[dict[str, Any]]:
-    return read_parquet(path, what, lambda file: pq.read_table(file).to_pylist())
+    return read_parquet(path, what, lambda file: read_bounded_table(file, path).to_pylist())
 
 
 def check_no_stray_data_files(folder: Path) -> None:

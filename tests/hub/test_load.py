@@ -24,6 +24,17 @@ def export_folder(tmp_path_factory, quiz_design_suite, challenge300_suite):
     return folder
 
 
+def snapshot(repository, target, allow_patterns) -> str:
+    """``target`` holding the files of ``repository`` that ``allow_patterns`` match."""
+    for path in repository.rglob("*"):
+        relative = path.relative_to(repository).as_posix()
+        if path.is_file() and any(fnmatch.fnmatch(relative, p) for p in allow_patterns):
+            (target / relative).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy(path, target / relative)
+    target.mkdir(parents=True, exist_ok=True)
+    return str(target)
+
+
 @pytest.fixture
 def fake_download(export_folder, tmp_path, monkeypatch):
     """snapshot_download replaced by a copy of the files it was asked for; records each call."""
@@ -32,15 +43,7 @@ def fake_download(export_folder, tmp_path, monkeypatch):
     def snapshot_download(repo_id, **kwargs):
         calls.append({"repo_id": repo_id, **kwargs})
         target = tmp_path / "snapshot" / str(len(calls))
-        for path in export_folder.rglob("*"):
-            relative = path.relative_to(export_folder).as_posix()
-            if path.is_file() and any(
-                fnmatch.fnmatch(relative, p) for p in kwargs["allow_patterns"]
-            ):
-                (target / relative).parent.mkdir(parents=True, exist_ok=True)
-                shutil.copy(path, target / relative)
-        target.mkdir(parents=True, exist_ok=True)
-        return str(target)
+        return snapshot(export_folder, target, kwargs["allow_patterns"])
 
     monkeypatch.setattr(hub_load, "snapshot_download", snapshot_download)
     return calls
@@ -97,7 +100,7 @@ def test_hub_spec_downloads_one_config_and_validates(fake_download, challenge300
             "repo_id": "org/nnd",
             "repo_type": "dataset",
             "revision": "v1.0",
-            "allow_patterns": ["challenge300/*", "README.md"],
+            "allow_patterns": ["challenge300/*", "README.md", ".huggingface.yaml"],
         }
     ]
 
@@ -105,7 +108,11 @@ def test_hub_spec_downloads_one_config_and_validates(fake_download, challenge300
 def test_repo_id_with_name_and_revision(fake_download, quiz_design_suite):
     assert load_suite("org/nnd", "quiz_design", revision="main") == quiz_design_suite
     assert fake_download[0]["revision"] == "main"
-    assert fake_download[0]["allow_patterns"] == ["quiz_design/*", "README.md"]
+    assert fake_download[0]["allow_patterns"] == [
+        "quiz_design/*",
+        "README.md",
+        ".huggingface.yaml",
+    ]
 
 
 def test_unknown_config_on_the_hub_lists_the_card_configs(fake_download):
@@ -362,3 +369,49 @@ def test_configs_swapped_by_hand_get_advice_for_where_they_are(
     assert str(refused.value).endswith(fix)
     assert main(["export", str(copy / "quiz_design"), "--to", str(copy)]) == 0  # as it says
     assert load_suite(copy, "quiz_design").name == "quiz_design"
+
+
+def test_a_hub_metadata_file_overriding_the_card_is_named(export_folder, tmp_path, monkeypatch):
+    # a repository's .huggingface.yaml, which `datasets` lays over the card's metadata, was not
+    # downloaded: hub:ORG/NAME/CONFIG loaded the config's files, exit 0, where
+    # load_dataset(ORG/NAME, CONFIG) reads the files that file names instead (here the other
+    # config's); the same folder on disk was refused
+    hub = tmp_path / "hub"
+    shutil.copytree(export_folder, hub)
+    (hub / ".huggingface.yaml").write_text(
+        "configs:\n- config_name: quiz_design\n  data_files:\n  - split: test\n"
+        "    path: challenge300/test-*.parquet\n"
+    )
+    target = tmp_path / "snapshot"
+    monkeypatch.setattr(
+        hub_load, "snapshot_download", lambda _, **kw: snapshot(hub, target, kw["allow_patterns"])
+    )
+    expected = r"\.huggingface\.yaml overrides the card's metadata.*hub:org/nnd was published so"
+    with pytest.raises(NNDError, match=expected):
+        load_suite("hub:org/nnd/quiz_design")
+    with pytest.raises(NNDError, match=r"\.huggingface\.yaml overrides the card's metadata"):
+        load_suite(hub, "quiz_design")
+
+
+def test_a_config_never_downloaded_offline_is_not_blamed_on_the_repository(
+    export_folder, tmp_path, monkeypatch
+):
+    # offline, huggingface_hub hands back the cached snapshot as it is: only the configs
+    # downloaded before. The config asked for was said to be "missing (its files were removed,
+    # or nnd-suites did not write it)", a fault of the repository, which may well hold it
+    commit = "0123456789abcdef0123456789abcdef01234567"
+    repository = tmp_path / "hub" / "datasets--org--nnd"
+    snapshot(export_folder, repository / "snapshots" / commit, ["README.md", "challenge300/*"])
+    (repository / "refs").mkdir()
+    (repository / "refs" / "main").write_text(commit)
+    monkeypatch.setattr(huggingface_hub.constants, "HF_HUB_CACHE", str(tmp_path / "hub"))
+    monkeypatch.setattr(huggingface_hub.constants, "HF_HUB_OFFLINE", True)
+    assert load_suite("hub:org/nnd/challenge300").name == "challenge300"
+    with pytest.raises(NNDError) as refused:
+        load_suite("hub:org/nnd/quiz_design")
+    assert str(refused.value) == (
+        "hub:org/nnd: its card lists config 'quiz_design', but quiz_design/manifest.json is "
+        "missing (HF_HUB_OFFLINE is set, and the cached copy holds only the configs downloaded "
+        "before (unset it to download 'quiz_design'); or its files were removed, or nnd-suites "
+        "did not write it); name another of its configs: challenge300"
+    )

@@ -17,6 +17,7 @@ from nnd_suites.cli import main
 from nnd_suites.errors import HubError, SuiteValidationError
 from nnd_suites.hub import publish_suites
 from nnd_suites.hub.remote import check_tag
+from nnd_suites.suite import DATA_FILE
 
 
 def _response(status: int):
@@ -38,6 +39,7 @@ class FakeHub:
         self.calls: list[tuple[str, dict]] = []
         self.tags: list[str] = []
         self.fail: dict[str, int] = {}  # method name -> HTTP status to raise
+        self.commits = 0  # the head commit is f"{commits:040x}"
 
     def _record(self, method: str, **kwargs) -> None:
         self.calls.append((method, kwargs))
@@ -51,12 +53,19 @@ class FakeHub:
             p.relative_to(self.root).as_posix() for p in self.root.rglob("*") if p.is_file()
         )
 
+    def head(self) -> str:
+        return f"{self.commits:040x}"
+
     def install(self, monkeypatch) -> None:
         hub = self
 
         def create_repo(self, repo_id, **kwargs):
             hub._record("create_repo", repo_id=repo_id, **kwargs)
             hub.root.mkdir(exist_ok=True)
+
+        def repo_info(self, repo_id, **kwargs):
+            hub._record("repo_info", repo_id=repo_id, **kwargs)
+            return type("DatasetInfo", (), {"sha": hub.head()})()
 
         def list_repo_files(self, repo_id, **kwargs):
             hub._record("list_repo_files", repo_id=repo_id, **kwargs)
@@ -73,6 +82,9 @@ class FakeHub:
 
         def upload_folder(self, **kwargs):
             hub._record("upload_folder", **kwargs)
+            if kwargs.get("parent_commit") not in (None, hub.head()):  # as the Hub refuses it
+                raise HfHubHTTPError("412 Precondition Failed", response=_response(412))
+            hub.commits += 1
             folder = Path(kwargs["folder_path"])
             sent = [p.relative_to(folder).as_posix() for p in folder.rglob("*") if p.is_file()]
             sent = [n for n in sent if _matches(n, kwargs["allow_patterns"])]
@@ -90,6 +102,7 @@ class FakeHub:
 
         for name, method in [
             ("create_repo", create_repo),
+            ("repo_info", repo_info),
             ("list_repo_files", list_repo_files),
             ("snapshot_download", snapshot_download),
             ("upload_folder", upload_folder),
@@ -113,14 +126,14 @@ def _methods(hub: FakeHub) -> list[str]:
 
 def test_publish_creates_uploads_and_tags(hub, challenge300_suite, quiz_design_suite, tmp_path):
     result = publish_suites([challenge300_suite], "org/nnd", private=True)
-    assert _methods(hub) == ["create_repo", "list_repo_files", "upload_folder"]
+    assert _methods(hub) == ["create_repo", "repo_info", "list_repo_files", "upload_folder"]
     assert hub.calls[0][1] == {
         "repo_id": "org/nnd",
         "repo_type": "dataset",
         "exist_ok": True,
         "private": True,
     }
-    upload = hub.calls[2][1]
+    upload = hub.calls[3][1]
     assert upload["repo_id"] == "org/nnd" and upload["repo_type"] == "dataset"
     assert upload["delete_patterns"] == ["challenge300/test-*.parquet"]
     assert hub.files() == [
@@ -137,13 +150,14 @@ def test_publish_creates_uploads_and_tags(hub, challenge300_suite, quiz_design_s
     result = publish_suites([quiz_design_suite], "org/nnd", tag="v1.0")
     assert _methods(hub) == [
         "create_repo",
+        "repo_info",
         "list_repo_files",
         "snapshot_download",
         "upload_folder",
         "create_tag",
     ]
-    assert hub.calls[2][1]["allow_patterns"] == ["README.md", "challenge300/*"]
-    assert hub.calls[4][1] == {
+    assert hub.calls[3][1]["allow_patterns"] == ["README.md", "challenge300/*"]
+    assert hub.calls[5][1] == {
         "repo_id": "org/nnd",
         "tag": "v1.0",
         "repo_type": "dataset",
@@ -408,3 +422,94 @@ def test_nothing_linked_from_outside_a_dataset_folder_is_published(
         err = capsys.readouterr().err
         assert f"{link} is a symbolic link" in err and "copy" in err, err
     assert hub.calls == [] and not (tmp_path / "export").exists()
+
+
+def test_a_foreign_card_in_the_repository_leaves_the_given_folder_valid(
+    hub, challenge300_suite, quiz_design_suite, tmp_path, capsys
+):
+    # the repository's card was fetched into the --folder given, over the folder's own card,
+    # before it was found foreign: the refused publish left a dataset folder that `validate`
+    # refused and every later export into it stopped at ("not written by nnd-suites")
+    folder = tmp_path / "staging"
+    publish_suites([quiz_design_suite], "org/nnd", dry_run=True, folder=folder)
+    hub.root.mkdir()
+    (hub.root / "README.md").write_text("---\nlicense: mit\n---\n# someone else's dataset\n")
+    with pytest.raises(NNDError, match=r"its README\.md was not written by nnd-suites"):
+        publish_suites([challenge300_suite], "org/nnd", folder=folder)
+    assert "upload_folder" not in _methods(hub)
+    assert main(["validate", str(folder)]) == 0, capsys.readouterr().err
+    assert "someone else's dataset" not in (folder / "README.md").read_text()
+
+
+def test_a_publish_landing_meanwhile_is_never_left_out_of_the_card(
+    hub, challenge300_suite, quiz_design_suite, monkeypatch, capsys
+):
+    # another publish (of quiz_design) landed between this one's listing of the repository and
+    # its upload: the card uploaded, made from what was listed, did not list quiz_design, whose
+    # files stayed on the Hub where `load_dataset(repo, "quiz_design")` could no longer read
+    # them; both exited 0. Now the upload is built on the commit read, and the Hub refuses it.
+    publish_suites([challenge300_suite], "org/nnd")
+    listed = HfApi.list_repo_files
+
+    def list_then_another_publish_lands(self, repo_id, **kwargs):
+        files = listed(self, repo_id, **kwargs)
+        monkeypatch.setattr(HfApi, "list_repo_files", listed)
+        publish_suites([quiz_design_suite], "org/nnd")
+        return files
+
+    monkeypatch.setattr(HfApi, "list_repo_files", list_then_another_publish_lands)
+    assert main(["publish", "challenge300", "--repo", "org/nnd"]) == HubError.exit_status
+    err = capsys.readouterr().err
+    assert "dataset org/nnd changed since it was read" in err and "run the command again" in err
+    assert sorted(datasets.get_dataset_config_names(str(hub.root))) == [
+        "challenge300",
+        "quiz_design",
+    ]
+    assert main(["publish", "challenge300", "--repo", "org/nnd"]) == 0  # run again
+    assert sorted(datasets.get_dataset_config_names(str(hub.root))) == [
+        "challenge300",
+        "quiz_design",
+    ]
+
+
+def test_a_metadata_file_in_the_repository_that_would_override_the_card_is_refused(
+    hub, challenge300_suite, quiz_design_suite
+):
+    # a .huggingface.yaml on the Hub (which `datasets` lays over the card's metadata) stayed
+    # beside the card uploaded: the publish said both configs were listed, exit 0, while
+    # load_dataset(repo, "quiz_design") followed that file
+    publish_suites([challenge300_suite], "org/nnd")
+    (hub.root / ".huggingface.yaml").write_text("configs: []\n")
+    with pytest.raises(NNDError, match=r"its \.huggingface\.yaml overrides the card's metadata"):
+        publish_suites([quiz_design_suite], "org/nnd")
+    assert _methods(hub).count("upload_folder") == 1
+
+
+@pytest.mark.parametrize("damage", ["manifest removed", "manifest edited"])
+def test_a_damaged_config_in_the_repository_is_named_never_dropped_from_the_card(
+    hub, challenge300_suite, quiz_design_suite, capsys, damage
+):
+    # a published config that lost its manifest.json was not fetched: the card uploaded left it
+    # out, exit 0, its shards still on the Hub; an edited one was named in a temporary folder
+    # already gone, with advice for a local folder
+    publish_suites([challenge300_suite], "org/nnd")
+    manifest = hub.root / "challenge300" / "manifest.json"
+    if damage == "manifest removed":
+        manifest.unlink()
+    else:
+        manifest.write_text(manifest.read_text().replace('"pairs": 807', '"pairs": 1'))
+    assert main(["publish", "quiz_design", "--repo", "org/nnd"]) == SuiteValidationError.exit_status
+    err = capsys.readouterr().err
+    assert "cannot publish to org/nnd: its config 'challenge300' is damaged (hub:org/nnd/" in err
+    assert "give suite 'challenge300' to this publish too" in err and "nnd-publish-" not in err
+    assert _methods(hub).count("upload_folder") == 1
+    assert main(["publish", "quiz_design", "challenge300", "--repo", "org/nnd"]) == 0  # as it says
+    assert sorted(datasets.get_dataset_config_names(str(hub.root))) == [
+        "challenge300",
+        "quiz_design",
+    ]
+    # a folder of shards no card lists is no config: left as it is
+    (hub.root / "other").mkdir()
+    shutil.copy(hub.root / "challenge300" / DATA_FILE, hub.root / "other" / DATA_FILE)
+    assert main(["publish", "quiz_design", "--repo", "org/nnd"]) == 0
+    assert (hub.root / "other" / DATA_FILE).is_file()
