@@ -19,8 +19,17 @@ from nnd_suites.transformations.base import (
     register_transformation,
 )
 
+# A word character of a script written without spaces between words (CJK ideographs, kana,
+# hangul): a number beside one stands free (11项, 2019年, ２０２３年).
+_UNSPACED = (
+    "\u3005-\u3007\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff"
+    "\uff66-\uff9f\U00020000-\U0003134f"
+)
 # A free-standing number: 7, 1990, 1,000, 3.14, 007 (not 22nd, CO2, 1990s or a version 1.2.3).
-NUMBER = re.compile(r"(?<![\w.,])(?P<int>\d{1,3}(?:,\d{3})+|\d+)(?P<frac>\.\d+)?(?![\w]|[.,]\d)")
+NUMBER = re.compile(
+    rf"(?<![^\W{_UNSPACED}])(?<![.,])(?P<int>\d{{1,3}}(?:,\d{{3}})+|\d+)(?P<frac>\.\d+)?"
+    rf"(?![^\W{_UNSPACED}]|[.,]\d)"
+)
 
 
 #: numbers with more digits are drawn digit by digit: int() of a digit string is quadratic in its
