@@ -115,6 +115,19 @@ def test_numbers_follow_gem_bounds_and_formats():
     )
 
 
+def test_titlecase_keeps_a_combining_mark_inside_its_word():
+    """A letter after a combining accent (e + U+0301, as decomposed text writes é) is inside
+    its word: titlecase gives the same text whether the accents are composed or not."""
+    import unicodedata
+
+    plugin = make_transformation("titlecase")
+    for text, title in [("cafés are nice", "Cafés Are Nice"), ("UN RÉSUMÉ", "Un Résumé"),
+                        ("İSTANBUL", "İstanbul"), ("señor ñandú", "Señor Ñandú")]:  # fmt: skip
+        for spelt in (text, unicodedata.normalize("NFD", text)):
+            assert unicodedata.normalize("NFC", plugin.apply(spelt)) == title
+    assert plugin.apply("Cafe\u0301s") == "Cafe\u0301s"
+
+
 # ------------------------------------------------------------------ parameters and specs
 def test_spec_parsing_and_canonical_form():
     assert parse_spec("typos:rate=0.05,seed=1") == ("typos", {"rate": "0.05", "seed": "1"})

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import random
 import re
+import unicodedata
 from typing import Literal
 
 from pydantic import Field
@@ -16,8 +17,21 @@ from nnd_suites.transformations.base import (
 )
 
 # A letter that starts a word: not preceded by a word character or an apostrophe (so "it's"
-# keeps a lower-case "s", unlike str.title()).
-_WORD_START = re.compile("(?<![\\w'\u2019])[^\\W\\d_]")
+# keeps a lower-case "s", unlike str.title()), nor by combining marks on one (_capitalised).
+_IN_WORD = "[\\w'\u2019]"
+_WORD_START = re.compile(f"(?<!{_IN_WORD})[^\\W\\d_]")
+
+
+def _capitalised(match: re.Match[str]) -> str:
+    """The letter of ``match`` upper-cased, unless it follows combining marks that sit on a
+    word's letter ("cafe" + U+0301 + "s": decomposed text, or "i" + U+0307 from "İ".lower())."""
+    text, start = match.string, match.start()
+    base = start
+    while base and unicodedata.category(text[base - 1]).startswith("M"):
+        base -= 1
+    if base < start and base and re.match(_IN_WORD, text[base - 1]):
+        return match.group()
+    return match.group().upper()
 
 
 @register_transformation("lowercase")
@@ -63,7 +77,7 @@ class Titlecase(Transformation):
     )
 
     def transform_text(self, text: str, rng: random.Random) -> str:
-        return _WORD_START.sub(lambda m: m.group().upper(), text.lower())
+        return _WORD_START.sub(_capitalised, text.lower())
 
 
 class FirstLetterParams(TransformationParams):
