@@ -124,7 +124,7 @@ def test_text_that_would_become_empty_is_kept_and_counted(challenge300_suite):
     child = transform_suite(suite, "no_punctuation")
     assert child.by_id["0" * 16].high.text == "?!"
     skipped = {s.reason: s for s in child.manifest.skipped}
-    record = skipped["no_punctuation would leave an empty text; kept unchanged"]
+    record = skipped[f"no_punctuation on {suite.name} would leave an empty text; kept unchanged"]
     assert record.count == 1 and record.examples == [f"pair {'0' * 16} high"]
     # What the parent skipped while building is still listed.
     assert set(skipped) > {s.reason for s in challenge300_suite.manifest.skipped}
