@@ -115,6 +115,19 @@ def test_numbers_follow_gem_bounds_and_formats():
     )
 
 
+def test_numbers_in_other_digits_keep_their_digits_and_their_value():
+    """A number in full-width (２０２３, Japanese) or Arabic-Indic digits (٣٤٥) is the same number
+    as in ASCII digits (2023 in the English translation): the same new value, written in the
+    digits it was written in."""
+    plugin = make_transformation("numbers:seed=4")
+    fullwidth = str.maketrans("0123456789", "０１２３４５６７８９")
+    arabic = str.maketrans("0123456789", "٠١٢٣٤٥٦٧٨٩")
+    for number in ("2023", "345", "1,000", "3.14", "007"):
+        new = plugin.apply(number)
+        assert plugin.apply(f"{number.translate(fullwidth)}年") == f"{new.translate(fullwidth)}年"
+        assert plugin.apply(f"عام {number.translate(arabic)}") == f"عام {new.translate(arabic)}"
+
+
 def test_titlecase_keeps_a_combining_mark_inside_its_word():
     """A letter after a combining accent (e + U+0301, as decomposed text writes é) is inside
     its word: titlecase gives the same text whether the accents are composed or not."""
