@@ -128,6 +128,15 @@ def test_numbers_in_other_digits_keep_their_digits_and_their_value():
         assert plugin.apply(f"عام {number.translate(arabic)}") == f"عام {new.translate(arabic)}"
 
 
+def test_final_punctuation_of_other_scripts_is_removed_too():
+    """The final marks of Arabic (؟ ، ؛), Urdu (۔), Hindi (।) and full-width Chinese (， ； ：)
+    are removed as . ? , ; : are: the plugin declares every language."""
+    plugin = make_transformation("no_final_punctuation")
+    for text in ("هل أنت بخير؟", "نعم،", "آپ کیسے ہیں۔", "नमस्ते।", "你好，", "如下：", "首先；"):
+        assert plugin.apply(text) == text[:-1], text
+    assert plugin.apply("«نعم»؟") == "«نعم»" and plugin.apply("他说：“好。”") == "他说：“好。”"
+
+
 def test_titlecase_keeps_a_combining_mark_inside_its_word():
     """A letter after a combining accent (e + U+0301, as decomposed text writes é) is inside
     its word: titlecase gives the same text whether the accents are composed or not."""
