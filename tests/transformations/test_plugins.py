@@ -137,6 +137,15 @@ def test_final_punctuation_of_other_scripts_is_removed_too():
     assert plugin.apply("«نعم»؟") == "«نعم»" and plugin.apply("他说：“好。”") == "他说：“好。”"
 
 
+@pytest.mark.parametrize("spec", ["titlecase", "first_letter_case"])
+def test_a_first_letter_gets_its_title_case_not_its_upper_case(spec):
+    """A ligature or digraph starting a word is title-cased as one letter: the ﬁ of text taken
+    from a PDF becomes Fi (not FI), the Croatian digraph ǆ becomes ǅ (not Ǆ)."""
+    plugin = make_transformation(spec)
+    assert plugin.apply("ﬁnally done") in ("Finally done", "Finally Done")
+    assert plugin.apply("ǆungla") == "ǅungla"
+
+
 def test_titlecase_keeps_a_combining_mark_inside_its_word():
     """A letter after a combining accent (e + U+0301, as decomposed text writes é) is inside
     its word: titlecase gives the same text whether the accents are composed or not."""

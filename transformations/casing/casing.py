@@ -23,15 +23,16 @@ _WORD_START = re.compile(f"(?<!{_IN_WORD})[^\\W\\d_]")
 
 
 def _capitalised(match: re.Match[str]) -> str:
-    """The letter of ``match`` upper-cased, unless it follows combining marks that sit on a
-    word's letter ("cafe" + U+0301 + "s": decomposed text, or "i" + U+0307 from "İ".lower())."""
+    """The letter of ``match`` title-cased (ﬁ -> Fi, not FI), unless it follows combining marks
+    that sit on a word's letter ("cafe" + U+0301 + "s": decomposed text, or "i" + U+0307 from
+    "İ".lower())."""
     text, start = match.string, match.start()
     base = start
     while base and unicodedata.category(text[base - 1]).startswith("M"):
         base -= 1
     if base < start and base and re.match(_IN_WORD, text[base - 1]):
         return match.group()
-    return match.group().upper()
+    return match.group().title()
 
 
 @register_transformation("lowercase")
@@ -72,7 +73,7 @@ class Titlecase(Transformation):
         seeded=False,
         languages=["en"],
         summary="Title Case every word",
-        description="Title Case: every word's first letter upper-cased, its other letters "
+        description="Title Case: every word's first letter title-cased, its other letters "
         "lower-cased; letters after an apostrophe stay lower-case (it's, not It'S).",
     )
 
@@ -105,7 +106,8 @@ class FirstLetterCase(Transformation):
         at_start, after_mark = True, False
         for index, char in enumerate(chars):
             if at_start and char.isalpha():
-                chars[index] = char.upper() if params.to == "upper" else char.lower()
+                # title case: the capital a word starts with (ﬁ -> Fi, ǆ -> ǅ; not FI, Ǆ)
+                chars[index] = char.title() if params.to == "upper" else char.lower()
                 at_start = False
                 if not params.sentences:
                     break
