@@ -43,13 +43,18 @@ def _words(text: str) -> set[str]:
     return set(_WORD.findall(text.lower()))
 
 
-def context_text(pair: Pair, conversations: Set[str] = frozenset()) -> str:
-    """Every context field's text, whatever template a model would use to render it; a
+def readable_context(pair: Pair, conversations: Set[str] = frozenset()) -> dict[str, str]:
+    """Each context field's text, whatever template a model would use to render it; a
     conversation field by its turns' words (not its stored JSON's keys)."""
-    return "\n".join(
-        render_transcript(value, field) if field in conversations else value
+    return {
+        field: render_transcript(value, field) if field in conversations else value
         for field, value in pair.context.items()
-    )
+    }
+
+
+def context_text(pair: Pair, conversations: Set[str] = frozenset()) -> str:
+    """Every context field's text (:func:`readable_context`), one field a line."""
+    return "\n".join(readable_context(pair, conversations).values())
 
 
 @dataclass(frozen=True)

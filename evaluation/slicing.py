@@ -10,8 +10,10 @@ from pathlib import Path
 from pydantic import TypeAdapter
 
 from nnd_suites.errors import NNDError
+from nnd_suites.evaluation.baselines import readable_context
 from nnd_suites.infra.formatting import plural
 from nnd_suites.infra.output_file import write_output_file
+from nnd_suites.records.templates import conversation_fields
 from nnd_suites.slices import SliceInput, SliceSets, SliceTest, suite_slices
 from nnd_suites.statistics.outcomes import Rate, TestOutcome, rate
 from nnd_suites.suite import Suite
@@ -33,10 +35,11 @@ def slice_input(suite: Suite, outcomes: Sequence[TestOutcome] | None = None) -> 
             )
     # a skipped test's candidates were not tokenized to the end (their count reads 0): unknown
     counted = {i: o for i, o in scored.items() if o.outcome != "skipped"}
+    conversations = conversation_fields(suite.manifest.default_template)  # by turns, not JSON
     tests = [
         SliceTest(
             id=pair.id,
-            context=pair.context,
+            context=readable_context(pair, conversations),
             high=pair.high.text,
             low=pair.low.text,
             low_systems=tuple(pair.low.systems),

@@ -10,7 +10,9 @@ Decisions (GEM's Transformation-Parent set):
   (so counts and ids line up with the parent), :func:`is_degenerate` flags it, and evaluators
   exclude it from pass rates and report it as its own count.
 - A rewrite that would empty a non-empty text is not applied: the text is kept as it was and the
-  manifest's ``skipped`` list counts it with the reason, so nothing changes silently.
+  manifest's ``skipped`` list counts it with the reason, which names the suite transformed (a
+  child transformed again by the same plugin keeps its parent's count apart from its own), so
+  nothing changes silently.
 """
 
 from __future__ import annotations
@@ -29,8 +31,8 @@ from nnd_suites.sources import SkipLog
 from nnd_suites.suite import SkippedItems, Suite, TransformationInfo
 from nnd_suites.transformations.base import TRANSFORMATIONS, Transformation, make_transformation
 
-#: The manifest's skip reason for a rewrite refused because it would empty a text.
-REFUSED = "{name} would leave an empty text; kept unchanged"
+#: The manifest's skip reason for a rewrite refused because it would empty a text of ``parent``.
+REFUSED = "{name} on {parent} would leave an empty text; kept unchanged"
 
 
 def refused_rewrites(child: Suite) -> list[SkippedItems]:
@@ -39,7 +41,7 @@ def refused_rewrites(child: Suite) -> list[SkippedItems]:
     info = child.manifest.transformation
     if info is None:
         return []
-    reason = REFUSED.format(name=info.name)
+    reason = REFUSED.format(name=info.name, parent=info.parent_suite)
     return [skipped for skipped in child.manifest.skipped if skipped.reason == reason]
 
 
@@ -59,8 +61,9 @@ def child_suite_name(parent: str, transformation: Transformation) -> str:
 class _Rewriter:
     """Memoised rewrite of texts (contexts repeat across a group), counting refused rewrites."""
 
-    def __init__(self, transformation: Transformation, log: SkipLog) -> None:
+    def __init__(self, transformation: Transformation, log: SkipLog, parent: str) -> None:
         self.transformation, self.log = transformation, log
+        self.reason = REFUSED.format(name=transformation.name, parent=parent)
         self.memo: dict[str, str] = {}
 
     def __call__(self, text: str, where: Callable[[], str]) -> str:
@@ -69,7 +72,7 @@ class _Rewriter:
             new = self.transformation.apply(text)
             self.memo[text] = new
         if is_blank(new) and not is_blank(text):
-            self.log.add(REFUSED.format(name=self.transformation.name), where())
+            self.log.add(self.reason, where())
             return text
         return new
 
@@ -90,7 +93,7 @@ def transform_suite(suite: Suite, spec: str | Transformation, *, name: str | Non
     transformation = make_transformation(spec)
     _warn_on_language(suite, transformation)
     log = SkipLog()
-    rewrite = _Rewriter(transformation, log)
+    rewrite = _Rewriter(transformation, log, suite.name)
     # a conversation field is rewritten turn by turn, never as its stored JSON
     conversations = conversation_fields(suite.manifest.default_template)
     pairs: list[Pair] = []

@@ -14,6 +14,7 @@ from typing import Any
 from nnd_suites.errors import ArgumentError, NNDError
 from nnd_suites.evaluation.arguments import check_evaluate_arguments
 from nnd_suites.evaluation.evaluator import evaluate
+from nnd_suites.evaluation.parallel import current_rank
 from nnd_suites.evaluation.prepared import first_groups
 from nnd_suites.evaluation.report import EvaluationReport
 from nnd_suites.evaluation.robustness.models import (
@@ -55,6 +56,13 @@ def robustness(
         raise ArgumentError(
             f"robustness(transforms={transforms!r}): give a list of transformation specs, "
             f"e.g. [{transforms!r}]"
+        )
+    if evaluate_options.get("data_parallel") not in (None, 1):
+        raise ArgumentError(
+            f"robustness(data_parallel={evaluate_options['data_parallel']!r}): robustness scores "
+            "the transformed suites it makes in memory, which cannot be sent to other processes; "
+            "run the whole call in ranks (accelerate launch --num_processes N -m nnd_suites "
+            "robustness ...: each rank makes them, rank 0 writes), or in this process"
         )
     if "out" in evaluate_options:
         raise NNDError("give robustness's out=, not the evaluator's (it writes evaluation/ there)")
@@ -112,7 +120,8 @@ def robustness(
             evaluation=evaluation,
         )
     )
-    if out is not None:
+    rank = current_rank()  # in ranks (accelerate launch, torchrun): rank 0 alone writes
+    if out is not None and (rank is None or rank.main):
         write_report(report, out, evaluation=full)
     return report
 

@@ -4,6 +4,8 @@ transformation refused, robustness's overall table, the shipped-suite build, gro
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from nnd_suites.cli import main
@@ -97,7 +99,9 @@ def test_refused_rewrites_are_the_transformations_own(challenge300_suite, tmp_pa
     suite = challenge300_suite.derive([*challenge300_suite.pairs, odd])
     child = transform_suite(suite, "no_punctuation")
     (kept,) = refused_rewrites(child)  # the parent's own skip records are not among them
-    assert kept.reason == "no_punctuation would leave an empty text; kept unchanged"
+    assert (
+        kept.reason == f"no_punctuation on {suite.name} would leave an empty text; kept unchanged"
+    )
     assert kept.count == 1 and refused_rewrites(suite) == []  # not a child suite
     again = transform_suite(child, "lowercase")  # a chain: the parent's refusals are not its own
     assert refused_rewrites(again) == []
@@ -106,6 +110,34 @@ def test_refused_rewrites_are_the_transformations_own(challenge300_suite, tmp_pa
     argv = ["transform", str(tmp_path / "odd"), "--transform", "no_punctuation"]
     assert main([*argv, "--out", str(tmp_path / "child")]) == 0
     assert f"  {kept.reason}: 1" in capsys.readouterr().out
+
+
+def test_the_same_transformation_twice_counts_only_its_own_refusals(
+    challenge300_suite, tmp_path, capsys
+):
+    """A child transformed again by its own transformation: the rewrites this step refused are
+    told apart from its parent's (the same plugin, the same kind of refusal), in the manifest
+    and in what `transform` prints."""
+    from nnd_suites.transformations import transform_suite
+    from nnd_suites.transformations.apply import refused_rewrites
+
+    first = challenge300_suite.pairs[0]
+    odd = first.model_copy(
+        update={"id": "0" * 16, "high": first.high.model_copy(update={"text": "?!"})}
+    )
+    child = transform_suite(
+        challenge300_suite.derive([*challenge300_suite.pairs, odd]), "no_punctuation"
+    )
+    twice = transform_suite(child, "no_punctuation")
+    (kept,) = refused_rewrites(twice)
+    assert kept.count == 1 and child.name in kept.reason
+    refusals = [s for s in twice.manifest.skipped if "would leave an empty text" in s.reason]
+    assert len({s.reason for s in refusals}) == 2 and sum(s.count for s in refusals) == 2
+    child.save(tmp_path / "child")
+    capsys.readouterr()
+    argv = ["transform", str(tmp_path / "child"), "--transform", "no_punctuation"]
+    assert main([*argv, "--out", str(tmp_path / "twice"), "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["kept_unchanged"] == 1
 
 
 def test_robustness_overall_table_is_the_reports_first_part(quiz_design_suite):

@@ -327,3 +327,46 @@ def test_the_catalogue_in_two_processes_gives_the_single_process_outcomes(
         assert [(r["pair_id"], r["outcome"]) for r in two[suite]] == [
             (r["pair_id"], r["outcome"]) for r in one[suite]
         ]
+
+
+def test_robustness_in_data_parallel_is_refused_saying_how_to_run_it_in_ranks(tmp_path):
+    """robustness makes its transformed suites in memory, which no other process can be sent:
+    the refusal says so and how to run it in ranks, not to give suites by folder (they were)."""
+    from nnd_suites.errors import ArgumentError
+    from nnd_suites.evaluation.robustness import robustness
+
+    with pytest.raises(ArgumentError, match=r"robustness\(data_parallel=2\).*accelerate launch"):
+        robustness(str(tmp_path), ["challenge300"], ["lowercase"], data_parallel=2)
+
+
+@pytest.mark.slow
+def test_robustness_under_accelerate_launch_prints_and_writes_on_rank_0_alone(
+    tiny_causal_model, tmp_path
+):
+    argv = ["robustness", "--suite", "challenge300", "--transform", "lowercase", "--limit", "8"]
+    argv += ["--model", str(tiny_causal_model), "--quiet", "--no-cache", "--json"]
+    env = {**os.environ, "WORLD_SIZE": "2", "MASTER_ADDR": "127.0.0.1"}
+    env["MASTER_PORT"] = str(free_port())
+    ranks = [
+        subprocess.Popen(
+            [sys.executable, "-m", "nnd_suites", *argv, "--out", str(tmp_path / "two")],
+            env={**env, "RANK": str(rank), "LOCAL_RANK": str(rank)},
+            stdout=subprocess.PIPE,
+            text=True,
+        )
+        for rank in range(2)
+    ]
+    try:
+        printed = [rank.communicate(timeout=PATIENCE)[0] for rank in ranks]
+    finally:
+        _kill_all([rank.pid for rank in ranks])
+    assert [rank.returncode for rank in ranks] == [0, 0]
+    assert printed[1] == ""  # rank 1 neither prints nor writes
+    one = subprocess.run(
+        [sys.executable, "-m", "nnd_suites", *argv, "--out", str(tmp_path / "one")],
+        capture_output=True,
+        text=True,
+        timeout=PATIENCE,
+    )
+    assert json.loads(printed[0])["cells"] == json.loads(one.stdout)["cells"]  # as one process
+    assert (tmp_path / "two" / "robustness.json").is_file()

@@ -108,6 +108,22 @@ def test_hh_rlhf_has_no_worse_system_set(hh_suite):
     assert sum(len(ids) for ids in sets["length_chars"].values()) == 2303
 
 
+def test_a_conversations_length_is_its_turns_not_its_stored_json(hh_suite):
+    """hh_rlhf stores each dialogue as JSON turns: context_length measures the conversation as
+    the baselines read it (its speakers and words), not the JSON's brackets, keys and escapes."""
+    from nnd_suites.evaluation.baselines import context_text
+    from nnd_suites.records.templates import conversation_fields
+
+    conversations = conversation_fields(hh_suite.manifest.default_template)
+    assert conversations == {"dialogue"}
+    length = {p.id: len(context_text(p, conversations)) for p in hh_suite.pairs}
+    subsets = gem_contrast_sets(hh_suite, names=["context_length"])["context_length"]
+    assert sum(map(len, subsets.values())) == len(hh_suite.pairs)
+    for label, ids in subsets.items():
+        low, high = map(int, re.fullmatch(r"Q\d: (\d+)-(\d+) chars", label).groups())
+        assert (low, high) == (min(length[i] for i in ids), max(length[i] for i in ids)), label
+
+
 def test_token_slice_needs_the_runs_outcomes(challenge300_suite):
     from nnd_suites.errors import NNDError
     from nnd_suites.statistics.outcomes import TestOutcome

@@ -115,6 +115,50 @@ def test_numbers_follow_gem_bounds_and_formats():
     )
 
 
+def test_numbers_in_other_digits_keep_their_digits_and_their_value():
+    """A number in full-width (２０２３, Japanese) or Arabic-Indic digits (٣٤٥) is the same number
+    as in ASCII digits (2023 in the English translation): the same new value, written in the
+    digits it was written in."""
+    plugin = make_transformation("numbers:seed=4")
+    fullwidth = str.maketrans("0123456789", "０１２３４５６７８９")
+    arabic = str.maketrans("0123456789", "٠١٢٣٤٥٦٧٨٩")
+    for number in ("2023", "345", "1,000", "3.14", "007"):
+        new = plugin.apply(number)
+        assert plugin.apply(f"{number.translate(fullwidth)}年") == f"{new.translate(fullwidth)}年"
+        assert plugin.apply(f"عام {number.translate(arabic)}") == f"عام {new.translate(arabic)}"
+
+
+def test_final_punctuation_of_other_scripts_is_removed_too():
+    """The final marks of Arabic (؟ ، ؛), Urdu (۔), Hindi (।) and full-width Chinese (， ； ：)
+    are removed as . ? , ; : are: the plugin declares every language."""
+    plugin = make_transformation("no_final_punctuation")
+    for text in ("هل أنت بخير؟", "نعم،", "آپ کیسے ہیں۔", "नमस्ते।", "你好，", "如下：", "首先；"):
+        assert plugin.apply(text) == text[:-1], text
+    assert plugin.apply("«نعم»؟") == "«نعم»" and plugin.apply("他说：“好。”") == "他说：“好。”"
+
+
+@pytest.mark.parametrize("spec", ["titlecase", "first_letter_case"])
+def test_a_first_letter_gets_its_title_case_not_its_upper_case(spec):
+    """A ligature or digraph starting a word is title-cased as one letter: the ﬁ of text taken
+    from a PDF becomes Fi (not FI), the Croatian digraph ǆ becomes ǅ (not Ǆ)."""
+    plugin = make_transformation(spec)
+    assert plugin.apply("ﬁnally done") in ("Finally done", "Finally Done")
+    assert plugin.apply("ǆungla") == "ǅungla"
+
+
+def test_titlecase_keeps_a_combining_mark_inside_its_word():
+    """A letter after a combining accent (e + U+0301, as decomposed text writes é) is inside
+    its word: titlecase gives the same text whether the accents are composed or not."""
+    import unicodedata
+
+    plugin = make_transformation("titlecase")
+    for text, title in [("cafés are nice", "Cafés Are Nice"), ("UN RÉSUMÉ", "Un Résumé"),
+                        ("İSTANBUL", "İstanbul"), ("señor ñandú", "Señor Ñandú")]:  # fmt: skip
+        for spelt in (text, unicodedata.normalize("NFD", text)):
+            assert unicodedata.normalize("NFC", plugin.apply(spelt)) == title
+    assert plugin.apply("Cafe\u0301s") == "Cafe\u0301s"
+
+
 # ------------------------------------------------------------------ parameters and specs
 def test_spec_parsing_and_canonical_form():
     assert parse_spec("typos:rate=0.05,seed=1") == ("typos", {"rate": "0.05", "seed": "1"})

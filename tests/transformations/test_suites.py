@@ -124,7 +124,7 @@ def test_text_that_would_become_empty_is_kept_and_counted(challenge300_suite):
     child = transform_suite(suite, "no_punctuation")
     assert child.by_id["0" * 16].high.text == "?!"
     skipped = {s.reason: s for s in child.manifest.skipped}
-    record = skipped["no_punctuation would leave an empty text; kept unchanged"]
+    record = skipped[f"no_punctuation on {suite.name} would leave an empty text; kept unchanged"]
     assert record.count == 1 and record.examples == [f"pair {'0' * 16} high"]
     # What the parent skipped while building is still listed.
     assert set(skipped) > {s.reason for s in challenge300_suite.manifest.skipped}
@@ -297,3 +297,23 @@ def test_a_test_whose_low_text_alone_changed_counts_as_changed(challenge300_suit
     assert len(low_only) == 336 and len(changed) == 651
     info = child.manifest.transformation
     assert (info.changed, info.identical) == (651, 807 - 651)
+
+
+def test_numbers_in_chinese_text_change_as_their_translations_do():
+    """Chinese writes no space between a number and its word (11项, 2019年): such a number is
+    changed in the source as in the English translations, to the same new value."""
+    zhen = build_suite("wmt23_sxs_zhen")
+    child = transform_suite(zhen, "numbers:seed=3")
+    plugin = make_transformation("numbers:seed=3")
+    checked = 0
+    for parent, pair in zip(zhen.pairs, child.pairs, strict=True):
+        source = parent.context["source"]
+        for number in set(re.findall(r"(?<![\d.,])\d{2,4}(?![\d.,])", source)):
+            if re.search(rf"(?<![\w.,]){number}(?![\w]|[.,]\d)", parent.high.text):
+                new = plugin.apply(number)
+                assert new in pair.context["source"], (parent.id, source, pair.context["source"])
+                assert new in pair.high.text
+                checked += 1
+    assert checked >= 100
+    assert plugin.apply("11项主要出口货类") == plugin.apply("11") + "项主要出口货类"
+    assert plugin.apply("２０２３年の1990s") == plugin.apply("２０２３") + "年の1990s"

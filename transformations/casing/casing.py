@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import random
 import re
+import unicodedata
 from typing import Literal
 
 from pydantic import Field
@@ -16,8 +17,22 @@ from nnd_suites.transformations.base import (
 )
 
 # A letter that starts a word: not preceded by a word character or an apostrophe (so "it's"
-# keeps a lower-case "s", unlike str.title()).
-_WORD_START = re.compile("(?<![\\w'\u2019])[^\\W\\d_]")
+# keeps a lower-case "s", unlike str.title()), nor by combining marks on one (_capitalised).
+_IN_WORD = "[\\w'\u2019]"
+_WORD_START = re.compile(f"(?<!{_IN_WORD})[^\\W\\d_]")
+
+
+def _capitalised(match: re.Match[str]) -> str:
+    """The letter of ``match`` title-cased (ﬁ -> Fi, not FI), unless it follows combining marks
+    that sit on a word's letter ("cafe" + U+0301 + "s": decomposed text, or "i" + U+0307 from
+    "İ".lower())."""
+    text, start = match.string, match.start()
+    base = start
+    while base and unicodedata.category(text[base - 1]).startswith("M"):
+        base -= 1
+    if base < start and base and re.match(_IN_WORD, text[base - 1]):
+        return match.group()
+    return match.group().title()
 
 
 @register_transformation("lowercase")
@@ -58,12 +73,12 @@ class Titlecase(Transformation):
         seeded=False,
         languages=["en"],
         summary="Title Case every word",
-        description="Title Case: every word's first letter upper-cased, its other letters "
+        description="Title Case: every word's first letter title-cased, its other letters "
         "lower-cased; letters after an apostrophe stay lower-case (it's, not It'S).",
     )
 
     def transform_text(self, text: str, rng: random.Random) -> str:
-        return _WORD_START.sub(lambda m: m.group().upper(), text.lower())
+        return _WORD_START.sub(_capitalised, text.lower())
 
 
 class FirstLetterParams(TransformationParams):
@@ -91,7 +106,8 @@ class FirstLetterCase(Transformation):
         at_start, after_mark = True, False
         for index, char in enumerate(chars):
             if at_start and char.isalpha():
-                chars[index] = char.upper() if params.to == "upper" else char.lower()
+                # title case: the capital a word starts with (ﬁ -> Fi, ǆ -> ǅ; not FI, Ǆ)
+                chars[index] = char.title() if params.to == "upper" else char.lower()
                 at_start = False
                 if not params.sentences:
                     break

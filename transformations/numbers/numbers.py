@@ -1,16 +1,17 @@
 """Number variation (GEM section 4.2 (iv)): every number written in digits gets a new value.
 
 As in GEM, the new value keeps the number's format (integer, thousands separators, decimals with
-the same precision, leading zeros) and lies between zero and the next power of ten (54 becomes a
-value in 0-99). Each replacement is drawn from a generator keyed by the seed and the number as
-written, so the same number becomes the same new number in a context and in its candidates, and
-in every test of the suite: the tests stay consistent.
+the same precision, leading zeros, digits) and lies between zero and the next power of ten (54
+becomes a value in 0-99). Each replacement is drawn from a generator keyed by the seed and the
+number as written in ASCII digits, so the same number becomes the same new number in a context
+and in its candidates, and in every test of the suite: the tests stay consistent.
 """
 
 from __future__ import annotations
 
 import random
 import re
+import unicodedata
 
 from nnd_suites.transformations.base import (
     SeededParams,
@@ -19,8 +20,17 @@ from nnd_suites.transformations.base import (
     register_transformation,
 )
 
+# A word character of a script written without spaces between words (CJK ideographs, kana,
+# hangul): a number beside one stands free (11项, 2019年, ２０２３年).
+_UNSPACED = (
+    "\u3005-\u3007\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff"
+    "\uff66-\uff9f\U00020000-\U0003134f"
+)
 # A free-standing number: 7, 1990, 1,000, 3.14, 007 (not 22nd, CO2, 1990s or a version 1.2.3).
-NUMBER = re.compile(r"(?<![\w.,])(?P<int>\d{1,3}(?:,\d{3})+|\d+)(?P<frac>\.\d+)?(?![\w]|[.,]\d)")
+NUMBER = re.compile(
+    rf"(?<![^\W{_UNSPACED}])(?<![.,])(?P<int>\d{{1,3}}(?:,\d{{3}})+|\d+)(?P<frac>\.\d+)?"
+    rf"(?![^\W{_UNSPACED}]|[.,]\d)"
+)
 
 
 #: numbers with more digits are drawn digit by digit: int() of a digit string is quadratic in its
@@ -82,4 +92,13 @@ class Numbers(Transformation):
     def transform_text(self, text: str, rng: random.Random) -> str:
         # The per-text generator is not used: each number draws from its own, so that its
         # replacement agrees across the texts (context, candidates) it appears in.
-        return NUMBER.sub(lambda m: vary_number(m.group(), self.rng_for(m.group())), text)
+        return NUMBER.sub(self._vary, text)
+
+    def _vary(self, match: re.Match[str]) -> str:
+        """The number drawn for ``match`` as written in ASCII digits (２０２３ and 2023 are one
+        number), written back in the digits of the original (full-width, Arabic-Indic, ...)."""
+        written = match.group()
+        zero = next(chr(ord(c) - unicodedata.decimal(c)) for c in written if c.isdecimal())
+        plain = "".join(str(unicodedata.decimal(c)) if c.isdecimal() else c for c in written)
+        new = vary_number(plain, self.rng_for(plain))
+        return "".join(chr(ord(zero) + int(c)) if c.isdecimal() else c for c in new)

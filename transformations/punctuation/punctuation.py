@@ -12,8 +12,11 @@ from nnd_suites.transformations.base import (
 )
 
 #: Sentence-final marks GEM's "final punctuation" removal targets (not quotes or brackets),
-#: with the ellipsis and the ideographic and full-width marks.
-FINAL_MARKS = frozenset(".!?;:,\u2026\u3002\uff01\uff1f")
+#: with the ellipsis, the ideographic and full-width marks (。！？，；：、), the Arabic ones
+#: (؟ ، ؛ and Urdu's ۔) and the Devanagari dandas (। ॥).
+FINAL_MARKS = frozenset(
+    ".!?;:,\u2026\u3002\uff01\uff1f\uff0c\uff1b\uff1a\u3001\u061f\u060c\u061b\u06d4\u0964\u0965"
+)
 
 
 def is_punctuation(char: str) -> bool:
@@ -29,7 +32,8 @@ class NoFinalPunctuation(Transformation):
         seeded=False,
         languages=["*"],
         summary="remove the final punctuation marks, as GEM does",
-        description="Remove the final punctuation marks (. ! ? ; : , …) at the end of the text, "
+        description="Remove the final punctuation marks (. ! ? ; : , …, their full-width, "
+        "Arabic and Devanagari forms) at the end of the text, "
         "with the spaces between them (GEM challenge sets); trailing whitespace and "
         "closing quotes or brackets are kept.",
     )

@@ -11,6 +11,7 @@ from nnd_suites.cli.options import (
     SUITE_HELP,
     add_scoring_options,
     probability,
+    rank_zero,
     scoring_options,
 )
 from nnd_suites.cli.parser import Commands
@@ -76,6 +77,8 @@ def run(args: argparse.Namespace) -> int:
         alpha=args.alpha,
         **scoring_options(args),
     )
+    if not rank_zero():
+        return 0  # rank 0 prints (and wrote the report)
     if args.json:
         say_json(json.dumps(report.summary(), ensure_ascii=False))
         return 0
