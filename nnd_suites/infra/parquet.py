@@ -62,10 +62,11 @@ def read_bounded_table(
     not allocated a million times."""
     limit = max_parquet_bytes()
     metadata = pq.read_metadata(buffer)
+    # a row group's own totals, never its column chunks' metadata: pyarrow aborts the whole
+    # process (std::terminate) on a chunk whose statistics are damaged, where reading it raises
     groups = [metadata.row_group(index) for index in range(metadata.num_row_groups)]
-    chunks = [group.column(index) for group in groups for index in range(group.num_columns)]
-    declared = sum(chunk.total_uncompressed_size for chunk in chunks)
-    declared += _BYTES_PER_VALUE * sum(chunk.num_values for chunk in chunks)
+    declared = sum(group.total_byte_size for group in groups)
+    declared += _BYTES_PER_VALUE * sum(group.num_rows * group.num_columns for group in groups)
     if declared > limit:
         raise _too_large(path, "its metadata declares", declared, limit)
     texts = [

@@ -14,6 +14,8 @@ from __future__ import annotations
 
 import json
 import shutil
+import subprocess
+import sys
 import tempfile
 from pathlib import Path
 
@@ -133,3 +135,24 @@ def test_a_manifest_field_no_file_can_hold_or_given_twice_is_refused(suite_folde
     reason = "lone UTF-16 surrogate" if edit == "surrogate" else r"\['name'\] appear twice"
     with pytest.raises(SuiteValidationError, match=f"{path}.*{reason}"):
         Suite.load(folder)
+
+
+def test_damaged_chunk_statistics_are_a_named_error_not_an_aborted_process(suite_folder, tmp_path):
+    """One byte of candidates.parquet's footer changed (a column chunk's definition-level
+    histogram one entry too long) made pyarrow abort the process from the bounds check, which
+    read each column chunk's metadata: std::terminate, no exception to catch. Reading the file
+    raises; the check reads only the row groups' totals. A child process, so an abort fails
+    this test instead of ending the run."""
+    folder = _damaged_copy(suite_folder, tmp_path)
+    path = folder / CANDIDATES_FILE
+    raw = bytearray(path.read_bytes())
+    assert raw[-1853] == 2  # the histogram's length, 2 + 1 levels: the footer as pyarrow writes it
+    raw[-1853] = 34
+    path.write_bytes(bytes(raw))
+    with pytest.raises(OSError, match="histogram size mismatch"):  # the damage this test is about
+        pq.read_table(path)
+    load = "from nnd_suites import Suite, NNDError\ntry:\n Suite.load(__import__('sys').argv[1])\n"
+    load += "except NNDError as error:\n print(error)"
+    done = subprocess.run([sys.executable, "-c", load, str(folder)], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr[-500:]
+    assert f"{path}: unreadable candidates" in done.stdout and "histogram" in done.stdout
