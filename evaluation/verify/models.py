@@ -132,6 +132,12 @@ def figures_digest(report: VerifyReport) -> str:
     return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
 
 
+def sealed(report: VerifyReport) -> VerifyReport:
+    """``report`` with the digest of the figures it holds now, as verify writes it."""
+    report.figures_digest = figures_digest(report)
+    return report
+
+
 class PlacedScore(StrictModel):
     pass_rate: float
     predicted_human_score: float

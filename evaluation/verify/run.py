@@ -37,7 +37,7 @@ from nnd_suites.evaluation.limits import suite_limit
 from nnd_suites.evaluation.parallel import current_rank
 from nnd_suites.evaluation.rank_job import rank_job, refuse_before_ranks, run_in_ranks, wants_ranks
 from nnd_suites.evaluation.shared_runs import share_runs
-from nnd_suites.evaluation.verify.models import Correlation, VerifyReport, figures_digest
+from nnd_suites.evaluation.verify.models import Correlation, VerifyReport, sealed
 from nnd_suites.evaluation.verify.render import write_verify
 from nnd_suites.evaluation.verify.stats import bootstrap_correlations, weighted_pass_rates
 from nnd_suites.human.agreement import margin_weight
@@ -305,7 +305,7 @@ def verify_suite(
         system_models={n: model_content(r.backend) for n, r in reports.items()},
         **bootstrap,
     )
-    report.figures_digest = figures_digest(report)
+    sealed(report)
     if out is not None and main:
         write_verify(report, out)
     return report

@@ -15,7 +15,7 @@ from nnd_suites.evaluation.limits import suite_limit
 from nnd_suites.evaluation.prepared import first_groups
 from nnd_suites.evaluation.report import suite_result
 from nnd_suites.evaluation.robustness.stats import PairedTest, compare_to_parent, paired_tests
-from nnd_suites.evaluation.verify.models import Correlation, VerifyReport
+from nnd_suites.evaluation.verify.models import Correlation, VerifyReport, sealed
 from nnd_suites.evaluation.verify.place import place_in_verify
 from nnd_suites.records.pairs import is_degenerate
 from nnd_suites.statistics.outcomes import RATED, Rate, rate, test_outcome, verdict, wilson
@@ -231,7 +231,7 @@ def _verify_report(
             undefined_resamples={"kendall_tau": 0, "gap_pearson": 0},
         )
 
-    return VerifyReport(
+    report = VerifyReport(
         nnd_suites_version="test",
         created="2024-01-01T00:00:00+00:00",
         suite=suite,
@@ -249,6 +249,7 @@ def _verify_report(
         category_kinds=dict.fromkeys(categories, "error"),
         outcomes=None if scored is None else _system_outcomes(scored),
     )
+    return sealed(report)
 
 
 def test_a_leaderboard_refuses_runs_scored_differently(runs):

@@ -17,7 +17,7 @@ from nnd_suites.evaluation.leaderboard import leaderboard
 from nnd_suites.evaluation.multi import leaderboard_markdown, write_leaderboard_folder
 from nnd_suites.evaluation.prepared import first_groups
 from nnd_suites.evaluation.report_markdown import markdown as report_markdown
-from nnd_suites.evaluation.verify.models import Correlation, VerifyReport
+from nnd_suites.evaluation.verify.models import Correlation, VerifyReport, sealed
 from nnd_suites.evaluation.verify.place import place_in_verify
 from nnd_suites.evaluation.verify.render import placement_markdown
 from nnd_suites.evaluation.verify.stats import place_model
@@ -100,7 +100,7 @@ def _verify(suite, result, systems: dict[str, dict[str, str]]) -> VerifyReport:
 
     every = rated_by_all(*systems.values())
     categories = {p.id: p.category for p in suite.pairs}
-    return VerifyReport(
+    report = VerifyReport(
         nnd_suites_version="test",
         created="2024-01-01T00:00:00+00:00",
         suite=suite.name,
@@ -120,6 +120,7 @@ def _verify(suite, result, systems: dict[str, dict[str, str]]) -> VerifyReport:
         category_kinds=dict.fromkeys(result.by_category, "error"),
         outcomes=systems,
     )
+    return sealed(report)
 
 
 def test_place_fits_on_the_tests_the_model_rated(short_run, challenge300_suite):
@@ -178,7 +179,7 @@ def test_an_older_verify_run_places_a_model_that_skipped_nothing(
     }
     verify = _verify(challenge300_suite, result, systems)
     verify.outcomes = None
-    placed = place_in_verify(verify, run)
+    placed = place_in_verify(sealed(verify), run)
     assert placed.tests is None and placed.not_rated == 0
     expected = place_model(verify.overall.pass_rates, verify.overall.human_scores, result.pass_rate)
     assert placed.overall.predicted_human_score == pytest.approx(expected.predicted)
