@@ -25,7 +25,6 @@ from pathlib import Path
 
 import pyarrow as pa
 import pyarrow.parquet as pq
-from pydantic import ValidationError
 
 from nnd_suites.errors import NNDError
 from nnd_suites.evaluation.plots import short_name, write_pass_rates
@@ -36,7 +35,7 @@ from nnd_suites.evaluation.task_charts import write_task_rates
 from nnd_suites.infra.output_folder import Charts, write_report_folder
 from nnd_suites.infra.output_folder import write_report_files as write_report_files_of_kind
 from nnd_suites.infra.parquet import parquet_buffer, read_bounded_table
-from nnd_suites.infra.validation import validation_problems
+from nnd_suites.infra.validation import validated_rows
 
 __all__ = ["read_outcomes", "write_report", "write_report_files"]
 
@@ -69,16 +68,14 @@ def read_outcomes(path: str | Path, what: str = "per-test outcomes") -> list[Tes
     a row that is not one (an outcome "PASS", a missing column) is an NNDError naming the file,
     ``what`` it should hold, the row, its test and field."""
     table = read_bounded_table(parquet_buffer(path, "outcomes file"), path)
-    outcomes = []
-    for index, row in enumerate(table.to_pylist()):
-        try:
-            outcomes.append(TestOutcome.model_validate(row))
-        except ValidationError as exc:
-            raise NNDError(
-                f"{path}: not the {what}: row {index} (test {row.get('pair_id')!r}): "
-                f"{validation_problems(exc, row)}; re-run the evaluation"
-            ) from None
-    return outcomes
+    return validated_rows(
+        TestOutcome,
+        table.to_pylist(),
+        lambda index, row, problems: NNDError(
+            f"{path}: not the {what}: row {index} (test {row.get('pair_id')!r}): {problems}; "
+            "re-run the evaluation"
+        ),
+    )
 
 
 def write_report(report: EvaluationReport, out: str | Path) -> dict[str, Path]:

@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import re
 import reprlib
-from typing import Annotated, Any
+from collections.abc import Callable, Iterable
+from typing import Annotated, Any, TypeVar
 
 from pydantic import (
     AfterValidator,
@@ -84,6 +85,26 @@ def validation_problems(exc: ValidationError, data: Any, limit: int = 3) -> str:
     )
     more = len(errors) - limit
     return shown + (f"; and {more} more" if more > 0 else "")
+
+
+M = TypeVar("M", bound=BaseModel)
+
+
+def validated_rows(
+    model: type[M],
+    rows: Iterable[dict[str, Any]],
+    fault: Callable[[int, dict[str, Any], str], Exception],
+) -> list[M]:
+    """Each of ``rows`` (a table's, in order) as ``model``; the first that is not one raises
+    ``fault(index, row, problems)`` (:func:`validation_problems` of it), so every table reader
+    names the file, the row and the field in its own words."""
+    records = []
+    for index, row in enumerate(rows):
+        try:
+            records.append(model.model_validate(row))
+        except ValidationError as exc:
+            raise fault(index, row, validation_problems(exc, row)) from None
+    return records
 
 
 #: the names pydantic gives a union's branches in ``loc`` (a type, a model's class, a validator

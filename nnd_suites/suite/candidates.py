@@ -12,10 +12,10 @@ from collections.abc import Iterable
 from typing import Any
 
 import pyarrow as pa
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field
 
 from nnd_suites.errors import SuiteValidationError
-from nnd_suites.infra.validation import validation_problems
+from nnd_suites.infra.validation import validated_rows
 from nnd_suites.records.groups import Candidate, Group
 
 CANDIDATES_FILE = "candidates.parquet"
@@ -87,18 +87,17 @@ def candidates_to_table(candidates: Iterable[SuiteCandidate]) -> pa.Table:
 
 
 def candidates_from_rows(rows: list[dict[str, Any]], where: str) -> list[SuiteCandidate]:
-    candidates = []
-    for index, row in enumerate(rows):
-        if row.get("ratings") is not None:
-            row = {**row, "ratings": _ratings(row["ratings"])}
-        try:
-            candidates.append(SuiteCandidate.model_validate(row))
-        except ValidationError as exc:
-            raise SuiteValidationError(
-                f"{where}: row {index}: invalid candidate: {validation_problems(exc, row)}; "
-                "rebuild the suite (nnd-suites build)"
-            ) from None
-    return candidates
+    return validated_rows(
+        SuiteCandidate,
+        (
+            row if row.get("ratings") is None else {**row, "ratings": _ratings(row["ratings"])}
+            for row in rows
+        ),
+        lambda index, row, problems: SuiteValidationError(
+            f"{where}: row {index}: invalid candidate: {problems}; rebuild the suite "
+            "(nnd-suites build)"
+        ),
+    )
 
 
 def _ratings(stored: Any) -> Any:

@@ -6,10 +6,9 @@ from collections.abc import Iterable
 from typing import Any
 
 import pyarrow as pa
-from pydantic import ValidationError
 
 from nnd_suites.errors import SuiteValidationError
-from nnd_suites.infra.validation import validation_problems
+from nnd_suites.infra.validation import validated_rows
 from nnd_suites.records.pairs import Pair
 
 #: Columns added after suites were first written: a file written before them lacks them (its
@@ -76,13 +75,11 @@ def pair_rows(pairs: Iterable[Pair]) -> list[dict[str, Any]]:
 
 
 def pairs_from_rows(rows: list[dict[str, Any]], where: str) -> list[Pair]:
-    pairs = []
-    for index, row in enumerate(rows):
-        try:
-            pairs.append(Pair.model_validate(row))
-        except ValidationError as exc:
-            raise SuiteValidationError(
-                f"{where}: row {index} (test {row.get('id')!r}): invalid pair: "
-                f"{validation_problems(exc, row)}; rebuild the suite (nnd-suites build)"
-            ) from None
-    return pairs
+    return validated_rows(
+        Pair,
+        rows,
+        lambda index, row, problems: SuiteValidationError(
+            f"{where}: row {index} (test {row.get('id')!r}): invalid pair: {problems}; rebuild "
+            "the suite (nnd-suites build)"
+        ),
+    )
