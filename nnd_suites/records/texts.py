@@ -33,11 +33,14 @@ class _Invisible(dict):
 
 
 _INVISIBLE = _Invisible()
+_INVISIBLE_BUT_JOINERS = _Invisible({0x200C: 0x200C, 0x200D: 0x200D})
 
 
-def drop_invisible(text: str) -> str:
-    """``text`` without format characters (Cf) and non-whitespace controls (Cc)."""
-    return text.translate(_INVISIBLE)
+def drop_invisible(text: str, *, keep_joiners: bool = False) -> str:
+    """``text`` without format characters (Cf) and non-whitespace controls (Cc); with
+    ``keep_joiners``, the zero-width non-joiner and joiner (U+200C, U+200D) kept: they are how
+    Persian and Indic words and emoji sequences are written, and dropping them changes both."""
+    return text.translate(_INVISIBLE_BUT_JOINERS if keep_joiners else _INVISIBLE)
 
 
 #: texts up to this long have their keys remembered (the last 16,384 of them)
