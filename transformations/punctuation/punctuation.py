@@ -24,6 +24,12 @@ def is_punctuation(char: str) -> bool:
     return unicodedata.category(char).startswith("P")
 
 
+def in_number(text: str, index: int) -> bool:
+    """The mark at ``index`` stands between two digits: a separator of a number (3.14, 1,000,
+    12:30, 1/2), whose value changes without it."""
+    return 0 < index < len(text) - 1 and text[index - 1].isdecimal() and text[index + 1].isdecimal()
+
+
 @register_transformation("no_final_punctuation")
 class NoFinalPunctuation(Transformation):
     metadata = TransformationMetadata(
@@ -56,15 +62,16 @@ class NoPunctuation(Transformation):
         seeded=False,
         languages=["*"],
         summary="remove every punctuation character",
-        description="Remove every punctuation character (Unicode category P*); where a "
-        "removed run stood between two spaces, one of them goes too.",
+        description="Remove every punctuation character (Unicode category P*) but a mark "
+        "between two digits (3.14, 1,000, 12:30: a number's separator); where a removed run "
+        "stood between two spaces, one of them goes too.",
     )
 
     def transform_text(self, text: str, rng: random.Random) -> str:
         out: list[str] = []
         index = 0
         while index < len(text):
-            if not is_punctuation(text[index]):
+            if not is_punctuation(text[index]) or in_number(text, index):
                 out.append(text[index])
                 index += 1
                 continue
