@@ -59,7 +59,7 @@ class Typos(Transformation):
         rate = self.params.rate  # type: ignore[attr-defined]
         out = []
         for char in text:
-            lower = char.lower()
+            lower = char.lower() if char.isascii() else char  # the Kelvin sign lowers to k
             keys = NEIGHBOURS.get(lower)
             if keys and rng.random() < rate:
                 slip = rng.choice(keys)
