@@ -170,6 +170,7 @@ def _server_offsets(
     if unpredicted and texts and prompt[offsets[0] : offsets[0] + len(texts[0])] != texts[0]:
         texts[0] = ""  # BOS echoed with its own text: it holds no prompt character
     end = 0  # where the last cleanly decoded token ended: no token may start before it
+    lossy_end = 0  # a lossy token holds at least its first character: no clean token there
     for text, offset in zip(texts, offsets, strict=True):
         clean = text and "\ufffd" not in text and offset < len(prompt)
         if clean and prompt[offset : offset + len(text)] != text:
@@ -178,13 +179,15 @@ def _server_offsets(
                 f"disagree with them (token {text!r} at offset {offset}, where the prompt reads "
                 f"{prompt[offset : offset + len(text)]!r}): the candidate cannot be located"
             )
-        if offset < end:  # a token sent twice, or out of order, would be summed twice
+        earliest = max(end, lossy_end) if clean else end
+        if offset < earliest:  # a token sent twice, or out of order, would be summed twice
             raise ScoringError(
                 f"the server's echoed token {text!r} at offset {offset} overlaps the token "
-                f"before it, which ends at {end}: its tokens repeat or are out of order, so the "
-                "candidate's log-probabilities cannot be summed"
+                f"before it, which ends at {earliest}: its tokens repeat or are out of order, so "
+                "the candidate's log-probabilities cannot be summed"
             )
         end = offset + len(text) if clean else end
+        lossy_end = offset + 1 if text and not clean else lossy_end
     return _lost_characters(texts, offsets, prompt), offsets
 
 

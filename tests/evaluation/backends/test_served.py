@@ -285,12 +285,16 @@ def test_a_token_missing_from_the_candidate_is_an_error_not_a_smaller_sum():
         [(" yes", 5, -2.0), (" yes", 5, -2.0)],  # a token sent twice
         [(" ye", 5, -2.0), (" yes", 5, -2.0)],  # two tokens over the same characters
         [(" y", 5, -2.0), ("es", 7, -2.0), ("s", 8, -1.0)],  # one character in two tokens
+        [("\ufffd", 5, -2.0), (" yes", 5, -2.0)],  # a lossy token where a clean one starts
+        [("\ufffd", 5, -2.0), ("\ufffd", 5, -1.0), (" yes", 5, -2.0)],
     ],
 )
 def test_an_echoed_token_repeated_or_overlapping_is_an_error_not_a_larger_sum(candidate_tokens):
     """Where the token texts do not lay end to end over the prompt, the server's offsets place
     them: a token sent twice (or two over the same characters) passed, each was summed, and the
-    candidate " yes" scored -8.0 over 3 targets instead of -6.0 over 2, exit status 0."""
+    candidate " yes" scored -8.0 over 3 targets instead of -6.0 over 2, exit status 0. A lossy
+    token ("\\ufffd") holds at least the character at its offset, so a clean token starting there
+    overlaps it: both were summed for " yes" (-8.0 over 3 targets)."""
     from nnd_suites.evaluation.backends.served.protocol import echoed_tokens
 
     prompt = "Q: x?" + " yes" + "</s>"
