@@ -283,6 +283,38 @@ def test_only_the_degenerate_tests_a_transformation_made_are_counted():
     assert sum(map(is_degenerate, child.pairs)) == child.manifest.counts.degenerate_pairs == 49
 
 
+def test_degenerate_tests_are_counted_test_by_test_not_by_subtraction():
+    """The count was the child's degenerate tests less the parent's untransformed ones, as if
+    every degenerate test stayed so and every parent test were there. A test degenerate from the
+    start whose texts differ invisibly ("x" and "x ") parts under typos: lowercase then typos
+    recorded 5 made degenerate, not lowercase's 6. A parent cut to some of its groups (as
+    robustness --limit cuts) keeps the whole suite's count (43): lowercase recorded 0 of the 6
+    tests it made degenerate there."""
+    sample = get_adapter("wmt_mqm").folder() / "fixtures" / "mqm_ted_ende_sample.tsv"
+    parent = build_suite("wmt_mqm", sample)
+    first = next(p for p in parent.pairs if is_degenerate(p))
+    spaced = first.model_copy(
+        update={"low": first.low.model_copy(update={"text": first.low.text + " "})}
+    )
+    parent = parent.derive([spaced if p.id == first.id else p for p in parent.pairs])
+    lowercased = transform_suite(parent, "lowercase")
+    assert lowercased.manifest.transformation.degenerate == 6
+    child = transform_suite(lowercased, "typos:rate=0.3")
+    assert not is_degenerate(child.by_id[first.id])  # degenerate from the start, no longer
+    made = {p.id for p in lowercased.pairs if is_degenerate(p)} - {
+        p.id for p in parent.pairs if is_degenerate(p)
+    }
+    assert all(is_degenerate(child.by_id[i]) for i in made) and len(made) == 6
+    assert child.manifest.transformation.degenerate == 6
+    groups = {parent.by_id[i].group_id for i in sorted(made)[:2]}  # tests lowercase made so
+    cut = Suite(
+        parent.manifest, [p for p in parent.pairs if p.group_id in groups], parent.candidates
+    )
+    cut_made = [p for p in transform_suite(cut, "lowercase").pairs if p.id in made]
+    assert cut_made and all(map(is_degenerate, cut_made))
+    assert transform_suite(cut, "lowercase").manifest.transformation.degenerate == len(cut_made)
+
+
 def test_a_test_whose_low_text_alone_changed_counts_as_changed(challenge300_suite):
     """Many wrong answers have capitals where the right one has none ('the suspect' beats
     'John Doe'): lowercasing the candidates changes those tests through their low side only."""
