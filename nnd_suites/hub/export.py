@@ -100,11 +100,20 @@ class DatasetFolder:
         if suite.name not in self.names:  # the checks ran for these names only
             raise NNDError(f"suite {suite.name!r} is not one of {self.names} this writer checked")
         check_no_placeholders(suite)
-        with contextlib.suppress(NNDError):  # no manifest, or a damaged one: nothing to compare
-            self.replaced[suite.name] = SuiteManifest.from_directory(self.folder / suite.name)
+        before = former_manifest(self.folder / suite.name)
+        if before is not None:
+            self.replaced[suite.name] = before
         path = suite.save(self.folder / suite.name, kind="export-config")
         self.written.append(suite.name)
         return path
+
+
+def former_manifest(folder: Path) -> SuiteManifest | None:
+    """The manifest of the suite a write to ``folder`` replaces (None: no manifest, or a damaged
+    one: nothing to compare)."""
+    with contextlib.suppress(NNDError):
+        return SuiteManifest.from_directory(folder)
+    return None
 
 
 @contextlib.contextmanager
