@@ -24,7 +24,7 @@ from nnd_suites.errors import NNDError
 from nnd_suites.evaluation.prepared import PreparedSuites, SuiteSpec
 from nnd_suites.evaluation.task_grouping import SkippedSuite, TaskGrouping
 from nnd_suites.hub.layout import exported_configs
-from nnd_suites.resolve import ALL, suite_specs
+from nnd_suites.resolve import ALL, dataset_configs, suite_specs
 from nnd_suites.suite import MANIFEST_FILE, Suite
 
 #: the suite spec that stands for every catalogue suite whose source ships with nnd-suites
@@ -123,7 +123,7 @@ def _built_in(folder: Path, entries: list[CatalogueEntry]) -> CatalogueSelection
     catalogue does not list last). A ``build --catalogue`` folder (it holds every shipped
     catalogue suite) lists each catalogue suite it lacks with where to get its source; another
     dataset folder (``export``, ``build --all``) holds what its user chose, and lists none."""
-    configs = exported_configs(folder)
+    configs = [config.name for config in dataset_configs(folder)]  # every config of its card
     grouping = TaskGrouping(source=str(folder), task_types={})
     whole = all(entry.name in configs for entry in entries if entry.shipped)
     for entry in entries:

@@ -24,6 +24,7 @@ from pathlib import Path
 
 from nnd_suites.builder.adapter import ADAPTERS
 from nnd_suites.errors import AmbiguousSuiteError, ArgumentError, NNDError, UnknownItemError
+from nnd_suites.infra.formatting import plural
 from nnd_suites.suite import MANIFEST_FILE, Suite, has_manifest
 
 SPEC_FORMS = [
@@ -177,9 +178,21 @@ def dataset_configs(spec: str | Path | Suite) -> list[Path]:
     folder = Path(spec)
     if not folder.is_dir() or has_manifest(folder):
         return []
-    from nnd_suites.hub.export import present_configs  # the Hub client: only when needed
+    from nnd_suites.hub import card_reading, export  # the Hub client: only when needed
 
-    return [folder / name for name in present_configs(folder)]
+    present = export.present_configs(folder)
+    listed = card_reading.card_config_names(folder) if export.holds_nnd_card(folder) else []
+    gone = [name for name in listed if name not in present]
+    if gone:  # the folder stands for every config of its card, never for the part still there
+        raise NNDError(
+            f"{folder / 'README.md'}: the card lists config {gone[0]!r}, whose folder "
+            f"{folder / gone[0]} is gone, so {folder} would stand for only "
+            f"{plural(len(present), 'config')} of its card's {len(listed)}; put the folder "
+            "back, name the configs wanted (FOLDER/CONFIG), or regenerate the card from those "
+            f"present with `nnd-suites export {folder / present[0] if present else 'SUITE'} "
+            f"--to {folder}`"
+        )
+    return [folder / name for name in present]
 
 
 def suite_specs(suites: object) -> list[str | Path | Suite]:

@@ -110,6 +110,12 @@ class VerifyReport(StrictModel):
         description="system -> test id -> its model's outcome: what `place` refits on the tests "
         "a new model rated (null: written before this field)",
     )
+    random_weights: bool | None = Field(
+        None,
+        description="a system's model was a tiny one with random weights, as its run recorded: "
+        "the figures are a pipeline check (null: written before this field; the systems' names "
+        "and folders decide)",
+    )
     system_models: dict[str, dict[str, str]] | None = Field(
         None,
         description="system -> its model's weights by content (a file hash or Hub commit, else "

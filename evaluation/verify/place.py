@@ -21,6 +21,7 @@ from nnd_suites.evaluation.verify.render import (
     VERIFY_FILE,
     load_verify,
     refuse_edited,
+    systems_check,
     write_placement,
 )
 from nnd_suites.evaluation.verify.stats import place_model
@@ -228,7 +229,8 @@ def _placement(
             skipped[category] = str(exc)
     return PlacementReport(
         model=report.model,
-        random_weights=pipeline_check(report.model, report.random_weights),
+        # the new model, or the systems it is placed among: either makes it a pipeline check
+        random_weights=pipeline_check(report.model, report.random_weights) or systems_check(verify),
         suite=verify.suite,
         measure=verify.measure,
         confidence=verify.confidence,

@@ -237,6 +237,15 @@ def _cells(label: str, c: Correlation) -> list[str]:
     ]
 
 
+def systems_check(report: VerifyReport) -> bool:
+    """Whether a verify run's figures are a pipeline check (a system's model had random
+    weights): as verify.json records it, so it still says so once the models are gone; a report
+    written before the record: by the systems' names and folders."""
+    if report.random_weights is None:
+        return any(map(is_embedded, report.systems.values()))
+    return report.random_weights
+
+
 def verify_markdown(report: VerifyReport) -> str:
     overall = report.overall
     intervals = pass_rate_intervals(overall)
@@ -260,7 +269,7 @@ def verify_markdown(report: VerifyReport) -> str:
     return render(
         VERIFY_TEMPLATE,
         report=report,
-        embedded_note=embedded_heading_note(map(is_embedded, report.systems.values())),
+        embedded_note=embedded_heading_note([systems_check(report)]),
         level=f"{100 * report.confidence:g}%",
         limit_note=limit_note(report.limit, {report.suite: (overall.tests, report.limited)}),
         systems=systems,

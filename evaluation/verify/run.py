@@ -36,6 +36,7 @@ from nnd_suites.evaluation.identity import model_content
 from nnd_suites.evaluation.limits import suite_limit
 from nnd_suites.evaluation.parallel import current_rank
 from nnd_suites.evaluation.rank_job import rank_job, refuse_before_ranks, run_in_ranks, wants_ranks
+from nnd_suites.evaluation.report_markdown import pipeline_check
 from nnd_suites.evaluation.shared_runs import share_runs
 from nnd_suites.evaluation.verify.models import Correlation, VerifyReport, sealed
 from nnd_suites.evaluation.verify.render import write_verify
@@ -303,6 +304,7 @@ def verify_suite(
         margins=margins,
         outcomes={n: outcome_map(o) for n, o in outcomes.items()},
         system_models={n: model_content(r.backend) for n, r in reports.items()},
+        random_weights=any(pipeline_check(r.model, r.random_weights) for r in reports.values()),
         **bootstrap,
     )
     sealed(report)

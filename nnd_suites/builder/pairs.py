@@ -21,7 +21,13 @@ from nnd_suites.builder.result import BuildResult
 from nnd_suites.errors import SourceFormatError
 from nnd_suites.infra.formatting import clip
 from nnd_suites.quality_map import Assessment, QualityMap
-from nnd_suites.records.groups import Candidate, Group, breakdown_values, group_location
+from nnd_suites.records.groups import (
+    Candidate,
+    Group,
+    breakdown_values,
+    first_spelling,
+    group_location,
+)
 from nnd_suites.records.judgments import JudgedGroup, named_systems
 from nnd_suites.records.margins import MarginKind, with_margins
 from nnd_suites.records.pairs import Pair, PairCandidate, pair_id
@@ -53,6 +59,7 @@ def build_pairs(
     result = BuildResult(pairs=[], skipped=skipped if skipped is not None else SkipLog())
     seen_groups: dict[str, str] = {}
     carried: set[str] = set()  # every rating key a candidate of the source carries
+    spellings: dict[str, tuple[str, str]] = {}  # each category as first seen: _one_spelling
     for group in groups:
         judged = is_judged(group, quality_map)
         if not judged:
@@ -70,6 +77,8 @@ def build_pairs(
                 "each context must be one group, with every candidate or judgment on it",
             )
         seen_groups[group.id] = where
+        for item in group.judgments if judged else group.candidates:  # type: ignore[union-attr]
+            _one_spelling(spellings, item.category, item.where or where)
         result.counts["groups"] += 1
         size = len(group.judgments) if judged else len(group.candidates)
         result.counts["candidates"] += 2 * size if judged else size
@@ -93,6 +102,21 @@ def build_pairs(
         kinds.append("score_gap")
     result.margin_kind = with_margins(result.pairs, kinds)
     return result
+
+
+def _one_spelling(spellings: dict[str, tuple[str, str]], category: str | None, where: str) -> None:
+    """A category from the data (MQM's error path, Challenge 300's question category) written
+    another way than before is the fault of the candidate or judgment at ``where``: read as
+    written, its tests would be a category apart (a source.yaml's rows are refused as read)."""
+    found = None if category is None else first_spelling(spellings, "category", category, where)
+    if found is not None:
+        raise SourceFormatError.at(
+            where,
+            f"category {clip(repr(category))} is {clip(repr(found[0]))} (first at {found[1]}) "
+            "written another way: read as written, two categories, the tests of one counted "
+            "apart",
+            "write each category one way in the source",
+        )
 
 
 def _skips_empty_context(

@@ -121,6 +121,13 @@ def build_catalogue(
         for entry in entries
     }
     available = [e for e in entries if e.shipped or located[e.name][0] is not None]
+    wrong = [  # a file of the source's name that is not it: never built, never skipped unsaid
+        f"catalogue suite {entry.name}: {how_to_get(entry, folder, _REPLACE, others=others)}"
+        for entry in entries
+        if (others := located[entry.name][1])
+    ]
+    if wrong:
+        raise CatalogueError("; ".join(wrong) + "; nothing was built")
     with adding_configs(out, [e.name for e in available], leave_out_misnamed=True) as dataset:
         for entry in entries:
             source, others = located[entry.name]
@@ -130,6 +137,12 @@ def build_catalogue(
             suite = build_entry(entry, source)
             dataset.add(suite)
             yield CatalogueBuild(entry, suite)
+
+
+_REPLACE = (
+    "put it in place of that file, or move that file out of --source-dir to build the other "
+    "suites without it"
+)
 
 
 def how_to_get(

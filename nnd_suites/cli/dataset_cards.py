@@ -7,9 +7,13 @@ from __future__ import annotations
 import glob
 import json
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from nnd_suites.cli.printing import say
 from nnd_suites.infra.formatting import plural
+
+if TYPE_CHECKING:
+    from nnd_suites.suite.manifest import SuiteManifest
 
 
 def card_of(out: Path, suite_name: str) -> dict[str, object] | None:
@@ -22,6 +26,19 @@ def card_of(out: Path, suite_name: str) -> dict[str, object] | None:
     if not holds_nnd_card(out.parent):
         return None
     return {"file": str(out.parent / CARD_FILE), "lists_suite": out.name == suite_name}
+
+
+def replacing(before: SuiteManifest | None, now: SuiteManifest) -> str | None:
+    """How a config written over one whose manifest was ``before`` compares with it (None: it
+    replaced none): never unsaid, since another build's config is gone."""
+    if before is None:
+        return None
+    if before.content_hash == now.content_hash:
+        return "written again, the same tests as the config it replaced"
+    return (
+        f"written, replacing a config of {plural(before.counts.pairs, 'test')} whose content "
+        f"hash differs: {before.content_hash[:12]} before, {now.content_hash[:12]} now"
+    )
 
 
 def say_card_of(out: Path, suite_name: str, fix: str | None = None) -> None:

@@ -4,7 +4,6 @@ size bounds), with the declared filters applied and every cell looked up by its 
 from __future__ import annotations
 
 import functools
-import unicodedata
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -13,6 +12,7 @@ from nnd_suites.declarative.loading import Declared
 from nnd_suites.declarative.model import Column, Fixed
 from nnd_suites.errors import DeclarationError, SourceFormatError
 from nnd_suites.infra.formatting import clip
+from nnd_suites.records.groups import first_spelling
 from nnd_suites.sources import ReadLog, read_json_array, read_jsonl, read_tsv
 from nnd_suites.sources.delimited import read_csv
 
@@ -143,9 +143,9 @@ def written_one_way(
     """An aspect or a category (``what``) written another way than before in its ``column``
     ('Fluency' or 'fluency ' beside 'fluency') is this row's (``at``: file, line) fault; one
     written alike each time is read as written. ``spellings``: canonical -> (first, where)."""
-    canonical = " ".join(unicodedata.normalize("NFKC", value).casefold().split())
-    first, first_at = spellings.setdefault(f"{what}:{canonical}", (value, f"{at[0].name}:{at[1]}"))
-    if value != first:
+    found = first_spelling(spellings, what, value, f"{at[0].name}:{at[1]}")
+    if found is not None:
+        first, first_at = found
         named, harm, left_out = _TWO_WAYS[what]
         raise SourceFormatError(
             str(at[0]),

@@ -100,11 +100,20 @@ class DatasetFolder:
         if suite.name not in self.names:  # the checks ran for these names only
             raise NNDError(f"suite {suite.name!r} is not one of {self.names} this writer checked")
         check_no_placeholders(suite)
-        with contextlib.suppress(NNDError):  # no manifest, or a damaged one: nothing to compare
-            self.replaced[suite.name] = SuiteManifest.from_directory(self.folder / suite.name)
+        before = former_manifest(self.folder / suite.name)
+        if before is not None:
+            self.replaced[suite.name] = before
         path = suite.save(self.folder / suite.name, kind="export-config")
         self.written.append(suite.name)
         return path
+
+
+def former_manifest(folder: Path) -> SuiteManifest | None:
+    """The manifest of the suite a write to ``folder`` replaces (None: no manifest, or a damaged
+    one: nothing to compare)."""
+    with contextlib.suppress(NNDError):
+        return SuiteManifest.from_directory(folder)
+    return None
 
 
 @contextlib.contextmanager
@@ -128,7 +137,7 @@ def adding_configs(
         check_repo_id(repo_id)
     folder = Path(folder)
     names = [validate_config_name(name) for name in names]
-    _check_unique(names, "suite")
+    check_unique(names, "suite")
     check_metadata_is_ours(folder)  # before the lock creates the folder: fail fast
     for name in names:
         check_output_folder(folder / name, "export-config")
@@ -160,7 +169,7 @@ def adding_configs(
             for n in present_configs(folder)
             if n not in names and n not in left_out
         ]
-        _check_unique([c.name for c in kept] + names, "config")
+        check_unique([c.name for c in kept] + names, "config")
         dataset = DatasetFolder(folder, names, kept, left_out, cleaned=cleaned)
         try:
             yield dataset
@@ -229,7 +238,7 @@ def refresh_card(folder: str | Path, repo_id: str | None = None) -> list[ConfigI
     with folder_lock(folder):
         check_only_suites_without_card(folder, [])
         configs = [validated_config(folder / name) for name in present_configs(folder)]
-        _check_unique([c.name for c in configs], "config")
+        check_unique([c.name for c in configs], "config")
         if not configs:
             raise NNDError(f"{folder}: no exported suite config to describe")
         _write_card(folder, configs, repo_id)
@@ -275,15 +284,16 @@ def check_no_placeholders(suite: Suite) -> None:
     )
 
 
-def _check_unique(names: list[str], what: str) -> None:
-    # Case-insensitive: the folders would collide on Windows and macOS file systems.
+def check_unique(names: list[str], what: str) -> None:
+    """Refuse two of ``names`` that differ only in case: their folders collide on Windows and
+    macOS file systems, and on the Hub."""
     seen: dict[str, str] = {}
     for name in names:
         if name.lower() in seen:
             raise NNDError(
                 f"two {what}s named {seen[name.lower()]!r} and {name!r}: config names "
-                "must differ (ignoring case); rebuild one with `nnd-suites build "
-                "--name`"
+                "must differ (ignoring case: they collide on case-insensitive file systems and "
+                "on the Hub); rebuild one with `nnd-suites build --name`"
             )
         seen[name.lower()] = name
 

@@ -26,6 +26,7 @@ from nnd_suites.hub.card_reading import card_config_names, load_card
 from nnd_suites.hub.configs import ConfigInfo, describe_config, republish
 from nnd_suites.hub.export import (
     check_card_is_ours,
+    check_unique,
     holds_nnd_card,
     misnamed_suites,
     present_configs,
@@ -120,6 +121,10 @@ def card_problems(folder: Path, configs: list[ConfigInfo], *, every_config: bool
         found_infos = DatasetInfosDict.from_dataset_card_data(found)
     except (ValueError, TypeError, KeyError, AttributeError) as exc:
         return [*problems, f"its metadata is not what `datasets` reads ({exc})"]
+    try:  # a card made by hand: export refuses such names
+        check_unique(list(found_configs), "config")
+    except NNDError as exc:
+        problems.append(str(exc))
     expected = card_data(configs)
     expected_configs = MetadataConfigs.from_dataset_card_data(expected)
     expected_infos = DatasetInfosDict.from_dataset_card_data(expected)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import unicodedata
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Annotated
 
@@ -93,6 +94,17 @@ class Group(StrictModel):
     candidates: list[Candidate]
     breakdown: dict[str, str] = Field(default_factory=dict)
     where: str = ""
+
+
+def first_spelling(
+    spellings: dict[str, tuple[str, str]], what: str, value: str, where: str
+) -> tuple[str, str] | None:
+    """(the first spelling, where it was) when ``value``, an aspect or a category (``what``),
+    is written another way than before ('Fluency' or 'fluency ' beside 'fluency': read as
+    written, two of them), else None; ``spellings``: canonical -> (first, where), as seen."""
+    canonical = " ".join(unicodedata.normalize("NFKC", value).casefold().split())
+    first = spellings.setdefault(f"{what}:{canonical}", (value, where))
+    return None if first[0] == value else first
 
 
 def group_location(group: Group | JudgedGroup) -> str:

@@ -44,3 +44,21 @@ def test_the_shipped_file_holds_exactly_the_papers_categories():
     with data.open(encoding="utf-8", newline="") as handle:
         found = {row["category"] for row in csv.DictReader(handle, delimiter="\t")}
     assert found == {c for categories in PAPER_GROUPS.values() for c in categories}
+
+
+def test_a_question_category_written_two_ways_is_named_not_read_as_two(tmp_path, capsys):
+    """A 'Science' row beside the file's 'science' rows was built (exit 0) as a question
+    category of its own; the build now stops at the row written otherwise, naming both."""
+    from nnd_suites.cli import main
+    from nnd_suites.errors import SourceFormatError
+
+    lines = ADAPTERS.get("challenge300").default_source_path().read_text("utf-8").split("\n")
+    first = next(i for i, line in enumerate(lines) if '\t"science"\t' in line)
+    lines[first] = lines[first].replace('\t"science"\t', '\t"Science"\t')
+    source = tmp_path / "challenge300-outputs.tsv"
+    source.write_text("\n".join(lines), "utf-8")
+    argv = ["build", "challenge300", "--source", str(source), "--out", str(tmp_path / "s")]
+    assert main(argv) == SourceFormatError.exit_status
+    err = capsys.readouterr().err
+    assert "category 'science' is 'Science' (first at challenge300-outputs.tsv:" in err
+    assert "written another way" in err and not (tmp_path / "s").exists()

@@ -248,3 +248,23 @@ def test_a_malformed_row_whose_candidate_cannot_be_told_stops_the_build(tmp_path
     path = write(tmp_path / "mqm_ted_ende.tsv", rows)
     with pytest.raises(SourceFormatError, match=rf"tsv:2: {re.escape(reason)}.*cannot be told"):
         build_suite("wmt_mqm", path, skip_malformed=True)
+
+
+def test_an_error_category_written_two_ways_is_named_not_read_as_two(tmp_path):
+    """MQM's error paths come from the data: 'accuracy/omission' beside 'Accuracy/Omission'
+    made two error categories (exit 0), where a source.yaml's rows are refused."""
+    path = write(
+        tmp_path / "mqm_ted_ende.tsv",
+        [
+            row("A", "1", "Gut.", "No-error", "No-error"),
+            row("B", "1", "Gu.", "Accuracy/Omission", "Major"),
+            row("A", "2", "Tag.", "No-error", "No-error", source="Day."),
+            row("B", "2", "Ta.", "accuracy/omission", "Major", source="Day."),
+        ],
+    )
+    with pytest.raises(SourceFormatError) as raised:
+        build_suite("wmt_mqm", path)
+    message = str(raised.value)
+    assert "category 'accuracy/omission' is 'Accuracy/Omission'" in message, message
+    assert "mqm_ted_ende.tsv:5" in message and "(first at mqm_ted_ende.tsv:3" in message
+    assert "write each category one way in the source" in message

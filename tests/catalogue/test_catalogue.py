@@ -133,28 +133,51 @@ def test_a_source_is_found_in_the_source_folder_by_its_sha256(tmp_path):
     assert len(built[0].suite) == 807
 
 
-def test_a_source_not_found_or_with_another_sha256_is_skipped_with_where_to_get_it(tmp_path):
-    shipped = _shipped_file("challenge300")
+def test_a_source_not_found_is_skipped_with_where_to_get_it(tmp_path):
     (tmp_path / "downloads").mkdir()
-    shutil.copy(shipped, tmp_path / "downloads" / shipped.name)
     entries = load_catalogue(_copy_entry(tmp_path, "0" * 64))
     built = list(build_catalogue(entries, tmp_path / "out", tmp_path / "downloads"))
     assert built[0].suite is None
     assert "download https://example.org/c300.tsv" in built[0].skipped
 
 
+def _built_with_another_sha256(tmp_path: Path) -> str:
+    """What build_catalogue says of a downloads folder holding the entry's file with another
+    sha256: the error it raises, nothing built."""
+    shipped = _shipped_file("challenge300")
+    (tmp_path / "downloads").mkdir()
+    shutil.copy(shipped, tmp_path / "downloads" / shipped.name)
+    entries = load_catalogue(_copy_entry(tmp_path, "0" * 64))
+    with pytest.raises(CatalogueError) as raised:
+        list(build_catalogue(entries, tmp_path / "out", tmp_path / "downloads"))
+    assert not (tmp_path / "out").exists()
+    return str(raised.value)
+
+
 def test_a_source_there_with_another_sha256_is_named_not_called_missing(tmp_path):
     """The skip said "not found in DOWNLOADS" about a file that was there, under its declared
     path, with another sha256: the user went looking for a file they had."""
     shipped = _shipped_file("challenge300")
-    (tmp_path / "downloads").mkdir()
-    shutil.copy(shipped, tmp_path / "downloads" / shipped.name)
     digest = hashlib.sha256(shipped.read_bytes()).hexdigest()
+    message = _built_with_another_sha256(tmp_path)
+    assert "not found" not in message
+    assert f"{tmp_path / 'downloads' / shipped.name} is not the declared file" in message
+    assert f"its sha256 is {digest[:12]}" in message
+    assert "download https://example.org/c300.tsv" in message
+
+
+def test_a_source_there_with_another_sha256_is_an_error_not_a_skip(tmp_path, monkeypatch, capsys):
+    """`build --catalogue --source-dir` skipped a file of the source's name with another sha256
+    (exit 0, the other suites built): a wrong file is an error now, naming the file and what to
+    do, before anything is built."""
+    message = _built_with_another_sha256(tmp_path)
+    assert message.startswith("catalogue suite c300: ") and message.endswith("nothing was built")
+    assert "move that file out of --source-dir to build the other suites without it" in message
     entries = load_catalogue(_copy_entry(tmp_path, "0" * 64))
-    (built,) = build_catalogue(entries, tmp_path / "out", tmp_path / "downloads")
-    assert "not found" not in built.skipped
-    assert f"{tmp_path / 'downloads' / shipped.name} is not the declared file" in built.skipped
-    assert f"its sha256 is {digest[:12]}" in built.skipped
+    monkeypatch.setattr("nnd_suites.catalogue.entries.load_catalogue", lambda: entries)
+    argv = ["build", "--catalogue", "--source-dir", str(tmp_path / "downloads")]
+    assert main([*argv, "--out", str(tmp_path / "out")]) == CatalogueError.exit_status
+    assert "is not the declared file" in capsys.readouterr().err
 
 
 def test_a_folder_source_not_found_says_the_folder_name_and_the_file_it_is_known_by(tmp_path):
@@ -174,9 +197,10 @@ def test_a_folder_source_not_found_says_the_folder_name_and_the_file_it_is_known
     assert built.skipped.endswith("and give the folder that holds it with --source-dir")
     # under that name, the file it is known by is the one named as not the declared one
     (downloads / "wmt23").rename(downloads / "wmt23_mqm")
-    (built,) = build_catalogue([entry], tmp_path / "out", downloads)
+    with pytest.raises(CatalogueError) as raised:
+        list(build_catalogue([entry], tmp_path / "out", downloads))
     assert f"{downloads / 'wmt23_mqm' / 'human-scores' / 'en-de.mqm.seg.score'} is not the" in (
-        built.skipped
+        str(raised.value)
     )
 
 

@@ -303,3 +303,26 @@ def test_build_all_is_said_to_build_each_adapter_once_and_not_every_catalogue_su
     line = next(line for line in readme.splitlines() if "build --all --out suites  " in line)
     assert "each adapter that ships its source" in line and "every shipped suite" not in line
     assert "catalogue suite: build --catalogue" in readme
+
+
+def test_a_build_that_replaces_a_config_says_so_as_export_does(
+    challenge300_suite, tmp_path, capsys
+):
+    """`build --out DS/NAME` replaced a config of 800 tests with one of 807 saying only
+    "wrote DS/NAME (807 pairs)"; it now says what it replaced, in export's words."""
+    folder, fewer = tmp_path / "ds", tmp_path / "fewer"
+    challenge300_suite.derive(challenge300_suite.pairs[:800]).save(fewer)
+    export_suites([load_suite(fewer)], folder)
+    argv = ["build", "challenge300", "--out", str(folder / "challenge300")]
+    assert main(argv) == 0
+    old, new = load_suite(fewer).manifest.content_hash, challenge300_suite.manifest.content_hash
+    assert (
+        f"wrote {folder / 'challenge300'} (807 pairs; written, replacing a config of 800 tests "
+        f"whose content hash differs: {old[:12]} before, {new[:12]} now)"
+    ) in capsys.readouterr().out
+    assert main(argv) == 0
+    again = "(807 pairs; written again, the same tests as the config it replaced)"
+    assert again in capsys.readouterr().out
+    assert main(["build", "challenge300", "--out", str(tmp_path / "plain")]) == 0
+    assert main(["build", "challenge300", "--out", str(tmp_path / "plain")]) == 0
+    assert "replacing a config" not in capsys.readouterr().out  # no dataset folder: no config

@@ -11,6 +11,7 @@ import datasets
 import pytest
 
 from nnd_suites import SuiteValidationError, load_suite
+from nnd_suites.builder.adapter import ADAPTERS
 from nnd_suites.cli import main
 from nnd_suites.hub import export_suites
 from nnd_suites.hub.layout import CARD_FILE
@@ -242,3 +243,26 @@ def test_a_folder_of_configs_parses_its_card_once_and_still_sees_an_edit(exporte
     with pytest.raises(SuiteValidationError, match="config 'quiz_design' reads data_files"):
         resolve_suites(exported)
     assert parsed == [1, 2, 1, 2]
+
+
+def test_a_card_listing_configs_that_differ_only_in_case_is_refused(exported, tmp_path, capsys):
+    """validate accepted a card made by hand for configs 'quiz_design' and 'Quiz_design'
+    (exit 0), which collide on case-insensitive file systems and on the Hub; export and build
+    refuse such names, and validate now names them."""
+    from nnd_suites import build_suite
+    from nnd_suites.hub.card import build_card
+    from nnd_suites.hub.configs import describe_config
+
+    source = tmp_path / "part.jsonl"
+    source.write_text(
+        "".join(ADAPTERS.get("quiz_design").default_source_path().open().readlines()[:60])
+    )
+    twin = build_suite("quiz_design", source, name="Quiz_design")
+    export_suites([twin], tmp_path / "other")
+    shutil.copytree(tmp_path / "other" / "Quiz_design", exported / "Quiz_design")
+    configs = [describe_config(exported / n) for n in ("quiz_design", LOWERCASE, "Quiz_design")]
+    (exported / CARD_FILE).write_text(build_card(configs, None), "utf-8")
+    assert main(["validate", str(exported)]) == SuiteValidationError.exit_status
+    err = capsys.readouterr().err
+    assert "two configs named 'Quiz_design' and 'quiz_design'" in err
+    assert "collide on case-insensitive file systems and on the Hub" in err

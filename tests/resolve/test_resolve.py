@@ -7,7 +7,8 @@ import re
 import pytest
 
 from nnd_suites.builder.adapter import ADAPTERS
-from nnd_suites.resolve import expand_suite_specs, shipped_suites
+from nnd_suites.errors import NNDError
+from nnd_suites.resolve import expand_suite_specs, resolve_suites, shipped_suites
 
 
 def test_all_is_every_adapter_with_a_shipped_source():
@@ -131,3 +132,30 @@ def test_a_suite_object_that_would_give_wrong_figures_is_refused(challenge300_su
                 call(edited)
     kept = Suite(suite.manifest, [first, second], suite.candidates)  # a part is a suite still
     assert resolve_suites(kept)[0].pairs == [first, second]
+
+
+def test_a_dataset_folder_whose_card_lists_a_deleted_config_is_refused(
+    quiz_design_suite, challenge300_suite, tmp_path, capsys
+):
+    """`evaluate --suite DIR` scored only the configs whose folders were still there (exit 0,
+    figures for a part of the dataset) when its card listed one whose folder was deleted,
+    which validate flags. It now stops, naming the config, the card and what to do, for a
+    catalogue folder (evaluated by task type) as for any other."""
+    import shutil
+
+    from nnd_suites.cli import main
+    from nnd_suites.hub import export_suites
+
+    folder = tmp_path / "ds"
+    export_suites([quiz_design_suite, challenge300_suite], folder)
+    shutil.rmtree(folder / "challenge300")
+    argv = ["evaluate", "--suite", str(folder), "--model", "nnd-suites:tiny-random"]
+    status = main([*argv, "--limit", "1", "--no-cache", "--device", "cpu", "--quiet"])
+    assert status == NNDError.exit_status
+    err = capsys.readouterr().err
+    assert f"{folder / 'README.md'}: the card lists config 'challenge300'" in err
+    assert f"whose folder {folder / 'challenge300'} is gone" in err
+    assert f"`nnd-suites export {folder / 'quiz_design'} --to {folder}`" in err
+    with pytest.raises(NNDError, match="the card lists config 'challenge300'"):
+        resolve_suites(folder)  # as any command that takes several suites reads the folder
+    assert [s.name for s in resolve_suites(folder / "quiz_design")] == ["quiz_design"]

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from nnd_suites.builder.budget import DEFAULT_MAX_PAIRS, DEFAULT_MAX_PAIRS_PER_GROUP
 from nnd_suites.cli.commands.stats import print_stats
-from nnd_suites.cli.dataset_cards import say_card, say_card_of
+from nnd_suites.cli.dataset_cards import card_of, replacing, say_card, say_card_of
 from nnd_suites.cli.options import suite_name
 from nnd_suites.cli.parser import Commands
 from nnd_suites.cli.printing import say
@@ -107,7 +107,9 @@ def run(args: argparse.Namespace) -> int:
     out = args.out or Path("suites") / (args.adapter if args.name is None else args.name)
     # the Hub layer (datasets) loads only for a build: not at every CLI start
     from nnd_suites.hub.building import build_suite
+    from nnd_suites.hub.export import former_manifest
 
+    before = former_manifest(out)  # a config it replaces is named, as export names it
     suite = build_suite(
         args.adapter,
         args.source,
@@ -120,7 +122,9 @@ def run(args: argparse.Namespace) -> int:
         max_pairs=args.max_pairs,
         **parse_options(args.option),
     )
-    say(f"wrote {out} ({plural(len(suite), 'pair')})")
+    card = card_of(out, suite.name)
+    state = replacing(before, suite.manifest) if card and card["lists_suite"] else None
+    say(f"wrote {out} ({plural(len(suite), 'pair')}{f'; {state}' if state else ''})")
     print_stats(suite.stats())
     placeholders = suite.manifest.placeholders()
     if placeholders:  # export and publish refuse it: say so now, not at the end of the work

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from nnd_suites.cli.dataset_cards import say_how_to_load
+from nnd_suites.cli.dataset_cards import replacing, say_how_to_load
 from nnd_suites.cli.options import add_suites_argument
 from nnd_suites.cli.parser import Commands
 from nnd_suites.cli.printing import say
@@ -43,16 +43,9 @@ def run(args: argparse.Namespace) -> int:
 
     result = export_suites(load_suites(args.suites, check_card=False), args.to, args.repo)
     for config in result.configs:
-        state = "written" if config.name in result.written else "kept"
-        before = result.replaced.get(config.name)
-        if before is not None and before.content_hash == config.manifest.content_hash:
-            state = "written again, the same tests as the config it replaced"
-        elif before is not None:  # never unsaid: another build's config is gone
-            state = (
-                f"written, replacing a config of {plural(before.counts.pairs, 'test')} "
-                f"whose content hash differs: {before.content_hash[:12]} before, "
-                f"{config.manifest.content_hash[:12]} now"
-            )
+        state = replacing(result.replaced.get(config.name), config.manifest) or (
+            "written" if config.name in result.written else "kept"
+        )
         say(f"  {config.name}: {plural(config.num_examples, 'test')} ({state})")
     say(
         f"wrote {result.folder} ({plural(len(result.configs), 'config')}; "

@@ -510,3 +510,33 @@ def test_a_bootstrap_numpy_or_the_report_refuses_is_refused_before_scoring(
     ]:
         with pytest.raises(ArgumentError, match=re.escape(said)):
             verify_suite("quiz_design", systems, **option)
+
+
+def test_a_verify_of_random_models_says_so_once_they_are_gone(tiny_models, tmp_path, capsys):
+    """verify.md said PIPELINE CHECK only while the systems' tiny model folders existed (their
+    stamp was looked up again): verify.json re-rendered after they were deleted lost the note,
+    and `place` of a real model in such a verify never said it. verify.json records it now."""
+    import shutil
+
+    from nnd_suites.evaluation.tiny import EMBEDDED_NOTE
+    from nnd_suites.evaluation.tiny.stamp import write_stamp
+    from nnd_suites.evaluation.verify.render import load_verify, verify_markdown
+
+    systems = [shutil.copytree(m, tmp_path / "gone" / m.name) for m in tiny_models[:NEWCOMER]]
+    for seed, folder in enumerate(systems):  # as `python -m nnd_suites.evaluation.tiny` makes it
+        write_stamp(folder, "gpt2", seed, ["quiz_design"])
+    out = tmp_path / "verify"
+    assert main(["verify", "quiz_design", *_system_args(systems), "--out", str(out), *FAST]) == 0
+    assert EMBEDDED_NOTE in (out / "verify.md").read_text()
+    shutil.rmtree(tmp_path / "gone")
+    assert json.loads((out / "verify.json").read_text())["random_weights"] is True
+    assert EMBEDDED_NOTE in verify_markdown(load_verify(out))
+    # a model that is not a stamped tiny one, placed among them: the placement says it too
+    run = tmp_path / "run"
+    newcomer = str(tiny_models[NEWCOMER])
+    argv = ["evaluate", "--suite", "quiz_design", "--model", newcomer, "--out", str(run)]
+    assert main([*argv, "--limit", "4", "--quiet", "--device", "cpu"]) == 0
+    assert json.loads((run / "report.json").read_text())["random_weights"] is False
+    capsys.readouterr()
+    assert main(["place", str(out), str(run)]) == 0
+    assert EMBEDDED_NOTE in capsys.readouterr().out
