@@ -255,6 +255,12 @@ def test_scaffold_writes_a_complete_unit(tmp_path, annotation_type):
     assert "class MySourceAdapter(Adapter):" in code
     assert f'annotation_type="{annotation_type}"' in code
     compile(code, "adapter.py", "exec")
+    # the stub is a contributor's first commit: the project's ruff hooks pass it as written
+    # (four stubs' require_fields line ran to 102-104 characters: E501, and ruff format rewrote it)
+    for command in (["check"], ["format", "--check"]):
+        ruff = [sys.executable, "-m", "ruff", *command, "--config", str(REPO / "pyproject.toml")]
+        run = subprocess.run([*ruff, str(tmp_path / "adapters")], capture_output=True, text=True)
+        assert run.returncode == 0, run.stdout + run.stderr
     # the stub's license was NOASSERTION, no placeholder: the harness and export let it through
     calls = [n for n in ast.walk(ast.parse(code)) if isinstance(n, ast.Call)]
     (call,) = [n for n in calls if getattr(n.func, "id", "") == "AdapterMetadata"]
