@@ -22,6 +22,7 @@ from nnd_suites.errors import NNDError
 from nnd_suites.infra.atomic import atomic_directory, atomic_write_text
 from nnd_suites.quality_map.model import SCHEMA_FILE as MAP_SCHEMA
 from nnd_suites.scaffold.writer import _template, check_name, check_root, schema_line
+from nnd_suites.sources import ReadLog
 from nnd_suites.sources.delimited import read_csv, sniff_delimiter
 from nnd_suites.sources.readers import read_json_array, read_jsonl, read_tsv
 
@@ -49,31 +50,39 @@ GUESSED = (
 )  # fmt: skip
 
 
-def sample_columns(sample: Path) -> tuple[dict[str, str], list[dict[str, Any]]]:
+def sample_columns(sample: Path) -> tuple[dict[str, str], list[dict[str, Any]], list[str]]:
     """The sample's ``file`` declaration (its format; a csv file's delimiter when it is not a
-    comma) and its first rows (nested JSON objects flattened to ``a.b`` keys)."""
+    comma), its first rows (nested JSON objects flattened to ``a.b`` keys) and a note on each
+    kind of malformed row among them (left out of the proposal, as ``--skip-malformed`` would)."""
     name = sample.name.lower().removesuffix(".gz")
     fmt = next((f for f in ("csv", "tsv", "jsonl", "json") if name.endswith("." + f)), None)
     if fmt is None:
         raise NNDError(f"{sample}: name it .csv, .tsv, .json or .jsonl (optionally .gz)")
     file = {"format": fmt}
+    log = ReadLog(skip_malformed=True)  # a published file's broken row is no reason to stop
     if fmt == "csv":
         delimiter = sniff_delimiter(sample)
         if delimiter == "\t":
             raise NNDError(f"{sample}: its header is tab-separated: name it .tsv")
         if delimiter != ",":
             file["delimiter"] = delimiter
-        rows: Any = read_csv(sample, delimiter=delimiter)
+        rows: Any = read_csv(sample, log, delimiter=delimiter)
     elif fmt == "tsv":
-        rows = read_tsv(sample)
+        rows = read_tsv(sample, log=log)
     elif fmt == "jsonl":
-        rows = read_jsonl(sample)
+        rows = read_jsonl(sample, log)
     else:  # one JSON list: read as the build reads it (.gz, located errors)
-        rows = read_json_array(sample)
+        rows = read_json_array(sample, log)
     first = [row for _, row in itertools.islice(rows, SAMPLE_ROWS)]
     if not first or not isinstance(first[0], dict):
         raise NNDError(f"{sample}: no first row of named columns to propose a mapping from")
-    return file, [_flat(row) for row in first if isinstance(row, dict)]
+    malformed = [
+        f"{found['reason']} ({found['count']:,} in the sample: {', '.join(found['examples'])}): "
+        "left out of this proposal; a build stops at such a row unless given --skip-malformed, "
+        "which counts it in the manifest"
+        for found in log.skipped.records()
+    ]
+    return file, [_flat(row) for row in first if isinstance(row, dict)], malformed
 
 
 def _flat(row: dict[str, Any], prefix: str = "") -> dict[str, Any]:
@@ -293,8 +302,9 @@ def write_declarative(root: Path, name: str, sample: Path) -> tuple[list[Path], 
     quality map; return the paths written and the columns found."""
     check_name(name)
     check_root(root)
-    file, rows = sample_columns(sample)
+    file, rows, malformed = sample_columns(sample)
     spec, checks = propose(name, file, rows)
+    checks = malformed + checks
     row = rows[0]
     fmt = file["format"]
     folder, map_path = root / "adapters" / name, root / "quality_maps" / f"{name}.yaml"

@@ -172,6 +172,21 @@ def test_a_csv_sample_that_is_not_utf8_is_named_at_its_line(tmp_path, capsys):
     assert not list((tmp_path / "adapters").iterdir())
 
 
+def test_a_malformed_row_of_the_sample_is_left_out_of_the_proposal_and_named(tmp_path, capsys):
+    # Copilot Arena's published CSV has a row holding its prefix alone: `new-adapter --sample`
+    # stopped at it (exit status 3, "check the quotes"), though the build takes such a file with
+    # --skip-malformed; the proposal is made from the other rows and names the one left out
+    root = _root(tmp_path)
+    sample = root / "arena.csv"
+    sample.write_text("id,source,output,system,rating\n1,hi,hello,A,3\n2,broken\n1,hi,hey,B,4\n")
+    argv = ["new-adapter", "arena", "--declarative", "--sample", str(sample), "--root", str(root)]
+    assert main(argv) == 0
+    said = "malformed row: row has 2 fields, the header 5 (1 in the sample: arena.csv:3)"
+    assert f"source.yaml:5: CHECK {said}: left out of this proposal" in capsys.readouterr().out
+    spec = load_declaration(root / "adapters" / "arena" / "source.yaml").spec
+    assert spec.candidates.text == "output" and spec.candidates.system == "system"
+
+
 def test_the_proposal_asks_which_end_of_the_rating_scale_is_better(tmp_path):
     # an error count proposed as a rating, read higher-is-better unsaid, swapped every pair
     spec, text = _propose(
