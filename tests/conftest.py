@@ -80,6 +80,25 @@ def shipped_suite_builds(quiz_design_suite, challenge300_suite, hh_suite, wmt_mq
     return built
 
 
+@pytest.fixture
+def builtin_names_give_session_builds(monkeypatch, quiz_design_suite, challenge300_suite):
+    """A command given the built-in name quiz_design or challenge300 (`publish quiz_design`)
+    resolves it to a copy of the session's build (a suite object of its own each time, as a
+    build gives) instead of building it again (about a second each): for tests about what the
+    command does with the suite, not how it is built."""
+    from nnd_suites import Suite, resolve
+
+    builds = {suite.name: suite for suite in (quiz_design_suite, challenge300_suite)}
+    build = resolve._build_shipped
+
+    def session_build(name: str) -> Suite:
+        if name not in builds:
+            return build(name)
+        return Suite(builds[name].manifest, list(builds[name].pairs), builds[name].candidates)
+
+    monkeypatch.setattr(resolve, "_build_shipped", session_build)
+
+
 @pytest.fixture(autouse=True)
 def _isolated_cache(tmp_path_factory, monkeypatch):
     """Each test gets its own nnd-suites cache folder (downloads, scores)."""
