@@ -80,21 +80,30 @@ def shipped_suite_builds(quiz_design_suite, challenge300_suite, hh_suite, wmt_mq
     return built
 
 
+#: the session fixture holding each shipped suite built once per worker, by the suite's name
+SESSION_BUILDS = {
+    "quiz_design": "quiz_design_suite",
+    "challenge300": "challenge300_suite",
+    "hh_rlhf": "hh_suite",
+    "wmt_mqm": "wmt_mqm_suite",
+}
+
+
 @pytest.fixture
-def builtin_names_give_session_builds(monkeypatch, quiz_design_suite, challenge300_suite):
-    """A command given the built-in name quiz_design or challenge300 (`publish quiz_design`)
-    resolves it to a copy of the session's build (a suite object of its own each time, as a
-    build gives) instead of building it again (about a second each): for tests about what the
-    command does with the suite, not how it is built."""
+def builtin_names_give_session_builds(monkeypatch, request):
+    """A command given the built-in name of a suite in :data:`SESSION_BUILDS` (`publish
+    quiz_design`) resolves it to a copy of the session's build (a suite object of its own each
+    time, as a build gives) instead of building it again (a second or more each): for tests
+    about what the command does with the suite, not how it is built."""
     from nnd_suites import Suite, resolve
 
-    builds = {suite.name: suite for suite in (quiz_design_suite, challenge300_suite)}
     build = resolve._build_shipped
 
     def session_build(name: str) -> Suite:
-        if name not in builds:
+        if name not in SESSION_BUILDS:
             return build(name)
-        return Suite(builds[name].manifest, list(builds[name].pairs), builds[name].candidates)
+        built = request.getfixturevalue(SESSION_BUILDS[name])
+        return Suite(built.manifest, list(built.pairs), built.candidates)
 
     monkeypatch.setattr(resolve, "_build_shipped", session_build)
 
