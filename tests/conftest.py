@@ -80,6 +80,34 @@ def shipped_suite_builds(quiz_design_suite, challenge300_suite, hh_suite, wmt_mq
     return built
 
 
+#: the session fixture holding each shipped suite built once per worker, by the suite's name
+SESSION_BUILDS = {
+    "quiz_design": "quiz_design_suite",
+    "challenge300": "challenge300_suite",
+    "hh_rlhf": "hh_suite",
+    "wmt_mqm": "wmt_mqm_suite",
+}
+
+
+@pytest.fixture
+def builtin_names_give_session_builds(monkeypatch, request):
+    """A command given the built-in name of a suite in :data:`SESSION_BUILDS` (`publish
+    quiz_design`) resolves it to a copy of the session's build (a suite object of its own each
+    time, as a build gives) instead of building it again (a second or more each): for tests
+    about what the command does with the suite, not how it is built."""
+    from nnd_suites import Suite, resolve
+
+    build = resolve._build_shipped
+
+    def session_build(name: str) -> Suite:
+        if name not in SESSION_BUILDS:
+            return build(name)
+        built = request.getfixturevalue(SESSION_BUILDS[name])
+        return Suite(built.manifest, list(built.pairs), built.candidates)
+
+    monkeypatch.setattr(resolve, "_build_shipped", session_build)
+
+
 @pytest.fixture(autouse=True)
 def _isolated_cache(tmp_path_factory, monkeypatch):
     """Each test gets its own nnd-suites cache folder (downloads, scores)."""

@@ -10,6 +10,9 @@ from nnd_suites.cli import main
 from nnd_suites.evaluation.baselines import BASELINES, baseline_outcomes, baselines
 from nnd_suites.suite import Suite
 
+# the built-in names given to `baselines` are the session's builds (wmt_mqm: seconds to build)
+pytestmark = pytest.mark.usefixtures("builtin_names_give_session_builds")
+
 
 def _suite_of(base: Suite, texts: list[tuple[str, str, dict[str, str]]]) -> Suite:
     """A small suite of the given (high, low, context) tests, shaped like ``base``'s tests."""

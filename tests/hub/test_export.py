@@ -24,6 +24,8 @@ from nnd_suites.suite import DATA_FILE
 SHIPPED = [n for n in ADAPTERS.names() if ADAPTERS.get(n).default_source_path() is not None]
 #: The others (SummEval, FRANK: sources too large or licensed to ship) round-trip their fixture.
 FIXTURE_ONLY = [n for n in ADAPTERS.names() if n not in SHIPPED]
+# the built-in names given to `export` are the session's builds (a build each cost a second)
+pytestmark = pytest.mark.usefixtures("builtin_names_give_session_builds")
 
 
 @pytest.fixture(scope="module")

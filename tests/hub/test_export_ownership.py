@@ -22,7 +22,9 @@ from nnd_suites.hub.export import refresh_card
 from nnd_suites.hub.layout import CARD_FILE
 from nnd_suites.suite import CANDIDATES_FILE, DATA_FILE
 
-CONCURRENT = 20
+#: exporters started together: enough to race for the card (each export validates every config
+#: already there under its lock, so the time grows with the square of the count)
+CONCURRENT = 10
 
 
 def _card_configs(folder) -> list[str]:
@@ -144,7 +146,7 @@ from nnd_suites.hub import export_suites
 from nnd_suites.suite import Suite
 
 folder, parts = sys.argv[1], sys.argv[2:]
-# Each exporter is a process of its own, forked once nnd-suites is imported (twenty imports
+# Each exporter is a process of its own, forked once nnd-suites is imported (ten imports
 # would cost more than the exports); each loads its suite, then all start writing together.
 fork = multiprocessing.get_context("fork")
 start = fork.Barrier(len(parts))

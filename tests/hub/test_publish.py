@@ -19,6 +19,9 @@ from nnd_suites.hub import publish_suites
 from nnd_suites.hub.remote import check_tag
 from nnd_suites.suite import DATA_FILE
 
+# the built-in names given to `publish` are the session's builds (a build each cost a second)
+pytestmark = pytest.mark.usefixtures("builtin_names_give_session_builds")
+
 
 def _response(status: int):
     import httpx2  # huggingface_hub's HTTP client

@@ -77,6 +77,7 @@ def test_likert_scores_are_mean_ratings():
     assert human_scores(build_suite("quiz_design")).score_range == (0.0, 1.0)  # a share
 
 
+@pytest.mark.usefixtures("builtin_names_give_session_builds")  # the command, not the build
 def test_systems_command(capsys):
     assert main(["systems", "challenge300", "--json"]) == 0
     data = json.loads(capsys.readouterr().out)

@@ -21,6 +21,8 @@ from nnd_suites.slices.base import validate_slice
 
 FOLDER = Path(SLICES.get("length_chars").folder()).parent
 BUILT_IN = {"length_chars", "length_tokens", "context_length", "worse_system", "breakdown"}
+# the built-in names given to `slices` are the session's builds (a build each cost a second)
+pytestmark = pytest.mark.usefixtures("builtin_names_give_session_builds")
 
 
 @pytest.mark.parametrize("name", SLICES.names())

@@ -19,6 +19,9 @@ from nnd_suites.transformations import (
     transform_suite,
 )
 
+# the built-in names given to `transform` are the session's builds (a build each cost a second)
+pytestmark = pytest.mark.usefixtures("builtin_names_give_session_builds")
+
 
 def with_pairs(suite: Suite, pairs) -> Suite:
     """A valid copy of ``suite`` holding ``pairs`` (counts and hash recomputed)."""
