@@ -17,9 +17,9 @@ if TYPE_CHECKING:
 
 
 def card_of(out: Path, suite_name: str) -> dict[str, object] | None:
-    """After a suite was written to ``out`` (:func:`nnd_suites.hub.building.save_suite`): None
-    when ``out`` is in no dataset folder, else its card and whether it now lists the suite (a
-    folder not named after its suite is left out)."""
+    """After a suite was written to ``out`` (:mod:`nnd_suites.hub.building`): None when ``out``
+    is in no dataset folder, else its card and whether it now lists the suite (a folder not
+    named after its suite is left out)."""
     from nnd_suites.hub.export import holds_nnd_card  # Hub layer: not at start-up
     from nnd_suites.hub.layout import CARD_FILE  # Hub layer: not at start-up
 

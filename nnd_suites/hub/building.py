@@ -5,7 +5,9 @@ lists it (``build --out``, ``build --all``, ``transform --out``). Building itsel
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -13,8 +15,7 @@ from nnd_suites.builder import suites as building
 from nnd_suites.builder.adapter import ADAPTERS, Adapter, get_adapter
 from nnd_suites.errors import OutputFolderError
 from nnd_suites.hub.card_reading import card_config_names
-from nnd_suites.hub.export import adding_configs, holds_nnd_card
-from nnd_suites.hub.layout import validate_config_name
+from nnd_suites.hub.export import DatasetFolder, adding_configs, holds_nnd_card
 from nnd_suites.infra.output_folder import check_output_folder
 from nnd_suites.suite import Suite
 
@@ -35,51 +36,49 @@ def build_suite(
     if name is not None:  # before the build: the manifest would refuse it at the end
         building.check_suite_name(name)
     suite_name = name or (get_adapter(adapter) if isinstance(adapter, str) else adapter).name
-    if not _joins_dataset_folder(Path(out), suite_name):
-        return building.build_suite(adapter, source, out, name=name, **options)
-    check_output_folder(out, "suite")  # before reading the source: a foreign folder costs nothing
-    suite = building.build_suite(adapter, source, name=name, **options)
-    _add_config(suite, Path(out))
+    # out is checked (a dataset folder locked) before the source is read: a refusal costs nothing
+    with claimed_suite_folder(out, suite_name) as folder:
+        suite = building.build_suite(adapter, source, name=name, **options)
+        folder.add(suite)
     return suite
 
 
-def save_suite(suite: Suite, out: str | Path) -> Path:
-    """``suite.save(out)``, where an ``out`` named after the suite in a dataset folder is written
-    as one of its configs and the card lists it (``build --out``, ``transform --out``)."""
-    if not _joins_dataset_folder(Path(out), suite.name):
-        return suite.save(out)
-    return _add_config(suite, Path(out))
+@dataclass(frozen=True)
+class SuiteFolder:
+    """A suite folder :func:`check_output_folder` let through; ``add`` writes it as a whole."""
+
+    path: Path
+
+    def add(self, suite: Suite) -> Path:
+        return suite.save(self.path)
 
 
-def _add_config(suite: Suite, out: Path) -> Path:
-    """Write ``suite`` as config ``out`` of the dataset folder ``out.parent`` (which
-    :func:`_joins_dataset_folder` found), under its lock, and rewrite its card."""
-    with adding_configs(out.parent, [suite.name], leave_out_misnamed=True) as dataset:
-        return dataset.add(suite)
-
-
-def _joins_dataset_folder(out: Path, name: str) -> bool:
-    """Whether ``out`` is a config of a dataset folder: its parent holds the card nnd-suites
-    writes (``build --all``, ``export``), and it is named after the suite (configs are; a suite
-    folder named otherwise stays out of the card). The suite is then written as a config and
-    the card rewritten. A parent without a card, or with a README.md of its own (a project's),
-    is left as it is. A suite of another name never replaces a config the card lists: the card
-    would name that config, and `datasets` read this suite's rows under it."""
-    if not holds_nnd_card(out.parent):
-        return False
-    if out.name != name:
-        # ignoring case: on macOS and Windows file systems the folders are one
-        listed = {config.lower(): config for config in card_config_names(out.parent)}
-        if out.name.lower() in listed:
-            raise OutputFolderError(
-                f"{out}: config {listed[out.name.lower()]!r} of the dataset folder {out.parent} "
-                f"(its card lists it; config names differ ignoring case), and suite {name!r} "
-                f"written there would be read as that config; nothing was written: write it "
-                f"to {out.parent / name}, or move {out} away first"
-            )
-        return False
-    validate_config_name(name)
-    return True
+@contextlib.contextmanager
+def claimed_suite_folder(out: str | Path, name: str) -> Iterator[SuiteFolder | DatasetFolder]:
+    """Where suite ``name`` is written (``add``), ``out`` checked once, here. Named after the
+    suite in a folder holding the card nnd-suites writes (``build --all``, ``export``), it is a
+    config of that dataset folder: held under its lock, its leftovers cleaned and configs
+    checked, its card rewritten (:func:`adding_configs`). Else it is a suite folder of its own
+    (a parent without a card, or with a project's README.md, is left as it is; a folder named
+    otherwise stays out of the card), but never a config the card lists: the card would name
+    that config, and `datasets` read this suite's rows under it."""
+    out = Path(out)
+    ours = holds_nnd_card(out.parent)
+    if ours and out.name == name:
+        with adding_configs(out.parent, [name], leave_out_misnamed=True, kind="suite") as dataset:
+            yield dataset
+        return
+    # ignoring case: on macOS and Windows file systems the folders are one
+    listed = {config.lower(): config for config in card_config_names(out.parent)} if ours else {}
+    if out.name.lower() in listed:
+        raise OutputFolderError(
+            f"{out}: config {listed[out.name.lower()]!r} of the dataset folder {out.parent} "
+            f"(its card lists it; config names differ ignoring case), and suite {name!r} "
+            f"written there would be read as that config; nothing was written: write it "
+            f"to {out.parent / name}, or move {out} away first"
+        )
+    check_output_folder(out, "suite")
+    yield SuiteFolder(out)
 
 
 def build_shipped_suites(

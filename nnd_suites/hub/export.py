@@ -81,17 +81,37 @@ def export_suites(
 
 @dataclass
 class DatasetFolder:
-    """A dataset folder being added to under its lock (see :func:`adding_configs`)."""
+    """A dataset folder checked and held under its lock (see :func:`adding_configs`)."""
 
     folder: Path
     names: list[str]  # the configs this writer may write
-    kept: list[ConfigInfo]  # configs already there that it does not replace, validated
+    cleaned: list[str] = field(default_factory=list)  # leftovers of killed writes, removed
+    kept: list[ConfigInfo] = field(default_factory=list)  # configs not replaced, validated
     #: suite folders left out of the card: folder name -> the suite it holds (named otherwise)
     left_out: dict[str, str] = field(default_factory=dict)
     written: list[str] = field(default_factory=list)
     configs: list[ConfigInfo] = field(default_factory=list)  # what the card lists, once written
-    cleaned: list[str] = field(default_factory=list)  # leftovers of killed writes, removed
     replaced: dict[str, SuiteManifest] = field(default_factory=dict)  # name -> its former manifest
+
+    def check_configs(self, leave_out_misnamed: bool) -> None:
+        """Validate the configs this writer keeps (see :func:`adding_configs`)."""
+        folder = self.folder
+        misnamed = {n: s for n, s in misnamed_suites(folder).items() if n not in self.names}
+        if misnamed and not leave_out_misnamed:  # not "damaged": a build left it there
+            name, suite_name = next(iter(misnamed.items()))
+            raise SuiteValidationError(
+                f"{folder / name}: config {name!r} holds suite {suite_name!r}, and a config is "
+                f"named after its suite; an export folder is published as it is, so rebuild it "
+                f"with --name {name} (build, or transform for a transformed suite) or move it "
+                f"out of {folder}"
+            )
+        self.left_out = misnamed
+        self.kept = [
+            validated_config(folder / n)
+            for n in present_configs(folder)
+            if n not in self.names and n not in misnamed
+        ]
+        check_unique([c.name for c in self.kept] + self.names, "config")
 
     def add(self, suite: Suite) -> Path:
         """Write ``suite`` as its config (swapped in atomically): the suite's folder as ``build``
@@ -106,6 +126,11 @@ class DatasetFolder:
         path = suite.save(self.folder / suite.name, kind="export-config")
         self.written.append(suite.name)
         return path
+
+    def write_card(self, repo_id: str | None) -> None:
+        """The card of every config present: those kept and those written."""
+        self.configs = self.kept + [describe_config(self.folder / n) for n in self.written]
+        atomic_write_text(self.folder / CARD_FILE, build_card(self.configs, repo_id))
 
 
 def former_manifest(folder: Path) -> SuiteManifest | None:
@@ -123,6 +148,7 @@ def adding_configs(
     repo_id: str | None = None,
     *,
     leave_out_misnamed: bool = False,
+    kind: str = "export-config",
 ) -> Iterator[DatasetFolder]:
     """Check that ``folder`` can take configs ``names``, then hold its lock while the caller adds
     the suites (``export``, ``build --all``, a build into a dataset folder), and write the card of
@@ -132,7 +158,8 @@ def adding_configs(
     config name, a target sub-folder or a card nnd-suites did not write, a damaged config kept.
     A config is named after its suite: a suite folder named otherwise (``build --out
     suites/c300``, ``transform --out``) is an error, or with ``leave_out_misnamed`` (a build's
-    own folder, not one being exported) left as it is, out of the card, in ``left_out``."""
+    own folder, not one being exported) left as it is, out of the card, in ``left_out``; ``kind``
+    names the targets in a refusal."""
     if repo_id is not None:  # before anything is written: it goes into the card's snippets
         check_repo_id(repo_id)
     folder = Path(folder)
@@ -140,43 +167,26 @@ def adding_configs(
     check_unique(names, "suite")
     check_metadata_is_ours(folder)  # before the lock creates the folder: fail fast
     for name in names:
-        check_output_folder(folder / name, "export-config")
+        check_output_folder(folder / name, kind)
     check_only_suites_without_card(folder, names)
     with folder_lock(folder):
         check_metadata_is_ours(folder)
         # a killed export of another config left its temporary copy and lock: only the next
         # write of that config would clean them; first, since a killed swap's config comes back
-        cleaned = recover_dead_writers(folder)
-        if cleaned:  # never silent: the names are the folder's, and a user may wonder
+        dataset = DatasetFolder(folder, names, cleaned=recover_dead_writers(folder))
+        if dataset.cleaned:  # never silent: the names are the folder's, and a user may wonder
             logger.warning(
                 "removed what killed nnd-suites writes left in %s (their temporary copies and "
                 "locks): %s",
                 folder,
-                ", ".join(cleaned),
+                ", ".join(dataset.cleaned),
             )
-        misnamed = {n: suite for n, suite in misnamed_suites(folder).items() if n not in names}
-        if misnamed and not leave_out_misnamed:  # not "damaged": a build left it there
-            name, suite_name = next(iter(misnamed.items()))
-            raise SuiteValidationError(
-                f"{folder / name}: config {name!r} holds suite {suite_name!r}, and a config is "
-                f"named after its suite; an export folder is published as it is, so rebuild it "
-                f"with --name {name} (build, or transform for a transformed suite) or move it "
-                f"out of {folder}"
-            )
-        left_out = misnamed
-        kept = [
-            validated_config(folder / n)
-            for n in present_configs(folder)
-            if n not in names and n not in left_out
-        ]
-        check_unique([c.name for c in kept] + names, "config")
-        dataset = DatasetFolder(folder, names, kept, left_out, cleaned=cleaned)
+        dataset.check_configs(leave_out_misnamed)
         try:
             yield dataset
         finally:
             if dataset.written:
-                dataset.configs = kept + [describe_config(folder / n) for n in dataset.written]
-                _write_card(folder, dataset.configs, repo_id)
+                dataset.write_card(repo_id)
 
 
 def present_configs(folder: Path) -> list[str]:
@@ -241,7 +251,7 @@ def refresh_card(folder: str | Path, repo_id: str | None = None) -> list[ConfigI
         check_unique([c.name for c in configs], "config")
         if not configs:
             raise NNDError(f"{folder}: no exported suite config to describe")
-        _write_card(folder, configs, repo_id)
+        atomic_write_text(folder / CARD_FILE, build_card(configs, repo_id))
     return configs
 
 
@@ -256,10 +266,6 @@ def validated_config(config_dir: Path) -> ConfigInfo:
             "export that suite again, or move the folder away"
         ) from exc
     return describe_config(config_dir)
-
-
-def _write_card(folder: Path, configs: list[ConfigInfo], repo_id: str | None) -> None:
-    atomic_write_text(folder / CARD_FILE, build_card(configs, repo_id))
 
 
 def check_no_placeholders(suite: Suite) -> None:

@@ -22,6 +22,7 @@ from nnd_suites.hub.building import build_shipped_suites, build_suite
 from nnd_suites.hub.export import adding_configs, misnamed_suites
 from nnd_suites.hub.layout import CARD_FILE, exported_configs
 from nnd_suites.resolve import shipped_suites
+from nnd_suites.suite import CANDIDATES_FILE
 
 USER_README = "# My project\n\nNotes about the suites we build here.\n"
 
@@ -157,6 +158,22 @@ def test_a_library_build_into_a_dataset_folder_joins_its_card(challenge300_suite
     # export, whose folder is published as it is, refuses a suite folder named otherwise
     with pytest.raises(SuiteValidationError, match="config 'qd' holds suite 'quiz_design'"):
         export_suites([challenge300_suite], folder)
+
+
+def test_a_build_into_a_dataset_folder_checks_its_configs_before_reading_the_source(
+    challenge300_suite, tmp_path
+):
+    # `build quiz_design --out ds/quiz_design` read its source (a whole build) before it found a
+    # config it keeps damaged: the dataset folder is now claimed (checked, locked) first
+    folder = tmp_path / "ds"
+    export_suites([challenge300_suite], folder)
+    candidates = folder / "challenge300" / CANDIDATES_FILE
+    candidates.write_bytes(candidates.read_bytes()[:100])
+    card = (folder / CARD_FILE).read_bytes()
+    with pytest.raises(SuiteValidationError, match=r"config 'challenge300'.*damaged"):
+        build_suite("quiz_design", tmp_path / "no-such-source.csv", folder / "quiz_design")
+    assert (folder / CARD_FILE).read_bytes() == card
+    assert not (folder / "quiz_design").exists()
 
 
 def test_the_card_lists_what_was_written_when_a_writer_stops(challenge300_suite, tmp_path):

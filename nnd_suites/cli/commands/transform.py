@@ -14,7 +14,6 @@ from nnd_suites.cli.suites import load_suite
 from nnd_suites.errors import NNDError, OutputFolderError
 from nnd_suites.infra.atomic import real_target
 from nnd_suites.infra.formatting import plural
-from nnd_suites.infra.output_folder import check_output_folder
 
 
 def register(subparsers: Commands) -> None:
@@ -47,7 +46,7 @@ def register(subparsers: Commands) -> None:
 
 def run(args: argparse.Namespace) -> int:
     # lazy: loads every transformation plugin; `nnd-suites list` stays < 1 s
-    from nnd_suites.hub.building import save_suite
+    from nnd_suites.hub.building import claimed_suite_folder
     from nnd_suites.suite.manifest import check_config_name
     from nnd_suites.transformations.apply import child_suite_name, refused_rewrites, transform_suite
     from nnd_suites.transformations.base import make_transformation
@@ -74,9 +73,10 @@ def run(args: argparse.Namespace) -> int:
             f"{out}: the folder of the parent suite {parent.name!r}, which the child would "
             f"replace; nothing was written: choose another --out (default: suites/{name})"
         )
-    check_output_folder(out, "suite")  # before the work, as build checks its --out
-    child = transform_suite(parent, transformation, name=name)
-    save_suite(child, out)  # in a dataset folder (build --all): one of its configs
+    # every check of --out before the work, as build's; in a dataset folder: one of its configs
+    with claimed_suite_folder(out, name) as folder:
+        child = transform_suite(parent, transformation, name=name)
+        folder.add(child)
     info = child.manifest.transformation
     assert info is not None
     refused = refused_rewrites(child)
