@@ -2,8 +2,9 @@
 the user's own file, with every guess marked ``# CHECK`` and every unknown ``TODO``.
 
 The proposal validates as written (so the registry lists the new adapter at once), but its
-harness case fails until the contributor has checked the mapping, put a small shippable sample
-in ``fixtures/`` and written the counts it gives into ``fixtures/expected_stats.json``.
+harness case fails until the contributor has checked the mapping (deleting each ``# CHECK``
+note, named by the harness at its line), put a small shippable sample in ``fixtures/`` and written
+the counts it gives into ``fixtures/expected_stats.json``.
 """
 
 from __future__ import annotations
@@ -48,6 +49,12 @@ GUESSED = (
     "delimiter", "key", "context", "text", "system", "text_a", "text_b", "winner", "ratings",
     "rater", "system_a", "system_b",
 )  # fmt: skip
+#: keys of the proposal no header tells: what to decide (the harness names each note left)
+ASSUMED = {
+    "languages": "the language(s) of the texts, en assumed",
+    "source_urls": "where the annotations are published (replace the TODO)",
+    "better": "lower for error counts, ranks or distances",
+}
 
 
 def sample_columns(sample: Path) -> tuple[dict[str, str], list[dict[str, Any]], list[str]]:
@@ -252,12 +259,9 @@ def _mark_guesses(text: str) -> str:
     text = re.sub(
         rf"^(\s*(?:{keys}):.*)$", r"\1  # CHECK: guessed from the header", text, flags=re.M
     )
-    return re.sub(
-        r"^(\s*better: higher)$",
-        r"\1  # CHECK: lower for error counts, ranks or distances",
-        text,
-        flags=re.M,
-    )
+    for key, note in ASSUMED.items():
+        text = re.sub(rf"^(\s*{key}:.*)$", rf"\1  # CHECK: {note}", text, count=1, flags=re.M)
+    return text
 
 
 def check_notes(text: str) -> list[tuple[int, str]]:
@@ -293,7 +297,8 @@ def _map_text(name: str, spec: dict[str, Any]) -> str:
     return head + (
         "pairs_per: text\nlabels: [better, rated]\ntiers:\n  - [better]\n  - [rated]\n"
         f"rating_rule:\n  kind: numeric\n  aspects: [{aspects}]\n  aggregate: mean\n"
-        "  minimum_gap: 1  # TODO: the gap that makes one output better\n  low_label: rated\n"
+        "  minimum_gap: 1  # CHECK: the gap that makes one output better, 1 assumed\n"
+        "  low_label: rated\n"
     )
 
 
@@ -316,7 +321,8 @@ def write_declarative(root: Path, name: str, sample: Path) -> tuple[list[Path], 
         schema_line(root, folder / "source.yaml", SCHEMA_FILE)
         + f"# Proposed from {sample.name}; columns found: {', '.join(row)}.\n"
         + (f"# Columns not read (add any that matter): {', '.join(unused)}.\n" if unused else "")
-        + "# Every value is a guess from the header: check each, and replace every TODO.\n"
+        + "# Every value is a guess from the header: check each, and replace every TODO; delete\n"
+        + "# each '# CHECK:' note once decided (the adapter harness names every one left).\n"
         + "".join(
             textwrap.fill(check, 99, initial_indent="# CHECK: ", subsequent_indent="#   ") + "\n"
             for check in checks

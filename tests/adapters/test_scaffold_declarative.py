@@ -182,7 +182,7 @@ def test_a_malformed_row_of_the_sample_is_left_out_of_the_proposal_and_named(tmp
     argv = ["new-adapter", "arena", "--declarative", "--sample", str(sample), "--root", str(root)]
     assert main(argv) == 0
     said = "malformed row: row has 2 fields, the header 5 (1 in the sample: arena.csv:3)"
-    assert f"source.yaml:5: CHECK {said}: left out of this proposal" in capsys.readouterr().out
+    assert f"source.yaml:6: CHECK {said}: left out of this proposal" in capsys.readouterr().out
     spec = load_declaration(root / "adapters" / "arena" / "source.yaml").spec
     assert spec.candidates.text == "output" and spec.candidates.system == "system"
 
