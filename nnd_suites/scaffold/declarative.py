@@ -168,6 +168,11 @@ def propose(
         "group": {"key": key or context[:1], "context": {_field(c): c for c in context}},
         "template": "\n".join(f"{{{_field(c)}}}" for c in context) + "\n",
     }
+    checks.append(
+        f"template {json.dumps(spec['template'])}: each text is scored as what follows it; write "
+        "the context as the raters saw it before the text (a field that comes after the text, "
+        "as the code after a completion's cursor, does not belong here)"
+    )
     winner = [c for c in _pick(columns, WINNER_HINTS) if c not in pair]
     if winner or len(pair) == 2:
         spec["metadata"]["annotation_type"] = "pairwise"

@@ -178,3 +178,22 @@ def test_a_proposals_unresolved_guesses_are_named_at_their_lines(tmp_path):
         notes = r"  # CHECK: .*|^# CHECK: .*\n(#   .*\n)*"
         path.write_text(re.sub(notes, "", path.read_text("utf-8"), flags=re.M))
     assert harness.guess_problems(cls) == []
+
+
+def test_the_proposed_template_is_a_guess_to_confirm(tmp_path):
+    """Copilot Arena's proposal got the template `{prefix}\\n{suffix}\\n`, unmarked: each
+    completion would be scored after the code that follows its cursor. The template is a CHECK
+    note, printed and named by the harness until it is confirmed."""
+    cls = _proposed(
+        tmp_path, ADAPTERS.get("copilot_arena").folder() / "fixtures" / "copilot_arena_sample.csv"
+    )
+    note = (
+        'CHECK template "{prefix}\\n{suffix}\\n": each text is scored as what follows it; write '
+        "the context as the raters saw it before the text (a field that comes after the text, "
+        "as the code after a completion's cursor, does not belong here) (decide, then delete "
+        "the CHECK note)"
+    )
+    source = cls.folder() / "source.yaml"
+    lines = enumerate(source.read_text("utf-8").splitlines(), 1)
+    line = next(n for n, text in lines if text.startswith("# CHECK: template "))
+    assert f"{source}:{line}: {note}" in harness.guess_problems(cls)

@@ -313,9 +313,9 @@ def test_the_command_prints_each_check_where_the_file_marks_it(tmp_path, capsys)
         f"adapters/my_hh/source.yaml:{n}" for n in marked
     ]
     assert (
-        f"adapters/my_hh/source.yaml:{marked[1]}: CHECK chosen and rejected are the two texts, "
+        f"adapters/my_hh/source.yaml:{marked[2]}: CHECK chosen and rejected are the two texts, "
         "the preference in their names: a source.yaml reads the winner from a column (add one,"
-    ) in printed[1]
+    ) in printed[2]
     assert printed[-1].endswith(
         "CHECK comparisons.winner = TODO_winner_column: guessed from the header"
     )
