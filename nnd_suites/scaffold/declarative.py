@@ -165,14 +165,11 @@ def propose(
             "description": "TODO",
         },
         "file": dict(file),
-        "group": {"key": key or context[:1], "context": {_field(c): c for c in context}},
+        "group": {"key": key or context, "context": {_field(c): c for c in context}},
         "template": "\n".join(f"{{{_field(c)}}}" for c in context) + "\n",
     }
-    checks.append(
-        f"template {json.dumps(spec['template'])}: each text is scored as what follows it; write "
-        "the context as the raters saw it before the text (a field that comes after the text, "
-        "as the code after a completion's cursor, does not belong here)"
-    )
+    if context[0] in row:  # else the missing context is said
+        checks += _context_checks(spec["template"], context, rows, keyed=bool(key))
     winner = [c for c in _pick(columns, WINNER_HINTS) if c not in pair]
     if winner or len(pair) == 2:
         spec["metadata"]["annotation_type"] = "pairwise"
@@ -196,6 +193,8 @@ def propose(
         }
         if len(system) == 2:
             spec["comparisons"] |= {"system_a": system[0], "system_b": system[1]}
+        else:
+            checks.append(_no_system("comparisons.system_a and system_b: COLUMN each"))
         spec["comparisons"] |= {"rater": rater[0]} if rater else {}
         return spec, checks
     # said, never assumed: a count of errors or a rank read as higher-is-better swaps every pair
@@ -203,12 +202,43 @@ def propose(
     if system:
         spec["candidates"]["system"] = system[0]
     else:
-        checks.append(
-            "no column names the system: every output's system is `unknown` (systems and verify "
-            "refuse the suite); add candidates.system: COLUMN, or {value: NAME} for one system"
-        )
+        checks.append(_no_system("candidates.system: COLUMN, or {value: NAME} for one system"))
     spec["candidates"] |= {"rater": rater[0]} if rater else {}
     return spec, checks + _key_checks(spec["group"], rows)
+
+
+def _no_system(add: str) -> str:
+    return (
+        "no column names the system: every output's system is `unknown` (systems and verify "
+        f"refuse the suite); add {add}"
+    )
+
+
+def _context_checks(
+    template: str, context: list[str], rows: list[dict[str, Any]], keyed: bool
+) -> list[str]:
+    """What to check of the proposed context: the template, the groups keyed on it for want of
+    an id column, and a column empty in some rows of the sample (such a group makes no tests)."""
+    checks = [
+        f"template {json.dumps(template)}: each text is scored as what follows it; write the "
+        "context as the raters saw it before the text (a field that comes after the text, as "
+        "the code after a completion's cursor, does not belong here)"
+    ]
+    checks += [] if keyed else [
+        f"no id column: the groups are keyed on the context ({', '.join(context)}), the rows "
+        "of one input being those that share it; name a column identifying the input in "
+        "group.key if the file has one"
+    ]  # fmt: skip
+    for column in context:
+        empty = sum(not str(row.get(column) or "").strip() for row in rows)
+        if empty:
+            checks.append(
+                f"{column} is empty in {empty:,} of the sample's {len(rows):,} rows: such a "
+                "group makes no tests (counted as 'empty context field(s)'); if the empty cell "
+                f"is real (code at the start or end of a file), add group.may_be_empty: "
+                f"[{_field(column)}]"
+            )
+    return checks
 
 
 def _key_checks(group: dict[str, Any], rows: list[dict[str, Any]]) -> list[str]:
