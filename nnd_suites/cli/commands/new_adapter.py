@@ -95,7 +95,7 @@ def run(args: argparse.Namespace) -> int:
             for number, what in check_notes((root / path).read_text("utf-8")):  # as marked
                 say(f"{path}:{number}: CHECK {what}")
         say(DECLARATIVE_STEPS.format(name=args.name))
-        _warn_if_not_loaded(root)
+        _warn_if_not_loaded(root, args.name)
         return 0
     if args.annotation_type is None:
         raise NNDError("new-adapter needs --type TYPE (or --declarative --sample FILE)")
@@ -103,13 +103,13 @@ def run(args: argparse.Namespace) -> int:
     for path in written:
         say(f"wrote {path.resolve().relative_to(root)}")
     say(NEXT_STEPS.format(name=args.name))
-    _warn_if_not_loaded(root)
+    _warn_if_not_loaded(root, args.name)
     return 0
 
 
-def _warn_if_not_loaded(root: Path) -> None:
+def _warn_if_not_loaded(root: Path, name: str) -> None:
     """Written, but outside the clone this nnd-suites loads: the files may be meant for a
     package of the user's own, so they are kept, and the user is told they are not loaded."""
-    note = not_loaded_note(root, ADAPTERS.builtin_folders())
+    note = not_loaded_note(root, name, ADAPTERS.builtin_folders())
     if note:
         say(f"warning: {note}", file=sys.stderr)
