@@ -34,14 +34,15 @@ def how_to_load(root: Path) -> str:
     )
 
 
-def not_loaded_note(root: Path, loaded: list[Path]) -> str:
-    """One line: the adapters written under ``root`` are not the ones being loaded, and how to
-    load them ('' when they are)."""
+def not_loaded_note(root: Path, name: str, loaded: list[Path]) -> str:
+    """One line: adapter ``name``, written under ``root``, is not among those being loaded, what
+    the next steps then do, and how to load it ('' when it is)."""
     if loaded_from(root, loaded):
         return ""
     where = ", ".join(str(folder) for folder in loaded) or "no adapters/ folder"
     return (
-        f"the nnd-suites you ran loads its adapters from {where}, not from "
-        f"{(root / 'adapters').resolve()}, so it will not load this adapter (`nnd-suites build` "
-        f"says unknown adapter); to load it, {how_to_load(root)}"
+        f"{(root / 'adapters' / name).resolve()} is not loaded: the nnd-suites you ran loads "
+        f"its adapters from {where}; until it is loaded, `nnd-suites build {name}` says unknown "
+        f"adapter and the harness runs none of its cases (pytest says 'deselected', no "
+        f"failure); to load it, {how_to_load(root)}"
     )

@@ -325,7 +325,7 @@ def _config_section(config: ConfigInfo) -> dict[str, str]:
         "quality_map": m.quality_map.name,
         "quality_map_description": card_text(m.quality_map.description),
         "counts": f"{plural(counts.pairs, 'test')} from {plural(counts.groups, 'group')} and "
-        f"{plural(counts.candidates, 'candidate')}; "
+        f"{plural(counts.candidates, 'candidate')} read; "
         f"{plural(counts.groups_without_pairs, 'group')} gave no test" + repeats,
         "margin": MARGIN_MEANINGS[m.margin_kind]
         if m.margin_kind

@@ -79,6 +79,13 @@ class HumanScores(StrictModel):
         description="pairwise suites: comparisons with one system on both sides, in no "
         "system's win rate",
     )
+    empty_texts: int = Field(
+        0,
+        ge=0,
+        description="candidates with an empty text, left out of the tests (the source did not "
+        "judge empty outputs as answers) but in their systems' scores as the raters judged "
+        "them: a system's human score is about all its judged outputs",
+    )
 
 
 class _Judged:
@@ -124,8 +131,10 @@ def human_scores(suite: Suite) -> HumanScores:
     quality_map = QualityMap.from_dict(
         suite.manifest.quality_map.definition, origin=f"quality map of suite {suite.name}"
     )
+    empty = sum(is_blank(c.text) for c in suite.candidates)
+    empty *= not suite.manifest.allow_empty_candidates  # kept as answers: in tests too
     if quality_map.pairwise is not None:
-        return _pairwise_scores(suite, quality_map)
+        return _pairwise_scores(suite, quality_map).model_copy(update={"empty_texts": empty})
     check_has_systems(suite)
     rated = quality_map.rated
     top = set(quality_map.top_labels())
@@ -157,6 +166,7 @@ def human_scores(suite: Suite) -> HumanScores:
         systems=dict(ordered),
         score_range=(0.0, 1.0) if not rated else (min(values), max(values)) if values else None,
         unattributed=unattributed,
+        empty_texts=empty,
     )
 
 

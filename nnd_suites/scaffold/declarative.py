@@ -2,8 +2,9 @@
 the user's own file, with every guess marked ``# CHECK`` and every unknown ``TODO``.
 
 The proposal validates as written (so the registry lists the new adapter at once), but its
-harness case fails until the contributor has checked the mapping, put a small shippable sample
-in ``fixtures/`` and written the counts it gives into ``fixtures/expected_stats.json``.
+harness case fails until the contributor has checked the mapping (deleting each ``# CHECK``
+note, named by the harness at its line), put a small shippable sample in ``fixtures/`` and written
+the counts it gives into ``fixtures/expected_stats.json``.
 """
 
 from __future__ import annotations
@@ -48,6 +49,12 @@ GUESSED = (
     "delimiter", "key", "context", "text", "system", "text_a", "text_b", "winner", "ratings",
     "rater", "system_a", "system_b",
 )  # fmt: skip
+#: keys of the proposal no header tells: what to decide (the harness names each note left)
+ASSUMED = {
+    "languages": "the language(s) of the texts, en assumed",
+    "source_urls": "where the annotations are published (replace the TODO)",
+    "better": "lower for error counts, ranks or distances",
+}
 
 
 def sample_columns(sample: Path) -> tuple[dict[str, str], list[dict[str, Any]], list[str]]:
@@ -158,9 +165,11 @@ def propose(
             "description": "TODO",
         },
         "file": dict(file),
-        "group": {"key": key or context[:1], "context": {_field(c): c for c in context}},
+        "group": {"key": key or context, "context": {_field(c): c for c in context}},
         "template": "\n".join(f"{{{_field(c)}}}" for c in context) + "\n",
     }
+    if context[0] in row:  # else the missing context is said
+        checks += _context_checks(spec["template"], context, rows, keyed=bool(key))
     winner = [c for c in _pick(columns, WINNER_HINTS) if c not in pair]
     if winner or len(pair) == 2:
         spec["metadata"]["annotation_type"] = "pairwise"
@@ -184,6 +193,8 @@ def propose(
         }
         if len(system) == 2:
             spec["comparisons"] |= {"system_a": system[0], "system_b": system[1]}
+        else:
+            checks.append(_no_system("comparisons.system_a and system_b: COLUMN each"))
         spec["comparisons"] |= {"rater": rater[0]} if rater else {}
         return spec, checks
     # said, never assumed: a count of errors or a rank read as higher-is-better swaps every pair
@@ -191,12 +202,43 @@ def propose(
     if system:
         spec["candidates"]["system"] = system[0]
     else:
-        checks.append(
-            "no column names the system: every output's system is `unknown` (systems and verify "
-            "refuse the suite); add candidates.system: COLUMN, or {value: NAME} for one system"
-        )
+        checks.append(_no_system("candidates.system: COLUMN, or {value: NAME} for one system"))
     spec["candidates"] |= {"rater": rater[0]} if rater else {}
     return spec, checks + _key_checks(spec["group"], rows)
+
+
+def _no_system(add: str) -> str:
+    return (
+        "no column names the system: every output's system is `unknown` (systems and verify "
+        f"refuse the suite); add {add}"
+    )
+
+
+def _context_checks(
+    template: str, context: list[str], rows: list[dict[str, Any]], keyed: bool
+) -> list[str]:
+    """What to check of the proposed context: the template, the groups keyed on it for want of
+    an id column, and a column empty in some rows of the sample (such a group makes no tests)."""
+    checks = [
+        f"template {json.dumps(template)}: each text is scored as what follows it; write the "
+        "context as the raters saw it before the text (a field that comes after the text, as "
+        "the code after a completion's cursor, does not belong here)"
+    ]
+    checks += [] if keyed else [
+        f"no id column: the groups are keyed on the context ({', '.join(context)}), the rows "
+        "of one input being those that share it; name a column identifying the input in "
+        "group.key if the file has one"
+    ]  # fmt: skip
+    for column in context:
+        empty = sum(not str(row.get(column) or "").strip() for row in rows)
+        if empty:
+            checks.append(
+                f"{column} is empty in {empty:,} of the sample's {len(rows):,} rows: such a "
+                "group makes no tests (counted as 'empty context field(s)'); if the empty cell "
+                f"is real (code at the start or end of a file), add group.may_be_empty: "
+                f"[{_field(column)}]"
+            )
+    return checks
 
 
 def _key_checks(group: dict[str, Any], rows: list[dict[str, Any]]) -> list[str]:
@@ -252,12 +294,9 @@ def _mark_guesses(text: str) -> str:
     text = re.sub(
         rf"^(\s*(?:{keys}):.*)$", r"\1  # CHECK: guessed from the header", text, flags=re.M
     )
-    return re.sub(
-        r"^(\s*better: higher)$",
-        r"\1  # CHECK: lower for error counts, ranks or distances",
-        text,
-        flags=re.M,
-    )
+    for key, note in ASSUMED.items():
+        text = re.sub(rf"^(\s*{key}:.*)$", rf"\1  # CHECK: {note}", text, count=1, flags=re.M)
+    return text
 
 
 def check_notes(text: str) -> list[tuple[int, str]]:
@@ -293,7 +332,8 @@ def _map_text(name: str, spec: dict[str, Any]) -> str:
     return head + (
         "pairs_per: text\nlabels: [better, rated]\ntiers:\n  - [better]\n  - [rated]\n"
         f"rating_rule:\n  kind: numeric\n  aspects: [{aspects}]\n  aggregate: mean\n"
-        "  minimum_gap: 1  # TODO: the gap that makes one output better\n  low_label: rated\n"
+        "  minimum_gap: 1  # CHECK: the gap that makes one output better, 1 assumed\n"
+        "  low_label: rated\n"
     )
 
 
@@ -316,7 +356,8 @@ def write_declarative(root: Path, name: str, sample: Path) -> tuple[list[Path], 
         schema_line(root, folder / "source.yaml", SCHEMA_FILE)
         + f"# Proposed from {sample.name}; columns found: {', '.join(row)}.\n"
         + (f"# Columns not read (add any that matter): {', '.join(unused)}.\n" if unused else "")
-        + "# Every value is a guess from the header: check each, and replace every TODO.\n"
+        + "# Every value is a guess from the header: check each, and replace every TODO; delete\n"
+        + "# each '# CHECK:' note once decided (the adapter harness names every one left).\n"
         + "".join(
             textwrap.fill(check, 99, initial_indent="# CHECK: ", subsequent_indent="#   ") + "\n"
             for check in checks

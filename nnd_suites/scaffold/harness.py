@@ -28,11 +28,11 @@ from nnd_suites.builder.suites import build_suite
 from nnd_suites.errors import NNDError
 from nnd_suites.infra.validation import StrictModel
 from nnd_suites.quality_map import QualityMap
+from nnd_suites.scaffold.declarative import check_notes
+from nnd_suites.scaffold.samples import EXPECTED_STATS, FIXTURES
 from nnd_suites.suite import MANIFEST_FILE, export_json_schemas, read_pair_rows
 from nnd_suites.suite.manifest import placeholder_fields
 
-FIXTURES = "fixtures"
-EXPECTED_STATS = "expected_stats.json"
 README = "README.md"
 #: Level-2 headings every adapter README needs (reviewers and the dataset card read them).
 REQUIRED_SECTIONS = ("Source", "License", "Citation", "Quality rule", "Pairs")
@@ -135,11 +135,25 @@ def placeholder_problems(cls: type[Adapter]) -> list[str]:
         fields = build_suite(cls.name, source, **expected.options).manifest.placeholders()
     else:  # no fixture yet (check_fixture names it)
         fields = placeholder_fields(cls.metadata, QualityMap.load(cls.quality_map).description)
-    if not fields:
-        return []
-    return [
+    # not in a manifest: read from the adapter
+    fields += ["source_urls"] * any(re.search(r"\bTODO\b", u) for u in cls.metadata.source_urls)
+    written = [
         f"adapter {cls.name}: {', '.join(fields)} still hold the scaffold's TODO; write them "
         "(metadata in adapter.py or source.yaml, the description in its quality map)"
+    ]
+    return written[: bool(fields)] + guess_problems(cls)
+
+
+def guess_problems(cls: type[Adapter]) -> list[str]:
+    """Each ``# CHECK`` note ``new-adapter --declarative`` left in the adapter's source.yaml and
+    its quality map (a column, the template, the rule's gap, ... guessed): at its line, what to
+    decide. A note the contributor deletes is a guess confirmed."""
+    paths = [cls.folder() / "source.yaml", Path(QualityMap.load(cls.quality_map).origin)]
+    return [
+        f"{path}:{number}: CHECK {what} (decide, then delete the CHECK note)"
+        for path in paths
+        if path.is_file()
+        for number, what in check_notes(path.read_text("utf-8"))
     ]
 
 

@@ -18,7 +18,7 @@ from nnd_suites.errors import NNDError
 from nnd_suites.infra.atomic import atomic_directory, atomic_write_text
 from nnd_suites.quality_map.model import SCHEMA_FILE as MAP_SCHEMA
 from nnd_suites.scaffold import numeric, pairwise
-from nnd_suites.scaffold.samples import CONTEXTS, FIXTURE, TEXTS
+from nnd_suites.scaffold.samples import CONTEXTS, EXPECTED_STATS, FIXTURE, FIXTURES, TEXTS
 
 ANNOTATION_TYPES = ("likert", "hierarchical", "single_label", "graded", "numeric", "pairwise")
 #: Longest adapter name: its files' temporary names must stay under the 255-byte file-name limit.
@@ -225,9 +225,6 @@ def write_adapter(root: Path, name: str, annotation_type: str) -> list[Path]:
 
     All or nothing: the quality map is written last inside the folder's write, and the adapter
     folder is swapped in only then (a map left by a killed run, unchanged, is written again)."""
-    # lazy: the harness imports the suite package (pyarrow); `new-adapter --help` needs none
-    from nnd_suites.scaffold.harness import EXPECTED_STATS, FIXTURES
-
     check_name(name)
     if annotation_type not in ANNOTATION_TYPES:
         raise NNDError(f"unknown annotation type {annotation_type!r}; one of {ANNOTATION_TYPES}")

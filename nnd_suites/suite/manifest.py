@@ -123,7 +123,11 @@ class BuildCounts(StrictModel):
     """What the pair builder counted while reading groups (the pairs themselves say the rest)."""
 
     groups: int = Field(ge=0)
-    candidates: int = Field(ge=0)
+    candidates: int = Field(
+        ge=0,
+        description="candidates read (a judgment's two responses, as judged), those left out "
+        "of the tests included: skipped says why",
+    )
     groups_without_pairs: int = Field(0, ge=0)
     pairs_repeating_texts: int = Field(
         0,

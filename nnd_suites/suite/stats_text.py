@@ -16,7 +16,8 @@ def stats_lines(stats: dict[str, Any]) -> list[str]:
     groups without pairs and each reason rows were skipped."""
     lines = [
         f"suite {stats['name']} (adapter {stats['adapter']}): {plural(stats['pairs'], 'pair')} "
-        f"from {plural(stats['groups'], 'group')}, {plural(stats['candidates'], 'candidate')}"
+        f"from {plural(stats['groups'], 'group')}, {plural(stats['candidates'], 'candidate')} "
+        "read"
     ]
     for field, values in stats["breakdowns"].items():
         lines.append(f"  {field}: " + ", ".join(f"{k} {v:,}" for k, v in values.items()))

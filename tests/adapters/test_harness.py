@@ -7,6 +7,7 @@ convention (nnd_suites.scaffold.harness).
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -101,29 +102,98 @@ def test_suite_file_validation_rejects_a_corrupt_manifest(tmp_path):
         harness.validate_suite_files(tmp_path / "suite", tmp_path / "schemas")
 
 
-def test_an_adapter_without_a_fixture_yet_is_told_what_to_write(tmp_path):
-    """new-adapter --declarative writes no fixture: test_metadata_holds_no_placeholder then
-    failed with "no fixtures/expected_stats.json" (an exception) instead of the TODOs, and the
-    fixture test raised it. Each now lists what to write."""
+def _proposed(tmp_path: Path, sample: Path):
+    """``new-adapter my_votes --declarative --sample SAMPLE``'s adapter, as the registry would
+    load it (its map beside its source.yaml: not in the shipped ones)."""
     from nnd_suites.declarative.plugin import declared_adapter
     from nnd_suites.scaffold.declarative import write_declarative
 
     for folder in ("adapters", "quality_maps"):
         (tmp_path / folder).mkdir()
-    sample = ADAPTERS.get("simpeval_2022").folder() / "fixtures"
-    write_declarative(tmp_path, "my_votes", next(sample.glob("*.csv")))
-    folder = tmp_path / "adapters" / "my_votes"  # the map beside it: not in the shipped ones
+    write_declarative(tmp_path, "my_votes", sample)
+    folder = tmp_path / "adapters" / "my_votes"
     (tmp_path / "quality_maps" / "my_votes.yaml").rename(folder / "my_votes.yaml")
     yaml = folder / "source.yaml"
     yaml.write_text(yaml.read_text("utf-8").replace("map: my_votes", "map: my_votes.yaml"))
     cls = declared_adapter("my_votes", folder)
     cls.name = "my_votes"  # what registering it would set
-    assert harness.placeholder_problems(cls) == [
-        "adapter my_votes: description, license, citation, task, quality map description still "
-        "hold the scaffold's TODO; write them (metadata in adapter.py or source.yaml, the "
-        "description in its quality map)"
-    ]
+    return cls
+
+
+def test_an_adapter_without_a_fixture_yet_is_told_what_to_write(tmp_path):
+    """new-adapter --declarative writes no fixture: test_metadata_holds_no_placeholder then
+    failed with "no fixtures/expected_stats.json" (an exception) instead of the TODOs, and the
+    fixture test raised it. Each now lists what to write."""
+    sample = ADAPTERS.get("simpeval_2022").folder() / "fixtures"
+    cls = _proposed(tmp_path, next(sample.glob("*.csv")))
+    folder = cls.folder()
+    assert harness.placeholder_problems(cls)[0] == (
+        "adapter my_votes: description, license, citation, task, quality map description, "
+        "source_urls still hold the scaffold's TODO; write them (metadata in adapter.py or "
+        "source.yaml, the description in its quality map)"
+    )
     assert harness.check_fixture(cls, tmp_path) == [
         f"no {folder / 'fixtures' / 'expected_stats.json'}; every adapter ships a small fixture "
         "and its expected statistics (see CONTRIBUTING.md)"
     ]
+
+
+def test_a_proposals_unresolved_guesses_are_named_at_their_lines(tmp_path):
+    """A proposal's guesses were checked by nothing: its map's `minimum_gap: 1  # TODO` (the
+    rule's gap, 10 in simpeval_past: 22,180 tests instead of 13,552 on SimpEval-past), the
+    `en` assumed, `source_urls: https://example.org/TODO` went through the harness once the
+    metadata was written. Each note the proposal leaves is now named at its line until deleted;
+    the TODO URL also as a metadata field, for a class adapter's stub writes one too."""
+    cls = _proposed(
+        tmp_path, ADAPTERS.get("simpeval_past").folder() / "fixtures" / "simpeval_past_sample.csv"
+    )
+    source, rule = cls.folder() / "source.yaml", cls.folder() / "my_votes.yaml"
+    problems = harness.placeholder_problems(cls)
+    assert "source_urls still hold the scaffold's TODO" in problems[0]
+
+    def at(path: Path, start: str) -> str:
+        lines = path.read_text("utf-8").splitlines()
+        return f"{path}:{next(n for n, x in enumerate(lines, 1) if x.lstrip().startswith(start))}"
+
+    decide = " (decide, then delete the CHECK note)"
+    assert problems[-1] == (
+        f"{at(rule, 'minimum_gap:')}: CHECK rating_rule.minimum_gap = 1: the gap that makes one "
+        f"output better, 1 assumed{decide}"
+    )
+    assert (
+        f"{at(source, 'languages:')}: CHECK metadata.languages: the language(s) of the texts, en "
+        f"assumed{decide}" in problems
+    )
+    assert (
+        f"{at(source, 'source_urls:')}: CHECK metadata.source_urls: where the annotations are "
+        f"published (replace the TODO){decide}" in problems
+    )
+    assert (
+        f"{at(source, 'text:')}: CHECK candidates.text = generation: guessed from the "
+        f"header{decide}" in problems
+    )
+    assert all(p.startswith(f"{source}:") for p in problems[1:-1])
+    # decided: every note deleted (the metadata written), nothing is left to name
+    for path in (source, rule):
+        notes = r"  # CHECK: .*|^# CHECK: .*\n(#   .*\n)*"
+        path.write_text(re.sub(notes, "", path.read_text("utf-8"), flags=re.M))
+    assert harness.guess_problems(cls) == []
+
+
+def test_the_proposed_template_is_a_guess_to_confirm(tmp_path):
+    """Copilot Arena's proposal got the template `{prefix}\\n{suffix}\\n`, unmarked: each
+    completion would be scored after the code that follows its cursor. The template is a CHECK
+    note, printed and named by the harness until it is confirmed."""
+    cls = _proposed(
+        tmp_path, ADAPTERS.get("copilot_arena").folder() / "fixtures" / "copilot_arena_sample.csv"
+    )
+    note = (
+        'CHECK template "{prefix}\\n{suffix}\\n": each text is scored as what follows it; write '
+        "the context as the raters saw it before the text (a field that comes after the text, "
+        "as the code after a completion's cursor, does not belong here) (decide, then delete "
+        "the CHECK note)"
+    )
+    source = cls.folder() / "source.yaml"
+    lines = enumerate(source.read_text("utf-8").splitlines(), 1)
+    line = next(n for n, text in lines if text.startswith("# CHECK: template "))
+    assert f"{source}:{line}: {note}" in harness.guess_problems(cls)

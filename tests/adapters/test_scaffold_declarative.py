@@ -182,7 +182,7 @@ def test_a_malformed_row_of_the_sample_is_left_out_of_the_proposal_and_named(tmp
     argv = ["new-adapter", "arena", "--declarative", "--sample", str(sample), "--root", str(root)]
     assert main(argv) == 0
     said = "malformed row: row has 2 fields, the header 5 (1 in the sample: arena.csv:3)"
-    assert f"source.yaml:5: CHECK {said}: left out of this proposal" in capsys.readouterr().out
+    assert f"source.yaml:6: CHECK {said}: left out of this proposal" in capsys.readouterr().out
     spec = load_declaration(root / "adapters" / "arena" / "source.yaml").spec
     assert spec.candidates.text == "output" and spec.candidates.system == "system"
 
@@ -319,3 +319,32 @@ def test_the_command_prints_each_check_where_the_file_marks_it(tmp_path, capsys)
     assert printed[-1].endswith(
         "CHECK comparisons.winner = TODO_winner_column: guessed from the header"
     )
+
+
+def test_a_context_key_an_empty_context_cell_and_no_comparison_systems_are_said(tmp_path):
+    """A comparisons table with no id column was keyed on its first context column alone (the
+    rows of one prefix with two suffixes: two contexts under one key, an error at build), unsaid;
+    an empty prefix cell (the group makes no tests unless group.may_be_empty names it) and no
+    system columns (every system `unknown`) were said by no CHECK either."""
+    root = _root(tmp_path)
+    sample = (
+        "prefix,suffix,completion_a,completion_b,winner\n"
+        "def f():,return 1,pass,x = 1,0\n,import os,pass,x = 2,1\ndef f():,return 2,pass,y,1\n"
+    )
+    spec, text = _propose(root, "my_fim", sample)
+    assert spec.group.key == ["prefix", "suffix"]
+    notes = " ".join(text.replace("\n#   ", " ").splitlines())
+    assert (
+        "# CHECK: no id column: the groups are keyed on the context (prefix, suffix), the rows of "
+        "one input being those that share it; name a column identifying the input in group.key"
+    ) in notes
+    assert (
+        "# CHECK: prefix is empty in 1 of the sample's 3 rows: such a group makes no tests "
+        "(counted as 'empty context field(s)'); if the empty cell is real (code at the start or "
+        "end of a file), add group.may_be_empty: [prefix]"
+    ) in notes
+    assert "suffix is empty" not in notes
+    assert (
+        "# CHECK: no column names the system: every output's system is `unknown` (systems and "
+        "verify refuse the suite); add comparisons.system_a and system_b: COLUMN each"
+    ) in notes

@@ -35,8 +35,12 @@ def test_new_adapter_outside_the_loaded_clone_writes_and_says_it_is_not_loaded(
     assert (root / "adapters" / "myrate" / "source.yaml").is_file()  # kept for a package
     assert "Next steps" in out
     loaded = Path(nnd_suites.adapters.__path__[0]).resolve()  # the clone's adapters/
-    assert f"warning: the nnd-suites you ran loads its adapters from {loaded}" in err
-    assert f"not from {root.resolve() / 'adapters'}" in err
+    assert (
+        f"warning: {root.resolve() / 'adapters' / 'myrate'} is not loaded: the nnd-suites you "
+        f"ran loads its adapters from {loaded}; until it is loaded, `nnd-suites build myrate` "
+        "says unknown adapter and the harness runs none of its cases (pytest says 'deselected', no "
+        "failure); to load it, "
+    ) in err
     assert "`nnd_suites.adapters` entry-point group" in err
     assert '"Adapters in your own package"' in err
     assert "pip install -e CLONE" in err  # the folder is no clone: installing it cannot work

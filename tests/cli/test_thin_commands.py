@@ -206,7 +206,7 @@ def test_stats_lines_group_reasons_that_differ_by_a_name():
         "skipped": {"no rating (sysA)": 2, "no rating (sysB)": 3, "empty text": 1},
     }
     assert stats_lines(stats) == [
-        "suite s (adapter a): 3 pairs from 2 groups, 5 candidates",
+        "suite s (adapter a): 3 pairs from 2 groups, 5 candidates read",
         "  category: x 2, y 1",
         "  degenerate pairs (identical texts, counted apart from pass rates): 1",
         "  skipped: no rating: 5 rows (sysA 2, sysB 3)",

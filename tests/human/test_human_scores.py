@@ -102,3 +102,37 @@ def test_a_system_name_with_a_pipe_stays_in_its_cell(quiz_design_suite):
     assert mixqg.startswith("| mix\\|qg | 452 | 68.4% |")
     cells = re.compile(r"(?<!\\)\|")
     assert len(cells.findall(mixqg)) == len(cells.findall(header)) == 7
+
+
+def test_empty_outputs_left_out_of_the_tests_are_said_where_they_are_counted(tmp_path, capsys):
+    """A candidate with an empty text, left out of the tests, was still among the "12
+    candidates" of the build summary and the card, and among its system's candidates and human
+    score in `systems`, with nothing saying so. The counts say "read"; `systems` keeps the
+    empty outputs (a system's human score is about all its judged outputs) and says so."""
+    import csv
+
+    from nnd_suites.builder.adapter import ADAPTERS
+    from nnd_suites.suite.stats_text import stats_lines
+
+    fixture = next((ADAPTERS.get("simpeval_2022").folder() / "fixtures").glob("*.csv"))
+    rows = list(csv.DictReader(fixture.open(encoding="utf-8", newline="")))
+    for row in rows:  # the raters saw copy's output empty, and rated it 0
+        if row["system"] == "copy":
+            row |= {"generation": "", "rating_1": "0", "rating_2": "0", "rating_3": "0"}
+    with (tmp_path / "s.csv").open("w", encoding="utf-8", newline="") as handle:
+        writer = csv.DictWriter(handle, fieldnames=list(rows[0]))
+        writer.writeheader()
+        writer.writerows(rows)
+    suite = build_suite("simpeval_2022", tmp_path / "s.csv", tmp_path / "suite")
+    assert stats_lines(suite.stats())[0].endswith("from 3 groups, 12 candidates read")
+    assert suite.stats()["skipped"] == {"empty candidate text": 3}
+    scores = human_scores(suite)
+    assert scores.empty_texts == 3
+    assert scores.systems["copy"].candidates == 3 and scores.systems["copy"].human_score == 0.0
+    assert (
+        "3 candidate(s) with an empty text are in no test but in their system's candidates and "
+        "score, as the raters judged them."
+    ) in human_scores_markdown(scores)
+    assert main(["export", str(tmp_path / "suite"), "--to", str(tmp_path / "ds")]) == 0
+    card = (tmp_path / "ds" / "README.md").read_text("utf-8")
+    assert "6 tests from 3 groups and 12 candidates read; 0 groups gave no test" in card

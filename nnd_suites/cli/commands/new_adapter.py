@@ -61,7 +61,8 @@ def register(subparsers: Commands) -> None:
 DECLARATIVE_STEPS = """\
 Next steps (CONTRIBUTING.md, "Declare a source"):
   1. adapters/{name}/source.yaml: check every proposed column (text, system, ratings or the
-     winner and its verdicts, group.key, group.context) and replace every TODO (metadata).
+     winner and its verdicts, group.key, group.context) and replace every TODO (metadata);
+     delete each '# CHECK:' note once decided (the harness names every one left).
   2. quality_maps/{name}.yaml: the rule (the gap that makes an output better, or the verdicts)
      and its description (a TODO).
   3. adapters/{name}/fixtures/: a small sample you may ship (synthetic if the license forbids an
@@ -90,11 +91,11 @@ def run(args: argparse.Namespace) -> int:
         for path in written:
             say(f"wrote {path.resolve().relative_to(root)}")
         say(f"columns found in {args.sample.name}: {', '.join(columns)}")
-        source = root / "adapters" / args.name / "source.yaml"
-        for number, what in check_notes(source.read_text("utf-8")):  # as the file marks them
-            say(f"{source.relative_to(root)}:{number}: CHECK {what}")
+        for path in (f"adapters/{args.name}/source.yaml", f"quality_maps/{args.name}.yaml"):
+            for number, what in check_notes((root / path).read_text("utf-8")):  # as marked
+                say(f"{path}:{number}: CHECK {what}")
         say(DECLARATIVE_STEPS.format(name=args.name))
-        _warn_if_not_loaded(root)
+        _warn_if_not_loaded(root, args.name)
         return 0
     if args.annotation_type is None:
         raise NNDError("new-adapter needs --type TYPE (or --declarative --sample FILE)")
@@ -102,13 +103,13 @@ def run(args: argparse.Namespace) -> int:
     for path in written:
         say(f"wrote {path.resolve().relative_to(root)}")
     say(NEXT_STEPS.format(name=args.name))
-    _warn_if_not_loaded(root)
+    _warn_if_not_loaded(root, args.name)
     return 0
 
 
-def _warn_if_not_loaded(root: Path) -> None:
+def _warn_if_not_loaded(root: Path, name: str) -> None:
     """Written, but outside the clone this nnd-suites loads: the files may be meant for a
     package of the user's own, so they are kept, and the user is told they are not loaded."""
-    note = not_loaded_note(root, ADAPTERS.builtin_folders())
+    note = not_loaded_note(root, name, ADAPTERS.builtin_folders())
     if note:
         say(f"warning: {note}", file=sys.stderr)
