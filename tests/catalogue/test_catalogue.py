@@ -218,6 +218,21 @@ def test_build_catalogue_prints_what_it_skipped_and_refuses_to_build_nothing(
 
 
 @pytest.mark.parametrize(
+    "given", [["--skip-malformed"], ["--max-pairs", "1"], ["--max-pairs-per-group", "100"]]
+)
+def test_a_build_option_the_catalogue_does_not_take_is_refused_not_ignored(tmp_path, capsys, given):
+    """`build --catalogue --skip-malformed` (or --max-pairs 1) built every suite as catalogue.yaml
+    declares it, wmt_mqm's 17,722 tests among them, the option ignored without a word (exit 0)."""
+    out = tmp_path / "out"
+    assert main(["build", "--catalogue", *given, "--out", str(out)]) == 2
+    assert (
+        f"--catalogue builds each suite as catalogue.yaml declares it; {given[0]} belong(s) to "
+        "one build: run `nnd-suites build ADAPTER ...`"
+    ) in capsys.readouterr().err
+    assert not out.exists()
+
+
+@pytest.mark.parametrize(
     ("text", "message"),
     [
         ("suites: 3", "expected a mapping with a list 'suites'"),

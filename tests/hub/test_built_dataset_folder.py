@@ -16,7 +16,7 @@ import yaml
 from nnd_suites import NNDError, Suite, SuiteValidationError, load_suite
 from nnd_suites.builder import suites as building
 from nnd_suites.cli import main
-from nnd_suites.errors import OutputFolderError
+from nnd_suites.errors import OutputFolderError, PairBudgetError
 from nnd_suites.hub import export_suites
 from nnd_suites.hub.building import build_shipped_suites, build_suite
 from nnd_suites.hub.export import adding_configs, misnamed_suites
@@ -40,8 +40,8 @@ def give_session_builds(monkeypatch, builds: dict[str, Suite]) -> None:
     made once per worker; the build itself is the builder's tests'): these tests are about the
     dataset folder the builds are written into."""
 
-    def shipped_build(name: str, *, skip_malformed: bool) -> Suite:
-        assert not skip_malformed
+    def shipped_build(name: str, **options) -> Suite:
+        assert not options.get("skip_malformed")
         return builds[name]
 
     monkeypatch.setattr(building, "build_suite", shipped_build)
@@ -115,6 +115,18 @@ def test_build_all_says_a_transformed_suite_is_made_again_by_transform(
     assert "(transform its parent challenge300 again (lowercase) with --name lc, or" in said
     assert "build it with --name lc" not in said
     assert "(build it with --name c300, or move it away)" in said
+
+
+@pytest.mark.parametrize(
+    ("flag", "refused"), [("--max-pairs-per-group", "pairs per group"), ("--max-pairs", "pairs;")]
+)
+def test_build_all_builds_within_the_pair_limits_it_is_given(tmp_path, capsys, flag, refused):
+    """`build --all --max-pairs 1` built every shipped suite, challenge300's 807 tests among them
+    (exit 0): the limits were never passed on. Each build now takes them, as a single one does."""
+    folder = tmp_path / "suites"
+    assert main(["build", "--all", flag, "1", "--out", str(folder)]) == PairBudgetError.exit_status
+    assert f"over the limit of 1 {refused}" in capsys.readouterr().err
+    assert not (folder / "challenge300").exists()
 
 
 def test_build_all_never_replaces_a_readme_it_did_not_write(tmp_path, capsys):

@@ -94,16 +94,24 @@ def run(args: argparse.Namespace) -> int:
             "--quality-map": args.quality_map,
             "--option": args.option,
         }
+        budget = {"max_pairs_per_group": args.max_pairs_per_group, "max_pairs": args.max_pairs}
+        if args.catalogue:  # each suite is built as declared: built otherwise, figures would fail
+            single |= {
+                "--skip-malformed": args.skip_malformed,
+                "--max-pairs-per-group": args.max_pairs_per_group != DEFAULT_MAX_PAIRS_PER_GROUP,
+                "--max-pairs": args.max_pairs != DEFAULT_MAX_PAIRS,
+            }
         given = [flag for flag, value in single.items() if value]
         if given:  # each names one source or suite: applied to all, it would be wrong or ignored
             flag = "--all" if args.all else "--catalogue"
+            how = "source as it is" if args.all else "suite as catalogue.yaml declares it"
             raise NNDError(
-                f"{flag} builds each source as it is; {', '.join(given)} "
+                f"{flag} builds each {how}; {', '.join(given)} "
                 "belong(s) to one build: run `nnd-suites build ADAPTER ...` for that one"
             )
         if args.catalogue:
             return build_catalogue_folder(args.out or Path("suites"), args.source_dir)
-        return build_all(args.out or Path("suites"), args.skip_malformed)
+        return build_all(args.out or Path("suites"), skip_malformed=args.skip_malformed, **budget)
     out = args.out or Path("suites") / (args.adapter if args.name is None else args.name)
     # the Hub layer (datasets) loads only for a build: not at every CLI start
     from nnd_suites.hub.building import build_suite
@@ -137,11 +145,12 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def build_all(parent: Path, skip_malformed: bool = False) -> int:
+def build_all(parent: Path, **options: object) -> int:
+    """`build --all`, each adapter built with ``options`` (skip_malformed, the pair limits)."""
     # the Hub layer (datasets) loads only for a build: not at every CLI start
     from nnd_suites.hub.building import build_shipped_suites
 
-    for name, suite in build_shipped_suites(parent, skip_malformed=skip_malformed):
+    for name, suite in build_shipped_suites(parent, **options):
         if suite is None:
             say(f"{name}: no shipped source; build it with --source PATH_OR_URL\n")
             continue
