@@ -317,14 +317,20 @@ def test_build_all_is_said_to_build_each_adapter_once_and_not_every_catalogue_su
     assert "catalogue suite: build --catalogue" in readme
 
 
+def exported_800(suite: Suite, tmp_path: Path) -> tuple[Path, Path]:
+    """A dataset folder ``ds`` of challenge300's first 800 tests, and that suite's folder."""
+    folder, fewer = tmp_path / "ds", tmp_path / "fewer"
+    suite.derive(suite.pairs[:800]).save(fewer)
+    export_suites([load_suite(fewer)], folder)
+    return folder, fewer
+
+
 def test_a_build_that_replaces_a_config_says_so_as_export_does(
     challenge300_suite, tmp_path, capsys
 ):
     """`build --out DS/NAME` replaced a config of 800 tests with one of 807 saying only
     "wrote DS/NAME (807 pairs)"; it now says what it replaced, in export's words."""
-    folder, fewer = tmp_path / "ds", tmp_path / "fewer"
-    challenge300_suite.derive(challenge300_suite.pairs[:800]).save(fewer)
-    export_suites([load_suite(fewer)], folder)
+    folder, fewer = exported_800(challenge300_suite, tmp_path)
     argv = ["build", "challenge300", "--out", str(folder / "challenge300")]
     assert main(argv) == 0
     old, new = load_suite(fewer).manifest.content_hash, challenge300_suite.manifest.content_hash
@@ -338,3 +344,33 @@ def test_a_build_that_replaces_a_config_says_so_as_export_does(
     assert main(["build", "challenge300", "--out", str(tmp_path / "plain")]) == 0
     assert main(["build", "challenge300", "--out", str(tmp_path / "plain")]) == 0
     assert "replacing a config" not in capsys.readouterr().out  # no dataset folder: no config
+
+
+def test_build_all_that_replaces_a_config_says_so_as_export_does(
+    shipped_suite_builds, challenge300_suite, tmp_path, monkeypatch, capsys
+):
+    """`build --all --out DS` replaced configs saying only "wrote DS/NAME (807 pairs)"."""
+    folder, fewer = exported_800(challenge300_suite, tmp_path)
+    give_session_builds(monkeypatch, shipped_suite_builds)
+    assert main(["build", "--all", "--out", str(folder)]) == 0
+    said = capsys.readouterr().out
+    assert (
+        f"wrote {folder / 'challenge300'} (807 pairs; written, replacing a config of 800 " in said
+    )
+    assert f"differs: {load_suite(fewer).manifest.content_hash[:12]} before, " in said
+    assert f"wrote {folder / 'quiz_design'} (2,686 pairs)\n" in said  # nothing replaced
+
+
+def test_a_transform_that_replaces_a_config_says_so_as_export_does(
+    challenge300_suite, tmp_path, capsys
+):
+    """`transform --out DS/NAME` replaced a config saying only "wrote DS/NAME (NAME, ...)"."""
+    folder, fewer = exported_800(challenge300_suite, tmp_path)
+    argv = ["transform", str(fewer), "--name", "lc", "--out", str(folder / "lc")]
+    for transform, state in [
+        ("lowercase", ")\n"),
+        ("lowercase", "; written again, the same tests as the config it replaced)"),
+        ("typos", "; written, replacing a config of 800 tests whose content hash differs: "),
+    ]:
+        assert main([*argv, "--transform", transform]) == 0
+        assert f"(lc, 800 tests, parent challenge300{state}" in capsys.readouterr().out

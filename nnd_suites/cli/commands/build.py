@@ -7,7 +7,7 @@ from pathlib import Path
 
 from nnd_suites.builder.budget import DEFAULT_MAX_PAIRS, DEFAULT_MAX_PAIRS_PER_GROUP
 from nnd_suites.cli.commands.stats import print_stats
-from nnd_suites.cli.dataset_cards import card_of, replacing, say_card, say_card_of
+from nnd_suites.cli.dataset_cards import formers, say_card, say_card_of, wrote
 from nnd_suites.cli.options import suite_name
 from nnd_suites.cli.parser import Commands
 from nnd_suites.cli.printing import say
@@ -130,9 +130,7 @@ def run(args: argparse.Namespace) -> int:
         max_pairs=args.max_pairs,
         **parse_options(args.option),
     )
-    card = card_of(out, suite.name)
-    state = replacing(before, suite.manifest) if card and card["lists_suite"] else None
-    say(f"wrote {out} ({plural(len(suite), 'pair')}{f'; {state}' if state else ''})")
+    wrote(out, plural(len(suite), "pair"), before, suite.manifest)
     print_stats(suite.stats())
     placeholders = suite.manifest.placeholders()
     if placeholders:  # export and publish refuse it: say so now, not at the end of the work
@@ -150,11 +148,12 @@ def build_all(parent: Path, **options: object) -> int:
     # the Hub layer (datasets) loads only for a build: not at every CLI start
     from nnd_suites.hub.building import build_shipped_suites
 
+    before = formers(parent)  # each config replaced is named, as export names it
     for name, suite in build_shipped_suites(parent, **options):
         if suite is None:
             say(f"{name}: no shipped source; build it with --source PATH_OR_URL\n")
             continue
-        say(f"wrote {parent / name} ({plural(len(suite), 'pair')})")
+        wrote(parent / name, plural(len(suite), "pair"), before.get(name), suite.manifest)
         print_stats(suite.stats())
         say()
     say_card(parent)
@@ -166,13 +165,14 @@ def build_catalogue_folder(parent: Path, source_dir: Path | None) -> int:
     from nnd_suites.catalogue.building import build_catalogue
     from nnd_suites.catalogue.entries import load_catalogue
 
-    built = 0
+    built, before = 0, formers(parent)  # each config replaced is named, as export names it
     for outcome in build_catalogue(load_catalogue(), parent, source_dir):
         if outcome.suite is None:
             say(f"{outcome.entry.name}: skipped, {outcome.skipped}\n")
             continue
         built += 1
-        say(f"wrote {parent / outcome.entry.name} ({plural(len(outcome.suite), 'pair')})")
+        name, suite = outcome.entry.name, outcome.suite
+        wrote(parent / name, plural(len(suite), "pair"), before.get(name), suite.manifest)
         figures = outcome.entry.figures  # what was checked, then the published figure, in words
         held = [plural(figures.tests, "test")] + [f"tests per {f}" for f in figures.breakdowns]
         held[1:1] = [plural(figures.groups, "group")] if figures.groups else []

@@ -6,7 +6,7 @@ import argparse
 import json
 from pathlib import Path
 
-from nnd_suites.cli.dataset_cards import card_of, say_card_of
+from nnd_suites.cli.dataset_cards import card_of, say_card_of, wrote
 from nnd_suites.cli.options import SUITE_HELP, suite_name
 from nnd_suites.cli.parser import Commands
 from nnd_suites.cli.printing import say, say_json
@@ -48,6 +48,7 @@ def register(subparsers: Commands) -> None:
 def run(args: argparse.Namespace) -> int:
     # lazy: loads every transformation plugin; `nnd-suites list` stays < 1 s
     from nnd_suites.hub.building import save_suite
+    from nnd_suites.hub.export import former_manifest
     from nnd_suites.suite.manifest import check_config_name
     from nnd_suites.transformations.apply import child_suite_name, refused_rewrites, transform_suite
     from nnd_suites.transformations.base import make_transformation
@@ -76,6 +77,7 @@ def run(args: argparse.Namespace) -> int:
         )
     check_output_folder(out, "suite")  # before the work, as build checks its --out
     child = transform_suite(parent, transformation, name=name)
+    before = former_manifest(out)  # a config it replaces is named, as export names it
     save_suite(child, out)  # in a dataset folder (build --all): one of its configs
     info = child.manifest.transformation
     assert info is not None
@@ -96,7 +98,8 @@ def run(args: argparse.Namespace) -> int:
             )
         )
         return 0
-    say(f"wrote {out} ({child.name}, {plural(len(child), 'test')}, parent {info.parent_suite})")
+    what = f"{child.name}, {plural(len(child), 'test')}, parent {info.parent_suite}"
+    wrote(out, what, before, child.manifest)
     say(
         f"  changed {info.changed:,}, identical {info.identical:,}, degenerate {info.degenerate:,}"
         " (both candidates became the same text: excluded from pass rates, counted apart)"
