@@ -284,18 +284,28 @@ def check_no_placeholders(suite: Suite) -> None:
     )
 
 
-def check_unique(names: list[str], what: str) -> None:
-    """Refuse two of ``names`` that differ only in case: their folders collide on Windows and
-    macOS file systems, and on the Hub."""
+def case_twins(names: list[str]) -> tuple[str, str] | None:
+    """The first two of ``names`` that differ only in case (None: there are none)."""
     seen: dict[str, str] = {}
     for name in names:
         if name.lower() in seen:
-            raise NNDError(
-                f"two {what}s named {seen[name.lower()]!r} and {name!r}: config names "
-                "must differ (ignoring case: they collide on case-insensitive file systems and "
-                "on the Hub); rebuild one with `nnd-suites build --name`"
-            )
+            return seen[name.lower()], name
         seen[name.lower()] = name
+    return None
+
+
+def check_unique(
+    names: list[str], what: str, fix: str = "; rebuild one with `nnd-suites build --name`"
+) -> None:
+    """Refuse two of ``names`` that differ only in case: their folders collide on Windows and
+    macOS file systems, and on the Hub (the error ends with ``fix``)."""
+    twins = case_twins(names)
+    if twins is not None:
+        raise NNDError(
+            f"two {what}s named {twins[0]!r} and {twins[1]!r}: config names "
+            "must differ (ignoring case: they collide on case-insensitive file systems and "
+            f"on the Hub){fix}"
+        )
 
 
 def is_nnd_card(card_path: Path) -> bool:

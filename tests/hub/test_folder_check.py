@@ -245,7 +245,9 @@ def test_a_folder_of_configs_parses_its_card_once_and_still_sees_an_edit(exporte
     assert parsed == [1, 2, 1, 2]
 
 
-def test_a_card_listing_configs_that_differ_only_in_case_is_refused(exported, tmp_path, capsys):
+def test_a_card_listing_configs_that_differ_only_in_case_is_refused_with_advice_that_works(
+    exported, tmp_path, capsys
+):
     """validate accepted a card made by hand for configs 'quiz_design' and 'Quiz_design'
     (exit 0), which collide on case-insensitive file systems and on the Hub; export and build
     refuse such names, and validate now names them."""
@@ -266,3 +268,12 @@ def test_a_card_listing_configs_that_differ_only_in_case_is_refused(exported, tm
     err = capsys.readouterr().err
     assert "two configs named 'Quiz_design' and 'quiz_design'" in err
     assert "collide on case-insensitive file systems and on the Hub" in err
+    # the advice works: it was "regenerate the card with `nnd-suites export NND/Quiz_design --to
+    # NND`", which export refuses while the folder holds both configs (exit 2)
+    advice = re.search(
+        r"; move (\S+) out of \S+ \(.*\), then regenerate .* `nnd-suites (.*)`$", err
+    )
+    assert advice, err
+    shutil.move(advice[1], tmp_path / "aside")
+    assert main(advice[2].split()) == 0
+    assert main(["validate", str(exported)]) == 0
