@@ -169,7 +169,11 @@ def adding_configs(
             for n in present_configs(folder)
             if n not in names and n not in left_out
         ]
-        check_unique([c.name for c in kept] + names, "config")
+        there = [c.name for c in kept] + names
+        twins = case_twins(there)
+        if twins is not None and (folder / twins[1]).is_dir():  # a rebuild would leave both
+            check_unique(there, "config", f"; {move_out(folder, twins[0])} first")
+        check_unique(there, "config")
         dataset = DatasetFolder(folder, names, kept, left_out, cleaned=cleaned)
         try:
             yield dataset
@@ -292,6 +296,14 @@ def case_twins(names: list[str]) -> tuple[str, str] | None:
             return seen[name.lower()], name
         seen[name.lower()] = name
     return None
+
+
+def move_out(folder: Path, name: str) -> str:
+    """What parts ``folder`` from its config ``name``, one of two differing only in case."""
+    return (
+        f"move {folder / name} out of {folder} (to keep its suite in the folder, build or "
+        "transform it again with --name and a name of its own)"
+    )
 
 
 def check_unique(

@@ -30,6 +30,7 @@ from nnd_suites.hub.export import (
     check_unique,
     holds_nnd_card,
     misnamed_suites,
+    move_out,
     present_configs,
     standalone_metadata,
     validated_config,
@@ -207,11 +208,7 @@ def _card_fault(folder: Path, problems: list[str], first: str, published: str | 
     fix = f"regenerate the card with `nnd-suites export {folder / first} --to {folder}`"
     twins = case_twins(exported_configs(folder))
     if twins is not None:  # export refuses a folder holding both: one goes first
-        moved = folder / (twins[1] if first != twins[1] else twins[0])
-        fix = (
-            f"move {moved} out of {folder} (to keep its suite in the folder, build or transform "
-            f"it again with --name and a name of its own), then {fix}"
-        )
+        fix = f"{move_out(folder, twins[1] if first != twins[1] else twins[0])}, then {fix}"
     return (
         f"{folder / CARD_FILE}: the card does not describe the configs of {folder}, and "
         f"`datasets.load_dataset` follows the card: {'; '.join(problems)}; "
