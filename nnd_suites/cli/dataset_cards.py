@@ -50,11 +50,16 @@ def formers(parent: Path) -> dict[str, SuiteManifest | None]:
     return {name: former_manifest(parent / name) for name in exported_configs(parent)}
 
 
-def wrote(out: Path, what: str, before: SuiteManifest | None, now: SuiteManifest) -> None:
-    """'wrote OUT (WHAT)', and when ``out`` was written as a config of a dataset folder, what it
-    replaced (:func:`replacing`; ``before``: the manifest there before the write)."""
+def config_replacing(out: Path, before: SuiteManifest | None, now: SuiteManifest) -> str | None:
+    """:func:`replacing` when ``out`` was written as a config of a dataset folder (``before``:
+    the manifest there before the write), else None."""
     card = card_of(out, now.name)
-    state = replacing(before, now) if card and card["lists_suite"] else None
+    return replacing(before, now) if card and card["lists_suite"] else None
+
+
+def wrote(out: Path, what: str, before: SuiteManifest | None, now: SuiteManifest) -> None:
+    """'wrote OUT (WHAT)', and what it replaced (:func:`config_replacing`)."""
+    state = config_replacing(out, before, now)
     say(f"wrote {out} ({what}{f'; {state}' if state else ''})")
 
 

@@ -374,3 +374,6 @@ def test_a_transform_that_replaces_a_config_says_so_as_export_does(
     ]:
         assert main([*argv, "--transform", transform]) == 0
         assert f"(lc, 800 tests, parent challenge300{state}" in capsys.readouterr().out
+    assert main([*argv, "--transform", "typos", "--json"]) == 0
+    replaced = "written again, the same tests as the config it replaced"
+    assert json.loads(capsys.readouterr().out)["replaced"] == replaced

@@ -6,7 +6,7 @@ import argparse
 import json
 from pathlib import Path
 
-from nnd_suites.cli.dataset_cards import card_of, say_card_of, wrote
+from nnd_suites.cli.dataset_cards import card_of, config_replacing, say_card_of, wrote
 from nnd_suites.cli.options import SUITE_HELP, suite_name
 from nnd_suites.cli.parser import Commands
 from nnd_suites.cli.printing import say, say_json
@@ -40,7 +40,8 @@ def register(subparsers: Commands) -> None:
         "--json",
         action="store_true",
         help="print one JSON object (the manifest's transformation record; card: the dataset "
-        "card of --out's folder and whether it lists the child, null when there is none)",
+        "card of --out's folder and whether it lists the child, null when there is none; "
+        "replaced: what it replaced, as the text says, null when nothing)",
     )
     parser.set_defaults(func=run)
 
@@ -92,6 +93,7 @@ def run(args: argparse.Namespace) -> int:
                     **info.model_dump(),
                     "kept_unchanged": sum(s.count for s in refused),
                     "card": card_of(out, child.name),  # the dataset card that lists it, if any
+                    "replaced": config_replacing(out, before, child.manifest),
                 },
                 indent=2,
                 ensure_ascii=False,
