@@ -57,10 +57,12 @@ def config_replacing(out: Path, before: SuiteManifest | None, now: SuiteManifest
     return replacing(before, now) if card and card["lists_suite"] else None
 
 
-def wrote(out: Path, what: str, before: SuiteManifest | None, now: SuiteManifest) -> None:
-    """'wrote OUT (WHAT)', and what it replaced (:func:`config_replacing`)."""
+def wrote(
+    out: Path, what: str, before: SuiteManifest | None, now: SuiteManifest, then: str = ""
+) -> None:
+    """'wrote OUT (WHAT)THEN', and what it replaced (:func:`config_replacing`)."""
     state = config_replacing(out, before, now)
-    say(f"wrote {out} ({what}{f'; {state}' if state else ''})")
+    say(f"wrote {out} ({what}{f'; {state}' if state else ''}){then}")
 
 
 def say_card_of(out: Path, suite_name: str, fix: str | None = None) -> None:
