@@ -45,7 +45,7 @@ def build_suite(
 
 def save_suite(suite: Suite, out: str | Path) -> Path:
     """``suite.save(out)``, where an ``out`` named after the suite in a dataset folder is written
-    as one of its configs and the card lists it (``build --out``, ``transform --out``)."""
+    as one of its configs and the card lists it (``build``, ``transform``, ``chat-prompts``)."""
     if not _joins_dataset_folder(Path(out), suite.name):
         return suite.save(out)
     return _add_config(suite, Path(out))
