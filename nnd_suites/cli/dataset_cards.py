@@ -41,6 +41,30 @@ def replacing(before: SuiteManifest | None, now: SuiteManifest) -> str | None:
     )
 
 
+def formers(parent: Path) -> dict[str, SuiteManifest | None]:
+    """The manifest of each config in ``parent`` before a build of several suites into it
+    (``--all``, ``--catalogue``), for what :func:`wrote` says of the one replacing it."""
+    from nnd_suites.hub.export import former_manifest  # Hub layer: not at start-up
+    from nnd_suites.hub.layout import exported_configs  # Hub layer: not at start-up
+
+    return {name: former_manifest(parent / name) for name in exported_configs(parent)}
+
+
+def config_replacing(out: Path, before: SuiteManifest | None, now: SuiteManifest) -> str | None:
+    """:func:`replacing` when ``out`` was written as a config of a dataset folder (``before``:
+    the manifest there before the write), else None."""
+    card = card_of(out, now.name)
+    return replacing(before, now) if card and card["lists_suite"] else None
+
+
+def wrote(
+    out: Path, what: str, before: SuiteManifest | None, now: SuiteManifest, then: str = ""
+) -> None:
+    """'wrote OUT (WHAT)THEN', and what it replaced (:func:`config_replacing`)."""
+    state = config_replacing(out, before, now)
+    say(f"wrote {out} ({what}{f'; {state}' if state else ''}){then}")
+
+
 def say_card_of(out: Path, suite_name: str, fix: str | None = None) -> None:
     """:func:`card_of` said: whether the card lists the suite, or why not and how to ``fix`` it
     (default: rebuild it under the folder's name)."""

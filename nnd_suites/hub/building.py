@@ -81,12 +81,11 @@ def claimed_suite_folder(out: str | Path, name: str) -> Iterator[SuiteFolder | D
     yield SuiteFolder(out)
 
 
-def build_shipped_suites(
-    parent: str | Path, *, skip_malformed: bool = False
-) -> Iterator[tuple[str, Suite | None]]:
-    """Build every built-in adapter whose source ships with nnd-suites into ``parent/NAME``,
-    yielding ``(name, suite)`` as each is written, and ``(name, None)`` for an adapter that
-    ships no source (it needs one given). ``parent`` is a dataset folder: its card (README.md)
+def build_shipped_suites(parent: str | Path, **options: Any) -> Iterator[tuple[str, Suite | None]]:
+    """Build every built-in adapter whose source ships with nnd-suites into ``parent/NAME`` with
+    ``options`` of :func:`build_suite` (skip_malformed, max_pairs, ...), yielding ``(name,
+    suite)`` as each is written, and ``(name, None)`` for an adapter that ships no source (it
+    needs one given). ``parent`` is a dataset folder: its card (README.md)
     lists every config there, those built and any other (``datasets.load_dataset(parent,
     NAME)`` reads each; a suite folder not named after its suite is left out,
     :func:`nnd_suites.hub.export.misnamed_suites`), and a README.md nnd-suites did not write
@@ -99,6 +98,6 @@ def build_shipped_suites(
             if not has_source:
                 yield name, None
                 continue
-            suite = building.build_suite(name, skip_malformed=skip_malformed)
+            suite = building.build_suite(name, **options)
             dataset.add(suite)
             yield name, suite

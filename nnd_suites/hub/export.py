@@ -111,7 +111,11 @@ class DatasetFolder:
             for n in present_configs(folder)
             if n not in self.names and n not in misnamed
         ]
-        check_unique([c.name for c in self.kept] + self.names, "config")
+        there = [c.name for c in self.kept] + self.names
+        twins = case_twins(there)
+        if twins is not None and (folder / twins[1]).is_dir():  # a rebuild would leave both
+            check_unique(there, "config", f"; {move_out(folder, twins[0])} first")
+        check_unique(there, "config")
 
     def add(self, suite: Suite) -> Path:
         """Write ``suite`` as its config (swapped in atomically): the suite's folder as ``build``
@@ -290,18 +294,36 @@ def check_no_placeholders(suite: Suite) -> None:
     )
 
 
-def check_unique(names: list[str], what: str) -> None:
-    """Refuse two of ``names`` that differ only in case: their folders collide on Windows and
-    macOS file systems, and on the Hub."""
+def case_twins(names: list[str]) -> tuple[str, str] | None:
+    """The first two of ``names`` that differ only in case (None: there are none)."""
     seen: dict[str, str] = {}
     for name in names:
         if name.lower() in seen:
-            raise NNDError(
-                f"two {what}s named {seen[name.lower()]!r} and {name!r}: config names "
-                "must differ (ignoring case: they collide on case-insensitive file systems and "
-                "on the Hub); rebuild one with `nnd-suites build --name`"
-            )
+            return seen[name.lower()], name
         seen[name.lower()] = name
+    return None
+
+
+def move_out(folder: Path, name: str) -> str:
+    """What parts ``folder`` from its config ``name``, one of two differing only in case."""
+    return (
+        f"move {folder / name} out of {folder} (to keep its suite in the folder, build or "
+        "transform it again with --name and a name of its own)"
+    )
+
+
+def check_unique(
+    names: list[str], what: str, fix: str = "; rebuild one with `nnd-suites build --name`"
+) -> None:
+    """Refuse two of ``names`` that differ only in case: their folders collide on Windows and
+    macOS file systems, and on the Hub (the error ends with ``fix``)."""
+    twins = case_twins(names)
+    if twins is not None:
+        raise NNDError(
+            f"two {what}s named {twins[0]!r} and {twins[1]!r}: config names "
+            "must differ (ignoring case: they collide on case-insensitive file systems and "
+            f"on the Hub){fix}"
+        )
 
 
 def is_nnd_card(card_path: Path) -> bool:

@@ -25,15 +25,17 @@ from nnd_suites.hub.card import card_data
 from nnd_suites.hub.card_reading import card_config_names, load_card
 from nnd_suites.hub.configs import ConfigInfo, describe_config, republish
 from nnd_suites.hub.export import (
+    case_twins,
     check_card_is_ours,
     check_unique,
     holds_nnd_card,
     misnamed_suites,
+    move_out,
     present_configs,
     standalone_metadata,
     validated_config,
 )
-from nnd_suites.hub.layout import CARD_FILE, CARD_TAG
+from nnd_suites.hub.layout import CARD_FILE, CARD_TAG, exported_configs
 
 #: the card's metadata fields `load_dataset` reads, and what each one says about a config
 CONFIGS_FIELD, INFOS_FIELD = "configs", "dataset_info"
@@ -122,7 +124,7 @@ def card_problems(folder: Path, configs: list[ConfigInfo], *, every_config: bool
     except (ValueError, TypeError, KeyError, AttributeError) as exc:
         return [*problems, f"its metadata is not what `datasets` reads ({exc})"]
     try:  # a card made by hand: export refuses such names
-        check_unique(list(found_configs), "config")
+        check_unique(list(found_configs), "config", fix="")  # _card_fault says what to do
     except NNDError as exc:
         problems.append(str(exc))
     expected = card_data(configs)
@@ -204,6 +206,9 @@ def _shown(entry: dict[str, Any]) -> str:
 
 def _card_fault(folder: Path, problems: list[str], first: str, published: str | None = None) -> str:
     fix = f"regenerate the card with `nnd-suites export {folder / first} --to {folder}`"
+    twins = case_twins(exported_configs(folder))
+    if twins is not None:  # export refuses a folder holding both: one goes first
+        fix = f"{move_out(folder, twins[1] if first != twins[1] else twins[0])}, then {fix}"
     return (
         f"{folder / CARD_FILE}: the card does not describe the configs of {folder}, and "
         f"`datasets.load_dataset` follows the card: {'; '.join(problems)}; "

@@ -76,6 +76,16 @@ def test_build_catalogue_says_which_figures_it_checked(tmp_path, monkeypatch, ca
     ) in capsys.readouterr().out
 
 
+def test_build_catalogue_says_when_it_replaces_a_config(tmp_path, monkeypatch, capsys):
+    """A second `build --catalogue --out DS` replaced each config saying only "wrote DS/NAME
+    (807 pairs)"; it says so now, in export's words."""
+    entries = load_catalogue(_catalogue(tmp_path))
+    monkeypatch.setattr("nnd_suites.catalogue.entries.load_catalogue", lambda: entries)
+    for state in [")\n", "; written again, the same tests as the config it replaced)"]:
+        assert main(["build", "--catalogue", "--out", str(tmp_path / "out")]) == 0
+        assert f"wrote {tmp_path / 'out' / 'c300'} (807 pairs{state}" in capsys.readouterr().out
+
+
 def test_a_figure_the_build_does_not_give_is_a_named_error(tmp_path):
     path = _catalogue(tmp_path, tests=806)  # the breakdown summing to 806 too: well-formed
     path.write_text(path.read_text().replace("Comparison: 15", "Comparison: 14"))
@@ -215,6 +225,21 @@ def test_build_catalogue_prints_what_it_skipped_and_refuses_to_build_nothing(
         captured.out
     )
     assert "no catalogue suite was built" in captured.err
+
+
+@pytest.mark.parametrize(
+    "given", [["--skip-malformed"], ["--max-pairs", "1"], ["--max-pairs-per-group", "100"]]
+)
+def test_a_build_option_the_catalogue_does_not_take_is_refused_not_ignored(tmp_path, capsys, given):
+    """`build --catalogue --skip-malformed` (or --max-pairs 1) built every suite as catalogue.yaml
+    declares it, wmt_mqm's 17,722 tests among them, the option ignored without a word (exit 0)."""
+    out = tmp_path / "out"
+    assert main(["build", "--catalogue", *given, "--out", str(out)]) == 2
+    assert (
+        f"--catalogue builds each suite as catalogue.yaml declares it; {given[0]} belong(s) to "
+        "one build: run `nnd-suites build ADAPTER ...`"
+    ) in capsys.readouterr().err
+    assert not out.exists()
 
 
 @pytest.mark.parametrize(

@@ -133,6 +133,25 @@ def test_chat_prompts_refuses_a_suite_without_a_conversation_before_loading(
     assert [p.name for p in out.iterdir()] == ["notes.txt"]
 
 
+def test_chat_prompts_into_a_dataset_folder_says_what_it_replaced_and_keeps_the_card(
+    chat_models, hh_suite, tmp_path, capsys
+):
+    """`chat-prompts DS/hh_rlhf --out DS/hh_rlhf` replaced the config without a word (exit 0) and
+    left the card describing the former files: validate then failed (other Features). It is
+    written as a config now, its card rewritten, and what it replaced is said."""
+    from nnd_suites.hub import export_suites
+
+    part = hh_suite.derive(hh_suite.pairs[:20])
+    export_suites([part], tmp_path / "ds")
+    out = tmp_path / "ds" / part.name
+    argv = ["chat-prompts", str(out), "--tokenizer", str(chat_models["good"]), "--out", str(out)]
+    assert main(argv) == 0
+    said = capsys.readouterr().out
+    assert f"wrote {out} (20 tests, contexts rendered by the chat template of " in said
+    assert "; written, replacing a config of 20 tests whose content hash differs: " in said
+    assert main(["validate", str(tmp_path / "ds")]) == 0
+
+
 def test_a_chat_prompts_suite_is_rendered_by_the_scored_models_own_template(chat_models, hh_part):
     """A suite written by chat-prompts with model A's tokenizer was scored with A's prompts
     whatever model was evaluated (the template 'chat' was taken as rendered): a model with a

@@ -16,7 +16,7 @@ import yaml
 from nnd_suites import NNDError, Suite, SuiteValidationError, load_suite
 from nnd_suites.builder import suites as building
 from nnd_suites.cli import main
-from nnd_suites.errors import OutputFolderError
+from nnd_suites.errors import OutputFolderError, PairBudgetError
 from nnd_suites.hub import export_suites
 from nnd_suites.hub.building import build_shipped_suites, build_suite
 from nnd_suites.hub.export import adding_configs, misnamed_suites
@@ -41,8 +41,8 @@ def give_session_builds(monkeypatch, builds: dict[str, Suite]) -> None:
     made once per worker; the build itself is the builder's tests'): these tests are about the
     dataset folder the builds are written into."""
 
-    def shipped_build(name: str, *, skip_malformed: bool) -> Suite:
-        assert not skip_malformed
+    def shipped_build(name: str, **options) -> Suite:
+        assert not options.get("skip_malformed")
         return builds[name]
 
     monkeypatch.setattr(building, "build_suite", shipped_build)
@@ -116,6 +116,18 @@ def test_build_all_says_a_transformed_suite_is_made_again_by_transform(
     assert "(transform its parent challenge300 again (lowercase) with --name lc, or" in said
     assert "build it with --name lc" not in said
     assert "(build it with --name c300, or move it away)" in said
+
+
+@pytest.mark.parametrize(
+    ("flag", "refused"), [("--max-pairs-per-group", "pairs per group"), ("--max-pairs", "pairs;")]
+)
+def test_build_all_builds_within_the_pair_limits_it_is_given(tmp_path, capsys, flag, refused):
+    """`build --all --max-pairs 1` built every shipped suite, challenge300's 807 tests among them
+    (exit 0): the limits were never passed on. Each build now takes them, as a single one does."""
+    folder = tmp_path / "suites"
+    assert main(["build", "--all", flag, "1", "--out", str(folder)]) == PairBudgetError.exit_status
+    assert f"over the limit of 1 {refused}" in capsys.readouterr().err
+    assert not (folder / "challenge300").exists()
 
 
 def test_build_all_never_replaces_a_readme_it_did_not_write(tmp_path, capsys):
@@ -322,14 +334,20 @@ def test_build_all_is_said_to_build_each_adapter_once_and_not_every_catalogue_su
     assert "catalogue suite: build --catalogue" in readme
 
 
+def exported_800(suite: Suite, tmp_path: Path) -> tuple[Path, Path]:
+    """A dataset folder ``ds`` of challenge300's first 800 tests, and that suite's folder."""
+    folder, fewer = tmp_path / "ds", tmp_path / "fewer"
+    suite.derive(suite.pairs[:800]).save(fewer)
+    export_suites([load_suite(fewer)], folder)
+    return folder, fewer
+
+
 def test_a_build_that_replaces_a_config_says_so_as_export_does(
     challenge300_suite, tmp_path, capsys
 ):
     """`build --out DS/NAME` replaced a config of 800 tests with one of 807 saying only
     "wrote DS/NAME (807 pairs)"; it now says what it replaced, in export's words."""
-    folder, fewer = tmp_path / "ds", tmp_path / "fewer"
-    challenge300_suite.derive(challenge300_suite.pairs[:800]).save(fewer)
-    export_suites([load_suite(fewer)], folder)
+    folder, fewer = exported_800(challenge300_suite, tmp_path)
     argv = ["build", "challenge300", "--out", str(folder / "challenge300")]
     assert main(argv) == 0
     old, new = load_suite(fewer).manifest.content_hash, challenge300_suite.manifest.content_hash
@@ -343,3 +361,36 @@ def test_a_build_that_replaces_a_config_says_so_as_export_does(
     assert main(["build", "challenge300", "--out", str(tmp_path / "plain")]) == 0
     assert main(["build", "challenge300", "--out", str(tmp_path / "plain")]) == 0
     assert "replacing a config" not in capsys.readouterr().out  # no dataset folder: no config
+
+
+def test_build_all_that_replaces_a_config_says_so_as_export_does(
+    shipped_suite_builds, challenge300_suite, tmp_path, monkeypatch, capsys
+):
+    """`build --all --out DS` replaced configs saying only "wrote DS/NAME (807 pairs)"."""
+    folder, fewer = exported_800(challenge300_suite, tmp_path)
+    give_session_builds(monkeypatch, shipped_suite_builds)
+    assert main(["build", "--all", "--out", str(folder)]) == 0
+    said = capsys.readouterr().out
+    assert (
+        f"wrote {folder / 'challenge300'} (807 pairs; written, replacing a config of 800 " in said
+    )
+    assert f"differs: {load_suite(fewer).manifest.content_hash[:12]} before, " in said
+    assert f"wrote {folder / 'quiz_design'} (2,686 pairs)\n" in said  # nothing replaced
+
+
+def test_a_transform_that_replaces_a_config_says_so_as_export_does(
+    challenge300_suite, tmp_path, capsys
+):
+    """`transform --out DS/NAME` replaced a config saying only "wrote DS/NAME (NAME, ...)"."""
+    folder, fewer = exported_800(challenge300_suite, tmp_path)
+    argv = ["transform", str(fewer), "--name", "lc", "--out", str(folder / "lc")]
+    for transform, state in [
+        ("lowercase", ")\n"),
+        ("lowercase", "; written again, the same tests as the config it replaced)"),
+        ("typos", "; written, replacing a config of 800 tests whose content hash differs: "),
+    ]:
+        assert main([*argv, "--transform", transform]) == 0
+        assert f"(lc, 800 tests, parent challenge300{state}" in capsys.readouterr().out
+    assert main([*argv, "--transform", "typos", "--json"]) == 0
+    replaced = "written again, the same tests as the config it replaced"
+    assert json.loads(capsys.readouterr().out)["replaced"] == replaced

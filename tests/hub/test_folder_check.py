@@ -260,13 +260,10 @@ def test_a_folder_of_configs_parses_its_card_once_and_still_sees_an_edit(exporte
     assert parsed == [1, 2, 1, 2]
 
 
-def test_a_card_listing_configs_that_differ_only_in_case_is_refused(exported, tmp_path, capsys):
-    """validate accepted a card made by hand for configs 'quiz_design' and 'Quiz_design'
-    (exit 0), which collide on case-insensitive file systems and on the Hub; export and build
-    refuse such names, and validate now names them."""
+def _copy_in_a_case_twin(exported, tmp_path) -> None:
+    """Config 'Quiz_design' (60 lines of the source) copied into ``exported``, which holds
+    'quiz_design': a folder no export would write."""
     from nnd_suites import build_suite
-    from nnd_suites.hub.card import build_card
-    from nnd_suites.hub.configs import describe_config
 
     source = tmp_path / "part.jsonl"
     source.write_text(
@@ -275,9 +272,48 @@ def test_a_card_listing_configs_that_differ_only_in_case_is_refused(exported, tm
     twin = build_suite("quiz_design", source, name="Quiz_design")
     export_suites([twin], tmp_path / "other")
     shutil.copytree(tmp_path / "other" / "Quiz_design", exported / "Quiz_design")
+
+
+def test_a_card_listing_configs_that_differ_only_in_case_is_refused_with_advice_that_works(
+    exported, tmp_path, capsys
+):
+    """validate accepted a card made by hand for configs 'quiz_design' and 'Quiz_design'
+    (exit 0), which collide on case-insensitive file systems and on the Hub; export and build
+    refuse such names, and validate now names them."""
+    from nnd_suites.hub.card import build_card
+    from nnd_suites.hub.configs import describe_config
+
+    _copy_in_a_case_twin(exported, tmp_path)
     configs = [describe_config(exported / n) for n in ("quiz_design", LOWERCASE, "Quiz_design")]
     (exported / CARD_FILE).write_text(build_card(configs, None), "utf-8")
     assert main(["validate", str(exported)]) == SuiteValidationError.exit_status
     err = capsys.readouterr().err
     assert "two configs named 'Quiz_design' and 'quiz_design'" in err
     assert "collide on case-insensitive file systems and on the Hub" in err
+    # the advice works: it was "regenerate the card with `nnd-suites export NND/Quiz_design --to
+    # NND`", which export refuses while the folder holds both configs (exit 2)
+    advice = re.search(
+        r"; move (\S+) out of \S+ \(.*\), then regenerate .* `nnd-suites (.*)`$", err
+    )
+    assert advice, err
+    shutil.move(advice[1], tmp_path / "aside")
+    assert main(advice[2].split()) == 0
+    assert main(["validate", str(exported)]) == 0
+
+
+def test_export_into_a_folder_holding_configs_that_differ_only_in_case_says_what_works(
+    exported, tmp_path, capsys
+):
+    """`export NND/quiz_design --to NND` beside a copied-in 'Quiz_design' said "rebuild one with
+    `nnd-suites build --name`", and an export of the rebuilt suite was refused the same (exit 2):
+    both folders stay. It names the folder to move out first; followed, the export works."""
+    _copy_in_a_case_twin(exported, tmp_path)
+    argv = ["export", str(exported / "quiz_design"), "--to", str(exported)]
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert "two configs named 'Quiz_design' and 'quiz_design'" in err
+    moved = exported / "Quiz_design"  # the one kept, not the one exported
+    assert f"; move {moved} out of {exported} (to keep its suite in the folder, build or " in err
+    shutil.move(moved, tmp_path / "aside")
+    assert main(argv) == 0
+    assert main(["validate", str(exported)]) == 0

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from nnd_suites.builder.budget import DEFAULT_MAX_PAIRS, DEFAULT_MAX_PAIRS_PER_GROUP
 from nnd_suites.cli.commands.stats import print_stats
-from nnd_suites.cli.dataset_cards import card_of, replacing, say_card, say_card_of
+from nnd_suites.cli.dataset_cards import formers, say_card, say_card_of, wrote
 from nnd_suites.cli.options import suite_name
 from nnd_suites.cli.parser import Commands
 from nnd_suites.cli.printing import say
@@ -94,16 +94,24 @@ def run(args: argparse.Namespace) -> int:
             "--quality-map": args.quality_map,
             "--option": args.option,
         }
+        budget = {"max_pairs_per_group": args.max_pairs_per_group, "max_pairs": args.max_pairs}
+        if args.catalogue:  # each suite is built as declared: built otherwise, figures would fail
+            single |= {
+                "--skip-malformed": args.skip_malformed,
+                "--max-pairs-per-group": args.max_pairs_per_group != DEFAULT_MAX_PAIRS_PER_GROUP,
+                "--max-pairs": args.max_pairs != DEFAULT_MAX_PAIRS,
+            }
         given = [flag for flag, value in single.items() if value]
         if given:  # each names one source or suite: applied to all, it would be wrong or ignored
             flag = "--all" if args.all else "--catalogue"
+            how = "source as it is" if args.all else "suite as catalogue.yaml declares it"
             raise NNDError(
-                f"{flag} builds each source as it is; {', '.join(given)} "
+                f"{flag} builds each {how}; {', '.join(given)} "
                 "belong(s) to one build: run `nnd-suites build ADAPTER ...` for that one"
             )
         if args.catalogue:
             return build_catalogue_folder(args.out or Path("suites"), args.source_dir)
-        return build_all(args.out or Path("suites"), args.skip_malformed)
+        return build_all(args.out or Path("suites"), skip_malformed=args.skip_malformed, **budget)
     out = args.out or Path("suites") / (args.adapter if args.name is None else args.name)
     # the Hub layer (datasets) loads only for a build: not at every CLI start
     from nnd_suites.hub.building import build_suite
@@ -122,9 +130,7 @@ def run(args: argparse.Namespace) -> int:
         max_pairs=args.max_pairs,
         **parse_options(args.option),
     )
-    card = card_of(out, suite.name)
-    state = replacing(before, suite.manifest) if card and card["lists_suite"] else None
-    say(f"wrote {out} ({plural(len(suite), 'pair')}{f'; {state}' if state else ''})")
+    wrote(out, plural(len(suite), "pair"), before, suite.manifest)
     print_stats(suite.stats())
     placeholders = suite.manifest.placeholders()
     if placeholders:  # export and publish refuse it: say so now, not at the end of the work
@@ -137,15 +143,17 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def build_all(parent: Path, skip_malformed: bool = False) -> int:
+def build_all(parent: Path, **options: object) -> int:
+    """`build --all`, each adapter built with ``options`` (skip_malformed, the pair limits)."""
     # the Hub layer (datasets) loads only for a build: not at every CLI start
     from nnd_suites.hub.building import build_shipped_suites
 
-    for name, suite in build_shipped_suites(parent, skip_malformed=skip_malformed):
+    before = formers(parent)  # each config replaced is named, as export names it
+    for name, suite in build_shipped_suites(parent, **options):
         if suite is None:
             say(f"{name}: no shipped source; build it with --source PATH_OR_URL\n")
             continue
-        say(f"wrote {parent / name} ({plural(len(suite), 'pair')})")
+        wrote(parent / name, plural(len(suite), "pair"), before.get(name), suite.manifest)
         print_stats(suite.stats())
         say()
     say_card(parent)
@@ -157,13 +165,14 @@ def build_catalogue_folder(parent: Path, source_dir: Path | None) -> int:
     from nnd_suites.catalogue.building import build_catalogue
     from nnd_suites.catalogue.entries import load_catalogue
 
-    built = 0
+    built, before = 0, formers(parent)  # each config replaced is named, as export names it
     for outcome in build_catalogue(load_catalogue(), parent, source_dir):
         if outcome.suite is None:
             say(f"{outcome.entry.name}: skipped, {outcome.skipped}\n")
             continue
         built += 1
-        say(f"wrote {parent / outcome.entry.name} ({plural(len(outcome.suite), 'pair')})")
+        name, suite = outcome.entry.name, outcome.suite
+        wrote(parent / name, plural(len(suite), "pair"), before.get(name), suite.manifest)
         figures = outcome.entry.figures  # what was checked, then the published figure, in words
         held = [plural(figures.tests, "test")] + [f"tests per {f}" for f in figures.breakdowns]
         held[1:1] = [plural(figures.groups, "group")] if figures.groups else []

@@ -7,12 +7,11 @@ import argparse
 import shlex
 from pathlib import Path
 
+from nnd_suites.cli.dataset_cards import wrote
 from nnd_suites.cli.options import SUITE_HELP
 from nnd_suites.cli.parser import Commands
-from nnd_suites.cli.printing import say
 from nnd_suites.cli.suites import load_suite
 from nnd_suites.infra.formatting import plural
-from nnd_suites.infra.output_folder import check_output_folder
 
 
 def register(subparsers: Commands) -> None:
@@ -42,15 +41,24 @@ def run(args: argparse.Namespace) -> int:
     # lazy: hf_loading imports torch; `nnd-suites list` must not
     from nnd_suites.evaluation.backends.hf_loading import load_tokenizer
     from nnd_suites.evaluation.chat_prompts import chat_source_field, with_chat_prompts
+    from nnd_suites.hub.building import claimed_suite_folder
+    from nnd_suites.hub.export import former_manifest
 
     suite = load_suite(args.suite)
     chat_source_field(suite)  # refused before the tokenizer loads (slow; may download)
-    out = check_output_folder(args.out or Path("suites") / f"{suite.name}.chat", "suite")
-    chat = with_chat_prompts(suite, load_tokenizer(args.tokenizer, revision=args.revision))
-    chat.save(out)
-    say(
-        f"wrote {out} ({plural(len(chat), 'test')}, contexts rendered by the chat template of "
-        f"{args.tokenizer}); score it with: nnd-suites evaluate --suite {shlex.quote(str(out))} "
-        f"--template chat --model {shlex.quote(args.tokenizer)}"  # quoted: a line to paste
+    out = Path(args.out or Path("suites") / f"{suite.name}.chat")
+    # out is checked before the tokenizer loads; a config of a dataset folder stays one (its
+    # card follows the files)
+    with claimed_suite_folder(out, suite.name) as folder:
+        chat = with_chat_prompts(suite, load_tokenizer(args.tokenizer, revision=args.revision))
+        before = former_manifest(out)  # a config it replaces is named, as export names it
+        folder.add(chat)
+    wrote(
+        out,
+        f"{plural(len(chat), 'test')}, contexts rendered by the chat template of {args.tokenizer}",
+        before,
+        chat.manifest,
+        f"; score it with: nnd-suites evaluate --suite {shlex.quote(str(out))} "
+        f"--template chat --model {shlex.quote(args.tokenizer)}",  # quoted: a line to paste
     )
     return 0

@@ -6,7 +6,7 @@ import argparse
 import json
 from pathlib import Path
 
-from nnd_suites.cli.dataset_cards import card_of, say_card_of
+from nnd_suites.cli.dataset_cards import card_of, config_replacing, say_card_of, wrote
 from nnd_suites.cli.options import SUITE_HELP, suite_name
 from nnd_suites.cli.parser import Commands
 from nnd_suites.cli.printing import say, say_json
@@ -39,7 +39,8 @@ def register(subparsers: Commands) -> None:
         "--json",
         action="store_true",
         help="print one JSON object (the manifest's transformation record; card: the dataset "
-        "card of --out's folder and whether it lists the child, null when there is none)",
+        "card of --out's folder and whether it lists the child, null when there is none; "
+        "replaced: what it replaced, as the text says, null when nothing)",
     )
     parser.set_defaults(func=run)
 
@@ -47,6 +48,7 @@ def register(subparsers: Commands) -> None:
 def run(args: argparse.Namespace) -> int:
     # lazy: loads every transformation plugin; `nnd-suites list` stays < 1 s
     from nnd_suites.hub.building import claimed_suite_folder
+    from nnd_suites.hub.export import former_manifest
     from nnd_suites.suite.manifest import check_config_name
     from nnd_suites.transformations.apply import child_suite_name, refused_rewrites, transform_suite
     from nnd_suites.transformations.base import make_transformation
@@ -76,6 +78,7 @@ def run(args: argparse.Namespace) -> int:
     # every check of --out before the work, as build's; in a dataset folder: one of its configs
     with claimed_suite_folder(out, name) as folder:
         child = transform_suite(parent, transformation, name=name)
+        before = former_manifest(out)  # a config it replaces is named, as export names it
         folder.add(child)
     info = child.manifest.transformation
     assert info is not None
@@ -90,13 +93,15 @@ def run(args: argparse.Namespace) -> int:
                     **info.model_dump(),
                     "kept_unchanged": sum(s.count for s in refused),
                     "card": card_of(out, child.name),  # the dataset card that lists it, if any
+                    "replaced": config_replacing(out, before, child.manifest),
                 },
                 indent=2,
                 ensure_ascii=False,
             )
         )
         return 0
-    say(f"wrote {out} ({child.name}, {plural(len(child), 'test')}, parent {info.parent_suite})")
+    what = f"{child.name}, {plural(len(child), 'test')}, parent {info.parent_suite}"
+    wrote(out, what, before, child.manifest)
     say(
         f"  changed {info.changed:,}, identical {info.identical:,}, degenerate {info.degenerate:,}"
         " (both candidates became the same text: excluded from pass rates, counted apart)"
