@@ -299,28 +299,6 @@ def _mark_guesses(text: str) -> str:
     return text
 
 
-def check_notes(text: str) -> list[tuple[int, str]]:
-    """The ``# CHECK`` notes of a proposed source.yaml, one each: (line, what to check), a note
-    wrapped over comment lines joined, a guessed key's note after its dotted key and value."""
-    notes: list[tuple[int, str]] = []
-    keys: list[tuple[int, str]] = []  # (indent, key) of the keys enclosing the line
-    wrapped = False
-    for number, line in enumerate(text.splitlines(), 1):
-        if wrapped and line.startswith("#   "):
-            notes[-1] = (notes[-1][0], f"{notes[-1][1]} {line[4:]}")
-            continue
-        code, _, note = line.partition("# CHECK: ")
-        wrapped = bool(note) and not code.strip()
-        if wrapped:
-            notes.append((number, note))
-        elif found := re.match(r"( *)([\w.-]+):(.*)", code):
-            keys = [k for k in keys if k[0] < len(found[1])] + [(len(found[1]), found[2])]
-            value = f" = {found[3].strip()}" if found[3].strip() else ""
-            if note:
-                notes.append((number, f"{'.'.join(k for _, k in keys)}{value}: {note}"))
-    return notes
-
-
 def _map_text(name: str, spec: dict[str, Any]) -> str:
     head = f"name: {name}\ndescription: TODO the rule in words, as the dataset card shows it.\n"
     if "comparisons" in spec:

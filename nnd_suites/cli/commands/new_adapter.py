@@ -10,8 +10,9 @@ from nnd_suites.builder.adapter import ADAPTERS
 from nnd_suites.builder.adapter_folders import not_loaded_note
 from nnd_suites.cli.parser import Commands
 from nnd_suites.cli.printing import say
+from nnd_suites.declarative.notes import check_notes
 from nnd_suites.errors import NNDError
-from nnd_suites.scaffold.declarative import check_notes, write_declarative
+from nnd_suites.scaffold.declarative import write_declarative
 from nnd_suites.scaffold.writer import ANNOTATION_TYPES, write_adapter
 
 NEXT_STEPS = """\
