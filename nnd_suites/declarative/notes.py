@@ -18,25 +18,26 @@ if TYPE_CHECKING:  # a type only: the suite package imports pyarrow, at every CL
     from nnd_suites.suite import SuiteManifest
 
 
-def check_notes(text: str) -> list[tuple[int, str]]:
-    """The ``# CHECK`` notes of a proposed source.yaml, one each: (line, what to check), a note
-    wrapped over comment lines joined, a guessed key's note after its dotted key and value."""
-    notes: list[tuple[int, str]] = []
+def check_notes(text: str) -> list[tuple[int, str, str]]:
+    """The ``# CHECK`` notes of a proposed source.yaml, one each: (line, CHECK, what to check), a
+    note wrapped over comment lines joined, a guessed key's note after its dotted key and value.
+    A ``# TODO`` comment is one too (proposals before the CHECK notes wrote the gap so)."""
+    notes: list[tuple[int, str, str]] = []
     keys: list[tuple[int, str]] = []  # (indent, key) of the keys enclosing the line
     wrapped = False
     for number, line in enumerate(text.splitlines(), 1):
         if wrapped and line.startswith("#   "):
-            notes[-1] = (notes[-1][0], f"{notes[-1][1]} {line[4:]}")
+            notes[-1] = (*notes[-1][:2], f"{notes[-1][2]} {line[4:]}")
             continue
-        code, _, note = line.partition("# CHECK: ")
+        code, mark, note = [*re.split(r"# (CHECK|TODO):? ", line, maxsplit=1), "", ""][:3]
         wrapped = bool(note) and not code.strip()
         if wrapped:
-            notes.append((number, note))
+            notes.append((number, mark, note))
         elif found := re.match(r"( *)([\w.-]+):(.*)", code):
             keys = [k for k in keys if k[0] < len(found[1])] + [(len(found[1]), found[2])]
             value = f" = {found[3].strip()}" if found[3].strip() else ""
             if note:
-                notes.append((number, f"{'.'.join(k for _, k in keys)}{value}: {note}"))
+                notes.append((number, mark, f"{'.'.join(k for _, k in keys)}{value}: {note}"))
     return notes
 
 
@@ -48,10 +49,10 @@ def guess_problems(cls: type[Adapter], map_name: str | None = None) -> list[str]
     own = map_name in (None, rule.name)
     paths = [cls.folder() / DECLARATION_FILE] + [Path(rule.origin)] * own
     return [
-        f"{path}:{number}: CHECK {what} (decide, then delete the CHECK note)"
+        f"{path}:{number}: {mark} {what} (decide, then delete the {mark} note)"
         for path in paths
         if path.is_file()
-        for number, what in check_notes(path.read_text("utf-8"))
+        for number, mark, what in check_notes(path.read_text("utf-8"))
     ]
 
 

@@ -242,3 +242,20 @@ def test_a_suite_built_from_unconfirmed_guesses_is_warned_of_and_not_published(
         path.write_text(re.sub(marked, "", path.read_text("utf-8"), flags=re.M))
     assert main(build) == 0 and "CHECK" not in capsys.readouterr().err
     assert main(["export", str(suite), "--to", str(folder)]) == 0
+
+
+def test_a_map_proposed_before_the_check_notes_has_its_todo_gap_named(tmp_path):
+    """A map proposed before the CHECK notes holds `minimum_gap: 1  # TODO: ...`: the harness,
+    build and export looked for `# CHECK` notes only, and let it through. A `# TODO` comment is
+    named as a CHECK note is, at its line with its key."""
+    cls = _proposed(
+        tmp_path, ADAPTERS.get("simpeval_past").folder() / "fixtures" / "simpeval_past_sample.csv"
+    )
+    rule = cls.folder() / "my_votes.yaml"
+    old = "minimum_gap: 1  # TODO: the gap that makes one output better"
+    rule.write_text(re.sub(r"minimum_gap: 1  # CHECK: .*", old, rule.read_text("utf-8")))
+    line = rule.read_text("utf-8").splitlines().index(f"  {old}") + 1
+    assert harness.guess_problems(cls)[-1] == (
+        f"{rule}:{line}: TODO rating_rule.minimum_gap = 1: the gap that makes one output better "
+        "(decide, then delete the TODO note)"
+    )

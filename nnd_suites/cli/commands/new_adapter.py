@@ -93,8 +93,8 @@ def run(args: argparse.Namespace) -> int:
             say(f"wrote {path.resolve().relative_to(root)}")
         say(f"columns found in {args.sample.name}: {', '.join(columns)}")
         for path in (f"adapters/{args.name}/source.yaml", f"quality_maps/{args.name}.yaml"):
-            for number, what in check_notes((root / path).read_text("utf-8")):  # as marked
-                say(f"{path}:{number}: CHECK {what}")
+            for number, mark, what in check_notes((root / path).read_text("utf-8")):  # as marked
+                say(f"{path}:{number}: {mark} {what}")
         say(DECLARATIVE_STEPS.format(name=args.name))
         _warn_if_not_loaded(root, args.name)
         return 0
