@@ -169,8 +169,8 @@ def test_a_proposals_unresolved_guesses_are_named_at_their_lines(tmp_path):
         f"published (replace the TODO){decide}" in problems
     )
     assert (
-        f"{at(source, 'text:')}: CHECK candidates.text = generation: guessed from the "
-        f"header{decide}" in problems
+        f"{at(source, 'text:')}: CHECK candidates.text = processed_generation: guessed from "
+        f"the header{decide}" in problems
     )
     assert all(p.startswith(f"{source}:") for p in problems[1:-1])
     # decided: every note deleted (the metadata written), nothing is left to name
