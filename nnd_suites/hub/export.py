@@ -11,6 +11,7 @@ from pathlib import Path
 
 from datasets import config as datasets_config
 
+from nnd_suites.declarative.notes import built_from_guesses
 from nnd_suites.errors import NNDError, OutputFolderError, SuiteValidationError
 from nnd_suites.hub.card import build_card
 from nnd_suites.hub.card_reading import card_config_names, card_has_tag, unreadable_card
@@ -273,9 +274,15 @@ def validated_config(config_dir: Path) -> ConfigInfo:
 
 
 def check_no_placeholders(suite: Suite) -> None:
-    """Stop before a suite whose metadata still holds the scaffold's ``TODO`` becomes a config:
-    the folder's card would publish "License: TODO"."""
+    """Stop before a suite whose metadata still holds the scaffold's ``TODO`` becomes a config
+    (the folder's card would publish "License: TODO"), or one built from guesses its adapter's
+    files still mark ``# CHECK``."""
     fields = suite.manifest.placeholders()
+    guesses = None if fields else built_from_guesses(suite.manifest)
+    if guesses:
+        raise SuiteValidationError(
+            f"{guesses}; a dataset folder is published as it is: the suite was not written"
+        )
     if not fields:
         return
     manifest = suite.manifest

@@ -41,6 +41,8 @@ WINNER_HINTS = ("winner", "accept", "prefer", "choice", "chosen")
 #: rows read from the sample to tell a key unique per row (an item id) from a group's
 SAMPLE_ROWS = 1000
 RATER_HINTS = ("rater", "annotator", "worker", "judge", "assessor", "evaluator")
+#: a text column's cleaned variant (`processed_generation`, `clean_output`, `output_detok`)
+CLEANED = re.compile(r"process|clean|detok|normali[sz]", re.IGNORECASE)
 NUMBER = re.compile(r"-?\d+(\.\d+)?")
 #: a standardised score (z, zscore, z_score, fluency_z): not a rating on the raters' scale
 Z_SCORE = re.compile(r"(^|[_.])z(_?score)?($|[_.])", re.IGNORECASE)
@@ -130,9 +132,9 @@ def propose(
     raters = _pick(columns, RATER_HINTS)
     rater = [c for c in raters if c not in numbers or c.lower().endswith("id")][:1]
     texts = [c for c in columns if c not in numbers and c not in system + rater]
-    key = [c for c in columns if c.lower().endswith("id") and c not in rater][:1]
+    ids = [c for c in columns if c.lower().endswith("id") and c not in rater]
     # an id (`prompt_id`, `source_id`) keys the groups: shown to the model, it would be text
-    unkeyed = [c for c in texts if c not in key]
+    unkeyed = [c for c in texts if c not in ids]
     # `chosen` and `rejected` (hh-rlhf): the two texts, the preference in the columns' names
     losers = _pick(texts, LOSER_HINTS)[:1]
     winners = _pick([c for c in texts if c not in losers], ("chosen", "prefer"))[:1]
@@ -147,6 +149,9 @@ def propose(
             "no column holds the context the texts answer: name it in group.context and the "
             "template (a context kept inside each text, as hh-rlhf's, needs a class adapter)"
         )
+    # an id repeating over rows of one context (SimpEval's `original_id`) keys the groups, not
+    # one unique per row (`id`: an output's) nor one whose rows hold other contexts (a system's)
+    key = [c for c in ids if _gathers(rows, c, context)][:1] or ids[:1]
     candidates = (
         [c for c in _pick(texts, TEXT_HINTS) if c not in context]
         or [c for c in texts if c not in context][-1:]
@@ -198,13 +203,25 @@ def propose(
         spec["comparisons"] |= {"rater": rater[0]} if rater else {}
         return spec, checks
     # said, never assumed: a count of errors or a rank read as higher-is-better swaps every pair
-    spec["candidates"] = {"text": candidates[0], "ratings": _ratings(numbers), "better": "higher"}
+    # `processed_generation` beside `generation`: the text cleaned up, as raters read it
+    text = next((c for c in candidates[1:] if candidates[0] in c and CLEANED.search(c)), None)
+    if text:
+        checks.append(f"{text} is read as the text, not {candidates[0]}: name the one raters read")
+    text = text or candidates[0]
+    spec["candidates"] = {"text": text, "ratings": _ratings(numbers), "better": "higher"}
     if system:
         spec["candidates"]["system"] = system[0]
     else:
         checks.append(_no_system("candidates.system: COLUMN, or {value: NAME} for one system"))
     spec["candidates"] |= {"rater": rater[0]} if rater else {}
     return spec, checks + _key_checks(spec["group"], rows)
+
+
+def _gathers(rows: list[dict[str, Any]], column: str, context: list[str]) -> bool:
+    """``column`` repeats over the sample's rows, each value's rows sharing one context."""
+    values = {str(row.get(column)) for row in rows}
+    shared = {(str(row.get(column)), *(str(row.get(c)) for c in context)) for row in rows}
+    return 1 < len(values) < len(rows) and len(shared) == len(values)
 
 
 def _no_system(add: str) -> str:
@@ -297,28 +314,6 @@ def _mark_guesses(text: str) -> str:
     for key, note in ASSUMED.items():
         text = re.sub(rf"^(\s*{key}:.*)$", rf"\1  # CHECK: {note}", text, count=1, flags=re.M)
     return text
-
-
-def check_notes(text: str) -> list[tuple[int, str]]:
-    """The ``# CHECK`` notes of a proposed source.yaml, one each: (line, what to check), a note
-    wrapped over comment lines joined, a guessed key's note after its dotted key and value."""
-    notes: list[tuple[int, str]] = []
-    keys: list[tuple[int, str]] = []  # (indent, key) of the keys enclosing the line
-    wrapped = False
-    for number, line in enumerate(text.splitlines(), 1):
-        if wrapped and line.startswith("#   "):
-            notes[-1] = (notes[-1][0], f"{notes[-1][1]} {line[4:]}")
-            continue
-        code, _, note = line.partition("# CHECK: ")
-        wrapped = bool(note) and not code.strip()
-        if wrapped:
-            notes.append((number, note))
-        elif found := re.match(r"( *)([\w.-]+):(.*)", code):
-            keys = [k for k in keys if k[0] < len(found[1])] + [(len(found[1]), found[2])]
-            value = f" = {found[3].strip()}" if found[3].strip() else ""
-            if note:
-                notes.append((number, f"{'.'.join(k for _, k in keys)}{value}: {note}"))
-    return notes
 
 
 def _map_text(name: str, spec: dict[str, Any]) -> str:

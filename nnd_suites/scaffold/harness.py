@@ -25,10 +25,10 @@ from pydantic import Field, ValidationError
 
 from nnd_suites.builder.adapter import Adapter
 from nnd_suites.builder.suites import build_suite
+from nnd_suites.declarative.notes import guess_problems
 from nnd_suites.errors import NNDError
 from nnd_suites.infra.validation import StrictModel
 from nnd_suites.quality_map import QualityMap
-from nnd_suites.scaffold.declarative import check_notes
 from nnd_suites.scaffold.samples import EXPECTED_STATS, FIXTURES
 from nnd_suites.suite import MANIFEST_FILE, export_json_schemas, read_pair_rows
 from nnd_suites.suite.manifest import placeholder_fields
@@ -142,19 +142,6 @@ def placeholder_problems(cls: type[Adapter]) -> list[str]:
         "(metadata in adapter.py or source.yaml, the description in its quality map)"
     ]
     return written[: bool(fields)] + guess_problems(cls)
-
-
-def guess_problems(cls: type[Adapter]) -> list[str]:
-    """Each ``# CHECK`` note ``new-adapter --declarative`` left in the adapter's source.yaml and
-    its quality map (a column, the template, the rule's gap, ... guessed): at its line, what to
-    decide. A note the contributor deletes is a guess confirmed."""
-    paths = [cls.folder() / "source.yaml", Path(QualityMap.load(cls.quality_map).origin)]
-    return [
-        f"{path}:{number}: CHECK {what} (decide, then delete the CHECK note)"
-        for path in paths
-        if path.is_file()
-        for number, what in check_notes(path.read_text("utf-8"))
-    ]
 
 
 def readme_problems(folder: Path) -> list[str]:

@@ -169,8 +169,8 @@ def test_a_proposals_unresolved_guesses_are_named_at_their_lines(tmp_path):
         f"published (replace the TODO){decide}" in problems
     )
     assert (
-        f"{at(source, 'text:')}: CHECK candidates.text = generation: guessed from the "
-        f"header{decide}" in problems
+        f"{at(source, 'text:')}: CHECK candidates.text = processed_generation: guessed from "
+        f"the header{decide}" in problems
     )
     assert all(p.startswith(f"{source}:") for p in problems[1:-1])
     # decided: every note deleted (the metadata written), nothing is left to name
@@ -197,3 +197,65 @@ def test_the_proposed_template_is_a_guess_to_confirm(tmp_path):
     lines = enumerate(source.read_text("utf-8").splitlines(), 1)
     line = next(n for n, text in lines if text.startswith("# CHECK: template "))
     assert f"{source}:{line}: {note}" in harness.guess_problems(cls)
+
+
+def test_a_suite_built_from_unconfirmed_guesses_is_warned_of_and_not_published(
+    tmp_path, monkeypatch, capsys
+):
+    """Only the harness named a proposal's CHECK notes: `build` of SimpEval-past's proposal
+    (`minimum_gap: 1` guessed) printed its figures and not a word of them, and `validate`,
+    `export` and `publish` took the suite, exit 0. build and validate now warn on stderr,
+    naming each note (FILE:LINE, the key); export and publish refuse the suite until the notes
+    are deleted and it is built again."""
+    from nnd_suites.cli import main
+    from nnd_suites.declarative.plugin import declared_adapter
+    from nnd_suites.errors import SuiteValidationError
+    from nnd_suites.hub import publish_suites
+    from nnd_suites.suite import Suite
+
+    sample = ADAPTERS.get("simpeval_past").folder() / "fixtures" / "simpeval_past_sample.csv"
+    cls = _proposed(tmp_path, sample)
+    files = (cls.folder() / "source.yaml", cls.folder() / "my_votes.yaml")
+    for path in files:  # the metadata written (export refuses a TODO): the guesses are left
+        path.write_text(re.sub(r"\bTODO\b", "written", path.read_text("utf-8")))
+    cls = declared_adapter("my_votes", cls.folder())  # as a new process loads it
+    cls.name = "my_votes"
+    ADAPTERS.names()  # discovered first: the proposal, under tmp_path, is not among them
+    monkeypatch.setitem(ADAPTERS._classes, "my_votes", cls)
+    notes = harness.guess_problems(cls)
+    gap = next(note for note in notes if "CHECK rating_rule.minimum_gap = 1" in note)
+    suite, folder = tmp_path / "suite", tmp_path / "ds"
+    build = ["build", "my_votes", "--source", str(sample), "--out", str(suite)]
+    assert main(build) == 0
+    err = capsys.readouterr().err
+    assert err.startswith("warning: suite 'my_votes' was built from guesses")
+    assert all(f"\n  {note}\n" in err for note in notes)
+    assert main(["validate", str(suite)]) == 0 and f"\n  {gap}\n" in capsys.readouterr().err
+    assert main(["export", str(suite), "--to", str(folder)]) == 5
+    assert gap in capsys.readouterr().err and not folder.exists()
+    with pytest.raises(SuiteValidationError, match="the suite was not written") as refused:
+        publish_suites([Suite.load(suite)], "me/nnd", dry_run=True, folder=tmp_path / "up")
+    assert gap in str(refused.value)
+    # decided: every note deleted, the suite built again; nothing is said, and it is exported
+    for path in files:
+        marked = r"  # CHECK: .*|^# CHECK: .*\n(#   .*\n)*"
+        path.write_text(re.sub(marked, "", path.read_text("utf-8"), flags=re.M))
+    assert main(build) == 0 and "CHECK" not in capsys.readouterr().err
+    assert main(["export", str(suite), "--to", str(folder)]) == 0
+
+
+def test_a_map_proposed_before_the_check_notes_has_its_todo_gap_named(tmp_path):
+    """A map proposed before the CHECK notes holds `minimum_gap: 1  # TODO: ...`: the harness,
+    build and export looked for `# CHECK` notes only, and let it through. A `# TODO` comment is
+    named as a CHECK note is, at its line with its key."""
+    cls = _proposed(
+        tmp_path, ADAPTERS.get("simpeval_past").folder() / "fixtures" / "simpeval_past_sample.csv"
+    )
+    rule = cls.folder() / "my_votes.yaml"
+    old = "minimum_gap: 1  # TODO: the gap that makes one output better"
+    rule.write_text(re.sub(r"minimum_gap: 1  # CHECK: .*", old, rule.read_text("utf-8")))
+    line = rule.read_text("utf-8").splitlines().index(f"  {old}") + 1
+    assert harness.guess_problems(cls)[-1] == (
+        f"{rule}:{line}: TODO rating_rule.minimum_gap = 1: the gap that makes one output better "
+        "(decide, then delete the TODO note)"
+    )

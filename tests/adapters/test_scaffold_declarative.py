@@ -348,3 +348,25 @@ def test_a_context_key_an_empty_context_cell_and_no_comparison_systems_are_said(
         "# CHECK: no column names the system: every output's system is `unknown` (systems and "
         "verify refuse the suite); add comparisons.system_a and system_b: COLUMN each"
     ) in notes
+
+
+def test_a_repeating_id_keys_the_groups_and_a_cleaned_text_column_is_read(tmp_path):
+    """SimpEval-past's proposal keyed the groups on `id` (unique per row: the context instead),
+    though `original_id` names each input, and read `generation` (lowercased, tokenised) where
+    the shipped adapter reads `processed_generation`. An id repeating over rows of one context
+    keys the groups; a cleaned variant of the text column is read, with a CHECK note naming both."""
+    root, sample = _root(tmp_path), _fixture("simpeval_past")
+    spec, text = _propose(root, "my_simp", sample)
+    assert spec.group.key == ["original_id"] and spec.candidates.text == "processed_generation"
+    assert (
+        "# CHECK: processed_generation is read as the text, not generation: name the one raters "
+        "read\n" in text
+    )
+    with sample.open(newline="", encoding="utf-8") as rows:
+        first = next(csv.DictReader(rows))
+    groups = _read_groups(root, "my_simp", sample)
+    assert [group.id for group in groups] == ["0", "1", "2"]
+    assert groups[0].candidates[0].text == first["processed_generation"]
+    # an id repeating over rows of other inputs (a system's) does not key the groups
+    table = "item_id,system_id,source,output,score\n1,7,a,x,1\n2,7,b,y,2\n3,8,a,z,3\n"
+    assert _propose(root, "by_system", table)[0].group.key == ["source"]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import sys
 from pathlib import Path
 
 from nnd_suites.builder.budget import DEFAULT_MAX_PAIRS, DEFAULT_MAX_PAIRS_PER_GROUP
@@ -114,6 +115,7 @@ def run(args: argparse.Namespace) -> int:
         return build_all(args.out or Path("suites"), skip_malformed=args.skip_malformed, **budget)
     out = args.out or Path("suites") / (args.adapter if args.name is None else args.name)
     # the Hub layer (datasets) loads only for a build: not at every CLI start
+    from nnd_suites.declarative.notes import built_from_guesses
     from nnd_suites.hub.building import build_suite
     from nnd_suites.hub.export import former_manifest
 
@@ -139,6 +141,9 @@ def run(args: argparse.Namespace) -> int:
             f"{'hold' if len(placeholders) > 1 else 'holds'} the TODO of `nnd-suites "
             "new-adapter`: export and publish refuse the suite until that is filled in"
         )
+    guesses = built_from_guesses(suite.manifest, lines=True)
+    if guesses:  # not an error: building to look at the result is how one decides
+        say(f"warning: {guesses}", file=sys.stderr)
     say_card_of(out, suite.name)
     return 0
 

@@ -10,8 +10,9 @@ from nnd_suites.builder.adapter import ADAPTERS
 from nnd_suites.builder.adapter_folders import not_loaded_note
 from nnd_suites.cli.parser import Commands
 from nnd_suites.cli.printing import say
+from nnd_suites.declarative.notes import check_notes
 from nnd_suites.errors import NNDError
-from nnd_suites.scaffold.declarative import check_notes, write_declarative
+from nnd_suites.scaffold.declarative import write_declarative
 from nnd_suites.scaffold.writer import ANNOTATION_TYPES, write_adapter
 
 NEXT_STEPS = """\
@@ -92,8 +93,8 @@ def run(args: argparse.Namespace) -> int:
             say(f"wrote {path.resolve().relative_to(root)}")
         say(f"columns found in {args.sample.name}: {', '.join(columns)}")
         for path in (f"adapters/{args.name}/source.yaml", f"quality_maps/{args.name}.yaml"):
-            for number, what in check_notes((root / path).read_text("utf-8")):  # as marked
-                say(f"{path}:{number}: CHECK {what}")
+            for number, mark, what in check_notes((root / path).read_text("utf-8")):  # as marked
+                say(f"{path}:{number}: {mark} {what}")
         say(DECLARATIVE_STEPS.format(name=args.name))
         _warn_if_not_loaded(root, args.name)
         return 0
