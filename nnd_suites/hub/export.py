@@ -64,9 +64,10 @@ def export_suites(
         except SuiteValidationError as exc:
             raise SuiteValidationError(f"cannot export: {exc}; rebuild the suite") from exc
         check_no_placeholders(suite)
-        first = firsts.setdefault(suite.name, suite)
-        if first is not suite and first.manifest.content_hash == suite.manifest.content_hash:
+        first = firsts.get(suite.name)  # the same object again, or a copy of it
+        if first is not None and first.manifest.content_hash == suite.manifest.content_hash:
             raise NNDError(f"suite {suite.name!r} is given twice (the same tests); give it once")
+        firsts.setdefault(suite.name, suite)
     with adding_configs(folder, [s.name for s in suites], repo_id) as dataset:
         for suite in suites:
             dataset.add(suite)
