@@ -45,7 +45,8 @@ from nnd_suites.human.agreement import margin_weight
 from nnd_suites.human.scores import HumanScores, human_scores
 from nnd_suites.infra.formatting import plural
 from nnd_suites.infra.output_folder import check_output_folder
-from nnd_suites.infra.reading import StrictYAML, read_yaml_file
+from nnd_suites.infra.reading import read_yaml_file
+from nnd_suites.infra.strict_yaml import StrictYAML
 from nnd_suites.statistics.outcomes import TestOutcome, outcome_map, rated_by_all
 from nnd_suites.suite import Suite
 

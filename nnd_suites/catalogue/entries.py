@@ -11,7 +11,8 @@ from pydantic import Field, ValidationError
 
 from nnd_suites.builder.adapter import ADAPTERS, AdapterMetadata
 from nnd_suites.errors import NNDError
-from nnd_suites.infra.reading import DataFileError, StrictYAML, read_yaml_file, sha256_file
+from nnd_suites.infra.reading import DataFileError, read_yaml_file, sha256_file
+from nnd_suites.infra.strict_yaml import StrictYAML
 from nnd_suites.infra.validation import StrictModel
 
 CATALOGUE_FILE = Path(__file__).with_name("catalogue.yaml")

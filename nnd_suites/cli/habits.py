@@ -312,11 +312,11 @@ def _read_config(command: Parser, path: Path) -> dict:
     from nnd_suites.infra.reading import (
         CONFIG_FILE_LIMIT,
         DataFileError,
-        StrictYAML,
         parse_json,
         parse_yaml,
         read_data_text,
     )
+    from nnd_suites.infra.strict_yaml import StrictYAML
 
     kind = "JSON" if path.suffix == ".json" else "YAML"
     try:

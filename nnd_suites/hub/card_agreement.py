@@ -7,32 +7,25 @@ both, on the tests the model rated, with their paired difference)."""
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from pathlib import Path
 
-import pyarrow.parquet as pq
+import pyarrow as pa
 
 from nnd_suites.human.agreement import RaterAgreement, rater_agreement
 from nnd_suites.infra.formatting import count, plural, rate_with_interval, table
-from nnd_suites.infra.parquet import read_bounded_table
-from nnd_suites.suite.storage import read_parquet
 
 VOTES_COLUMN = "votes"
 
 
-def config_agreement(shards: Sequence[Path]) -> RaterAgreement | None:
-    """The raters' agreement over every test of a config's data files, read from their votes
-    column alone (None: no votes column, as in files written before votes, or no test with two
-    comparable votes)."""
+def config_agreement(tables: Sequence[pa.Table]) -> RaterAgreement | None:
+    """The raters' agreement over every test of a config's data files (their tables), read from
+    their votes column alone (None: no votes column, as in files written before votes, or no
+    test with two comparable votes)."""
     votes: list[list[str]] = []
-    for shard in shards:
-        if VOTES_COLUMN not in read_parquet(shard, "pairs", pq.read_schema).names:
+    for data in tables:
+        if VOTES_COLUMN not in data.column_names:
             return None
-        column = read_parquet(
-            shard,
-            "pairs",
-            lambda file, shard=shard: read_bounded_table(file, shard, [VOTES_COLUMN]),
-        ).column(VOTES_COLUMN)
-        votes += [[vote["prefers"] for vote in test or []] for test in column.to_pylist()]
+        column = data.column(VOTES_COLUMN).to_pylist()
+        votes += [[vote["prefers"] for vote in test or []] for test in column]
     return rater_agreement(votes)
 
 

@@ -15,7 +15,7 @@ from huggingface_hub.repocard import REGEX_YAML_BLOCK
 
 from nnd_suites.errors import NNDError
 from nnd_suites.hub.layout import CARD_FILE
-from nnd_suites.infra.reading import DataFileError, parse_yaml, read_data_text
+from nnd_suites.infra.reading import DataFileError, read_front_matter
 
 #: a card is text and a little YAML; any README this large is not ours to parse
 CARD_FILE_LIMIT = 16 * 2**20
@@ -28,7 +28,7 @@ def load_card(path: Path) -> DatasetCard:
     whose YAML front matter is within the nesting and integer bounds (huggingface_hub's parser
     recurses without bound and turns 5,000 digits into a traceback). Its callers read it, never
     change it: one text is parsed once (:func:`_card`)."""
-    return _card(_read_card_text(path), path)
+    return _card(_read_card(path)[0], path)
 
 
 # Each parse once per text: the configs of a folder are each checked against its card (whose
@@ -37,7 +37,6 @@ def load_card(path: Path) -> DatasetCard:
 # second for the front matter of a card of many configs. The same text gives the same answer.
 @functools.lru_cache(maxsize=4)
 def _card(text: str, path: Path) -> DatasetCard:
-    _front_matter(text, path)  # within the bounds before huggingface_hub parses it
     try:
         return DatasetCard(text)
     except (ValueError, yaml.YAMLError) as exc:
@@ -48,35 +47,24 @@ def card_has_tag(path: Path, tag: str) -> bool:
     """Whether the front matter of the card at ``path`` has a ``tags`` list holding ``tag`` (a
     string that merely contains it does not), read as :func:`load_card` reads it but without a
     :class:`DatasetCard`, whose parser would read the front matter a second time."""
-    tags = _front_matter(_read_card_text(path), path).get("tags")
+    tags = _read_card(path)[1].get("tags")
     return isinstance(tags, list) and tag in tags
 
 
-def _read_card_text(path: Path) -> str:
+def _read_card(path: Path) -> tuple[str, dict[str, Any]]:
+    """The text of the card at ``path`` and its YAML front matter, parsed within the bounds
+    before huggingface_hub parses it (once per text); a front matter that is not a mapping is
+    an error, as it is to huggingface_hub."""
     try:
-        return read_data_text(path, "dataset card", CARD_FILE_LIMIT)
+        text, metadata = read_front_matter(path, "dataset card", CARD_FILE_LIMIT, REGEX_YAML_BLOCK)
     except DataFileError as exc:
         raise NNDError(f"{exc}; not a readable dataset card") from None
-
-
-@functools.lru_cache(maxsize=4)
-def _front_matter(text: str, path: Path) -> dict[str, Any]:
-    """The YAML front matter of a card's ``text`` (read from ``path``), parsed within the
-    bounds (once per text: read, never changed, by its callers); a front matter that is not a
-    mapping is an error, as it is to huggingface_hub."""
-    front = REGEX_YAML_BLOCK.search(text)
-    try:
-        metadata = parse_yaml(front.group(2), str(path)) if front is not None else None
-    except DataFileError as exc:
-        raise NNDError(f"{exc}; not a readable dataset card") from None
-    if metadata is None:
-        return {}
-    if not isinstance(metadata, dict):
+    if metadata is not None and not isinstance(metadata, dict):
         raise NNDError(
             f"{path}: unreadable dataset card (its YAML front matter is a "
             f"{type(metadata).__name__}, not a mapping)"
         )
-    return metadata
+    return text, metadata or {}
 
 
 def card_config_names(folder: Path) -> list[str]:

@@ -6,14 +6,13 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import datasets
-import pyarrow.parquet as pq
 
 from nnd_suites.errors import SuiteValidationError
 from nnd_suites.hub.card_agreement import config_agreement
 from nnd_suites.human.agreement import RaterAgreement
 from nnd_suites.infra.formatting import count
 from nnd_suites.suite import DATA_GLOB, MANIFEST_FILE, Suite, SuiteManifest
-from nnd_suites.suite.storage import check_pairs_schema, data_files, has_manifest, read_parquet
+from nnd_suites.suite.storage import data_files, has_manifest, read_pairs_table
 
 
 @dataclass(frozen=True)
@@ -75,31 +74,26 @@ def _check_named_after_its_suite(
 
 
 def describe_config(config_dir: Path) -> ConfigInfo:
-    """Manifest, schema and row count checked against each other, without reading the texts."""
+    """Manifest, schema and row count checked against each other; each data file read once."""
     manifest = read_manifest(config_dir)
     shards = data_files(config_dir)
     if not shards:
         raise SuiteValidationError(f"{config_dir}: no {DATA_GLOB} data file beside the manifest")
-    for shard in shards:
-        check_pairs_schema(shard, manifest)
-    metadata = [read_parquet(shard, "pairs", pq.read_metadata) for shard in shards]
-    rows = sum(m.num_rows for m in metadata)
+    tables = [read_pairs_table(shard, manifest) for shard in shards]
+    rows = sum(table.num_rows for table in tables)
     if rows != manifest.counts.pairs:
         raise SuiteValidationError(
             f"{config_dir}: {count(rows)} rows in {DATA_GLOB}, the manifest counts "
             f"{count(manifest.counts.pairs)} pairs; export the suite again"
         )
-    num_bytes = sum(read_parquet(shard, "pairs").nbytes for shard in shards)
     return ConfigInfo(
         name=config_dir.name,
         manifest=manifest,
         num_examples=rows,
-        num_bytes=num_bytes,
+        num_bytes=sum(table.nbytes for table in tables),
         download_size=sum(s.stat().st_size for s in shards),
-        features=datasets.Features.from_arrow_schema(
-            read_parquet(shards[0], "pairs", pq.read_schema)
-        ),
-        agreement=config_agreement(shards),
+        features=datasets.Features.from_arrow_schema(tables[0].schema),
+        agreement=config_agreement(tables),
     )
 
 

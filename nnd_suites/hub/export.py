@@ -18,7 +18,7 @@ from nnd_suites.hub.card_reading import card_config_names, card_has_tag, unreada
 from nnd_suites.hub.configs import ConfigInfo, describe_config, read_config
 from nnd_suites.hub.layout import CARD_FILE, CARD_TAG, exported_configs, validate_config_name
 from nnd_suites.hub.remote import check_repo_id
-from nnd_suites.infra.atomic import atomic_write_text, folder_lock, recover_dead_writers
+from nnd_suites.infra.atomic import atomic_write_text, folder_lock
 from nnd_suites.infra.formatting import plural
 from nnd_suites.infra.output_folder import check_output_folder, first_five, shown_name
 from nnd_suites.suite import CANDIDATES_FILE, MANIFEST_FILE, Suite, SuiteManifest
@@ -65,9 +65,10 @@ def export_suites(
         except SuiteValidationError as exc:
             raise SuiteValidationError(f"cannot export: {exc}; rebuild the suite") from exc
         check_no_placeholders(suite)
-        first = firsts.setdefault(suite.name, suite)
-        if first is not suite and first.manifest.content_hash == suite.manifest.content_hash:
+        first = firsts.get(suite.name)  # the same object again, or a copy of it
+        if first is not None and first.manifest.content_hash == suite.manifest.content_hash:
             raise NNDError(f"suite {suite.name!r} is given twice (the same tests); give it once")
+        firsts.setdefault(suite.name, suite)
     with adding_configs(folder, [s.name for s in suites], repo_id) as dataset:
         for suite in suites:
             dataset.add(suite)
@@ -174,11 +175,11 @@ def adding_configs(
     for name in names:
         check_output_folder(folder / name, kind)
     check_only_suites_without_card(folder, names)
-    with folder_lock(folder):
+    # a killed export of another config left its temporary copy and lock: only the next write
+    # of that config would clean them; cleaned first, since a killed swap's config comes back
+    with folder_lock(folder, recover=True) as cleaned:
         check_metadata_is_ours(folder)
-        # a killed export of another config left its temporary copy and lock: only the next
-        # write of that config would clean them; first, since a killed swap's config comes back
-        dataset = DatasetFolder(folder, names, cleaned=recover_dead_writers(folder))
+        dataset = DatasetFolder(folder, names, cleaned=cleaned)
         if dataset.cleaned:  # never silent: the names are the folder's, and a user may wonder
             logger.warning(
                 "removed what killed nnd-suites writes left in %s (their temporary copies and "
@@ -366,7 +367,6 @@ def standalone_metadata(folder: Path) -> Path | None:
 def check_metadata_is_ours(folder: Path) -> None:
     """Stop when ``folder`` holds metadata nnd-suites did not write: a card of its own (never
     replaced), or a ``.huggingface.yaml`` that would override the card (never deleted)."""
-    check_card_is_ours(folder)
     standalone = standalone_metadata(folder)
     if standalone is not None:
         raise OutputFolderError(
@@ -374,6 +374,7 @@ def check_metadata_is_ours(folder: Path) -> None:
             "its configs would not be the ones the card lists; nothing was written: move it "
             "away, or write the suites into another folder"
         )
+    check_card_is_ours(folder)
 
 
 def check_only_suites_without_card(folder: Path, names: list[str]) -> None:

@@ -59,9 +59,13 @@ def writer_lock(target: Path, timeout: float | None = None) -> Iterator[None]:
 
 
 @contextlib.contextmanager
-def folder_lock(folder: str | Path, timeout: float | None = None) -> Iterator[Path]:
+def folder_lock(
+    folder: str | Path, timeout: float | None = None, *, recover: bool = False
+) -> Iterator[list[str]]:
     """Hold the lock of ``folder`` (created if missing): writers of one folder that add to it
-    (an export folder's configs and card) run one after the other."""
+    (an export folder's configs and card) run one after the other. With ``recover``, what
+    killed writers left in it is cleaned first (:func:`recover_dead_writers`); the names
+    removed are yielded."""
     folder = Path(folder)
     try:
         folder.mkdir(parents=True, exist_ok=True)
@@ -70,7 +74,7 @@ def folder_lock(folder: str | Path, timeout: float | None = None) -> Iterator[Pa
             f"{folder}: cannot create the folder ({exc.strerror or exc}); choose a writable one"
         ) from exc
     with writer_lock(folder, timeout):
-        yield folder
+        yield recover_dead_writers(folder) if recover else []
 
 
 # ------------------------------------------------------------------- exchange

@@ -16,11 +16,11 @@ from pydantic import ValidationError
 from nnd_suites.errors import QualityMapError
 from nnd_suites.infra.reading import (
     DataFileError,
-    StrictYAML,
     load_yaml,
     parse_json,
     read_regular_bytes,
 )
+from nnd_suites.infra.strict_yaml import StrictYAML
 from nnd_suites.infra.validation import user_errors
 from nnd_suites.quality_map.model import ALLOWED_KEYS
 

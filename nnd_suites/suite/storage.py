@@ -131,11 +131,26 @@ def pairs_files(folder: Path) -> list[Path]:
     )
 
 
-def check_pairs_schema(path: Path, manifest: SuiteManifest) -> None:
+def read_pairs_table(path: Path, manifest: SuiteManifest) -> pa.Table:
+    """The pairs file at ``path`` read once: its schema checked, then its table (bounded)."""
+
+    def read(buffer: pa.BufferReader) -> pa.Table:
+        check_pairs_schema(path, manifest, pq.read_schema(buffer))
+        buffer.seek(0)
+        return read_bounded_table(buffer, path)
+
+    return read_parquet(path, "pairs", read)
+
+
+def check_pairs_schema(
+    path: Path, manifest: SuiteManifest, actual: pa.Schema | None = None
+) -> None:
     """The file must have the columns and types the manifest's fields declare, in order; only
-    columns added since suites were first written (:data:`LATER_COLUMNS`) may be missing."""
+    columns added since suites were first written (:data:`LATER_COLUMNS`) may be missing
+    (``actual``: its schema, already read)."""
     expected = pairs_arrow_schema(manifest.context_fields, manifest.breakdown_fields)
-    actual = read_parquet(path, "pairs", pq.read_schema)
+    if actual is None:
+        actual = read_parquet(path, "pairs", pq.read_schema)
     wanted = [f for f in expected if f.name in actual.names or f.name not in LATER_COLUMNS]
     if [f.name for f in wanted] == actual.names and all(
         f.type.equals(actual.field(f.name).type) for f in wanted

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import pyarrow.parquet as pq
 import pytest
+from datasets import Features
 
 from nnd_suites import build_suite
 from nnd_suites.builder.adapter import get_adapter
@@ -15,6 +16,7 @@ from nnd_suites.hub.card_agreement import config_agreement
 from nnd_suites.hub.configs import describe_config
 from nnd_suites.hub.layout import CARD_FILE
 from nnd_suites.human.agreement import rater_agreement
+from nnd_suites.suite import storage
 from nnd_suites.suite.storage import data_files
 
 SOURCE = (
@@ -55,5 +57,29 @@ def test_files_without_a_votes_column_have_no_agreement(summeval, tmp_path):
     shard = data_files(folder / "summeval")[0]
     older = tmp_path / "older.parquet"
     pq.write_table(pq.read_table(shard).drop_columns(["votes"]), older)
-    assert config_agreement([older]) is None
-    assert config_agreement([shard]).agreed == 53
+    assert config_agreement([pq.read_table(older)]) is None
+    assert config_agreement([pq.read_table(shard)]).agreed == 53
+
+
+def test_describing_a_config_reads_each_data_file_once(summeval, tmp_path, monkeypatch):
+    """A config kept in a dataset folder is described each time a suite is written into it: its
+    data files were read five times each (schema, row count, table, features, votes)."""
+    folder = tmp_path / "nnd"
+    export_suites([summeval], folder)
+    shard = data_files(folder / "summeval")[0]  # two shards, as `datasets` may write them
+    table = pq.read_table(shard)
+    pq.write_table(table.slice(0, 10), shard.with_name("test-00000-of-00002.parquet"))
+    pq.write_table(table.slice(10), shard.with_name("test-00001-of-00002.parquet"))
+    shard.unlink()
+    read = []
+    opened = storage.parquet_buffer
+    monkeypatch.setattr(
+        storage, "parquet_buffer", lambda path, *a: read.append(path) or opened(path, *a)
+    )
+    info = describe_config(folder / "summeval")
+    shards = data_files(folder / "summeval")
+    assert sorted(read) == shards  # each once
+    assert info.num_examples == 28
+    assert info.num_bytes == sum(pq.read_table(shard).nbytes for shard in shards)
+    assert info.features == Features.from_arrow_schema(table.schema)
+    assert info.agreement == rater_agreement([v.prefers for v in p.votes] for p in summeval.pairs)

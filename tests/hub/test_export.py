@@ -301,6 +301,13 @@ def test_a_suite_given_twice_is_refused_as_a_repeat_not_sent_to_rebuild(tmp_path
     assert not out.exists()
 
 
+def test_the_same_suite_object_given_twice_is_refused_as_a_repeat(challenge300_suite, tmp_path):
+    # it was sent to `nnd-suites build --name`, as two suites whose names differ only in case
+    with pytest.raises(NNDError, match=r"^suite 'challenge300' is given twice \(the same tests"):
+        export_suites([challenge300_suite, challenge300_suite], tmp_path / "ds")
+    assert not (tmp_path / "ds").exists()
+
+
 def test_mismatched_schema_is_reported(challenge300_suite, quiz_design_suite, tmp_path):
     folder = tmp_path / "nnd"
     export_suites([challenge300_suite, quiz_design_suite], folder)

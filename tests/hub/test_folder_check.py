@@ -247,10 +247,11 @@ def test_a_folder_of_configs_parses_its_card_once_and_still_sees_an_edit(exporte
     a card of many configs took most of `stats` and `evaluate`'s reading time. Each text is now
     parsed once; a card edited since is parsed anew, and its fault still named."""
     from nnd_suites.hub import card_reading
+    from nnd_suites.infra import reading  # the card's front matter is read and parsed there
 
     parsed = []
-    real_parse, real_card = card_reading.parse_yaml, card_reading.DatasetCard
-    monkeypatch.setattr(card_reading, "parse_yaml", lambda *a: parsed.append(1) or real_parse(*a))
+    real_parse, real_card = reading.parse_yaml, card_reading.DatasetCard
+    monkeypatch.setattr(reading, "parse_yaml", lambda *a: parsed.append(1) or real_parse(*a))
     monkeypatch.setattr(card_reading, "DatasetCard", lambda t: parsed.append(2) or real_card(t))
     assert [s.name for s in resolve_suites(exported)] == ["quiz_design", LOWERCASE]
     assert parsed == [1, 2]  # our bounded parse, then huggingface_hub's: once each, not per config
