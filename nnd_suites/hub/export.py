@@ -18,6 +18,7 @@ from nnd_suites.hub.configs import ConfigInfo, describe_config, read_config
 from nnd_suites.hub.layout import CARD_FILE, CARD_TAG, exported_configs, validate_config_name
 from nnd_suites.hub.remote import check_repo_id
 from nnd_suites.infra.atomic import atomic_write_text, folder_lock, recover_dead_writers
+from nnd_suites.infra.collector import collector_paused
 from nnd_suites.infra.formatting import plural
 from nnd_suites.infra.output_folder import check_output_folder, first_five, shown_name
 from nnd_suites.suite import CANDIDATES_FILE, MANIFEST_FILE, Suite, SuiteManifest
@@ -42,6 +43,7 @@ class ExportResult:
         return [c.name for c in self.configs]
 
 
+@collector_paused()
 def export_suites(
     suites: Iterable[Suite], folder: str | Path, repo_id: str | None = None
 ) -> ExportResult:
