@@ -146,7 +146,7 @@ def build_suite(
         task=cls.metadata.task,
     )
     if out is not None:
-        suite.save(out)
+        suite.save(out, validated=True)  # by from_pairs, just now
     return suite
 
 

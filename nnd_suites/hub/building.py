@@ -39,7 +39,7 @@ def build_suite(
         return building.build_suite(adapter, source, out, name=name, **options)
     check_output_folder(out, "suite")  # before reading the source: a foreign folder costs nothing
     suite = building.build_suite(adapter, source, name=name, **options)
-    _add_config(suite, Path(out))
+    _add_config(suite, Path(out), validated=True)  # built just now
     return suite
 
 
@@ -51,11 +51,12 @@ def save_suite(suite: Suite, out: str | Path) -> Path:
     return _add_config(suite, Path(out))
 
 
-def _add_config(suite: Suite, out: Path) -> Path:
+def _add_config(suite: Suite, out: Path, *, validated: bool = False) -> Path:
     """Write ``suite`` as config ``out`` of the dataset folder ``out.parent`` (which
-    :func:`_joins_dataset_folder` found), under its lock, and rewrite its card."""
+    :func:`_joins_dataset_folder` found), under its lock, and rewrite its card (``validated``:
+    as :meth:`Suite.save`)."""
     with adding_configs(out.parent, [suite.name], leave_out_misnamed=True) as dataset:
-        return dataset.add(suite)
+        return dataset.add(suite, validated=validated)
 
 
 def _joins_dataset_folder(out: Path, name: str) -> bool:
@@ -101,5 +102,5 @@ def build_shipped_suites(
                 yield name, None
                 continue
             suite = building.build_suite(name, skip_malformed=skip_malformed)
-            dataset.add(suite)
+            dataset.add(suite, validated=True)  # built just now
             yield name, suite

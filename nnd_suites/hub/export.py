@@ -71,7 +71,7 @@ def export_suites(
             raise NNDError(f"suite {suite.name!r} is given twice (the same tests); give it once")
     with adding_configs(folder, [s.name for s in suites], repo_id) as dataset:
         for suite in suites:
-            dataset.add(suite)
+            dataset.add(suite, validated=True)  # just now, above
     return ExportResult(
         folder=dataset.folder,
         written=dataset.written,
@@ -95,17 +95,17 @@ class DatasetFolder:
     cleaned: list[str] = field(default_factory=list)  # leftovers of killed writes, removed
     replaced: dict[str, SuiteManifest] = field(default_factory=dict)  # name -> its former manifest
 
-    def add(self, suite: Suite) -> Path:
+    def add(self, suite: Suite, *, validated: bool = False) -> Path:
         """Write ``suite`` as its config (swapped in atomically): the suite's folder as ``build``
         writes it (:mod:`nnd_suites.suite.storage`), under the suite's name; an existing folder
-        is replaced only when it is a config or a suite."""
+        is replaced only when it is a config or a suite. ``validated``: as :meth:`Suite.save`."""
         if suite.name not in self.names:  # the checks ran for these names only
             raise NNDError(f"suite {suite.name!r} is not one of {self.names} this writer checked")
         check_no_placeholders(suite)
         before = former_manifest(self.folder / suite.name)
         if before is not None:
             self.replaced[suite.name] = before
-        path = suite.save(self.folder / suite.name, kind="export-config")
+        path = suite.save(self.folder / suite.name, kind="export-config", validated=validated)
         self.written.append(suite.name)
         return path
 

@@ -252,11 +252,14 @@ class Suite:
 
     # ---------------------------------------------------------------- storage
     @collector_paused()
-    def save(self, folder: str | Path, *, kind: str = "suite") -> Path:
+    def save(self, folder: str | Path, *, kind: str = "suite", validated: bool = False) -> Path:
         """Write the suite folder as a whole; an existing folder is replaced only when it is
         empty or a suite (:mod:`nnd_suites.infra.output_folder`), any other is refused untouched.
-        ``kind`` names the folder in those messages (``export-config`` for an export)."""
-        self.validate()
+        ``kind`` names the folder in those messages (``export-config`` for an export).
+        ``validated``: the caller validated this suite, or made it with :meth:`from_pairs`, just
+        now, and nothing has touched it since (an export, a build): not validated again."""
+        if not validated:
+            self.validate()
         folder = Path(folder)
         with output_folder(folder, kind) as tmp:
             write_suite_files(tmp, self.manifest, self.pairs, self.candidates)
