@@ -43,12 +43,13 @@ def build_suite(
     return suite
 
 
-def save_suite(suite: Suite, out: str | Path) -> Path:
+def save_suite(suite: Suite, out: str | Path, *, validated: bool = False) -> Path:
     """``suite.save(out)``, where an ``out`` named after the suite in a dataset folder is written
-    as one of its configs and the card lists it (``build --out``, ``transform --out``)."""
+    as one of its configs and the card lists it (``build --out``, ``transform --out``);
+    ``validated``: as :meth:`Suite.save`."""
     if not _joins_dataset_folder(Path(out), suite.name):
-        return suite.save(out)
-    return _add_config(suite, Path(out))
+        return suite.save(out, validated=validated)
+    return _add_config(suite, Path(out), validated=validated)
 
 
 def _add_config(suite: Suite, out: Path, *, validated: bool = False) -> Path:

@@ -76,7 +76,8 @@ def run(args: argparse.Namespace) -> int:
         )
     check_output_folder(out, "suite")  # before the work, as build checks its --out
     child = transform_suite(parent, transformation, name=name)
-    save_suite(child, out)  # in a dataset folder (build --all): one of its configs
+    # in a dataset folder (build --all): one of its configs; validated by transform_suite
+    save_suite(child, out, validated=True)
     info = child.manifest.transformation
     assert info is not None
     refused = refused_rewrites(child)
