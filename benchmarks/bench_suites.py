@@ -2,8 +2,10 @@
 suite pays before any model runs.
 
 Per shipped suite (every built-in adapter whose source ships), the median of ``--repeats`` runs
-of ``build_suite(name)``, ``suite.save(folder)`` and ``Suite.load(folder)``, each in this
-process. Then the export folder as it grows: ``--configs`` exports one after the other into one
+of ``build_suite(name)``, ``suite.save(folder)``, ``Suite.load(folder)`` and
+``export_suites([suite], folder)`` (the suite alone in its export folder), each in this process;
+``--profile N`` also prints the N costliest calls of one more run of each (cProfile, cumulative
+time). Then the export folder as it grows: ``--configs`` exports one after the other into one
 folder, each of a 10-pair part of gpt3_summ (each config keeps the suite's 300 annotated
 candidates), printing the time of every fifth export: an export validates every config already in
 the folder under its lock and rewrites the card, whose YAML front matter grows with each config.
@@ -15,6 +17,8 @@ options. Figures depend on the machine and on what else runs on it.
 from __future__ import annotations
 
 import argparse
+import cProfile
+import pstats
 import statistics
 import tempfile
 import time
@@ -36,15 +40,29 @@ def median_seconds(run: Callable[[], object], repeats: int) -> float:
     return statistics.median(times)
 
 
-def bench_suites(names: list[str], repeats: int, scratch: Path) -> None:
-    print(f"{'suite':<18} {'pairs':>7} {'build s':>8} {'save s':>7} {'load s':>7}")
+def profile(label: str, run: Callable[[], object], top: int) -> None:
+    profiler = cProfile.Profile()
+    profiler.runcall(run)
+    print(f"\n--- {label}")
+    pstats.Stats(profiler).sort_stats("cumulative").print_stats(top)
+
+
+def bench_suites(names: list[str], repeats: int, scratch: Path, top: int) -> None:
+    operations = ("build", "save", "load", "export")
+    print(f"{'suite':<18} {'pairs':>7}" + "".join(f" {op + ' s':>8}" for op in operations))
     for name in names:
         suite = build_suite(name)
-        build = median_seconds(lambda name=name: build_suite(name), repeats)
         folder = scratch / "suites" / name
-        save = median_seconds(lambda suite=suite, folder=folder: suite.save(folder), repeats)
-        load = median_seconds(lambda folder=folder: Suite.load(folder), repeats)
-        print(f"{name:<18} {len(suite):>7,} {build:>8.2f} {save:>7.2f} {load:>7.2f}")
+        runs = {
+            "build": lambda name=name: build_suite(name),
+            "save": lambda suite=suite, folder=folder: suite.save(folder),
+            "load": lambda folder=folder: Suite.load(folder),
+            "export": lambda suite=suite, name=name: export_suites([suite], scratch / name),
+        }
+        times = [median_seconds(runs[op], repeats) for op in operations]
+        print(f"{name:<18} {len(suite):>7,}" + "".join(f" {t:>8.2f}" for t in times))
+        for op in operations if top else ():
+            profile(f"{name} {op}", runs[op], top)
 
 
 def bench_exports(whole: Suite, configs: int, scratch: Path) -> None:
@@ -67,6 +85,9 @@ def main() -> None:
     parser.add_argument("--repeats", type=int, default=3, help="runs per figure (median)")
     parser.add_argument("--configs", type=int, default=20, help="exports into one folder")
     parser.add_argument("--suite", action="append", help="only this shipped suite (repeatable)")
+    parser.add_argument(
+        "--profile", type=int, default=0, metavar="N", help="print each run's N costliest calls"
+    )
     args = parser.parse_args()
     names = args.suite or shipped_suites()
     unknown = sorted(set(names) - set(shipped_suites()))
@@ -82,7 +103,7 @@ def main() -> None:
             f"(gpt3_summ has {len(whole)} pairs, 10 per config)"
         )
     with tempfile.TemporaryDirectory() as scratch:
-        bench_suites(names, args.repeats, Path(scratch))
+        bench_suites(names, args.repeats, Path(scratch), args.profile)
         bench_exports(whole, args.configs, Path(scratch))
 
 

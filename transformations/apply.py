@@ -23,6 +23,7 @@ import warnings
 from collections.abc import Callable
 
 from nnd_suites.errors import ArgumentError, NNDError
+from nnd_suites.infra.collector import collector_paused
 from nnd_suites.records.conversation import rewrite_turns
 from nnd_suites.records.pairs import Pair, is_degenerate
 from nnd_suites.records.templates import conversation_fields
@@ -77,6 +78,7 @@ class _Rewriter:
         return new
 
 
+@collector_paused()
 def transform_suite(suite: Suite, spec: str | Transformation, *, name: str | None = None) -> Suite:
     """Return the child suite of ``suite`` under the transformation ``spec``, named ``name``
     (default: :func:`child_suite_name`).

@@ -18,6 +18,7 @@ from nnd_suites.builder.judged_pairs import suite_candidates
 from nnd_suites.builder.pairs import build_pairs
 from nnd_suites.builder.result import BuildResult
 from nnd_suites.errors import NNDError, SourceFormatError
+from nnd_suites.infra.collector import collector_paused
 from nnd_suites.infra.output_folder import check_output_folder
 from nnd_suites.infra.reading import sha256_file
 from nnd_suites.quality_map import QualityMap
@@ -43,6 +44,7 @@ from nnd_suites.suite import (
 from nnd_suites.suite.manifest import check_config_name
 
 
+@collector_paused()
 def build_suite(
     adapter: str | Adapter,
     source: str | Path | None = None,
@@ -144,7 +146,7 @@ def build_suite(
         task=cls.metadata.task,
     )
     if out is not None:
-        suite.save(out)
+        suite.save(out, validated=True)  # by from_pairs, just now
     return suite
 
 

@@ -135,7 +135,7 @@ def build_catalogue(
                 yield CatalogueBuild(entry, None, how_to_get(entry, folder, others=others))
                 continue
             suite = build_entry(entry, source)
-            dataset.add(suite)
+            dataset.add(suite, validated=True)  # built just now
             yield CatalogueBuild(entry, suite)
 
 

@@ -39,7 +39,7 @@ def build_suite(
     # out is checked (a dataset folder locked) before the source is read: a refusal costs nothing
     with claimed_suite_folder(out, suite_name) as folder:
         suite = building.build_suite(adapter, source, name=name, **options)
-        folder.add(suite)
+        folder.add(suite, validated=True)  # built just now
     return suite
 
 
@@ -49,8 +49,8 @@ class SuiteFolder:
 
     path: Path
 
-    def add(self, suite: Suite) -> Path:
-        return suite.save(self.path)
+    def add(self, suite: Suite, *, validated: bool = False) -> Path:
+        return suite.save(self.path, validated=validated)
 
 
 @contextlib.contextmanager
@@ -99,5 +99,5 @@ def build_shipped_suites(parent: str | Path, **options: Any) -> Iterator[tuple[s
                 yield name, None
                 continue
             suite = building.build_suite(name, **options)
-            dataset.add(suite)
+            dataset.add(suite, validated=True)  # built just now
             yield name, suite

@@ -19,6 +19,7 @@ from nnd_suites.hub.configs import ConfigInfo, describe_config, read_config
 from nnd_suites.hub.layout import CARD_FILE, CARD_TAG, exported_configs, validate_config_name
 from nnd_suites.hub.remote import check_repo_id
 from nnd_suites.infra.atomic import atomic_write_text, folder_lock
+from nnd_suites.infra.collector import collector_paused
 from nnd_suites.infra.formatting import plural
 from nnd_suites.infra.output_folder import check_output_folder, first_five, shown_name
 from nnd_suites.suite import CANDIDATES_FILE, MANIFEST_FILE, Suite, SuiteManifest
@@ -43,6 +44,7 @@ class ExportResult:
         return [c.name for c in self.configs]
 
 
+@collector_paused()
 def export_suites(
     suites: Iterable[Suite], folder: str | Path, repo_id: str | None = None
 ) -> ExportResult:
@@ -71,7 +73,7 @@ def export_suites(
         firsts.setdefault(suite.name, suite)
     with adding_configs(folder, [s.name for s in suites], repo_id) as dataset:
         for suite in suites:
-            dataset.add(suite)
+            dataset.add(suite, validated=True)  # just now, above
     return ExportResult(
         folder=dataset.folder,
         written=dataset.written,
@@ -119,17 +121,17 @@ class DatasetFolder:
             check_unique(there, "config", f"; {move_out(folder, twins[0])} first")
         check_unique(there, "config")
 
-    def add(self, suite: Suite) -> Path:
+    def add(self, suite: Suite, *, validated: bool = False) -> Path:
         """Write ``suite`` as its config (swapped in atomically): the suite's folder as ``build``
         writes it (:mod:`nnd_suites.suite.storage`), under the suite's name; an existing folder
-        is replaced only when it is a config or a suite."""
+        is replaced only when it is a config or a suite. ``validated``: as :meth:`Suite.save`."""
         if suite.name not in self.names:  # the checks ran for these names only
             raise NNDError(f"suite {suite.name!r} is not one of {self.names} this writer checked")
         check_no_placeholders(suite)
         before = former_manifest(self.folder / suite.name)
         if before is not None:
             self.replaced[suite.name] = before
-        path = suite.save(self.folder / suite.name, kind="export-config")
+        path = suite.save(self.folder / suite.name, kind="export-config", validated=validated)
         self.written.append(suite.name)
         return path
 

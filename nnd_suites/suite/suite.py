@@ -23,6 +23,7 @@ import pyarrow as pa
 
 from nnd_suites import __version__
 from nnd_suites.errors import SuiteValidationError, TemplateError
+from nnd_suites.infra.collector import collector_paused
 from nnd_suites.infra.formatting import count
 from nnd_suites.infra.output_folder import output_folder
 from nnd_suites.records.pairs import Pair, is_degenerate
@@ -85,6 +86,7 @@ class Suite:
 
     # ---------------------------------------------------------- constructors
     @classmethod
+    @collector_paused()
     def from_pairs(
         cls,
         pairs: list[Pair],
@@ -249,17 +251,22 @@ class Suite:
         return []
 
     # ---------------------------------------------------------------- storage
-    def save(self, folder: str | Path, *, kind: str = "suite") -> Path:
+    @collector_paused()
+    def save(self, folder: str | Path, *, kind: str = "suite", validated: bool = False) -> Path:
         """Write the suite folder as a whole; an existing folder is replaced only when it is
         empty or a suite (:mod:`nnd_suites.infra.output_folder`), any other is refused untouched.
-        ``kind`` names the folder in those messages (``export-config`` for an export)."""
-        self.validate()
+        ``kind`` names the folder in those messages (``export-config`` for an export).
+        ``validated``: the caller validated this suite, or made it with :meth:`from_pairs`, just
+        now, and nothing has touched it since (an export, a build): not validated again."""
+        if not validated:
+            self.validate()
         folder = Path(folder)
         with output_folder(folder, kind) as tmp:
             write_suite_files(tmp, self.manifest, self.pairs, self.candidates)
         return folder
 
     @classmethod
+    @collector_paused()
     def load(cls, folder: str | Path) -> Suite:
         """The validated suite of a folder that `build` or `export` wrote, in any release."""
         suite = cls(*read_suite_files(Path(folder)))

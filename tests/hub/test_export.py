@@ -9,6 +9,7 @@ import datasets
 import pyarrow.parquet as pq
 import pytest
 import yaml
+from collections_watch import collections_during
 from datasets.info import DatasetInfosDict
 from huggingface_hub import DatasetCard
 
@@ -19,6 +20,7 @@ from nnd_suites.hub import export_suites, suite_features
 from nnd_suites.hub.export import adding_configs
 from nnd_suites.hub.layout import CARD_FILE
 from nnd_suites.suite import DATA_FILE
+from nnd_suites.suite import manifest as suite_manifest
 
 #: Built-in adapters that ship their source: the round trip covers every one of them.
 SHIPPED = [n for n in ADAPTERS.names() if ADAPTERS.get(n).default_source_path() is not None]
@@ -497,3 +499,35 @@ def test_a_suite_still_holding_the_scaffolds_todo_is_not_exported(
     assert load_suite(str(tmp_path / "cat" / "quiz_design")).name == "quiz_design"
     # a word that merely contains it is no placeholder
     assert _with_placeholders(quiz_design_suite, task="TODOS, a task").manifest.placeholders() == []
+
+
+@pytest.mark.parametrize("operation", ["build", "export"])
+def test_building_or_exporting_sets_off_no_garbage_collection(
+    quiz_design_suite, tmp_path, operation
+):
+    """As a suite's save and load (tests/suite/test_suite_io.py): a build of quiz_design made 66
+    collections, an export of wmt_mqm 322, each walking every object the process held."""
+    run = {
+        "build": lambda: build_suite("quiz_design", out=tmp_path / "quiz_design"),
+        "export": lambda: export_suites([quiz_design_suite], tmp_path / "export"),
+    }
+    assert len(collections_during(run[operation])) <= 1
+
+
+@pytest.mark.parametrize("operation", ["build", "export"])
+def test_a_suite_is_hashed_once_per_build_or_export(
+    quiz_design_suite, tmp_path, monkeypatch, operation
+):
+    """An export validated each suite, then its save validated it again, and a build with an
+    out folder hashed the suite it had just sealed again to save it: every pair and candidate
+    was serialised and hashed twice. Once now (pairs and candidates: two hashes)."""
+    hashed, rows_hash = [], suite_manifest.rows_hash
+    monkeypatch.setattr(
+        suite_manifest, "rows_hash", lambda rows: hashed.append(1) or rows_hash(rows)
+    )
+    run = {
+        "build": lambda: build_suite("quiz_design", out=tmp_path / "quiz_design"),
+        "export": lambda: export_suites([quiz_design_suite], tmp_path / "export"),
+    }
+    run[operation]()
+    assert len(hashed) == 2

@@ -7,11 +7,13 @@ import random
 import re
 
 import pytest
+from collections_watch import collections_during
 
 from nnd_suites import Suite, build_suite
 from nnd_suites.builder.adapter import get_adapter
 from nnd_suites.cli import main
 from nnd_suites.errors import NNDError, ParameterError
+from nnd_suites.suite import manifest as suite_manifest
 from nnd_suites.transformations import (
     is_degenerate,
     make_transformation,
@@ -170,6 +172,22 @@ def test_transform_command(tmp_path, capsys, monkeypatch):
     assert record["parent_suite"] == "quiz_design.lowercase" and record["seed"] == 2
     assert record["out"] == "suites/quiz_design.lowercase.typos-seed2"
     assert Suite.load(record["out"]).manifest.transformation.changed == record["changed"]
+
+
+def test_transform_hashes_the_child_once_and_sets_off_no_garbage_collection(
+    quiz_design_suite, tmp_path, monkeypatch
+):
+    """`transform --out` validated the child transform_suite had just made and sealed again to
+    save it (its pairs and candidates hashed twice), and made its pairs with Python's cyclic
+    collector walking every object the process held (40 collections on quiz_design)."""
+    assert len(collections_during(lambda: transform_suite(quiz_design_suite, "lowercase"))) <= 1
+    hashed, rows_hash = [], suite_manifest.rows_hash
+    monkeypatch.setattr(
+        suite_manifest, "rows_hash", lambda rows: hashed.append(1) or rows_hash(rows)
+    )
+    out = str(tmp_path / "qd_lower")
+    assert main(["transform", "quiz_design", "--transform", "lowercase", "--out", out]) == 0
+    assert len(hashed) == 4  # the parent as it is (resealed), then the child: pairs, candidates
 
 
 def test_transform_command_bad_spec(tmp_path, capsys):

@@ -79,7 +79,7 @@ def run(args: argparse.Namespace) -> int:
     with claimed_suite_folder(out, name) as folder:
         child = transform_suite(parent, transformation, name=name)
         before = former_manifest(out)  # a config it replaces is named, as export names it
-        folder.add(child)
+        folder.add(child, validated=True)  # validated by transform_suite
     info = child.manifest.transformation
     assert info is not None
     refused = refused_rewrites(child)
