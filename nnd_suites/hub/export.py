@@ -16,7 +16,15 @@ from nnd_suites.errors import NNDError, OutputFolderError, SuiteValidationError
 from nnd_suites.hub.card import build_card
 from nnd_suites.hub.card_reading import card_config_names, card_has_tag, unreadable_card
 from nnd_suites.hub.configs import ConfigInfo, describe_config, read_config
-from nnd_suites.hub.layout import CARD_FILE, CARD_TAG, exported_configs, validate_config_name
+from nnd_suites.hub.layout import (
+    CARD_FILE,
+    CARD_TAG,
+    case_twins,
+    check_unique,
+    exported_configs,
+    move_out,
+    validate_config_name,
+)
 from nnd_suites.hub.remote import check_repo_id
 from nnd_suites.infra.atomic import atomic_write_text, folder_lock
 from nnd_suites.infra.collector import collector_paused
@@ -302,38 +310,6 @@ def check_no_placeholders(suite: Suite) -> None:
         f"wrote, and a dataset folder is published as it is; the suite was not written: fill in "
         f"{' and '.join(to_fill)}, then build the suite again"
     )
-
-
-def case_twins(names: list[str]) -> tuple[str, str] | None:
-    """The first two of ``names`` that differ only in case (None: there are none)."""
-    seen: dict[str, str] = {}
-    for name in names:
-        if name.lower() in seen:
-            return seen[name.lower()], name
-        seen[name.lower()] = name
-    return None
-
-
-def move_out(folder: Path, name: str) -> str:
-    """What parts ``folder`` from its config ``name``, one of two differing only in case."""
-    return (
-        f"move {folder / name} out of {folder} (to keep its suite in the folder, build or "
-        "transform it again with --name and a name of its own)"
-    )
-
-
-def check_unique(
-    names: list[str], what: str, fix: str = "; rebuild one with `nnd-suites build --name`"
-) -> None:
-    """Refuse two of ``names`` that differ only in case: their folders collide on Windows and
-    macOS file systems, and on the Hub (the error ends with ``fix``)."""
-    twins = case_twins(names)
-    if twins is not None:
-        raise NNDError(
-            f"two {what}s named {twins[0]!r} and {twins[1]!r}: config names "
-            "must differ (ignoring case: they collide on case-insensitive file systems and "
-            f"on the Hub){fix}"
-        )
 
 
 def is_nnd_card(card_path: Path) -> bool:

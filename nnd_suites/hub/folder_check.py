@@ -25,17 +25,21 @@ from nnd_suites.hub.card import card_data
 from nnd_suites.hub.card_reading import card_config_names, load_card
 from nnd_suites.hub.configs import ConfigInfo, describe_config, republish
 from nnd_suites.hub.export import (
-    case_twins,
     check_card_is_ours,
-    check_unique,
     holds_nnd_card,
     misnamed_suites,
-    move_out,
     present_configs,
     standalone_metadata,
     validated_config,
 )
-from nnd_suites.hub.layout import CARD_FILE, CARD_TAG, exported_configs
+from nnd_suites.hub.layout import (
+    CARD_FILE,
+    CARD_TAG,
+    case_twins,
+    check_unique,
+    exported_configs,
+    move_out,
+)
 
 #: the card's metadata fields `load_dataset` reads, and what each one says about a config
 CONFIGS_FIELD, INFOS_FIELD = "configs", "dataset_info"

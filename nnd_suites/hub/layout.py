@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from nnd_suites.errors import NNDError
 from nnd_suites.suite.manifest import RESERVED_NAMES, check_config_name, config_name_problem
 from nnd_suites.suite.storage import data_files, has_manifest
 
@@ -58,3 +59,35 @@ def exported_configs(folder: Path) -> list[str]:
         for p in folder.iterdir()
         if p.is_dir() and is_config_name(p.name) and is_exported_config(p)
     )
+
+
+def case_twins(names: list[str]) -> tuple[str, str] | None:
+    """The first two of ``names`` that differ only in case (None: there are none)."""
+    seen: dict[str, str] = {}
+    for name in names:
+        if name.lower() in seen:
+            return seen[name.lower()], name
+        seen[name.lower()] = name
+    return None
+
+
+def move_out(folder: Path, name: str) -> str:
+    """What parts ``folder`` from its config ``name``, one of two differing only in case."""
+    return (
+        f"move {folder / name} out of {folder} (to keep its suite in the folder, build or "
+        "transform it again with --name and a name of its own)"
+    )
+
+
+def check_unique(
+    names: list[str], what: str, fix: str = "; rebuild one with `nnd-suites build --name`"
+) -> None:
+    """Refuse two of ``names`` that differ only in case: their folders collide on Windows and
+    macOS file systems, and on the Hub (the error ends with ``fix``)."""
+    twins = case_twins(names)
+    if twins is not None:
+        raise NNDError(
+            f"two {what}s named {twins[0]!r} and {twins[1]!r}: config names "
+            "must differ (ignoring case: they collide on case-insensitive file systems and "
+            f"on the Hub){fix}"
+        )
