@@ -19,6 +19,7 @@ from nnd_suites.hub.configs import ConfigInfo, describe_config, read_config
 from nnd_suites.hub.layout import (
     CARD_FILE,
     CARD_TAG,
+    REBUILD_ONE,
     case_twins,
     check_unique,
     exported_configs,
@@ -124,10 +125,10 @@ class DatasetFolder:
             if n not in self.names and n not in misnamed
         ]
         there = [c.name for c in self.kept] + self.names
-        twins = case_twins(there)
+        fix, twins = REBUILD_ONE, case_twins(there)
         if twins is not None and (folder / twins[1]).is_dir():  # a rebuild would leave both
-            check_unique(there, "config", f"; {move_out(folder, twins[0])} first")
-        check_unique(there, "config")
+            fix = f"; {move_out(folder, twins[0])} first"
+        check_unique(there, "config", fix)
 
     def add(self, suite: Suite, *, validated: bool = False) -> Path:
         """Write ``suite`` as its config (swapped in atomically): the suite's folder as ``build``

@@ -79,9 +79,11 @@ def move_out(folder: Path, name: str) -> str:
     )
 
 
-def check_unique(
-    names: list[str], what: str, fix: str = "; rebuild one with `nnd-suites build --name`"
-) -> None:
+#: what :func:`check_unique` says to do by default
+REBUILD_ONE = "; rebuild one with `nnd-suites build --name`"
+
+
+def check_unique(names: list[str], what: str, fix: str = REBUILD_ONE) -> None:
     """Refuse two of ``names`` that differ only in case: their folders collide on Windows and
     macOS file systems, and on the Hub (the error ends with ``fix``)."""
     twins = case_twins(names)
