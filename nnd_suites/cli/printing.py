@@ -4,6 +4,7 @@ and a source can hold terminal escape sequences: every line passes through
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 from typing import IO, TYPE_CHECKING
 
@@ -12,6 +13,7 @@ from nnd_suites.infra.formatting import count, plural, rate_with_interval
 
 if TYPE_CHECKING:
     from nnd_suites.statistics.outcomes import Rate
+    from nnd_suites.suite import SuiteManifest
 
 #: why a test is left out of a pass rate (the one outcome rule's two kinds)
 LEFT_OUT_WHY = {
@@ -55,3 +57,22 @@ def say_cleaned(folder: Path, removed: list[str]) -> None:
     """Name what killed writes had left in ``folder`` and a command removed (nothing if none)."""
     if removed:
         say(f"removed what killed nnd-suites writes left in {folder}: {', '.join(removed)}")
+
+
+def say_not_publishable(manifest: SuiteManifest) -> None:
+    """Say why ``export`` and ``publish`` would refuse a suite that is valid (``build`` and
+    ``validate`` say it now, not at the end of the work): metadata that still holds the TODO of
+    ``new-adapter``, or guesses its adapter's files still mark ``# CHECK``."""
+    # lazy: it reads the adapter's files and quality maps, which --help and list do not need
+    from nnd_suites.declarative.notes import built_from_guesses
+
+    placeholders = manifest.placeholders()
+    if placeholders:
+        say(
+            f"note: its {', '.join(placeholders)} still "
+            f"{'hold' if len(placeholders) > 1 else 'holds'} the TODO of `nnd-suites "
+            "new-adapter`: export and publish refuse the suite until that is filled in"
+        )
+    guesses = built_from_guesses(manifest, lines=True)
+    if guesses:  # not an error: building to look at the result is how one decides
+        say(f"warning: {guesses}", file=sys.stderr)

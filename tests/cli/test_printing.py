@@ -119,3 +119,15 @@ def test_chat_prompts_prints_a_command_that_pastes_into_a_shell(
     words = _pasted(line, "score it with:")
     assert words[words.index("--suite") + 1] == str(out)
     assert words[words.index("--model") + 1] == str(model)
+
+
+def test_validate_says_a_valid_suite_still_holding_the_scaffolds_todo_is_not_publishable(
+    quiz_design_suite, tmp_path, capsys
+):
+    # valid (its hash covers the TODO), but export and publish refuse it: validate said nothing
+    todo = quiz_design_suite.derive(quiz_design_suite.pairs, license="TODO", citation="TODO: x")
+    todo.save(tmp_path / "qd")
+    assert main(["validate", str(tmp_path / "qd")]) == 0
+    out = capsys.readouterr().out
+    assert "valid suite 'quiz_design'" in out
+    assert "note: its license, citation still hold the TODO of `nnd-suites new-adapter`" in out

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import sys
 from pathlib import Path
 
 from nnd_suites.builder.budget import DEFAULT_MAX_PAIRS, DEFAULT_MAX_PAIRS_PER_GROUP
@@ -11,7 +10,7 @@ from nnd_suites.cli.commands.stats import print_stats
 from nnd_suites.cli.dataset_cards import formers, say_card, say_card_of, wrote
 from nnd_suites.cli.options import suite_name
 from nnd_suites.cli.parser import Commands
-from nnd_suites.cli.printing import say
+from nnd_suites.cli.printing import say, say_not_publishable
 from nnd_suites.errors import NNDError
 from nnd_suites.infra.formatting import plural
 from nnd_suites.infra.key_values import parse_key_values
@@ -115,7 +114,6 @@ def run(args: argparse.Namespace) -> int:
         return build_all(args.out or Path("suites"), skip_malformed=args.skip_malformed, **budget)
     out = args.out or Path("suites") / (args.adapter if args.name is None else args.name)
     # the Hub layer (datasets) loads only for a build: not at every CLI start
-    from nnd_suites.declarative.notes import built_from_guesses
     from nnd_suites.hub.building import build_suite
     from nnd_suites.hub.export import former_manifest
 
@@ -134,16 +132,7 @@ def run(args: argparse.Namespace) -> int:
     )
     wrote(out, plural(len(suite), "pair"), before, suite.manifest)
     print_stats(suite.stats())
-    placeholders = suite.manifest.placeholders()
-    if placeholders:  # export and publish refuse it: say so now, not at the end of the work
-        say(
-            f"note: its {', '.join(placeholders)} still "
-            f"{'hold' if len(placeholders) > 1 else 'holds'} the TODO of `nnd-suites "
-            "new-adapter`: export and publish refuse the suite until that is filled in"
-        )
-    guesses = built_from_guesses(suite.manifest, lines=True)
-    if guesses:  # not an error: building to look at the result is how one decides
-        say(f"warning: {guesses}", file=sys.stderr)
+    say_not_publishable(suite.manifest)
     say_card_of(out, suite.name)
     return 0
 

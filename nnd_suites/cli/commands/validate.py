@@ -5,13 +5,12 @@ metadata that `datasets.load_dataset` follows (:mod:`nnd_suites.hub.folder_check
 from __future__ import annotations
 
 import argparse
-import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from nnd_suites.cli.options import SUITE_HELP
 from nnd_suites.cli.parser import Commands
-from nnd_suites.cli.printing import say, say_cleaned
+from nnd_suites.cli.printing import say, say_cleaned, say_not_publishable
 from nnd_suites.infra.atomic import recover_dead_writers
 from nnd_suites.infra.formatting import plural
 
@@ -91,13 +90,8 @@ def _validate_export_folder(folder: Path) -> int:
 
 
 def _say_valid(spec: str, suite: Suite) -> None:
-    # lazy: it reads quality maps, which --help and list do not need
-    from nnd_suites.declarative.notes import built_from_guesses
-
     say(
         f"{spec}: valid suite {suite.name!r}, {plural(len(suite), 'pair')}, "
         f"content hash {suite.manifest.content_hash[:12]}"
     )
-    guesses = built_from_guesses(suite.manifest, lines=True)
-    if guesses:  # valid, but not yet to be published: as export and publish say
-        say(f"warning: {guesses}", file=sys.stderr)
+    say_not_publishable(suite.manifest)  # valid, but not yet to be published
