@@ -157,6 +157,16 @@ def _fetch_other_configs(
         if name in CONFIG_FILES or fnmatch.fnmatch(name, DATA_GLOB)
     }
     others = sorted(configs - set(written) - present)
+    ours = {name.lower(): name for name in present}
+    twin = next((name for name in others if name.lower() in ours), None)
+    if twin is not None:  # fetched beside it, it would be a second config of the same name
+        raise NNDError(
+            f"cannot publish to {repo_id}: its config {twin!r} and config "
+            f"{ours[twin.lower()]!r} of this publish differ only in case (config names must "
+            "differ ignoring case: they collide on case-insensitive file systems); publish the "
+            "suite under another name (build or transform it again with --name), give suite "
+            f"{twin!r} to this publish instead, or delete {twin}/ from the repository first"
+        )
     if not others and CARD_FILE not in remote:
         return
     # fetched beside the staging folder, not into it: a card that is not ours must not replace

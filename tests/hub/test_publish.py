@@ -516,3 +516,21 @@ def test_a_damaged_config_in_the_repository_is_named_never_dropped_from_the_card
     shutil.copy(hub.root / "challenge300" / DATA_FILE, hub.root / "other" / DATA_FILE)
     assert main(["publish", "quiz_design", "--repo", "org/nnd"]) == 0
     assert (hub.root / "other" / DATA_FILE).is_file()
+
+
+def test_a_config_of_the_repository_differing_only_in_case_is_named_with_hub_advice(
+    hub, quiz_design_suite, capsys
+):
+    # the repository holds 'quiz_design'; a suite published as 'Quiz_Design' would be a second
+    # folder there (one on a case-insensitive file system or a Hub download): refused, but with
+    # the advice for a local folder ("rebuild one"), which cannot reach the repository's config
+    publish_suites([quiz_design_suite], "org/nnd")
+    renamed = quiz_design_suite.derive(quiz_design_suite.pairs, name="Quiz_Design")
+    with pytest.raises(NNDError) as refused:
+        publish_suites([renamed], "org/nnd")
+    message = str(refused.value)
+    assert "cannot publish to org/nnd" in message and "'quiz_design'" in message
+    assert "Quiz_Design" in message and "differ" in message
+    assert "delete quiz_design/ from the repository" in message and "--name" in message
+    assert "snapshot_download" not in _methods(hub)[4:]  # refused before fetching anything
+    assert _methods(hub).count("upload_folder") == 1
