@@ -19,11 +19,9 @@ from nnd_suites.hub.configs import ConfigInfo, describe_config, read_config
 from nnd_suites.hub.layout import (
     CARD_FILE,
     CARD_TAG,
-    REBUILD_ONE,
-    case_twins,
+    check_configs_unique,
     check_unique,
     exported_configs,
-    move_out,
     validate_config_name,
 )
 from nnd_suites.hub.remote import check_repo_id
@@ -124,11 +122,7 @@ class DatasetFolder:
             for n in present_configs(folder)
             if n not in self.names and n not in misnamed
         ]
-        there = [c.name for c in self.kept] + self.names
-        fix, twins = REBUILD_ONE, case_twins(there)
-        if twins is not None and (folder / twins[1]).is_dir():  # a rebuild would leave both
-            fix = f"; {move_out(folder, twins[0])} first"
-        check_unique(there, "config", fix)
+        check_configs_unique(folder, [c.name for c in self.kept] + self.names)
 
     def add(self, suite: Suite, *, validated: bool = False) -> Path:
         """Write ``suite`` as its config (swapped in atomically): the suite's folder as ``build``
@@ -265,7 +259,7 @@ def refresh_card(folder: str | Path, repo_id: str | None = None) -> list[ConfigI
     with folder_lock(folder):
         check_only_suites_without_card(folder, [])
         configs = [validated_config(folder / name) for name in present_configs(folder)]
-        check_unique([c.name for c in configs], "config")
+        check_configs_unique(folder, [c.name for c in configs])
         if not configs:
             raise NNDError(f"{folder}: no exported suite config to describe")
         atomic_write_text(folder / CARD_FILE, build_card(configs, repo_id))

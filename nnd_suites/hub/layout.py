@@ -93,3 +93,12 @@ def check_unique(names: list[str], what: str, fix: str = REBUILD_ONE) -> None:
             "must differ (ignoring case: they collide on case-insensitive file systems and "
             f"on the Hub){fix}"
         )
+
+
+def check_configs_unique(folder: Path, names: list[str]) -> None:
+    """:func:`check_unique` for configs ``names`` of ``folder``: where the folders of both are
+    there, a rebuild would leave both, so the advice is to move one out first."""
+    fix, twins = REBUILD_ONE, case_twins(names)
+    if twins is not None and (folder / twins[1]).is_dir():
+        fix = f"; {move_out(folder, twins[0])} first"
+    check_unique(names, "config", fix)

@@ -17,7 +17,7 @@ from nnd_suites import NNDError, Suite, SuiteValidationError, build_suite, load_
 from nnd_suites.builder.adapter import ADAPTERS
 from nnd_suites.cli import main
 from nnd_suites.hub import export_suites, suite_features
-from nnd_suites.hub.export import adding_configs
+from nnd_suites.hub.export import adding_configs, refresh_card
 from nnd_suites.hub.layout import CARD_FILE
 from nnd_suites.suite import DATA_FILE
 from nnd_suites.suite import manifest as suite_manifest
@@ -291,6 +291,18 @@ def test_config_names_must_differ_ignoring_case(challenge300_suite, tmp_path):
     export_suites([challenge300_suite], tmp_path)
     with pytest.raises(NNDError, match="'challenge300' and 'Challenge300'"):
         export_suites([_renamed(challenge300_suite, "Challenge300")], tmp_path)
+
+
+def test_a_card_refreshed_over_two_config_folders_differing_in_case_says_move_one_out(
+    challenge300_suite, tmp_path
+):
+    # both folders are there (copied in by hand): "rebuild one with --name" would leave both
+    export_suites([challenge300_suite], tmp_path)
+    export_suites([_renamed(challenge300_suite, "Challenge300")], tmp_path / "other")
+    shutil.copytree(tmp_path / "other" / "Challenge300", tmp_path / "Challenge300")
+    with pytest.raises(NNDError, match="'Challenge300' and 'challenge300'") as refused:
+        refresh_card(tmp_path)
+    assert f"move {tmp_path / 'Challenge300'} out of {tmp_path}" in str(refused.value)
 
 
 def test_a_suite_given_twice_is_refused_as_a_repeat_not_sent_to_rebuild(tmp_path, capsys):
