@@ -8,8 +8,15 @@ the pair builder, suite validation, evaluators and the ``whitespace`` transforma
 
 The rule, named by :data:`TEXT_EQUIVALENCE` in every suite manifest built with it: Unicode NFC;
 format characters (category Cf: zero-width and bidirectional controls, the byte-order mark, soft
-hyphens) and control characters other than whitespace (category Cc: NUL, ESC) dropped; every run
-of whitespace (``str.split``: Unicode spaces and line breaks) one space; both ends stripped.
+hyphens) other than the zero-width non-joiner and joiner (U+200C, U+200D), and control characters
+other than whitespace (category Cc: NUL, ESC) dropped; every run of whitespace (``str.split``:
+Unicode spaces and line breaks) one space; both ends stripped; a text left with nothing but
+joiners and spaces is empty. The joiners are kept because they are written, not invisible: they
+are how Persian and Indic words and emoji sequences (woman + ZWJ + laptop) are spelt, and a word
+with one renders differently from the word without it. Alone they join nothing and show nothing.
+
+Suites built before, under :data:`JOINERS_DROPPED` (the joiners dropped too), are validated by
+``nnd_suites.suite`` against both rules.
 """
 
 from __future__ import annotations
@@ -18,7 +25,11 @@ import functools
 import unicodedata
 
 #: the name of the rule below, recorded in suite manifests (``text_equivalence``)
-TEXT_EQUIVALENCE = "nfc+drop-cf-cc+collapse-whitespace"
+TEXT_EQUIVALENCE = "nfc+drop-cf-cc-but-joiners+collapse-whitespace"
+#: the rule of suites built before the joiners were kept: the same, the joiners dropped too
+JOINERS_DROPPED = "nfc+drop-cf-cc+collapse-whitespace"
+#: the zero-width non-joiner and joiner, the two format characters the rule keeps
+JOINERS = "\u200c\u200d"
 
 
 class _Invisible(dict):
@@ -58,17 +69,31 @@ def equivalence_key(text: str) -> str:
     return _remembered_key(text)
 
 
-def _equivalence_key(text: str) -> str:
+def _equivalence_key(text: str, *, keep_joiners: bool = True) -> str:
     # Whitespace collapsed first: the characters dropped are never whitespace, so the order
     # changes nothing, and a collapsed text that is all printable (no Cf, no Cc: the usual
     # case) has nothing to drop, which ``isprintable`` tells in C, far faster than translate.
+    # The joiners are Cf, so a text holding one takes the slow way.
     collapsed = " ".join(unicodedata.normalize("NFC", text).split())
     if collapsed.isprintable():
         return collapsed
-    return " ".join(drop_invisible(collapsed).split())
+    kept = " ".join(drop_invisible(collapsed, keep_joiners=keep_joiners).split())
+    return kept if kept.strip(" " + JOINERS) else ""
 
 
 _remembered_key = functools.lru_cache(maxsize=1 << 14)(_equivalence_key)
+
+
+def joiners_dropped_key(text: str) -> str:
+    """The key of :data:`JOINERS_DROPPED`, the rule of older suites (not remembered: only texts
+    holding a joiner, in suites built under it, are asked for it)."""
+    return _equivalence_key(text, keep_joiners=False)
+
+
+def has_joiner(text: str) -> bool:
+    """Whether ``text`` holds a zero-width non-joiner or joiner, the only texts on which
+    :data:`TEXT_EQUIVALENCE` and :data:`JOINERS_DROPPED` can disagree."""
+    return JOINERS[0] in text or JOINERS[1] in text
 
 
 def same_text(first: str, second: str) -> bool:

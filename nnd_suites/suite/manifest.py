@@ -200,8 +200,10 @@ class SuiteManifest(StrictModel):
     text_equivalence: str | None = Field(
         None,
         description="the rule deciding when two texts are the same (conflicts, degenerate "
-        "tests) and a text is empty (nnd_suites.records.texts.TEXT_EQUIVALENCE); absent from "
-        "suites built before format 2.2, which compared texts as exact strings",
+        "tests) and a text is empty (nnd_suites.records.texts.TEXT_EQUIVALENCE); "
+        "nfc+drop-cf-cc+collapse-whitespace in suites built before zero-width joiners were kept, "
+        "which load while the two rules agree on their texts (nnd_suites.suite.text_rule); "
+        "absent from suites built before format 2.2, which compared texts as exact strings",
     )
     margin_kind: MarginKind | None = Field(
         None,

@@ -28,7 +28,7 @@ from nnd_suites.infra.formatting import count
 from nnd_suites.infra.output_folder import output_folder
 from nnd_suites.records.pairs import Pair, is_degenerate
 from nnd_suites.records.templates import check_template
-from nnd_suites.records.texts import is_blank
+from nnd_suites.records.texts import TEXT_EQUIVALENCE, is_blank
 from nnd_suites.suite.candidates import SuiteCandidate
 from nnd_suites.suite.manifest import (
     BuildCounts,
@@ -38,6 +38,7 @@ from nnd_suites.suite.manifest import (
 )
 from nnd_suites.suite.storage import read_suite_files, suite_features, write_suite_files
 from nnd_suites.suite.table import pair_rows, pairs_arrow_schema
+from nnd_suites.suite.text_rule import text_rule_problem
 
 if TYPE_CHECKING:
     import datasets
@@ -116,7 +117,8 @@ class Suite:
         the build counts and the annotated candidates kept, the rest recomputed by
         :meth:`from_pairs`."""
         fields = self.manifest.model_dump(exclude=set(COMPUTED))
-        fields.update(updates)
+        # its counts are this release's, under this release's rule
+        fields.update(text_equivalence=TEXT_EQUIVALENCE, **updates)
         build = BuildCounts(
             **self.manifest.counts.model_dump(include=set(BuildCounts.model_fields))
         )
@@ -203,6 +205,10 @@ class Suite:
 
     def _invariant_problems(self) -> list[str]:
         manifest, problems = self.manifest, self._test_problems()
+        # judged under another rule, every count below would read as a fault of the suite
+        rule_problem = text_rule_problem(manifest.text_equivalence, self.pairs, self.candidates)
+        if rule_problem:
+            return [*problems, rule_problem]
         fields = set(manifest.context_fields)
         unknown = sorted(set(manifest.optional_context_fields) - fields)
         if unknown:

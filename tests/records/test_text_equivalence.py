@@ -19,6 +19,7 @@ from nnd_suites.records.texts import (
     drop_invisible,
     equivalence_key,
     is_blank,
+    joiners_dropped_key,
     same_text,
 )
 from nnd_suites.transformations import TRANSFORMATIONS
@@ -140,11 +141,14 @@ def test_validation_calls_an_invisible_candidate_empty(quiz_design_suite):
         suite.validate()
 
 
-def rule_key(text: str) -> str:
-    """The rule as the module docstring states it, in its order (NFC, drop the invisible,
-    collapse whitespace), with none of ``equivalence_key``'s shortcut (collapse first, skip
-    the drop when the collapsed text is printable)."""
-    return " ".join(drop_invisible(unicodedata.normalize("NFC", text)).split())
+def rule_key(text: str, *, keep_joiners: bool = True) -> str:
+    """The rule as the module docstring states it, in its order (NFC, drop the invisible but the
+    joiners, collapse whitespace, nothing but joiners and spaces is empty), with none of
+    ``equivalence_key``'s shortcut (collapse first, skip the drop when the collapsed text is
+    printable); without ``keep_joiners``, the older rule (JOINERS_DROPPED)."""
+    normal = unicodedata.normalize("NFC", text)
+    key = " ".join(drop_invisible(normal, keep_joiners=keep_joiners).split())
+    return "" if set(key) <= {" ", "\u200c", "\u200d"} else key
 
 
 def test_the_shortcut_gives_the_rule_for_every_code_point():
@@ -170,3 +174,34 @@ def test_the_shortcut_gives_the_rule_for_every_code_point():
 @given(st.text(st.characters(exclude_categories=["Cs"])))
 def test_the_shortcut_gives_the_rule_for_any_text(text):
     assert equivalence_key(text) == rule_key(text)
+    assert joiners_dropped_key(text) == rule_key(text, keep_joiners=False)
+
+
+# Zero-width joiners are written, not invisible: a Persian word with its non-joiner (U+200C) and
+# without it, and an emoji sequence (woman, U+200D, laptop: one glyph) and its two glyphs apart,
+# render differently.
+JOINED = {
+    "Persian ZWNJ": (
+        "\u0645\u06cc\u200c\u062e\u0648\u0627\u0647\u0645",
+        "\u0645\u06cc\u062e\u0648\u0627\u0647\u0645",
+    ),
+    "emoji ZWJ": ("I am a \U0001f469\u200d\U0001f4bb.", "I am a \U0001f469\U0001f4bb."),
+}
+
+
+@pytest.mark.parametrize("variant", JOINED)
+def test_a_joiner_makes_another_text(variant):
+    joined, apart = JOINED[variant]
+    assert not same_text(joined, apart) and equivalence_key(joined) != equivalence_key(apart)
+    g = group((joined, "A", "No error"), (apart, "B", "disfluent"))
+    result = build_pairs([g], QD_MAP)
+    assert result.skipped.counts == {} and len(result.pairs) == 1
+    assert not is_degenerate(result.pairs[0]) and result.counts["degenerate_pairs"] == 0
+    assert (result.pairs[0].high.text, result.pairs[0].low.text) == (joined, apart)
+    # an invisible difference beside the joiner is still none
+    assert same_text(joined, "\u200b" + joined + " ") and not is_blank(joined)
+
+
+def test_joiners_with_nothing_to_join_are_empty():
+    for blank in ("\u200c", "\u200d\u200c", " \u200d \u200c\u200b "):
+        assert is_blank(blank) and same_text(blank, "") and equivalence_key(blank) == ""
