@@ -227,18 +227,43 @@ def _refuse_a_path_that_is_not_utf8(shown: Path, out: Path) -> None:
         ) from None
 
 
+def _levels_above(target: Path, folder: str | Path) -> int | None:
+    """How many levels ``target`` sits above ``folder`` (0: it is that folder), None when it
+    does not hold it. Folders are compared as the kernel finds them (device and inode), so a
+    link, ``..``, or a name in another case on a case-insensitive file system is the folder."""
+    try:
+        chain = [Path(folder), *Path(folder).resolve(strict=True).parents]
+    except OSError:  # no such folder (a deleted current folder, builtin:NAME): it holds nothing
+        return None
+    for level, held in enumerate(chain):
+        with contextlib.suppress(OSError):  # either is missing: not the same folder
+            if os.path.samefile(target, held):
+                return level
+    return None
+
+
 def _refuse_a_folder_that_holds_the_current_one(shown: Path, out: Path) -> None:
     """``--out .`` (or a parent of the current folder): the swap would pull the folder away from
     under the shell standing in it."""
-    try:
-        here, target = Path.cwd().resolve(), out.resolve()
-    except OSError:  # the current folder was deleted: nothing to protect
-        return
-    if target == here or target in here.parents:
-        what = "the current folder" if target == here else "a parent of the current folder"
+    level = _levels_above(out, ".")  # None when the current folder was deleted
+    if level is not None:
+        what = "the current folder" if level == 0 else "a parent of the current folder"
         raise OutputFolderError(
             f"{shown}: is {what}, and an output folder is replaced as a whole; give a new "
             f"sub-folder instead (e.g. --out {shown / 'run'})"
+        )
+
+
+def refuse_replacing_an_input(out: str | Path, source: str | Path, what: str, fix: str) -> None:
+    """Stop before any work when writing ``out`` would replace ``source``, the folder a command
+    reads its input from (``what``: "the input suite 'x'"): ``out`` is that folder, under any
+    name, or holds it. A ``source`` that is no folder (``builtin:NAME``, ``hub:...``) is left."""
+    level = _levels_above(real_target(out), source)
+    if level is not None:
+        relation = "the folder" if level == 0 else "a parent folder"
+        raise OutputFolderError(
+            f"{out}: {relation} of {what} ({source}), which the output would replace"
+            f"{' with it' if level else ''}; nothing was written: {fix}"
         )
 
 

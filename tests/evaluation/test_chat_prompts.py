@@ -10,6 +10,7 @@ import time
 from types import SimpleNamespace
 
 import pytest
+from folder_snapshot import snapshot
 
 from nnd_suites.cli import main
 from nnd_suites.errors import OutputFolderError, TemplateError
@@ -136,20 +137,53 @@ def test_chat_prompts_refuses_a_suite_without_a_conversation_before_loading(
 def test_chat_prompts_into_a_dataset_folder_says_what_it_replaced_and_keeps_the_card(
     chat_models, hh_suite, tmp_path, capsys
 ):
-    """`chat-prompts DS/hh_rlhf --out DS/hh_rlhf` replaced the config without a word (exit 0) and
+    """`chat-prompts SUITE --out DS/hh_rlhf` replaced the config without a word (exit 0) and
     left the card describing the former files: validate then failed (other Features). It is
-    written as a config now, its card rewritten, and what it replaced is said."""
+    written as a config now, its card rewritten, and what it replaced is said. (The input is a
+    copy of the config elsewhere: the config's own folder as input is refused, below.)"""
     from nnd_suites.hub import export_suites
 
     part = hh_suite.derive(hh_suite.pairs[:20])
     export_suites([part], tmp_path / "ds")
-    out = tmp_path / "ds" / part.name
-    argv = ["chat-prompts", str(out), "--tokenizer", str(chat_models["good"]), "--out", str(out)]
+    out, given = tmp_path / "ds" / part.name, part.save(tmp_path / "elsewhere" / part.name)
+    argv = ["chat-prompts", str(given), "--tokenizer", str(chat_models["good"]), "--out", str(out)]
     assert main(argv) == 0
     said = capsys.readouterr().out
     assert f"wrote {out} (20 tests, contexts rendered by the chat template of " in said
     assert "; written, replacing a config of 20 tests whose content hash differs: " in said
     assert main(["validate", str(tmp_path / "ds")]) == 0
+
+
+@pytest.mark.parametrize("case", ["own folder", "link to it", "linked parent", "config"])
+def test_chat_prompts_never_replaces_the_suite_it_reads(
+    hh_suite, tmp_path, monkeypatch, capsys, case
+):
+    """`chat-prompts S --out S` (or `DS/hh_rlhf --out DS/hh_rlhf`, or one folder under two
+    names) replaced the user's suite by its chat copy, exit 0. It is refused before the
+    tokenizer loads, naming the input's folder, and the folder is left byte for byte."""
+    from nnd_suites.evaluation.backends import hf_loading
+    from nnd_suites.hub import export_suites
+
+    monkeypatch.setattr(hf_loading, "load_tokenizer", lambda *a, **k: pytest.fail("loaded"))
+    part = hh_suite.derive(hh_suite.pairs[:20])
+    folder = part.save(tmp_path / "suites" / part.name)
+    given, out = folder, folder
+    if case == "link to it":
+        given = tmp_path / "link"
+        given.symlink_to(folder)
+    if case == "linked parent":
+        (tmp_path / "alias").symlink_to(folder.parent)
+        out = tmp_path / "alias" / part.name
+    if case == "config":
+        export_suites([part], tmp_path / "ds")
+        given = out = folder = tmp_path / "ds" / part.name
+    before = snapshot(folder.parent)
+    argv = ["chat-prompts", str(given), "--tokenizer", "some-org/chat-model", "--out", str(out)]
+    assert main(argv) == OutputFolderError.exit_status
+    err = " ".join(capsys.readouterr().err.split())
+    assert f"{out}: the folder of the input suite 'hh_rlhf' ({given})" in err
+    assert "nothing was written: write the chat suite to another folder with --out" in err
+    assert snapshot(folder.parent) == before
 
 
 def test_a_chat_prompts_suite_is_rendered_by_the_scored_models_own_template(chat_models, hh_part):

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import jsonschema
 import pytest
+from folder_snapshot import snapshot
 
 from nnd_suites.errors import OutputFolderError
 from nnd_suites.evaluation.outputs import write_report
@@ -17,18 +18,12 @@ from nnd_suites.infra.output_folder import (
     check_output_folder,
     holds_kind,
     output_folder,
+    refuse_replacing_an_input,
 )
 from nnd_suites.infra.output_kinds import KINDS
 
 ROOT = Path(__file__).resolve().parents[2]
 REPORT_FILE = KINDS["report"].main_file
-
-
-def snapshot(folder: Path) -> dict[str, bytes]:
-    """Every file under ``folder`` (relative path -> bytes): to prove a folder untouched."""
-    return {
-        str(p.relative_to(folder)): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()
-    }
 
 
 @pytest.fixture
@@ -130,6 +125,40 @@ def test_the_current_folder_and_its_parents_are_refused(report, tmp_path, monkey
         write_report(report, where)
     assert ".tmp" not in str(caught.value)
     assert sorted(p.name for p in here.iterdir()) == ["sub"]
+
+
+def test_an_output_that_is_or_holds_its_input_folder_is_refused(quiz_design_suite, tmp_path):
+    """A suite read from a folder and written back there replaced the user's suite by what was
+    made from it; one folder under another name (a link to it, a linked parent) is that folder."""
+    folder = quiz_design_suite.save(tmp_path / "suites" / "quiz_design")
+    (tmp_path / "link").symlink_to(folder)
+    (tmp_path / "alias").symlink_to(tmp_path / "suites")
+    before = snapshot(tmp_path / "suites")
+    for source, out, relation in [
+        (folder, folder, "the folder"),
+        (tmp_path / "link", folder, "the folder"),
+        (folder, tmp_path / "link", "the folder"),
+        (str(folder) + "/", tmp_path / "alias" / "quiz_design", "the folder"),
+        (folder, tmp_path / "suites", "a parent folder"),
+        (folder, tmp_path / "alias" / "..", "a parent folder"),
+    ]:
+        with pytest.raises(OutputFolderError) as caught:
+            refuse_replacing_an_input(out, source, "the input suite 'quiz_design'", "FIX")
+        assert str(caught.value) == (
+            f"{out}: {relation} of the input suite 'quiz_design' ({source}), which the output "
+            f"would replace{' with it' if relation != 'the folder' else ''}; nothing was "
+            "written: FIX"
+        )
+    assert snapshot(tmp_path / "suites") == before
+    # a sibling (one whose name starts alike too), a folder inside it (the guard's to refuse),
+    # a new folder, and an input that is no folder (builtin:NAME): nothing to protect
+    for source, out in [
+        (folder, tmp_path / "suites" / "quiz_design2"),
+        (folder, folder / "sub"),
+        (folder, tmp_path / "new"),
+        ("builtin:quiz_design", folder),
+    ]:
+        refuse_replacing_an_input(out, source, "the input suite 'quiz_design'", "FIX")
 
 
 @pytest.mark.parametrize(

@@ -8,6 +8,7 @@ import re
 
 import pytest
 from collections_watch import collections_during
+from folder_snapshot import snapshot
 
 from nnd_suites import Suite, build_suite
 from nnd_suites.builder.adapter import get_adapter
@@ -243,6 +244,27 @@ def test_the_child_never_replaces_its_parents_folder(challenge300_suite, tmp_pat
         assert main(argv) == 2
         assert "the folder of the parent suite 'challenge300'" in capsys.readouterr().err
     assert {p.name: p.read_bytes() for p in folder.iterdir()} == before
+
+
+def test_the_parents_folder_under_another_name_or_a_folder_holding_it_is_refused(
+    challenge300_suite, tmp_path, capsys
+):
+    """The parent's folder through a link, or through a linked parent folder, is the parent's
+    folder; a folder holding it (`--out suites` for suites/x) would be replaced with it."""
+    folder = challenge300_suite.save(tmp_path / "suites" / "parent")
+    (tmp_path / "link").symlink_to(folder)
+    (tmp_path / "alias").symlink_to(tmp_path / "suites")
+    before = snapshot(tmp_path / "suites")
+    for given, out, relation in (
+        (tmp_path / "link", folder, "the folder"),
+        (folder, tmp_path / "alias" / "parent", "the folder"),
+        (folder, tmp_path / "suites", "a parent folder"),
+    ):
+        argv = ["transform", str(given), "--transform", "lowercase", "--out", str(out)]
+        assert main(argv) == 2
+        err = " ".join(capsys.readouterr().err.split())
+        assert f"{out}: {relation} of the parent suite 'challenge300' ({given})" in err
+    assert snapshot(tmp_path / "suites") == before
 
 
 def test_a_foreign_out_is_refused_before_the_transformation_runs(

@@ -43,10 +43,17 @@ def run(args: argparse.Namespace) -> int:
     from nnd_suites.evaluation.chat_prompts import chat_source_field, with_chat_prompts
     from nnd_suites.hub.building import claimed_suite_folder
     from nnd_suites.hub.export import former_manifest
+    from nnd_suites.infra.output_folder import refuse_replacing_an_input
 
     suite = load_suite(args.suite)
     chat_source_field(suite)  # refused before the tokenizer loads (slow; may download)
     out = Path(args.out or Path("suites") / f"{suite.name}.chat")
+    refuse_replacing_an_input(
+        out,
+        args.suite,
+        f"the input suite {suite.name!r}",
+        "write the chat suite to another folder with --out",
+    )
     # out is checked before the tokenizer loads; a config of a dataset folder stays one (its
     # card follows the files)
     with claimed_suite_folder(out, suite.name) as folder:

@@ -11,8 +11,7 @@ from nnd_suites.cli.options import SUITE_HELP, suite_name
 from nnd_suites.cli.parser import Commands
 from nnd_suites.cli.printing import say, say_json
 from nnd_suites.cli.suites import load_suite
-from nnd_suites.errors import NNDError, OutputFolderError
-from nnd_suites.infra.atomic import real_target
+from nnd_suites.errors import NNDError
 from nnd_suites.infra.formatting import plural
 
 
@@ -49,6 +48,7 @@ def run(args: argparse.Namespace) -> int:
     # lazy: loads every transformation plugin; `nnd-suites list` stays < 1 s
     from nnd_suites.hub.building import claimed_suite_folder
     from nnd_suites.hub.export import former_manifest
+    from nnd_suites.infra.output_folder import refuse_replacing_an_input
     from nnd_suites.suite.manifest import check_config_name
     from nnd_suites.transformations.apply import child_suite_name, refused_rewrites, transform_suite
     from nnd_suites.transformations.base import make_transformation
@@ -70,11 +70,12 @@ def run(args: argparse.Namespace) -> int:
         ),
     )
     out = args.out or Path("suites") / name
-    if Path(args.suite).is_dir() and real_target(out) == Path(args.suite).resolve():
-        raise OutputFolderError(
-            f"{out}: the folder of the parent suite {parent.name!r}, which the child would "
-            f"replace; nothing was written: choose another --out (default: suites/{name})"
-        )
+    refuse_replacing_an_input(
+        out,
+        args.suite,
+        f"the parent suite {parent.name!r}",
+        f"choose another --out (default: suites/{name})",
+    )
     # every check of --out before the work, as build's; in a dataset folder: one of its configs
     with claimed_suite_folder(out, name) as folder:
         child = transform_suite(parent, transformation, name=name)
