@@ -22,6 +22,7 @@ from nnd_suites.hub.layout import (
     check_configs_unique,
     check_unique,
     exported_configs,
+    is_exported_config,
     validate_config_name,
 )
 from nnd_suites.hub.remote import check_repo_id
@@ -139,9 +140,22 @@ class DatasetFolder:
         return path
 
     def write_card(self, repo_id: str | None) -> None:
-        """The card of every config present: those kept and those written."""
-        self.configs = self.kept + [describe_config(self.folder / n) for n in self.written]
+        """The card of every config present: those kept, those written, and those this writer
+        was to replace but never reached (an interrupted ``build --all``), still there whole."""
+        written = [describe_config(self.folder / n) for n in self.written]
+        self.configs = self.kept + written + self._not_reached()
         atomic_write_text(self.folder / CARD_FILE, build_card(self.configs, repo_id))
+
+    def _not_reached(self) -> list[ConfigInfo]:
+        found = []
+        for name in self.names:
+            if name in self.written or not is_exported_config(self.folder / name):
+                continue
+            try:
+                found.append(validated_config(self.folder / name))
+            except NNDError as exc:  # never raised over the error that stopped the writer
+                logger.warning("%s left out of the card: %s", self.folder / name, exc)
+        return found
 
 
 def former_manifest(folder: Path) -> SuiteManifest | None:

@@ -98,6 +98,33 @@ def test_build_all_keeps_the_configs_already_there(
     assert load_suite(folder, "mine") == mine
 
 
+def test_an_interrupted_build_all_keeps_listing_the_configs_it_did_not_reach(
+    shipped_suite_builds, tmp_path, monkeypatch
+):
+    # stopped after its first config (Ctrl-C, `| head`), `build --all` over a folder it had
+    # built wrote a card listing that config alone: the others, still there and whole, were no
+    # longer read by load_dataset, and validate failed on the folder
+    give_session_builds(monkeypatch, shipped_suite_builds)
+    folder = tmp_path / "suites"
+    for _ in build_shipped_suites(folder):
+        pass
+    card = (folder / CARD_FILE).read_text("utf-8")
+    rebuilding = build_shipped_suites(folder)
+    first = next(name for name, suite in rebuilding if suite is not None)
+    rebuilding.close()  # what an interrupt does to the loop of `build --all`
+    assert card_configs(folder) == sorted(shipped_suites()) == exported_configs(folder)
+    assert (folder / CARD_FILE).read_text("utf-8") == card  # the same configs, the same card
+    assert main(["validate", str(folder)]) == 0
+    assert rows(folder, tmp_path, first).num_rows == len(shipped_suite_builds[first])
+    # a config it did not reach that is damaged is left out of the card, with a warning
+    second = sorted(set(shipped_suites()) - {first})[0]
+    (folder / second / CANDIDATES_FILE).write_bytes(b"damaged")
+    rebuilding = build_shipped_suites(folder)
+    next(name for name, suite in rebuilding if suite is not None)
+    rebuilding.close()
+    assert card_configs(folder) == sorted(set(shipped_suites()) - {second})
+
+
 def test_build_all_says_a_transformed_suite_is_made_again_by_transform(
     shipped_suite_builds, challenge300_suite, tmp_path, monkeypatch, capsys
 ):
