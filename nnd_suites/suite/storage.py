@@ -132,25 +132,30 @@ def pairs_files(folder: Path) -> list[Path]:
 
 
 def read_pairs_table(path: Path, manifest: SuiteManifest) -> pa.Table:
-    """The pairs file at ``path`` read once: its schema checked, then its table (bounded)."""
+    """The pairs file at ``path`` read once: its schema checked against ``manifest``, then its
+    table (bounded)."""
+    return read_parquet(path, "pairs", lambda buffer: _checked_pairs(buffer, path, manifest))
 
-    def read(buffer: pa.BufferReader) -> pa.Table:
+
+def _checked_pairs(buffer: pa.BufferReader, path: Path, manifest: SuiteManifest) -> pa.Table:
+    """The table of the pairs file at ``path`` (its bytes in ``buffer``), its schema checked
+    against ``manifest`` first, a mismatch that an edit of the manifest explains named as that
+    edit. Schema and rows come from the same bytes, so no file swapped in between the two can
+    pass the check with the rows of another."""
+    try:
         check_pairs_schema(path, manifest, pq.read_schema(buffer))
-        buffer.seek(0)
-        return read_bounded_table(buffer, path)
+    except SuiteValidationError as exc:
+        _name_edited_fields(manifest, path.parent, exc)
+        raise
+    buffer.seek(0)
+    return read_bounded_table(buffer, path)
 
-    return read_parquet(path, "pairs", read)
 
-
-def check_pairs_schema(
-    path: Path, manifest: SuiteManifest, actual: pa.Schema | None = None
-) -> None:
-    """The file must have the columns and types the manifest's fields declare, in order; only
-    columns added since suites were first written (:data:`LATER_COLUMNS`) may be missing
-    (``actual``: its schema, already read)."""
+def check_pairs_schema(path: Path, manifest: SuiteManifest, actual: pa.Schema) -> None:
+    """The file at ``path``, whose schema is ``actual``, must have the columns and types the
+    manifest's fields declare, in order; only columns added since suites were first written
+    (:data:`LATER_COLUMNS`) may be missing."""
     expected = pairs_arrow_schema(manifest.context_fields, manifest.breakdown_fields)
-    if actual is None:
-        actual = read_parquet(path, "pairs", pq.read_schema)
     wanted = [f for f in expected if f.name in actual.names or f.name not in LATER_COLUMNS]
     if [f.name for f in wanted] == actual.names and all(
         f.type.equals(actual.field(f.name).type) for f in wanted
@@ -193,15 +198,16 @@ def read_pair_rows(
     folder: Path, manifest: SuiteManifest | None = None
 ) -> Iterator[tuple[Path, list[dict[str, Any]]]]:
     """Each file of a suite's pairs with its rows as stored; with ``manifest``, the file's schema
-    is checked against it first."""
+    is checked against it first, in the same read (as :func:`read_pairs_table` does)."""
     for path in pairs_files(folder):
-        if manifest is not None:
-            try:
-                check_pairs_schema(path, manifest)
-            except SuiteValidationError as exc:
-                _name_edited_fields(manifest, folder, exc)
-                raise
-        yield path, _rows(path, "pairs")
+        yield path, _rows(path, "pairs") if manifest is None else _pair_rows(path, manifest)
+
+
+def _pair_rows(path: Path, manifest: SuiteManifest) -> list[dict[str, Any]]:
+    # to_pylist within read_parquet: a text that is no UTF-8 is named there
+    return read_parquet(
+        path, "pairs", lambda buffer: _checked_pairs(buffer, path, manifest).to_pylist()
+    )
 
 
 def _name_edited_fields(manifest: SuiteManifest, folder: Path, cause: Exception) -> None:

@@ -292,3 +292,30 @@ def test_pyarrow_reads_a_suites_files_from_memory(challenge300_suite, tmp_path):
     for name in (DATA_FILE, CANDIDATES_FILE):
         given = read_parquet(folder / name, "pairs", lambda file: file)
         assert isinstance(given, pa.BufferReader), type(given)
+
+
+@pytest.mark.parametrize("layout", ["built", "older"])
+def test_load_reads_each_file_of_a_suite_once(built_and_exported, older, layout, tmp_path):
+    # every byte of a suite's parquet files comes through parquet_buffer, of its manifest
+    # through read_json_file: a second read of a file (a schema checked apart from its rows)
+    # doubles what a load of a large suite costs
+    import nnd_suites.suite.manifest as manifest_module
+    import nnd_suites.suite.storage as storage
+
+    folder = built_and_exported[0] if layout == "built" else write_old_layout(older, tmp_path / "o")
+    reads: list[str] = []
+
+    def counted(read):
+        def reading(path, *args, **kwargs):
+            reads.append(os.path.basename(path))
+            return read(path, *args, **kwargs)
+
+        return reading
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(storage, "parquet_buffer", counted(storage.parquet_buffer))
+        patch.setattr(manifest_module, "read_json_file", counted(manifest_module.read_json_file))
+        suite = Suite.load(folder)
+    pairs = DATA_FILE if layout == "built" else LEGACY_PAIRS_FILE
+    assert sorted(reads) == sorted([pairs, CANDIDATES_FILE, MANIFEST_FILE])
+    assert len(suite) == suite.manifest.counts.pairs > 0
