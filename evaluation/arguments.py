@@ -15,7 +15,7 @@ from typing import Any
 
 from nnd_suites.errors import ArgumentError, NNDError
 from nnd_suites.evaluation.backend import Backend
-from nnd_suites.hub.layout import exported_configs
+from nnd_suites.hub.export import holds_nnd_card
 from nnd_suites.infra.atomic import real_target
 from nnd_suites.infra.key_values import require_unique
 from nnd_suites.infra.output_folder import held_kind
@@ -175,12 +175,13 @@ def check_cache_outside_out(function: str, arguments: Mapping[str, Any]) -> None
 
 def _foreign_to_a_cache(folder: Path) -> str | None:
     """What ``folder`` is when a score cache must not be put in it: a suite or a report folder
-    nnd-suites wrote, a dataset folder (config folders), or a model folder (config.json and
-    weights, whose files are the model's identity)."""
+    nnd-suites wrote, a dataset folder (our card: a folder that merely holds a suite folder, as
+    a home folder after ``build --out ~/NAME`` does, is none), or a model folder (config.json
+    and weights, whose files are the model's identity)."""
     held = held_kind(folder)
     if held is not None:
         return f"{held.title} written by nnd-suites"
-    if exported_configs(folder):
+    if holds_nnd_card(folder):
         return "a dataset folder"
     weights = any(folder.glob("*.safetensors")) or any(folder.glob("*.bin"))
     return "a model folder" if weights and (folder / "config.json").is_file() else None

@@ -237,3 +237,16 @@ def test_a_score_cache_in_a_suite_dataset_or_model_folder_is_refused_before_the_
     with pytest.raises(nnd_suites.NNDError) as caught:  # no cache: nothing to refuse
         nnd_suites.evaluate(NO_MODEL, "quiz_design", cache_dir=suite, cache=False)
     assert "score cache" not in str(caught.value)
+
+
+def test_a_score_cache_beside_a_suite_folder_is_not_in_a_dataset_folder(
+    tmp_path, quiz_design_suite, monkeypatch
+):
+    """After `build quiz_design --out ~/quiz_design`, every evaluate was refused: the default
+    cache ~/.cache/nnd_suites was "inside ~, a dataset folder", whatever folder it ran in."""
+    home = tmp_path / "home"
+    quiz_design_suite.save(home / "quiz_design")
+    monkeypatch.setenv("NND_SUITES_CACHE", str(home / ".cache" / "nnd_suites"))
+    with pytest.raises(nnd_suites.NNDError) as caught:  # the model fails to load: no refusal
+        nnd_suites.evaluate(NO_MODEL, "quiz_design", limit=1)
+    assert "score cache" not in str(caught.value)
