@@ -141,6 +141,9 @@ def propose(
     pair = [*winners, *losers] if winners and losers else []
     context = (
         list(dict.fromkeys(_pick(unkeyed, CONTEXT_HINTS)))[:2]
+        # a column no hint names (`document`) before an id (`doc_id`): the model reads the
+        # context, and an id keys the groups; one named as a text is left to the candidates
+        or [c for c in unkeyed if c not in pair and not _pick([c], TEXT_HINTS)][:1]
         or [c for c in texts if c not in pair][:1]
     )
     if not context:

@@ -116,6 +116,20 @@ def test_an_id_column_keys_the_groups_and_is_not_proposed_as_context(tmp_path):
     assert spec.template == "{prompt}\n"
 
 
+def test_a_context_column_without_a_hint_is_proposed_before_the_id_that_keys_it(tmp_path):
+    # `doc_id,document,system,summary,score`: the proposal showed the model "d1" as the context
+    # (`{doc_id}`) and left `document`, the text the raters read, unread
+    root = _root(tmp_path)
+    table = "doc_id,document,system,summary,score\nd1,The cat sat.,A,A cat sat.,4\n"
+    spec, text = _propose(root, "my_docs", table + "d1,The cat sat.,B,Dog ran.,1\n")
+    assert spec.group.key == ["doc_id"] and spec.group.context == {"document": "document"}
+    assert (spec.template, spec.candidates.text) == ("{document}\n", "summary")
+    assert "Columns not read" not in text
+    # with no other column for it, an id is still the context (the texts are the candidates)
+    spec, _text = _propose(root, "my_ids", "item_id,output,score\na1,x,2\na2,y,3\n")
+    assert spec.group.context == {"item_id": "item_id"} and spec.candidates.text == "output"
+
+
 def test_the_command_refuses_an_existing_adapter_and_a_missing_sample(tmp_path):
     root = _root(tmp_path)
     (root / "adapters" / "taken").mkdir()
