@@ -105,9 +105,15 @@ class DatasetFolder:
     configs: list[ConfigInfo] = field(default_factory=list)  # what the card lists, once written
     replaced: dict[str, SuiteManifest] = field(default_factory=dict)  # name -> its former manifest
 
-    def check_configs(self, leave_out_misnamed: bool) -> None:
-        """Validate the configs this writer keeps (see :func:`adding_configs`)."""
+    def check(self, kind: str, leave_out_misnamed: bool) -> None:
+        """Whether the folder, held under its lock, takes configs ``names``: its metadata ours,
+        each target a config or a suite (``kind`` names them in a refusal), nothing else there
+        without our card, and the configs it keeps valid (see :func:`adding_configs`)."""
         folder = self.folder
+        check_metadata_is_ours(folder)
+        for name in self.names:
+            check_output_folder(folder / name, kind)
+        check_only_suites_without_card(folder, self.names)
         misnamed = {n: s for n, s in misnamed_suites(folder).items() if n not in self.names}
         if misnamed and not leave_out_misnamed:  # not "damaged": a build left it there
             name, suite_name = next(iter(misnamed.items()))
@@ -175,8 +181,9 @@ def adding_configs(
     leave_out_misnamed: bool = False,
     kind: str = "export-config",
 ) -> Iterator[DatasetFolder]:
-    """Check that ``folder`` can take configs ``names``, then hold its lock while the caller adds
-    the suites (``export``, ``build --all``, a build into a dataset folder), and write the card of
+    """Hold the lock of ``folder``, check there that it can take configs ``names``
+    (:meth:`DatasetFolder.check`), keep holding it while the caller adds the suites (``export``,
+    ``build --all``, a build into a dataset folder), and write the card of
     every config present at the end: after an error too, once a config was written, so the card
     always lists what the folder holds. What killed writers left in the folder (their temporary
     copies and locks) is cleaned first. Nothing is written when a check fails: a name that is no
@@ -190,23 +197,21 @@ def adding_configs(
     folder = Path(folder)
     names = [validate_config_name(name) for name in names]
     check_unique(names, "suite")
-    check_metadata_is_ours(folder)  # before the lock creates the folder: fail fast
-    for name in names:
-        check_output_folder(folder / name, kind)
-    check_only_suites_without_card(folder, names)
-    # a killed export of another config left its temporary copy and lock: only the next write
-    # of that config would clean them; cleaned first, since a killed swap's config comes back
+    # every check under the lock, once: another writer may change the folder until it is held
+    # (a refusal leaves nothing: the lock sits beside the folder, and a folder the lock had to
+    # create holds nothing a check could refuse). A killed export of another config left its
+    # temporary copy and lock: only the next write of that config would clean them; cleaned
+    # first, since a killed swap's config comes back
     with folder_lock(folder, recover=True) as cleaned:
-        check_metadata_is_ours(folder)
-        dataset = DatasetFolder(folder, names, cleaned=cleaned)
-        if dataset.cleaned:  # never silent: the names are the folder's, and a user may wonder
+        if cleaned:  # never silent: the names are the folder's, and a user may wonder
             logger.warning(
                 "removed what killed nnd-suites writes left in %s (their temporary copies and "
                 "locks): %s",
                 folder,
-                ", ".join(dataset.cleaned),
+                ", ".join(cleaned),
             )
-        dataset.check_configs(leave_out_misnamed)
+        dataset = DatasetFolder(folder, names, cleaned=cleaned)
+        dataset.check(kind, leave_out_misnamed)
         try:
             yield dataset
         finally:
