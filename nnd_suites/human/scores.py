@@ -38,6 +38,7 @@ from nnd_suites.records.groups import Candidate
 from nnd_suites.records.judgments import UNKNOWN_SYSTEM, named_systems
 from nnd_suites.records.texts import equivalence_key, is_blank
 from nnd_suites.suite import Suite, SuiteCandidate
+from nnd_suites.suite.pooled_texts import takes_part
 
 CategoryKind = Literal["error", "context"]
 TEMPLATE = Path(__file__).parent / "report_templates" / "human_scores.md.j2"
@@ -176,9 +177,7 @@ def _as_judged(suite: Suite, quality_map: QualityMap) -> list[Candidate]:
     others by themselves."""
     annotated = [c.as_candidate() for c in suite.candidates]
     # the build never pools an empty text it left out
-    poolable = [
-        suite.manifest.allow_empty_candidates or not is_blank(c.text) for c in suite.candidates
-    ]
+    poolable = [takes_part(c, suite.manifest) for c in suite.candidates]
     by_group: dict[str, list[Candidate]] = defaultdict(list)
     for candidate, record, pools in zip(suite.candidates, annotated, poolable, strict=True):
         if pools:

@@ -33,15 +33,11 @@ from nnd_suites.quality_map.rule_base import (
     rule_kind,
 )
 from nnd_suites.records.groups import Candidate
-from nnd_suites.records.pooled_ratings import pooled_by_text
-
-_AGGREGATES: dict[str, Callable[[Sequence[float]], float]] = {
-    "mean": statistics.fmean,
-    "median": statistics.median,
-    "min": min,
-    "max": max,
-    "sum": sum,
-}
+from nnd_suites.records.pooled_ratings import (
+    AGGREGATES,
+    DEFAULT_IDENTICAL_TEXTS,
+    pooled_by_text,
+)
 
 
 def _canonical_levels(values: Sequence[Any], what: str) -> list[str]:
@@ -196,7 +192,7 @@ class NumericRule(BaseRule):
         "better", description="how a pair's high (better) side reads in pairs.parquet"
     )
     identical_texts: Literal["pool", "separate"] = Field(
-        "pool",
+        DEFAULT_IDENTICAL_TEXTS,
         description="candidates of one group with the same text (identical outputs of several "
         "systems): pool (default): their ratings are one text's ratings, so the text gets one "
         "score from all of them and never conflicts with itself (named raters: a rater who "
@@ -268,7 +264,7 @@ class NumericRule(BaseRule):
         return {self.low_label}
 
     def rate(self, values: list[float], key: str) -> Assessment:
-        return Assessment(label=self.low_label, score=float(_AGGREGATES[self.aggregate](values)))
+        return Assessment(label=self.low_label, score=float(AGGREGATES[self.aggregate](values)))
 
     def pools_identical_texts(self) -> bool:
         return self.identical_texts == "pool"
@@ -278,7 +274,7 @@ class NumericRule(BaseRule):
             return {}
         # a sum grows with its raters: pooled over more raters it would leave the scale
         return pooled_by_text(
-            candidates, _AGGREGATES[self.aggregate], grows_with_raters=self.aggregate == "sum"
+            candidates, AGGREGATES[self.aggregate], grows_with_raters=self.aggregate == "sum"
         )
 
     def pair_high_label(self) -> str | None:

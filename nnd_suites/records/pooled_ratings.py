@@ -35,6 +35,18 @@ from nnd_suites.records.texts import equivalence_key
 #: a rule's aggregate over one candidate's raters (mean, median, min, max, sum)
 Aggregate = Callable[[Sequence[float]], float]
 
+#: each aggregate a numeric rule may name, by its name in the map (``aggregate``)
+AGGREGATES: dict[str, Aggregate] = {
+    "mean": statistics.fmean,
+    "median": statistics.median,
+    "min": min,
+    "max": max,
+    "sum": sum,
+}
+
+#: a numeric rule's ``identical_texts`` when its map does not say: the texts are pooled
+DEFAULT_IDENTICAL_TEXTS = "pool"
+
 
 def ratings_by_rater(candidates: Sequence[Candidate], key: str) -> dict[str, float]:
     """Each named rater's mean rating in ``key`` over ``candidates``, in order of first mention

@@ -12,8 +12,8 @@ _NAMED = re.compile(r"^(?P<head>.*?) \((?P<name>[^()]*)\)(?P<tail>.*)$")
 
 
 def stats_lines(stats: dict[str, Any]) -> list[str]:
-    """The lines of a suite's counts: breakdowns, what the quality map kept, degenerate pairs,
-    groups without pairs and each reason rows were skipped."""
+    """The lines of a suite's counts: breakdowns, what the quality map kept or pooled,
+    degenerate pairs, groups without pairs and each reason rows were skipped."""
     lines = [
         f"suite {stats['name']} (adapter {stats['adapter']}): {plural(stats['pairs'], 'pair')} "
         f"from {plural(stats['groups'], 'group')}, {plural(stats['candidates'], 'candidate')} "
@@ -29,6 +29,14 @@ def stats_lines(stats: dict[str, Any]) -> list[str]:
     # each reason says "conflicting ratings" (numeric maps) or "conflicting labels"
     for reason, count in stats.get("conflicts", {}).items():
         lines.append(f"  kept by the quality map: {reason}: {count:,}")
+    pooled = stats.get("pooled_texts")
+    if pooled and pooled["texts"]:
+        lines.append(
+            f"  pooled (identical_texts: pool): {plural(pooled['candidates'], 'candidate')} "
+            f"share their text with another of their group: {plural(pooled['texts'], 'text')}, "
+            f"{pooled['scored_differently']:,} of them scored differently by their own ratings, "
+            "now one pooled score each"
+        )
     if stats["degenerate_pairs"]:
         lines.append(
             f"  degenerate pairs (identical texts, counted apart from pass rates): "

@@ -36,6 +36,7 @@ from nnd_suites.suite.manifest import (
     SuiteCounts,
     SuiteManifest,
 )
+from nnd_suites.suite.pooled_texts import pooled_texts
 from nnd_suites.suite.storage import read_suite_files, suite_features, write_suite_files
 from nnd_suites.suite.table import pair_rows, pairs_arrow_schema
 from nnd_suites.suite.text_rule import text_rule_problem
@@ -291,6 +292,8 @@ class Suite:
             **counts.model_dump(),
             "skipped": {s.reason: s.count for s in self.manifest.skipped},
             "conflicts": {c.reason: c.count for c in self.manifest.conflicts},
+            # counted from the candidates: suites built before the count show it too
+            "pooled_texts": pooled_texts(self.manifest, self.candidates),
             "transformation": (
                 self.manifest.transformation.model_dump() if self.manifest.transformation else None
             ),
