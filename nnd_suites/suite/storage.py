@@ -220,12 +220,22 @@ def _name_edited_fields(manifest: SuiteManifest, folder: Path, cause: Exception)
         if name not in (PAIRS_SECTION, CANDIDATES_SECTION) and actual.get(name) != recorded
     ]
     if edited:
-        fields = ", ".join(f"manifest field {name!r}" for name in edited)
         raise SuiteValidationError(
             f"{folder / MANIFEST_FILE}: suite {manifest.name!r} edited after it was written: "
-            f"{fields} no longer match(es) the recorded hashes ({cause}); rebuild the suite "
-            "instead of editing it"
+            f"{no_longer_matching(edited)} ({cause}); rebuild the suite instead of editing it"
         ) from cause
+
+
+def no_longer_matching(sections: list[str]) -> str:
+    """The edited ``sections`` (of :meth:`SuiteManifest.edited_sections`) in a sentence whose
+    verb agrees with them: "the pairs no longer match", "manifest field 'name' no longer
+    matches"."""
+    data_sections = (PAIRS_SECTION, CANDIDATES_SECTION)
+    named = [
+        f"the {name}" if name in data_sections else f"manifest field {name!r}" for name in sections
+    ]
+    plural = len(sections) > 1 or sections[0] in data_sections
+    return f"{', '.join(named)} no longer {'match' if plural else 'matches'} the recorded hashes"
 
 
 def read_candidates(path: Path, format_version: str) -> list[SuiteCandidate]:
