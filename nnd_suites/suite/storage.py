@@ -87,6 +87,10 @@ def has_manifest(folder: Path) -> bool:
     return _present(folder / MANIFEST_FILE)
 
 
+#: what to do about a suite file that does not read or does not match its manifest
+WRITE_AGAIN = "write the suite again (`nnd-suites build`, or `nnd-suites export`)"
+
+
 def read_parquet(path: Path, what: str, read: Callable[[pa.BufferReader], T] | None = None) -> T:
     """``read`` (``pq.read_schema``, ``read_metadata``; by default the table, read within the
     bounds of :func:`nnd_suites.infra.parquet.read_bounded_table`) of the parquet file of the
@@ -103,7 +107,8 @@ def read_parquet(path: Path, what: str, read: Callable[[pa.BufferReader], T] | N
     except DataFileError as exc:
         raise SuiteValidationError(f"{exc}; rebuild the suite with `nnd-suites build`") from None
     except (OSError, pa.ArrowException, UnicodeDecodeError) as exc:
-        raise SuiteValidationError(f"{path}: unreadable {what}: {exc}") from exc
+        fault = str(exc).rstrip(". ")  # pyarrow's sentences end in a period, before a ';'
+        raise SuiteValidationError(f"{path}: unreadable {what}: {fault}; {WRITE_AGAIN}") from exc
 
 
 def data_files(folder: Path) -> list[Path]:
@@ -172,7 +177,7 @@ def check_pairs_schema(path: Path, manifest: SuiteManifest, actual: pa.Schema) -
         f"{path}: schema does not match the manifest of suite {manifest.name!r} (context "
         f"fields {manifest.context_fields}, breakdown fields {manifest.breakdown_fields}): "
         + ("; ".join(differences) or "column order differs")
-        + "; write the suite again (`nnd-suites build`, or `nnd-suites export`)"
+        + f"; {WRITE_AGAIN}"
     )
 
 
