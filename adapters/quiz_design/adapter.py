@@ -87,9 +87,17 @@ def _check_label(question: dict, path: Path, line: int, what: str) -> None:
     if "label" not in question:
         return
     label, reason = question["label"], question["reason"]
-    if label in (0, 1) and reason not in (NO_ERROR, *ERRORS):
+    if label not in (0, 1):
+        raise SourceFormatError(
+            str(path),
+            line,
+            f"{what}: label {label!r} is not 0 or 1 (1 is {NO_ERROR!r}, 0 an error; its reason "
+            f"is {reason!r})",
+            "write the label its reason means",
+        )
+    if reason not in (NO_ERROR, *ERRORS):
         return  # an unknown reason, whatever the label: the quality map names it
-    if label not in (0, 1) or bool(label) != (reason == NO_ERROR):
+    if bool(label) != (reason == NO_ERROR):
         raise SourceFormatError(
             str(path),
             line,

@@ -87,6 +87,10 @@ def has_manifest(folder: Path) -> bool:
     return _present(folder / MANIFEST_FILE)
 
 
+#: what to do about a suite file that does not read or does not match its manifest
+WRITE_AGAIN = "write the suite again (`nnd-suites build`, or `nnd-suites export`)"
+
+
 def read_parquet(path: Path, what: str, read: Callable[[pa.BufferReader], T] | None = None) -> T:
     """``read`` (``pq.read_schema``, ``read_metadata``; by default the table, read within the
     bounds of :func:`nnd_suites.infra.parquet.read_bounded_table`) of the parquet file of the
@@ -103,7 +107,8 @@ def read_parquet(path: Path, what: str, read: Callable[[pa.BufferReader], T] | N
     except DataFileError as exc:
         raise SuiteValidationError(f"{exc}; rebuild the suite with `nnd-suites build`") from None
     except (OSError, pa.ArrowException, UnicodeDecodeError) as exc:
-        raise SuiteValidationError(f"{path}: unreadable {what}: {exc}") from exc
+        fault = str(exc).rstrip(". ")  # pyarrow's sentences end in a period, before a ';'
+        raise SuiteValidationError(f"{path}: unreadable {what}: {fault}; {WRITE_AGAIN}") from exc
 
 
 def data_files(folder: Path) -> list[Path]:
@@ -172,7 +177,7 @@ def check_pairs_schema(path: Path, manifest: SuiteManifest, actual: pa.Schema) -
         f"{path}: schema does not match the manifest of suite {manifest.name!r} (context "
         f"fields {manifest.context_fields}, breakdown fields {manifest.breakdown_fields}): "
         + ("; ".join(differences) or "column order differs")
-        + "; write the suite again (`nnd-suites build`, or `nnd-suites export`)"
+        + f"; {WRITE_AGAIN}"
     )
 
 
@@ -220,12 +225,22 @@ def _name_edited_fields(manifest: SuiteManifest, folder: Path, cause: Exception)
         if name not in (PAIRS_SECTION, CANDIDATES_SECTION) and actual.get(name) != recorded
     ]
     if edited:
-        fields = ", ".join(f"manifest field {name!r}" for name in edited)
         raise SuiteValidationError(
             f"{folder / MANIFEST_FILE}: suite {manifest.name!r} edited after it was written: "
-            f"{fields} no longer match(es) the recorded hashes ({cause}); rebuild the suite "
-            "instead of editing it"
+            f"{no_longer_matching(edited)} ({cause}); rebuild the suite instead of editing it"
         ) from cause
+
+
+def no_longer_matching(sections: list[str]) -> str:
+    """The edited ``sections`` (of :meth:`SuiteManifest.edited_sections`) in a sentence whose
+    verb agrees with them: "the pairs no longer match", "manifest field 'name' no longer
+    matches"."""
+    data_sections = (PAIRS_SECTION, CANDIDATES_SECTION)
+    named = [
+        f"the {name}" if name in data_sections else f"manifest field {name!r}" for name in sections
+    ]
+    plural = len(sections) > 1 or sections[0] in data_sections
+    return f"{', '.join(named)} no longer {'match' if plural else 'matches'} the recorded hashes"
 
 
 def read_candidates(path: Path, format_version: str) -> list[SuiteCandidate]:

@@ -37,7 +37,12 @@ from nnd_suites.suite.manifest import (
     SuiteManifest,
 )
 from nnd_suites.suite.pooled_texts import pooled_texts
-from nnd_suites.suite.storage import read_suite_files, suite_features, write_suite_files
+from nnd_suites.suite.storage import (
+    no_longer_matching,
+    read_suite_files,
+    suite_features,
+    write_suite_files,
+)
 from nnd_suites.suite.table import pair_rows, pairs_arrow_schema
 from nnd_suites.suite.text_rule import text_rule_problem
 
@@ -175,13 +180,8 @@ class Suite:
         edited = self.manifest.edited_sections(self.pairs, self.candidates) if hashes else []
         if edited:
             problems.append(
-                "edited after it was written: "
-                + ", ".join(
-                    f"the {name}" if name in ("pairs", "candidates") else f"manifest field {name!r}"
-                    for name in edited
-                )
-                + " no longer match(es) the recorded hashes; rebuild the suite instead of "
-                "editing it"
+                f"edited after it was written: {no_longer_matching(edited)}; rebuild the suite "
+                "instead of editing it"
             )
         if problems:
             raise SuiteValidationError(f"suite {self.name!r} is invalid: " + "; ".join(problems))

@@ -26,7 +26,7 @@ def _release_with(tmp_path, label: object):
     raise AssertionError("the release has no 'No error' question")
 
 
-@pytest.mark.parametrize("label", [0, 2, "1"])
+@pytest.mark.parametrize("label", [0])
 def test_a_label_that_contradicts_the_reason_is_a_source_fault(tmp_path, label):
     """The suite is built from ``reason``; a question whose ``label`` says otherwise (0: an
     error, for a "No error" question) was built as the reason said, without a word."""
@@ -42,6 +42,21 @@ def test_a_label_that_contradicts_the_reason_is_a_source_fault(tmp_path, label):
         f"malformed row: question {index}: label {label!r} contradicts reason 'No error' "
         "(label 1 is 'No error', 0 an error)": 1
     }
+
+
+@pytest.mark.parametrize("label", [2, 7, "1", None])
+def test_a_label_other_than_0_or_1_is_named_as_such(tmp_path, label):
+    """A label of 7 was said to contradict its reason, as if 7 were a label the release gives."""
+    path, line, index = _release_with(tmp_path, label)
+    with pytest.raises(SourceFormatError) as refused:
+        build_suite("quiz_design", path)
+    reason = (
+        f"question {index}: label {label!r} is not 0 or 1 (1 is 'No error', 0 an error; its "
+        "reason is 'No error')"
+    )
+    assert str(refused.value) == (f"{path}:{line}: {reason} (write the label its reason means)")
+    kept = build_suite("quiz_design", path, skip_malformed=True)
+    assert {s.reason: s.count for s in kept.manifest.skipped} == {f"malformed row: {reason}": 1}
 
 
 def test_the_shipped_labels_agree_with_the_reasons():

@@ -132,8 +132,43 @@ def test_a_model_the_tiny_command_wrote_is_reported_as_a_pipeline_check(tmp_path
     argv = ["evaluate", "--suite", "challenge300", "--model", str(tmp_path / "m"), "--limit", "3"]
     assert main([*argv, "--no-cache", "--out", str(tmp_path / "run")]) == 0
     printed = capsys.readouterr()
-    assert "PIPELINE CHECK" in printed.out and "PIPELINE CHECK" in printed.err
+    assert "PIPELINE CHECK" in printed.out and "PIPELINE CHECK" not in printed.err
     assert "PIPELINE CHECK" in (tmp_path / "run" / "report.md").read_text().split("## ")[0]
+
+
+def test_a_pipeline_check_is_said_once_a_run(tmp_path, capsys):
+    """evaluate said it on stderr before the scoring and again on stdout above the figures, and
+    robustness on stderr and again in its table: twice in a terminal. It is said once: on
+    stdout with the figures, on stderr beside a --json summary."""
+    from nnd_suites.evaluation.tiny import main as tiny_main
+
+    assert tiny_main([str(tmp_path / "m"), "--suite", "challenge300"]) == 0
+    shutil.copytree(tmp_path / "m", tmp_path / "m2")
+    common = ["--suite", "challenge300", "--limit", "2", "--no-cache"]
+    runs = {
+        "evaluate": (["evaluate", "--model", str(tmp_path / "m")], "out"),
+        "evaluate --json": (["evaluate", "--model", str(tmp_path / "m"), "--json"], "err"),
+        "two models": (
+            ["evaluate", "--model", str(tmp_path / "m"), "--model", str(tmp_path / "m2")],
+            "out",
+        ),
+        "robustness": (
+            ["robustness", "--model", str(tmp_path / "m"), "--transform", "lowercase"],
+            "out",
+        ),
+        "robustness --json": (
+            ["robustness", "--model", str(tmp_path / "m"), "--transform", "lowercase", "--json"],
+            "err",
+        ),
+    }
+    for name, (argv, stream) in runs.items():
+        assert main([*argv, *common]) == 0, name
+        printed = capsys.readouterr()
+        said = {
+            "out": printed.out.count("PIPELINE CHECK"),
+            "err": printed.err.count("PIPELINE CHECK"),
+        }
+        assert said == {"out": 0, "err": 0, stream: 1}, name
 
 
 def test_a_saved_run_of_random_weights_says_so_with_its_model_gone(tmp_path, capsys):

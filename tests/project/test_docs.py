@@ -114,6 +114,45 @@ def test_readme_reads_each_run_with_a_suite_it_scored():
             assert argv[1] in scored[run], f"{' '.join(argv)}: {run} scored {scored[run]}"
 
 
+def test_readme_names_each_config_it_adds_to_a_dataset_folder_after_its_suite():
+    """`transform quiz_design ... --out suites/qd-typos` put into `build --all`'s dataset folder
+    a suite named quiz_design.typos-rate0.02-seed1: the card left it out, and `export` of that
+    folder refused it (exit 5). A README command writing DATASET/NAME names its suite NAME:
+    with --name NAME, or, for `build`, as its adapter (the default name)."""
+    commands = _readme_commands()
+    datasets = {
+        out for argv in commands if "--all" in argv for out in _option_values(argv, "--out")
+    }
+    assert datasets, "the README builds a dataset folder with build --all"
+    writers = [argv for argv in commands if argv[0] != "build" or "--all" not in argv]
+    for argv in writers:
+        for out in _option_values(argv, "--out"):
+            parent, _, config = out.rstrip("/").rpartition("/")
+            if parent in datasets and argv[0] in ("build", "transform", "chat-prompts"):
+                default = [argv[1]] if argv[0] == "build" else []
+                named = _option_values(argv, "--name") or default
+                assert named == [config], f"{' '.join(argv)}: config {config!r}, suite {named}"
+
+
+def test_contributing_names_each_shipped_map_that_pools_identical_texts():
+    """CONTRIBUTING said "no built-in suite uses a numeric rule, so no published figure changes"
+    while six shipped numeric maps pool identical texts rated differently (sfhot, sfres, ...)."""
+    from nnd_suites.quality_map import NumericRule, QualityMap, builtin_quality_maps
+
+    pooling = sorted(
+        name
+        for name in builtin_quality_maps()
+        if isinstance(rule := QualityMap.load(name).rule, NumericRule)
+        and rule.pools_identical_texts()
+    )
+    text = (ROOT / "CONTRIBUTING.md").read_text("utf-8")
+    section = text[text.index("**Identical texts rated differently: pooled") :]
+    section = " ".join(section[: section.index("\n\n")].split())
+    assert "sfhot" in pooling and "mt_metrics_eval" not in pooling
+    assert [name for name in pooling if f"`{name}`" not in section] == []
+    assert "no built-in suite uses a numeric rule" not in section
+
+
 def test_every_nnd_suites_call_in_the_readme_works_after_import_nnd_suites() -> None:
     """The README named `nnd_suites.human.scores.human_scores(suite)` and two more such paths:
     after `import nnd_suites` (its Python examples' only import) each was an AttributeError

@@ -94,6 +94,20 @@ def test_a_text_of_invalid_utf8_in_a_parquet_file_is_named(suite_folder, tmp_pat
         Suite.load(folder)
 
 
+@pytest.mark.parametrize("file,what", [(DATA_FILE, "pairs"), (CANDIDATES_FILE, "candidates")])
+def test_a_truncated_parquet_file_is_named_with_what_to_do(suite_folder, tmp_path, file, what):
+    """It named the file and pyarrow's fault, not what to do about it."""
+    folder = _damaged_copy(suite_folder, tmp_path)
+    path = folder / file
+    path.write_bytes(path.read_bytes()[:-100])
+    with pytest.raises(SuiteValidationError) as raised:
+        Suite.load(folder)
+    assert str(raised.value).startswith(f"{path}: unreadable {what}: ")
+    assert str(raised.value).endswith(
+        "not a parquet file; write the suite again (`nnd-suites build`, or `nnd-suites export`)"
+    )
+
+
 def test_an_invalid_pair_row_is_named_by_its_row_test_and_field(suite_folder, tmp_path):
     """A pair row the model refuses was told by pydantic's dump ('1 validation error for Pair',
     the type, a URL, over four lines); a candidate row was already told in one line."""

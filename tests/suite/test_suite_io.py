@@ -67,6 +67,8 @@ def test_tampered_pairs_are_rejected(challenge300_suite, tmp_path):
     with pytest.raises(SuiteValidationError, match="edited after it was written: the pairs"):
         Suite.load(folder)
     assert main(["validate", str(folder)]) == SuiteValidationError.exit_status
+    with pytest.raises(SuiteValidationError, match="the pairs no longer match the recorded hashes"):
+        Suite.load(folder)
 
 
 def test_not_a_suite_folder(tmp_path, capsys):
@@ -165,6 +167,31 @@ def test_editing_any_manifest_field_fails_validation_naming_it(written_quiz_desi
         assert main(["validate", str(folder)]) == SuiteValidationError.exit_status
     finally:
         (folder / MANIFEST_FILE).write_text(json.dumps(original))
+
+
+@pytest.mark.parametrize(
+    "edits,wording",
+    [
+        ({"description": "edited"}, "manifest field 'description' no longer matches the"),
+        (
+            {"description": "edited", "license": "edited"},
+            "manifest field 'description', manifest field 'license' no longer match the",
+        ),
+        # checked while the pairs file is read, against its schema
+        ({"context_fields": ["answer"]}, "manifest field 'context_fields' no longer matches the"),
+    ],
+)
+def test_the_edit_message_agrees_in_number(written_quiz_design, edits, wording):
+    """It said "no longer match(es)" whatever the number of fields."""
+    folder, original = written_quiz_design
+    try:
+        (folder / MANIFEST_FILE).write_text(json.dumps({**original, **edits}))
+        with pytest.raises(SuiteValidationError) as error:
+            Suite.load(folder)
+    finally:
+        (folder / MANIFEST_FILE).write_text(json.dumps(original))
+    assert f"edited after it was written: {wording} recorded hashes" in str(error.value)
+    assert "match(es)" not in str(error.value)
 
 
 def test_the_content_hash_does_not_depend_on_the_release(quiz_design_suite):

@@ -85,8 +85,10 @@ def run(args: argparse.Namespace) -> int:
             "--log-samples writes samples/SUITE.jsonl into the report folder: give --out DIR"
         )
     args.model, embedded = resolve_embedded(args.model)
-    if embedded and rank_zero():  # said first, and again under the figures
-        say(EMBEDDED_NOTE, file=sys.stderr)
+    # said once, before the scoring: with one model's figures on stdout, which a user keeps of
+    # the run, or beside --json's summary on stderr; several models' leaderboard says it itself
+    if embedded and rank_zero() and (args.json or len(args.model) == 1):
+        say(EMBEDDED_NOTE, file=sys.stderr if args.json else sys.stdout)
     if len(args.model) > 1:
         return _run_several(args)
     # `catalogue` or a `build --catalogue` folder: the evaluator groups its suites by task type
@@ -96,8 +98,6 @@ def run(args: argparse.Namespace) -> int:
     if args.json:
         say_json(json.dumps(report.summary(), ensure_ascii=False))
         return 0
-    if embedded:
-        say(EMBEDDED_NOTE)
     how = [report.backend.get("backend"), f"{report.mode} scoring", report.backend.get("dtype")]
     say(
         f"model {report.model} ({', '.join(str(h) for h in how if h)}): "

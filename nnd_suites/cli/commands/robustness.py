@@ -67,7 +67,7 @@ def run(args: argparse.Namespace) -> int:
     from nnd_suites.evaluation.tiny import EMBEDDED_NOTE, resolve_embedded
 
     (model,), embedded = resolve_embedded([args.model])
-    if embedded:
+    if embedded and args.json:  # else the tables on stdout say it, under their heading
         say(EMBEDDED_NOTE, file=sys.stderr)
     report = robustness(
         model,

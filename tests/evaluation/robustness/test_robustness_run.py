@@ -67,6 +67,9 @@ def test_cli_run_over_two_suites_writes_all_outputs(
     assert "| quiz_design | lowercase | 117 | 26 | 0 | 143 |" in markdown
     # every column is explained: 'changed' counts altered tests, not changed outcomes
     assert all(f"{column}: " in markdown for column in ("n", "changed", "lost", "gained"))
+    # 'lost' read as "not transformed": a lost test was transformed, and then failed or tied
+    legend = "lost: passed on the parent, failed or tied once transformed; gained: failed or tied"
+    assert f"{legend} on the parent, passed once transformed." in markdown
     assert (out / "robustness.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     assert (out / "evaluation" / "report.json").is_file()  # the evaluator's own report
 
