@@ -13,7 +13,7 @@ the catalogue's suites, as it builds a built-in suite given by name: the builds 
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -21,7 +21,7 @@ from nnd_suites.builder.adapter import ADAPTERS
 from nnd_suites.catalogue.building import how_to_get, shipped_builds
 from nnd_suites.catalogue.entries import CatalogueEntry, load_catalogue
 from nnd_suites.errors import NNDError
-from nnd_suites.evaluation.prepared import PreparedSuites, SuiteSpec
+from nnd_suites.evaluation.prepared import Plan, PreparedSuites, SuiteSpec
 from nnd_suites.evaluation.task_grouping import SkippedSuite, TaskGrouping
 from nnd_suites.hub.layout import exported_configs
 from nnd_suites.resolve import ALL, dataset_configs, suite_specs
@@ -87,6 +87,36 @@ def catalogue_suites(
     return selection.suites, selection.grouping
 
 
+def reported_grouping(grouping: TaskGrouping | None, plans: Sequence[Plan]) -> TaskGrouping | None:
+    """``grouping`` with its suites under the names the report gives them: ``plans`` are the
+    suites of its :meth:`~TaskGrouping.suites`, in that order, each named as reported (a
+    normalised suite's new name, NAME_2 for a second suite of one name), so the console, the
+    report and the leaderboard find each row's suite; None stays None."""
+    if grouping is None:
+        return None
+    if len(plans) != len(grouping.suites()):
+        raise NNDError(
+            f"the task grouping of {grouping.source} holds {len(grouping.suites())} suites, the "
+            f"run {len(plans)}: please report this bug"
+        )
+    names = iter(plan.name for plan in plans)
+    task_types = {
+        task: [next(names) for _ in suites] for task, suites in grouping.task_types.items()
+    }
+    return grouping.model_copy(update={"task_types": task_types})
+
+
+def _suites_held(folder: Path, configs: list[str]) -> dict[str, str]:
+    """Each of the suite folders ``configs`` of ``folder`` -> the name of the suite it holds:
+    one named otherwise is no config of its card, yet the folder stands for it too."""
+    if not configs:
+        return {}
+    from nnd_suites.hub.export import misnamed_suites  # datasets: only for a folder of suites
+
+    named_otherwise = misnamed_suites(folder)
+    return {config: named_otherwise.get(config, config) for config in configs}
+
+
 def _is_catalogue(spec: str | Path) -> bool:
     """``catalogue`` (always the catalogue, whatever folder of that name is here: ./catalogue
     names the folder), or an export folder holding at least one catalogue suite."""
@@ -100,7 +130,7 @@ def _is_catalogue(spec: str | Path) -> bool:
     if (folder / MANIFEST_FILE).is_file():
         return False  # one suite's folder
     names = {entry.name for entry in load_catalogue()}
-    return bool(names & set(exported_configs(folder)))
+    return bool(names & set(_suites_held(folder, exported_configs(folder)).values()))
 
 
 def _shipped(entries: list[CatalogueEntry]) -> CatalogueSelection:
@@ -119,16 +149,24 @@ def _shipped(entries: list[CatalogueEntry]) -> CatalogueSelection:
 
 
 def _built_in(folder: Path, entries: list[CatalogueEntry]) -> CatalogueSelection:
-    """Every config of the catalogue folder, by the catalogue's task types (a config the
-    catalogue does not list last). A ``build --catalogue`` folder (it holds every shipped
-    catalogue suite) lists each catalogue suite it lacks with where to get its source; another
-    dataset folder (``export``, ``build --all``) holds what its user chose, and lists none."""
+    """Every suite folder of the catalogue folder, by the catalogue's task type of the suite it
+    holds, whatever the folder's name (a suite the catalogue does not list last). A ``build
+    --catalogue`` folder (it holds every shipped catalogue suite) lists each catalogue suite it
+    lacks with where to get its source; another dataset folder (``export``, ``build --all``)
+    holds what its user chose, and lists none."""
     configs = [config.name for config in dataset_configs(folder)]  # every config of its card
+    held = _suites_held(folder, configs)
+    # a folder named after its suite first: it keeps the suite's name in the report, a second
+    # suite of that name is NAME_2 (the sort is stable: by folder name otherwise)
+    configs.sort(key=lambda config: held[config] != config)
     grouping = TaskGrouping(source=str(folder), task_types={})
-    whole = all(entry.name in configs for entry in entries if entry.shipped)
+    chosen: list[str] = []  # the suite folders, in the grouping's order
+    whole = all(entry.name in held.values() for entry in entries if entry.shipped)
     for entry in entries:
-        if entry.name in configs:
-            grouping.task_types.setdefault(entry.task_type, []).append(entry.name)
+        holding = [config for config in configs if held[config] == entry.name]
+        if holding:
+            grouping.task_types.setdefault(entry.task_type, []).extend([entry.name] * len(holding))
+            chosen += holding
         elif whole:  # a source not shipped, not found when the folder was built
             then = f"build it into the folder with {_BUILD.replace('DIR', str(folder))}"
             grouping.skipped[entry.name] = SkippedSuite(
@@ -136,7 +174,8 @@ def _built_in(folder: Path, entries: list[CatalogueEntry]) -> CatalogueSelection
                 reason=f"not built in {folder}: {how_to_get(entry, None, then)}",
             )
     listed = {entry.name for entry in entries}
-    others = [config for config in configs if config not in listed]
+    others = [config for config in configs if held[config] not in listed]
     if others:
-        grouping.task_types[NOT_CATALOGUED] = others
-    return CatalogueSelection([folder / name for name in grouping.suites()], grouping)
+        grouping.task_types[NOT_CATALOGUED] = [held[config] for config in others]
+        chosen += others
+    return CatalogueSelection([folder / config for config in chosen], grouping)

@@ -26,7 +26,7 @@ from nnd_suites.evaluation.backend import (
     read_truncation,
 )
 from nnd_suites.evaluation.cache import ScoreCache, scope_of, score_key
-from nnd_suites.evaluation.catalogue_suites import catalogue_suites
+from nnd_suites.evaluation.catalogue_suites import catalogue_suites, reported_grouping
 from nnd_suites.evaluation.chat_prompts import CHAT_TEMPLATE, chat_rendering
 from nnd_suites.evaluation.identity import check_cached_scores, content_identity
 from nnd_suites.evaluation.parallel import (
@@ -194,7 +194,7 @@ def evaluate(
             limit=limit,
             rendering=chat_rendering(scorer),
         )
-    plans = prepared.plans
+    plans, by_task = prepared.plans, reported_grouping(by_task, prepared.plans)
     if any(one.needs_neutral for one in chosen):
         prepared = with_neutral_requests(prepared)
     names, cache_note = [p.name for p in plans], "score cache " + ("on" if cache else "off")

@@ -25,7 +25,7 @@ from nnd_suites.evaluation.arguments import (
     check_models,
     check_preparation,
 )
-from nnd_suites.evaluation.catalogue_suites import catalogue_suites
+from nnd_suites.evaluation.catalogue_suites import catalogue_suites, reported_grouping
 from nnd_suites.evaluation.leaderboard import TIE_RULE, Leaderboard, leaderboard, model_labels
 from nnd_suites.evaluation.leaderboard_agreement import human_tables, rate_cell, reference_rows
 from nnd_suites.evaluation.outputs import write_report_files
@@ -89,6 +89,7 @@ def evaluate_models(
     # `catalogue` or a `build --catalogue` folder: its suites, and the task grouping of the board
     suites, by_task = catalogue_suites(suites)
     runs = share_runs(suites, template=template, normalize=normalize, limit=limit)
+    by_task = reported_grouping(by_task, runs.tests.plans)
     reports = [runs.evaluate(model, **options) for model in models]
     for report in reports:  # each model's report, and so the leaderboard, carries the grouping
         report.by_task = by_task
