@@ -38,7 +38,7 @@ from nnd_suites.records.groups import Candidate
 from nnd_suites.records.judgments import UNKNOWN_SYSTEM, named_systems
 from nnd_suites.records.texts import equivalence_key, is_blank
 from nnd_suites.suite import Suite, SuiteCandidate
-from nnd_suites.suite.pooled_texts import takes_part
+from nnd_suites.suite.pooled_texts import pooling_rule, takes_part
 
 CategoryKind = Literal["error", "context"]
 TEMPLATE = Path(__file__).parent / "report_templates" / "human_scores.md.j2"
@@ -176,6 +176,8 @@ def _as_judged(suite: Suite, quality_map: QualityMap) -> list[Candidate]:
     by their pooled candidate (so a system's human score and its tests agree on the text), the
     others by themselves."""
     annotated = [c.as_candidate() for c in suite.candidates]
+    if pooling_rule(suite.manifest) is None:  # a numeric map's suite built before pooling too
+        return annotated
     # the build never pools an empty text it left out
     poolable = [takes_part(c, suite.manifest) for c in suite.candidates]
     by_group: dict[str, list[Candidate]] = defaultdict(list)

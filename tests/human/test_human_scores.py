@@ -136,3 +136,23 @@ def test_empty_outputs_left_out_of_the_tests_are_said_where_they_are_counted(tmp
     assert main(["export", str(tmp_path / "suite"), "--to", str(tmp_path / "ds")]) == 0
     card = (tmp_path / "ds" / "README.md").read_text("utf-8")
     assert "6 tests from 3 groups and 12 candidates read; 0 groups gave no test" in card
+
+
+def test_a_numeric_suite_built_before_texts_were_pooled_is_scored_as_it_was_built():
+    # format 2.3 brought identical_texts: pool; a suite built before it judged each identical
+    # text on its own ratings, but its systems were scored on pooled ones (the map's default)
+    from nnd_suites.builder.adapter import ADAPTERS
+
+    fixture = next((ADAPTERS.get("simpeval_past").folder() / "fixtures").glob("*.csv"))
+    suite = build_suite("simpeval_past", fixture)
+    assert suite.stats()["pooled_texts"]["scored_differently"] == 1
+    manifest = suite.manifest
+    older = manifest.model_copy(update={"format_version": "2.2"})
+    rule = {**manifest.quality_map.definition["rating_rule"], "identical_texts": "separate"}
+    definition = {**manifest.quality_map.definition, "rating_rule": rule}
+    separate = manifest.model_copy(
+        update={"quality_map": manifest.quality_map.model_copy(update={"definition": definition})}
+    )
+    as_built = human_scores(Suite(older, suite.pairs, suite.candidates))
+    assert as_built == human_scores(Suite(separate, suite.pairs, suite.candidates))
+    assert as_built != human_scores(suite)
