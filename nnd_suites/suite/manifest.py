@@ -31,8 +31,10 @@ from nnd_suites.records.pairs import Pair
 from nnd_suites.suite.candidates import SuiteCandidate
 
 #: 2.1: candidates.parquet beside the pairs; 2.2: text_equivalence; 2.3: per-rater votes and
-#: margins of tests (margin_kind), raters of candidates
-FORMAT_VERSION = "2.3"
+#: margins of tests (margin_kind), raters of candidates; 2.4: texts differing by a zero-width
+#: joiner or non-joiner are two texts (a reader of 2.3 would take them for one, so it refuses
+#: these suites as newer instead of miscounting their degenerate tests)
+FORMAT_VERSION = "2.4"
 #: a suite name: also its folder and Hub config name, so no spaces, slashes or controls
 SUITE_NAME_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9_.-]*$"
 # What a new suite may be named: its name is also its folder in an export and its config on the

@@ -79,3 +79,18 @@ def test_a_rule_this_release_does_not_know_is_named(quiz_design_suite):
 def test_a_child_records_the_rule_its_counts_were_made_with(quiz_design_suite):
     child = transform_suite(under(quiz_design_suite, JOINERS_DROPPED), "whitespace")
     assert child.manifest.text_equivalence == TEXT_EQUIVALENCE
+
+
+def test_a_reader_of_the_rule_that_drops_joiners_refuses_a_suite_built_now(
+    challenge300_suite, tmp_path, monkeypatch
+):
+    # a release of format 2.3 applies JOINERS_DROPPED to every suite: it must read a suite
+    # that tells joiners apart as newer ("upgrade"), never count its tests under its own rule
+    from nnd_suites.suite import manifest as suite_manifest
+
+    assert challenge300_suite.manifest.format_version == suite_manifest.FORMAT_VERSION == "2.4"
+    assert challenge300_suite.manifest.text_equivalence == TEXT_EQUIVALENCE
+    folder = challenge300_suite.save(tmp_path / "s")
+    monkeypatch.setattr(suite_manifest, "FORMAT_VERSION", "2.3")
+    with pytest.raises(SuiteValidationError, match=r"format 2\.4, this one reads up to 2\.3"):
+        Suite.load(folder)
