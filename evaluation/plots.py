@@ -15,7 +15,9 @@ from typing import TYPE_CHECKING
 
 from nnd_suites.errors import NNDError
 from nnd_suites.evaluation.leaderboard import (
+    COMMON_ROW,
     Leaderboard,
+    SuiteRanking,
     baseline_pass_rates,
     leaderboard_rates,
 )
@@ -265,11 +267,14 @@ def write_leaderboard(
     reports: Sequence[EvaluationReport],
     labels: Sequence[str] | None = None,
     baselines: SuiteBaselines | None = None,
+    ranking: Mapping[str, SuiteRanking] | None = None,
 ) -> Path:
     """Grouped horizontal bars, one panel per suite: a bar per model for the overall pass rate
     and each category, with Wilson 95% intervals; the bias baselines are ``baselines`` (a
-    leaderboard's, on the tests every model rated), else the first report's. A bar over fewer
-    tests than its row's n (its model skipped some) says its own."""
+    leaderboard's, on the tests every model rated), else the first report's. A suite in
+    ``ranking`` (its models rated different tests) gets a first row: each model's rate on the
+    tests every model rated, what leaderboard.md ranks by; a bar over fewer tests than its row's
+    n says its own."""
     # lazy: matplotlib loads only when a chart is drawn
     from matplotlib.figure import Figure
 
@@ -277,6 +282,14 @@ def write_leaderboard(
         raise NNDError("a leaderboard needs at least one report")
     table = leaderboard_rates(reports, labels)
     marks = report_baselines(reports[0]) if baselines is None else baselines
+    for suite, ranked in (ranking or {}).items():
+        table[suite] = {COMMON_ROW: ranked.rates, **table[suite]}
+        marks = {
+            **marks,
+            suite: {
+                b: {COMMON_ROW: r.get("overall"), **r} for b, r in marks.get(suite, {}).items()
+            },
+        }
     models = list(dict.fromkeys(m for rows in table.values() for r in rows.values() for m in r))
     width = 0.8 / len(models)
     heights = [0.6 + 0.3 * len(rows) * max(1, len(models) / 2) for rows in table.values()]
