@@ -4,7 +4,7 @@ computed (the runs must have been scored the same way on the same tests)."""
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -21,9 +21,12 @@ from nnd_suites.human.agreement import AgreementCeiling
 from nnd_suites.infra.output_kinds import register_model
 from nnd_suites.infra.validation import StrictModel
 from nnd_suites.records.margins import MarginKind
-from nnd_suites.statistics.outcomes import Rate, outcome_map, rows_of
+from nnd_suites.statistics.outcomes import Rate, outcome_map, rate, rated_by_all, rows_of
 
 TIE_RULE = "a tie is not a pass"
+#: the row (leaderboard.png) and column (leaderboard.md) of each model's rate on the tests every
+#: model rated, which ranks the models when they rated different tests
+COMMON_ROW = "overall, rated by every model"
 
 
 class LeaderboardModel(StrictModel):
@@ -54,6 +57,25 @@ class LeaderboardMargins(StrictModel):
     kind: MarginKind | None
     rule: str
     bands: list[MarginBandRates] = Field(description="in order of margin, 'no margin' last")
+
+
+class SuiteRanking(StrictModel):
+    """How a suite's table is ordered when the models rated different tests (a model skipped
+    tests whose candidate did not fit its window): by each model's pass rate on the tests every
+    model rated, the same tests ``compare`` pairs (:func:`rated_by_all`), not by each model's
+    own rate over its own tests."""
+
+    tests: int = Field(ge=0, description="the tests every model rated: the ranking's n")
+    left_out: int = Field(
+        ge=0, description="tests some model rated but not every model: left out of the ranking"
+    )
+    skipped: dict[str, int] = Field(
+        description="model label -> the tests it skipped (a candidate did not fit its window)"
+    )
+    rates: dict[str, Rate] = Field(
+        description="model label -> pass rate on the tests every model rated, in model order"
+    )
+    order: list[str] = Field(description="the model labels, best first on those tests")
 
 
 class Leaderboard(StrictModel):
@@ -87,6 +109,12 @@ class Leaderboard(StrictModel):
     by_margin: dict[str, LeaderboardMargins] = Field(
         default_factory=dict,
         description="suite -> pass rates by human margin band (suites with margins only)",
+    )
+    ranking: dict[str, SuiteRanking] = Field(
+        default_factory=dict,
+        description="suite -> its ranking on the tests every model rated, for the suites whose "
+        "models rated different tests (absent: every model rated the same tests, and the "
+        "table ranks by each model's overall rate)",
     )
     limit: int | float | None = None
     by_task: TaskGrouping | None = Field(
@@ -185,7 +213,8 @@ def leaderboard(
         )
         for label, r in zip(labels, reports, strict=True)
     ]
-    shared = {name: _shared_baselines(reports, name) for name in suites}
+    runs = {name: [outcome_map(report.outcomes[name]) for report in reports] for name in suites}
+    shared = {name: reports[0].suites[name].baselines_with(found) for name, found in runs.items()}
     baselines = {name: baseline_pass_rates(found) for name, found in shared.items()}
     # every baseline counts the same tests: the first one's sizes stand for all of them
     baseline_tests = {
@@ -203,6 +232,11 @@ def leaderboard(
         baseline_tests=baseline_tests,
         agreement=leaderboard_agreement(reports, labels),
         by_margin=leaderboard_margins(reports, labels),
+        ranking={
+            name: ranked
+            for name, found in runs.items()
+            if (ranked := suite_ranking(found, labels)) is not None
+        },
         limit=reports[0].limit,
         by_task=reports[0].by_task,
     )
@@ -224,11 +258,28 @@ def baseline_pass_rates(
     }
 
 
-def _shared_baselines(reports: Sequence[EvaluationReport], suite: str) -> dict[str, BaselineRates]:
-    """The bias baselines of ``suite`` on the tests every model rated (``rated_by_all``), so that
-    no model's skipped tests decide what the baselines count."""
-    runs = [outcome_map(report.outcomes[suite]) for report in reports]
-    return reports[0].suites[suite].baselines_with(runs)
+def suite_ranking(runs: Sequence[Mapping[str, str]], labels: Sequence[str]) -> SuiteRanking | None:
+    """The ranking of one suite's models (``runs``: each model's test id -> outcome) on the tests
+    every model rated, or None when every model rated the same tests: each model's own rate then
+    counts those very tests, and ranks them."""
+    rated = [set(rated_by_all(run)) for run in runs]
+    if all(tests == rated[0] for tests in rated):
+        return None
+    common = rated_by_all(*runs)
+    rates = {
+        label: rate(run[pair_id] for pair_id in common)
+        for label, run in zip(labels, runs, strict=True)
+    }
+    return SuiteRanking(
+        tests=len(common),
+        left_out=len(set().union(*rated)) - len(common),
+        skipped={
+            label: sum(outcome == "skipped" for outcome in run.values())
+            for label, run in zip(labels, runs, strict=True)
+        },
+        rates=rates,
+        order=sorted(labels, key=lambda label: -(rates[label].pass_rate or 0.0)),
+    )
 
 
 def leaderboard_rates(
@@ -249,8 +300,8 @@ def leaderboard_rates(
     for label, report in zip(labels, reports, strict=True):
         for name, result in report.suites.items():
             rows = table.setdefault(name, {})
-            for row, rate in rows_of(result.overall, result.by_category).items():
-                rows.setdefault(row, {})[label] = rate
+            for row, found in rows_of(result.overall, result.by_category).items():
+                rows.setdefault(row, {})[label] = found
     return table
 
 

@@ -5,7 +5,8 @@ scored and released in turn. The output folder holds each model's report folder 
 single-model run writes it) under the model's label, and beside them::
 
     leaderboard.json         Leaderboard (+ leaderboard.schema.json, and the folder's marker)
-    leaderboard.md           a table per suite: a row per model (best first) and per bias baseline
+    leaderboard.md           a table per suite: a row per model (best first; on the tests every
+                             model rated when a model skipped some) and per bias baseline
     leaderboard.png          pass rates per suite and category, a bar per model (suites from
                              the catalogue: a panel per task type, a row per suite)
     scaling.png              pass rate against parameter count, when the models form a family
@@ -26,7 +27,14 @@ from nnd_suites.evaluation.arguments import (
     check_preparation,
 )
 from nnd_suites.evaluation.catalogue_suites import catalogue_suites, reported_grouping
-from nnd_suites.evaluation.leaderboard import TIE_RULE, Leaderboard, leaderboard, model_labels
+from nnd_suites.evaluation.leaderboard import (
+    COMMON_ROW,
+    TIE_RULE,
+    Leaderboard,
+    SuiteRanking,
+    leaderboard,
+    model_labels,
+)
 from nnd_suites.evaluation.leaderboard_agreement import human_tables, rate_cell, reference_rows
 from nnd_suites.evaluation.outputs import write_report_files
 from nnd_suites.evaluation.parallel import current_rank
@@ -133,7 +141,7 @@ def write_leaderboard_folder(board: Leaderboard, out: str | Path) -> dict[str, P
             "leaderboard.png",
             # catalogue suites: a panel per task type, a row per suite
             lambda path: (
-                write_leaderboard(path, board.reports, labels, board.baselines)
+                write_leaderboard(path, board.reports, labels, board.baselines, board.ranking)
                 if grouping is None
                 else write_task_rates(path, board.reports, labels, grouping, board.baselines)
             ),
@@ -172,14 +180,23 @@ def leaderboard_markdown(board: Leaderboard) -> str:
 
 def _suite_table(board: Leaderboard, suite: str) -> dict[str, Any]:
     """One suite's table (a row per model, best first, per baseline, the raters' reference) and
-    its human tables."""
+    its human tables. When the models rated different tests, the first rate column is each
+    model's rate on the tests every model rated, which orders the rows (a model that skipped
+    the hard tests would otherwise rank above one that beats it on the tests both rated)."""
     sizes = {m.label: m.parameters for m in board.models}
     rows = board.suites[suite]
     columns = list(rows)
-    order = sorted(sizes, key=lambda m: -(rows["overall"][m].pass_rate or 0.0))
+    ranking = board.ranking.get(suite)
+    order = (
+        ranking.order
+        if ranking is not None
+        else sorted(sizes, key=lambda m: -(rows["overall"][m].pass_rate or 0.0))
+    )
     n = {c: max(r.n for r in rows[c].values()) for c in columns}
+    ranked = [] if ranking is None else [f"{COMMON_ROW} (n={count(ranking.tests)})"]
     models = [
         [label, count(sizes[label]) if sizes[label] else "n/a"]
+        + ([] if ranking is None else [rate_cell(ranking.rates[label], ranking.tests)])
         + [rate_cell(rows[c].get(label), n[c]) for c in columns]
         for label in order
     ]
@@ -187,16 +204,36 @@ def _suite_table(board: Leaderboard, suite: str) -> dict[str, Any]:
         [
             f"*baseline: {baseline}*",
             "",
+            # the baselines count the tests every model rated: the ranking's tests
+            *([] if ranking is None else [percent(figures.get("overall"))]),
             *(_baseline_cell(board, suite, figures, c, n[c]) for c in columns),
         ]
         for baseline, figures in board.baselines.get(suite, {}).items()
     ]
+    reference = [
+        row[:2] + [""] * len(ranked) + row[2:] for row in reference_rows(board, suite, len(columns))
+    ]
     return {
         "name": suite,
-        "header": ["model", "parameters", *(f"{c} (n={count(n[c])})" for c in columns)],
-        "rows": models + baselines + reference_rows(board, suite, len(columns)),
+        "header": ["model", "parameters", *ranked, *(f"{c} (n={count(n[c])})" for c in columns)],
+        "rows": models + baselines + reference,
+        "ranking_note": None if ranking is None else ranking_note(ranking),
         **human_tables(board, suite, order),
     }
+
+
+def ranking_note(ranking: SuiteRanking) -> str:
+    """Why a suite's rows are ranked on fewer tests than the models rated: the tests left out and
+    which model skipped how many."""
+    skipped = ", ".join(
+        f"{label} skipped {count(tests)}" for label, tests in ranking.skipped.items() if tests
+    )
+    return (
+        f"Ranked on the {count(ranking.tests)} tests every model rated (first rate column): "
+        f"{count(ranking.left_out)} tests left out of the ranking because some model skipped "
+        f"them, a candidate did not fit its window ({skipped}); each model's own rate and n "
+        "follow."
+    )
 
 
 def _task_cells(board: Leaderboard, suite: str) -> list[str]:

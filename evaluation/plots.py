@@ -15,7 +15,9 @@ from typing import TYPE_CHECKING
 
 from nnd_suites.errors import NNDError
 from nnd_suites.evaluation.leaderboard import (
+    COMMON_ROW,
     Leaderboard,
+    SuiteRanking,
     baseline_pass_rates,
     leaderboard_rates,
 )
@@ -41,6 +43,23 @@ def save(figure: Figure, path: str | Path, dpi: int = 110) -> Path:
 
 
 BASELINE_MARKERS = {"shorter": "<", "longer": ">", "overlap": "x"}
+#: the line a chart of a pipeline check (a model with random weights) adds to its title
+PIPELINE_CHECK = "PIPELINE CHECK: random weights, the figures mean nothing"
+
+
+def chart_title(
+    figure: Figure, title: str, check: bool, fontsize: float = 10, **style: object
+) -> None:
+    """The figure's title; a pipeline check's (:func:`pipeline_check`) says so in red, so that a
+    chart shared alone does not present random weights' figures as results."""
+    lines = [title] if title else []
+    if check:
+        lines.append(PIPELINE_CHECK)
+    if lines:
+        colour = style.pop("color", "black")
+        figure.suptitle(
+            "\n".join(lines), fontsize=fontsize, color="#c44e52" if check else colour, **style
+        )
 
 
 def write_pass_rates(report: EvaluationReport, path: str | Path) -> Path:
@@ -75,13 +94,10 @@ def write_pass_rates(report: EvaluationReport, path: str | Path) -> Path:
     if handles:
         figure.legend(handles, names, loc="outside lower center", ncols=3, fontsize=8)
     axes[-1].set_xlabel("pass rate (%), Wilson 95% interval; red marks: bias baselines (no model)")
-    model, check = short_name(report.model), pipeline_check(report.model, report.random_weights)
-    if check:  # random weights: the title must say so
-        model += "\nPIPELINE CHECK: random weights, the figures mean nothing\n"
-    figure.suptitle(
-        f"NND pass rates: {model} ({report.mode}, scorer {report.scorer})",
-        fontsize=10,
-        color="#c44e52" if check else "black",
+    chart_title(
+        figure,
+        f"NND pass rates: {short_name(report.model)} ({report.mode}, scorer {report.scorer})",
+        pipeline_check(report.model, report.random_weights),
     )
     return save(figure, path)
 
@@ -112,13 +128,15 @@ def write_scatter(
     intervals: Mapping[str, tuple[float, float]] | None = None,
     note: str = "",
     warning: str = "",
+    check: bool = False,
 ) -> Path:
     """One labelled point per system: pass rate (x, %) against human score (y), the
     least-squares line the placement of new models uses; ``new``: (name, pass rate,
     predicted human score, prediction interval or None), a placed model drawn apart, the line
     dashed where it extends beyond the systems; ``intervals``: each system's pass-rate interval
     (drawn as horizontal bars); ``note``: statistics printed in a box (tau, r); ``warning``:
-    printed in red under the title (a poor fit)."""
+    printed in red under the title (a poor fit); ``check``: the systems or the placed model are a
+    pipeline check (random weights), said there too."""
     # lazy: matplotlib loads only when a chart is drawn
     from matplotlib.figure import Figure
 
@@ -179,8 +197,8 @@ def write_scatter(
             fontsize=8,
             bbox={"boxstyle": "round", "facecolor": "white", "alpha": 0.85},
         )
-    if warning:
-        figure.suptitle(textwrap.fill(warning, 64), color="#c44e52", fontsize=9, fontweight="bold")
+    warned = textwrap.fill(warning, 64) if warning else ""
+    chart_title(figure, warned, check, fontsize=9, fontweight="bold", color="#c44e52")
     axis.grid(alpha=0.3)
     return save(figure, path)
 
@@ -249,10 +267,14 @@ def write_leaderboard(
     reports: Sequence[EvaluationReport],
     labels: Sequence[str] | None = None,
     baselines: SuiteBaselines | None = None,
+    ranking: Mapping[str, SuiteRanking] | None = None,
 ) -> Path:
     """Grouped horizontal bars, one panel per suite: a bar per model for the overall pass rate
     and each category, with Wilson 95% intervals; the bias baselines are ``baselines`` (a
-    leaderboard's, on the tests every model rated), else the first report's."""
+    leaderboard's, on the tests every model rated), else the first report's. A suite in
+    ``ranking`` (its models rated different tests) gets a first row: each model's rate on the
+    tests every model rated, what leaderboard.md ranks by; a bar over fewer tests than its row's
+    n says its own."""
     # lazy: matplotlib loads only when a chart is drawn
     from matplotlib.figure import Figure
 
@@ -260,6 +282,14 @@ def write_leaderboard(
         raise NNDError("a leaderboard needs at least one report")
     table = leaderboard_rates(reports, labels)
     marks = report_baselines(reports[0]) if baselines is None else baselines
+    for suite, ranked in (ranking or {}).items():
+        table[suite] = {COMMON_ROW: ranked.rates, **table[suite]}
+        marks = {
+            **marks,
+            suite: {
+                b: {COMMON_ROW: r.get("overall"), **r} for b, r in marks.get(suite, {}).items()
+            },
+        }
     models = list(dict.fromkeys(m for rows in table.values() for r in rows.values() for m in r))
     width = 0.8 / len(models)
     heights = [0.6 + 0.3 * len(rows) * max(1, len(models) / 2) for rows in table.values()]
@@ -267,14 +297,16 @@ def write_leaderboard(
     axes = figure.subplots(len(table), 1, squeeze=False, height_ratios=heights)[:, 0]
     colours = [f"C{i % 10}" for i in range(len(models))]
     for axis, (suite, rows) in zip(axes, table.items(), strict=True):
+        sizes = [max(r.n for r in rates.values()) for rates in rows.values()]
         for m, model in enumerate(models):
-            ys, shown = [], []
+            ys, shown, row_sizes = [], [], []
             for row, rates in enumerate(rows.values()):
                 rate = rates.get(model)
                 if rate is None or rate.pass_rate is None or rate.ci is None:
                     continue
                 ys.append(row - 0.4 + width * (m + 0.5))
                 shown.append(rate)
+                row_sizes.append(sizes[row])
             axis.barh(
                 ys,
                 [100 * rate.pass_rate for rate in shown],  # type: ignore[operator]
@@ -284,12 +316,26 @@ def write_leaderboard(
                 label=model,
                 capsize=2,
             )
+            own_sizes(axis, ys, shown, row_sizes)
         baseline_marks(axis, marks.get(suite, {}), list(rows))
-        sizes = [max(r.n for r in rates.values()) for rates in rows.values()]
         finish_rate_panel(axis, list(rows), sizes, suite)
     finish_rate_figure(figure, axes)
-    figure.suptitle("NND leaderboard", fontsize=11)
+    chart_title(
+        figure,
+        "NND leaderboard",
+        any(pipeline_check(r.model, r.random_weights) for r in reports),
+        fontsize=11,
+    )
     return save(figure, path)
+
+
+def own_sizes(axis, ys: Sequence[float], rates: Sequence[Rate], sizes: Sequence[int]) -> None:  # type: ignore[no-untyped-def]
+    """At the foot of each bar whose rate counts fewer tests than its row's n (``sizes``: the
+    most any model rated, which the row's label gives), that bar's own n: its model skipped
+    the others."""
+    for y, rate, n in zip(ys, rates, sizes, strict=True):
+        if rate.n != n:
+            axis.text(1, y, f"n={count(rate.n)}", va="center", fontsize=7)
 
 
 def parameters(size: float) -> str:

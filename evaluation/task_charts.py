@@ -16,9 +16,11 @@ from nnd_suites.evaluation.plots import (
     BASELINE_MARKERS,
     SuiteBaselines,
     baseline_marks,
+    chart_title,
     finish_rate_figure,
     finish_rate_panel,
     interval_errors,
+    own_sizes,
     report_baselines,
     save,
     short_name,
@@ -49,10 +51,12 @@ def write_task_rates(
     figure = Figure(figsize=(8.5, sum(heights) + 1.0), layout="constrained")
     axes = figure.subplots(len(heights), 1, squeeze=False, height_ratios=heights)[:, 0]
     for axis, (task_type, suites) in zip(axes, grouping.task_types.items(), strict=True):
+        sizes = [max(r.suites[suite].overall.n for r in reports) for suite in suites]
         for m, (label, report) in enumerate(zip(labels, reports, strict=True)):
             rates = [report.suites[suite].overall for suite in suites]
+            ys = [y - 0.4 + width * (m + 0.5) for y in range(len(suites))]
             axis.barh(
-                [y - 0.4 + width * (m + 0.5) for y in range(len(suites))],
+                ys,
                 [100 * (r.pass_rate or 0.0) for r in rates],
                 height=width,
                 xerr=interval_errors(rates),
@@ -60,6 +64,7 @@ def write_task_rates(
                 label=label,
                 capsize=2,
             )
+            own_sizes(axis, ys, rates, sizes)
         overall = {
             baseline: {
                 suite: marks.get(suite, {}).get(baseline, {}).get("overall") for suite in suites
@@ -67,7 +72,6 @@ def write_task_rates(
             for baseline in BASELINE_MARKERS
         }
         baseline_marks(axis, overall, suites)
-        sizes = [max(r.suites[suite].overall.n for r in reports) for suite in suites]
         finish_rate_panel(axis, suites, sizes, task_type)
     finish_rate_figure(figure, axes)
     skipped = (
@@ -78,8 +82,5 @@ def write_task_rates(
         if len(reports) == 1
         else f"NND leaderboard by task type ({len(reports)} models){skipped}"
     )
-    embedded = any(pipeline_check(r.model, r.random_weights) for r in reports)
-    if embedded:  # random weights: the title must say so
-        title += "\nPIPELINE CHECK: random weights, the figures mean nothing"
-    figure.suptitle(title, fontsize=10, color="#c44e52" if embedded else "black")
+    chart_title(figure, title, any(pipeline_check(r.model, r.random_weights) for r in reports))
     return save(figure, path)

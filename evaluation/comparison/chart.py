@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from nnd_suites.evaluation.comparison.paired import Comparison
-from nnd_suites.evaluation.plots import save, short_name
+from nnd_suites.evaluation.plots import chart_title, save, short_name
 from nnd_suites.infra.formatting import count
 from nnd_suites.statistics.outcomes import rows_of
 from nnd_suites.statistics.paired import PairedResult
@@ -50,10 +50,11 @@ def write_differences(comparison: Comparison, path: str | Path, alpha: float = 0
         f"* and red: p < {alpha} (categories: Holm-adjusted per suite; overall: exact McNemar);\n"
         "an interval can exclude 0 without a mark (the corrected exact test decides)"
     )
-    figure.suptitle(
+    chart_title(
+        figure,
         f"A = {short_name(comparison.model_a)} ({comparison.mode_a}) minus "
         f"B = {short_name(comparison.model_b)} ({comparison.mode_b})",
-        fontsize=10,
+        comparison.random_weights,
     )
     return save(figure, path)
 

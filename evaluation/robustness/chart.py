@@ -9,7 +9,8 @@ from pathlib import Path
 
 import numpy as np
 
-from nnd_suites.evaluation.plots import save, short_name
+from nnd_suites.evaluation.plots import chart_title, save, short_name
+from nnd_suites.evaluation.report_markdown import pipeline_check
 from nnd_suites.evaluation.robustness.models import CellKey, RobustnessReport
 from nnd_suites.infra.formatting import count
 from nnd_suites.statistics.paired import PairedResult
@@ -49,8 +50,11 @@ def write_heatmap(
         axis.set_yticks(range(len(labels)), labels=labels)
         axis.set_title(title, loc="left", fontsize=10)
     figure.colorbar(image, ax=list(axes), label="delta pass rate (points)", shrink=0.8)
-    figure.suptitle(
-        f"{short_name(report.model)}: transformed - untouched pass rate (points)", fontsize=11
+    chart_title(
+        figure,
+        f"{short_name(report.model)}: transformed - untouched pass rate (points)",
+        pipeline_check(report.model, report.random_weights),
+        fontsize=11,
     )
     caption = (
         f"* and a frame: exact McNemar p < {report.alpha} after Holm's correction across the "

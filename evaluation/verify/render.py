@@ -80,6 +80,7 @@ def write_verify(report: VerifyReport, out: str | Path) -> dict[str, Path]:
             human_label=f"human score ({report.measure})",
             intervals=pass_rate_intervals(report.overall),
             note=statistics_note(report),
+            check=systems_check(report),
         )
 
     return write_report_folder(
@@ -111,6 +112,7 @@ def write_placement(
             intervals=pass_rate_intervals(verify.overall) if not placement.not_rated else None,
             note=f"fit r² {placed.r_squared:.2f} over {plural(placed.systems, 'system')}",
             warning=_flag(placed).upper() if _flag(placed) != "ok" else "",
+            check=placement.random_weights,
         )
 
     markdown = placement_markdown(placement)

@@ -371,8 +371,9 @@ def test_a_leaderboard_ranks_and_counts_the_tests_each_model_rated_not_those_it_
     """No leaderboard fixture had skipped tests, so one that counted them in n, or ranked on
     passed / (rated + skipped), passed. Here both models prefer the longer candidate, one
     skipping candidates over 86 characters, the other over 140: the first passes more of the
-    tests it rated but fewer of all, so it leads only when skipped tests are left out."""
-    from nnd_suites.evaluation.leaderboard import leaderboard
+    tests it rated but fewer of all. Ranked on the tests both rated, where the two agree test by
+    test, they tie and keep the order given."""
+    from nnd_suites.evaluation.leaderboard import COMMON_ROW, leaderboard
     from nnd_suites.evaluation.multi import leaderboard_markdown
 
     reports = [
@@ -398,7 +399,13 @@ def test_a_leaderboard_ranks_and_counts_the_tests_each_model_rated_not_those_it_
     text = leaderboard_markdown(board)
     section = text.split("## quiz_design\n")[1].split("\n## ")[0]
     rows = [line for line in section.splitlines() if line.startswith("| ")]
-    assert rows[0].startswith(f"| model | parameters | overall (n={n1:,}) |"), rows[0]
-    assert [r.split("|")[1].strip() for r in rows[1:3]] == ["skips-over-86", "skips-over-140"]
-    assert f"(n={n2:,}, {s2:,} skipped)" in rows[1].split("|")[3]
-    assert "(n=" not in rows[2].split("|")[3]  # the model that rated the most: the column's n
+    # ranked on the tests both rated, where the two give the same verdicts: a tie, kept in the
+    # order given; each model's own rate (over its own n) follows
+    ranked = board.ranking["quiz_design"]
+    assert ranked.tests == n2 and ranked.rates[labels[0]] == ranked.rates[labels[1]]
+    assert rows[0].startswith(
+        f"| model | parameters | {COMMON_ROW} (n={n2:,}) | overall (n={n1:,}) |"
+    ), rows[0]
+    assert [r.split("|")[1].strip() for r in rows[1:3]] == ["skips-over-140", "skips-over-86"]
+    assert f"(n={n2:,}, {s2:,} skipped)" in rows[2].split("|")[4]
+    assert "(n=" not in rows[1].split("|")[4]  # the model that rated the most: the column's n
