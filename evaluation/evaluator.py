@@ -200,17 +200,16 @@ def evaluate(
     names, cache_note = [p.name for p in plans], "score cache " + ("on" if cache else "off")
     logger.info("scoring %s with %s on %s; %s", model_name, scorer.describe(), names, cache_note)
     scores, counts = _score_all(scorer, prepared, cache, cache_dir, progress and main, rank)
-    logger.info(
-        "%d tests, %d distinct requests: %d from the cache, %d scored",
-        *(counts.tests, counts.unique, counts.cached, counts.scored),
+    logger.info(  # RequestCounts' fields, in this order
+        "%d tests, %d distinct requests: %d from the cache, %d scored", *dict(counts).values()
     )
-    reference = reference_identity = None
+    reference = reference_identity = reference_counts = None
     if any(one.needs_reference for one in chosen):
         reference_backend = reference_backend_of(
             reference_model, scorer.mode, device, dtype, batch_size, strategy, backend
         )
         reference_identity = content_identity(reference_backend.identity)
-        reference, _ = _score_all(
+        reference, reference_counts = _score_all(
             reference_backend, prepared, cache, cache_dir, progress and main, rank
         )
     elif reference_model is not None:
@@ -228,6 +227,7 @@ def evaluate(
         random_weights=is_embedded(model_name),
         suites={},
         requests=counts,
+        reference_requests=reference_counts,
         seconds=0.0,
         limit=prepared.limit,
         by_task=by_task,

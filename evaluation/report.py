@@ -211,6 +211,9 @@ class EvaluationReport(StrictModel):
         "pass rates, flipped verdicts, length-controlled view",
     )
     requests: RequestCounts
+    reference_requests: RequestCounts | None = Field(
+        None, description="the same requests under the reference model (null: none was used)"
+    )
     seconds: float
     limit: RecordedLimit = Field(
         None,
@@ -273,6 +276,7 @@ class EvaluationReport(StrictModel):
                 for name, result in self.suites.items()
             },
             "requests": self.requests.model_dump(),
+            "reference_requests": self.reference_requests and self.reference_requests.model_dump(),
             "seconds": self.seconds,
             "parameters": self.parameters,
             "scorer": self.scorer,

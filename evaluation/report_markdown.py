@@ -11,7 +11,7 @@ from typing import Any
 from nnd_suites.errors import NNDError
 from nnd_suites.evaluation.agreement_markdown import band_heading, ceiling_gap, not_compared
 from nnd_suites.evaluation.limits import KeptTests, kept_tests_text, the_first
-from nnd_suites.evaluation.report import EvaluationReport, Rate, SuiteResult
+from nnd_suites.evaluation.report import EvaluationReport, Rate, RequestCounts, SuiteResult
 from nnd_suites.evaluation.scorers import SCORERS
 from nnd_suites.evaluation.sensitivity import Sensitivity
 from nnd_suites.evaluation.task_grouping import BASELINE_COLUMNS, task_rows
@@ -97,6 +97,19 @@ def embedded_heading_note(checks: Iterable[bool]) -> str:
     return f"\n\n> **{EMBEDDED_NOTE}**" if any(checks) else ""
 
 
+def requests_note(
+    requests: RequestCounts,
+    reference_model: str | None = None,
+    reference_requests: RequestCounts | None = None,
+) -> str:
+    """What a run scored and read from the cache, the reference model's requests apart: the
+    ratio scorer scores every request twice, once per model, each in its own cache scope."""
+    note = f"{plural(requests.scored, 'request')} scored, {count(requests.cached)} from the cache"
+    if reference_requests is not None:
+        note += f" (reference model {reference_model}: {requests_note(reference_requests)})"
+    return note
+
+
 def markdown(report: EvaluationReport) -> str:
     suites = report.suites
     suite_rows = [
@@ -120,6 +133,9 @@ def markdown(report: EvaluationReport) -> str:
         report=report,
         embedded_note=note,
         backend_header=_backend_header(report.backend, report),
+        requests_note=requests_note(
+            report.requests, report.reference_model, report.reference_requests
+        ),
         limit_note=limit_note(report.limit, kept_tests(suites)),
         suite_rows=suite_rows,
         task_heading=REPORT_HEADING,

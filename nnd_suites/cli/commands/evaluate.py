@@ -77,7 +77,7 @@ def run(args: argparse.Namespace) -> int:
     # lazy: the evaluator package is slow to import; `nnd-suites list` stays < 1 s
     from nnd_suites.evaluation import evaluate
     from nnd_suites.evaluation.agreement_markdown import ceiling_summary
-    from nnd_suites.evaluation.report_markdown import kept_tests, limit_note
+    from nnd_suites.evaluation.report_markdown import kept_tests, limit_note, requests_note
     from nnd_suites.evaluation.tiny import EMBEDDED_NOTE, resolve_embedded
 
     if args.log_samples and args.out is None:
@@ -101,8 +101,8 @@ def run(args: argparse.Namespace) -> int:
     how = [report.backend.get("backend"), f"{report.mode} scoring", report.backend.get("dtype")]
     say(
         f"model {report.model} ({', '.join(str(h) for h in how if h)}): "
-        f"{plural(report.requests.scored, 'request')} scored, "
-        f"{report.requests.cached:,} from the cache, {report.seconds:.1f} s"
+        f"{requests_note(report.requests, report.reference_model, report.reference_requests)}, "
+        f"{report.seconds:.1f} s"
     )
     if report.limit:  # a smoke test must not read as the suite's figures
         say(limit_note(report.limit, kept_tests(report.suites)).strip())
