@@ -281,6 +281,20 @@ def _sensitivity_table(suite: str, found: Sensitivity) -> dict[str, Any]:
     }
 
 
+def flips_line(found: Sensitivity) -> str:
+    """The flips of report.md's scorer-sensitivity table in one line, for the console."""
+    each = [
+        f"{name} {count(result.flips.flipped)} of {count(result.flips.n)} "
+        f"({percent(result.flips.share)}, p {format_p(result.flips.p_value)})"
+        for name, result in found.scorers.items()
+        if result.flips is not None
+    ]
+    return (
+        f"flips vs {found.primary} (tests passed under one scorer only, of those rated under "
+        f"both; McNemar p): {'; '.join(each)}"
+    )
+
+
 def _n(found: Sensitivity, length: str) -> str:
     primary = found.scorers[found.primary].by_length.get(length)
     return "n/a" if primary is None else count(primary.n)

@@ -77,7 +77,12 @@ def run(args: argparse.Namespace) -> int:
     # lazy: the evaluator package is slow to import; `nnd-suites list` stays < 1 s
     from nnd_suites.evaluation import evaluate
     from nnd_suites.evaluation.agreement_markdown import ceiling_summary
-    from nnd_suites.evaluation.report_markdown import kept_tests, limit_note, requests_note
+    from nnd_suites.evaluation.report_markdown import (
+        flips_line,
+        kept_tests,
+        limit_note,
+        requests_note,
+    )
     from nnd_suites.evaluation.tiny import EMBEDDED_NOTE, resolve_embedded
 
     if args.log_samples and args.out is None:
@@ -116,6 +121,9 @@ def run(args: argparse.Namespace) -> int:
         ceiling = ceiling_summary(result)
         if ceiling:  # the raters' own agreement on these tests: how high a pass rate can go
             say(f"  {ceiling}")
+        if name in report.sensitivity:  # several --scorer: report.md's sensitivity table, in short
+            table = " (report.md: Scorer sensitivity)" if args.out else ""
+            say(f"  {flips_line(report.sensitivity[name])}{table}")
     if report.by_task is not None:
         _say_by_task(report.by_task, report.suites)
     if args.out:
