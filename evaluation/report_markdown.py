@@ -4,7 +4,7 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -110,6 +110,17 @@ def requests_note(
     return note
 
 
+def left_out_note(names: Sequence[str]) -> str:
+    """What ``--suite all`` left out and why, never a silent drop ('' when nothing was)."""
+    if not names:
+        return ""
+    return (
+        f"`all` left out {plural(len(names), 'built-in suite')} whose annotation source is not "
+        f"shipped: {', '.join(names)} (build one with `nnd-suites build NAME --source "
+        "PATH_OR_URL --out suites/NAME` and pass that folder)."
+    )
+
+
 def markdown(report: EvaluationReport) -> str:
     suites = report.suites
     suite_rows = [
@@ -137,6 +148,7 @@ def markdown(report: EvaluationReport) -> str:
             report.requests, report.reference_model, report.reference_requests
         ),
         limit_note=limit_note(report.limit, kept_tests(suites)),
+        left_out_note=left_out_note(report.left_out_of_all),
         suite_rows=suite_rows,
         task_heading=REPORT_HEADING,
         task_rows=[]

@@ -80,6 +80,7 @@ def run(args: argparse.Namespace) -> int:
     from nnd_suites.evaluation.report_markdown import (
         flips_line,
         kept_tests,
+        left_out_note,
         limit_note,
         requests_note,
     )
@@ -111,6 +112,8 @@ def run(args: argparse.Namespace) -> int:
     )
     if report.limit:  # a smoke test must not read as the suite's figures
         say(limit_note(report.limit, kept_tests(report.suites)).strip())
+    if report.left_out_of_all:
+        say(left_out_note(report.left_out_of_all))
     say("pass rate [Wilson 95% interval] of the rated tests, per suite and category:")
     for name, result in report.suites.items():
         say(f"{name}: {rate_summary(result.overall)}")
