@@ -7,10 +7,9 @@ Requests are deduplicated across pairs and suites; the score cache answers what 
 from __future__ import annotations
 
 import logging
-import sys
 import time
 import uuid
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Iterable, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -43,7 +42,7 @@ from nnd_suites.evaluation.prepared import (
     prepare_suites,
     with_neutral_requests,
 )
-from nnd_suites.evaluation.progress import ProgressLines
+from nnd_suites.evaluation.progress import log_progress, score_with_progress
 from nnd_suites.evaluation.rank_job import rank_job, refuse_before_ranks, run_in_ranks, wants_ranks
 from nnd_suites.evaluation.report import (
     EvaluationReport,
@@ -200,17 +199,16 @@ def evaluate(
     names, cache_note = [p.name for p in plans], "score cache " + ("on" if cache else "off")
     logger.info("scoring %s with %s on %s; %s", model_name, scorer.describe(), names, cache_note)
     scores, counts = _score_all(scorer, prepared, cache, cache_dir, progress and main, rank)
-    logger.info(
-        "%d tests, %d distinct requests: %d from the cache, %d scored",
-        *(counts.tests, counts.unique, counts.cached, counts.scored),
+    logger.info(  # RequestCounts' fields, in this order
+        "%d tests, %d distinct requests: %d from the cache, %d scored", *dict(counts).values()
     )
-    reference = reference_identity = None
+    reference = reference_identity = reference_counts = None
     if any(one.needs_reference for one in chosen):
         reference_backend = reference_backend_of(
             reference_model, scorer.mode, device, dtype, batch_size, strategy, backend
         )
         reference_identity = content_identity(reference_backend.identity)
-        reference, _ = _score_all(
+        reference, reference_counts = _score_all(
             reference_backend, prepared, cache, cache_dir, progress and main, rank
         )
     elif reference_model is not None:
@@ -228,8 +226,10 @@ def evaluate(
         random_weights=is_embedded(model_name),
         suites={},
         requests=counts,
+        reference_requests=reference_counts,
         seconds=0.0,
         limit=prepared.limit,
+        left_out_of_all=prepared.left_out_of_all,
         by_task=by_task,
     )
     own_names = [plan.suite.name for plan in plans]
@@ -358,11 +358,11 @@ def _score_all(
 
         if todo:
             if rank is None:
-                _run_with_progress(scorer, todo, sink, progress)
+                score_with_progress(scorer.score, todo, sink, progress)
             else:
                 own_sink = sink if main else None  # only rank 0 holds the cache
                 results = score_data_parallel(
-                    scorer.score, todo, rank, own_sink, _log_progress(len(todo), progress)
+                    scorer.score, todo, rank, own_sink, log_progress(len(todo), progress)
                 )
                 pairs = zip(todo, results, strict=True)
                 scores.update(((r.context, r.candidate), s) for r, s in pairs)
@@ -370,31 +370,3 @@ def _score_all(
         if cache is not None:
             cache.close()
     return scores, RequestCounts(tests=tests, unique=len(keyed), cached=cached, scored=len(todo))
-
-
-def _log_progress(total: int, progress: bool) -> Callable[[int], None] | None:
-    """Off a terminal (a log: CI, nohup, SLURM), plain progress lines instead of a bar."""
-    if not progress or sys.stderr.isatty():
-        return None
-    return ProgressLines(total).update
-
-
-def _run_with_progress(
-    scorer: Backend, todo: list[ScoreRequest], sink: Any, progress: bool
-) -> None:
-    lines = _log_progress(len(todo), progress)
-    if lines is not None:
-        scorer.score(todo, sink=sink, progress=lines)
-        return
-    # lazy: tqdm only when a progress bar is drawn on a terminal
-    from tqdm.auto import tqdm
-
-    with tqdm(
-        total=len(todo),
-        desc="scoring",
-        unit="request",
-        disable=not progress or not sys.stderr.isatty(),
-        file=sys.stderr,
-        dynamic_ncols=True,
-    ) as bar:
-        scorer.score(todo, sink=sink, progress=bar.update)

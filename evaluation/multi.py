@@ -43,6 +43,7 @@ from nnd_suites.evaluation.rank_job import rank_job, refuse_before_ranks, run_in
 from nnd_suites.evaluation.report_markdown import (
     embedded_heading_note,
     kept_tests,
+    left_out_note,
     limit_note,
     pipeline_check,
 )
@@ -167,6 +168,8 @@ def leaderboard_markdown(board: Leaderboard) -> str:
         limit_note=limit_note(
             board.limit, kept_tests(board.reports[0].suites) if board.reports else None
         ),
+        # the same suite specs for every model: the first report says what `all` left out
+        left_out_note=left_out_note(board.reports[0].left_out_of_all) if board.reports else "",
         # suites from the catalogue: by task, beside the baselines
         task_heading=[
             "n",

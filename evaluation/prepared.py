@@ -17,7 +17,7 @@ from nnd_suites.evaluation.arguments import check_preparation
 from nnd_suites.evaluation.baselines import all_baseline_outcomes
 from nnd_suites.evaluation.templates import neutral_context, resolve_template
 from nnd_suites.records.templates import render_template as render
-from nnd_suites.resolve import resolve_suites, suite_origins, suite_specs
+from nnd_suites.resolve import ALL, resolve_suites, suite_origins, suite_specs, unshipped_suites
 from nnd_suites.statistics.outcomes import Outcome
 from nnd_suites.suite import Suite, SuiteManifest
 from nnd_suites.suite.manifest import CANDIDATES_SECTION, PAIRS_SECTION
@@ -78,6 +78,8 @@ class PreparedSuites:
     limit: Limit | None = None
     #: every distinct (template, rendered context, candidate), in first-seen order
     requests: dict[tuple[str, str, str], None] = field(default_factory=dict)
+    #: ``all`` was given: the built-in suites it left out, their sources not shipped
+    left_out_of_all: list[str] = field(default_factory=list)
 
     @property
     def tests(self) -> int:
@@ -109,6 +111,8 @@ def prepare_suites(
     if limit is not None:
         loaded = [first_groups(suite, limit) for suite in loaded]
     prepared = PreparedSuites(_plans(loaded, template, manifests, origins), limit)
+    if any(isinstance(spec, str) and spec == ALL for spec in suites):
+        prepared.left_out_of_all = unshipped_suites()
     for plan in prepared.plans:
         for context, candidate in plan.requests():
             prepared.requests[(plan.template, context, candidate)] = None

@@ -1,12 +1,12 @@
-"""Progress off a terminal (CI, ``nohup``, SLURM): a plain line on stderr now and then, where a
-progress bar would fill a log with escape codes."""
+"""Progress of the scoring: a bar on a terminal; off one (CI, ``nohup``, SLURM), a plain line on
+stderr now and then, where a progress bar would fill a log with escape codes."""
 
 from __future__ import annotations
 
 import sys
 import time
 from collections.abc import Callable
-from typing import TextIO
+from typing import Any, TextIO
 
 #: A line at least this often (seconds) while work goes on ...
 EVERY_SECONDS = 30.0
@@ -72,3 +72,33 @@ def quiet_transformers_off_terminal() -> None:
         from transformers.utils import logging as transformers_logging
 
         transformers_logging.disable_progress_bar()
+
+
+def log_progress(total: int, progress: bool) -> Callable[[int], None] | None:
+    """Off a terminal (a log: CI, nohup, SLURM), plain progress lines instead of a bar."""
+    if not progress or sys.stderr.isatty():
+        return None
+    return ProgressLines(total).update
+
+
+def score_with_progress(
+    score: Callable[..., Any], todo: list[Any], sink: Any, progress: bool
+) -> None:
+    """``score(todo, sink=, progress=)`` (a backend's ``score``) with a progress bar on a
+    terminal, progress lines off one (``progress``)."""
+    lines = log_progress(len(todo), progress)
+    if lines is not None:
+        score(todo, sink=sink, progress=lines)
+        return
+    # lazy: tqdm only when a progress bar is drawn on a terminal
+    from tqdm.auto import tqdm
+
+    with tqdm(
+        total=len(todo),
+        desc="scoring",
+        unit="request",
+        disable=not progress or not sys.stderr.isatty(),
+        file=sys.stderr,
+        dynamic_ncols=True,
+    ) as bar:
+        score(todo, sink=sink, progress=bar.update)

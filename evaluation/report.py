@@ -54,8 +54,8 @@ class SuiteResult(StrictModel):
     transformation: str | None = Field(None, description="name of the transformation, if any")
     suite_name: str | None = Field(
         None,
-        description="the suite's own name, set when other suites of the run have it (the report "
-        "calls the second NAME_2, the third NAME_3); null: no other suite has its name",
+        description="the suite's own name, set when other suites of the run have it (the "
+        "report calls the second NAME_2, the third NAME_3); null: no other suite has its name",
     )
     given_as: str | None = Field(
         None,
@@ -101,9 +101,8 @@ class SuiteResult(StrictModel):
     outcomes_file: str | None = None
     samples_file: str | None = Field(
         None,
-        description="samples/SUITE.jsonl, relative to the report folder: what the model saw "
-        "and every score it gave, test by test (null: the run did not log samples, "
-        "--log-samples)",
+        description="samples/SUITE.jsonl, relative to the report folder: what the model saw and "
+        "every score it gave, test by test (null: the run did not log samples, --log-samples)",
     )
 
     #: the suite as scored and its baselines' per-test outcomes (None: not computed yet), kept
@@ -211,6 +210,9 @@ class EvaluationReport(StrictModel):
         "pass rates, flipped verdicts, length-controlled view",
     )
     requests: RequestCounts
+    reference_requests: RequestCounts | None = Field(
+        None, description="the same requests under the reference model (null: none was used)"
+    )
     seconds: float
     limit: RecordedLimit = Field(
         None,
@@ -228,6 +230,9 @@ class EvaluationReport(StrictModel):
         description="a tiny model with random weights (nnd-suites:tiny-random, or one `python -m "
         "nnd_suites.evaluation.tiny` wrote): a pipeline check (null: written before this field; "
         "its name and folder decide)",
+    )
+    left_out_of_all: list[str] = Field(
+        default_factory=list, description="--suite all: built-in suites left out, not shipped"
     )
     by_task: TaskGrouping | None = Field(
         None,
@@ -273,11 +278,13 @@ class EvaluationReport(StrictModel):
                 for name, result in self.suites.items()
             },
             "requests": self.requests.model_dump(),
+            "reference_requests": self.reference_requests and self.reference_requests.model_dump(),
             "seconds": self.seconds,
             "parameters": self.parameters,
             "scorer": self.scorer,
             "sensitivity": {n: s.model_dump(mode="json") for n, s in self.sensitivity.items()},
             "by_task": None if self.by_task is None else self.by_task.model_dump(mode="json"),
+            "left_out_of_all": self.left_out_of_all,
         }
 
 
@@ -289,10 +296,9 @@ def test_outcomes(
     scorer: Scorer | None = None,
     reference: Callable[[str, str], Score] | None = None,
 ) -> list[TestOutcome]:
-    """Per-test outcomes from a score lookup ``(rendered context, candidate) -> Score``, compared
-    by ``scorer``; ``contexts`` are the pairs' contexts as ``template`` renders them (rendered
-    here when None) (the paper's mean log-likelihood by default); ``reference`` looks up a
-    reference model's scores, for the scorers that need them.
+    """Per-test outcomes from a lookup ``(rendered context, candidate) -> Score``, compared by
+    ``scorer`` (the paper's mean log-likelihood by default); ``contexts``: the pairs' contexts as
+    ``template`` renders them (None: rendered here); ``reference``: a reference model's (ratio).
 
     The robustness runner reuses this with the lookups of a parent and a transformed suite."""
     chosen = scorer or make_scorer(DEFAULT_SCORER)
@@ -350,11 +356,10 @@ def suite_result(
     baselines: BaselineOutcomes | None = None,
     content_hash: str | None = None,
 ) -> SuiteResult:
-    """A suite's figures from its outcomes; ``baselines``: the baselines' per-test outcomes
-    when already computed for the suite (model-independent), rated here on the tests the model
-    rated. ``content_hash``: the identity of the tests when ``suite`` carries a per-run
-    rendering of them (a model's chat prompts) that must not enter it; the suite's own
-    otherwise."""
+    """A suite's figures from its outcomes; ``baselines``: the baselines' per-test outcomes when
+    already computed for the suite (model-independent), rated here on the tests the model rated.
+    ``content_hash``: the identity of the tests when ``suite`` carries a per-run rendering of
+    them (a model's chat prompts) that must not enter it; the suite's own otherwise."""
     manifest = suite.manifest
     overall = rate(o.outcome for o in outcomes)
     by_pair = {o.pair_id: o for o in outcomes}

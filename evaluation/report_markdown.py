@@ -4,16 +4,17 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 from nnd_suites.errors import NNDError
 from nnd_suites.evaluation.agreement_markdown import band_heading, ceiling_gap, not_compared
 from nnd_suites.evaluation.limits import KeptTests, kept_tests_text, the_first
-from nnd_suites.evaluation.report import EvaluationReport, Rate, SuiteResult
+from nnd_suites.evaluation.report import EvaluationReport, Rate, RequestCounts, SuiteResult
 from nnd_suites.evaluation.scorers import SCORERS
 from nnd_suites.evaluation.sensitivity import Sensitivity
+from nnd_suites.evaluation.slicing import SLICES_NEED_EVERY_TEST
 from nnd_suites.evaluation.task_grouping import BASELINE_COLUMNS, task_rows
 from nnd_suites.evaluation.tiny import EMBEDDED, EMBEDDED_FOLDER, EMBEDDED_NOTE
 from nnd_suites.evaluation.tiny.stamp import random_weights
@@ -97,6 +98,30 @@ def embedded_heading_note(checks: Iterable[bool]) -> str:
     return f"\n\n> **{EMBEDDED_NOTE}**" if any(checks) else ""
 
 
+def requests_note(
+    requests: RequestCounts,
+    reference_model: str | None = None,
+    reference_requests: RequestCounts | None = None,
+) -> str:
+    """What a run scored and read from the cache, the reference model's requests apart: the
+    ratio scorer scores every request twice, once per model, each in its own cache scope."""
+    note = f"{plural(requests.scored, 'request')} scored, {count(requests.cached)} from the cache"
+    if reference_requests is not None:
+        note += f" (reference model {reference_model}: {requests_note(reference_requests)})"
+    return note
+
+
+def left_out_note(names: Sequence[str]) -> str:
+    """What ``--suite all`` left out and why, never a silent drop ('' when nothing was)."""
+    if not names:
+        return ""
+    return (
+        f"`all` left out {plural(len(names), 'built-in suite')} whose annotation source is not "
+        f"shipped: {', '.join(names)} (build one with `nnd-suites build NAME --source "
+        "PATH_OR_URL --out suites/NAME` and pass that folder)."
+    )
+
+
 def markdown(report: EvaluationReport) -> str:
     suites = report.suites
     suite_rows = [
@@ -120,7 +145,11 @@ def markdown(report: EvaluationReport) -> str:
         report=report,
         embedded_note=note,
         backend_header=_backend_header(report.backend, report),
+        requests_note=requests_note(
+            report.requests, report.reference_model, report.reference_requests
+        ),
         limit_note=limit_note(report.limit, kept_tests(suites)),
+        left_out_note=left_out_note(report.left_out_of_all),
         suite_rows=suite_rows,
         task_heading=REPORT_HEADING,
         task_rows=[]
@@ -171,7 +200,9 @@ def _suite_section(
         if strata is None
         else {band_heading(band.label, band.low, band.high): band.rate for band in strata.bands},
         "breakdowns": breakdowns,
-        "slices": _slices(result),
+        # a limited run's tests are not the suite's slices (the same reason `slices --run` gives)
+        "slices": [] if result.limited else _slices(result),
+        "slices_left_out": SLICES_NEED_EVERY_TEST if result.limited and _slices(result) else "",
         **_baselines(result),
     }
 
@@ -263,6 +294,20 @@ def _sensitivity_table(suite: str, found: Sensitivity) -> dict[str, Any]:
         + [f"{k} (n={_n(found, k)})" for k in lengths],
         "rows": rows,
     }
+
+
+def flips_line(found: Sensitivity) -> str:
+    """The flips of report.md's scorer-sensitivity table in one line, for the console."""
+    each = [
+        f"{name} {count(result.flips.flipped)} of {count(result.flips.n)} "
+        f"({percent(result.flips.share)}, p {format_p(result.flips.p_value)})"
+        for name, result in found.scorers.items()
+        if result.flips is not None
+    ]
+    return (
+        f"flips vs {found.primary} (tests passed under one scorer only, of those rated under "
+        f"both; McNemar p): {'; '.join(each)}"
+    )
 
 
 def _n(found: Sensitivity, length: str) -> str:

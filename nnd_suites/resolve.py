@@ -153,7 +153,12 @@ ALL = "all"
 
 def shipped_suites() -> list[str]:
     """The built-in adapters whose annotation source ships with nnd-suites (what ``all`` is)."""
-    return [name for name, cls in ADAPTERS.items() if cls.default_source_path() is not None]
+    return [name for name in ADAPTERS.names() if name not in unshipped_suites()]
+
+
+def unshipped_suites() -> list[str]:
+    """The built-in adapters whose annotation source does not ship: ``all`` leaves them out."""
+    return [name for name, cls in ADAPTERS.items() if cls.default_source_path() is None]
 
 
 def expand_suite_specs(specs: list[str | Path | Suite]) -> list[str | Path | Suite]:

@@ -117,6 +117,15 @@ def evaluation_record(report: EvaluationReport) -> dict[str, Any]:
         "backend": report.backend,
         "templates": {name: r.template_name for name, r in report.suites.items()},
         "requests": report.requests.model_dump(),
+        # the ratio scorer's reference model and its own requests (absent: no reference model)
+        **(
+            {
+                "reference_model": report.reference_model,
+                "reference_requests": report.reference_requests.model_dump(),
+            }
+            if report.reference_requests is not None
+            else {}
+        ),
         "seconds": report.seconds,
         "limit": report.limit,
         # a limited run: per suite, the tests scored and its limit record (null: scored whole)

@@ -268,6 +268,38 @@ def test_suite_all_is_every_shipped_suite_expanded_by_the_library_alone():
     assert not hasattr(options, "expand_suite_specs")  # the CLI passes `all` on as it is
 
 
+def test_all_names_the_built_in_suites_it_leaves_out_and_why(
+    tiny_causal_model, tmp_path, capsys, quiz_design_suite, challenge300_suite
+):
+    """`--suite all` scored 10 of the 18 adapters `list` shows and named neither the 8 others nor
+    why: console, report.md, report.json and leaderboard.md now do."""
+    from nnd_suites.builder.adapter import ADAPTERS
+    from nnd_suites.evaluation.tiny import suite_texts, tiny_causal_lm
+
+    common = ["evaluate", "--suite", "all", "--limit", "1", "--cache-dir", str(tmp_path / "c")]
+    out = tmp_path / "one"
+    assert main([*common, "--model", str(tiny_causal_model), "--out", str(out), "--quiet"]) == 0
+    printed = capsys.readouterr().out
+    report = json.loads((out / "report.json").read_text("utf-8"))
+    left_out = [name for name in ADAPTERS.names() if name not in report["suites"]]
+    assert len(left_out) == 8 and report["left_out_of_all"] == left_out
+    for name in left_out:  # why: no source ships beside the adapter
+        assert ADAPTERS.get(name).default_source_path() is None
+    line = next(x for x in printed.splitlines() if x.startswith("`all` left out "))
+    assert line.startswith(
+        f"`all` left out 8 built-in suites whose annotation source is not "
+        f"shipped: {', '.join(left_out)} (build one with `nnd-suites build"
+    )
+    assert line in (out / "report.md").read_text("utf-8")
+    other = tiny_causal_lm(
+        tmp_path / "other", suite_texts([quiz_design_suite, challenge300_suite]), seed=5
+    )
+    board = tmp_path / "board"
+    models = ["--model", str(tiny_causal_model), "--model", str(other)]
+    assert main([*common, *models, "--out", str(board), "--quiet"]) == 0
+    assert line in (board / "leaderboard.md").read_text("utf-8")
+
+
 @pytest.mark.parametrize("buffered", [True, False], ids=["buffered", "unbuffered"])
 def test_list_into_a_closed_pipe_is_quiet(buffered):
     """`nnd-suites list | head`: the reader is gone before we write (deterministic EPIPE).

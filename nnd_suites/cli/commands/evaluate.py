@@ -77,7 +77,13 @@ def run(args: argparse.Namespace) -> int:
     # lazy: the evaluator package is slow to import; `nnd-suites list` stays < 1 s
     from nnd_suites.evaluation import evaluate
     from nnd_suites.evaluation.agreement_markdown import ceiling_summary
-    from nnd_suites.evaluation.report_markdown import kept_tests, limit_note
+    from nnd_suites.evaluation.report_markdown import (
+        flips_line,
+        kept_tests,
+        left_out_note,
+        limit_note,
+        requests_note,
+    )
     from nnd_suites.evaluation.tiny import EMBEDDED_NOTE, resolve_embedded
 
     if args.log_samples and args.out is None:
@@ -101,11 +107,13 @@ def run(args: argparse.Namespace) -> int:
     how = [report.backend.get("backend"), f"{report.mode} scoring", report.backend.get("dtype")]
     say(
         f"model {report.model} ({', '.join(str(h) for h in how if h)}): "
-        f"{plural(report.requests.scored, 'request')} scored, "
-        f"{report.requests.cached:,} from the cache, {report.seconds:.1f} s"
+        f"{requests_note(report.requests, report.reference_model, report.reference_requests)}, "
+        f"{report.seconds:.1f} s"
     )
     if report.limit:  # a smoke test must not read as the suite's figures
         say(limit_note(report.limit, kept_tests(report.suites)).strip())
+    if report.left_out_of_all:
+        say(left_out_note(report.left_out_of_all))
     say("pass rate [Wilson 95% interval] of the rated tests, per suite and category:")
     for name, result in report.suites.items():
         say(f"{name}: {rate_summary(result.overall)}")
@@ -116,6 +124,9 @@ def run(args: argparse.Namespace) -> int:
         ceiling = ceiling_summary(result)
         if ceiling:  # the raters' own agreement on these tests: how high a pass rate can go
             say(f"  {ceiling}")
+        if name in report.sensitivity:  # several --scorer: report.md's sensitivity table, in short
+            table = " (report.md: Scorer sensitivity)" if args.out else ""
+            say(f"  {flips_line(report.sensitivity[name])}{table}")
     if report.by_task is not None:
         _say_by_task(report.by_task, report.suites)
     if args.out:

@@ -16,7 +16,6 @@ from nnd_suites.cli.options import (
 )
 from nnd_suites.cli.parser import Commands
 from nnd_suites.cli.printing import say, say_json
-from nnd_suites.infra.formatting import plural
 
 
 def register(subparsers: Commands) -> None:
@@ -63,6 +62,8 @@ def register(subparsers: Commands) -> None:
 
 def run(args: argparse.Namespace) -> int:
     # lazy: the evaluator package is slow to import; `nnd-suites list` stays < 1 s
+    from nnd_suites.evaluation.report import RequestCounts
+    from nnd_suites.evaluation.report_markdown import requests_note
     from nnd_suites.evaluation.robustness import robustness, to_markdown
     from nnd_suites.evaluation.tiny import EMBEDDED_NOTE, resolve_embedded
 
@@ -84,12 +85,14 @@ def run(args: argparse.Namespace) -> int:
         return 0
     # The overall table (the per-category tables are in robustness.md).
     say(to_markdown(report, per_category=False))
-    requests = report.evaluation.get("requests", {})
-    say(
-        f"\n{plural(requests.get('scored', 0), 'request')} scored, "
-        f"{requests.get('cached', 0):,} from "
-        f"the cache, {report.evaluation.get('seconds', 0):.1f} s"
+    recorded = report.evaluation
+    reference = recorded.get("reference_requests")
+    note = requests_note(
+        RequestCounts.model_validate(recorded["requests"]),
+        recorded.get("reference_model"),
+        None if reference is None else RequestCounts.model_validate(reference),
     )
+    say(f"\n{note}, {recorded.get('seconds', 0):.1f} s")
     if args.out:
         say(f"wrote {args.out}/robustness.json, robustness.md, robustness.png, evaluation/")
     return 0

@@ -4,12 +4,14 @@ made a robustness report's pass rates."""
 
 from __future__ import annotations
 
+import json
 import shutil
 
 import pytest
 from transformers import AutoTokenizer
 
 import nnd_suites
+from nnd_suites.cli import main
 from nnd_suites.evaluation import ScoreRequest, load_backend
 from nnd_suites.evaluation.prepared import first_groups
 from nnd_suites.evaluation.robustness import robustness
@@ -55,6 +57,34 @@ def test_ratio_reports_the_reference_models_truncation(
     cut = sum(score.truncated_tokens for score in reference.score(list(requests)))
     assert cut > 0 and result.truncated_tokens == cut
     assert result.truncated_tests == sum(o.truncated for o in ratio.outcomes[quiz_part.name]) > 0
+
+
+def test_ratio_counts_the_reference_models_requests_apart(
+    tiny_causal_model, short_reference, tmp_path, capsys
+):
+    """The model's scores in the cache, the reference's not: the run scored the reference's
+    requests, which console, report.md and report.json say (they once said '0 requests scored')."""
+    cache, out = tmp_path / "cache", tmp_path / "ratio"
+    common = ["--suite", "challenge300", "--limit", "5", "--cache-dir", str(cache), "--quiet"]
+    assert main(["evaluate", "--model", str(tiny_causal_model), *common]) == 0
+    capsys.readouterr()
+    ratio = ["--scorer", "ratio", "--reference-model", str(short_reference), "--out", str(out)]
+    assert main(["evaluate", "--model", str(tiny_causal_model), *common, *ratio]) == 0
+    report = json.loads((out / "report.json").read_text("utf-8"))
+    n = report["requests"]["unique"]
+    assert report["requests"] == {"tests": 23, "unique": n, "cached": n, "scored": 0}
+    assert report["reference_requests"] == {"tests": 23, "unique": n, "cached": 0, "scored": n}
+    said = f"0 requests scored, {n} from the cache (reference model {short_reference}: {n} "
+    said += "requests scored, 0 from the cache)"
+    assert said in capsys.readouterr().out
+    assert said in (out / "report.md").read_text("utf-8")
+    again = ["--scorer", "ratio", "--reference-model", str(short_reference), "--json"]
+    assert main(["evaluate", "--model", str(tiny_causal_model), *common, *again]) == 0
+    summary = json.loads(capsys.readouterr().out)
+    assert summary["reference_requests"] == {"tests": 23, "unique": n, "cached": n, "scored": 0}
+    transformed = ["robustness", "--transform", "lowercase", *common, *again[:-1]]
+    assert main([*transformed, "--model", str(tiny_causal_model)]) == 0
+    assert f" from the cache (reference model {short_reference}: " in capsys.readouterr().out
 
 
 def test_reward_reports_real_token_counts_for_the_length_slice(reward_model, quiz_part):

@@ -184,6 +184,29 @@ def test_cli_takes_several_scorers_and_names_an_unknown_one(tiny_causal_model, c
     assert "unknown scorer 'per_word'" in capsys.readouterr().err
 
 
+def test_the_console_gives_the_flips_report_md_lists(tiny_causal_model, tmp_path, capsys):
+    """Several --scorer: the console once said nothing of the flips of report.md's sensitivity
+    table; it now gives each scorer's flips, as the table and report.json count them."""
+    from nnd_suites.cli import main
+
+    out = tmp_path / "run"
+    argv = ["evaluate", "--suite", "challenge300", "--model", str(tiny_causal_model), "--quiet"]
+    argv += ["--limit", "5", "--no-cache", "--scorer", "mean", "--scorer", "sum", "--out", str(out)]
+    assert main([*argv, "--scorer", "per_char"]) == 0
+    printed = capsys.readouterr().out
+    found = json.loads((out / "report.json").read_text("utf-8"))["sensitivity"]["challenge300"]
+    table = (out / "report.md").read_text("utf-8")
+    each = []
+    for name in ("sum", "per_char"):
+        flips = found["scorers"][name]["flips"]
+        share = f"{100 * flips['share']:.1f}%"
+        assert f"| `{name}` | " in table and f" | {flips['flipped']} | {share} | " in table
+        each.append(f"{name} {flips['flipped']} of {flips['n']} ({share}, p ")
+    line = next(x for x in printed.splitlines() if x.startswith("  flips vs mean "))
+    assert all(part in line for part in each) and line.endswith("(report.md: Scorer sensitivity)")
+    assert found["scorers"]["sum"]["flips"]["flipped"] > 0
+
+
 @pytest.fixture(scope="module")
 def reference_model(tiny_causal_model, tmp_path_factory):
     """The tiny model with perturbed weights: a 'reference' it was 'tuned' from."""
