@@ -14,7 +14,6 @@ from nnd_suites.evaluation.limits import KeptTests, kept_tests_text, the_first
 from nnd_suites.evaluation.report import EvaluationReport, Rate, RequestCounts, SuiteResult
 from nnd_suites.evaluation.scorers import SCORERS
 from nnd_suites.evaluation.sensitivity import Sensitivity
-from nnd_suites.evaluation.slicing import SLICES_NEED_EVERY_TEST
 from nnd_suites.evaluation.task_grouping import BASELINE_COLUMNS, task_rows
 from nnd_suites.evaluation.tiny import EMBEDDED, EMBEDDED_FOLDER, EMBEDDED_NOTE
 from nnd_suites.evaluation.tiny.stamp import random_weights
@@ -200,9 +199,7 @@ def _suite_section(
         if strata is None
         else {band_heading(band.label, band.low, band.high): band.rate for band in strata.bands},
         "breakdowns": breakdowns,
-        # a limited run's tests are not the suite's slices (the same reason `slices --run` gives)
-        "slices": [] if result.limited else _slices(result),
-        "slices_left_out": SLICES_NEED_EVERY_TEST if result.limited and _slices(result) else "",
+        "slices": _slices(result),
         **_baselines(result),
     }
 

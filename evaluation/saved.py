@@ -23,7 +23,6 @@ from nnd_suites.evaluation.limits import limit_disagrees
 from nnd_suites.evaluation.outputs import read_outcomes
 from nnd_suites.evaluation.report import EvaluationReport, SuiteResult
 from nnd_suites.evaluation.report_markdown import kept_groups
-from nnd_suites.evaluation.slicing import SLICES_NEED_EVERY_TEST
 from nnd_suites.infra.formatting import count
 from nnd_suites.infra.output_folder import holds_kind, other_kind
 from nnd_suites.infra.reading import DataFileError, parse_json, read_data_text
@@ -196,7 +195,7 @@ def outcomes_for(
                     f"{path}: the run was limited (--limit {report.limit:g}: "
                     f"{kept_groups(report.limit)}), so it scored "
                     f"{result.pairs:,} of suite {suite.name}'s {len(suite.pairs):,} tests; "
-                    f"{SLICES_NEED_EVERY_TEST}; give a run of the whole suite (`nnd-suites "
+                    "slices need every test: give a run of the whole suite (`nnd-suites "
                     "evaluate` without --limit)"
                 )
             return report.outcomes[name]

@@ -77,13 +77,6 @@ def write_gem_file(out: str | Path, sets: SliceSets) -> Path:
     return write_output_file(out, text, GEM_TITLE, is_gem_file)
 
 
-#: why a limited run has no slice figures, in report.md and from `slices --run`
-SLICES_NEED_EVERY_TEST = (
-    "slices need every test: a slice is cut over the whole suite (context_length's quartiles "
-    "are those of all its contexts), so a subset of a limited run's tests is not that slice's"
-)
-
-
 def slice_rates(
     suite: Suite, outcomes: Sequence[TestOutcome], names: Sequence[str] | None = None
 ) -> dict[str, dict[str, Rate]]:

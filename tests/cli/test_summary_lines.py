@@ -206,18 +206,3 @@ def test_the_printed_intervals_say_what_they_are(tiny_causal_model, tmp_path, ca
     assert capsys.readouterr().out.startswith(
         f"slices of challenge300 (807 tests; pass rate [Wilson 95% interval] in run {run})\n"
     )
-
-
-def test_a_limited_run_gives_no_slice_tables_and_says_why_as_slices_does(
-    tiny_causal_model, tmp_path, capsys
-):
-    """report.md of a --limit run once printed slice tables (context_length's quartiles of the
-    33 tests scored) that `slices --run` refuses for that run: both now give the same reason."""
-    out = tmp_path / "run"
-    _evaluate("quiz_design", str(tiny_causal_model), out, capsys, "--limit", "5", "--no-cache")
-    report = (out / "report.md").read_text("utf-8")
-    assert "| slice " not in report
-    reason = report.split("No slice tables: the run was limited, and ", 1)[1].split("; a run", 1)[0]
-    assert reason.startswith("slices need every test: ")
-    assert main(["slices", "quiz_design", "--run", str(out)]) != 0
-    assert f"; {reason}; give a run of the whole suite" in capsys.readouterr().err
