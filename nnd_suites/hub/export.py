@@ -106,14 +106,9 @@ class DatasetFolder:
     replaced: dict[str, SuiteManifest] = field(default_factory=dict)  # name -> its former manifest
 
     def check(self, kind: str, leave_out_misnamed: bool) -> None:
-        """Whether the folder, held under its lock, takes configs ``names``: its metadata ours,
-        each target a config or a suite (``kind`` names them in a refusal), nothing else there
-        without our card, and the configs it keeps valid (see :func:`adding_configs`)."""
+        """Under the lock: :func:`check_takes`, and the configs kept valid (see adding_configs)."""
         folder = self.folder
-        check_metadata_is_ours(folder)
-        for name in self.names:
-            check_output_folder(folder / name, kind)
-        check_only_suites_without_card(folder, self.names)
+        check_takes(folder, self.names, kind)
         misnamed = {n: s for n, s in misnamed_suites(folder).items() if n not in self.names}
         if misnamed and not leave_out_misnamed:  # not "damaged": a build left it there
             name, suite_name = next(iter(misnamed.items()))
@@ -197,11 +192,12 @@ def adding_configs(
     folder = Path(folder)
     names = [validate_config_name(name) for name in names]
     check_unique(names, "suite")
-    # every check under the lock, once: another writer may change the folder until it is held
-    # (a refusal leaves nothing: the lock sits beside the folder, and a folder the lock had to
-    # create holds nothing a check could refuse). A killed export of another config left its
-    # temporary copy and lock: only the next write of that config would clean them; cleaned
-    # first, since a killed swap's config comes back
+    # before the lock creates the folder, so that a refusal writes nothing (a path that is not
+    # UTF-8, a folder inside a report); all again under the lock, as another writer may change
+    # the folder until it is held. A killed export of another config left its temporary copy
+    # and lock: only the next write of that config would clean them; cleaned first, since a
+    # killed swap's config comes back
+    check_takes(folder, names, kind)
     with folder_lock(folder, recover=True) as cleaned:
         if cleaned:  # never silent: the names are the folder's, and a user may wonder
             logger.warning(
@@ -217,6 +213,15 @@ def adding_configs(
         finally:
             if dataset.written:
                 dataset.write_card(repo_id)
+
+
+def check_takes(folder: Path, names: list[str], kind: str) -> None:
+    """Whether ``folder`` may take configs ``names``: its metadata ours, each target a config or
+    a suite (``kind`` names them in a refusal), nothing else there without our card."""
+    check_metadata_is_ours(folder)
+    for name in names:
+        check_output_folder(folder / name, kind)
+    check_only_suites_without_card(folder, names)
 
 
 def present_configs(folder: Path) -> list[str]:

@@ -145,7 +145,7 @@ def test_a_leaderboard_cell_gives_the_n_of_a_model_that_rated_fewer(
     assert small["skipped"] > 0 and whole["skipped"] == 0 and whole["n"] > small["n"]
     assert f"| overall (n={whole['n']}) |" in printed
     row = next(line for line in printed.splitlines() if line.startswith(f"| {label} |"))
-    overall_cell = row.split(" | ")[2]
+    overall_cell = row.split(" | ")[3]  # after the rate on the tests every model rated
     assert overall_cell.startswith(f"{100 * small['pass_rate']:.1f}% [")
     assert overall_cell.endswith(f"(n={small['n']}, {small['skipped']} skipped)")
     full_row = next(
