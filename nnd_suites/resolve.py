@@ -153,12 +153,17 @@ ALL = "all"
 
 def shipped_suites() -> list[str]:
     """The built-in adapters whose annotation source ships with nnd-suites (what ``all`` is)."""
-    return [name for name in ADAPTERS.names() if name not in unshipped_suites()]
+    return _built_in(shipped=True)
 
 
 def unshipped_suites() -> list[str]:
     """The built-in adapters whose annotation source does not ship: ``all`` leaves them out."""
-    return [name for name, cls in ADAPTERS.items() if cls.default_source_path() is None]
+    return _built_in(shipped=False)
+
+
+def _built_in(shipped: bool) -> list[str]:
+    # each adapter's source looked up once (it is a file-system lookup)
+    return [n for n, cls in ADAPTERS.items() if (cls.default_source_path() is not None) == shipped]
 
 
 def expand_suite_specs(specs: list[str | Path | Suite]) -> list[str | Path | Suite]:
