@@ -176,7 +176,7 @@ def adding_configs(
     leave_out_misnamed: bool = False,
     kind: str = "export-config",
 ) -> Iterator[DatasetFolder]:
-    """Hold the lock of ``folder``, check there that it can take configs ``names``
+    """Check that ``folder`` can take configs ``names``, before its lock and again under it
     (:meth:`DatasetFolder.check`), keep holding it while the caller adds the suites (``export``,
     ``build --all``, a build into a dataset folder), and write the card of
     every config present at the end: after an error too, once a config was written, so the card
