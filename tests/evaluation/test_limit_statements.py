@@ -70,6 +70,29 @@ def test_report_json_and_markdown_state_the_limit(tiny_causal_model, expected, t
     assert _statement(expected) in _flat((out / "report.md").read_text())
 
 
+SLICES_OF_THE_TESTS_SCORED = (
+    "The slices below are cut over the {scored} tests this limited run scored"
+)
+
+
+def test_slice_tables_of_a_limited_run_say_they_are_cut_over_the_tests_scored(
+    tiny_causal_model, expected, tmp_path, capsys
+):
+    """A quartile of a limited run is one of the tests scored, not the suite's (``slices``
+    refuses such a run): report.md says so above its slice tables, and only then."""
+    limited, whole = tmp_path / "limited", tmp_path / "whole"
+    assert main(["evaluate", *_limited(tiny_causal_model), "--out", str(limited)]) == 0
+    markdown = _flat((limited / "report.md").read_text())
+    assert "| slice length_chars | n |" in markdown
+    note = SLICES_OF_THE_TESTS_SCORED.format(scored=expected["scored"])
+    assert f"{note}, not over the suite's {expected['tests']} " in markdown
+    assert markdown.index(note) < markdown.index("| slice length_chars | n |")
+    argv = ["evaluate", "--model", str(tiny_causal_model), "--suite", "challenge300", "--quiet"]
+    assert main([*argv, "--out", str(whole)]) == 0
+    markdown = _flat((whole / "report.md").read_text())
+    assert "| slice length_chars | n |" in markdown and "cut over the" not in markdown
+
+
 def test_an_unlimited_run_records_no_limit(tiny_causal_model, tmp_path, capsys):
     argv = ["evaluate", "--model", str(tiny_causal_model), "--suite", "challenge300"]
     assert main([*argv, "--quiet", "--json"]) == 0
