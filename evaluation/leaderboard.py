@@ -16,6 +16,7 @@ from nnd_suites.errors import NNDError
 from nnd_suites.evaluation.baselines import BaselineRates
 from nnd_suites.evaluation.report import EvaluationReport
 from nnd_suites.evaluation.run_differences import scoring_differences
+from nnd_suites.evaluation.sensitivity import Sensitivity
 from nnd_suites.evaluation.task_grouping import TaskGrouping
 from nnd_suites.human.agreement import AgreementCeiling
 from nnd_suites.infra.output_kinds import register_model
@@ -115,6 +116,12 @@ class Leaderboard(StrictModel):
         description="suite -> its ranking on the tests every model rated, for the suites whose "
         "models rated different tests (absent: every model rated the same tests, and the "
         "table ranks by each model's overall rate)",
+    )
+    sensitivity: dict[str, dict[str, Sensitivity]] = Field(
+        default_factory=dict,
+        description="suite -> model label -> the model's rates under each --scorer and its "
+        "verdict flips against the first (several --scorer only: every other figure of the "
+        "leaderboard is the first scorer's)",
     )
     limit: int | float | None = None
     by_task: TaskGrouping | None = Field(
@@ -237,11 +244,24 @@ def leaderboard(
             for name, found in runs.items()
             if (ranked := suite_ranking(found, labels)) is not None
         },
+        sensitivity=_sensitivity(reports, labels, suites),
         limit=reports[0].limit,
         by_task=reports[0].by_task,
     )
     board._reports = list(reports)
     return board
+
+
+def _sensitivity(
+    reports: Sequence[EvaluationReport], labels: Sequence[str], suites: Sequence[str]
+) -> dict[str, dict[str, Sensitivity]]:
+    """Suite -> model label -> its run under every --scorer (the suites runs have it for)."""
+    found: dict[str, dict[str, Sensitivity]] = {}
+    for name in suites:
+        for label, report in zip(labels, reports, strict=True):
+            if name in report.sensitivity:
+                found.setdefault(name, {})[label] = report.sensitivity[name]
+    return found
 
 
 def baseline_pass_rates(

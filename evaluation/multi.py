@@ -42,6 +42,7 @@ from nnd_suites.evaluation.plots import write_leaderboard, write_scaling
 from nnd_suites.evaluation.rank_job import rank_job, refuse_before_ranks, run_in_ranks, wants_ranks
 from nnd_suites.evaluation.report_markdown import (
     embedded_heading_note,
+    flips_cells,
     kept_tests,
     left_out_note,
     limit_note,
@@ -51,7 +52,7 @@ from nnd_suites.evaluation.shared_runs import share_runs
 from nnd_suites.evaluation.task_charts import write_task_rates
 from nnd_suites.evaluation.task_grouping import BASELINE_COLUMNS, task_rows
 from nnd_suites.evaluation.tiny import EMBEDDED, embedded_folder
-from nnd_suites.infra.formatting import count, percent
+from nnd_suites.infra.formatting import code, count, percent, rate_with_interval
 from nnd_suites.infra.markdown import render
 from nnd_suites.infra.output_folder import check_output_folder, write_report_folder
 
@@ -222,7 +223,29 @@ def _suite_table(board: Leaderboard, suite: str) -> dict[str, Any]:
         "rows": models + baselines + reference,
         "ranking_note": None if ranking is None else ranking_note(ranking),
         **human_tables(board, suite, order),
+        **_scorer_rows(board, suite, order),
     }
+
+
+def _scorer_rows(board: Leaderboard, suite: str, order: list[str]) -> dict[str, Any]:
+    """Several --scorer: each model's pass rate under every scorer after the first (whose rates
+    the table gives) and its verdict flips against the first, as each report.md lists them."""
+    found = board.sensitivity.get(suite)
+    if not found:
+        return {"scorers": None}
+    rows = [
+        [
+            label,
+            code(name),
+            rate_with_interval(result.overall.pass_rate, result.overall.ci),
+            *flips_cells(result.flips),
+        ]
+        for label in order
+        if label in found
+        for name, result in found[label].scorers.items()
+        if result.flips is not None  # the first scorer: the table above
+    ]
+    return {"scorers": {"primary": next(iter(found.values())).primary, "rows": rows}}
 
 
 def ranking_note(ranking: SuiteRanking) -> str:

@@ -13,7 +13,7 @@ from nnd_suites.evaluation.agreement_markdown import band_heading, ceiling_gap, 
 from nnd_suites.evaluation.limits import KeptTests, kept_tests_text, the_first
 from nnd_suites.evaluation.report import EvaluationReport, Rate, RequestCounts, SuiteResult
 from nnd_suites.evaluation.scorers import SCORERS
-from nnd_suites.evaluation.sensitivity import Sensitivity
+from nnd_suites.evaluation.sensitivity import Flips, Sensitivity
 from nnd_suites.evaluation.task_grouping import BASELINE_COLUMNS, task_rows
 from nnd_suites.evaluation.tiny import EMBEDDED, EMBEDDED_FOLDER, EMBEDDED_NOTE
 from nnd_suites.evaluation.tiny.stamp import random_weights
@@ -291,6 +291,11 @@ def _sensitivity_table(suite: str, found: Sensitivity) -> dict[str, Any]:
         + [f"{k} (n={_n(found, k)})" for k in lengths],
         "rows": rows,
     }
+
+
+def flips_cells(flips: Flips) -> list[str]:
+    """Flipped tests, of how many rated under both scorers, their share and McNemar p."""
+    return [count(flips.flipped), count(flips.n), percent(flips.share), format_p(flips.p_value)]
 
 
 def flips_line(found: Sensitivity) -> str:

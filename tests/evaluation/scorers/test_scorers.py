@@ -286,3 +286,35 @@ def test_reward_and_log_likelihood_scorers_are_not_mixed(reward_model, backend, 
         nnd_suites.evaluate(reward_model, [suite], backend="hf_reward", cache=False)
     with pytest.raises(NNDError, match="reads backend hf_reward, not hf_causal"):
         nnd_suites.evaluate(backend, [suite], scorers="reward", cache=False)
+
+
+def test_the_leaderboard_gives_each_models_flips_under_the_other_scorers(
+    tiny_causal_model, reference_model, tmp_path, capsys
+):
+    """Several models and several --scorer: the leaderboard once gave the first scorer's rates
+    only, with no word of the others asked for; it now gives each model's rate and flips under
+    each other scorer, as that model's own report counts them."""
+    from nnd_suites.cli import main
+
+    out = tmp_path / "board"
+    argv = ["evaluate", "--suite", "challenge300", "--limit", "5", "--quiet", "--no-cache"]
+    argv += ["--model", str(tiny_causal_model), "--model", str(reference_model)]
+    assert main([*argv, "--scorer", "mean", "--scorer", "sum", "--out", str(out)]) == 0
+    printed = capsys.readouterr().out
+    board = json.loads((out / "leaderboard.json").read_text("utf-8"))
+    markdown = (out / "leaderboard.md").read_text("utf-8")
+    assert "The rates above are under `mean`, the first scorer asked for." in printed
+    labels = [model["label"] for model in board["models"]]
+    assert set(board["sensitivity"]["challenge300"]) == set(labels)
+    for label in labels:
+        report = json.loads((out / label / "report.json").read_text("utf-8"))
+        found = report["sensitivity"]["challenge300"]
+        assert board["sensitivity"]["challenge300"][label] == found
+        flips = found["scorers"]["sum"]["flips"]
+        share = f"{100 * flips['share']:.1f}%"
+        cells = f" | {flips['flipped']} | {flips['n']} | {share} | "
+        row = next(x for x in markdown.splitlines() if x.startswith(f"| {label} | `sum` | "))
+        assert cells in row and row in printed
+        rate = found["scorers"]["sum"]["overall"]["pass_rate"]
+        assert f"| `sum` | {100 * rate:.1f}% [" in row
+        assert not any(x.startswith(f"| {label} | `mean` | ") for x in markdown.splitlines())
