@@ -117,6 +117,11 @@ class Leaderboard(StrictModel):
         "models rated different tests (absent: every model rated the same tests, and the "
         "table ranks by each model's overall rate)",
     )
+    scorer: str | None = Field(
+        None,
+        description="the scorer of every rate (the first --scorer; null: written before this "
+        "field)",
+    )
     sensitivity: dict[str, dict[str, Sensitivity]] = Field(
         default_factory=dict,
         description="suite -> model label -> the model's rates under each --scorer and its "
@@ -244,6 +249,7 @@ def leaderboard(
             for name, found in runs.items()
             if (ranked := suite_ranking(found, labels)) is not None
         },
+        scorer=reports[0].scorer,  # the same for all: scoring_differences
         sensitivity=_sensitivity(reports, labels, suites),
         limit=reports[0].limit,
         by_task=reports[0].by_task,

@@ -104,7 +104,8 @@ def run(args: argparse.Namespace) -> int:
     if args.json:
         say_json(json.dumps(report.summary(), ensure_ascii=False))
         return 0
-    how = [report.backend.get("backend"), f"{report.mode} scoring", report.backend.get("dtype")]
+    backend, dtype = report.backend.get("backend"), report.backend.get("dtype")
+    how = [backend, f"{report.mode} scoring", f"scorer {report.scorer}", dtype]
     say(
         f"model {report.model} ({', '.join(str(h) for h in how if h)}): "
         f"{requests_note(report.requests, report.reference_model, report.reference_requests)}, "

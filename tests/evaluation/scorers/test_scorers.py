@@ -304,6 +304,8 @@ def test_the_leaderboard_gives_each_models_flips_under_the_other_scorers(
     board = json.loads((out / "leaderboard.json").read_text("utf-8"))
     markdown = (out / "leaderboard.md").read_text("utf-8")
     assert "The rates above are under `mean`, the first scorer asked for." in printed
+    assert "Pass rate [Wilson 95% interval] under scorer `mean`; a tie" in printed
+    assert board["scorer"] == "mean"
     labels = [model["label"] for model in board["models"]]
     assert set(board["sensitivity"]["challenge300"]) == set(labels)
     for label in labels:
@@ -318,3 +320,13 @@ def test_the_leaderboard_gives_each_models_flips_under_the_other_scorers(
         rate = found["scorers"]["sum"]["overall"]["pass_rate"]
         assert f"| `sum` | {100 * rate:.1f}% [" in row
         assert not any(x.startswith(f"| {label} | `mean` | ") for x in markdown.splitlines())
+
+
+def test_the_console_names_the_scorer_of_its_rates(tiny_causal_model, capsys):
+    """`--scorer sum` alone: the console gave sum's rates with no word of the scorer."""
+    from nnd_suites.cli import main
+
+    argv = ["evaluate", "--suite", "challenge300", "--model", str(tiny_causal_model), "--quiet"]
+    assert main([*argv, "--limit", "2", "--scorer", "sum"]) == 0
+    first = capsys.readouterr().out.splitlines()[0]
+    assert first.startswith(f"model {tiny_causal_model} (hf_causal, default scoring, scorer sum")
