@@ -43,7 +43,8 @@ class TransformationMetadata(PluginMetadata):
 class TransformationParams(BaseModel):
     """Base of every plugin's parameters; ``on`` is common to all of them."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    # nan and inf: a bound refuses them for a wrong reason ("<= 1"), an unbounded one not at all
+    model_config = ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False)
 
     on: Touches | None = Field(
         None,

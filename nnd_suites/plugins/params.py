@@ -22,7 +22,8 @@ P = TypeVar("P", bound=BaseModel)
 class PluginParams(BaseModel):
     """Base of a plugin's parameters: unknown keys are refused, values are validated."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    # nan and inf: a bound refuses them for a wrong reason ("<= 1"), an unbounded one not at all
+    model_config = ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False)
 
 
 def parse_params(kind: str, name: str, params: type[P], values: Mapping[str, Any]) -> P:
