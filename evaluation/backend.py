@@ -37,6 +37,8 @@ class ScoreRequest:
 
 #: Why a request was not scored, when a candidate alone does not fit the model's window.
 TOO_LONG = "the candidate alone does not fit the model's window"
+#: How far above 0 a token's log-probability may be (float rounding in an engine) and still be one.
+ABOVE_ZERO = 1e-4
 
 
 @dataclass(frozen=True, slots=True)
@@ -181,6 +183,10 @@ class Backend(Plugin, ABC):
     cache_check: ClassVar[int] = 0
     #: How far a live score may be from the cached one in that check, in nats per target.
     cache_tolerance: float = 0.0
+    #: Whether a score's sum is a log-likelihood, never above 0 (bar :data:`ABOVE_ZERO` per
+    #: target): the score cache reads a positive one as damage. False where the sum is another
+    #: number (a reward model's scalar).
+    log_likelihoods: ClassVar[bool] = True
 
     @classmethod
     @abstractmethod

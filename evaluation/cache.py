@@ -12,6 +12,7 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import json
+import math
 import os
 import sqlite3
 import time
@@ -19,7 +20,7 @@ from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
 
 from nnd_suites.errors import NNDError
-from nnd_suites.evaluation.backend import TOO_LONG, Score
+from nnd_suites.evaluation.backend import ABOVE_ZERO, TOO_LONG, Score
 from nnd_suites.evaluation.identity import content_identity
 from nnd_suites.infra.paths import cache_root
 
@@ -61,6 +62,34 @@ def scope_of(identity: Mapping[str, str]) -> str:
     return hashlib.sha256(
         json.dumps(content_identity(identity), sort_keys=True).encode()
     ).hexdigest()
+
+
+def _row_problem(
+    total: object, n_targets: object, truncated: object, highest_per_target: float
+) -> str:
+    """Why a stored row is no score a run writes ("" when it is one): a run stores finite numbers,
+    counts >= 0, a skipped request as :meth:`Score.skip`'s row (no sum, no targets, nothing cut)
+    and a sum no higher than ``highest_per_target`` per target. Such a row means the file was
+    edited or damaged outside SQLite's journal: like a damaged page it is the named
+    damaged-file error (delete the cache), never a score or a skip that would decide tests."""
+    if not (
+        isinstance(total, (int, float))
+        and isinstance(n_targets, int)
+        and isinstance(truncated, int)
+    ):
+        return "a value that is not a number"
+    if not math.isfinite(total):
+        return "a sum that is not finite"
+    if n_targets < 0 or truncated < 0:
+        return "a negative count"
+    if not n_targets and (total or truncated):
+        return "no targets (a skipped request) with a sum or a cut, which a skip never has"
+    if total > highest_per_target * n_targets:
+        return (
+            "a log-likelihood above 0 (a backend whose sums are other numbers, such as a reward "
+            "model's, declares log_likelihoods = False)"
+        )
+    return ""
 
 
 def score_key(scope: str, template: str, context: str, candidate: str) -> str:
@@ -110,8 +139,11 @@ class ScoreCache:
                 (scope, json.dumps(dict(identity), sort_keys=True)),
             )
 
-    def get_many(self, keys: Iterable[str]) -> dict[str, Score]:
+    def get_many(self, keys: Iterable[str], *, log_likelihoods: bool = True) -> dict[str, Score]:
+        """The stored scores of ``keys`` (those found). ``log_likelihoods``: the backend's
+        (:attr:`Backend.log_likelihoods`); a row of such a backend with a sum above 0 is damage."""
         keys = list(dict.fromkeys(keys))
+        highest_per_target = ABOVE_ZERO if log_likelihoods else math.inf
         found: dict[str, Score] = {}
         for start in range(0, len(keys), LOOKUP_CHUNK):
             part = keys[start : start + LOOKUP_CHUNK]
@@ -123,30 +155,18 @@ class ScoreCache:
                     part,
                 ).fetchall()
             for key, total, n_targets, truncated in rows:
-                found[key] = self._stored_score(key, total, n_targets, truncated)
+                problem = _row_problem(total, n_targets, truncated, highest_per_target)
+                if problem:
+                    raise self._named_error(
+                        "cannot read",
+                        f"malformed stored score under key {key[:16]}...: logprob_sum={total!r}, "
+                        f"n_targets={n_targets!r}, truncated_tokens={truncated!r}: {problem}",
+                    )
+                # no targets: stored for a request that cannot fit (the run is not redone)
+                found[key] = (
+                    Score(total, n_targets, truncated) if n_targets else Score.skip(TOO_LONG)
+                )
         return found
-
-    def _stored_score(self, key: str, total: object, n_targets: object, truncated: object) -> Score:
-        """The score one row holds. A value no run writes (an infinite or NaN sum, a text where a
-        number belongs, a negative count) means the file was edited or damaged outside SQLite's
-        journal; like a damaged page it is the named damaged-file error (delete the cache), not a
-        traceback, and never a score that would decide tests."""
-        try:
-            if not (
-                isinstance(total, (int, float))
-                and isinstance(n_targets, int)
-                and isinstance(truncated, int)
-                and truncated >= 0
-            ):
-                raise ValueError("not a score")
-            # no targets: stored for a request that cannot fit (the run is not redone)
-            return Score(total, n_targets, truncated) if n_targets else Score.skip(TOO_LONG)
-        except ValueError:  # Score refuses an infinite or NaN sum and a negative count
-            raise self._named_error(
-                "cannot read",
-                f"malformed stored score under key {key[:16]}...: logprob_sum={total!r}, "
-                f"n_targets={n_targets!r}, truncated_tokens={truncated!r}",
-            ) from None
 
     def put_many(self, items: Iterable[tuple[str, Score]]) -> None:
         """Write one batch in one transaction (all of it or none of it)."""

@@ -334,7 +334,7 @@ def _score_all(
             scope = scope_of(scorer.identity)
             cache.register_scope(scope, scorer.identity)
             keys = {item: score_key(scope, *item) for item in keyed}
-            found = cache.get_many(keys.values())
+            found = cache.get_many(keys.values(), log_likelihoods=scorer.log_likelihoods)
             for item, key in keys.items():
                 if key in found:
                     scores[item[1:]] = found[key]

@@ -101,6 +101,7 @@ class HFRewardBackend(Backend):
 
     load_revision: str | None = None
     batch: int = BATCH
+    log_likelihoods = False  # the sum is the reward model's scalar, of either sign
 
     @property
     def identity(self) -> dict[str, str]:

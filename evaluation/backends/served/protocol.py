@@ -21,10 +21,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from nnd_suites.errors import ScoringError
-from nnd_suites.evaluation.backend import Score
-
-#: How far above 0 a log-probability may be (float rounding in the engine) before it is refused.
-ABOVE_ZERO = 1e-4
+from nnd_suites.evaluation.backend import ABOVE_ZERO, Score
 
 
 @dataclass(frozen=True, slots=True)
