@@ -22,7 +22,7 @@ import reprlib
 from collections.abc import Iterable
 from pathlib import Path
 
-from nnd_suites.builder.adapter import ADAPTERS
+from nnd_suites.builder.adapter import ADAPTERS, shipping_their_source
 from nnd_suites.errors import AmbiguousSuiteError, ArgumentError, NNDError, UnknownItemError
 from nnd_suites.infra.formatting import plural
 from nnd_suites.suite import MANIFEST_FILE, Suite, has_manifest
@@ -162,8 +162,7 @@ def unshipped_suites() -> list[str]:
 
 
 def _built_in(shipped: bool) -> list[str]:
-    # each adapter's source looked up once (it is a file-system lookup)
-    return [n for n, cls in ADAPTERS.items() if (cls.default_source_path() is not None) == shipped]
+    return [name for name, ships in shipping_their_source().items() if ships == shipped]
 
 
 def expand_suite_specs(specs: list[str | Path | Suite]) -> list[str | Path | Suite]:

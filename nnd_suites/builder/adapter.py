@@ -207,3 +207,10 @@ register_adapter = ADAPTERS.register
 
 def get_adapter(name: str) -> type[Adapter]:
     return ADAPTERS.get(name)
+
+
+def shipping_their_source() -> dict[str, bool]:
+    """Every registered adapter, in registry order: whether its annotation source ships with
+    nnd-suites (what ``all`` and ``build --all`` build). Each source is looked up once: it is a
+    file-system lookup."""
+    return {name: cls.default_source_path() is not None for name, cls in ADAPTERS.items()}

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from nnd_suites.builder import suites as building
-from nnd_suites.builder.adapter import ADAPTERS, Adapter, get_adapter
+from nnd_suites.builder.adapter import Adapter, get_adapter, shipping_their_source
 from nnd_suites.errors import OutputFolderError
 from nnd_suites.hub.card_reading import card_config_names
 from nnd_suites.hub.export import DatasetFolder, adding_configs, holds_nnd_card
@@ -91,7 +91,7 @@ def build_shipped_suites(parent: str | Path, **options: Any) -> Iterator[tuple[s
     :func:`nnd_suites.hub.export.misnamed_suites`), and a README.md nnd-suites did not write
     stops the build. Every target folder, the card and the configs kept are checked before the
     first build."""
-    shipped = {name: cls.default_source_path() is not None for name, cls in ADAPTERS.items()}
+    shipped = shipping_their_source()
     names = [name for name, has_source in shipped.items() if has_source]
     with adding_configs(parent, names, leave_out_misnamed=True) as dataset:
         for name, has_source in shipped.items():
