@@ -135,8 +135,33 @@ def _suite_names(a: EvaluationReport, b: EvaluationReport, only: Sequence[str] |
             if common
             else "the runs share no suite, so there is nothing to compare"
         )
-        raise IncomparableRunsError(f"the runs cover different suites: {'; '.join(extra)}; {then}")
+        raise IncomparableRunsError(
+            f"the runs cover different suites: {'; '.join(extra)}; {then}"
+            + "".join(f"; {same}" for same in _same_tests_renamed(a, b))
+        )
     return list(a.suites)
+
+
+def _same_tests_renamed(a: EvaluationReport, b: EvaluationReport) -> list[str]:
+    """Suites of one run only whose tests (pairs and candidates) are those of a suite of the
+    other run only: one suite built twice under two names (``build --name``). A suite's name is
+    part of what a run scored, so they are not paired; the message says how to compare them."""
+    found = []
+    for name_a, result_a in a.suites.items():
+        for name_b, result_b in b.suites.items():
+            if name_a in b.suites or name_b in a.suites or name_a == name_b:
+                continue
+            tests_a, tests_b = (
+                {k: (r.section_hashes or {}).get(k) for k in ("pairs", "candidates")}
+                for r in (result_a, result_b)
+            )
+            if None not in tests_a.values() and tests_a == tests_b:
+                found.append(
+                    f"run B's {name_b} holds the same tests as run A's {name_a} under another "
+                    "name (built with --name): to compare them, evaluate both models on one "
+                    "suite folder"
+                )
+    return found
 
 
 def _identity(name: str, result: SuiteResult) -> tuple[str, str]:

@@ -369,3 +369,24 @@ def test_a_model_named_like_tex_is_drawn_as_text(tmp_path, challenge300_suite, h
     assert main(["compare", str(tmp_path / "a"), str(tmp_path / "b"), "--out", str(out)]) == 0
     assert (out / "differences.png").read_bytes().startswith(b"\x89PNG")
     assert r"A = `runs/x$\frac$y`" in (out / "comparison.md").read_text()
+
+
+def test_the_same_tests_under_another_name_are_named_as_such(tiny_causal_model, tmp_path, capsys):
+    """A run of `build challenge300 --name c300` against one of challenge300 said only that the
+    runs "share no suite": it now says that they hold the same tests, and how to compare them."""
+    build_suite("challenge300", name="c300").save(tmp_path / "c300")
+    build_suite("quiz_design", name="qd").save(tmp_path / "qd")
+    argv = ["evaluate", "--model", str(tiny_causal_model), "--limit", "1", "--quiet", "--out"]
+    for suite, out in (("challenge300", "a"), (tmp_path / "c300", "b"), (tmp_path / "qd", "c")):
+        assert main([*argv, str(tmp_path / out), "--suite", str(suite)]) == 0
+    capsys.readouterr()
+    assert main(["compare", str(tmp_path / "a"), str(tmp_path / "b")]) == 2
+    err = " ".join(capsys.readouterr().err.split())
+    said = (
+        "the runs share no suite, so there is nothing to compare; run B's c300 holds the same "
+        "tests as run A's challenge300 under another name (built with --name)"
+    )
+    assert said in err
+    assert main(["compare", str(tmp_path / "a"), str(tmp_path / "c")]) == 2  # other tests
+    err = " ".join(capsys.readouterr().err.split())
+    assert "the runs share no suite" in err and "same tests" not in err
