@@ -323,7 +323,7 @@ def test_outcomes(
         score_high, score_low = (
             (math.nan, math.nan)
             if skipped
-            else (chosen.value(f, t) for f, t in zip(found, texts, strict=True))
+            else (chosen.compared_value(f, t, pair.id) for f, t in zip(found, texts, strict=True))
         )
         outcome = test_outcome(
             score_high, score_low, degenerate=is_degenerate(pair), skipped=skipped

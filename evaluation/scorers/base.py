@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+import numbers
 from abc import ABC, abstractmethod
 from dataclasses import dataclass
 from typing import Any, ClassVar
@@ -62,6 +64,24 @@ class Scorer(Plugin, ABC):
     @abstractmethod
     def value(self, scores: CandidateScores, text: str) -> float:
         """The number compared for a candidate ``text`` with its ``scores`` (never skipped)."""
+
+    def compared_value(self, scores: CandidateScores, text: str, test: str) -> float:
+        """:meth:`value`, refused unless it is a finite number: ``nan > x`` and ``nan == x`` are
+        both false, so a nan would make every test it touches a silent fail (``test``: the test's
+        id, named in the error)."""
+        found = self.value(scores, text)
+        if (
+            isinstance(found, bool)
+            or not isinstance(found, numbers.Real)
+            or not math.isfinite(found)
+        ):
+            shown = text if len(text) <= 60 else text[:57] + "..."
+            raise PluginError(
+                f"scorer {self.spec} gave {found!r} for candidate {shown!r} of test {test}: a "
+                "scorer returns a finite number for every candidate scored; fix the scorer (its "
+                "harness cases in examples.json can pin its values)"
+            )
+        return float(found)
 
     @property
     def spec(self) -> str:

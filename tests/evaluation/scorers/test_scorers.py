@@ -330,3 +330,41 @@ def test_the_console_names_the_scorer_of_its_rates(tiny_causal_model, capsys):
     assert main([*argv, "--limit", "2", "--scorer", "sum"]) == 0
     first = capsys.readouterr().out.splitlines()[0]
     assert first.startswith(f"model {tiny_causal_model} (hf_causal, default scoring, scorer sum")
+
+
+def test_a_scorer_value_that_is_not_a_finite_number_stops_the_run(quiz_design_suite):
+    """A scorer giving nan made every test it touched a fail (nan > x and nan == x are false):
+    quiz_design printed 0.0% of 2,686 tests with exit 0. It is now a named plugin error; a
+    finite number of any real type (numpy's float32) is still compared as before."""
+    import numpy as np
+
+    from nnd_suites.errors import PluginError
+    from nnd_suites.evaluation.report import test_outcomes
+    from nnd_suites.evaluation.scorers.builtin import Mean
+
+    class Breaking(Mean):
+        broken: object = math.nan
+
+        def value(self, scores, text):
+            return self.broken if "?" in text else super().value(scores, text)
+
+    pairs = quiz_design_suite.pairs[:50]
+    template = quiz_design_suite.manifest.default_template
+
+    def lookup(context, text):
+        return Score(-float(len(text)), max(1, len(text.split())))
+
+    first = next(p for p in pairs if "?" in p.high.text or "?" in p.low.text)
+    for broken in (math.nan, math.inf, "0.5", None):
+        Breaking.broken = broken
+        with pytest.raises(
+            PluginError, match=f"gave {broken!r} for candidate .* of test {first.id}"
+        ):
+            test_outcomes(pairs, template, None, lookup, Breaking())
+    Breaking.broken = np.float32(-1.0)
+    expected = test_outcomes(pairs, template, None, lookup, make_scorer("mean"))
+    found = test_outcomes(pairs, template, None, lookup, Breaking())
+    assert [o.outcome for o in found] != [o.outcome for o in expected]  # the values were used
+    assert {o.ll_high for o, pair in zip(found, pairs, strict=True) if "?" in pair.high.text} == {
+        -1.0
+    }
