@@ -22,6 +22,12 @@ from nnd_suites.declarative.model import SCHEMA_FILE
 from nnd_suites.errors import NNDError
 from nnd_suites.infra.atomic import atomic_directory, atomic_write_text
 from nnd_suites.quality_map.model import SCHEMA_FILE as MAP_SCHEMA
+from nnd_suites.scaffold.proposed_ratings import (
+    field_name,
+    is_number,
+    propose_ratings,
+    propose_scale,
+)
 from nnd_suites.scaffold.writer import _template, check_name, check_root, schema_line
 from nnd_suites.sources import ReadLog
 from nnd_suites.sources.delimited import read_csv, sniff_delimiter
@@ -43,19 +49,20 @@ SAMPLE_ROWS = 1000
 RATER_HINTS = ("rater", "annotator", "worker", "judge", "assessor", "evaluator")
 #: a text column's cleaned variant (`processed_generation`, `clean_output`, `output_detok`)
 CLEANED = re.compile(r"process|clean|detok|normali[sz]", re.IGNORECASE)
-NUMBER = re.compile(r"-?\d+(\.\d+)?")
-#: a standardised score (z, zscore, z_score, fluency_z): not a rating on the raters' scale
-Z_SCORE = re.compile(r"(^|[_.])z(_?score)?($|[_.])", re.IGNORECASE)
 #: keys of the proposal that are guesses from the header, marked for the contributor
 GUESSED = (
     "delimiter", "key", "context", "text", "system", "text_a", "text_b", "winner", "ratings",
     "rater", "system_a", "system_b",
 )  # fmt: skip
-#: keys of the proposal no header tells: what to decide (the harness names each note left)
+#: keys of the proposal no header tells, as indented: what to decide (the harness names each
+#: note left); by indent, so that an aspect named `low` is not taken for the scale's end
 ASSUMED = {
-    "languages": "the language(s) of the texts, en assumed",
-    "source_urls": "where the annotations are published (replace the TODO)",
-    "better": "lower for error counts, ranks or distances",
+    "  languages": "the language(s) of the texts, en assumed",
+    "  source_urls": "where the annotations are published (replace the TODO)",
+    "  better": "lower for error counts, ranks or distances",
+    "  low": "the sample's smallest rating: the scale's true low end may be lower (a rating off "
+    "[low, high] is a malformed row)",
+    "  high": "the sample's largest rating: the scale's true high end may be higher",
 }
 
 
@@ -104,12 +111,6 @@ def _flat(row: dict[str, Any], prefix: str = "") -> dict[str, Any]:
     return found
 
 
-def _numeric(value: Any) -> bool:
-    return (isinstance(value, int | float) and not isinstance(value, bool)) or (
-        isinstance(value, str) and NUMBER.fullmatch(value.strip()) is not None
-    )
-
-
 def _pick(columns: list[str], hints: tuple[str, ...]) -> list[str]:
     return [c for hint in hints for c in columns if hint in c.lower()]
 
@@ -121,7 +122,7 @@ def propose(
     and what the sample's rows say against a guess or leave unknown (``# CHECK`` lines)."""
     row, checks = rows[0], []
     columns = list(row)
-    numbers = [c for c in columns if _numeric(row[c])]
+    numbers = [c for c in columns if is_number(row[c])]
     # `system_output` or `model_response` holds the text, not the system's name
     names = [c for c in columns if c not in numbers and not _pick([c], TEXT_HINTS)]
     systems = _pick(names, SYSTEM_HINTS)
@@ -173,8 +174,8 @@ def propose(
             "description": "TODO",
         },
         "file": dict(file),
-        "group": {"key": key or context, "context": {_field(c): c for c in context}},
-        "template": "\n".join(f"{{{_field(c)}}}" for c in context) + "\n",
+        "group": {"key": key or context, "context": {field_name(c): c for c in context}},
+        "template": "\n".join(f"{{{field_name(c)}}}" for c in context) + "\n",
     }
     if context[0] in row:  # else the missing context is said
         checks += _context_checks(spec["template"], context, rows, keyed=bool(key))
@@ -211,7 +212,10 @@ def propose(
     if text:
         checks.append(f"{text} is read as the text, not {candidates[0]}: name the one raters read")
     text = text or candidates[0]
-    spec["candidates"] = {"text": text, "ratings": _ratings(numbers), "better": "higher"}
+    ratings = propose_ratings(numbers)
+    scale, said = propose_scale(rows, ratings)
+    spec["candidates"] = {"text": text, "ratings": ratings, **scale, "better": "higher"}
+    checks += said
     if system:
         spec["candidates"]["system"] = system[0]
     else:
@@ -256,7 +260,7 @@ def _context_checks(
                 f"{column} is empty in {empty:,} of the sample's {len(rows):,} rows: such a "
                 "group makes no tests (counted as 'empty context field(s)'); if the empty cell "
                 f"is real (code at the start or end of a file), add group.may_be_empty: "
-                f"[{_field(column)}]"
+                f"[{field_name(column)}]"
             )
     return checks
 
@@ -281,26 +285,6 @@ def _key_checks(group: dict[str, Any], rows: list[dict[str, Any]]) -> list[str]:
     return [f"{said}: key the groups on the column(s) naming the input"]
 
 
-def _field(column: str) -> str:
-    return re.sub(r"[^a-z0-9_]", "_", column.lower()).strip("_") or "context"
-
-
-def _ratings(numbers: list[str]) -> dict[str, Any]:
-    """Aspect -> column; ``x_1``, ``x_2``, ... (one column per rater) -> one aspect ``x``."""
-    raters: dict[str, list[str]] = {}
-    for column in numbers:
-        match = re.fullmatch(r"(.+?)_?(\d+)", column)
-        if match and not Z_SCORE.search(column):
-            raters.setdefault(match.group(1), []).append(column)
-    ratings: dict[str, Any] = {_field(a): cols for a, cols in raters.items() if len(cols) > 1}
-    grouped = {c for cols in ratings.values() for c in cols}
-    for column in numbers:
-        if column in grouped or column.lower().endswith("id") or Z_SCORE.search(column):
-            continue
-        ratings[_field(column.rsplit(".", 1)[-1])] = column
-    return ratings or {"todo_aspect": "TODO_column"}
-
-
 def _unused(spec: dict[str, Any], row: dict[str, Any]) -> list[str]:
     """The sample's columns the proposal does not read (said in its header, never dropped
     unsaid)."""
@@ -315,7 +299,7 @@ def _mark_guesses(text: str) -> str:
         rf"^(\s*(?:{keys}):.*)$", r"\1  # CHECK: guessed from the header", text, flags=re.M
     )
     for key, note in ASSUMED.items():
-        text = re.sub(rf"^(\s*{key}:.*)$", rf"\1  # CHECK: {note}", text, count=1, flags=re.M)
+        text = re.sub(rf"^({key}:.*)$", rf"\1  # CHECK: {note}", text, count=1, flags=re.M)
     return text
 
 

@@ -384,3 +384,36 @@ def test_a_repeating_id_keys_the_groups_and_a_cleaned_text_column_is_read(tmp_pa
     # an id repeating over rows of other inputs (a system's) does not key the groups
     table = "item_id,system_id,source,output,score\n1,7,a,x,1\n2,7,b,y,2\n3,8,a,z,3\n"
     assert _propose(root, "by_system", table)[0].group.key == ["source"]
+
+
+def test_the_proposal_bounds_the_ratings_by_the_samples_and_says_to_check_the_scale(tmp_path):
+    """The proposal wrote no low/high: a typo in the source (44 on a 1-5 scale) built its tests
+    with exit 0, nothing said. It proposes the sample's smallest and largest rating as the
+    scale, each a CHECK note (the true ends may be wider than the sample shows), so such a value
+    is a malformed row named at its line; a sample rated one value alone proposes none, said."""
+    from nnd_suites.declarative.notes import check_notes
+
+    root = _root(tmp_path)
+    rows = "".join(
+        f"{item},context {item},{system},text {item}{system},{a},{b}\n"
+        for item, system, a, b in [(1, "A", 5, 4), (1, "B", 2, 1), (2, "A", 3, 2), (2, "B", 4, 3)]
+    )
+    header = "item_id,source,system,output,r_1,r_2\n"
+    spec, text = _propose(root, "scaled", header + rows)
+    assert (spec.candidates.low, spec.candidates.high) == (1, 5)
+    notes = {what.split(":")[0]: number for number, _, what in check_notes(text)}
+    lines = text.splitlines()
+    assert lines[notes["candidates.low = 1"] - 1].startswith("  low: 1  # CHECK: the sample's ")
+    assert lines[notes["candidates.high = 5"] - 1].startswith("  high: 5  # CHECK: the sample's ")
+    assert "true low end may be lower" in text and "true high end may be higher" in text
+    typo = tmp_path / "typo.csv"
+    typo.write_text(header + rows.replace("A,text 1A,5,4", "A,text 1A,44,4"))
+    with pytest.raises(SourceFormatError, match=r"typo\.csv:2: column 'r_1': '44' out of range"):
+        _read_groups(root, "scaled", typo)
+    flat = "".join(
+        f"{item},c{item},{system},t{item}{system},3,3\n" for item in "12" for system in "AB"
+    )
+    spec, text = _propose(root, "flat", header + flat)
+    said = "every rating of the sample is 3: write the scale's ends as candidates.low and high"
+    assert (spec.candidates.low, spec.candidates.high) == (None, None)
+    assert said in " ".join(text.replace("\n#   ", " ").splitlines()), text
