@@ -63,6 +63,9 @@ ASSUMED = {
     "  low": "the sample's smallest rating: the scale's true low end may be lower (a rating off "
     "[low, high] is a malformed row)",
     "  high": "the sample's largest rating: the scale's true high end may be higher",
+    "template": "each text is scored as what follows it; write the context as the raters saw it "
+    "before the text (a field that comes after the text, as the code after a completion's "
+    "cursor, does not belong here)",
 }
 
 
@@ -178,7 +181,7 @@ def propose(
         "template": "\n".join(f"{{{field_name(c)}}}" for c in context) + "\n",
     }
     if context[0] in row:  # else the missing context is said
-        checks += _context_checks(spec["template"], context, rows, keyed=bool(key))
+        checks += _context_checks(context, rows, keyed=bool(key))
     winner = [c for c in _pick(columns, WINNER_HINTS) if c not in pair]
     if winner or len(pair) == 2:
         spec["metadata"]["annotation_type"] = "pairwise"
@@ -238,17 +241,10 @@ def _no_system(add: str) -> str:
     )
 
 
-def _context_checks(
-    template: str, context: list[str], rows: list[dict[str, Any]], keyed: bool
-) -> list[str]:
-    """What to check of the proposed context: the template, the groups keyed on it for want of
-    an id column, and a column empty in some rows of the sample (such a group makes no tests)."""
-    checks = [
-        f"template {json.dumps(template)}: each text is scored as what follows it; write the "
-        "context as the raters saw it before the text (a field that comes after the text, as "
-        "the code after a completion's cursor, does not belong here)"
-    ]
-    checks += [] if keyed else [
+def _context_checks(context: list[str], rows: list[dict[str, Any]], keyed: bool) -> list[str]:
+    """What to check of the proposed context: the groups keyed on it for want of an id column,
+    and a column empty in some rows of the sample (such a group makes no tests)."""
+    checks = [] if keyed else [
         f"no id column: the groups are keyed on the context ({', '.join(context)}), the rows "
         "of one input being those that share it; name a column identifying the input in "
         "group.key if the file has one"
@@ -299,8 +295,33 @@ def _mark_guesses(text: str) -> str:
         rf"^(\s*(?:{keys}):.*)$", r"\1  # CHECK: guessed from the header", text, flags=re.M
     )
     for key, note in ASSUMED.items():
-        text = re.sub(rf"^({key}:.*)$", rf"\1  # CHECK: {note}", text, count=1, flags=re.M)
+        found = re.search(rf"^{key}:.*$", text, flags=re.M)
+        if found:
+            text = text[: found.start()] + _noted(found[0], note) + text[found.end() :]
     return text
+
+
+def _noted(line: str, note: str) -> str:
+    """``line`` with ``note`` after it, wrapped over comment lines at the line's indent past 99
+    characters (the note alone: the line's value is never broken)."""
+    head = f"{line}  # CHECK: "
+    placeholder = "x" * len(head)  # one word: the wrap starts after it
+    indent = " " * (len(line) - len(line.lstrip()))
+    wrapped = textwrap.fill(
+        placeholder + note, 99, subsequent_indent=f"{indent}#   ", break_long_words=False
+    )
+    return head + wrapped[len(head) :]
+
+
+def _dumped(spec: dict[str, Any]) -> str:
+    """``spec`` as YAML, the template on one line (JSON's quoting, which YAML reads), for its
+    note to follow it: PyYAML writes a text holding a newline over several lines."""
+    return "".join(
+        f"template: {json.dumps(value, ensure_ascii=False)}\n"
+        if key == "template"
+        else yaml.safe_dump({key: value}, sort_keys=False, allow_unicode=True, width=100)
+        for key, value in spec.items()
+    )
 
 
 def _map_text(name: str, spec: dict[str, Any]) -> str:
@@ -349,8 +370,7 @@ def write_declarative(root: Path, name: str, sample: Path) -> tuple[list[Path], 
     with atomic_directory(folder) as tmp:
         (tmp / "__init__.py").write_text("", encoding="utf-8")  # makes the folder a package
         (tmp / "source.yaml").write_text(
-            header
-            + _mark_guesses(yaml.safe_dump(spec, sort_keys=False, allow_unicode=True, width=100)),
+            header + _mark_guesses(_dumped(spec)),
             encoding="utf-8",
         )
         (tmp / "README.md").write_text(
