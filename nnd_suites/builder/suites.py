@@ -214,6 +214,15 @@ def _no_pairs(
 ) -> SourceFormatError:
     """Why a build gave no pair: what was read, and each reason things were left out."""
     counts = result.counts
+    if log.rows == 0 and counts["groups"] == 0 and not result.skipped.counts:
+        # nothing to label: a hint about labels or the format would send the user astray
+        return SourceFormatError(
+            source,
+            None,
+            "no pair built: read 0 row(s): the file holds no data rows (a header alone, or "
+            "nothing)",
+            "check that it is the file you meant: the release, not its header or an empty export",
+        )
     skipped = "; ".join(
         f"{reason}: {count:,}" for reason, count in sorted(result.skipped.counts.items())
     )

@@ -10,12 +10,20 @@ import json
 from pathlib import Path, PureWindowsPath
 from typing import Annotated, Any, Literal
 
-from pydantic import ConfigDict, Field, ValidationInfo, field_validator, model_validator
+from pydantic import (
+    ConfigDict,
+    Field,
+    ValidationError,
+    ValidationInfo,
+    field_validator,
+    model_validator,
+)
 from pydantic.json_schema import SkipJsonSchema
+from pydantic_core import InitErrorDetails, PydanticCustomError
 
 from nnd_suites.builder.adapter import AdapterMetadata
 from nnd_suites.infra.atomic import atomic_write_text
-from nnd_suites.infra.validation import NonBlank, StrictModel
+from nnd_suites.infra.validation import NonBlank, StrictModel, once_each
 
 SCHEMA_FILE = "declarative_source.schema.json"
 SCHEMA_ID = "https://github.com/nnd-suites/nnd-suites/schemas/declarative_source.schema.json"
@@ -24,6 +32,10 @@ DECLARATION_FILE = "source.yaml"
 
 Column = Annotated[str, Field(min_length=1, description="a column (JSON: a key, or a.b path)")]
 Name = Annotated[str, Field(pattern=r"^[a-z][a-z0-9_]*$")]
+#: columns one per rater: a column listed twice would be read twice
+RaterColumns = Annotated[
+    list[Column], *once_each(": that rater's ratings would weigh twice in the mean")
+]
 
 #: a quality map beside the declaration is named by its file (else it is a shipped map's name)
 MAP_SUFFIXES = (".yaml", ".yml", ".json")
@@ -104,7 +116,9 @@ class RowFilter(StrictModel):
     column: Column
     equals: str | SkipJsonSchema[None] = None
     not_: str | SkipJsonSchema[None] = Field(None, alias="not")
-    in_: list[str] | SkipJsonSchema[None] = Field(None, alias="in", min_length=1)
+    in_: Annotated[list[str], *once_each("")] | SkipJsonSchema[None] = Field(
+        None, alias="in", min_length=1
+    )
     reason: NonBlank | SkipJsonSchema[None] = Field(
         None, description="how the manifest counts them"
     )
@@ -137,11 +151,11 @@ class Grouping(StrictModel):
     """One group per value of ``key`` (one or several columns; none: one group per context, the
     rows whose context cells are all equal)."""
 
-    key: list[Column] = Field(default_factory=list)
+    key: Annotated[list[Column], *once_each("")] = Field(default_factory=list)
     context: dict[Name, Column] = Field(
         min_length=1, description="context field name -> column (the template names the fields)"
     )
-    may_be_empty: list[Name] = Field(
+    may_be_empty: Annotated[list[Name], *once_each("")] = Field(
         default_factory=list,
         description="context fields an empty cell is a real value of (code at the file's start "
         "or end: an empty prefix or suffix); an empty cell of any other field skips its group, "
@@ -178,7 +192,7 @@ class Candidates(StrictModel):
 
     text: Column
     system: Column | Fixed = Field(Fixed(value="unknown"), description="column, or {value: X}")
-    ratings: dict[Name, Column | list[Column]] | SkipJsonSchema[None] = Field(
+    ratings: dict[Name, Column | RaterColumns] | SkipJsonSchema[None] = Field(
         None, description="aspect -> its column, or its columns one per rater"
     )
     aspect_column: Column | SkipJsonSchema[None] = Field(
@@ -201,6 +215,31 @@ class Candidates(StrictModel):
         "distances (each rating is then negated once read, after the low/high check, so the "
         "map's 'higher by at least' means better; the suite shows -3 for 3)",
     )
+
+    @field_validator("ratings")
+    @classmethod
+    def _one_aspect_a_column(
+        cls, ratings: dict[str, str | list[str]] | None
+    ) -> dict[str, str | list[str]] | None:
+        """A column read by two aspects is one rating under two names: a map averaging the
+        aspects weighs it twice, one judging each aspect apart makes each of its tests twice.
+        Refused at the second aspect's key (a ValueError would name only 'ratings')."""
+        read_by: dict[str, str] = {}
+        for aspect, columns in (ratings or {}).items():
+            for column in [columns] if isinstance(columns, str) else columns:
+                first = read_by.setdefault(column, aspect)
+                if first != aspect:
+                    said = (
+                        f"column {column!r} is read by aspects {first!r} and {aspect!r}: one "
+                        "rating under two names would count twice; give each aspect its own column"
+                    )
+                    # the text as context: a column's own braces are no placeholders
+                    error = PydanticCustomError("value_error", "{said}", {"said": said})
+                    raise ValidationError.from_exception_data(
+                        cls.__name__,
+                        [InitErrorDetails(type=error, loc=(aspect,), input=columns)],
+                    )
+        return ratings
 
     @model_validator(mode="after")
     def _one_shape(self) -> Candidates:

@@ -20,24 +20,27 @@ if TYPE_CHECKING:  # a type only: the suite package imports pyarrow, at every CL
 
 def check_notes(text: str) -> list[tuple[int, str, str]]:
     """The ``# CHECK`` notes of a proposed source.yaml, one each: (line, CHECK, what to check), a
-    note wrapped over comment lines joined, a guessed key's note after its dotted key and value.
+    note wrapped over comment lines joined (one of its own, or one after a key), a guessed key's
+    note after its dotted key and value.
     A ``# TODO`` comment is one too (proposals before the CHECK notes wrote the gap so)."""
     notes: list[tuple[int, str, str]] = []
     keys: list[tuple[int, str]] = []  # (indent, key) of the keys enclosing the line
     wrapped = False
     for number, line in enumerate(text.splitlines(), 1):
-        if wrapped and line.startswith("#   "):
-            notes[-1] = (*notes[-1][:2], f"{notes[-1][2]} {line[4:]}")
+        if wrapped and line.lstrip(" ").startswith("#   "):  # at a key's indent too
+            notes[-1] = (*notes[-1][:2], f"{notes[-1][2]} {line.lstrip(' ')[4:]}")
             continue
         code, mark, note = [*re.split(r"# (CHECK|TODO):? ", line, maxsplit=1), "", ""][:3]
-        wrapped = bool(note) and not code.strip()
-        if wrapped:
+        wrapped = False  # a note just begun: the comment lines under it continue it
+        if note and not code.strip():
             notes.append((number, mark, note))
+            wrapped = True
         elif found := re.match(r"( *)([\w.-]+):(.*)", code):
             keys = [k for k in keys if k[0] < len(found[1])] + [(len(found[1]), found[2])]
             value = f" = {found[3].strip()}" if found[3].strip() else ""
             if note:
                 notes.append((number, mark, f"{'.'.join(k for _, k in keys)}{value}: {note}"))
+                wrapped = True
     return notes
 
 

@@ -72,6 +72,25 @@ def _said(value: str) -> str:
 NonBlank = Annotated[str, Field(min_length=1), AfterValidator(_said)]
 
 
+def listed_once(values: list[Any], what: str = "") -> list[Any]:
+    """``values`` when none is listed twice; else a ValueError naming the repeated ones and
+    ``what`` a repeat does (each listing is read, so a repeat counts again)."""
+    repeated = [value for value in dict.fromkeys(values) if values.count(value) > 1]
+    if repeated:
+        raise ValueError(f"{repeated} listed more than once{what}; list each once")
+    return values
+
+
+def once_each(what: str) -> tuple[AfterValidator, Any]:
+    """Metadata for ``Annotated[list[...], *once_each(what)]``: a list whose items are listed
+    once each (:func:`listed_once`; ``what``, from ': ', says what a repeat would do), as the
+    JSON schema says too (``uniqueItems``)."""
+    return (
+        AfterValidator(lambda values: listed_once(values, what)),
+        Field(json_schema_extra={"uniqueItems": True}),
+    )
+
+
 def validation_problems(exc: ValidationError, data: Any, limit: int = 3) -> str:
     """``field.sub: what pydantic wants (got VALUE)`` for the first ``limit`` errors, joined by
     ``; `` (with how many more there are); each field by its path in ``data`` (the input

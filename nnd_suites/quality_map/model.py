@@ -15,7 +15,7 @@ from pydantic.json_schema import GenerateJsonSchema, JsonSchemaValue, SkipJsonSc
 from pydantic_core import core_schema
 
 from nnd_suites.infra.output_file import write_schema_files
-from nnd_suites.infra.validation import StrictModel
+from nnd_suites.infra.validation import StrictModel, listed_once
 from nnd_suites.quality_map.pairwise import PairwiseRule
 from nnd_suites.quality_map.rule_base import kind_tag
 from nnd_suites.quality_map.rules import RULE_KINDS, RatingRule
@@ -112,12 +112,7 @@ class QualityMapDefinition(BaseModel):
     @field_validator("labels", "exclude")
     @classmethod
     def _listed_once(cls, values: list[str], info: ValidationInfo) -> list[str]:
-        repeated = sorted({value for value in values if values.count(value) > 1})
-        if repeated:
-            raise ValueError(
-                f"{repeated} listed more than once in '{info.field_name}'; list each once"
-            )
-        return values
+        return listed_once(values, f" in '{info.field_name}'")
 
 
 #: the keys each object of a map takes, by its tag: "" (top level), "hierarchy" or a rule kind

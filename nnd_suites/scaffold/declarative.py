@@ -22,6 +22,12 @@ from nnd_suites.declarative.model import SCHEMA_FILE
 from nnd_suites.errors import NNDError
 from nnd_suites.infra.atomic import atomic_directory, atomic_write_text
 from nnd_suites.quality_map.model import SCHEMA_FILE as MAP_SCHEMA
+from nnd_suites.scaffold.proposed_ratings import (
+    field_name,
+    is_number,
+    propose_ratings,
+    propose_scale,
+)
 from nnd_suites.scaffold.writer import _template, check_name, check_root, schema_line
 from nnd_suites.sources import ReadLog
 from nnd_suites.sources.delimited import read_csv, sniff_delimiter
@@ -43,19 +49,23 @@ SAMPLE_ROWS = 1000
 RATER_HINTS = ("rater", "annotator", "worker", "judge", "assessor", "evaluator")
 #: a text column's cleaned variant (`processed_generation`, `clean_output`, `output_detok`)
 CLEANED = re.compile(r"process|clean|detok|normali[sz]", re.IGNORECASE)
-NUMBER = re.compile(r"-?\d+(\.\d+)?")
-#: a standardised score (z, zscore, z_score, fluency_z): not a rating on the raters' scale
-Z_SCORE = re.compile(r"(^|[_.])z(_?score)?($|[_.])", re.IGNORECASE)
 #: keys of the proposal that are guesses from the header, marked for the contributor
 GUESSED = (
     "delimiter", "key", "context", "text", "system", "text_a", "text_b", "winner", "ratings",
     "rater", "system_a", "system_b",
 )  # fmt: skip
-#: keys of the proposal no header tells: what to decide (the harness names each note left)
+#: keys of the proposal no header tells, as indented: what to decide (the harness names each
+#: note left); by indent, so that an aspect named `low` is not taken for the scale's end
 ASSUMED = {
-    "languages": "the language(s) of the texts, en assumed",
-    "source_urls": "where the annotations are published (replace the TODO)",
-    "better": "lower for error counts, ranks or distances",
+    "  languages": "the language(s) of the texts, en assumed",
+    "  source_urls": "where the annotations are published (replace the TODO)",
+    "  better": "lower for error counts, ranks or distances",
+    "  low": "the sample's smallest rating: the scale's true low end may be lower (a rating off "
+    "[low, high] is a malformed row)",
+    "  high": "the sample's largest rating: the scale's true high end may be higher",
+    "template": "each text is scored as what follows it; write the context as the raters saw it "
+    "before the text (a field that comes after the text, as the code after a completion's "
+    "cursor, does not belong here)",
 }
 
 
@@ -104,12 +114,6 @@ def _flat(row: dict[str, Any], prefix: str = "") -> dict[str, Any]:
     return found
 
 
-def _numeric(value: Any) -> bool:
-    return (isinstance(value, int | float) and not isinstance(value, bool)) or (
-        isinstance(value, str) and NUMBER.fullmatch(value.strip()) is not None
-    )
-
-
 def _pick(columns: list[str], hints: tuple[str, ...]) -> list[str]:
     return [c for hint in hints for c in columns if hint in c.lower()]
 
@@ -121,7 +125,7 @@ def propose(
     and what the sample's rows say against a guess or leave unknown (``# CHECK`` lines)."""
     row, checks = rows[0], []
     columns = list(row)
-    numbers = [c for c in columns if _numeric(row[c])]
+    numbers = [c for c in columns if is_number(row[c])]
     # `system_output` or `model_response` holds the text, not the system's name
     names = [c for c in columns if c not in numbers and not _pick([c], TEXT_HINTS)]
     systems = _pick(names, SYSTEM_HINTS)
@@ -173,11 +177,11 @@ def propose(
             "description": "TODO",
         },
         "file": dict(file),
-        "group": {"key": key or context, "context": {_field(c): c for c in context}},
-        "template": "\n".join(f"{{{_field(c)}}}" for c in context) + "\n",
+        "group": {"key": key or context, "context": {field_name(c): c for c in context}},
+        "template": "\n".join(f"{{{field_name(c)}}}" for c in context) + "\n",
     }
     if context[0] in row:  # else the missing context is said
-        checks += _context_checks(spec["template"], context, rows, keyed=bool(key))
+        checks += _context_checks(context, rows, keyed=bool(key))
     winner = [c for c in _pick(columns, WINNER_HINTS) if c not in pair]
     if winner or len(pair) == 2:
         spec["metadata"]["annotation_type"] = "pairwise"
@@ -211,7 +215,10 @@ def propose(
     if text:
         checks.append(f"{text} is read as the text, not {candidates[0]}: name the one raters read")
     text = text or candidates[0]
-    spec["candidates"] = {"text": text, "ratings": _ratings(numbers), "better": "higher"}
+    ratings = propose_ratings(numbers)
+    scale, said = propose_scale(rows, ratings)
+    spec["candidates"] = {"text": text, "ratings": ratings, **scale, "better": "higher"}
+    checks += said
     if system:
         spec["candidates"]["system"] = system[0]
     else:
@@ -234,17 +241,10 @@ def _no_system(add: str) -> str:
     )
 
 
-def _context_checks(
-    template: str, context: list[str], rows: list[dict[str, Any]], keyed: bool
-) -> list[str]:
-    """What to check of the proposed context: the template, the groups keyed on it for want of
-    an id column, and a column empty in some rows of the sample (such a group makes no tests)."""
-    checks = [
-        f"template {json.dumps(template)}: each text is scored as what follows it; write the "
-        "context as the raters saw it before the text (a field that comes after the text, as "
-        "the code after a completion's cursor, does not belong here)"
-    ]
-    checks += [] if keyed else [
+def _context_checks(context: list[str], rows: list[dict[str, Any]], keyed: bool) -> list[str]:
+    """What to check of the proposed context: the groups keyed on it for want of an id column,
+    and a column empty in some rows of the sample (such a group makes no tests)."""
+    checks = [] if keyed else [
         f"no id column: the groups are keyed on the context ({', '.join(context)}), the rows "
         "of one input being those that share it; name a column identifying the input in "
         "group.key if the file has one"
@@ -256,7 +256,7 @@ def _context_checks(
                 f"{column} is empty in {empty:,} of the sample's {len(rows):,} rows: such a "
                 "group makes no tests (counted as 'empty context field(s)'); if the empty cell "
                 f"is real (code at the start or end of a file), add group.may_be_empty: "
-                f"[{_field(column)}]"
+                f"[{field_name(column)}]"
             )
     return checks
 
@@ -281,26 +281,6 @@ def _key_checks(group: dict[str, Any], rows: list[dict[str, Any]]) -> list[str]:
     return [f"{said}: key the groups on the column(s) naming the input"]
 
 
-def _field(column: str) -> str:
-    return re.sub(r"[^a-z0-9_]", "_", column.lower()).strip("_") or "context"
-
-
-def _ratings(numbers: list[str]) -> dict[str, Any]:
-    """Aspect -> column; ``x_1``, ``x_2``, ... (one column per rater) -> one aspect ``x``."""
-    raters: dict[str, list[str]] = {}
-    for column in numbers:
-        match = re.fullmatch(r"(.+?)_?(\d+)", column)
-        if match and not Z_SCORE.search(column):
-            raters.setdefault(match.group(1), []).append(column)
-    ratings: dict[str, Any] = {_field(a): cols for a, cols in raters.items() if len(cols) > 1}
-    grouped = {c for cols in ratings.values() for c in cols}
-    for column in numbers:
-        if column in grouped or column.lower().endswith("id") or Z_SCORE.search(column):
-            continue
-        ratings[_field(column.rsplit(".", 1)[-1])] = column
-    return ratings or {"todo_aspect": "TODO_column"}
-
-
 def _unused(spec: dict[str, Any], row: dict[str, Any]) -> list[str]:
     """The sample's columns the proposal does not read (said in its header, never dropped
     unsaid)."""
@@ -315,8 +295,33 @@ def _mark_guesses(text: str) -> str:
         rf"^(\s*(?:{keys}):.*)$", r"\1  # CHECK: guessed from the header", text, flags=re.M
     )
     for key, note in ASSUMED.items():
-        text = re.sub(rf"^(\s*{key}:.*)$", rf"\1  # CHECK: {note}", text, count=1, flags=re.M)
+        found = re.search(rf"^{key}:.*$", text, flags=re.M)
+        if found:
+            text = text[: found.start()] + _noted(found[0], note) + text[found.end() :]
     return text
+
+
+def _noted(line: str, note: str) -> str:
+    """``line`` with ``note`` after it, wrapped over comment lines at the line's indent past 99
+    characters (the note alone: the line's value is never broken)."""
+    head = f"{line}  # CHECK: "
+    placeholder = "x" * len(head)  # one word: the wrap starts after it
+    indent = " " * (len(line) - len(line.lstrip()))
+    wrapped = textwrap.fill(
+        placeholder + note, 99, subsequent_indent=f"{indent}#   ", break_long_words=False
+    )
+    return head + wrapped[len(head) :]
+
+
+def _dumped(spec: dict[str, Any]) -> str:
+    """``spec`` as YAML, the template on one line (JSON's quoting, which YAML reads), for its
+    note to follow it: PyYAML writes a text holding a newline over several lines."""
+    return "".join(
+        f"template: {json.dumps(value, ensure_ascii=False)}\n"
+        if key == "template"
+        else yaml.safe_dump({key: value}, sort_keys=False, allow_unicode=True, width=100)
+        for key, value in spec.items()
+    )
 
 
 def _map_text(name: str, spec: dict[str, Any]) -> str:
@@ -365,8 +370,7 @@ def write_declarative(root: Path, name: str, sample: Path) -> tuple[list[Path], 
     with atomic_directory(folder) as tmp:
         (tmp / "__init__.py").write_text("", encoding="utf-8")  # makes the folder a package
         (tmp / "source.yaml").write_text(
-            header
-            + _mark_guesses(yaml.safe_dump(spec, sort_keys=False, allow_unicode=True, width=100)),
+            header + _mark_guesses(_dumped(spec)),
             encoding="utf-8",
         )
         (tmp / "README.md").write_text(

@@ -188,14 +188,15 @@ def test_the_proposed_template_is_a_guess_to_confirm(tmp_path):
         tmp_path, ADAPTERS.get("copilot_arena").folder() / "fixtures" / "copilot_arena_sample.csv"
     )
     note = (
-        'CHECK template "{prefix}\\n{suffix}\\n": each text is scored as what follows it; write '
-        "the context as the raters saw it before the text (a field that comes after the text, "
-        "as the code after a completion's cursor, does not belong here) (decide, then delete "
-        "the CHECK note)"
+        'CHECK template = "{prefix}\\n{suffix}\\n": each text is scored as what follows it; '
+        "write the context as the raters saw it before the text (a field that comes after the "
+        "text, as the code after a completion's cursor, does not belong here) (decide, then "
+        "delete the CHECK note)"
     )
     source = cls.folder() / "source.yaml"
     lines = enumerate(source.read_text("utf-8").splitlines(), 1)
-    line = next(n for n, text in lines if text.startswith("# CHECK: template "))
+    # at the template's own line, as every guessed key's note (it was the header's line 5)
+    line = next(n for n, text in lines if text.startswith("template: "))
     assert f"{source}:{line}: {note}" in harness.guess_problems(cls)
 
 

@@ -384,3 +384,65 @@ def test_a_repeating_id_keys_the_groups_and_a_cleaned_text_column_is_read(tmp_pa
     # an id repeating over rows of other inputs (a system's) does not key the groups
     table = "item_id,system_id,source,output,score\n1,7,a,x,1\n2,7,b,y,2\n3,8,a,z,3\n"
     assert _propose(root, "by_system", table)[0].group.key == ["source"]
+
+
+def test_the_proposal_bounds_the_ratings_by_the_samples_and_says_to_check_the_scale(tmp_path):
+    """The proposal wrote no low/high: a typo in the source (44 on a 1-5 scale) built its tests
+    with exit 0, nothing said. It proposes the sample's smallest and largest rating as the
+    scale, each a CHECK note (the true ends may be wider than the sample shows), so such a value
+    is a malformed row named at its line; a sample rated one value alone proposes none, said."""
+    from nnd_suites.declarative.notes import check_notes
+
+    root = _root(tmp_path)
+    rows = "".join(
+        f"{item},context {item},{system},text {item}{system},{a},{b}\n"
+        for item, system, a, b in [(1, "A", 5, 4), (1, "B", 2, 1), (2, "A", 3, 2), (2, "B", 4, 3)]
+    )
+    header = "item_id,source,system,output,r_1,r_2\n"
+    spec, text = _propose(root, "scaled", header + rows)
+    assert (spec.candidates.low, spec.candidates.high) == (1, 5)
+    notes = {what.split(":")[0]: (number, what) for number, _, what in check_notes(text)}
+    lines = text.splitlines()
+    low, high = notes["candidates.low = 1"], notes["candidates.high = 5"]
+    assert lines[low[0] - 1].startswith("  low: 1  # CHECK: the sample's ")
+    assert lines[high[0] - 1].startswith("  high: 5  # CHECK: the sample's ")
+    assert "true low end may be lower" in low[1] and "true high end may be higher" in high[1]
+    typo = tmp_path / "typo.csv"
+    typo.write_text(header + rows.replace("A,text 1A,5,4", "A,text 1A,44,4"))
+    with pytest.raises(SourceFormatError, match=r"typo\.csv:2: column 'r_1': '44' out of range"):
+        _read_groups(root, "scaled", typo)
+    flat = "".join(
+        f"{item},c{item},{system},t{item}{system},3,3\n" for item in "12" for system in "AB"
+    )
+    spec, text = _propose(root, "flat", header + flat)
+    said = "every rating of the sample is 3: write the scale's ends as candidates.low and high"
+    assert (spec.candidates.low, spec.candidates.high) == (None, None)
+    assert said in " ".join(text.replace("\n#   ", " ").splitlines()), text
+
+
+def test_every_check_note_of_a_guessed_key_points_at_the_keys_line(tmp_path, capsys):
+    """The template's CHECK note was printed at `source.yaml:5`, the file's header comment, while
+    `template:` was on line 27 (written over three lines by YAML). The template is written on
+    one line, its note after it (wrapped over comment lines), as each guessed key's note is."""
+    from nnd_suites.declarative.notes import check_notes
+
+    root = _root(tmp_path)
+    sample = tmp_path / "ratings.csv"
+    sample.write_text(
+        "item_id,prompt,system,output,r1,r2\n1,Say hi.,A,Hello.,5,4\n1,Say hi.,B,Go.,1,2\n"
+    )
+    argv = ["new-adapter", "mine", "--declarative", "--sample", str(sample), "--root", str(root)]
+    assert main(argv) == 0
+    printed = [line for line in capsys.readouterr().out.splitlines() if " CHECK " in line]
+    text = (root / "adapters" / "mine" / "source.yaml").read_text("utf-8")
+    lines = text.splitlines()
+    for number, _mark, what in check_notes(text):
+        key = what.split(" = ")[0].split(":")[0].split(".")[-1]
+        assert lines[number - 1].lstrip().startswith(f"{key}:"), (number, what)
+    (template,) = [line for line in printed if " CHECK template" in line]
+    line = next(n for n, x in enumerate(lines, 1) if x.startswith("template: "))
+    assert template.startswith(f"adapters/mine/source.yaml:{line}: CHECK template = ")
+    assert template.endswith("as the code after a completion's cursor, does not belong here)")
+    assert load_declaration(root / "adapters" / "mine" / "source.yaml").spec.template == (
+        "{prompt}\n"
+    )

@@ -544,3 +544,64 @@ def test_bounds_give_an_aspect_its_own_scale_and_name_only_rated_aspects(tmp_pat
         _read(tmp_path, body.replace("{useful: [0, 1]}", "{usefl: [0, 1]}"), table)
     with pytest.raises(DeclarationError, match=r"low \(1\) must be below high \(0\) of 'useful'"):
         _read(tmp_path, body.replace("{useful: [0, 1]}", "{useful: [1, 0]}"), table)
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "line", "said"),
+    [
+        (
+            "rating: [rating_1, rating_2]",
+            "rating: [rating_1, rating_1, rating_2]",
+            ":20, at candidates.ratings.rating",
+            "['rating_1'] listed more than once: that rater's ratings would weigh twice in "
+            "the mean",
+        ),
+        (
+            "    rating: [rating_1, rating_2]\n",
+            "    rating: [rating_1, rating_2]\n    overall: rating_2\n",
+            ":21, at candidates.ratings.overall",
+            "column 'rating_2' is read by aspects 'rating' and 'overall'",
+        ),
+        (
+            "key: [original_id]",
+            "key: [original_id, original_id]",
+            ":13, at group.key",
+            "['original_id'] listed more than once",
+        ),
+        (
+            "context: {original: original}",
+            "context: {original: original}\n  may_be_empty: [original, original]",
+            ":15, at group.may_be_empty",
+            "['original'] listed more than once",
+        ),
+        (
+            "file: {format: csv}",
+            "file: {format: csv}\nfilters: [{column: system, in: [s1, s1]}]",
+            ":12, at filters.0.in",
+            "['s1'] listed more than once",
+        ),
+    ],
+    ids=["rater column", "two aspects", "key column", "may_be_empty", "filter value"],
+)
+def test_a_column_or_value_listed_twice_is_refused_at_its_line(tmp_path, old, new, line, said):
+    """`ratings: {r: [r1, r1, r2, r3]}` was accepted and r1's rater counted twice in each mean
+    (5, 5, 2, 2 against 1, 1, 3, 3: a pair the three raters' 3.0 against 2.33 does not make at a
+    gap of 1, exit 0). Each list of source.yaml names an item once, and a column one aspect."""
+    table = TABLE + "1,o,a,s1,10,20\n1,o,b,s2,30,50\n"
+    with pytest.raises(DeclarationError) as caught:
+        _read(tmp_path, RATED.replace(old, new), table)
+    message = str(caught.value)
+    assert f"{tmp_path / 'source.yaml'}{line}: " in message, message
+    assert said in message, message
+    assert "list each once" in message or "give each aspect its own column" in message, message
+    assert "(and " not in message  # one problem, said once
+
+
+def test_the_json_schema_refuses_a_column_listed_twice():
+    import jsonschema
+
+    schema = json.loads((REPO / "nnd_suites" / "schemas" / SCHEMA_FILE).read_text("utf-8"))
+    doubled = yaml.safe_load(HEADER + RATED.replace("rating_2]", "rating_1]"))
+    problems = jsonschema.Draft202012Validator(schema).iter_errors(doubled)
+    said = [c.message for p in problems for c in [p, *p.context]]  # context: a union's branches
+    assert "['rating_1', 'rating_1'] has non-unique elements" in said

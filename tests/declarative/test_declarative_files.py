@@ -200,3 +200,17 @@ def test_a_row_repeated_exactly_without_a_rater_column_is_the_rows_fault(tmp_pat
     assert suite.stats()["candidates"] == whole.stats()["candidates"]
     [skipped] = [s for s in suite.manifest.skipped if "repeats an earlier row" in s.reason]
     assert skipped.count == 1 and skipped.examples[0].endswith(f"(first at {first})")
+
+
+def test_a_table_with_a_header_and_no_data_rows_is_said_to_be_one(tmp_path):
+    """A header alone got "no pair built: read 0 row(s) giving 0 group(s) ...; 0 group(s) had
+    no two candidates of different quality (check ... that its labels differ within groups)": a
+    hint about labels for a file with nothing to label. It now says the file has no data rows."""
+    header_only = tmp_path / "header_only.csv"
+    header_only.write_text(FIXTURE.read_text("utf-8").splitlines()[0] + "\n", "utf-8")
+    with pytest.raises(SourceFormatError) as caught:
+        build_suite("simpeval_2022", header_only)
+    message = str(caught.value)
+    assert message.startswith(f"{header_only}: no pair built: read 0 row(s): ")
+    assert "the file holds no data rows (a header alone, or nothing)" in message
+    assert "labels differ" not in message
