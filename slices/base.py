@@ -11,6 +11,7 @@ JSON and it never depends on how a suite is stored.
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
+from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
@@ -18,6 +19,7 @@ from typing import Any, ClassVar
 from pydantic import Field
 
 from nnd_suites.errors import NNDError, PluginError
+from nnd_suites.infra.formatting import plural
 from nnd_suites.infra.key_values import require_unique
 from nnd_suites.plugins.params import PluginParams, parse_params, parse_plugin_spec
 from nnd_suites.plugins.registry import Plugin, PluginMetadata, Registry
@@ -141,8 +143,31 @@ def suite_slices(data: SliceInput, specs: Sequence[str] | None = None) -> SliceS
                 else f"it finds nothing to cut them by (it gives {plugin.metadata.summary})"
             )
             raise NNDError(f"slice {name} gives no set for these {len(data.tests):,} tests: {why}")
+        known = {test.id for test in data.tests}
         for set_name, subsets in sets.items():
             if set_name in found:
                 raise PluginError(f"slice {name}: set {set_name!r} is produced twice")
+            for subset, ids in subsets.items():
+                _check_subset(f"slice {name}: set {set_name!r}, subset {subset!r}", ids, known)
             found[set_name] = subsets
     return found
+
+
+def _check_subset(where: str, ids: Sequence[str], known: set[str]) -> None:
+    """A subset lists tests of the suite, each once: a repeated id would be counted as several
+    tests in its pass rate (and read as subsets that overlap), an unknown one has no outcome."""
+    unknown = [i for i in ids if i not in known]
+    if unknown:
+        raise PluginError(
+            f"{where}: {plural(len(unknown), 'test id')} not in the {len(known):,} tests it was "
+            f"given (first: {unknown[0]!r}); a slice returns ids of the tests it is given: fix "
+            "the slice"
+        )
+    times = Counter(ids)
+    if len(times) != len(ids):
+        repeated, n = next((i, n) for i, n in times.items() if n > 1)
+        raise PluginError(
+            f"{where}: test {repeated!r} is listed {n} times ({len(ids) - len(times):,} "
+            "repeats in all); a subset lists each test once (a test may be in several "
+            "subsets): fix the slice"
+        )

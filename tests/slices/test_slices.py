@@ -279,3 +279,35 @@ def test_a_test_the_model_skipped_is_in_no_token_subset(
     assert main([*argv, "--gem-out", str(gem)]) == 0
     assert f"in no subset                     n={len(skipped):,}" in capsys.readouterr().out
     assert json.loads(gem.read_text())["length_tokens"] == subsets
+
+
+@pytest.mark.parametrize(
+    ("fault", "said"),
+    [
+        ("repeat", r"subset 'long': test '[0-9a-f]+' is listed 2 times \([\d,]+ repeats in all\)"),
+        ("unknown", r"subset 'ghost': 1 test id not in the 2,686 tests it was given"),
+    ],
+)
+def test_a_slice_listing_a_test_twice_or_one_the_suite_lacks_is_refused(
+    fault, said, monkeypatch, capsys, tmp_path
+):
+    """A slice listing each test once per word put 23,503 tests of a 2,686-test suite into its
+    subsets (report.md: 'long | 17,699', read as subsets that overlap), exit 0; one listing an
+    id the suite lacks was written to the GEM file with exit 0, and evaluate scored the whole
+    model before a KeyError. Both are now a named plugin error before any model is loaded."""
+    from nnd_suites.cli import main
+    from nnd_suites.slices import base
+
+    class Faulty(SLICES.get("length_chars")):
+        def sets(self, data):
+            ids = [t.id for t in data.tests]
+            if fault == "repeat":
+                return {"faulty": {"long": ids + ids[:3], "short": []}}
+            return {"faulty": {"all": ids, "ghost": ["no-such-test"]}}
+
+    monkeypatch.setattr(base, "make_slice", lambda spec: Faulty())
+    gem = tmp_path / "gem.json"
+    argv = ["slices", "builtin:quiz_design", "--slice", "faulty", "--gem-out", str(gem)]
+    assert main(argv) == PluginError.exit_status
+    assert re.search(f"slice faulty: set 'faulty', {said}", capsys.readouterr().err)
+    assert not gem.exists()
