@@ -88,8 +88,16 @@ class Transformation(Plugin, ABC):
 
     # ----------------------------------------------------------------- applying
     def apply(self, text: str) -> str:
-        """Rewrite one text; seeded plugins use a generator derived from the seed and the text."""
-        return self.transform_text(text, derive_rng(self.seed or 0, self.name, text))
+        """Rewrite one text; seeded plugins use a generator derived from the seed and the text.
+        Anything but a string is a plugin error here, not a traceback in the suite's checks."""
+        new = self.transform_text(text, derive_rng(self.seed or 0, self.name, text))
+        if not isinstance(new, str):
+            shown = text if len(text) <= 60 else text[:57] + "..."
+            raise PluginError(
+                f"transformation {self.spec} returned {type(new).__name__} {new!r:.60} for "
+                f"{shown!r}; transform_text returns the rewritten text (a str): fix the plugin"
+            )
+        return new
 
     def rng_for(self, *key: str) -> random.Random:
         """A generator for ``key`` (e.g. one number), for choices that must agree across texts."""

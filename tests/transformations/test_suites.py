@@ -392,3 +392,20 @@ def test_numbers_in_chinese_text_change_as_their_translations_do():
     assert checked >= 100
     assert plugin.apply("11项主要出口货类") == plugin.apply("11") + "项主要出口货类"
     assert plugin.apply("２０２３年の1990s") == plugin.apply("２０２３") + "年の1990s"
+
+
+@pytest.mark.parametrize("returned", [None, 11, ["a", "list"]])
+def test_a_transformation_returning_no_text_is_a_named_plugin_error(returned, quiz_design_suite):
+    """A plugin whose transform_text returned None, an int or a list passed its examples and
+    made `transform` die in the suite's checks with a TypeError traceback (exit 1)."""
+    from nnd_suites.errors import PluginError
+    from nnd_suites.transformations import TRANSFORMATIONS
+
+    class NoText(TRANSFORMATIONS.get("lowercase")):
+        def transform_text(self, text, rng):
+            return returned if "a" in text else text.lower()
+
+    with pytest.raises(
+        PluginError, match=f"transformation lowercase returned {type(returned).__name__} "
+    ):
+        transform_suite(quiz_design_suite, NoText())
