@@ -37,6 +37,10 @@ CONTENT_FIELDS = {
     "sha256": re.compile(r"[0-9a-f]{64}"),
 }
 
+#: The report field (a backend's ``describe``, not its identity) that names a local folder's
+#: weight files alone by content: the same weights beside another README or marker share it.
+WEIGHT_FILES = "weight_files"
+
 
 def content_identity(identity: Mapping[str, str]) -> dict[str, str]:
     """``identity`` (a backend's) as its content names it: without :data:`LOCATION` when a field
@@ -51,15 +55,25 @@ def content_identity(identity: Mapping[str, str]) -> dict[str, str]:
 
 
 def model_content(backend: Mapping[str, object]) -> dict[str, str]:
-    """The weights a report's ``backend`` scored, by content: its :data:`CONTENT_FIELDS` that
-    hold a content hash, else where the model was found (:data:`LOCATION`). Two runs of one model
-    with other settings (device, dtype, batch size) share it."""
+    """The weights a report's ``backend`` scored, by content: its :data:`CONTENT_FIELDS` and
+    :data:`WEIGHT_FILES` that hold a content hash, else where the model was found
+    (:data:`LOCATION`). Two runs of one model with other settings (device, dtype, batch size)
+    share it."""
+    patterns = {**CONTENT_FIELDS, WEIGHT_FILES: re.compile(r"sha256:[0-9a-f]{64}")}
     named = {
         field: str(backend[field])
-        for field, pattern in CONTENT_FIELDS.items()
+        for field, pattern in patterns.items()
         if pattern.fullmatch(str(backend.get(field, "")))
     }
     return named or {LOCATION: str(backend.get(LOCATION, ""))}
+
+
+def same_model(one: Mapping[str, str], other: Mapping[str, str]) -> bool:
+    """Whether two :func:`model_content` name one model: a field both hold has one value (the
+    whole folder's hash, its weight files', a Hub commit, a GGUF file's; where it was found when
+    neither names its content). A record written before :data:`WEIGHT_FILES` still matches by
+    the fields it has."""
+    return any(one[field] == other[field] for field in one.keys() & other.keys())
 
 
 def same_score(cached: Score, live: Score, tolerance: float) -> bool:

@@ -38,6 +38,7 @@ from nnd_suites.evaluation.backends.hf_loading import (
     resolve_device,
     resolve_dtype,
     scoring_mode,
+    weight_files,
 )
 from nnd_suites.evaluation.batching import Budget, Chunk, plan_batches, run_with_backoff
 from nnd_suites.evaluation.fingerprint import (
@@ -225,6 +226,7 @@ class HFBackend(Backend):
         )
         described = {
             **self.identity,
+            **weight_files(self.revision),
             "device": str(self.device),
             "strategy": strategy,
             "batch_size": self.batch_size or "auto",

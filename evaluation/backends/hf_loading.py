@@ -19,6 +19,7 @@ from pydantic import Field
 
 from nnd_suites.errors import ModelLoadError, NNDError
 from nnd_suites.evaluation.backend import BackendParams, backend_name
+from nnd_suites.evaluation.identity import WEIGHT_FILES
 from nnd_suites.evaluation.progress import quiet_transformers_off_terminal
 from nnd_suites.evaluation.tiny import EMBEDDED, embedded_or
 from nnd_suites.sources.download import file_stamp
@@ -223,20 +224,44 @@ def cached_on_this_machine(model: str) -> bool:
 
 
 _file_hashes: dict[tuple[str, tuple[int, ...]], str] = {}
+#: a folder's hash (:func:`folder_fingerprint`) -> the hash of its weight files alone, both
+#: taken from one listing of the folder, so each names the same files
+_weight_hashes: dict[str, str] = {}
+#: The files of a model folder that hold its weights (shards too), by suffix: a README, a
+#: config, a tokenizer or nnd-suites' marker beside them leave the weights the same.
+WEIGHT_SUFFIXES = (".safetensors", ".bin", ".gguf")
+#: Files with a weight suffix that hold no weights: the Trainer's arguments, saved beside them.
+NOT_WEIGHTS = frozenset({"training_args.bin"})
 
 
 def folder_fingerprint(folder: Path) -> str:
     """sha256 over the names and contents of a model folder's files (weights, config, tokenizer).
-    Memoised per path and :func:`file_stamp` (size, times, inode) within the process."""
-    digest = hashlib.sha256()
+    Memoised per path and :func:`file_stamp` (size, times, inode) within the process. The hash of
+    its weight files alone is kept for :func:`weight_files`, from the same files' hashes."""
+    digest, weights = hashlib.sha256(), list[bytes]()
     for path in sorted(p for p in folder.iterdir() if p.is_file() and not p.name.startswith(".")):
         stat = path.stat()
         memo = (str(path.resolve()), tuple(file_stamp(stat).values()))
         if memo not in _file_hashes:
             with path.open("rb") as handle:
                 _file_hashes[memo] = hashlib.file_digest(handle, "sha256").hexdigest()
-        digest.update(f"{path.name}\0{_file_hashes[memo]}\n".encode())
+        line = f"{path.name}\0{_file_hashes[memo]}\n".encode()
+        digest.update(line)
+        if path.suffix in WEIGHT_SUFFIXES and path.name not in NOT_WEIGHTS:
+            weights.append(line)
+    if weights:
+        _weight_hashes[digest.hexdigest()] = hashlib.sha256(b"".join(weights)).hexdigest()
     return digest.hexdigest()
+
+
+def weight_files(revision: str) -> dict[str, str]:
+    """``{WEIGHT_FILES: "sha256:..."}``: the weight files alone (:data:`WEIGHT_SUFFIXES`) of the
+    local folder whose files hash to ``revision`` (:func:`model_revision`), for its report:
+    ``place`` knows a system's model by them, whatever else its folder holds. Empty for a Hub
+    commit or a folder with no weight file. Not part of the identity: the score cache's scope
+    stays the whole folder's hash."""
+    found = _weight_hashes.get(revision.removeprefix("sha256:"))
+    return {} if found is None else {WEIGHT_FILES: f"sha256:{found}"}
 
 
 def check_unchanged(model: str, identified: str) -> None:

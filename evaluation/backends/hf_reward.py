@@ -42,6 +42,7 @@ from nnd_suites.evaluation.backends.hf_loading import (
     resolve_device,
     resolve_dtype,
     scoring_mode,
+    weight_files,
 )
 
 #: scored pairs per forward pass
@@ -113,6 +114,9 @@ class HFRewardBackend(Backend):
             "scoring_version": SCORING_VERSION,
             "reward_scores": REWARD_SCORES,
         }
+
+    def describe(self) -> dict[str, Any]:
+        return {**self.identity, **weight_files(self.revision)}
 
     @cached_property
     def tokenizer(self):

@@ -61,6 +61,12 @@ class RobustnessCell(PairedResult):
     child_suite: str
     changed: int = Field(ge=0, description="tests with a text the transformation changed")
     identical: int = Field(ge=0, description="tests the transformation left as they were")
+    kept_unchanged: dict[str, int] | None = Field(
+        None,
+        description="rewrites the transformation was refused, by reason: a text it would have "
+        "emptied is kept as it was, so its test is scored with that text untransformed "
+        "(null: written before this field)",
+    )
     significant: bool = Field(
         description="p_holm < alpha: the cell's McNemar p after Holm's correction across the "
         "report's suite x transformation cells"
@@ -169,8 +175,15 @@ def _as_json(value: dict[str, Any]) -> Any:
 
 
 def make_cell(
-    suite: str, transform: str, child_suite: str, tests: list[PairedTest], alpha: float = ALPHA
+    suite: str,
+    transform: str,
+    child_suite: str,
+    tests: list[PairedTest],
+    alpha: float = ALPHA,
+    kept_unchanged: Mapping[str, int] | None = None,
 ) -> RobustnessCell:
+    """The cell of ``tests``; ``kept_unchanged``: the child suite's refused rewrites by reason
+    (``transformations.apply.refused_rewrites``), None when not known."""
     overall = compare_to_parent(tests)
     categories = sorted({t.category for t in tests})
     changed = sum(t.changed for t in tests)
@@ -181,6 +194,7 @@ def make_cell(
         child_suite=child_suite,
         changed=changed,
         identical=len(tests) - changed,
+        kept_unchanged=None if kept_unchanged is None else dict(kept_unchanged),
         significant=overall.p_value is not None and overall.p_value < alpha,
         changed_only=compare_to_parent(t for t in tests if t.changed),
         by_category={c: compare_to_parent(t for t in tests if t.category == c) for c in categories},

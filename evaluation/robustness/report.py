@@ -109,6 +109,11 @@ def to_markdown(report: RobustnessReport, per_category: bool = True) -> str:
         limit_note=limit_note(report.evaluation.get("limit"), kept_of(report)),
         per_category=per_category,
         rows=rows,
+        kept_lines=[
+            f"{code(cell.suite)} / {code(cell.transform)}: {reason}: {count(n)}"
+            for cell in report.cells
+            for reason, n in (cell.kept_unchanged or {}).items()
+        ],
         category_rows=category_rows,
     )
 

@@ -32,6 +32,7 @@ from nnd_suites.resolve import resolve_suites, suite_origins
 from nnd_suites.statistics.outcomes import Rate
 from nnd_suites.suite import Suite
 from nnd_suites.transformations import make_transformation, transform_suite
+from nnd_suites.transformations.apply import refused_rewrites
 
 
 def robustness(
@@ -107,7 +108,8 @@ def robustness(
             tests = paired_tests(
                 parent, child, outcomes[by_suite[id(parent)]], outcomes[by_suite[id(child)]]
             )
-            cells.append(make_cell(parent.name, spec, child.name, tests, alpha))
+            kept = {skipped.reason: skipped.count for skipped in refused_rewrites(child)}
+            cells.append(make_cell(parent.name, spec, child.name, tests, alpha, kept))
     report = corrected(
         RobustnessReport(
             model=str(evaluation["model"]),

@@ -118,8 +118,10 @@ class VerifyReport(StrictModel):
     )
     system_models: dict[str, dict[str, str]] | None = Field(
         None,
-        description="system -> its model's weights by content (a file hash or Hub commit, else "
-        "where it was found): `place` refuses one of them (null: written before this field)",
+        description="system -> its model's weights by content (a folder's file hash and its "
+        "weight files' hash, a Hub commit or a GGUF file's hash, else where it was found): "
+        "`place` refuses a model that shares one of these values with a system's (null: "
+        "written before this field)",
     )
 
     figures_digest: str | None = Field(

@@ -7,7 +7,7 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
 from nnd_suites.errors import NNDError
-from nnd_suites.evaluation.identity import model_content
+from nnd_suites.evaluation.identity import model_content, same_model
 from nnd_suites.evaluation.limits import kept_tests_differ
 from nnd_suites.evaluation.report import EvaluationReport
 from nnd_suites.evaluation.report_markdown import pipeline_check
@@ -87,12 +87,13 @@ def check_same_scoring(verify: VerifyReport, mode: str, template: str, scorer: s
 def refuse_a_system(verify: VerifyReport, report: EvaluationReport) -> None:
     """A model that verify scored for an annotated system is a point of the fit: placed, it
     would predict a human score from a line drawn through its own (circular). Its weights are
-    matched by content (:func:`model_content`); by name for a verify run written before."""
+    matched by content (:func:`model_content`: the folder's weight files alone match, whatever
+    README or marker lies beside them); by name for a verify run written before."""
     if verify.system_models is None:
         found = [name for name, model in verify.systems.items() if model == report.model]
     else:
         mine = model_content(report.backend)
-        found = [name for name, model in verify.system_models.items() if model == mine]
+        found = [n for n, model in verify.system_models.items() if same_model(model, mine)]
     if found:
         raise NNDError(
             f"{report.model} is the model the verify run of {verify.suite} scored for system(s) "

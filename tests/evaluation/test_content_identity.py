@@ -252,6 +252,32 @@ def test_two_backends_on_one_folder_never_share_a_cache_scope(tiny_causal_model)
         assert scope_of(identity) != scope_of({**identity, "backend": "another"})
 
 
+def test_a_folder_s_weight_files_are_named_apart_from_its_other_files(tiny_causal_model, tmp_path):
+    """A report names a folder's weight files alone (`place` knew a system's model only by the
+    hash of every file, so a README beside its weights hid it): a README, a file removed or the
+    Trainer's training_args.bin leave them the same, other weights do not; the cache's scope
+    stays the whole folder's hash, as before."""
+    from nnd_suites.evaluation import load_backend
+    from nnd_suites.evaluation.cache import scope_of
+
+    readme = shutil.copytree(tiny_causal_model, tmp_path / "readme")
+    (readme / "README.md").write_text("# my copy\n", encoding="utf-8")
+    (readme / "training_args.bin").write_bytes(b"not weights")
+    fewer = shutil.copytree(tiny_causal_model, tmp_path / "fewer")
+    (fewer / "generation_config.json").unlink()
+    other = shutil.copytree(tiny_causal_model, tmp_path / "other")
+    with (other / "model.safetensors").open("ab") as weights:
+        weights.write(b" ")
+    for name in ("hf_causal", "hf_reward"):
+        backends = [load_backend(str(m), name) for m in (tiny_causal_model, readme, fewer, other)]
+        described = [backend.describe() for backend in backends]
+        assert all("weight_files" not in backend.identity for backend in backends)
+        assert len({scope_of(backend.identity) for backend in backends}) == 4
+        held = [found["weight_files"] for found in described]
+        assert held[0] == held[1] == held[2] != held[3], name
+        assert held[0].startswith("sha256:")
+
+
 def test_one_candidate_after_two_contexts_is_two_cache_entries_read_back_as_two_scores(
     tiny_causal_model, challenge300_suite, tmp_path
 ):

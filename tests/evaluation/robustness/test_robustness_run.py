@@ -176,3 +176,33 @@ def test_its_limited_evaluation_compares_with_evaluate_on_the_same_groups(
     compared = compare_reports(alone, scored, suites=["quiz_design"]).suites["quiz_design"]
     assert compared.overall.n == alone.suites["quiz_design"].overall.n > 0
     assert compared.overall.a_only == compared.overall.b_only == 0  # one model, the same tests
+
+
+def test_each_cell_gives_the_rewrites_its_transformation_was_refused(
+    tiny_causal_model, challenge300_suite, tmp_path, capsys
+):
+    """A text no_punctuation would have emptied ("...", "!?") is kept unchanged: `transform`
+    said how many, `robustness` said nothing (its cell counted the test as changed or not and
+    scored it untransformed). Each cell gives the count with its reason, in robustness.json,
+    robustness.md and the console."""
+    some = subset(challenge300_suite, {p.group_id for p in challenge300_suite.pairs[:12]})
+    pairs = list(some.pairs)
+    for index, side, text in ((0, "low", "..."), (1, "low", "!?"), (2, "high", "...")):
+        pair = pairs[index]
+        candidate = getattr(pair, side).model_copy(update={"text": text})
+        pairs[index] = pair.model_copy(update={side: candidate})
+    punct = some.derive(pairs, name="punct").save(tmp_path / "punct")
+    out = tmp_path / "rob"
+    argv = ["robustness", "--model", str(tiny_causal_model), "--suite", str(punct), "--quiet"]
+    argv += ["--transform", "no_punctuation", "--transform", "lowercase", "--out", str(out)]
+    assert main(argv) == 0
+    printed = capsys.readouterr().out
+    reason = "no_punctuation on punct would leave an empty text; kept unchanged"
+    cells = {c["transform"]: c for c in json.loads((out / "robustness.json").read_text())["cells"]}
+    assert cells["no_punctuation"]["kept_unchanged"] == {reason: 3}
+    assert cells["lowercase"]["kept_unchanged"] == {}
+    markdown = (out / "robustness.md").read_text()
+    for shown in (printed, markdown):
+        assert "Rewrites refused: a text the transformation would have emptied is kept" in shown
+        assert f"- `punct` / `no_punctuation`: {reason}: 3" in shown
+        assert "| punct | lowercase |" in shown and "/ `lowercase`:" not in shown

@@ -174,7 +174,8 @@ def test_a_model_the_fit_was_made_from_is_not_placed(tiny_models, tmp_path, caps
     """`place` placed mixqg's own model on a fit drawn through mixqg's pass rate and human score
     (exit 0, a 'predicted' human score that is its own): now refused, naming the system, for its
     weights found at another path too, and by name for a verify run that predates models by
-    content."""
+    content. Its weights are matched, not its whole folder: a copy with a README added, or one
+    file that is not a weight left out, was placed (exit 0, mixqg's own pass rate)."""
     import shutil
 
     out = tmp_path / "verify"
@@ -182,7 +183,11 @@ def test_a_model_the_fit_was_made_from_is_not_placed(tiny_models, tmp_path, caps
         main(["verify", "quiz_design", *_system_args(tiny_models), "--out", str(out), *FAST]) == 0
     )
     shutil.copytree(tiny_models[0], tmp_path / "copy")
-    for model in (tiny_models[0], tmp_path / "copy"):
+    readme = shutil.copytree(tiny_models[0], tmp_path / "with_readme")
+    (readme / "README.md").write_text("# my copy\n", encoding="utf-8")
+    fewer = shutil.copytree(tiny_models[0], tmp_path / "one_file_fewer")
+    (fewer / "generation_config.json").unlink()
+    for model in (tiny_models[0], tmp_path / "copy", readme, fewer):
         run = tmp_path / f"run_{model.name}"
         argv = ["--suite", "quiz_design", "--model", str(model), "--out", str(run)]
         assert main(["evaluate", *argv, "--limit", "4", "--quiet", "--device", "cpu"]) == 0
