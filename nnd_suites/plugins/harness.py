@@ -17,7 +17,8 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
-from nnd_suites.plugins.registry import Registry, target_of
+from nnd_suites.plugins.provenance import target_of
+from nnd_suites.plugins.registry import Registry
 
 
 def plugin_problems(registry: Registry[Any]) -> list[str]:

@@ -25,7 +25,6 @@ import inspect
 import json
 import pkgutil
 import sys
-import traceback
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from importlib.metadata import entry_points
@@ -36,6 +35,7 @@ from typing import Any, ClassVar, Generic, TypeVar
 from pydantic import BaseModel, ConfigDict, Field
 
 from nnd_suites.errors import PluginError, UnknownItemError
+from nnd_suites.plugins.provenance import defined_in, failure, origin_of, target_of
 
 T = TypeVar("T")
 #: Beside each built-in plugin's module: ``{"examples": [{KIND: NAME, ...}, ...]}``.
@@ -144,7 +144,7 @@ class Registry(Generic[T]):
         """Class decorator: register the class under ``name`` (and ``aliases``)."""
 
         def decorate(cls: type) -> type:
-            self._add(cls, name, tuple(aliases), _origin_of(cls.__module__))
+            self._add(cls, name, tuple(aliases), origin_of(cls.__module__))
             return cls
 
         return decorate
@@ -157,7 +157,7 @@ class Registry(Generic[T]):
         module, _, attribute = target.partition(":")
         if not module or not attribute:
             raise PluginError(f"{self.kind} {name!r}: lazy target {target!r} is not module:Class")
-        origin = _origin_of(module)
+        origin = origin_of(module)
         self._claim(name, tuple(aliases), origin, target)
         self._lazy[name] = LazyEntry(target, summary, origin)
 
@@ -172,7 +172,7 @@ class Registry(Generic[T]):
         if self._classes.get(name) is cls or (lazy is not None and lazy.target == target_of(cls)):
             claimed = True  # a module imported twice, or a lazy entry's module registering it
         if not claimed:
-            self._claim(name, aliases, origin, _defined_in(cls))
+            self._claim(name, aliases, origin, defined_in(cls))
         cls.name = name  # type: ignore[attr-defined]  # the registered name is the one name
         if self._validate:
             self._validate(cls)
@@ -267,7 +267,7 @@ class Registry(Generic[T]):
             return importlib.import_module(module)
         except Exception as exc:
             # a registry's own refusal says what is wrong and where: not the registry's line
-            why = str(exc) if isinstance(exc, PluginError) else _failure(exc)
+            why = str(exc) if isinstance(exc, PluginError) else failure(exc)
             self._broken[plugin] = f"{where} failed to load: {why}; fix it or remove it"
             return None
 
@@ -367,34 +367,3 @@ class Registry(Generic[T]):
     def origin(self, name: str) -> str:
         self._discover(strict=False)  # `list` names the origin of each plugin that loaded
         return self._origins[self._aliases.get(name, name)]
-
-
-def _failure(exc: Exception) -> str:
-    """Why a module failed to import, at the line that failed: ``FILE, line N: TEXT: Error``
-    (a syntax error at its own line, else the traceback's last line of Python source)."""
-    frames = [(f.filename, f.lineno, f.line) for f in traceback.extract_tb(exc.__traceback__)]
-    problem = f"{type(exc).__name__}: {exc}"
-    if isinstance(exc, SyntaxError) and exc.filename:
-        frames.append((exc.filename, exc.lineno, (exc.text or "").strip()))
-        problem = f"{type(exc).__name__}: {exc.msg}"  # its str repeats the file and line
-    frames = [f for f in frames if not f[0].startswith("<")]  # importlib's frozen frames
-    if not frames:
-        return problem
-    file, line, text = frames[-1]
-    return f"{file}, line {line}: {text}: {problem}" if text else f"{file}, line {line}: {problem}"
-
-
-def _origin_of(module: str) -> str:
-    """``builtin`` for nnd-suites' own plugins, else the module that registered the plugin."""
-    return "builtin" if module.startswith("nnd_suites.") else module
-
-
-def _defined_in(cls: type) -> str:
-    """The declaration of a declared plugin, else its module's file (its name where none)."""
-    if hasattr(cls, "declaration_path"):  # an adapter's source.yaml
-        return str(cls.declaration_path())
-    return getattr(sys.modules.get(cls.__module__), "__file__", None) or cls.__module__
-
-
-def target_of(cls: type) -> str:
-    return f"{cls.__module__}:{cls.__qualname__}"
