@@ -267,9 +267,13 @@ class Registry(Generic[T]):
             return importlib.import_module(module)
         except Exception as exc:
             # a registry's own refusal says what is wrong and where: not the registry's line
-            why = str(exc) if isinstance(exc, PluginError) else failure(exc)
-            self._broken[plugin] = f"{where} failed to load: {why}; fix it or remove it"
+            self._break(plugin, where, str(exc) if isinstance(exc, PluginError) else failure(exc))
             return None
+
+    def _break(self, plugin: str, where: str, why: str) -> None:
+        """Keep why ``plugin`` failed to load: `list` shows it beside the others, and every
+        query of the kind names it."""
+        self._broken[plugin] = f"{where} failed to load: {why}; fix it or remove it"
 
     def broken(self) -> dict[str, str]:
         """Each plugin that failed to import (folder or entry point name) -> where and why."""
@@ -280,7 +284,10 @@ class Registry(Generic[T]):
         where = f"{self.kind} entry point {point.name!r} ({point.value}) in group {self.group!r}"
         if ":" in point.value:
             if point.name not in self._lazy:
-                self.add_lazy(point.name, point.value, summary=f"({point.value})")
+                try:
+                    self.add_lazy(point.name, point.value, summary=f"({point.value})")
+                except PluginError as exc:  # a clash or a bad name: broken, as a module's
+                    self._break(point.name, where, str(exc))
             return
         before = set(self._classes)
         module = self._import(point.value, point.name, where)
@@ -292,7 +299,7 @@ class Registry(Generic[T]):
         if self._declare is not None and self._declare(module):
             defined_here = True
         if set(self._classes) == before and not defined_here:
-            raise PluginError(
+            self._broken[point.name] = (
                 f"{where} registers nothing: decorate its classes with @register_{self.kind}"
                 "(NAME), or name one class as module:Class"
             )

@@ -1,0 +1,118 @@
+"""Third-party entry points that clash with a plugin already registered, as a user's installed
+package would: a package in tmp_path with a ``*.dist-info/entry_points.txt``, its entry points
+read by the registry (only those of tmp_path, not the venv's), and the real registry of the kind
+discovered again with them, its tables restored after the test."""
+
+from __future__ import annotations
+
+import importlib
+import sys
+import textwrap
+from collections.abc import Callable, Iterator
+from importlib.metadata import distributions
+from pathlib import Path
+
+import pytest
+
+from nnd_suites.cli import main
+from nnd_suites.errors import PluginError
+from nnd_suites.evaluation.scorers import SCORERS
+from nnd_suites.plugins import registry
+from nnd_suites.plugins.registry import Registry
+
+SCORER_MODULE = """
+    from nnd_suites.evaluation.scorers import CandidateScores, Scorer, ScorerMetadata
+
+    class Squared(Scorer):
+        metadata = ScorerMetadata(summary="sum over targets squared", description="A scorer.")
+
+        def value(self, scores: CandidateScores, text: str) -> float:
+            return scores.model.logprob_sum / scores.model.n_targets**2
+"""
+
+Install = Callable[[str, str, dict[str, str]], None]
+
+
+@pytest.fixture
+def install(tmp_path, monkeypatch) -> Iterator[Install]:
+    """``install(distribution, entry_points_txt, files)``: a package installed the way pip leaves
+    one (its modules and a dist-info folder), found through sys.path; its modules are forgotten
+    afterwards."""
+    monkeypatch.syspath_prepend(str(tmp_path))
+    here = [str(tmp_path)]
+
+    def entry_points(group: str):
+        return [
+            p for dist in distributions(path=here) for p in dist.entry_points if p.group == group
+        ]
+
+    monkeypatch.setattr(registry, "entry_points", entry_points)
+    packages: set[str] = set()
+
+    def install_package(distribution: str, points: str, files: dict[str, str]) -> None:
+        info = tmp_path / f"{distribution}-0.1.dist-info"
+        info.mkdir()
+        (info / "METADATA").write_text(
+            f"Metadata-Version: 2.1\nName: {distribution}\nVersion: 0.1\n"
+        )
+        (info / "entry_points.txt").write_text(textwrap.dedent(points))
+        for relative, text in files.items():
+            path = tmp_path / relative
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(textwrap.dedent(text), encoding="utf-8")
+            packages.add(Path(relative).parts[0])
+        importlib.invalidate_caches()
+
+    yield install_package
+    for name in [m for m in sys.modules if m.split(".")[0] in packages]:
+        del sys.modules[name]
+
+
+def rediscover(plugins: Registry, monkeypatch) -> Registry:
+    """The real registry, to be discovered again (with the entry points installed after this
+    call) on its next query; every table it holds is a copy for the test's time."""
+    plugins.names()
+    for attribute, value in vars(plugins).items():
+        if isinstance(value, dict):
+            monkeypatch.setattr(plugins, attribute, dict(value))
+    monkeypatch.setattr(plugins, "_discovered", False)
+    return plugins
+
+
+def listed(output: str) -> dict[str, str]:
+    """`nnd-suites list`'s plugin lines: name -> the rest of the line."""
+    lines = [line.split(maxsplit=1) for line in output.splitlines() if line[:2] == "  "]
+    return {words[0]: words[1] for words in lines if len(words) == 2}
+
+
+def test_a_class_entry_point_taking_a_builtin_name_is_listed_as_broken(
+    install, monkeypatch, capsys
+):
+    """`mean = pkg:Class` in nnd_suites.scorers stopped `nnd-suites list` whole: one line,
+    "nnd-suites list: error: scorer 'mean' is registered twice ...", no listing. The entry point
+    is now listed as BROKEN beside the others (exit 7), and queries of scorers stop on it; so is
+    a module entry point that registers nothing (it stopped `list` the same way)."""
+    scorers = rediscover(SCORERS, monkeypatch)
+    install(
+        "collide",
+        "[nnd_suites.scorers]\nmean = my_ext.scorers:Squared\nempty = my_ext.empty\n",
+        {"my_ext/__init__.py": "", "my_ext/scorers.py": SCORER_MODULE, "my_ext/empty.py": ""},
+    )
+    assert main(["list"]) == PluginError.exit_status
+    captured = capsys.readouterr()
+    lines = listed(captured.out)
+    assert {"sum", "per_char", "quiz_design", "lowercase"} <= set(lines)
+    clash = (
+        "scorer entry point 'mean' (my_ext.scorers:Squared) in group 'nnd_suites.scorers' failed "
+        "to load: scorer 'mean' is registered twice: by builtin (mean, in "
+    )
+    assert lines["mean"].startswith(f"BROKEN: {clash}")
+    assert "and by my_ext.scorers (in my_ext.scorers:Squared)" in lines["mean"]
+    assert clash in captured.err
+    assert lines["empty"] == (
+        "BROKEN: scorer entry point 'empty' (my_ext.empty) in group 'nnd_suites.scorers' "
+        "registers nothing: decorate its classes with @register_scorer(NAME), or name one class "
+        "as module:Class"
+    )
+    with pytest.raises(PluginError, match="'mean' is registered twice"):
+        scorers.get("sum")
