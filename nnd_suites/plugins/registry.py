@@ -283,7 +283,8 @@ class Registry(Generic[T]):
     def _load_entry_point(self, point) -> None:  # type: ignore[no-untyped-def]
         where = f"{self.kind} entry point {point.name!r} ({point.value}) in group {self.group!r}"
         if ":" in point.value:
-            if point.name not in self._lazy:
+            held = self._lazy.get(point.name)
+            if held is None or held.target != point.value:  # the same class: no choice
                 try:
                     self.add_lazy(point.name, point.value, summary=f"({point.value})")
                 except PluginError as exc:  # a clash or a bad name: broken, as a module's

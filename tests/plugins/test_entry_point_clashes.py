@@ -116,3 +116,62 @@ def test_a_class_entry_point_taking_a_builtin_name_is_listed_as_broken(
     )
     with pytest.raises(PluginError, match="'mean' is registered twice"):
         scorers.get("sum")
+
+
+BACKEND_MODULE = """
+    from nnd_suites.evaluation import Backend, BackendMetadata, Score
+
+    class MyCausal(Backend):
+        metadata = BackendMetadata(summary="my causal backend", description="A backend.")
+
+        @classmethod
+        def load(cls, model, *, mode="default", **options):
+            return cls()
+
+        @property
+        def identity(self):
+            return {"backend": self.name, "model": "mine", "mode": self.mode}
+
+        def score(self, requests, *, sink=None, progress=None):
+            return [Score(logprob_sum=-1.0, n_targets=1) for _ in requests]
+"""
+
+
+def test_a_class_entry_point_taking_a_lazy_name_is_refused_not_skipped(
+    install, monkeypatch, capsys
+):
+    """`hf_causal = my_ext.backend:MyCausal` in nnd_suites.backends was skipped without a word
+    (the name was a lazy entry already): `list` showed the built-in, `--backend hf_causal` ran
+    it, exit 0. Two packages giving `per_token_sq` each: the first on sys.path won, silently.
+    Each is now the decorator form's "registered twice ...; rename one of them", listed as
+    BROKEN, and the kind's queries stop on it."""
+    from nnd_suites.evaluation.backend import BACKENDS
+
+    backends, scorers = rediscover(BACKENDS, monkeypatch), rediscover(SCORERS, monkeypatch)
+    files = {"my_ext/__init__.py": "", "my_ext/backend.py": BACKEND_MODULE}
+    points = "[nnd_suites.backends]\nhf_causal = my_ext.backend:MyCausal\n"
+    scorer = "[nnd_suites.scorers]\nper_token_sq = {}.scorers:Squared\n"
+    install(
+        "my_causal", points + scorer.format("my_ext"), files | {"my_ext/scorers.py": SCORER_MODULE}
+    )
+    install(
+        "other",
+        scorer.format("other_ext"),
+        {"other_ext/__init__.py": "", "other_ext/scorers.py": SCORER_MODULE},
+    )
+    assert main(["list"]) == PluginError.exit_status
+    lines = listed(capsys.readouterr().out)
+    assert lines["hf_causal"] == (
+        "BROKEN: backend entry point 'hf_causal' (my_ext.backend:MyCausal) in group "
+        "'nnd_suites.backends' failed to load: backend 'hf_causal' is registered twice: by "
+        "builtin (hf_causal, in nnd_suites.evaluation.backends.hf_causal:HFCausalBackend) and by "
+        "my_ext.backend (in my_ext.backend:MyCausal); rename one of them; fix it or remove it"
+    )
+    assert lines["hf"].endswith("(builtin)")  # the other backends are listed
+    assert "'per_token_sq' is registered twice: by " in lines["per_token_sq"]
+    for target in ("my_ext.scorers:Squared", "other_ext.scorers:Squared"):  # either order
+        assert target in lines["per_token_sq"]
+    with pytest.raises(PluginError, match="'hf_causal' is registered twice"):
+        backends.get("hf_causal")
+    with pytest.raises(PluginError, match="'per_token_sq' is registered twice"):
+        scorers.get("mean")
