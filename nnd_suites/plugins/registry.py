@@ -189,14 +189,24 @@ class Registry(Generic[T]):
         built-in folders share the origin ``builtin``."""
         for key in (name, *aliases):
             holder = self._holder(key)
-            owner = self._aliases.get(key, key)  # a newcomer took the name of the folder here
-            if holder and Path(where).parent.name == key != Path(self._defined[owner]).parent.name:
+            if holder is None:
+                continue
+            owner = self._aliases.get(key, key)
+            held = self._defined[owner]
+            # among the project's own folders, one named like the key owns it; a third-party
+            # module never takes a built-in's name, whatever its folder
+            if Path(where).parent.name == key != Path(held).parent.name and all(
+                self._in_builtin_folders(file) for file in (where, held)
+            ):
                 self._evict(owner, key, where)
-            elif holder is not None:
-                raise PluginError(
-                    f"{self.kind} {key!r} is registered twice: by {holder} and by {origin} "
-                    f"(in {where}); rename one of them"
-                )
+                continue
+            rename = "one of them"
+            if self._origins[owner] == "builtin" != origin:
+                rename = f"the one of {origin}: a built-in {self.kind} keeps its name"
+            raise PluginError(
+                f"{self.kind} {key!r} is registered twice: by {holder} and by {origin} "
+                f"(in {where}); rename {rename}"
+            )
         self._origins[name] = origin
         self._defined[name] = where
         for alias in aliases:
@@ -213,6 +223,13 @@ class Registry(Generic[T]):
         for table in (self._classes, self._lazy, self._origins):
             table.pop(holder, None)
         self._aliases = {a: n for a, n in self._aliases.items() if n != holder}
+
+    def _in_builtin_folders(self, where: str) -> bool:
+        """Whether ``where`` (a file, or an entry point's ``module:Class``) lies in the folders
+        the built-in plugins are loaded from."""
+        path = Path(where)
+        folders = self.builtin_folders()
+        return path.is_absolute() and any(path.resolve().is_relative_to(f) for f in folders)
 
     def _holder(self, key: str) -> str | None:
         """Where ``key`` (a name or an alias) was registered, if it was."""
@@ -281,7 +298,10 @@ class Registry(Generic[T]):
         return dict(self._broken)
 
     def _load_entry_point(self, point) -> None:  # type: ignore[no-untyped-def]
-        where = f"{self.kind} entry point {point.name!r} ({point.value}) in group {self.group!r}"
+        dist = getattr(point, "dist", None)  # the installed package; None in a hand-made one
+        package = f" of package {dist.name!r}" if dist is not None else ""
+        where = f"{self.kind} entry point {point.name!r} ({point.value}){package} in group "
+        where += repr(self.group)
         if ":" in point.value:
             held = self._lazy.get(point.name)
             if held is None or held.target != point.value:  # the same class: no choice

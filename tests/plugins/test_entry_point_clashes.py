@@ -30,6 +30,24 @@ SCORER_MODULE = """
             return scores.model.logprob_sum / scores.model.n_targets**2
 """
 
+TRANSFORMATION_MODULE = """
+    import random
+
+    from nnd_suites.transformations import (
+        Transformation, TransformationMetadata, register_transformation,
+    )
+
+    @register_transformation("lowercase")
+    class Shout(Transformation):
+        metadata = TransformationMetadata(
+            touches="both", kind="normalization", seeded=False, languages=["en"],
+            summary="a third-party lowercase that upper-cases", description="A transformation.",
+        )
+
+        def transform_text(self, text: str, rng: random.Random) -> str:
+            return text.upper()
+"""
+
 Install = Callable[[str, str, dict[str, str]], None]
 
 
@@ -103,16 +121,20 @@ def test_a_class_entry_point_taking_a_builtin_name_is_listed_as_broken(
     lines = listed(captured.out)
     assert {"sum", "per_char", "quiz_design", "lowercase"} <= set(lines)
     clash = (
-        "scorer entry point 'mean' (my_ext.scorers:Squared) in group 'nnd_suites.scorers' failed "
-        "to load: scorer 'mean' is registered twice: by builtin (mean, in "
+        "scorer entry point 'mean' (my_ext.scorers:Squared) of package 'collide' in group "
+        "'nnd_suites.scorers' failed to load: scorer 'mean' is registered twice: by builtin (mean, "
+        "in "
     )
     assert lines["mean"].startswith(f"BROKEN: {clash}")
-    assert "and by my_ext.scorers (in my_ext.scorers:Squared)" in lines["mean"]
+    assert lines["mean"].endswith(
+        "and by my_ext.scorers (in my_ext.scorers:Squared); rename the one of my_ext.scorers: a "
+        "built-in scorer keeps its name; fix it or remove it"
+    )
     assert clash in captured.err
     assert lines["empty"] == (
-        "BROKEN: scorer entry point 'empty' (my_ext.empty) in group 'nnd_suites.scorers' "
-        "registers nothing: decorate its classes with @register_scorer(NAME), or name one class "
-        "as module:Class"
+        "BROKEN: scorer entry point 'empty' (my_ext.empty) of package 'collide' in group "
+        "'nnd_suites.scorers' registers nothing: decorate its classes with "
+        "@register_scorer(NAME), or name one class as module:Class"
     )
     with pytest.raises(PluginError, match="'mean' is registered twice"):
         scorers.get("sum")
@@ -162,16 +184,51 @@ def test_a_class_entry_point_taking_a_lazy_name_is_refused_not_skipped(
     assert main(["list"]) == PluginError.exit_status
     lines = listed(capsys.readouterr().out)
     assert lines["hf_causal"] == (
-        "BROKEN: backend entry point 'hf_causal' (my_ext.backend:MyCausal) in group "
-        "'nnd_suites.backends' failed to load: backend 'hf_causal' is registered twice: by "
-        "builtin (hf_causal, in nnd_suites.evaluation.backends.hf_causal:HFCausalBackend) and by "
-        "my_ext.backend (in my_ext.backend:MyCausal); rename one of them; fix it or remove it"
+        "BROKEN: backend entry point 'hf_causal' (my_ext.backend:MyCausal) of package 'my_causal' "
+        "in group 'nnd_suites.backends' failed to load: backend 'hf_causal' is registered twice: "
+        "by builtin (hf_causal, in nnd_suites.evaluation.backends.hf_causal:HFCausalBackend) and "
+        "by my_ext.backend (in my_ext.backend:MyCausal); rename the one of my_ext.backend: a "
+        "built-in backend keeps its name; fix it or remove it"
     )
     assert lines["hf"].endswith("(builtin)")  # the other backends are listed
     assert "'per_token_sq' is registered twice: by " in lines["per_token_sq"]
+    assert lines["per_token_sq"].endswith("rename one of them; fix it or remove it")
     for target in ("my_ext.scorers:Squared", "other_ext.scorers:Squared"):  # either order
         assert target in lines["per_token_sq"]
     with pytest.raises(PluginError, match="'hf_causal' is registered twice"):
         backends.get("hf_causal")
     with pytest.raises(PluginError, match="'per_token_sq' is registered twice"):
         scorers.get("mean")
+
+
+def test_a_third_party_folder_named_like_a_builtin_plugin_never_evicts_it(
+    install, monkeypatch, capsys, tmp_path
+):
+    """An entry point `my_lower = lowercase.p` whose module, in a folder named `lowercase`,
+    registers 'lowercase' evicted the built-in: `list` showed the package's class as
+    lowercase and "casing BROKEN: ... casing.py registers 'lowercase', the name of the
+    transformation in .../lowercase/p.py; rename it there", blaming nnd-suites' own folder. The
+    folder-name rule now holds only among the built-in folders: the built-in keeps its name, and
+    the entry point is the one broken, told to rename its plugin."""
+    from nnd_suites.transformations import TRANSFORMATIONS
+
+    builtin = TRANSFORMATIONS.get("lowercase")
+    transformations = rediscover(TRANSFORMATIONS, monkeypatch)
+    install(
+        "collide",
+        "[nnd_suites.transformations]\nmy_lower = lowercase.p\n",
+        {"lowercase/__init__.py": "", "lowercase/p.py": TRANSFORMATION_MODULE},
+    )
+    assert main(["list"]) == PluginError.exit_status
+    lines = listed(capsys.readouterr().out)
+    assert "casing" not in lines and lines["lowercase"].endswith("(builtin)")
+    module = tmp_path / "lowercase" / "p.py"
+    assert lines["my_lower"] == (
+        "BROKEN: transformation entry point 'my_lower' (lowercase.p) of package 'collide' in "
+        "group 'nnd_suites.transformations' failed to load: transformation 'lowercase' is "
+        f"registered twice: by builtin (lowercase, in {builtin.folder() / 'casing.py'}) and by "
+        f"lowercase.p (in {module}); rename the one of lowercase.p: a built-in transformation "
+        "keeps its name; fix it or remove it"
+    )
+    with pytest.raises(PluginError, match="'my_lower'"):
+        transformations.get("lowercase")
