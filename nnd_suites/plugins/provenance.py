@@ -1,10 +1,12 @@
-"""Where a plugin comes from: its origin, the file or target registering it, and why its module
-failed to import (the registry names these in every clash and failure)."""
+"""Where a plugin comes from: its origin, the file or target registering it, why its module
+failed to import, and what to do with a plugin folder that registers none (the registry and the
+harness name these in every clash and failure)."""
 
 from __future__ import annotations
 
 import sys
 import traceback
+from pathlib import Path
 
 
 def failure(exc: Exception) -> str:
@@ -36,3 +38,11 @@ def defined_in(cls: type) -> str:
 
 def target_of(cls: type) -> str:
     return f"{cls.__module__}:{cls.__qualname__}"
+
+
+def registers_nothing(kind: str, folder: Path) -> str:
+    """A built-in plugin ``folder`` that registers no plugin of ``kind``, and what to do."""
+    return (
+        f"{folder.parent.name}/{folder.name} registers no {kind}: decorate its class with "
+        f"@register_{kind}(NAME), or move the folder out of {folder.parent.name}/"
+    )

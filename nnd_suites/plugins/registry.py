@@ -31,7 +31,13 @@ from types import ModuleType
 from typing import Generic, TypeVar
 
 from nnd_suites.errors import PluginError, UnknownItemError
-from nnd_suites.plugins.provenance import defined_in, failure, origin_of, target_of
+from nnd_suites.plugins.provenance import (
+    defined_in,
+    failure,
+    origin_of,
+    registers_nothing,
+    target_of,
+)
 
 T = TypeVar("T")
 
@@ -302,8 +308,22 @@ class Registry(Generic[T]):
             return self._classes[key]
         if key in self._lazy:
             return self._load_lazy(key)
-        hint = self._unknown_hint(name) if self._unknown_hint else ""
-        raise UnknownItemError(self.kind, name, self.names(), hint)
+        hints = [self._folder_registering_nothing(name)]
+        hints.append(self._unknown_hint(name) if self._unknown_hint else "")
+        raise UnknownItemError(self.kind, name, self.names(), "; ".join(filter(None, hints)))
+
+    def _folder_registering_nothing(self, name: str) -> str:
+        """What to do where a built-in plugin folder is named ``name`` but registers nothing
+        (its class lost its decorator): else the unknown name hides why."""
+        package = f"{self.builtin_package}.{name}"
+        modules = [cls.__module__ for cls in self._classes.values()]
+        modules += [entry.target.partition(":")[0] for entry in self._lazy.values()]
+        if any(module == package or module.startswith(package + ".") for module in modules):
+            return ""
+        for folder in (root / name for root in self.builtin_folders()):
+            if (folder / "__init__.py").is_file():
+                return registers_nothing(self.kind, folder)
+        return ""
 
     def items(self) -> list[tuple[str, type[T]]]:
         """Every plugin class (imports lazy entries: use :meth:`summaries` to list cheaply)."""
