@@ -19,7 +19,8 @@ from pydantic import Field
 
 from nnd_suites.errors import NNDError, ParameterError, PluginError, ScoringError
 from nnd_suites.plugins.params import PluginParams, parse_params
-from nnd_suites.plugins.registry import Plugin, PluginMetadata, Registry
+from nnd_suites.plugins.plugin import Plugin, PluginMetadata
+from nnd_suites.plugins.registry import Registry
 
 #: Bump when a change in tokenisation or scoring changes any score: it is part of every cache key.
 SCORING_VERSION = "1"

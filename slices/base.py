@@ -22,7 +22,8 @@ from nnd_suites.errors import NNDError, PluginError
 from nnd_suites.infra.formatting import plural
 from nnd_suites.infra.key_values import require_unique
 from nnd_suites.plugins.params import PluginParams, parse_params, parse_plugin_spec
-from nnd_suites.plugins.registry import Plugin, PluginMetadata, Registry
+from nnd_suites.plugins.plugin import Plugin, PluginMetadata
+from nnd_suites.plugins.registry import Registry
 from nnd_suites.statistics.subsets import largest_first
 
 #: set name -> subset name -> test ids (GEM-metrics' contrast-set format)

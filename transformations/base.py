@@ -21,7 +21,8 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from nnd_suites.errors import PluginError
 from nnd_suites.plugins.params import parse_params, parse_plugin_spec
-from nnd_suites.plugins.registry import Plugin, PluginMetadata, Registry
+from nnd_suites.plugins.plugin import Plugin, PluginMetadata
+from nnd_suites.plugins.registry import Registry
 
 Touches = Literal["context", "candidates", "both"]
 Kind = Literal["normalization", "perturbation"]

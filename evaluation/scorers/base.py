@@ -11,7 +11,8 @@ from typing import Any, ClassVar
 from nnd_suites.errors import PluginError
 from nnd_suites.evaluation.backend import Score
 from nnd_suites.plugins.params import PluginParams, parse_params, parse_plugin_spec
-from nnd_suites.plugins.registry import Plugin, PluginMetadata, Registry
+from nnd_suites.plugins.plugin import Plugin, PluginMetadata
+from nnd_suites.plugins.registry import Registry
 
 #: the paper's scorer: the mean log-probability of the candidate's targets (tokens + EOS)
 DEFAULT_SCORER = "mean"

@@ -15,7 +15,8 @@ from nnd_suites.builder.adapter_folders import how_to_load, loaded_from
 from nnd_suites.errors import PluginError, TemplateError
 from nnd_suites.infra.validation import NonBlank, StrictModel
 from nnd_suites.plugins.params import parse_params
-from nnd_suites.plugins.registry import Plugin, Registry
+from nnd_suites.plugins.plugin import Plugin
+from nnd_suites.plugins.registry import Registry
 from nnd_suites.quality_map import QualityMap
 from nnd_suites.records.groups import Group
 from nnd_suites.records.judgments import JudgedGroup

@@ -17,7 +17,8 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
-from nnd_suites.plugins.registry import Registry, target_of
+from nnd_suites.plugins.provenance import registers_nothing, target_of
+from nnd_suites.plugins.registry import Registry
 
 
 def plugin_problems(registry: Registry[Any]) -> list[str]:
@@ -104,10 +105,7 @@ def _subfolder_problems(registry: Registry[Any], root: Path) -> list[str]:
         if not (folder / "__init__.py").is_file():
             problems.append(f"{where}: no __init__.py; add one so the registry imports it")
         elif not any(home.is_relative_to(folder.resolve()) for home in homes):
-            problems.append(
-                f"{where} registers no {registry.kind}: decorate its class with "
-                f"@register_{registry.kind}(NAME), or move the folder out of {root.name}/"
-            )
+            problems.append(registers_nothing(registry.kind, folder))
     return problems
 
 

@@ -22,35 +22,24 @@ from __future__ import annotations
 import importlib
 import importlib.util
 import inspect
-import json
 import pkgutil
-import sys
-import traceback
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from importlib.metadata import entry_points
 from pathlib import Path
 from types import ModuleType
-from typing import Any, ClassVar, Generic, TypeVar
-
-from pydantic import BaseModel, ConfigDict, Field
+from typing import Generic, TypeVar
 
 from nnd_suites.errors import PluginError, UnknownItemError
+from nnd_suites.plugins.provenance import (
+    defined_in,
+    failure,
+    origin_of,
+    registers_nothing,
+    target_of,
+)
 
 T = TypeVar("T")
-#: Beside each built-in plugin's module: ``{"examples": [{KIND: NAME, ...}, ...]}``.
-EXAMPLES_FILE = "examples.json"
-
-
-class PluginMetadata(BaseModel):
-    """What every plugin kind declares about a plugin (a kind's model adds its own fields)."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
-    summary: str = Field(min_length=1, max_length=72, description="one line for listings")
-    description: str = Field(
-        min_length=1, description="what the plugin does and when a user would pick it"
-    )
 
 
 @dataclass(frozen=True)
@@ -58,50 +47,6 @@ class LazyEntry:
     target: str  # "package.module:Class"
     summary: str
     origin: str
-
-
-class Plugin:
-    """What every plugin class shares: ``name`` (set by its registration) and its folder."""
-
-    name: ClassVar[str]
-    #: the key naming the plugin in each entry of its examples file ("transformation", "slice")
-    examples_key: ClassVar[str] = "plugin"
-    #: the harness cases' file, beside the plugin's module
-    examples_file: ClassVar[str] = EXAMPLES_FILE
-    #: harness cases every built-in plugin of the kind needs (nnd_suites.plugins.harness)
-    min_examples: ClassVar[int] = 2
-
-    @classmethod
-    def folder(cls) -> Path:
-        """The folder of the module that defines the class (its data, fixtures, README)."""
-        return Path(sys.modules[cls.__module__].__file__).parent  # type: ignore[arg-type]
-
-    @classmethod
-    def examples_in(cls, folder: Path) -> list[dict[str, Any]]:
-        """Every harness case in ``folder``'s examples file, each naming its plugin under
-        ``examples_key`` (several plugins may share a folder and its file)."""
-        path = folder / cls.examples_file
-        if not path.is_file():
-            return []
-        key = cls.examples_key
-        try:
-            cases = json.loads(path.read_text(encoding="utf-8"))["examples"]
-            if not all(isinstance(case, dict) and isinstance(case[key], str) for case in cases):
-                raise TypeError
-        except json.JSONDecodeError as exc:
-            raise PluginError(f"{path}: not JSON ({exc})") from None
-        except (KeyError, TypeError):
-            raise PluginError(
-                f'{path}: write {{"examples": [{{"{key}": NAME, ...}}, ...]}}, each case an '
-                f"object naming its {key} plugin"
-            ) from None
-        return cases
-
-    @classmethod
-    def examples(cls) -> list[dict[str, Any]]:
-        """This plugin's harness cases, from the examples file beside its module."""
-        key = cls.examples_key
-        return [example for example in cls.examples_in(cls.folder()) if example[key] == cls.name]
 
 
 class Registry(Generic[T]):
@@ -144,7 +89,7 @@ class Registry(Generic[T]):
         """Class decorator: register the class under ``name`` (and ``aliases``)."""
 
         def decorate(cls: type) -> type:
-            self._add(cls, name, tuple(aliases), _origin_of(cls.__module__))
+            self._add(cls, name, tuple(aliases), origin_of(cls.__module__))
             return cls
 
         return decorate
@@ -157,7 +102,7 @@ class Registry(Generic[T]):
         module, _, attribute = target.partition(":")
         if not module or not attribute:
             raise PluginError(f"{self.kind} {name!r}: lazy target {target!r} is not module:Class")
-        origin = _origin_of(module)
+        origin = origin_of(module)
         self._claim(name, tuple(aliases), origin, target)
         self._lazy[name] = LazyEntry(target, summary, origin)
 
@@ -172,7 +117,7 @@ class Registry(Generic[T]):
         if self._classes.get(name) is cls or (lazy is not None and lazy.target == target_of(cls)):
             claimed = True  # a module imported twice, or a lazy entry's module registering it
         if not claimed:
-            self._claim(name, aliases, origin, _defined_in(cls))
+            self._claim(name, aliases, origin, defined_in(cls))
         cls.name = name  # type: ignore[attr-defined]  # the registered name is the one name
         if self._validate:
             self._validate(cls)
@@ -189,14 +134,24 @@ class Registry(Generic[T]):
         built-in folders share the origin ``builtin``."""
         for key in (name, *aliases):
             holder = self._holder(key)
-            owner = self._aliases.get(key, key)  # a newcomer took the name of the folder here
-            if holder and Path(where).parent.name == key != Path(self._defined[owner]).parent.name:
+            if holder is None:
+                continue
+            owner = self._aliases.get(key, key)
+            held = self._defined[owner]
+            # among the project's own folders, one named like the key owns it; a third-party
+            # module never takes a built-in's name, whatever its folder
+            if Path(where).parent.name == key != Path(held).parent.name and all(
+                self._in_builtin_folders(file) for file in (where, held)
+            ):
                 self._evict(owner, key, where)
-            elif holder is not None:
-                raise PluginError(
-                    f"{self.kind} {key!r} is registered twice: by {holder} and by {origin} "
-                    f"(in {where}); rename one of them"
-                )
+                continue
+            rename = "one of them"
+            if self._origins[owner] == "builtin" != origin:
+                rename = f"the one of {origin}: a built-in {self.kind} keeps its name"
+            raise PluginError(
+                f"{self.kind} {key!r} is registered twice: by {holder} and by {origin} "
+                f"(in {where}); rename {rename}"
+            )
         self._origins[name] = origin
         self._defined[name] = where
         for alias in aliases:
@@ -213,6 +168,13 @@ class Registry(Generic[T]):
         for table in (self._classes, self._lazy, self._origins):
             table.pop(holder, None)
         self._aliases = {a: n for a, n in self._aliases.items() if n != holder}
+
+    def _in_builtin_folders(self, where: str) -> bool:
+        """Whether ``where`` (a file, or an entry point's ``module:Class``) lies in the folders
+        the built-in plugins are loaded from."""
+        path = Path(where)
+        folders = self.builtin_folders()
+        return path.is_absolute() and any(path.resolve().is_relative_to(f) for f in folders)
 
     def _holder(self, key: str) -> str | None:
         """Where ``key`` (a name or an alias) was registered, if it was."""
@@ -267,9 +229,13 @@ class Registry(Generic[T]):
             return importlib.import_module(module)
         except Exception as exc:
             # a registry's own refusal says what is wrong and where: not the registry's line
-            why = str(exc) if isinstance(exc, PluginError) else _failure(exc)
-            self._broken[plugin] = f"{where} failed to load: {why}; fix it or remove it"
+            self._break(plugin, where, str(exc) if isinstance(exc, PluginError) else failure(exc))
             return None
+
+    def _break(self, plugin: str, where: str, why: str) -> None:
+        """Keep why ``plugin`` failed to load: `list` shows it beside the others, and every
+        query of the kind names it."""
+        self._broken[plugin] = f"{where} failed to load: {why}; fix it or remove it"
 
     def broken(self) -> dict[str, str]:
         """Each plugin that failed to import (folder or entry point name) -> where and why."""
@@ -277,10 +243,17 @@ class Registry(Generic[T]):
         return dict(self._broken)
 
     def _load_entry_point(self, point) -> None:  # type: ignore[no-untyped-def]
-        where = f"{self.kind} entry point {point.name!r} ({point.value}) in group {self.group!r}"
+        dist = getattr(point, "dist", None)  # the installed package; None in a hand-made one
+        package = f" of package {dist.name!r}" if dist is not None else ""
+        where = f"{self.kind} entry point {point.name!r} ({point.value}){package} in group "
+        where += repr(self.group)
         if ":" in point.value:
-            if point.name not in self._lazy:
-                self.add_lazy(point.name, point.value, summary=f"({point.value})")
+            held = self._lazy.get(point.name)
+            if held is None or held.target != point.value:  # the same class: no choice
+                try:
+                    self.add_lazy(point.name, point.value, summary=f"({point.value})")
+                except PluginError as exc:  # a clash or a bad name: broken, as a module's
+                    self._break(point.name, where, str(exc))
             return
         before = set(self._classes)
         module = self._import(point.value, point.name, where)
@@ -292,7 +265,7 @@ class Registry(Generic[T]):
         if self._declare is not None and self._declare(module):
             defined_here = True
         if set(self._classes) == before and not defined_here:
-            raise PluginError(
+            self._broken[point.name] = (
                 f"{where} registers nothing: decorate its classes with @register_{self.kind}"
                 "(NAME), or name one class as module:Class"
             )
@@ -335,8 +308,22 @@ class Registry(Generic[T]):
             return self._classes[key]
         if key in self._lazy:
             return self._load_lazy(key)
-        hint = self._unknown_hint(name) if self._unknown_hint else ""
-        raise UnknownItemError(self.kind, name, self.names(), hint)
+        hints = [self._folder_registering_nothing(name)]
+        hints.append(self._unknown_hint(name) if self._unknown_hint else "")
+        raise UnknownItemError(self.kind, name, self.names(), "; ".join(filter(None, hints)))
+
+    def _folder_registering_nothing(self, name: str) -> str:
+        """What to do where a built-in plugin folder is named ``name`` but registers nothing
+        (its class lost its decorator): else the unknown name hides why."""
+        package = f"{self.builtin_package}.{name}"
+        modules = [cls.__module__ for cls in self._classes.values()]
+        modules += [entry.target.partition(":")[0] for entry in self._lazy.values()]
+        if any(module == package or module.startswith(package + ".") for module in modules):
+            return ""
+        for folder in (root / name for root in self.builtin_folders()):
+            if (folder / "__init__.py").is_file():
+                return registers_nothing(self.kind, folder)
+        return ""
 
     def items(self) -> list[tuple[str, type[T]]]:
         """Every plugin class (imports lazy entries: use :meth:`summaries` to list cheaply)."""
@@ -367,34 +354,3 @@ class Registry(Generic[T]):
     def origin(self, name: str) -> str:
         self._discover(strict=False)  # `list` names the origin of each plugin that loaded
         return self._origins[self._aliases.get(name, name)]
-
-
-def _failure(exc: Exception) -> str:
-    """Why a module failed to import, at the line that failed: ``FILE, line N: TEXT: Error``
-    (a syntax error at its own line, else the traceback's last line of Python source)."""
-    frames = [(f.filename, f.lineno, f.line) for f in traceback.extract_tb(exc.__traceback__)]
-    problem = f"{type(exc).__name__}: {exc}"
-    if isinstance(exc, SyntaxError) and exc.filename:
-        frames.append((exc.filename, exc.lineno, (exc.text or "").strip()))
-        problem = f"{type(exc).__name__}: {exc.msg}"  # its str repeats the file and line
-    frames = [f for f in frames if not f[0].startswith("<")]  # importlib's frozen frames
-    if not frames:
-        return problem
-    file, line, text = frames[-1]
-    return f"{file}, line {line}: {text}: {problem}" if text else f"{file}, line {line}: {problem}"
-
-
-def _origin_of(module: str) -> str:
-    """``builtin`` for nnd-suites' own plugins, else the module that registered the plugin."""
-    return "builtin" if module.startswith("nnd_suites.") else module
-
-
-def _defined_in(cls: type) -> str:
-    """The declaration of a declared plugin, else its module's file (its name where none)."""
-    if hasattr(cls, "declaration_path"):  # an adapter's source.yaml
-        return str(cls.declaration_path())
-    return getattr(sys.modules.get(cls.__module__), "__file__", None) or cls.__module__
-
-
-def target_of(cls: type) -> str:
-    return f"{cls.__module__}:{cls.__qualname__}"

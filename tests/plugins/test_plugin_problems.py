@@ -16,6 +16,7 @@ from types import ModuleType
 import pytest
 
 from nnd_suites.builder.adapter import Adapter
+from nnd_suites.errors import UnknownItemError
 from nnd_suites.plugins.harness import plugin_problems
 from nnd_suites.plugins.registry import Registry
 from nnd_suites.slices import Slice
@@ -262,3 +263,30 @@ def test_a_folder_reusing_the_name_of_the_folder_named_so_is_the_one_broken(plan
     }
     listed = registry.summaries(lambda cls: str(cls.declaration_path()), broken=True)
     assert listed["quiz"] == str(root / "quiz" / "source.yaml")
+
+
+def test_an_unknown_name_whose_plugin_folder_registers_nothing_says_so(planted):
+    """`nnd-suites build my_sl`, where adapters/my_sl's class had lost its @register_adapter,
+    said only "unknown adapter 'my_sl' (known: ...)". The refusal now says that the folder named
+    so registers no adapter and what to do, in the harness's words; a name without such a
+    folder, or whose folder registers another name, is refused as before."""
+    folders = ("my_sl", "quiz", "other")
+    files = {
+        f"{f}/{n}": t for f in folders for n, t in (("__init__.py", ""), ("a.py", ADAPTER_MODULE))
+    }
+    planted("planted_lost", files)
+    registry = _registry("adapter", Adapter, "planted_lost")
+    registry.register("quiz")(_module("planted_lost.quiz.a").Quiz)
+    registry.register("renamed")(_module("planted_lost.other.a").Quiz)
+    words = (
+        "planted_lost/my_sl registers no adapter: decorate its class with "
+        "@register_adapter(NAME), or move the folder out of planted_lost/"
+    )
+    with pytest.raises(UnknownItemError) as raised:
+        registry.get("my_sl")
+    assert str(raised.value) == f"unknown adapter 'my_sl' (known: quiz, renamed); {words}"
+    assert words in plugin_problems(registry)  # the harness says the same
+    for name in ("other", "nowhere"):
+        with pytest.raises(UnknownItemError) as raised:
+            registry.get(name)
+        assert str(raised.value) == f"unknown adapter {name!r} (known: quiz, renamed)"
