@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import json
 import logging
+import math
 import os
 from collections.abc import Callable, Sequence
 from typing import Any, ClassVar
 
-from pydantic import Field, model_validator
+from pydantic import ConfigDict, Field, model_validator
 
 from nnd_suites.errors import NNDError, ScoringError
 from nnd_suites.evaluation.backend import (
@@ -50,6 +51,9 @@ STABLE_PROPS = frozenset({"model_path", "build_info", "chat_template", "modaliti
 
 class ServedParams(BackendParams):
     """The served backend's options; the run options an engine cannot honour are refused."""
+
+    # nan and inf reach the range checks of load() and the client, which say them in their words
+    model_config = ConfigDict(allow_inf_nan=True)
 
     base_url: str | None = Field(None, description="the OpenAI-compatible server (required)")
     api_key_env: str | None = Field(None, description="environment variable of the API key")
@@ -134,6 +138,12 @@ class ServedBackend(Backend):
         if not base_url:
             raise NNDError("the served backend needs --base-url (e.g. http://localhost:8000/v1)")
         concurrency = _given(options.get("concurrency"), 16)
+        tolerance = float(_given(options.get("probe_tolerance"), 1e-2))
+        if not (math.isfinite(tolerance) and tolerance >= 0):  # inf: any echo would pass
+            raise NNDError(
+                f"served client: probe_tolerance={tolerance!r}; give a finite number >= 0 "
+                "(nats per token the probe lets the engine differ from itself)"
+            )
         if not isinstance(concurrency, int) or isinstance(concurrency, bool) or concurrency < 1:
             raise NNDError(f"--concurrency {concurrency!r}: give a whole number >= 1")
         key_env = options.get("api_key_env") or "OPENAI_API_KEY"
@@ -151,7 +161,6 @@ class ServedBackend(Backend):
             options.get("eos_text"),
         )
         server = _server_identity(client, model)
-        tolerance = float(_given(options.get("probe_tolerance"), 1e-2))
         probe = probe_engine(client, model, eos_text, tolerance)
         return cls(
             client,

@@ -172,6 +172,15 @@ def test_settings_out_of_range_are_usage_errors_before_any_request(server, optio
     assert type(refused.value) is NNDError and server.requests == 0
 
 
+@pytest.mark.parametrize("tolerance", [float("inf"), float("nan"), -0.5])
+def test_a_probe_tolerance_that_is_no_finite_number_at_least_0_is_refused(server, tolerance):
+    """probe_tolerance=inf let any echo pass the probe (math.isclose with an infinite tolerance
+    is always true) and the cache check after it; nan failed it with a misleading message."""
+    with pytest.raises(NNDError, match=r"served client: probe_tolerance=.*give a finite number"):
+        fake.load(server, probe_tolerance=tolerance)
+    assert server.requests == 0
+
+
 def test_the_bos_text_that_starts_an_empty_context_is_part_of_the_cache_scope(
     server, challenge300_suite, tmp_path
 ):
