@@ -291,7 +291,9 @@ def _rendered(tokenizer: Any, turns: Sequence[Mapping[str, str]], where: str, fi
         ) from None
     except MemoryError:
         raise TemplateError(f"{where} ran out of memory. {fix}") from None
-    except (JinjaError, ValueError, TypeError) as exc:  # the template's own failure
+    # the template's own failure: Python's errors raised in its expressions (1/0, a format key
+    # missing, an overflow, a filter's assert) as much as Jinja's
+    except (JinjaError, ValueError, TypeError, ArithmeticError, LookupError, AssertionError) as exc:
         what = (
             "tried something the sandbox forbids (unsafe; nothing of it ran)"
             if isinstance(exc, SecurityError)

@@ -242,3 +242,24 @@ def evaluate_chat(tiny_causal_model, folder, kind, capsys):
     args = ["--suite", "hh_rlhf", "--model", str(folder), "--limit", "2", "--quiet"]
     status = main(["evaluate", *args, "--template", "chat", "--no-cache"])
     return folder, status, capsys.readouterr().err.strip()
+
+
+@pytest.mark.parametrize(
+    ("expression", "raised"),
+    [
+        ("1/0", "ZeroDivisionError"),
+        ('"{x}".format()', "KeyError"),
+        ('"{0}".format()', "IndexError"),
+        ("10.0 ** 400", "OverflowError"),
+        ("'x' | truncate(-5)", "AssertionError"),
+    ],
+)
+def test_a_template_failing_in_its_own_expression_is_a_named_error(tokenizer, expression, raised):
+    """1/0, a missing format key, an overflow or a filter's assert in a chat template escaped as
+    a Python traceback (exit 1); it is the one-line TemplateError a ValueError there gives."""
+    tokenizer.chat_template = f"{{{{ {expression} }}}}{{{{ messages[-1]['content'] }}}}"
+    with pytest.raises(TemplateError) as caught:
+        render_chat_template(tokenizer, TURNS)
+    message = str(caught.value)
+    assert f"failed on this conversation: {raised}" in message
+    assert len(message.splitlines()) == 1 and caught.value.exit_status == 8
