@@ -59,7 +59,7 @@ class MajorityTopRule(BaseRule):
 
     kind: Literal["majority_top"]
     aspects: list[str] = Field(min_length=1, description="one independent view per aspect")
-    top: float = Field(strict=True)
+    top: float = Field(strict=True, allow_inf_nan=False)  # nan equals no rating: never high
     high_label: str
     low_label: str
 

@@ -7,6 +7,7 @@ import textwrap
 import time
 from importlib import resources
 from itertools import pairwise
+from pathlib import Path
 
 import jsonschema
 import pytest
@@ -295,3 +296,21 @@ def test_schema_command_replaces_only_its_own_schemas(tmp_path, capsys):
     assert "\n" not in err
     assert not (folder / "quality_map.schema.json").exists()  # nothing written: checked first
     assert theirs.read_bytes() == before["verify.schema.json"]
+
+
+@pytest.mark.parametrize("top", [".nan", ".inf", "-.inf"])
+def test_a_top_score_that_is_no_finite_number_is_refused_at_its_line(tmp_path, top):
+    """`top: .nan` in summeval's majority_top rule loaded, and no rating equals nan: every
+    candidate was rated low, as minimum_gap: .nan is refused."""
+    shipped = Path(QualityMap.load("summeval").origin).read_text("utf-8")
+    assert "  top: 5\n" in shipped
+    path = tmp_path / "nan_top.yaml"
+    path.write_text(shipped.replace("  top: 5\n", f"  top: {top}\n"), "utf-8")
+    line = shipped[: shipped.index("  top: 5\n")].count("\n") + 1
+    with pytest.raises(
+        QualityMapError, match=rf"nan_top.yaml:{line}, at rating_rule.top: .*finite"
+    ):
+        QualityMap.load(path)
+    assert QualityMap.load("summeval").rule.rate([5.0, 5.0, 4.0], "consistency").label != (
+        QualityMap.load("summeval").rule.rate([4.0, 4.0, 5.0], "consistency").label
+    )
