@@ -54,6 +54,10 @@ from nnd_suites.suite import MANIFEST_FILE
 
 JOB_FILE = "job.json"
 RESULT_FILE = "result.json"
+#: a rank's traceback of an error that is no error on bad input: ``crash.RANK.txt``
+CRASH_FILE = "crash.{rank}.txt"
+#: the exit status of a rank that wrote its :data:`CRASH_FILE`
+CRASH_STATUS = 1
 LAUNCHER_LOCK = "launcher.lock"
 #: a job folder in the temporary folder: this prefix, its launcher's process id, then
 #: ``tempfile.mkdtemp``'s 8 random characters
@@ -220,7 +224,7 @@ def run_in_ranks(job: RankJob, processes: int, result_type: type[Result]) -> Res
         cached = job.arguments.get("cache", True) is not False
         failed = launch(folder, processes, cached=cached)
         if failed is not None:
-            raise _failure_of(folder) or RankFailedError(failed[0], processes, failed[1], cached)
+            raise _failure_of(folder) or _rank_failed(folder, failed, processes, cached)
         result = folder / RESULT_FILE
         if not result.is_file():  # a bug, never an input problem
             raise RuntimeError("every data-parallel rank ended well, but rank 0 left no result")
@@ -291,6 +295,33 @@ def write_failure(folder: Path, rank: int, error: NNDError | OSError) -> None:
         else (error.errno, error.strerror, None if error.filename is None else str(error.filename)),
     )
     atomic_write_text(folder / f"failure.{rank}.json", failure.model_dump_json())
+
+
+def write_crash(folder: Path, rank: int, text: str) -> None:
+    """The traceback of an error ``rank`` raised that is no error on bad input (a bug, or a
+    collective that failed because a peer died), for the launcher to show or keep to debug."""
+    atomic_write_text(folder / CRASH_FILE.format(rank=rank), text)
+
+
+def _rank_failed(
+    folder: Path, failed: tuple[int, int], processes: int, cached: bool
+) -> RankFailedError:
+    """The error for ``failed`` (rank, exit status), after the ranks' tracebacks. A rank killed
+    by a signal left none; the tracebacks of its peers, whose collectives failed when it died
+    (gloo's "Connection closed by peer"), say nothing more: debug logging only. A rank that
+    failed with a traceback of its own: the first traceback written is the cause (its peers
+    failed after it), shown at error level and named; the others are debug logging."""
+    rank, status = failed
+    crashes = sorted(folder.glob(CRASH_FILE.format(rank="*")), key=lambda p: p.stat().st_mtime_ns)
+    for number, crash in enumerate(crashes):
+        crashed = int(crash.name.split(".")[1])
+        text = crash.read_text("utf-8").rstrip()
+        if number == 0 and status >= 0:
+            rank, status = crashed, CRASH_STATUS
+            logger.error("data-parallel rank %d of %d failed:\n%s", rank, processes, text)
+        else:
+            logger.debug("data-parallel rank %d of %d failed:\n%s", crashed, processes, text)
+    return RankFailedError(rank, processes, status, cached)
 
 
 def _failure_of(folder: Path) -> NNDError | OSError | None:
