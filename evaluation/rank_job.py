@@ -236,9 +236,11 @@ def run_in_ranks(job: RankJob, processes: int, result_type: type[Result]) -> Res
 
 def remove_killed_launchers_folders() -> None:
     """Remove the job folders that killed launchers (kill -9: no ``finally`` ran) left in the
-    temporary folder: only folders named as :data:`JOB_FOLDER`, owned by this user, whose
-    launcher process is gone and whose lock no process holds. Another user's, or a live
-    launcher's (in another PID namespace too), are never touched."""
+    temporary folder: only folders named as :data:`JOB_FOLDER`, owned by this user, whose lock
+    no process holds. The lock, not the process id, says a launcher lives: the id is given to
+    another process once the launcher is gone, and means nothing to a launcher in another PID
+    namespace sharing this temporary folder. A launcher takes its lock before it writes its job,
+    so only a folder without both (a launcher still starting) is left to its process id."""
     if os.name != "posix":  # a user's own temporary folder there; no process ids to ask
         return
     for entry in Path(tempfile.gettempdir()).iterdir():
@@ -246,14 +248,18 @@ def remove_killed_launchers_folders() -> None:
         try:
             if match is None or entry.lstat().st_uid != os.getuid() or entry.is_symlink():
                 continue
-            os.kill(int(match.group(1)), 0)  # the launcher lives (or is another user's): kept
-        except ProcessLookupError:
-            if _locked(entry / LAUNCHER_LOCK):  # a live launcher whose process id we cannot see
+            lock = entry / LAUNCHER_LOCK
+            if _locked(lock):  # a live launcher
                 continue
-            logger.warning("removing %s, left by a data-parallel launcher that was killed", entry)
-            shutil.rmtree(entry, ignore_errors=True)
+            if not (lock.is_file() and (entry / JOB_FILE).is_file()):
+                os.kill(int(match.group(1)), 0)
+                continue  # a launcher still starting lives: kept
+        except ProcessLookupError:
+            pass
         except OSError:  # gone meanwhile, or a process of another user
             continue
+        logger.warning("removing %s, left by a data-parallel launcher that was killed", entry)
+        shutil.rmtree(entry, ignore_errors=True)
 
 
 def _locked(lock: Path) -> bool:

@@ -277,6 +277,35 @@ def test_the_next_launcher_removes_what_a_killed_launcher_left(tmp_path, monkeyp
     held.release()
 
 
+def test_a_killed_launchers_folder_goes_even_when_its_process_id_was_given_again(
+    tmp_path, monkeypatch
+):
+    """The lock tells whether a launcher lives, not its process id, which the system gives to
+    the next process once the launcher is killed: a folder with its job written and its lock
+    free is a killed launcher's, removed; one whose lock is held, or one whose launcher is still
+    starting (no job written yet), is kept."""
+    import os
+    import tempfile
+
+    reused = f"nnd-suites-ranks-{os.getpid()}-abcd1234"  # this test's own process id: alive
+    held, starting = (f"nnd-suites-ranks-{os.getpid()}-{tail}" for tail in ("efgh5678", "ijkl9012"))
+    for name in (reused, held, starting):
+        (tmp_path / name).mkdir()
+        (tmp_path / name / "launcher.lock").touch()
+    for name in (reused, held):
+        (tmp_path / name / "job.json").write_text("{}")
+    lock = FileLock(tmp_path / held / "launcher.lock")
+    lock.acquire()
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    monkeypatch.setattr(jobs, "launch", lambda job, processes, cached: (1, -9))
+    try:
+        with pytest.raises(RankFailedError):
+            run_in_ranks(RankJob(entry="evaluate", arguments={}), 2, EvaluationReport)
+    finally:
+        lock.release()
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted([held, starting])
+
+
 def test_the_rank_module_does_not_load_the_cli():
     code = (
         "import sys, nnd_suites.evaluation.rank\n"
