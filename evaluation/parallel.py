@@ -239,8 +239,8 @@ def launch(
             while not received:
                 codes = [child.poll() for child in children]
                 failed = [(rank, code) for rank, code in enumerate(codes) if code not in (None, 0)]
-                if failed:
-                    return failed[0]
+                if failed:  # a rank killed by a signal first: its peers then fail for want of it
+                    return min(failed, key=lambda failure: failure[1] >= 0)
                 if all(code == 0 for code in codes):
                     return None
                 time.sleep(0.2)

@@ -4,20 +4,28 @@ Started by :func:`nnd_suites.evaluation.rank_job.run_in_ranks` (through
 :func:`nnd_suites.evaluation.parallel.launch`, which sets ``RANK``, ``WORLD_SIZE``...), never by
 hand. It reads the job in ``FOLDER``, makes the same library call as every other rank (no
 command line is parsed: the CLI is not involved), and writes what the launcher needs back into
-``FOLDER``: rank 0 its result, any rank its error on bad input.
+``FOLDER``: rank 0 its result, any rank its error on bad input or the traceback of any other
+error (the launcher shows it or, when a peer's death caused it, keeps it to debug logging).
 """
 
 from __future__ import annotations
 
 import logging
 import sys
+import traceback
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from nnd_suites.errors import NNDError
 from nnd_suites.evaluation.parallel import current_rank, die_with_launcher
-from nnd_suites.evaluation.rank_job import read_job, write_failure, write_result
+from nnd_suites.evaluation.rank_job import (
+    CRASH_STATUS,
+    read_job,
+    write_crash,
+    write_failure,
+    write_result,
+)
 
 
 def entry_points() -> dict[str, Callable[..., Any]]:
@@ -51,6 +59,9 @@ def main(argv: list[str] | None = None) -> int:
         return error.exit_status if isinstance(error, NNDError) else NNDError.exit_status
     except KeyboardInterrupt:  # forwarded by the launcher, which says so itself
         return 130
+    except Exception:  # a bug, or a collective that lost a peer: the launcher tells which
+        write_crash(folder, rank.rank, traceback.format_exc())
+        return CRASH_STATUS
     if rank.main:
         write_result(folder, result)
     return 0

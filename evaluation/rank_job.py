@@ -54,6 +54,10 @@ from nnd_suites.suite import MANIFEST_FILE
 
 JOB_FILE = "job.json"
 RESULT_FILE = "result.json"
+#: a rank's traceback of an error that is no error on bad input: ``crash.RANK.txt``
+CRASH_FILE = "crash.{rank}.txt"
+#: the exit status of a rank that wrote its :data:`CRASH_FILE`
+CRASH_STATUS = 1
 LAUNCHER_LOCK = "launcher.lock"
 #: a job folder in the temporary folder: this prefix, its launcher's process id, then
 #: ``tempfile.mkdtemp``'s 8 random characters
@@ -220,7 +224,7 @@ def run_in_ranks(job: RankJob, processes: int, result_type: type[Result]) -> Res
         cached = job.arguments.get("cache", True) is not False
         failed = launch(folder, processes, cached=cached)
         if failed is not None:
-            raise _failure_of(folder) or RankFailedError(failed[0], processes, failed[1], cached)
+            raise _failure_of(folder) or _rank_failed(folder, failed, processes, cached)
         result = folder / RESULT_FILE
         if not result.is_file():  # a bug, never an input problem
             raise RuntimeError("every data-parallel rank ended well, but rank 0 left no result")
@@ -232,9 +236,11 @@ def run_in_ranks(job: RankJob, processes: int, result_type: type[Result]) -> Res
 
 def remove_killed_launchers_folders() -> None:
     """Remove the job folders that killed launchers (kill -9: no ``finally`` ran) left in the
-    temporary folder: only folders named as :data:`JOB_FOLDER`, owned by this user, whose
-    launcher process is gone and whose lock no process holds. Another user's, or a live
-    launcher's (in another PID namespace too), are never touched."""
+    temporary folder: only folders named as :data:`JOB_FOLDER`, owned by this user, whose lock
+    no process holds. The lock, not the process id, says a launcher lives: the id is given to
+    another process once the launcher is gone, and means nothing to a launcher in another PID
+    namespace sharing this temporary folder. A launcher takes its lock before it writes its job,
+    so only a folder without both (a launcher still starting) is left to its process id."""
     if os.name != "posix":  # a user's own temporary folder there; no process ids to ask
         return
     for entry in Path(tempfile.gettempdir()).iterdir():
@@ -242,14 +248,18 @@ def remove_killed_launchers_folders() -> None:
         try:
             if match is None or entry.lstat().st_uid != os.getuid() or entry.is_symlink():
                 continue
-            os.kill(int(match.group(1)), 0)  # the launcher lives (or is another user's): kept
-        except ProcessLookupError:
-            if _locked(entry / LAUNCHER_LOCK):  # a live launcher whose process id we cannot see
+            lock = entry / LAUNCHER_LOCK
+            if _locked(lock):  # a live launcher
                 continue
-            logger.warning("removing %s, left by a data-parallel launcher that was killed", entry)
-            shutil.rmtree(entry, ignore_errors=True)
+            if not (lock.is_file() and (entry / JOB_FILE).is_file()):
+                os.kill(int(match.group(1)), 0)
+                continue  # a launcher still starting lives: kept
+        except ProcessLookupError:
+            pass
         except OSError:  # gone meanwhile, or a process of another user
             continue
+        logger.warning("removing %s, left by a data-parallel launcher that was killed", entry)
+        shutil.rmtree(entry, ignore_errors=True)
 
 
 def _locked(lock: Path) -> bool:
@@ -291,6 +301,33 @@ def write_failure(folder: Path, rank: int, error: NNDError | OSError) -> None:
         else (error.errno, error.strerror, None if error.filename is None else str(error.filename)),
     )
     atomic_write_text(folder / f"failure.{rank}.json", failure.model_dump_json())
+
+
+def write_crash(folder: Path, rank: int, text: str) -> None:
+    """The traceback of an error ``rank`` raised that is no error on bad input (a bug, or a
+    collective that failed because a peer died), for the launcher to show or keep to debug."""
+    atomic_write_text(folder / CRASH_FILE.format(rank=rank), text)
+
+
+def _rank_failed(
+    folder: Path, failed: tuple[int, int], processes: int, cached: bool
+) -> RankFailedError:
+    """The error for ``failed`` (rank, exit status), after the ranks' tracebacks. A rank killed
+    by a signal left none; the tracebacks of its peers, whose collectives failed when it died
+    (gloo's "Connection closed by peer"), say nothing more: debug logging only. A rank that
+    failed with a traceback of its own: the first traceback written is the cause (its peers
+    failed after it), shown at error level and named; the others are debug logging."""
+    rank, status = failed
+    crashes = sorted(folder.glob(CRASH_FILE.format(rank="*")), key=lambda p: p.stat().st_mtime_ns)
+    for number, crash in enumerate(crashes):
+        crashed = int(crash.name.split(".")[1])
+        text = crash.read_text("utf-8").rstrip()
+        if number == 0 and status >= 0:
+            rank, status = crashed, CRASH_STATUS
+            logger.error("data-parallel rank %d of %d failed:\n%s", rank, processes, text)
+        else:
+            logger.debug("data-parallel rank %d of %d failed:\n%s", crashed, processes, text)
+    return RankFailedError(rank, processes, status, cached)
 
 
 def _failure_of(folder: Path) -> NNDError | OSError | None:

@@ -26,8 +26,9 @@ from nnd_suites.errors import SuiteValidationError, TemplateError
 from nnd_suites.infra.collector import collector_paused
 from nnd_suites.infra.formatting import count
 from nnd_suites.infra.output_folder import output_folder
+from nnd_suites.records.conversation import decode_turns
 from nnd_suites.records.pairs import Pair, is_degenerate
-from nnd_suites.records.templates import check_template
+from nnd_suites.records.templates import check_template, conversation_fields
 from nnd_suites.records.texts import TEXT_EQUIVALENCE, is_blank
 from nnd_suites.suite.candidates import SuiteCandidate
 from nnd_suites.suite.manifest import (
@@ -217,11 +218,15 @@ class Suite:
                 f"optional_context_fields {unknown} are not context_fields {sorted(fields)}"
             )
         families = {"default": manifest.default_template, **manifest.templates}
+        safe = {}
         for family, template in families.items():
             try:
                 check_template(template, manifest.context_fields, f"template {family!r}")
             except TemplateError as exc:
                 problems.append(str(exc))
+            else:
+                safe[family] = template
+        problems += self._conversation_problems(safe)
         # Identical texts only come from a transformation or from conflicts the map keeps.
         degenerate_allowed = (
             manifest.transformation is not None
@@ -242,6 +247,31 @@ class Suite:
                 shown = f" ({recorded} pairs, the data has {value})" if name == "pairs" else ""
                 problems.append(f"manifest counts.{name} does not match the pairs{shown}")
         return problems + self._candidate_problems()
+
+    def _conversation_problems(self, templates: dict[str, str]) -> list[str]:
+        """A field a template renders as a conversation (``{field:transcript}``) that some
+        context does not hold as one: evaluate would stop there with these very words. Each
+        distinct value of such a field is decoded once, however many templates name it."""
+        families: dict[str, list[str]] = {}
+        for family, template in templates.items():
+            for field in conversation_fields(template):
+                families.setdefault(field, []).append(family)
+        problems = []
+        for field, named_by in sorted(families.items()):
+            decoded: set[str] = set()
+            for pair in self.pairs:
+                value = pair.context.get(field)  # a missing field is a problem of its own
+                if value is None or value in decoded:
+                    continue
+                try:
+                    decode_turns(value, field)
+                except TemplateError as exc:
+                    shown = ", ".join(repr(family) for family in named_by)
+                    which = "template" if len(named_by) == 1 else "templates"
+                    problems.append(f"{which} {shown}, pair {pair.id}: {exc}")
+                    break
+                decoded.add(value)
+        return problems
 
     def _candidate_problems(self) -> list[str]:
         """Every annotated candidate kept, and every pair's group among them."""

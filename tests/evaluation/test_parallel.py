@@ -240,6 +240,81 @@ def test_no_rank_outlives_a_killed_launcher_and_out_stays_untouched(
         launcher.wait()
 
 
+def _rank_of(pid: int) -> int:
+    """The RANK a launched rank was started with (Linux /proc)."""
+    environment = Path(f"/proc/{pid}/environ").read_bytes().split(b"\0")
+    return int(next(v for v in environment if v.startswith(b"RANK=")).removeprefix(b"RANK="))
+
+
+def _wait_until_blocked(pid: int) -> None:
+    """Until ``pid`` has used no CPU time for a second (waiting in a collective)."""
+
+    def used() -> int:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        return int(fields[11]) + int(fields[12])  # utime + stime
+
+    deadline, last, still = time.monotonic() + PATIENCE, -1, 0
+    while time.monotonic() < deadline:
+        now = used()
+        still, last = (still + 1 if now == last else 0), now
+        if still >= 4:
+            return
+        time.sleep(0.25)
+    raise AssertionError(f"process {pid} kept running for {PATIENCE} s")
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
+@pytest.mark.parametrize("level", ["warning", "debug"])
+def test_a_killed_rank_is_one_named_line_its_peers_tracebacks_are_debug(
+    tiny_causal_model, tmp_path, level
+):
+    """Rank 1 killed: rank 0's collective fails for want of its peer (torch's "[rank0]:"
+    traceback of gloo's "Connection closed by peer"), which is the kill's consequence, not news:
+    stderr holds the named line alone, the traceback only under --log-level debug."""
+    argv = ["--log-level", level, "evaluate", "--suite", "quiz_design", "--quiet"]
+    argv += ["--model", str(tiny_causal_model), "--cache-dir", str(tmp_path / "cache")]
+    argv += ["--strategy", "naive", "--data-parallel", "2"]
+    log = tmp_path / "launcher.log"
+    ranks: list[int] = []
+    with open(log, "wb") as sink:
+        launcher = subprocess.Popen(
+            [sys.executable, "-m", "nnd_suites", *argv],
+            stdout=sink,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
+    try:
+        _wait_for_rows(tmp_path / "cache" / "scores.sqlite", [launcher], log)
+        ranks = _children_of(launcher.pid)
+        assert len(ranks) == 2, ranks
+        rank0, rank1 = sorted(ranks, key=_rank_of)
+        # rank 0 waiting for rank 1 in a gather when rank 1 dies, and done failing before the
+        # launcher looks: what a kill at any other moment gives, without the race
+        os.kill(rank1, signal.SIGSTOP)
+        _wait_until_blocked(rank0)
+        launcher.send_signal(signal.SIGSTOP)
+        os.kill(rank1, signal.SIGKILL)
+        deadline = time.monotonic() + PATIENCE
+        while _alive(rank0) and time.monotonic() < deadline:
+            time.sleep(0.1)
+        launcher.send_signal(signal.SIGCONT)
+        assert launcher.wait(timeout=PATIENCE) == 11
+    finally:
+        _kill_all(ranks)
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(launcher.pid, signal.SIGKILL)
+        launcher.wait()
+    printed = log.read_text()
+    named = "nnd-suites evaluate: error: data-parallel rank 1 of 2 was killed by SIGKILL;"
+    assert named in printed, printed
+    if level == "warning":
+        assert "Traceback" not in printed and "[rank0]" not in printed, printed
+        assert printed.splitlines()[-1].startswith(named), printed
+    else:
+        assert "Traceback" in printed and "all_gather" in printed, printed
+
+
 def test_local_ranks_share_the_cores_unless_told_otherwise(monkeypatch, tmp_path):
     """--data-parallel N on one machine: each rank gets cores // N threads (on 2 cores, two
     ranks with 2 threads each took 13.6 s against 8.7 s with 1: benchmarks/bench_data_parallel).

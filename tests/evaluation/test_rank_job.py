@@ -215,6 +215,28 @@ def test_an_error_raised_inside_the_ranks_reaches_the_caller_as_itself(tmp_path,
     assert list(tmp_path.iterdir()) == []
 
 
+def test_a_rank_that_fails_on_a_bug_shows_its_traceback(tmp_path, monkeypatch, caplog, capfd):
+    """A bug in the ranks (here evaluate() called with a keyword it has not: a TypeError in each)
+    is no peer's death: the first traceback written is shown at error level, its rank named,
+    the other rank's kept to debug logging; nothing from the ranks reaches stderr itself."""
+    import logging
+    import tempfile
+
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    job = RankJob(entry="evaluate", arguments={"model": "m", "suites": "x", "no_such": 1})
+    debug = caplog.at_level(logging.DEBUG, "nnd_suites")
+    with debug, pytest.raises(RankFailedError, match="of 2 ended with exit status 1") as failed:
+        run_in_ranks(job, 2, EvaluationReport)
+    shown = [r for r in caplog.records if r.name == jobs.__name__ and r.levelno == logging.ERROR]
+    assert len(shown) == 1, caplog.text
+    rank = shown[0].args[0]
+    assert f"data-parallel rank {rank} of 2 ended" in str(failed.value)
+    assert "Traceback" in shown[0].getMessage() and "'no_such'" in shown[0].getMessage()
+    # a rank's own uncaught traceback starts in runpy (python -m); the one logged, in rank.main
+    assert "<frozen runpy>" not in capfd.readouterr().err
+    assert list(tmp_path.iterdir()) == []
+
+
 def test_the_next_launcher_removes_what_a_killed_launcher_left(tmp_path, monkeypatch):
     """A launcher killed with -9 left its job folder (job.json) in the temporary folder for
     good; the next launcher removes it: only folders named as ours whose launcher is gone."""
@@ -253,6 +275,35 @@ def test_the_next_launcher_removes_what_a_killed_launcher_left(tmp_path, monkeyp
         run_in_ranks(RankJob(entry="evaluate", arguments={}), 2, EvaluationReport)
     assert sorted(p.name for p in tmp_path.iterdir()) == sorted(kept)
     held.release()
+
+
+def test_a_killed_launchers_folder_goes_even_when_its_process_id_was_given_again(
+    tmp_path, monkeypatch
+):
+    """The lock tells whether a launcher lives, not its process id, which the system gives to
+    the next process once the launcher is killed: a folder with its job written and its lock
+    free is a killed launcher's, removed; one whose lock is held, or one whose launcher is still
+    starting (no job written yet), is kept."""
+    import os
+    import tempfile
+
+    reused = f"nnd-suites-ranks-{os.getpid()}-abcd1234"  # this test's own process id: alive
+    held, starting = (f"nnd-suites-ranks-{os.getpid()}-{tail}" for tail in ("efgh5678", "ijkl9012"))
+    for name in (reused, held, starting):
+        (tmp_path / name).mkdir()
+        (tmp_path / name / "launcher.lock").touch()
+    for name in (reused, held):
+        (tmp_path / name / "job.json").write_text("{}")
+    lock = FileLock(tmp_path / held / "launcher.lock")
+    lock.acquire()
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    monkeypatch.setattr(jobs, "launch", lambda job, processes, cached: (1, -9))
+    try:
+        with pytest.raises(RankFailedError):
+            run_in_ranks(RankJob(entry="evaluate", arguments={}), 2, EvaluationReport)
+    finally:
+        lock.release()
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted([held, starting])
 
 
 def test_the_rank_module_does_not_load_the_cli():
