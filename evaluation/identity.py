@@ -40,6 +40,8 @@ CONTENT_FIELDS = {
 #: The report field (a backend's ``describe``, not its identity) that names a local folder's
 #: weight files alone by content: the same weights beside another README or marker share it.
 WEIGHT_FILES = "weight_files"
+#: The fields of a report's ``backend`` that name the model's files by content.
+MODEL_CONTENT_FIELDS = {**CONTENT_FIELDS, WEIGHT_FILES: re.compile(r"sha256:[0-9a-f]{64}")}
 
 
 def content_identity(identity: Mapping[str, str]) -> dict[str, str]:
@@ -59,10 +61,9 @@ def model_content(backend: Mapping[str, object]) -> dict[str, str]:
     :data:`WEIGHT_FILES` that hold a content hash, else where the model was found
     (:data:`LOCATION`). Two runs of one model with other settings (device, dtype, batch size)
     share it."""
-    patterns = {**CONTENT_FIELDS, WEIGHT_FILES: re.compile(r"sha256:[0-9a-f]{64}")}
     named = {
         field: str(backend[field])
-        for field, pattern in patterns.items()
+        for field, pattern in MODEL_CONTENT_FIELDS.items()
         if pattern.fullmatch(str(backend.get(field, "")))
     }
     return named or {LOCATION: str(backend.get(LOCATION, ""))}

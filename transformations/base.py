@@ -17,10 +17,11 @@ import random
 from abc import ABC, abstractmethod
 from typing import Any, ClassVar, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import Field, ValidationError
 
 from nnd_suites.errors import PluginError
-from nnd_suites.plugins.params import parse_params, parse_plugin_spec
+from nnd_suites.infra.formatting import clip
+from nnd_suites.plugins.params import PluginParams, parse_params, parse_plugin_spec
 from nnd_suites.plugins.plugin import Plugin, PluginMetadata
 from nnd_suites.plugins.registry import Registry
 
@@ -41,11 +42,8 @@ class TransformationMetadata(PluginMetadata):
     languages: list[str] = Field(min_length=1, description="BCP-47 codes, or ['*'] for any")
 
 
-class TransformationParams(BaseModel):
+class TransformationParams(PluginParams):
     """Base of every plugin's parameters; ``on`` is common to all of them."""
-
-    # nan and inf: a bound refuses them for a wrong reason ("<= 1"), an unbounded one not at all
-    model_config = ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False)
 
     on: Touches | None = Field(
         None,
@@ -93,10 +91,10 @@ class Transformation(Plugin, ABC):
         Anything but a string is a plugin error here, not a traceback in the suite's checks."""
         new = self.transform_text(text, derive_rng(self.seed or 0, self.name, text))
         if not isinstance(new, str):
-            shown = text if len(text) <= 60 else text[:57] + "..."
             raise PluginError(
-                f"transformation {self.spec} returned {type(new).__name__} {new!r:.60} for "
-                f"{shown!r}; transform_text returns the rewritten text (a str): fix the plugin"
+                f"transformation {self.spec} returned {type(new).__name__} {clip(repr(new), 60)} "
+                f"for {clip(repr(text), 60)}; transform_text returns the rewritten text (a str): "
+                "fix the plugin"
             )
         return new
 

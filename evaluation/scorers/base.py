@@ -10,6 +10,7 @@ from typing import Any, ClassVar
 
 from nnd_suites.errors import PluginError
 from nnd_suites.evaluation.backend import Score
+from nnd_suites.infra.formatting import clip
 from nnd_suites.plugins.params import PluginParams, parse_params, parse_plugin_spec
 from nnd_suites.plugins.plugin import Plugin, PluginMetadata
 from nnd_suites.plugins.registry import Registry
@@ -76,11 +77,10 @@ class Scorer(Plugin, ABC):
             or not isinstance(found, numbers.Real)
             or not math.isfinite(found)
         ):
-            shown = text if len(text) <= 60 else text[:57] + "..."
             raise PluginError(
-                f"scorer {self.spec} gave {found!r} for candidate {shown!r} of test {test}: a "
-                "scorer returns a finite number for every candidate scored; fix the scorer (its "
-                "harness cases in examples.json can pin its values)"
+                f"scorer {self.spec} gave {found!r} for candidate {clip(repr(text), 60)} of test "
+                f"{test}: a scorer returns a finite number for every candidate scored; fix the "
+                "scorer (its harness cases in examples.json can pin its values)"
             )
         return float(found)
 

@@ -138,14 +138,14 @@ class ServedBackend(Backend):
         if not base_url:
             raise NNDError("the served backend needs --base-url (e.g. http://localhost:8000/v1)")
         concurrency = _given(options.get("concurrency"), 16)
+        if not isinstance(concurrency, int) or isinstance(concurrency, bool) or concurrency < 1:
+            raise NNDError(f"--concurrency {concurrency!r}: give a whole number >= 1")
         tolerance = float(_given(options.get("probe_tolerance"), 1e-2))
         if not (math.isfinite(tolerance) and tolerance >= 0):  # inf: any echo would pass
             raise NNDError(
                 f"served client: probe_tolerance={tolerance!r}; give a finite number >= 0 "
                 "(nats per token the probe lets the engine differ from itself)"
             )
-        if not isinstance(concurrency, int) or isinstance(concurrency, bool) or concurrency < 1:
-            raise NNDError(f"--concurrency {concurrency!r}: give a whole number >= 1")
         key_env = options.get("api_key_env") or "OPENAI_API_KEY"
         client = Client(
             str(base_url).rstrip("/"),
