@@ -11,6 +11,7 @@ import sqlite3
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import pyarrow.parquet as pq
@@ -200,6 +201,32 @@ def test_a_killed_rank_leaves_a_cache_the_rerun_resumes_from(tiny_causal_model, 
     assert json.loads(clean.stdout)["suites"] == resumed["suites"]
 
 
+@contextlib.contextmanager
+def _launched(argv: list[str], tmp_path: Path) -> Iterator[tuple[subprocess.Popen, list[int]]]:
+    """``nnd-suites ARGV`` started as a data-parallel launcher (its output in
+    tmp_path/launcher.log), once its ranks wrote a round of scores into tmp_path/cache:
+    (the launcher, its two ranks' process ids). Every one of them is killed afterwards."""
+    log = tmp_path / "launcher.log"
+    ranks: list[int] = []
+    with open(log, "wb") as sink:
+        launcher = subprocess.Popen(
+            [sys.executable, "-m", "nnd_suites", *argv],
+            stdout=sink,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
+    try:
+        _wait_for_rows(tmp_path / "cache" / "scores.sqlite", [launcher], log)
+        ranks = _children_of(launcher.pid)
+        assert len(ranks) == 2, ranks
+        yield launcher, ranks
+    finally:
+        _kill_all(ranks)
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(launcher.pid, signal.SIGKILL)
+        launcher.wait()
+
+
 @pytest.mark.slow
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="PR_SET_PDEATHSIG is Linux's")
 @pytest.mark.parametrize("stop", [signal.SIGTERM, signal.SIGKILL], ids=["SIGTERM", "SIGKILL"])
@@ -211,19 +238,7 @@ def test_no_rank_outlives_a_killed_launcher_and_out_stays_untouched(
     out = tmp_path / "run"
     argv = ["evaluate", "--suite", "quiz_design", "--model", str(tiny_causal_model), "--quiet"]
     argv += ["--cache-dir", str(tmp_path / "cache"), "--strategy", "naive", "--out", str(out)]
-    log = tmp_path / "launcher.log"
-    ranks: list[int] = []
-    with open(log, "wb") as sink:
-        launcher = subprocess.Popen(
-            [sys.executable, "-m", "nnd_suites", *argv, "--data-parallel", "2"],
-            stdout=sink,
-            stderr=subprocess.STDOUT,
-            start_new_session=True,
-        )
-    try:
-        _wait_for_rows(tmp_path / "cache" / "scores.sqlite", [launcher], log)
-        ranks = _children_of(launcher.pid)
-        assert len(ranks) == 2, ranks
+    with _launched([*argv, "--data-parallel", "2"], tmp_path) as (launcher, ranks):
         launcher.send_signal(stop)
         code = launcher.wait(timeout=PATIENCE)
         assert code == (128 + signal.SIGTERM if stop == signal.SIGTERM else -signal.SIGKILL)
@@ -233,11 +248,6 @@ def test_no_rank_outlives_a_killed_launcher_and_out_stays_untouched(
         assert not any(map(_alive, ranks)), "a rank outlived its launcher"
         time.sleep(1)  # a rank that escaped would write here now
         assert not out.exists()
-    finally:
-        _kill_all(ranks)
-        with contextlib.suppress(ProcessLookupError):
-            os.killpg(launcher.pid, signal.SIGKILL)
-        launcher.wait()
 
 
 def _rank_of(pid: int) -> int:
@@ -275,19 +285,7 @@ def test_a_killed_rank_is_one_named_line_its_peers_tracebacks_are_debug(
     argv = ["--log-level", level, "evaluate", "--suite", "quiz_design", "--quiet"]
     argv += ["--model", str(tiny_causal_model), "--cache-dir", str(tmp_path / "cache")]
     argv += ["--strategy", "naive", "--data-parallel", "2"]
-    log = tmp_path / "launcher.log"
-    ranks: list[int] = []
-    with open(log, "wb") as sink:
-        launcher = subprocess.Popen(
-            [sys.executable, "-m", "nnd_suites", *argv],
-            stdout=sink,
-            stderr=subprocess.STDOUT,
-            start_new_session=True,
-        )
-    try:
-        _wait_for_rows(tmp_path / "cache" / "scores.sqlite", [launcher], log)
-        ranks = _children_of(launcher.pid)
-        assert len(ranks) == 2, ranks
+    with _launched(argv, tmp_path) as (launcher, ranks):
         rank0, rank1 = sorted(ranks, key=_rank_of)
         # rank 0 waiting for rank 1 in a gather when rank 1 dies, and done failing before the
         # launcher looks: what a kill at any other moment gives, without the race
@@ -300,12 +298,7 @@ def test_a_killed_rank_is_one_named_line_its_peers_tracebacks_are_debug(
             time.sleep(0.1)
         launcher.send_signal(signal.SIGCONT)
         assert launcher.wait(timeout=PATIENCE) == 11
-    finally:
-        _kill_all(ranks)
-        with contextlib.suppress(ProcessLookupError):
-            os.killpg(launcher.pid, signal.SIGKILL)
-        launcher.wait()
-    printed = log.read_text()
+    printed = (tmp_path / "launcher.log").read_text()
     named = "nnd-suites evaluate: error: data-parallel rank 1 of 2 was killed by SIGKILL;"
     assert named in printed, printed
     if level == "warning":
